@@ -1,0 +1,27 @@
+//! perft: legal move sequences inside round 1 (RULES.md "Perft"), the move generator's check.
+
+use super::{Endless, Pit, Position};
+
+/// Number of legal move sequences of length `depth` from `pos`, inside the round: a sequence
+/// that ends the round (R10) before `depth` moves counts nothing.
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    match depth {
+        0 => 1,
+        1 => pos.legal_moves().len() as u64,
+        _ => children(pos).map(|(_, child)| perft(&child, depth - 1)).sum(),
+    }
+}
+
+/// perft of each legal move's subtree (depth ≥ 1).
+pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Pit, u64)> {
+    children(pos).map(|(pit, child)| (pit, perft(&child, depth.saturating_sub(1)))).collect()
+}
+
+/// Each legal move with the position after it, simulating each candidate once.
+fn children(pos: &Position) -> impl Iterator<Item = (Pit, Position)> + '_ {
+    let forbid = pos.rules().endless == Endless::Forbid;
+    pos.candidates().iter().filter_map(move |pit| {
+        let (child, summary) = pos.after(pit);
+        (!(forbid && summary.endless)).then_some((pit, child))
+    })
+}

@@ -1,0 +1,519 @@
+//! A position inside a round and the move rules R4-R9.
+//!
+//! The board is a fixed array; a move allocates nothing unless it relays through more than
+//! [`LAP_HISTORY`] laps without a capture (only endless-looking moves do, R9).
+
+use std::collections::HashSet;
+use std::fmt;
+
+use super::{BySide, Endless, FinalFour, Pit, PitSet, Ruleset, Side, MAX_PITS};
+
+/// How the counters of a capture were won (R6, R8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaptureKind {
+    /// A pit brought to exactly four (R6), taken by its row's owner (or by the sower, `final_four = sower`).
+    Four,
+    /// The pit beyond the empty pit at the end of a move (R8), taken by the mover.
+    Pussa,
+}
+
+/// One capture, in the order it happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Capture {
+    pub kind: CaptureKind,
+    pub by: Side,
+    /// Global pit (R2).
+    pub pit: u8,
+    pub n: u8,
+}
+
+/// What a move did, without the details (these go to a [`MoveObserver`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveSummary {
+    /// Laps sown (R7): the first one and every relay.
+    pub laps: u32,
+    /// Counters sown over all laps.
+    pub sown: u32,
+    /// Counters the mover captured by pussa (R8).
+    pub pussa: u32,
+    /// Counters captured as fours (R6) by each side during this move.
+    pub fours: BySide<u32>,
+    /// The move was endless (R9). Under `endless = forbid` such a move is illegal.
+    pub endless: bool,
+}
+
+impl MoveSummary {
+    /// Counters `side` captured during the move.
+    #[inline]
+    pub fn captured_by(&self, side: Side, mover: Side) -> u32 {
+        self.fours[side] + if side == mover { self.pussa } else { 0 }
+    }
+
+    /// The mover's captures minus the opponent's (the greedy player's score).
+    #[inline]
+    pub fn net_gain(&self, mover: Side) -> i32 {
+        self.captured_by(mover, mover) as i32 - self.captured_by(mover.other(), mover) as i32
+    }
+}
+
+/// Receives the details of a move as it is played. `()` ignores them, at no cost.
+pub trait MoveObserver {
+    /// A lap (R7) starts from global pit `start`, lifting `sown` counters.
+    #[inline(always)]
+    fn lap(&mut self, _start: u8, _sown: u8) {}
+    #[inline(always)]
+    fn capture(&mut self, _capture: Capture) {}
+}
+
+impl MoveObserver for () {}
+
+/// Why a move is illegal (R4, R9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IllegalReason {
+    /// The local pit does not exist on a row of this size.
+    NoSuchPit,
+    /// The pit is closed for this round (R12).
+    Closed,
+    /// The pit is empty (R4).
+    Empty,
+    /// The move would repeat a lap's position (R9, `endless = forbid`).
+    Endless,
+}
+
+/// A move that cannot be played, with what the caller needs to report or retry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayError {
+    pub side: Side,
+    /// The local pit asked for (may be out of range).
+    pub pit: usize,
+    pub reason: IllegalReason,
+    pub legal: PitSet,
+}
+
+impl fmt::Display for PlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self.reason {
+            IllegalReason::NoSuchPit => "there is no such pit on the row",
+            IllegalReason::Closed => "the pit is closed this round (R12)",
+            IllegalReason::Empty => "the pit is empty (R4)",
+            IllegalReason::Endless => "the move is endless and endless=forbid (R9)",
+        };
+        write!(f, "{} cannot play pit {}: {}; legal pits: ", self.side, self.pit, why)?;
+        if self.legal.is_empty() {
+            f.write_str("none")
+        } else {
+            write!(f, "{}", self.legal)
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+/// Laps remembered on the stack for the endless check (R9) before spilling to the heap.
+pub const LAP_HISTORY: usize = 24;
+
+type LapKey = [u8; MAX_PITS + 1];
+
+/// The positions (board and start pit) that the laps of a move started from since its last
+/// capture. A capture removes counters for good, so no later lap can repeat an earlier one.
+struct LapHistory {
+    len: usize,
+    keys: [LapKey; LAP_HISTORY],
+    spill: Option<HashSet<LapKey>>,
+}
+
+impl LapHistory {
+    #[inline(always)]
+    fn new() -> LapHistory {
+        LapHistory { len: 0, keys: [[0; MAX_PITS + 1]; LAP_HISTORY], spill: None }
+    }
+
+    #[inline(always)]
+    fn clear(&mut self) {
+        self.len = 0;
+        self.spill = None;
+    }
+
+    /// Records the lap start; true if it was seen before.
+    #[inline(always)]
+    fn repeats(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool {
+        let mut key = [0u8; MAX_PITS + 1];
+        key[..MAX_PITS].copy_from_slice(board);
+        key[MAX_PITS] = start;
+        if self.keys[..self.len].contains(&key) {
+            return true;
+        }
+        if self.len < LAP_HISTORY {
+            self.keys[self.len] = key;
+            self.len += 1;
+            false
+        } else {
+            !self.spill.get_or_insert_with(HashSet::new).insert(key)
+        }
+    }
+}
+
+/// A position inside a round: board, open pits, reserves and the side to move.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    rules: Ruleset,
+    board: [u8; MAX_PITS],
+    /// next[p]: the first open pit after global pit p, counter-clockwise (R2, R5, R12).
+    next: [u8; MAX_PITS],
+    /// Counters off the board: kept at the round's start plus captured since.
+    reserve: BySide<u32>,
+    open: BySide<PitSet>,
+    turn: Side,
+}
+
+/// A position as data, for validation at the boundary ([`Position::from_setup`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    pub rules: Ruleset,
+    /// 2P counts, global pit order (R2).
+    pub board: Vec<u8>,
+    pub open: BySide<PitSet>,
+    pub reserve: BySide<u32>,
+    pub turn: Side,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("the board has {got} pits; these rules need {want} (2 x pits_per_row)")]
+    BoardSize { got: usize, want: usize },
+    #[error("pit {pit} is closed but holds {n} counters (R12: closed pits are empty)")]
+    ClosedPitNotEmpty { pit: usize, n: u8 },
+    #[error("{side} has no open pit (R12: every player opens at least one pit in a round)")]
+    NoOpenPit { side: Side },
+    #[error("{side}'s open pits must be at the right end of the row (R12)")]
+    OpenNotAtRightEnd { side: Side },
+    #[error("open pit mask of {side} has pits beyond the row")]
+    OpenOutOfRange { side: Side },
+    #[error("counters on board plus reserves are {got}; these rules have {want} (R1)")]
+    Counters { got: u32, want: u32 },
+}
+
+impl Position {
+    /// The opening position of round 1 (R1): every pit open and holding S counters.
+    pub fn opening(rules: Ruleset, starter: Side) -> Position {
+        let s = rules.seeds_per_pit as u32;
+        let p = rules.pits_per_row as u32;
+        Position::round_start(rules, BySide::splat(p * s), starter).0
+    }
+
+    /// The position at the start of a round (R12) from each side's holdings, and the counters
+    /// each side keeps off the board. Each side fills as many pits as it can from its right end.
+    pub fn round_start(rules: Ruleset, holdings: BySide<u32>, starter: Side) -> (Position, BySide<u32>) {
+        let p = rules.pits_per_row as usize;
+        let s = rules.seeds_per_pit as u32;
+        let mut board = [0u8; MAX_PITS];
+        let mut open = BySide::splat(PitSet::EMPTY);
+        let mut kept = BySide::splat(0);
+        for side in Side::ALL {
+            let filled = ((holdings[side] / s) as usize).min(p);
+            for local in p - filled..p {
+                let pit = Pit::new_unchecked(local);
+                open[side].insert(pit);
+                board[pit.global(side, p as u8)] = s as u8;
+            }
+            kept[side] = holdings[side] - filled as u32 * s;
+        }
+        let pos = Position { rules, board, next: next_table(&rules, open), reserve: kept, open, turn: starter };
+        (pos, kept)
+    }
+
+    /// Validates a [`Setup`] (R1, R12).
+    pub fn from_setup(setup: Setup) -> Result<Position, SetupError> {
+        let rules = setup.rules;
+        let p = rules.pits_per_row as usize;
+        if setup.board.len() != 2 * p {
+            return Err(SetupError::BoardSize { got: setup.board.len(), want: 2 * p });
+        }
+        for side in Side::ALL {
+            let mask = setup.open[side].0;
+            if mask >> p != 0 {
+                return Err(SetupError::OpenOutOfRange { side });
+            }
+            if mask == 0 {
+                return Err(SetupError::NoOpenPit { side });
+            }
+            // Open pits are a run ending at the right end: mask = ones from some k up to p-1.
+            let k = mask.trailing_zeros() as usize;
+            if mask != ((1u16 << p) - 1) & !((1u16 << k) - 1) {
+                return Err(SetupError::OpenNotAtRightEnd { side });
+            }
+        }
+        let mut board = [0u8; MAX_PITS];
+        for (g, &n) in setup.board.iter().enumerate() {
+            let side = Side::from_index(g / p);
+            if !setup.open[side].contains(Pit::new_unchecked(g % p)) && n != 0 {
+                return Err(SetupError::ClosedPitNotEmpty { pit: g, n });
+            }
+            board[g] = n;
+        }
+        let got = board.iter().map(|&n| n as u32).sum::<u32>() + setup.reserve[Side::South] + setup.reserve[Side::North];
+        if got != rules.total_counters() {
+            return Err(SetupError::Counters { got, want: rules.total_counters() });
+        }
+        Ok(Position { rules, board, next: next_table(&rules, setup.open), reserve: setup.reserve, open: setup.open, turn: setup.turn })
+    }
+
+    pub fn to_setup(&self) -> Setup {
+        Setup { rules: self.rules, board: self.board().to_vec(), open: self.open, reserve: self.reserve, turn: self.turn }
+    }
+
+    #[inline]
+    pub fn rules(&self) -> &Ruleset {
+        &self.rules
+    }
+    #[inline]
+    pub fn turn(&self) -> Side {
+        self.turn
+    }
+    /// The 2P pit counts in global order (closed pits hold 0).
+    #[inline]
+    pub fn board(&self) -> &[u8] {
+        &self.board[..self.rules.pits()]
+    }
+    /// Counters in a local pit of a side.
+    #[inline]
+    pub fn count(&self, side: Side, pit: Pit) -> u8 {
+        self.board[pit.global(side, self.rules.pits_per_row)]
+    }
+    #[inline]
+    pub fn reserve(&self) -> BySide<u32> {
+        self.reserve
+    }
+    #[inline]
+    pub fn open(&self) -> BySide<PitSet> {
+        self.open
+    }
+    /// Counters on the board.
+    pub fn on_board(&self) -> u32 {
+        self.board.iter().map(|&n| n as u32).sum()
+    }
+    /// Counters on the row of `side`.
+    pub fn on_row(&self, side: Side) -> u32 {
+        let p = self.rules.pits_per_row as usize;
+        self.board[side.index() * p..side.index() * p + p].iter().map(|&n| n as u32).sum()
+    }
+
+    /// Open pits of the side to move that hold counters (R4): the moves before the R9 check.
+    #[inline]
+    pub fn candidates(&self) -> PitSet {
+        let p = self.rules.pits_per_row as usize;
+        let base = self.turn.index() * p;
+        let mut set = PitSet::EMPTY;
+        for local in 0..p {
+            if self.board[base + local] != 0 {
+                set.insert(Pit::new_unchecked(local));
+            }
+        }
+        set
+    }
+
+    /// The legal moves (R4, R9): the candidates, less the endless ones under `endless = forbid`.
+    pub fn legal_moves(&self) -> PitSet {
+        let mut set = self.candidates();
+        if self.rules.endless == Endless::Forbid {
+            for pit in set.iter() {
+                if self.after(pit).1.endless {
+                    set.remove(pit);
+                }
+            }
+        }
+        set
+    }
+
+    /// Whether the side to move has a legal move (R10). Stops at the first one found.
+    pub fn has_legal_move(&self) -> bool {
+        let candidates = self.candidates();
+        if self.rules.endless == Endless::Stop {
+            return !candidates.is_empty();
+        }
+        candidates.iter().any(|pit| !self.after(pit).1.endless)
+    }
+
+    /// The position after a move and what it did, leaving `self` unchanged (no legality check).
+    #[inline]
+    pub fn after(&self, pit: Pit) -> (Position, MoveSummary) {
+        let mut next = *self;
+        let summary = next.play_unchecked(pit);
+        (next, summary)
+    }
+
+    /// Why `pit` is not a legal move, or None if it is.
+    pub fn check(&self, pit: usize) -> Option<IllegalReason> {
+        let Some(p) = Pit::new(pit, self.rules.pits_per_row) else {
+            return Some(IllegalReason::NoSuchPit);
+        };
+        if !self.open[self.turn].contains(p) {
+            return Some(IllegalReason::Closed);
+        }
+        if self.count(self.turn, p) == 0 {
+            return Some(IllegalReason::Empty);
+        }
+        if self.rules.endless == Endless::Forbid && self.after(p).1.endless {
+            return Some(IllegalReason::Endless);
+        }
+        None
+    }
+
+    /// Plays a local pit after checking that it is legal; on error the position is unchanged.
+    pub fn play(&mut self, pit: usize) -> Result<MoveSummary, PlayError> {
+        self.play_observed(pit, &mut ())
+    }
+
+    /// [`Position::play`] with an observer of laps and captures.
+    pub fn play_observed<O: MoveObserver>(&mut self, pit: usize, obs: &mut O) -> Result<MoveSummary, PlayError> {
+        if let Some(reason) = self.check(pit) {
+            return Err(PlayError { side: self.turn, pit, reason, legal: self.legal_moves() });
+        }
+        Ok(self.play_unchecked_observed(Pit::new_unchecked(pit), obs))
+    }
+
+    /// Plays a move without checking it. `pit` must be an open, non-empty pit of the side to
+    /// move; an endless move stops at the repeat (R9) whatever the `endless` switch says.
+    #[inline]
+    pub fn play_unchecked(&mut self, pit: Pit) -> MoveSummary {
+        self.play_unchecked_observed(pit, &mut ())
+    }
+
+    /// The move rules: R4 (lift), R5 (sow), R6 (fours), R7 (relay), R8 (pussa), R9 (endless).
+    pub fn play_unchecked_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
+        let rules = self.rules;
+        let p = rules.pits_per_row as usize;
+        let mover = self.turn;
+        let mut summary = MoveSummary::default();
+        let mut history = LapHistory::new();
+        let mut start = pit.global(mover, p as u8);
+        debug_assert!(self.board[start] > 0, "play_unchecked on an empty pit");
+        loop {
+            // R9: a lap that starts from the position of an earlier lap of this move.
+            if history.repeats(&self.board, start as u8) {
+                summary.endless = true;
+                break;
+            }
+            // R4 / R7: lift the whole pit.
+            let mut hand = self.board[start];
+            self.board[start] = 0;
+            obs.lap(start as u8, hand);
+            summary.laps += 1;
+            summary.sown += hand as u32;
+            let mut at = start;
+            while hand > 0 {
+                // R5: next open pit; the lap's emptied pit is skipped only with skip_origin.
+                at = self.next[at] as usize;
+                if rules.skip_origin && at == start {
+                    at = self.next[at] as usize;
+                }
+                self.board[at] += 1;
+                hand -= 1;
+                if self.board[at] == 4 {
+                    // R6: the row's owner takes a four; the last counter follows `final_four`.
+                    let owner = Side::from_index(at / p);
+                    let taker = if hand > 0 {
+                        Some(owner)
+                    } else {
+                        match rules.final_four {
+                            FinalFour::Owner => Some(owner),
+                            FinalFour::Sower => Some(mover),
+                            FinalFour::Stays => None,
+                        }
+                    };
+                    if let Some(by) = taker {
+                        self.board[at] = 0;
+                        self.reserve[by] += 4;
+                        summary.fours[by] += 4;
+                        history.clear();
+                        obs.capture(Capture { kind: CaptureKind::Four, by, pit: at as u8, n: 4 });
+                    }
+                }
+            }
+            // R7: relay from the next open pit if it holds counters.
+            let next = self.next[at] as usize;
+            if self.board[next] != 0 {
+                start = next;
+                continue;
+            }
+            // R8: pussa from the open pit beyond the empty one (repeated with pussa_chain).
+            let mut empty = next;
+            loop {
+                let beyond = self.next[empty] as usize;
+                let n = self.board[beyond];
+                if n == 0 {
+                    break;
+                }
+                self.board[beyond] = 0;
+                self.reserve[mover] += n as u32;
+                summary.pussa += n as u32;
+                obs.capture(Capture { kind: CaptureKind::Pussa, by: mover, pit: beyond as u8, n });
+                if !rules.pussa_chain {
+                    break;
+                }
+                empty = self.next[beyond] as usize;
+                if self.board[empty] != 0 {
+                    break;
+                }
+            }
+            break;
+        }
+        self.turn = mover.other();
+        summary
+    }
+
+    /// R10: the side not to move collects the remainder; returns (collector, remainder).
+    pub(crate) fn collect_remainder(&mut self) -> (Side, u32) {
+        let collector = self.turn.other();
+        let remainder = self.on_board();
+        self.board = [0; MAX_PITS];
+        self.reserve[collector] += remainder;
+        (collector, remainder)
+    }
+}
+
+/// next[p] = first open pit after p (R2 order, closed pits skipped, R12).
+fn next_table(rules: &Ruleset, open: BySide<PitSet>) -> [u8; MAX_PITS] {
+    let p = rules.pits_per_row as usize;
+    let n = 2 * p;
+    let is_open = |g: usize| open[Side::from_index(g / p)].contains(Pit::new_unchecked(g % p));
+    let mut next = [0u8; MAX_PITS];
+    for (g, slot) in next.iter_mut().enumerate().take(n) {
+        let mut q = (g + 1) % n;
+        while !is_open(q) {
+            q = (q + 1) % n;
+        }
+        *slot = q as u8;
+    }
+    next
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Position")
+            .field("board", &self.board())
+            .field("open", &self.open)
+            .field("reserve", &self.reserve)
+            .field("turn", &self.turn)
+            .finish()
+    }
+}
+
+impl fmt::Display for Position {
+    /// North's row on top, right to left, as seen from South's side of the board.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.rules.pits_per_row as usize;
+        let cell = |side: Side, local: usize| {
+            if self.open[side].contains(Pit::new_unchecked(local)) {
+                format!("{:>3}", self.board[side.index() * p + local])
+            } else {
+                "  x".to_string()
+            }
+        };
+        let north: Vec<String> = (0..p).rev().map(|l| cell(Side::North, l)).collect();
+        let south: Vec<String> = (0..p).map(|l| cell(Side::South, l)).collect();
+        writeln!(f, "north {} | reserve {}", north.join(""), self.reserve[Side::North])?;
+        writeln!(f, "south {} | reserve {}", south.join(""), self.reserve[Side::South])?;
+        write!(f, "{} to move", self.turn)
+    }
+}

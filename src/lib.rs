@@ -1,0 +1,9 @@
+//! rajapasu: a research simulator for the mancala game Raja Pasu.
+//!
+//! Layers, each depending only on those above it:
+//! - [`engine`]: the rules (RULES.md R1-R14), no I/O;
+//! - [`agents`]: players (random, greedy, minimax, MCTS);
+//! - [`sim`]: seeded batch simulation into record batches, no file formats;
+//! - with the `cli` feature: `io` (Parquet, CSV, manifests), `analysis`, `plot`, `cli`.
+
+pub mod engine;
