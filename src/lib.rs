@@ -1,9 +1,13 @@
 //! rajapasu: a research simulator for the mancala game Raja Pasu.
 //!
-//! Layers, each depending only on those above it:
+//! Layers, each depending only on those before it:
 //! - [`engine`]: the rules (RULES.md R1-R14), no I/O;
 //! - [`agents`]: players (random, greedy, minimax, MCTS);
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
-//! - with the `cli` feature: `io` (Parquet, CSV, manifests), `analysis`, `plot`, `cli`.
+//! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`], [`plot`], [`cli`].
 
 pub mod engine;
+pub mod sim;
+
+#[cfg(feature = "cli")]
+pub mod io;
