@@ -6,6 +6,7 @@
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
 //! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`], [`plot`], [`cli`].
 
+pub mod agents;
 pub mod engine;
 pub mod sim;
 

@@ -21,9 +21,9 @@ impl Pit {
         (i < pits_per_row as usize).then_some(Pit(i as u8))
     }
 
-    /// Only for values already known to be below `pits_per_row`.
+    /// Only for values already known to be below `pits_per_row` (no check).
     #[inline]
-    pub(crate) const fn new_unchecked(i: usize) -> Pit {
+    pub const fn new_unchecked(i: usize) -> Pit {
         Pit(i as u8)
     }
 

@@ -1,7 +1,6 @@
 //! A position inside a round and the move rules R4-R9.
 //!
-//! The board is a fixed array; a move allocates nothing unless it relays through more than
-//! [`LAP_HISTORY`] laps without a capture (only endless-looking moves do, R9).
+//! The board is a fixed array; a move allocates nothing unless it is endless (R9).
 
 use std::collections::HashSet;
 use std::fmt;
@@ -58,6 +57,10 @@ impl MoveSummary {
 
 /// Receives the details of a move as it is played. `()` ignores them, at no cost.
 pub trait MoveObserver {
+    /// A move starts. Observers that collect details must clear them here: a move may be
+    /// played again from its start (a player's discarded trial, or the exact R9 pass).
+    #[inline(always)]
+    fn begin(&mut self) {}
     /// A lap (R7) starts from global pit `start`, lifting `sown` counters.
     #[inline(always)]
     fn lap(&mut self, _start: u8, _sown: u8) {}
@@ -109,48 +112,71 @@ impl fmt::Display for PlayError {
 
 impl std::error::Error for PlayError {}
 
-/// Laps remembered on the stack for the endless check (R9) before spilling to the heap.
-pub const LAP_HISTORY: usize = 24;
+/// The position a lap starts from (R9): the board before lifting, and the pit to lift.
+type LapKey = ([u8; MAX_PITS], u8);
 
-type LapKey = [u8; MAX_PITS + 1];
-
-/// The positions (board and start pit) that the laps of a move started from since its last
-/// capture. A capture removes counters for good, so no later lap can repeat an earlier one.
-struct LapHistory {
-    len: usize,
-    keys: [LapKey; LAP_HISTORY],
-    spill: Option<HashSet<LapKey>>,
+/// Watches the lap starts of a move for a repeat (R9).
+trait LapStarts {
+    /// Records a lap start; true if the move must stop here as endless.
+    fn check(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool;
 }
 
-impl LapHistory {
-    #[inline(always)]
-    fn new() -> LapHistory {
-        LapHistory { len: 0, keys: [[0; MAX_PITS + 1]; LAP_HISTORY], spill: None }
-    }
+/// Brent's cycle detection: compares each lap start with a saved one, saved anew at laps
+/// 1, 2, 4, 8, ... Finds a cycle if there is one, possibly some laps after its first repeat.
+struct Brent {
+    saved: Option<LapKey>,
+    power: u32,
+    since_saved: u32,
+}
 
-    #[inline(always)]
-    fn clear(&mut self) {
-        self.len = 0;
-        self.spill = None;
+impl Default for Brent {
+    fn default() -> Brent {
+        Brent { saved: None, power: 1, since_saved: 0 }
     }
+}
 
-    /// Records the lap start; true if it was seen before.
+impl LapStarts for Brent {
     #[inline(always)]
-    fn repeats(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool {
-        let mut key = [0u8; MAX_PITS + 1];
-        key[..MAX_PITS].copy_from_slice(board);
-        key[MAX_PITS] = start;
-        if self.keys[..self.len].contains(&key) {
-            return true;
-        }
-        if self.len < LAP_HISTORY {
-            self.keys[self.len] = key;
-            self.len += 1;
-            false
-        } else {
-            !self.spill.get_or_insert_with(HashSet::new).insert(key)
+    fn check(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool {
+        match &self.saved {
+            None => {
+                self.saved = Some((*board, start));
+                false
+            }
+            Some(saved) => {
+                if saved.1 == start && saved.0 == *board {
+                    return true;
+                }
+                self.since_saved += 1;
+                if self.since_saved == self.power {
+                    self.saved = Some((*board, start));
+                    self.power <<= 1;
+                    self.since_saved = 0;
+                }
+                false
+            }
         }
     }
+}
+
+/// Every lap start of the move: exact first repeat (used only once a cycle is known).
+#[derive(Default)]
+struct AllStarts {
+    seen: HashSet<LapKey>,
+}
+
+impl LapStarts for AllStarts {
+    fn check(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool {
+        !self.seen.insert((*board, start))
+    }
+}
+
+/// How a sowing ended.
+enum Sowing {
+    /// The move ended normally: R7 found an empty pit and R8 applied.
+    Done,
+    /// A lap repeated a lap start seen earlier in the move (R9): the move is endless.
+    Cycle,
 }
 
 /// A position inside a round: board, open pits, reserves and the side to move.
@@ -380,19 +406,36 @@ impl Position {
     }
 
     /// The move rules: R4 (lift), R5 (sow), R6 (fours), R7 (relay), R8 (pussa), R9 (endless).
+    ///
+    /// R9 is checked with Brent's cycle detection, which costs one comparison per lap and no
+    /// memory: each lap start follows deterministically from the one before, so some lap start
+    /// repeats exactly when the sequence cycles. When it does (rare), the move is played again
+    /// from the start with every lap start remembered, stopping at the first repeat.
     pub fn play_unchecked_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
+        let before = *self;
+        let mut summary = MoveSummary::default();
+        if let Sowing::Cycle = self.sow(pit, obs, &mut Brent::default(), &mut summary) {
+            *self = before;
+            summary = MoveSummary { endless: true, ..MoveSummary::default() };
+            self.sow(pit, obs, &mut AllStarts::default(), &mut summary);
+        }
+        self.turn = before.turn.other();
+        summary
+    }
+
+    /// Sows the move from `pit` until it ends (R7, R8) or `repeats` reports a repeated lap start.
+    #[inline(always)]
+    fn sow<O: MoveObserver, R: LapStarts>(&mut self, pit: Pit, obs: &mut O, repeats: &mut R, summary: &mut MoveSummary) -> Sowing {
         let rules = self.rules;
         let p = rules.pits_per_row as usize;
         let mover = self.turn;
-        let mut summary = MoveSummary::default();
-        let mut history = LapHistory::new();
         let mut start = pit.global(mover, p as u8);
+        obs.begin();
         debug_assert!(self.board[start] > 0, "play_unchecked on an empty pit");
         loop {
-            // R9: a lap that starts from the position of an earlier lap of this move.
-            if history.repeats(&self.board, start as u8) {
-                summary.endless = true;
-                break;
+            // R9: the position a lap starts from, before lifting.
+            if repeats.check(&self.board, start as u8) {
+                return Sowing::Cycle;
             }
             // R4 / R7: lift the whole pit.
             let mut hand = self.board[start];
@@ -425,7 +468,6 @@ impl Position {
                         self.board[at] = 0;
                         self.reserve[by] += 4;
                         summary.fours[by] += 4;
-                        history.clear();
                         obs.capture(Capture { kind: CaptureKind::Four, by, pit: at as u8, n: 4 });
                     }
                 }
@@ -456,14 +498,13 @@ impl Position {
                     break;
                 }
             }
-            break;
+            return Sowing::Done;
         }
-        self.turn = mover.other();
-        summary
     }
 
     /// R10: the side not to move collects the remainder; returns (collector, remainder).
-    pub(crate) fn collect_remainder(&mut self) -> (Side, u32) {
+    /// Only meaningful when the side to move has no legal move.
+    pub fn collect_remainder(&mut self) -> (Side, u32) {
         let collector = self.turn.other();
         let remainder = self.on_board();
         self.board = [0; MAX_PITS];

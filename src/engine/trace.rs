@@ -61,6 +61,10 @@ pub struct TraceObserver {
 }
 
 impl MoveObserver for TraceObserver {
+    fn begin(&mut self) {
+        self.laps.clear();
+        self.captures.clear();
+    }
     fn lap(&mut self, _start: u8, sown: u8) {
         self.laps.push(sown as u32);
     }

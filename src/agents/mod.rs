@@ -1,0 +1,76 @@
+//! Players. Each seat of each match has its own random stream (see [`seat_rng`]), so the choices of
+//! one player never depend on the other player, the thread, the batch or the shard.
+
+mod greedy;
+mod mcts;
+mod minimax;
+mod random;
+mod spec;
+
+pub use spec::{AgentSpec, SpecError};
+
+use crate::engine::{Endless, Game, MoveObserver, MoveSummary, Pit, PitSet, Position, Rng, Side};
+
+/// The random stream of a seat: a pure function of (master seed, match index, seat).
+pub fn seat_rng(seed: u64, match_index: u64, seat: Side) -> Rng {
+    Rng::for_stream(seed, match_index, 1 + seat.index() as u64)
+}
+
+/// A player in one seat of one match.
+pub struct Agent {
+    spec: AgentSpec,
+    rng: Rng,
+    mcts: mcts::Tree,
+}
+
+impl Agent {
+    pub fn new(spec: AgentSpec, rng: Rng) -> Agent {
+        Agent { spec, rng, mcts: mcts::Tree::default() }
+    }
+
+    pub fn spec(&self) -> AgentSpec {
+        self.spec
+    }
+
+    /// Plays a move for the side to move, or returns None when it has no legal move (R10).
+    /// The observer sees only the move that is played.
+    pub fn play<O: MoveObserver>(&mut self, game: &mut Game, obs: &mut O) -> Option<(Pit, MoveSummary)> {
+        if let AgentSpec::Random = self.spec {
+            // Fast path: try moves in random order on a copy; the first legal one is played.
+            let (pit, after, summary) = random::play(game.position(), &mut self.rng, obs)?;
+            game.commit(after);
+            return Some((pit, summary));
+        }
+        let pit = self.choose(game.position())?;
+        Some((pit, game.play_unchecked_observed(pit, obs)))
+    }
+
+    /// The move this player would choose, or None when there is no legal move.
+    pub fn choose(&mut self, pos: &Position) -> Option<Pit> {
+        match self.spec {
+            AgentSpec::Random => random::play(pos, &mut self.rng, &mut ()).map(|(pit, _, _)| pit),
+            AgentSpec::Greedy => greedy::choose(pos, &mut self.rng),
+            AgentSpec::Minimax { depth } => minimax::choose(pos, depth, &mut self.rng),
+            AgentSpec::Mcts { playouts } => self.mcts.choose(pos, playouts, &mut self.rng),
+        }
+    }
+}
+
+/// Each legal move with the position after it and what it did (one simulation per candidate).
+#[inline]
+pub(crate) fn legal_children(pos: &Position) -> impl Iterator<Item = (Pit, Position, MoveSummary)> + '_ {
+    let forbid = pos.rules().endless == Endless::Forbid;
+    pos.candidates().iter().filter_map(move |pit| {
+        let (child, summary) = pos.after(pit);
+        (!(forbid && summary.endless)).then_some((pit, child, summary))
+    })
+}
+
+/// A uniformly random member of a non-empty set.
+#[inline]
+pub(crate) fn pick(set: PitSet, rng: &mut Rng) -> Pit {
+    set.nth(rng.below(set.len() as u32) as usize)
+}
+
+#[cfg(test)]
+mod tests;

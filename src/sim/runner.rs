@@ -1,0 +1,312 @@
+//! Plays matches into record batches, in parallel, one batch at a time per thread.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
+use super::config::{Detail, RunConfig};
+use super::schema::*;
+use crate::agents::{seat_rng, Agent};
+use crate::engine::{BySide, Game, MoveObserver, Outcome, Side};
+
+/// Laps of the move being played (reset when a move starts, so a discarded trial leaves nothing).
+#[derive(Default)]
+struct LapLog {
+    laps: Vec<(u8, u8)>,
+}
+
+impl MoveObserver for LapLog {
+    #[inline(always)]
+    fn begin(&mut self) {
+        self.laps.clear();
+    }
+    #[inline(always)]
+    fn lap(&mut self, start: u8, sown: u8) {
+        self.laps.push((start, sown));
+    }
+}
+
+/// Exact histograms, kept at every detail.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Histograms {
+    /// lap_length[n]: laps that sowed n counters.
+    pub lap_length: Vec<u64>,
+    /// laps_per_move[n]: moves of n laps.
+    pub laps_per_move: Vec<u64>,
+}
+
+impl Histograms {
+    #[inline]
+    fn add(bins: &mut Vec<u64>, value: usize) {
+        if value >= bins.len() {
+            bins.resize(value + 1, 0);
+        }
+        bins[value] += 1;
+    }
+
+    pub fn merge(&mut self, other: &Histograms) {
+        for (mine, theirs) in [(&mut self.lap_length, &other.lap_length), (&mut self.laps_per_move, &other.laps_per_move)] {
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), 0);
+            }
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m += t;
+            }
+        }
+    }
+
+    pub fn to_columns(&self) -> HistogramColumns {
+        let mut out = HistogramColumns::default();
+        for (metric, bins) in [("lap_length", &self.lap_length), ("laps_per_move", &self.laps_per_move)] {
+            for (value, &count) in bins.iter().enumerate().filter(|(_, &c)| c > 0) {
+                out.push(HistogramRow { metric: Some(metric), value: value as u64, count });
+            }
+        }
+        out
+    }
+}
+
+/// The records of one batch of matches.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Batch {
+    pub index: u64,
+    pub matches: MatchColumns,
+    pub rounds: RoundColumns,
+    pub moves: MoveColumns,
+    pub laps: LapColumns,
+    pub histograms: Histograms,
+}
+
+impl Batch {
+    /// The tables of this batch that `detail` records.
+    pub fn into_tables(self, detail: Detail) -> Vec<super::table::Table> {
+        let mut out = vec![self.matches.into_table(), self.histograms.to_columns().into_table()];
+        if detail >= Detail::Round {
+            out.push(self.rounds.into_table());
+        }
+        if detail >= Detail::Move {
+            out.push(self.moves.into_table());
+        }
+        if detail >= Detail::Lap {
+            out.push(self.laps.into_table());
+        }
+        out
+    }
+}
+
+fn side_sym(side: Side) -> Sym {
+    Some(side.name())
+}
+
+fn winner_sym(w: Option<Side>) -> Sym {
+    Some(w.map_or("tie", Side::name))
+}
+
+/// Capture sources of one round, by side.
+#[derive(Default, Clone, Copy)]
+struct RoundTally {
+    moves: u32,
+    laps: u64,
+    sown: u64,
+    endless: u32,
+    pussa: BySide<u32>,
+    own_fours: BySide<u32>,
+    gifted_fours: BySide<u32>,
+}
+
+/// Plays match `index` of the run and appends its records to `batch`.
+pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
+    let detail = cfg.detail;
+    let first = cfg.first.for_match(index);
+    let mut game = Game::new(cfg.rules, first);
+    let mut agents = [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))];
+    let mut log = LapLog::default();
+    let mut tally = RoundTally::default();
+    let mut totals = MatchRow {
+        match_id: index,
+        seed: cfg.seed,
+        south_player: cfg.south.to_string(),
+        north_player: cfg.north.to_string(),
+        first: side_sym(first),
+        outcome: None,
+        winner: None,
+        rounds: 0,
+        moves: 0,
+        laps: 0,
+        sown: 0,
+        south_holdings: 0,
+        north_holdings: 0,
+        endless_moves: 0,
+        round1_winner: None,
+        starter_round_wins: 0,
+        tied_rounds: 0,
+        south_pussa: 0,
+        south_own_fours: 0,
+        south_gifted_fours: 0,
+        south_remainder: 0,
+        north_pussa: 0,
+        north_own_fours: 0,
+        north_gifted_fours: 0,
+        north_remainder: 0,
+    };
+    loop {
+        let mover = game.position().turn();
+        let round = game.round();
+        if let Some((pit, s)) = agents[mover.index()].play(&mut game, &mut log) {
+            let opp = mover.other();
+            tally.moves += 1;
+            tally.laps += s.laps as u64;
+            tally.sown += s.sown as u64;
+            tally.endless += s.endless as u32;
+            tally.pussa[mover] += s.pussa;
+            tally.own_fours[mover] += s.fours[mover];
+            tally.gifted_fours[opp] += s.fours[opp];
+            Histograms::add(&mut batch.histograms.laps_per_move, s.laps as usize);
+            for &(_, sown) in &log.laps {
+                Histograms::add(&mut batch.histograms.lap_length, sown as usize);
+            }
+            if detail >= Detail::Move {
+                let ply = game.ply();
+                batch.moves.push(MoveRow {
+                    match_id: index,
+                    round,
+                    ply,
+                    side: side_sym(mover),
+                    pit: pit.index() as u32,
+                    laps: s.laps,
+                    sown: s.sown,
+                    pussa: s.pussa,
+                    fours_mover: s.fours[mover],
+                    fours_opponent: s.fours[opp],
+                    endless: s.endless,
+                });
+                if detail >= Detail::Lap {
+                    for (i, &(start, sown)) in log.laps.iter().enumerate() {
+                        batch.laps.push(LapRow { match_id: index, round, ply, lap: i as u32 + 1, start_pit: start as u32, sown: sown as u32 });
+                    }
+                }
+            }
+            continue;
+        }
+        // R10: the side to move has no legal move.
+        let start = *game.round_start();
+        let end = game.end_round();
+        let remainder = |side: Side| if end.collector == side { end.remainder } else { 0 };
+        totals.rounds = end.round;
+        totals.moves += tally.moves;
+        totals.laps += tally.laps;
+        totals.sown += tally.sown;
+        totals.endless_moves += tally.endless;
+        totals.starter_round_wins += (end.winner == Some(start.starter)) as u32;
+        totals.tied_rounds += end.winner.is_none() as u32;
+        if end.round == 1 {
+            totals.round1_winner = winner_sym(end.winner);
+        }
+        totals.south_pussa += tally.pussa[Side::South] as u64;
+        totals.south_own_fours += tally.own_fours[Side::South] as u64;
+        totals.south_gifted_fours += tally.gifted_fours[Side::South] as u64;
+        totals.south_remainder += remainder(Side::South) as u64;
+        totals.north_pussa += tally.pussa[Side::North] as u64;
+        totals.north_own_fours += tally.own_fours[Side::North] as u64;
+        totals.north_gifted_fours += tally.gifted_fours[Side::North] as u64;
+        totals.north_remainder += remainder(Side::North) as u64;
+        if detail >= Detail::Round {
+            batch.rounds.push(RoundRow {
+                match_id: index,
+                round: end.round,
+                starter: side_sym(start.starter),
+                south_open: start.open[Side::South] as u32,
+                north_open: start.open[Side::North] as u32,
+                south_kept: start.kept[Side::South],
+                north_kept: start.kept[Side::North],
+                moves: tally.moves,
+                laps: tally.laps,
+                sown: tally.sown,
+                endless_moves: tally.endless,
+                collector: side_sym(end.collector),
+                south_pussa: tally.pussa[Side::South],
+                south_own_fours: tally.own_fours[Side::South],
+                south_gifted_fours: tally.gifted_fours[Side::South],
+                south_remainder: remainder(Side::South),
+                south_total: end.captured[Side::South],
+                north_pussa: tally.pussa[Side::North],
+                north_own_fours: tally.own_fours[Side::North],
+                north_gifted_fours: tally.gifted_fours[Side::North],
+                north_remainder: remainder(Side::North),
+                north_total: end.captured[Side::North],
+                winner: winner_sym(end.winner),
+            });
+        }
+        tally = RoundTally::default();
+        if let Some(outcome) = end.outcome {
+            let (o, w) = match outcome {
+                Outcome::Won(side) => ("win", Some(side.name())),
+                Outcome::Unfinished => ("unfinished", None),
+            };
+            totals.outcome = Some(o);
+            totals.winner = w;
+            totals.south_holdings = end.holdings[Side::South];
+            totals.north_holdings = end.holdings[Side::North];
+            batch.matches.push(totals);
+            return;
+        }
+    }
+}
+
+/// Plays batch `b` of the run.
+pub fn simulate_batch(cfg: &RunConfig, b: u64) -> Batch {
+    let mut batch = Batch { index: b, ..Batch::default() };
+    for i in cfg.batch_range(b) {
+        play_match(cfg, i, &mut batch);
+    }
+    batch
+}
+
+/// Where batches go. Implemented by the file layer; `is_done` lets a resumed run skip batches.
+pub trait BatchSink: Sync {
+    type Error: Send;
+    fn is_done(&self, batch: u64) -> bool;
+    fn write(&self, batch: Batch) -> Result<(), Self::Error>;
+}
+
+/// Runs the shard's batches on `threads` threads (0: all cores). `progress` gets the matches of
+/// each finished batch; `stop` lets a caller end the run early (finished batches stay written).
+pub fn run<S: BatchSink>(cfg: &RunConfig, threads: usize, sink: &S, progress: &(dyn Fn(u64) + Sync), stop: &AtomicBool) -> Result<RunCounts, S::Error> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
+    let batches: Vec<u64> = cfg.shard_batches().collect();
+    let counts = pool.install(|| {
+        batches
+            .par_iter()
+            .with_max_len(1)
+            .map(|&b| {
+                let n = cfg.batch_range(b).end - cfg.batch_range(b).start;
+                if sink.is_done(b) {
+                    progress(n);
+                    return Ok(RunCounts { skipped: 1, ..RunCounts::default() });
+                }
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(RunCounts::default());
+                }
+                sink.write(simulate_batch(cfg, b))?;
+                progress(n);
+                Ok(RunCounts { written: 1, matches: n, ..RunCounts::default() })
+            })
+            .try_reduce(RunCounts::default, |a, b| Ok(a.add(b)))
+    })?;
+    Ok(counts)
+}
+
+/// Batches written and skipped (already done) by a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunCounts {
+    pub written: u64,
+    pub skipped: u64,
+    /// Matches played by this invocation.
+    pub matches: u64,
+}
+
+impl RunCounts {
+    fn add(self, o: RunCounts) -> RunCounts {
+        RunCounts { written: self.written + o.written, skipped: self.skipped + o.skipped, matches: self.matches + o.matches }
+    }
+}
