@@ -82,7 +82,7 @@ impl Tree {
         }
         if ties.is_empty() {
             // Fewer playouts than it takes to expand a legal move: any legal move.
-            return super::random::play(root, rng, &mut ()).map(|(pit, _, _)| pit);
+            return super::random::play(&mut { *root }, rng, &mut ()).map(|(pit, _)| pit);
         }
         Some(super::pick(ties, rng))
     }
@@ -130,9 +130,7 @@ impl Tree {
 
 /// Random moves until the side to move has none; then the remainder goes to the other (R10).
 fn playout(mut pos: Position, rng: &mut Rng) -> Position {
-    while let Some((_, after, _)) = super::random::play(&pos, rng, &mut ()) {
-        pos = after;
-    }
+    while super::random::play(&mut pos, rng, &mut ()).is_some() {}
     pos.collect_remainder();
     pos
 }

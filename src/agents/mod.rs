@@ -36,10 +36,8 @@ impl Agent {
     /// The observer sees only the move that is played.
     pub fn play<O: MoveObserver>(&mut self, game: &mut Game, obs: &mut O) -> Option<(Pit, MoveSummary)> {
         if let AgentSpec::Random = self.spec {
-            // Fast path: try moves in random order on a copy; the first legal one is played.
-            let (pit, after, summary) = random::play(game.position(), &mut self.rng, obs)?;
-            game.commit(after);
-            return Some((pit, summary));
+            // Fast path: the move is drawn and played in place, in one simulation.
+            return game.play_in_place(|pos| random::play(pos, &mut self.rng, obs));
         }
         let pit = self.choose(game.position())?;
         Some((pit, game.play_unchecked_observed(pit, obs)))
@@ -48,7 +46,7 @@ impl Agent {
     /// The move this player would choose, or None when there is no legal move.
     pub fn choose(&mut self, pos: &Position) -> Option<Pit> {
         match self.spec {
-            AgentSpec::Random => random::play(pos, &mut self.rng, &mut ()).map(|(pit, _, _)| pit),
+            AgentSpec::Random => random::play(&mut { *pos }, &mut self.rng, &mut ()).map(|(pit, _)| pit),
             AgentSpec::Greedy => greedy::choose(pos, &mut self.rng),
             AgentSpec::Minimax { depth } => minimax::choose(pos, depth, &mut self.rng),
             AgentSpec::Mcts { playouts } => self.mcts.choose(pos, playouts, &mut self.rng),

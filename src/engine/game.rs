@@ -135,6 +135,15 @@ impl Game {
         self.position.play_unchecked_observed(pit, obs)
     }
 
+    /// Lets a player play one move directly on the position (None: it has no legal move, and
+    /// the position must be left as it was).
+    #[inline]
+    pub fn play_in_place<T>(&mut self, f: impl FnOnce(&mut Position) -> Option<T>) -> Option<T> {
+        let played = f(&mut self.position);
+        self.ply += played.is_some() as u32;
+        played
+    }
+
     /// Commits a position reached from the current one by one move (the search players try moves
     /// on copies and keep the one they chose).
     #[inline]

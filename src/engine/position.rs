@@ -27,7 +27,10 @@ pub struct Capture {
 }
 
 /// What a move did, without the details (these go to a [`MoveObserver`]).
+// Word-sized fields only: a packed bool next to the callers' one-byte values made the
+// copies of this struct stall on store forwarding in the hot loop.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(8))]
 pub struct MoveSummary {
     /// Laps sown (R7): the first one and every relay.
     pub laps: u32,
@@ -328,14 +331,9 @@ impl Position {
     #[inline]
     pub fn candidates(&self) -> PitSet {
         let p = self.rules.pits_per_row as usize;
-        let base = self.turn.index() * p;
-        let mut set = PitSet::EMPTY;
-        for local in 0..p {
-            if self.board[base + local] != 0 {
-                set.insert(Pit::new_unchecked(local));
-            }
-        }
-        set
+        let row = &self.board[self.turn.index() * p..self.turn.index() * p + p];
+        // Closed pits hold nothing (R12), so non-empty implies open.
+        PitSet(row.iter().enumerate().fold(0u16, |set, (i, &n)| set | (((n != 0) as u16) << i)))
     }
 
     /// The legal moves (R4, R9): the candidates, less the endless ones under `endless = forbid`.
@@ -411,15 +409,24 @@ impl Position {
     /// memory: each lap start follows deterministically from the one before, so some lap start
     /// repeats exactly when the sequence cycles. When it does (rare), the move is played again
     /// from the start with every lap start remembered, stopping at the first repeat.
+    #[inline]
     pub fn play_unchecked_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
-        let before = *self;
+        let (board, reserve) = (self.board, self.reserve);
         let mut summary = MoveSummary::default();
         if let Sowing::Cycle = self.sow(pit, obs, &mut Brent::default(), &mut summary) {
-            *self = before;
-            summary = MoveSummary { endless: true, ..MoveSummary::default() };
-            self.sow(pit, obs, &mut AllStarts::default(), &mut summary);
+            (self.board, self.reserve) = (board, reserve);
+            summary = self.replay_endless(pit, obs);
         }
-        self.turn = before.turn.other();
+        self.turn = self.turn.other();
+        summary
+    }
+
+    /// The exact pass for an endless move (R9): stops at the first repeated lap start.
+    #[cold]
+    #[inline(never)]
+    fn replay_endless<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
+        let mut summary = MoveSummary { endless: true, ..MoveSummary::default() };
+        self.sow(pit, obs, &mut AllStarts::default(), &mut summary);
         summary
     }
 
@@ -513,18 +520,18 @@ impl Position {
     }
 }
 
-/// next[p] = first open pit after p (R2 order, closed pits skipped, R12).
+/// next[p] = first open pit after p (R2 order, closed pits skipped, R12), in one backward pass.
 fn next_table(rules: &Ruleset, open: BySide<PitSet>) -> [u8; MAX_PITS] {
     let p = rules.pits_per_row as usize;
-    let n = 2 * p;
     let is_open = |g: usize| open[Side::from_index(g / p)].contains(Pit::new_unchecked(g % p));
     let mut next = [0u8; MAX_PITS];
-    for (g, slot) in next.iter_mut().enumerate().take(n) {
-        let mut q = (g + 1) % n;
-        while !is_open(q) {
-            q = (q + 1) % n;
+    // After the last pit comes the first open pit of the board (wrapping round).
+    let mut following = (0..2 * p).find(|&g| is_open(g)).unwrap_or(0) as u8;
+    for g in (0..2 * p).rev() {
+        next[g] = following;
+        if is_open(g) {
+            following = g as u8;
         }
-        *slot = q as u8;
     }
     next
 }
