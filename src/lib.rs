@@ -11,4 +11,6 @@ pub mod engine;
 pub mod sim;
 
 #[cfg(feature = "cli")]
+pub mod analysis;
+#[cfg(feature = "cli")]
 pub mod io;

@@ -1,0 +1,3 @@
+//! Analysis of simulated data: statistics over records and tables.
+
+pub mod stats;

@@ -1,0 +1,520 @@
+//! Statistics for simulated data: win rates with confidence intervals and exact tests, and
+//! summaries of count distributions (laps per move, moves per match, rounds per match, ...).
+//!
+//! The distributions come from `statrs`; nothing here re-implements a distribution function.
+
+use serde::Serialize;
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal};
+
+/// The confidence level of the interval in a [`Proportion`].
+pub const CONFIDENCE: f64 = 0.95;
+
+/// A proportion of successes (for instance, matches won by the first player) with its 95% Wilson
+/// score interval and the exact two-sided binomial test of "the true rate is 1/2".
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Proportion {
+    pub successes: u64,
+    pub trials: u64,
+    /// successes / trials; NaN when there are no trials.
+    pub rate: f64,
+    /// Wilson score interval at [`CONFIDENCE`]; [0, 1] when there are no trials.
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// Exact two-sided binomial test against p = 1/2 (see [`binomial_test_half`]).
+    pub p_value: f64,
+}
+
+/// Rate, 95% Wilson interval and exact two-sided binomial test against p = 1/2.
+///
+/// With no trials the rate is NaN, the interval [0, 1] and the p-value 1.
+///
+/// # Panics
+/// If `successes > trials`.
+pub fn proportion(successes: u64, trials: u64) -> Proportion {
+    assert!(
+        successes <= trials,
+        "proportion: {successes} successes out of {trials} trials"
+    );
+    let rate = if trials == 0 {
+        f64::NAN
+    } else {
+        successes as f64 / trials as f64
+    };
+    let (ci_low, ci_high) = wilson(successes, trials, CONFIDENCE);
+    Proportion {
+        successes,
+        trials,
+        rate,
+        ci_low,
+        ci_high,
+        p_value: binomial_test_half(successes, trials),
+    }
+}
+
+/// The Wilson score interval for `successes` out of `trials` at the given two-sided
+/// `confidence` (0.95 for a 95% interval):
+///
+/// ```text
+/// centre = (p + z²/2n) / (1 + z²/n)
+/// half   = z / (1 + z²/n) * sqrt(p(1-p)/n + z²/4n²)
+/// ```
+///
+/// where p = successes / trials, n = trials and z is the standard normal quantile at
+/// 1 - (1 - confidence)/2. This is R's `prop.test(k, n, correct = FALSE)$conf.int`.
+/// The interval is clamped to [0, 1], and its end is exactly 0 (or 1) when there are no
+/// successes (or no failures). With no trials it is [0, 1].
+///
+/// # Panics
+/// If `successes > trials` or `confidence` is not strictly between 0 and 1.
+pub fn wilson(successes: u64, trials: u64, confidence: f64) -> (f64, f64) {
+    assert!(
+        successes <= trials,
+        "wilson: {successes} successes out of {trials} trials"
+    );
+    assert!(
+        confidence > 0.0 && confidence < 1.0,
+        "wilson: confidence {confidence} is not in (0, 1)"
+    );
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
+    let z = Normal::standard().inverse_cdf(1.0 - (1.0 - confidence) / 2.0);
+    let n = trials as f64;
+    let p = successes as f64 / n;
+    let z2n = z * z / n;
+    let centre = (p + z2n / 2.0) / (1.0 + z2n);
+    let half = z / (1.0 + z2n) * (p * (1.0 - p) / n + z2n / (4.0 * n)).sqrt();
+    let low = if successes == 0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let high = if successes == trials {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
+    (low, high)
+}
+
+/// The exact two-sided binomial test of `successes` out of `trials` against p = 1/2, as R's
+/// `binom.test(k, n, 0.5)$p.value`.
+///
+/// For p = 1/2 the distribution is symmetric, and the two-sided p-value is
+/// min(1, 2 min(P[X <= k], P[X >= k])). As P[X >= k] = P[X <= n - k], this is
+/// min(1, 2 P[X <= min(k, n - k)]): one lower tail, which the binomial CDF gives in constant
+/// time (a regularized incomplete beta function) and without cancellation, however large n.
+/// With no trials the p-value is 1.
+///
+/// Accuracy: the relative error is a few 1e-13 for n in the hundreds, and grows with n like
+/// n ln n x 1e-16 (from the log-gamma terms of the incomplete beta function): about 2e-8 at
+/// n = 10 million, 2e-7 at 40 million and 1e-6 at 100 million. That is far below anything a
+/// test decision can depend on; the far tail is as good (1.8e-219, at 31.6 standard deviations
+/// from n/2 with n = 10 million, has a relative error of 4e-11).
+///
+/// # Panics
+/// If `successes > trials`.
+pub fn binomial_test_half(successes: u64, trials: u64) -> f64 {
+    assert!(
+        successes <= trials,
+        "binomial test: {successes} successes out of {trials} trials"
+    );
+    let m = successes.min(trials - successes);
+    if 2 * m + 1 >= trials {
+        // m = floor(n/2) (or no trials): the lower tail holds at least half the mass, and the
+        // p-value is exactly 1 (computing it would give 1 - 1e-15 or so).
+        return 1.0;
+    }
+    let binomial = Binomial::new(0.5, trials).expect("1/2 is a valid probability");
+    (2.0 * binomial.cdf(m)).min(1.0)
+}
+
+/// A summary of a distribution of non-negative integers (laps per move, moves per match, ...).
+///
+/// Quantiles use the "lower" definition (R's `quantile(type = 1)`, the inverse of the empirical
+/// distribution function): the q-quantile is the smallest observed value v such that at least a
+/// fraction q of the observations are <= v. It is always an observed value; for an even count
+/// the median is the lower of the two middle values (the median of 1, 2, 3, 4 is 2, not 2.5).
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Distribution {
+    /// Number of observations.
+    pub count: u64,
+    /// Arithmetic mean; NaN when there are no observations.
+    pub mean: f64,
+    /// The 0.5 quantile (lower definition); NaN when there are no observations.
+    pub median: f64,
+    /// The 0.99 quantile (lower definition); NaN when there are no observations.
+    pub p99: f64,
+    /// Largest observed value; 0 when there are no observations.
+    pub max: u64,
+    /// Smallest observed value; 0 when there are no observations.
+    pub min: u64,
+}
+
+impl Distribution {
+    /// Summarizes a histogram of `(value, count)` bins. The bins may come in any order and may
+    /// repeat a value (their counts add up); bins with a zero count are ignored (they do not
+    /// make a value the minimum or the maximum). No bins, or only empty ones, give count 0,
+    /// NaN mean, median and p99, and max and min 0.
+    ///
+    /// # Panics
+    /// If the total count overflows a `u64`.
+    pub fn from_histogram(bins: &[(u64, u64)]) -> Distribution {
+        let mut bins: Vec<(u64, u64)> = bins.iter().copied().filter(|&(_, c)| c > 0).collect();
+        bins.sort_unstable_by_key(|&(v, _)| v);
+        // Merge repeated values, so that the quantile walk sees each value once.
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(bins.len());
+        for (v, c) in bins {
+            match merged.last_mut() {
+                Some(last) if last.0 == v => {
+                    last.1 = last
+                        .1
+                        .checked_add(c)
+                        .expect("histogram count overflows u64")
+                }
+                _ => merged.push((v, c)),
+            }
+        }
+        let (Some(&(min, _)), Some(&(max, _))) = (merged.first(), merged.last()) else {
+            return Distribution {
+                count: 0,
+                mean: f64::NAN,
+                median: f64::NAN,
+                p99: f64::NAN,
+                max: 0,
+                min: 0,
+            };
+        };
+        let count = merged
+            .iter()
+            .try_fold(0u64, |acc, &(_, c)| acc.checked_add(c))
+            .expect("histogram count overflows u64");
+        // Exact integer sum (value x count can exceed u64), rounded once.
+        let sum: u128 = merged.iter().map(|&(v, c)| v as u128 * c as u128).sum();
+        let mean = sum as f64 / count as f64;
+        Distribution {
+            count,
+            mean,
+            median: quantile_lower(&merged, count, 1, 2) as f64,
+            p99: quantile_lower(&merged, count, 99, 100) as f64,
+            max,
+            min,
+        }
+    }
+
+    /// Summarizes raw observations, through [`Distribution::from_histogram`].
+    pub fn from_values(values: &[u64]) -> Distribution {
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        let mut bins: Vec<(u64, u64)> = Vec::new();
+        for v in sorted {
+            match bins.last_mut() {
+                Some(last) if last.0 == v => last.1 += 1,
+                _ => bins.push((v, 1)),
+            }
+        }
+        Distribution::from_histogram(&bins)
+    }
+}
+
+/// The smallest value v of `bins` (sorted by value, distinct, non-empty, counts summing to
+/// `count`) with cumulative count >= (num/den) x count, compared in exact integer arithmetic.
+fn quantile_lower(bins: &[(u64, u64)], count: u64, num: u64, den: u64) -> u64 {
+    let need = num as u128 * count as u128;
+    let mut cumulative: u128 = 0;
+    for &(v, c) in bins {
+        cumulative += c as u128;
+        if cumulative * den as u128 >= need {
+            return v;
+        }
+    }
+    bins.last().expect("quantile of an empty histogram").0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    /// Relative closeness, for p-values that can be tiny.
+    fn rel_close(a: f64, b: f64, rel: f64) -> bool {
+        (a - b).abs() <= rel * b.abs()
+    }
+
+    // Reference values below were computed with 40-50 significant digits of arbitrary
+    // precision arithmetic from the formulas quoted in each comment (exact binomial sums for the
+    // tests, the closed form for Wilson), and agree with R where R's printout is quoted.
+
+    #[test]
+    fn normal_quantile_for_95_percent() {
+        // z = sqrt(2) erfinv(0.95) = 1.959963984540054...
+        let z = Normal::standard().inverse_cdf(0.975);
+        assert!(close(z, 1.959_963_984_540_054, 1e-12), "{z}");
+    }
+
+    #[test]
+    fn wilson_55_of_100() {
+        // p = 0.55, n = 100, z² = 3.841459: centre = 0.5692073 / 1.0384146 = 0.5481504,
+        // half = 1.8874590 x sqrt(0.002475 + 0.0000960365) = 0.0957043, so
+        // (0.4524460, 0.6438546) = R's prop.test(55, 100, correct = FALSE)$conf.int.
+        let (lo, hi) = wilson(55, 100, 0.95);
+        assert!(close(lo, 0.452_446_029_974_421_3, 1e-12), "{lo}");
+        assert!(close(hi, 0.643_854_620_204_880_2, 1e-12), "{hi}");
+        assert_eq!(
+            (format!("{lo:.4}"), format!("{hi:.4}")),
+            ("0.4524".into(), "0.6439".into())
+        );
+    }
+
+    #[test]
+    fn wilson_at_the_edges() {
+        // k = 0: the lower end is exactly 0 and the upper end is (z²/n) / (1 + z²/n)
+        // = 0.3841459 / 1.3841459 = 0.2775328; k = n mirrors it.
+        let (lo, hi) = wilson(0, 10, 0.95);
+        assert_eq!(lo, 0.0);
+        assert!(close(hi, 0.277_532_799_862_889_25, 1e-12), "{hi}");
+        let (lo, hi) = wilson(10, 10, 0.95);
+        assert!(close(lo, 0.722_467_200_137_110_8, 1e-12), "{lo}");
+        assert_eq!(hi, 1.0);
+        // One trial: (0, z²/(1 + z²)) = (0, 0.7934507).
+        let (lo, hi) = wilson(0, 1, 0.95);
+        assert_eq!(lo, 0.0);
+        assert!(close(hi, 0.793_450_685_622_762_6, 1e-12), "{hi}");
+        // No trials: the whole unit interval.
+        assert_eq!(wilson(0, 0, 0.95), (0.0, 1.0));
+    }
+
+    #[test]
+    fn wilson_is_symmetric_and_narrows_with_confidence() {
+        // 5 of 10: centred on 1/2, (0.2365931, 0.7634069).
+        let (lo, hi) = wilson(5, 10, 0.95);
+        assert!(close(lo, 0.236_593_090_512_563_98, 1e-12), "{lo}");
+        assert!(close(lo + hi, 1.0, 1e-15));
+        let (lo90, hi90) = wilson(5, 10, 0.90);
+        assert!(lo90 > lo && hi90 < hi);
+        // Large n: 5.5 M of 10 M gives (0.5496916, 0.5503083).
+        let (lo, hi) = wilson(5_500_000, 10_000_000, 0.95);
+        assert!(close(lo, 0.549_691_636_715_977_5, 1e-12), "{lo}");
+        assert!(close(hi, 0.550_308_324_869_449, 1e-12), "{hi}");
+    }
+
+    #[test]
+    fn binomial_test_small_n() {
+        // binom.test(60, 100): 2 P[X <= 40] = 0.05688793 (R prints p-value = 0.05689).
+        assert!(rel_close(
+            binomial_test_half(60, 100),
+            0.056_887_933_640_980_79,
+            1e-9
+        ));
+        assert!(rel_close(
+            binomial_test_half(40, 100),
+            0.056_887_933_640_980_79,
+            1e-9
+        ));
+        // binom.test(61, 100): 0.03520020.
+        assert!(rel_close(
+            binomial_test_half(61, 100),
+            0.035_200_200_217_704_82,
+            1e-9
+        ));
+        // binom.test(5, 10): the observed count is the mode, p = 1.
+        assert_eq!(binomial_test_half(5, 10), 1.0);
+        // binom.test(0, 10) = binom.test(10, 10) = 2 / 2^10 = 0.001953125.
+        assert!(rel_close(binomial_test_half(0, 10), 0.001_953_125, 1e-12));
+        assert!(rel_close(binomial_test_half(10, 10), 0.001_953_125, 1e-12));
+        // binom.test(3, 10) = 2 (1 + 10 + 45 + 120) / 1024 = 352 / 1024 = 0.34375.
+        assert!(rel_close(binomial_test_half(3, 10), 0.343_75, 1e-12));
+        // Odd n, k next to n/2: 2 P[X <= 2] for n = 5 is 2 x 16/32 = 1.
+        assert_eq!(binomial_test_half(2, 5), 1.0);
+        assert_eq!(binomial_test_half(3, 5), 1.0);
+        // binom.test(1, 1) = 1; no trials gives 1.
+        assert_eq!(binomial_test_half(1, 1), 1.0);
+        assert_eq!(binomial_test_half(0, 0), 1.0);
+    }
+
+    #[test]
+    fn binomial_test_large_n() {
+        // Exact values from summing the binomial pmf at 50 digits, checked to the accuracy
+        // documented on binomial_test_half (relative error ~ n ln n x 1e-16). The normal
+        // approximation with continuity correction, erfc(z / sqrt 2) with
+        // z = (|k - n/2| - 1/2) / (sqrt(n)/2), agrees with them to about 1e-9 at these n (for
+        // p = 1/2 its error is O(1/n)).
+        let normal = |k: u64, n: u64| {
+            let z = ((k as f64 - n as f64 / 2.0).abs() - 0.5) / ((n as f64).sqrt() / 2.0);
+            2.0 * Normal::standard().sf(z)
+        };
+        for (k, n, exact, rel) in [
+            (500_500u64, 1_000_000u64, 0.317_794_691_363_305_54, 1e-8),
+            (5_002_000, 10_000_000, 0.206_016_602_795_027_85, 1e-7),
+            (4_998_000, 10_000_000, 0.206_016_602_795_027_85, 1e-7),
+            (20_004_000, 40_000_000, 0.205_959_901_660_392_27, 1e-6),
+            (50_003_000, 100_000_000, 0.548_572_882_633_283, 1e-5),
+        ] {
+            let p = binomial_test_half(k, n);
+            assert!(rel_close(p, exact, rel), "k = {k}, n = {n}: {p} vs {exact}");
+            assert!(
+                close(p, normal(k, n), 1e-6),
+                "k = {k}, n = {n}: {p} vs normal {}",
+                normal(k, n)
+            );
+        }
+        // Far in the tail: k = 5 050 000 of 10 000 000 is 31.6 standard deviations out.
+        // Exact: 1.7988462e-219; the normal approximation gives 1.8139e-219 (within 1%).
+        let p = binomial_test_half(5_050_000, 10_000_000);
+        assert!(rel_close(p, 1.798_846_242_552_913_9e-219, 1e-8), "{p}");
+        assert!(rel_close(p, normal(5_050_000, 10_000_000), 0.01), "{p}");
+        // k = n/2 of an odd n: the lower tail at floor(n/2) is exactly 1/2, so p = 1.
+        assert_eq!(binomial_test_half(5_000_000, 10_000_001), 1.0);
+        assert_eq!(binomial_test_half(5_000_000, 10_000_000), 1.0);
+    }
+
+    #[test]
+    fn binomial_test_is_fast_for_tens_of_millions() {
+        let start = std::time::Instant::now();
+        for k in (25_000_000..25_010_000).step_by(100) {
+            let p = binomial_test_half(k, 50_000_000);
+            assert!((0.0..=1.0).contains(&p));
+        }
+        assert!(
+            start.elapsed().as_secs_f64() < 1.0,
+            "100 tests took {:?}",
+            start.elapsed()
+        );
+    }
+
+    #[test]
+    fn proportion_fields() {
+        let p = proportion(60, 100);
+        assert_eq!((p.successes, p.trials), (60, 100));
+        assert_eq!(p.rate, 0.6);
+        // (0.5020026, 0.6905987) = prop.test(60, 100, correct = FALSE)$conf.int.
+        assert!(
+            close(p.ci_low, 0.502_002_586_791_061_8, 1e-12),
+            "{}",
+            p.ci_low
+        );
+        assert!(
+            close(p.ci_high, 0.690_598_713_567_541_1, 1e-12),
+            "{}",
+            p.ci_high
+        );
+        assert!(rel_close(p.p_value, 0.056_887_933_640_980_79, 1e-9));
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["successes"], 60);
+        assert_eq!(json["rate"], 0.6);
+    }
+
+    #[test]
+    fn proportion_without_trials() {
+        let p = proportion(0, 0);
+        assert!(p.rate.is_nan());
+        assert_eq!((p.ci_low, p.ci_high, p.p_value), (0.0, 1.0, 1.0));
+    }
+
+    #[test]
+    #[should_panic(expected = "11 successes out of 10 trials")]
+    fn proportion_rejects_more_successes_than_trials() {
+        proportion(11, 10);
+    }
+
+    fn assert_empty(d: &Distribution) {
+        assert_eq!((d.count, d.max, d.min), (0, 0, 0));
+        assert!(
+            d.mean.is_nan() && d.median.is_nan() && d.p99.is_nan(),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn empty_distributions() {
+        assert_empty(&Distribution::from_histogram(&[]));
+        assert_empty(&Distribution::from_histogram(&[(3, 0), (7, 0)]));
+        assert_empty(&Distribution::from_values(&[]));
+    }
+
+    #[test]
+    fn small_histogram_by_hand() {
+        // Values 1, 2, 3, 3 given unsorted: mean 9/4; median: the cumulative counts are 1, 2, 4
+        // and 2 >= 0.5 x 4 first at value 2; p99: 4 >= 0.99 x 4 = 3.96 first at value 3.
+        let d = Distribution::from_histogram(&[(3, 2), (1, 1), (2, 1)]);
+        assert_eq!(
+            d,
+            Distribution {
+                count: 4,
+                mean: 2.25,
+                median: 2.0,
+                p99: 3.0,
+                max: 3,
+                min: 1
+            }
+        );
+        assert_eq!(Distribution::from_values(&[3, 1, 3, 2]), d);
+    }
+
+    #[test]
+    fn repeated_and_empty_bins() {
+        // (5, 1) twice is (5, 2): values 1, 5, 5; median 5 (cumulative 1 < 1.5, then 3).
+        // The empty bins at 0 and 9 change neither the minimum nor the maximum.
+        let d = Distribution::from_histogram(&[(5, 1), (0, 0), (5, 1), (1, 1), (9, 0)]);
+        assert_eq!(
+            (d.count, d.median, d.p99, d.max, d.min),
+            (3, 5.0, 5.0, 5, 1)
+        );
+        assert!(close(d.mean, 11.0 / 3.0, 1e-15));
+    }
+
+    #[test]
+    fn p99_takes_the_value_that_reaches_exactly_99_percent() {
+        // 90 ones, 9 twos, 1 ten: cumulative 90, 99, 100; 99 >= 0.99 x 100, so p99 = 2, and
+        // the median is 1. Mean (90 + 18 + 10) / 100 = 1.18.
+        let d = Distribution::from_histogram(&[(1, 90), (2, 9), (10, 1)]);
+        assert_eq!(
+            (d.count, d.median, d.p99, d.max, d.min),
+            (100, 1.0, 2.0, 10, 1)
+        );
+        assert!(close(d.mean, 1.18, 1e-15));
+        // One more ten: 99 < 0.99 x 101 = 99.99, so p99 = 10.
+        let d = Distribution::from_histogram(&[(1, 90), (2, 9), (10, 2)]);
+        assert_eq!(d.p99, 10.0);
+    }
+
+    #[test]
+    fn quantiles_of_one_to_n() {
+        // 1..=100: median 50 (the lower middle value), p99 99; 1..=200: p99 198; 1..=101:
+        // median 51 (51 >= 50.5), p99 100 (100 >= 99.99).
+        let d = Distribution::from_values(&(1..=100).collect::<Vec<u64>>());
+        assert_eq!((d.median, d.p99, d.mean), (50.0, 99.0, 50.5));
+        assert_eq!(
+            Distribution::from_values(&(1..=200).collect::<Vec<u64>>()).p99,
+            198.0
+        );
+        let d = Distribution::from_values(&(1..=101).collect::<Vec<u64>>());
+        assert_eq!((d.median, d.p99, d.mean), (51.0, 100.0, 51.0));
+        // A single value is every quantile.
+        let d = Distribution::from_values(&[7]);
+        assert_eq!(
+            d,
+            Distribution {
+                count: 1,
+                mean: 7.0,
+                median: 7.0,
+                p99: 7.0,
+                max: 7,
+                min: 7
+            }
+        );
+    }
+
+    #[test]
+    fn large_counts_do_not_overflow() {
+        // Sum 1e12 x 1e9 = 1e21 exceeds u64; the mean is still exact.
+        let d =
+            Distribution::from_histogram(&[(1_000_000_000_000, 1_000_000_000), (0, 1_000_000_000)]);
+        assert_eq!(d.count, 2_000_000_000);
+        assert_eq!(d.mean, 5e11);
+        assert_eq!((d.median, d.p99), (0.0, 1e12));
+    }
+}
