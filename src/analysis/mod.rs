@@ -1,3 +1,4 @@
 //! Analysis of simulated data: statistics over records and tables.
 
 pub mod stats;
+pub mod summary;
