@@ -1,0 +1,184 @@
+//! Atomic file writes: the contents go to a temporary file in the destination's directory
+//! (`.NAME.tmp-PID-N`), which is flushed, synced to disk and then renamed to the final name.
+//! Readers therefore see either no file or a complete one, and a failed write leaves nothing.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::IoError;
+
+/// Writes `path` atomically: `f` writes the contents into a temporary file, which replaces
+/// `path` only if `f` and the sync succeed. On any error (or panic in `f`) the temporary file
+/// is removed and `path` is left as it was.
+pub fn write_atomically(
+    path: &Path,
+    f: impl FnOnce(&mut File) -> Result<(), IoError>,
+) -> Result<(), IoError> {
+    let mut tmp = Temporary::create(path)?;
+    let file = tmp.file.as_mut().expect("temporary file is open");
+    f(file)?;
+    file.flush()
+        .map_err(|e| IoError::file(path, format!("cannot flush {}", tmp.path.display()), e))?;
+    file.sync_all()
+        .map_err(|e| IoError::file(path, format!("cannot sync {}", tmp.path.display()), e))?;
+    tmp.rename_to(path)
+}
+
+/// Writes `contents` to `path` atomically (see [`write_atomically`]).
+pub fn write_string_atomically(path: &Path, contents: &str) -> Result<(), IoError> {
+    write_atomically(path, |file| {
+        file.write_all(contents.as_bytes())
+            .map_err(|e| IoError::file(path, "cannot write", e))
+    })
+}
+
+/// A temporary file that is removed when dropped, unless it was renamed.
+struct Temporary {
+    path: PathBuf,
+    file: Option<File>,
+    renamed: bool,
+}
+
+impl Temporary {
+    fn create(path: &Path) -> Result<Temporary, IoError> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let name = path.file_name().ok_or_else(|| {
+            IoError::file(
+                path,
+                "cannot write",
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
+            )
+        })?;
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(
+            ".tmp-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let tmp = path.with_file_name(tmp_name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| {
+                IoError::file(
+                    path,
+                    format!("cannot create temporary file {}", tmp.display()),
+                    e,
+                )
+            })?;
+        Ok(Temporary {
+            path: tmp,
+            file: Some(file),
+            renamed: false,
+        })
+    }
+
+    fn rename_to(mut self, path: &Path) -> Result<(), IoError> {
+        self.file = None;
+        fs::rename(&self.path, path).map_err(|e| {
+            IoError::file(
+                path,
+                format!("cannot rename {} to it", self.path.display()),
+                e,
+            )
+        })?;
+        self.renamed = true;
+        sync_directory(path);
+        Ok(())
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        self.file = None;
+        if !self.renamed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Makes the rename durable (best effort: not every platform can sync a directory).
+fn sync_directory(path: &Path) {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn writes_and_replaces_without_leftovers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("manifest.json");
+        write_string_atomically(&path, "first").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "first");
+        write_string_atomically(&path, "second, longer").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "second, longer");
+        assert_eq!(names(dir.path()), ["manifest.json"]);
+    }
+
+    #[test]
+    fn failing_writer_leaves_old_file_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        write_string_atomically(&path, "old").unwrap();
+        let err = write_atomically(&path, |f| {
+            f.write_all(b"partial").unwrap();
+            Err(IoError::schema(&path, "x", "test failure"))
+        })
+        .unwrap_err();
+        assert!(matches!(err, IoError::Schema { .. }));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(names(dir.path()), ["a.txt"]);
+    }
+
+    #[test]
+    fn panicking_writer_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.txt");
+        let r = std::panic::catch_unwind(|| {
+            let _ = write_atomically(&path, |f| {
+                f.write_all(b"partial").unwrap();
+                panic!("writer panicked");
+            });
+        });
+        assert!(r.is_err());
+        assert!(names(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn missing_directory_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no_such_dir").join("c.txt");
+        let err = write_string_atomically(&path, "x").unwrap_err();
+        assert!(matches!(err, IoError::File { .. }));
+        assert!(err.to_string().contains("c.txt"), "{err}");
+        assert!(!path.exists());
+        assert!(names(dir.path()).is_empty());
+    }
+}
