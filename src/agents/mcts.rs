@@ -39,7 +39,16 @@ impl Tree {
         let base = root.reserve();
         let total = root.rules().total_counters() as f64;
         self.nodes.clear();
-        self.nodes.push(Node { pos: *root, pit: Pit::new_unchecked(0), parent: NONE, first_child: NONE, next_sibling: NONE, untried: root.candidates(), visits: 0, reward: 0.0 });
+        self.nodes.push(Node {
+            pos: *root,
+            pit: Pit::new_unchecked(0),
+            parent: NONE,
+            first_child: NONE,
+            next_sibling: NONE,
+            untried: root.candidates(),
+            visits: 0,
+            reward: 0.0,
+        });
         for _ in 0..playouts {
             // Selection: descend through fully expanded nodes by UCT.
             let mut node = 0u32;
@@ -122,7 +131,16 @@ impl Tree {
             let next_sibling = parent.first_child;
             let id = self.nodes.len() as u32;
             self.nodes[node as usize].first_child = id;
-            self.nodes.push(Node { pos, pit, parent: node, first_child: NONE, next_sibling, untried: pos.candidates(), visits: 0, reward: 0.0 });
+            self.nodes.push(Node {
+                pos,
+                pit,
+                parent: node,
+                first_child: NONE,
+                next_sibling,
+                untried: pos.candidates(),
+                visits: 0,
+                reward: 0.0,
+            });
             return Some(id);
         }
     }

@@ -134,7 +134,10 @@ fn mcts_with_many_playouts_beats_random_over_rounds() {
     let (mut mcts_total, mut random_total) = (0u32, 0u32);
     for m in 0..20u64 {
         let mut game = Game::new(rules, Side::from_index(m as usize % 2));
-        let mut agents = [Agent::new(AgentSpec::Random, seat_rng(1, m, Side::South)), Agent::new(AgentSpec::Mcts { playouts: 200 }, seat_rng(1, m, Side::North))];
+        let mut agents = [
+            Agent::new(AgentSpec::Random, seat_rng(1, m, Side::South)),
+            Agent::new(AgentSpec::Mcts { playouts: 200 }, seat_rng(1, m, Side::North)),
+        ];
         loop {
             let side = game.position().turn();
             if agents[side.index()].play(&mut game, &mut ()).is_none() {

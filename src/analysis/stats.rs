@@ -31,24 +31,10 @@ pub struct Proportion {
 /// # Panics
 /// If `successes > trials`.
 pub fn proportion(successes: u64, trials: u64) -> Proportion {
-    assert!(
-        successes <= trials,
-        "proportion: {successes} successes out of {trials} trials"
-    );
-    let rate = if trials == 0 {
-        f64::NAN
-    } else {
-        successes as f64 / trials as f64
-    };
+    assert!(successes <= trials, "proportion: {successes} successes out of {trials} trials");
+    let rate = if trials == 0 { f64::NAN } else { successes as f64 / trials as f64 };
     let (ci_low, ci_high) = wilson(successes, trials, CONFIDENCE);
-    Proportion {
-        successes,
-        trials,
-        rate,
-        ci_low,
-        ci_high,
-        p_value: binomial_test_half(successes, trials),
-    }
+    Proportion { successes, trials, rate, ci_low, ci_high, p_value: binomial_test_half(successes, trials) }
 }
 
 /// The Wilson score interval for `successes` out of `trials` at the given two-sided
@@ -67,14 +53,8 @@ pub fn proportion(successes: u64, trials: u64) -> Proportion {
 /// # Panics
 /// If `successes > trials` or `confidence` is not strictly between 0 and 1.
 pub fn wilson(successes: u64, trials: u64, confidence: f64) -> (f64, f64) {
-    assert!(
-        successes <= trials,
-        "wilson: {successes} successes out of {trials} trials"
-    );
-    assert!(
-        confidence > 0.0 && confidence < 1.0,
-        "wilson: confidence {confidence} is not in (0, 1)"
-    );
+    assert!(successes <= trials, "wilson: {successes} successes out of {trials} trials");
+    assert!(confidence > 0.0 && confidence < 1.0, "wilson: confidence {confidence} is not in (0, 1)");
     if trials == 0 {
         return (0.0, 1.0);
     }
@@ -84,16 +64,8 @@ pub fn wilson(successes: u64, trials: u64, confidence: f64) -> (f64, f64) {
     let z2n = z * z / n;
     let centre = (p + z2n / 2.0) / (1.0 + z2n);
     let half = z / (1.0 + z2n) * (p * (1.0 - p) / n + z2n / (4.0 * n)).sqrt();
-    let low = if successes == 0 {
-        0.0
-    } else {
-        (centre - half).max(0.0)
-    };
-    let high = if successes == trials {
-        1.0
-    } else {
-        (centre + half).min(1.0)
-    };
+    let low = if successes == 0 { 0.0 } else { (centre - half).max(0.0) };
+    let high = if successes == trials { 1.0 } else { (centre + half).min(1.0) };
     (low, high)
 }
 
@@ -115,10 +87,7 @@ pub fn wilson(successes: u64, trials: u64, confidence: f64) -> (f64, f64) {
 /// # Panics
 /// If `successes > trials`.
 pub fn binomial_test_half(successes: u64, trials: u64) -> f64 {
-    assert!(
-        successes <= trials,
-        "binomial test: {successes} successes out of {trials} trials"
-    );
+    assert!(successes <= trials, "binomial test: {successes} successes out of {trials} trials");
     let m = successes.min(trials - successes);
     if 2 * m + 1 >= trials {
         // m = floor(n/2) (or no trials): the lower tail holds at least half the mass, and the
@@ -166,29 +135,14 @@ impl Distribution {
         let mut merged: Vec<(u64, u64)> = Vec::with_capacity(bins.len());
         for (v, c) in bins {
             match merged.last_mut() {
-                Some(last) if last.0 == v => {
-                    last.1 = last
-                        .1
-                        .checked_add(c)
-                        .expect("histogram count overflows u64")
-                }
+                Some(last) if last.0 == v => last.1 = last.1.checked_add(c).expect("histogram count overflows u64"),
                 _ => merged.push((v, c)),
             }
         }
         let (Some(&(min, _)), Some(&(max, _))) = (merged.first(), merged.last()) else {
-            return Distribution {
-                count: 0,
-                mean: f64::NAN,
-                median: f64::NAN,
-                p99: f64::NAN,
-                max: 0,
-                min: 0,
-            };
+            return Distribution { count: 0, mean: f64::NAN, median: f64::NAN, p99: f64::NAN, max: 0, min: 0 };
         };
-        let count = merged
-            .iter()
-            .try_fold(0u64, |acc, &(_, c)| acc.checked_add(c))
-            .expect("histogram count overflows u64");
+        let count = merged.iter().try_fold(0u64, |acc, &(_, c)| acc.checked_add(c)).expect("histogram count overflows u64");
         // Exact integer sum (value x count can exceed u64), rounded once.
         let sum: u128 = merged.iter().map(|&(v, c)| v as u128 * c as u128).sum();
         let mean = sum as f64 / count as f64;
@@ -263,10 +217,7 @@ mod tests {
         let (lo, hi) = wilson(55, 100, 0.95);
         assert!(close(lo, 0.452_446_029_974_421_3, 1e-12), "{lo}");
         assert!(close(hi, 0.643_854_620_204_880_2, 1e-12), "{hi}");
-        assert_eq!(
-            (format!("{lo:.4}"), format!("{hi:.4}")),
-            ("0.4524".into(), "0.6439".into())
-        );
+        assert_eq!((format!("{lo:.4}"), format!("{hi:.4}")), ("0.4524".into(), "0.6439".into()));
     }
 
     #[test]
@@ -304,22 +255,10 @@ mod tests {
     #[test]
     fn binomial_test_small_n() {
         // binom.test(60, 100): 2 P[X <= 40] = 0.05688793 (R prints p-value = 0.05689).
-        assert!(rel_close(
-            binomial_test_half(60, 100),
-            0.056_887_933_640_980_79,
-            1e-9
-        ));
-        assert!(rel_close(
-            binomial_test_half(40, 100),
-            0.056_887_933_640_980_79,
-            1e-9
-        ));
+        assert!(rel_close(binomial_test_half(60, 100), 0.056_887_933_640_980_79, 1e-9));
+        assert!(rel_close(binomial_test_half(40, 100), 0.056_887_933_640_980_79, 1e-9));
         // binom.test(61, 100): 0.03520020.
-        assert!(rel_close(
-            binomial_test_half(61, 100),
-            0.035_200_200_217_704_82,
-            1e-9
-        ));
+        assert!(rel_close(binomial_test_half(61, 100), 0.035_200_200_217_704_82, 1e-9));
         // binom.test(5, 10): the observed count is the mode, p = 1.
         assert_eq!(binomial_test_half(5, 10), 1.0);
         // binom.test(0, 10) = binom.test(10, 10) = 2 / 2^10 = 0.001953125.
@@ -355,11 +294,7 @@ mod tests {
         ] {
             let p = binomial_test_half(k, n);
             assert!(rel_close(p, exact, rel), "k = {k}, n = {n}: {p} vs {exact}");
-            assert!(
-                close(p, normal(k, n), 1e-6),
-                "k = {k}, n = {n}: {p} vs normal {}",
-                normal(k, n)
-            );
+            assert!(close(p, normal(k, n), 1e-6), "k = {k}, n = {n}: {p} vs normal {}", normal(k, n));
         }
         // Far in the tail: k = 5 050 000 of 10 000 000 is 31.6 standard deviations out.
         // Exact: 1.7988462e-219; the normal approximation gives 1.8139e-219 (within 1%).
@@ -378,11 +313,7 @@ mod tests {
             let p = binomial_test_half(k, 50_000_000);
             assert!((0.0..=1.0).contains(&p));
         }
-        assert!(
-            start.elapsed().as_secs_f64() < 1.0,
-            "100 tests took {:?}",
-            start.elapsed()
-        );
+        assert!(start.elapsed().as_secs_f64() < 1.0, "100 tests took {:?}", start.elapsed());
     }
 
     #[test]
@@ -391,16 +322,8 @@ mod tests {
         assert_eq!((p.successes, p.trials), (60, 100));
         assert_eq!(p.rate, 0.6);
         // (0.5020026, 0.6905987) = prop.test(60, 100, correct = FALSE)$conf.int.
-        assert!(
-            close(p.ci_low, 0.502_002_586_791_061_8, 1e-12),
-            "{}",
-            p.ci_low
-        );
-        assert!(
-            close(p.ci_high, 0.690_598_713_567_541_1, 1e-12),
-            "{}",
-            p.ci_high
-        );
+        assert!(close(p.ci_low, 0.502_002_586_791_061_8, 1e-12), "{}", p.ci_low);
+        assert!(close(p.ci_high, 0.690_598_713_567_541_1, 1e-12), "{}", p.ci_high);
         assert!(rel_close(p.p_value, 0.056_887_933_640_980_79, 1e-9));
         let json = serde_json::to_value(&p).unwrap();
         assert_eq!(json["successes"], 60);
@@ -422,10 +345,7 @@ mod tests {
 
     fn assert_empty(d: &Distribution) {
         assert_eq!((d.count, d.max, d.min), (0, 0, 0));
-        assert!(
-            d.mean.is_nan() && d.median.is_nan() && d.p99.is_nan(),
-            "{d:?}"
-        );
+        assert!(d.mean.is_nan() && d.median.is_nan() && d.p99.is_nan(), "{d:?}");
     }
 
     #[test]
@@ -440,17 +360,7 @@ mod tests {
         // Values 1, 2, 3, 3 given unsorted: mean 9/4; median: the cumulative counts are 1, 2, 4
         // and 2 >= 0.5 x 4 first at value 2; p99: 4 >= 0.99 x 4 = 3.96 first at value 3.
         let d = Distribution::from_histogram(&[(3, 2), (1, 1), (2, 1)]);
-        assert_eq!(
-            d,
-            Distribution {
-                count: 4,
-                mean: 2.25,
-                median: 2.0,
-                p99: 3.0,
-                max: 3,
-                min: 1
-            }
-        );
+        assert_eq!(d, Distribution { count: 4, mean: 2.25, median: 2.0, p99: 3.0, max: 3, min: 1 });
         assert_eq!(Distribution::from_values(&[3, 1, 3, 2]), d);
     }
 
@@ -459,10 +369,7 @@ mod tests {
         // (5, 1) twice is (5, 2): values 1, 5, 5; median 5 (cumulative 1 < 1.5, then 3).
         // The empty bins at 0 and 9 change neither the minimum nor the maximum.
         let d = Distribution::from_histogram(&[(5, 1), (0, 0), (5, 1), (1, 1), (9, 0)]);
-        assert_eq!(
-            (d.count, d.median, d.p99, d.max, d.min),
-            (3, 5.0, 5.0, 5, 1)
-        );
+        assert_eq!((d.count, d.median, d.p99, d.max, d.min), (3, 5.0, 5.0, 5, 1));
         assert!(close(d.mean, 11.0 / 3.0, 1e-15));
     }
 
@@ -471,10 +378,7 @@ mod tests {
         // 90 ones, 9 twos, 1 ten: cumulative 90, 99, 100; 99 >= 0.99 x 100, so p99 = 2, and
         // the median is 1. Mean (90 + 18 + 10) / 100 = 1.18.
         let d = Distribution::from_histogram(&[(1, 90), (2, 9), (10, 1)]);
-        assert_eq!(
-            (d.count, d.median, d.p99, d.max, d.min),
-            (100, 1.0, 2.0, 10, 1)
-        );
+        assert_eq!((d.count, d.median, d.p99, d.max, d.min), (100, 1.0, 2.0, 10, 1));
         assert!(close(d.mean, 1.18, 1e-15));
         // One more ten: 99 < 0.99 x 101 = 99.99, so p99 = 10.
         let d = Distribution::from_histogram(&[(1, 90), (2, 9), (10, 2)]);
@@ -487,32 +391,18 @@ mod tests {
         // median 51 (51 >= 50.5), p99 100 (100 >= 99.99).
         let d = Distribution::from_values(&(1..=100).collect::<Vec<u64>>());
         assert_eq!((d.median, d.p99, d.mean), (50.0, 99.0, 50.5));
-        assert_eq!(
-            Distribution::from_values(&(1..=200).collect::<Vec<u64>>()).p99,
-            198.0
-        );
+        assert_eq!(Distribution::from_values(&(1..=200).collect::<Vec<u64>>()).p99, 198.0);
         let d = Distribution::from_values(&(1..=101).collect::<Vec<u64>>());
         assert_eq!((d.median, d.p99, d.mean), (51.0, 100.0, 51.0));
         // A single value is every quantile.
         let d = Distribution::from_values(&[7]);
-        assert_eq!(
-            d,
-            Distribution {
-                count: 1,
-                mean: 7.0,
-                median: 7.0,
-                p99: 7.0,
-                max: 7,
-                min: 7
-            }
-        );
+        assert_eq!(d, Distribution { count: 1, mean: 7.0, median: 7.0, p99: 7.0, max: 7, min: 7 });
     }
 
     #[test]
     fn large_counts_do_not_overflow() {
         // Sum 1e12 x 1e9 = 1e21 exceeds u64; the mean is still exact.
-        let d =
-            Distribution::from_histogram(&[(1_000_000_000_000, 1_000_000_000), (0, 1_000_000_000)]);
+        let d = Distribution::from_histogram(&[(1_000_000_000_000, 1_000_000_000), (0, 1_000_000_000)]);
         assert_eq!(d.count, 2_000_000_000);
         assert_eq!(d.mean, 5e11);
         assert_eq!((d.median, d.p99), (0.0, 1e12));

@@ -1,6 +1,6 @@
 //! A match: rounds (R10, R11, R12), the next starter (R13) and the match's end (R14).
 
-use super::{BySide, MoveObserver, MoveSummary, Pit, PitSet, PlayError, Position, Ruleset, Side, NextStarter};
+use super::{BySide, MoveObserver, MoveSummary, NextStarter, Pit, PitSet, PlayError, Position, Ruleset, Side};
 
 /// How a match ended (R14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,7 +71,13 @@ impl Game {
             rules,
             first,
             position: Position::opening(rules, first),
-            round_start: RoundStart { round: 0, starter: first, open: BySide::splat(0), kept: BySide::splat(0), position: Position::opening(rules, first) },
+            round_start: RoundStart {
+                round: 0,
+                starter: first,
+                open: BySide::splat(0),
+                kept: BySide::splat(0),
+                position: Position::opening(rules, first),
+            },
             ply: 0,
             outcome: None,
             holdings: BySide::splat(total),

@@ -266,8 +266,15 @@ mod tests {
     fn every_switch_changes_the_hash() {
         let base = Ruleset::default();
         let variants = [
-            "final_four=stays", "final_four=sower", "skip_origin=true", "pussa_chain=true", "endless=stop",
-            "next_starter=round_winner", "pits_per_row=6", "seeds_per_pit=6", "max_rounds=999",
+            "final_four=stays",
+            "final_four=sower",
+            "skip_origin=true",
+            "pussa_chain=true",
+            "endless=stop",
+            "next_starter=round_winner",
+            "pits_per_row=6",
+            "seeds_per_pit=6",
+            "max_rounds=999",
         ];
         let mut hashes = std::collections::HashSet::new();
         hashes.insert(base.hash());

@@ -110,7 +110,10 @@ fn random_match(rules: Ruleset, first: Side, seed: u64) -> (Vec<usize>, Vec<Trac
         assert_eq!(before.on_board() - unchecked.on_board(), captured);
         if let Some(end) = end {
             assert_eq!(end.holdings[Side::South] + end.holdings[Side::North], total, "R10: round end conserves");
-            assert_eq!(end.captured[Side::South] + end.captured[Side::North] + game.round_start().kept.0.iter().sum::<u32>() * 0, end.captured.0.iter().sum::<u32>());
+            assert_eq!(
+                end.captured[Side::South] + end.captured[Side::North] + game.round_start().kept.0.iter().sum::<u32>() * 0,
+                end.captured.0.iter().sum::<u32>()
+            );
         }
         moves.push(pit);
         if moves.len() > 200_000 {

@@ -8,8 +8,18 @@ use super::{BySide, Capture, CaptureKind, Game, GameError, MoveObserver, RoundEn
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TraceEvent {
-    Header { rules: Ruleset, rules_hash: String, first: Side },
-    RoundStart { round: u32, starter: Side, open: BySide<u8>, reserve: BySide<u32>, board: Vec<u8> },
+    Header {
+        rules: Ruleset,
+        rules_hash: String,
+        first: Side,
+    },
+    RoundStart {
+        round: u32,
+        starter: Side,
+        open: BySide<u8>,
+        reserve: BySide<u32>,
+        board: Vec<u8>,
+    },
     Move {
         round: u32,
         ply: u32,
@@ -21,8 +31,18 @@ pub enum TraceEvent {
         board: Vec<u8>,
         reserve: BySide<u32>,
     },
-    RoundEnd { round: u32, collector: Side, remainder: u32, captured: BySide<u32>, holdings: BySide<u32> },
-    MatchEnd { winner: Option<Side>, rounds: u32, holdings: BySide<u32> },
+    RoundEnd {
+        round: u32,
+        collector: Side,
+        remainder: u32,
+        captured: BySide<u32>,
+        holdings: BySide<u32>,
+    },
+    MatchEnd {
+        winner: Option<Side>,
+        rounds: u32,
+        holdings: BySide<u32>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -49,7 +69,13 @@ impl TraceEvent {
     }
 
     pub fn round_end(end: &RoundEnd) -> TraceEvent {
-        TraceEvent::RoundEnd { round: end.round, collector: end.collector, remainder: end.remainder, captured: end.captured, holdings: end.holdings }
+        TraceEvent::RoundEnd {
+            round: end.round,
+            collector: end.collector,
+            remainder: end.remainder,
+            captured: end.captured,
+            holdings: end.holdings,
+        }
     }
 }
 

@@ -12,26 +12,18 @@ use super::IoError;
 /// Writes `path` atomically: `f` writes the contents into a temporary file, which replaces
 /// `path` only if `f` and the sync succeed. On any error (or panic in `f`) the temporary file
 /// is removed and `path` is left as it was.
-pub fn write_atomically(
-    path: &Path,
-    f: impl FnOnce(&mut File) -> Result<(), IoError>,
-) -> Result<(), IoError> {
+pub fn write_atomically(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoError>) -> Result<(), IoError> {
     let mut tmp = Temporary::create(path)?;
     let file = tmp.file.as_mut().expect("temporary file is open");
     f(file)?;
-    file.flush()
-        .map_err(|e| IoError::file(path, format!("cannot flush {}", tmp.path.display()), e))?;
-    file.sync_all()
-        .map_err(|e| IoError::file(path, format!("cannot sync {}", tmp.path.display()), e))?;
+    file.flush().map_err(|e| IoError::file(path, format!("cannot flush {}", tmp.path.display()), e))?;
+    file.sync_all().map_err(|e| IoError::file(path, format!("cannot sync {}", tmp.path.display()), e))?;
     tmp.rename_to(path)
 }
 
 /// Writes `contents` to `path` atomically (see [`write_atomically`]).
 pub fn write_string_atomically(path: &Path, contents: &str) -> Result<(), IoError> {
-    write_atomically(path, |file| {
-        file.write_all(contents.as_bytes())
-            .map_err(|e| IoError::file(path, "cannot write", e))
-    })
+    write_atomically(path, |file| file.write_all(contents.as_bytes()).map_err(|e| IoError::file(path, "cannot write", e)))
 }
 
 /// A temporary file that is removed when dropped, unless it was renamed.
@@ -44,48 +36,24 @@ struct Temporary {
 impl Temporary {
     fn create(path: &Path) -> Result<Temporary, IoError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let name = path.file_name().ok_or_else(|| {
-            IoError::file(
-                path,
-                "cannot write",
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
-            )
-        })?;
+        let name = path
+            .file_name()
+            .ok_or_else(|| IoError::file(path, "cannot write", std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")))?;
         let mut tmp_name = std::ffi::OsString::from(".");
         tmp_name.push(name);
-        tmp_name.push(format!(
-            ".tmp-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
+        tmp_name.push(format!(".tmp-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed)));
         let tmp = path.with_file_name(tmp_name);
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)
-            .map_err(|e| {
-                IoError::file(
-                    path,
-                    format!("cannot create temporary file {}", tmp.display()),
-                    e,
-                )
-            })?;
-        Ok(Temporary {
-            path: tmp,
-            file: Some(file),
-            renamed: false,
-        })
+            .map_err(|e| IoError::file(path, format!("cannot create temporary file {}", tmp.display()), e))?;
+        Ok(Temporary { path: tmp, file: Some(file), renamed: false })
     }
 
     fn rename_to(mut self, path: &Path) -> Result<(), IoError> {
         self.file = None;
-        fs::rename(&self.path, path).map_err(|e| {
-            IoError::file(
-                path,
-                format!("cannot rename {} to it", self.path.display()),
-                e,
-            )
-        })?;
+        fs::rename(&self.path, path).map_err(|e| IoError::file(path, format!("cannot rename {} to it", self.path.display()), e))?;
         self.renamed = true;
         sync_directory(path);
         Ok(())
@@ -105,11 +73,7 @@ impl Drop for Temporary {
 fn sync_directory(path: &Path) {
     #[cfg(unix)]
     if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
+        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
         if let Ok(d) = File::open(dir) {
             let _ = d.sync_all();
         }
@@ -123,10 +87,7 @@ mod tests {
     use super::*;
 
     fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut v: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
     }

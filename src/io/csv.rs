@@ -15,16 +15,10 @@ use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 /// Writes `table` to `path` as CSV with a header row, atomically.
 pub fn write_csv(table: &Table, path: &Path) -> Result<(), IoError> {
     check_table(table, path)?;
-    let csv_error = |error| IoError::Csv {
-        path: path.to_path_buf(),
-        error,
-    };
+    let csv_error = |error| IoError::Csv { path: path.to_path_buf(), error };
     write_atomically(path, |file| {
-        let mut out = ::csv::WriterBuilder::new()
-            .buffer_capacity(1 << 20)
-            .from_writer(file);
-        out.write_record(table.columns.iter().map(|c| c.name))
-            .map_err(csv_error)?;
+        let mut out = ::csv::WriterBuilder::new().buffer_capacity(1 << 20).from_writer(file);
+        out.write_record(table.columns.iter().map(|c| c.name)).map_err(csv_error)?;
         let mut field = String::new();
         for row in 0..table.rows() {
             for c in &table.columns {
@@ -43,8 +37,7 @@ pub fn write_csv(table: &Table, path: &Path) -> Result<(), IoError> {
             }
             out.write_record(None::<&[u8]>).map_err(csv_error)?;
         }
-        out.flush()
-            .map_err(|e| IoError::file(path, "cannot write", e))
+        out.flush().map_err(|e| IoError::file(path, "cannot write", e))
     })
 }
 
@@ -53,24 +46,12 @@ pub fn write_csv(table: &Table, path: &Path) -> Result<(), IoError> {
 /// in the spec's order. Errors name the file, the line and the column.
 pub fn read_csv(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
     let file = File::open(path).map_err(|e| IoError::file(path, "cannot open", e))?;
-    let csv_error = |error| IoError::Csv {
-        path: path.to_path_buf(),
-        error,
-    };
-    let mut input = ::csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(file);
+    let csv_error = |error| IoError::Csv { path: path.to_path_buf(), error };
+    let mut input = ::csv::ReaderBuilder::new().has_headers(true).from_reader(file);
     let header = input.headers().map_err(csv_error)?.clone();
     let found: Vec<&str> = header.iter().collect();
     let index = match_columns(path, spec, &found)?;
-    let mut columns: Vec<Column> = spec
-        .columns
-        .iter()
-        .map(|c| Column {
-            name: c.name,
-            data: ColumnData::new(c.ty),
-        })
-        .collect();
+    let mut columns: Vec<Column> = spec.columns.iter().map(|c| Column { name: c.name, data: ColumnData::new(c.ty) }).collect();
     let mut record = ::csv::StringRecord::new();
     while input.read_record(&mut record).map_err(csv_error)? {
         let line = record.position().map_or(0, |p| p.line());
@@ -82,24 +63,13 @@ pub fn read_csv(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
                 column: column.name.to_string(),
                 what,
             };
-            let parse_error =
-                |ty: ColumnType| bad(format!("cannot read {field:?} as {}", type_name(ty)));
+            let parse_error = |ty: ColumnType| bad(format!("cannot read {field:?} as {}", type_name(ty)));
             match &mut column.data {
-                ColumnData::U32(v) => {
-                    v.push(field.parse().map_err(|_| parse_error(ColumnType::U32))?)
-                }
-                ColumnData::U64(v) => {
-                    v.push(field.parse().map_err(|_| parse_error(ColumnType::U64))?)
-                }
-                ColumnData::I64(v) => {
-                    v.push(field.parse().map_err(|_| parse_error(ColumnType::I64))?)
-                }
-                ColumnData::F64(v) => {
-                    v.push(field.parse().map_err(|_| parse_error(ColumnType::F64))?)
-                }
-                ColumnData::Bool(v) => {
-                    v.push(field.parse().map_err(|_| parse_error(ColumnType::Bool))?)
-                }
+                ColumnData::U32(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::U32))?),
+                ColumnData::U64(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::U64))?),
+                ColumnData::I64(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::I64))?),
+                ColumnData::F64(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::F64))?),
+                ColumnData::Bool(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::Bool))?),
                 ColumnData::Sym(v) => v.push(match field {
                     "" => None,
                     s => Some(intern_sym(s).ok_or_else(|| bad(format!("unknown symbol {s:?}")))?),
@@ -108,10 +78,7 @@ pub fn read_csv(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
             }
         }
     }
-    Ok(Table {
-        name: spec.name,
-        columns,
-    })
+    Ok(Table { name: spec.name, columns })
 }
 
 fn type_name(ty: ColumnType) -> &'static str {
@@ -134,10 +101,7 @@ mod tests {
     use crate::sim::schema::{empty_table, HISTOGRAMS, ROUNDS};
 
     fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
     }
@@ -151,34 +115,19 @@ mod tests {
         assert_eq!(names(dir.path()), ["t.csv"], "no temporary file is left");
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines();
-        assert_eq!(
-            lines.next(),
-            Some("a_u32,a_u64,an_i64,an_f64,a_bool,a_sym,a_text")
-        );
-        assert_eq!(
-            lines.next(),
-            Some("0,18446744073709551615,-9223372036854775808,0.1,true,south,random")
-        );
-        assert!(
-            lines.next().unwrap().ends_with(",false,,minimax:2"),
-            "a null symbol is an empty field"
-        );
+        assert_eq!(lines.next(), Some("a_u32,a_u64,an_i64,an_f64,a_bool,a_sym,a_text"));
+        assert_eq!(lines.next(), Some("0,18446744073709551615,-9223372036854775808,0.1,true,south,random"));
+        assert!(lines.next().unwrap().ends_with(",false,,minimax:2"), "a null symbol is an empty field");
         let back = read_csv(&path, &ALL_TYPES).unwrap();
         assert_eq!(back, t);
-        let ColumnData::F64(f) = back.column("an_f64").unwrap() else {
-            panic!()
-        };
+        let ColumnData::F64(f) = back.column("an_f64").unwrap() else { panic!() };
         assert!(f[3].is_sign_negative(), "-0.0 keeps its sign");
     }
 
     #[test]
     fn parquet_and_csv_read_back_equal() {
         let dir = tempfile::tempdir().unwrap();
-        for (t, spec) in [
-            (all_types_table(), ALL_TYPES),
-            (rounds_table(2000), ROUNDS),
-            (empty_table(&HISTOGRAMS), HISTOGRAMS),
-        ] {
+        for (t, spec) in [(all_types_table(), ALL_TYPES), (rounds_table(2000), ROUNDS), (empty_table(&HISTOGRAMS), HISTOGRAMS)] {
             let (p, c) = (dir.path().join("t.parquet"), dir.path().join("t.csv"));
             write_parquet(&t, &p).unwrap();
             write_csv(&t, &c).unwrap();
@@ -198,14 +147,8 @@ mod tests {
             std::fs::write(&path, format!("{header}\n")).unwrap();
             let err = read_csv(&path, &HISTOGRAMS).unwrap_err();
             let msg = err.to_string();
-            assert!(
-                matches!(&err, IoError::Schema { column: c, .. } if c == column),
-                "{msg}"
-            );
-            assert!(
-                msg.contains("bad.csv") && msg.contains(column) && msg.contains(words),
-                "{msg}"
-            );
+            assert!(matches!(&err, IoError::Schema { column: c, .. } if c == column), "{msg}");
+            assert!(msg.contains("bad.csv") && msg.contains(column) && msg.contains(words), "{msg}");
         };
         check("metric,value", "count", "missing");
         check("metric,value,count,extra", "extra", "not a column");
@@ -213,15 +156,9 @@ mod tests {
         check("metric,Value,count", "Value", "not a column");
         std::fs::write(&path, "count,metric,value\n3,lap_length,7\n").unwrap();
         let t = read_csv(&path, &HISTOGRAMS).unwrap();
-        assert_eq!(
-            t.columns.iter().map(|c| c.name).collect::<Vec<_>>(),
-            ["metric", "value", "count"]
-        );
+        assert_eq!(t.columns.iter().map(|c| c.name).collect::<Vec<_>>(), ["metric", "value", "count"]);
         assert_eq!(t.column("count"), Some(&ColumnData::U64(vec![3])));
-        assert_eq!(
-            t.column("metric"),
-            Some(&ColumnData::Sym(vec![Some("lap_length")]))
-        );
+        assert_eq!(t.column("metric"), Some(&ColumnData::Sym(vec![Some("lap_length")])));
     }
 
     #[test]
@@ -232,39 +169,18 @@ mod tests {
             std::fs::write(&path, format!("metric,value,count\n{body}")).unwrap();
             let err = read_csv(&path, &HISTOGRAMS).unwrap_err();
             let msg = err.to_string();
-            assert!(
-                matches!(&err, IoError::Value { column: c, .. } if c == column),
-                "{msg}"
-            );
-            assert!(
-                msg.contains("bad.csv")
-                    && msg.contains(&format!("line {line},"))
-                    && msg.contains(words),
-                "{msg}"
-            );
+            assert!(matches!(&err, IoError::Value { column: c, .. } if c == column), "{msg}");
+            assert!(msg.contains("bad.csv") && msg.contains(&format!("line {line},")) && msg.contains(words), "{msg}");
         };
-        check(
-            "lap_length,1,2\nlap_length,x,2\n",
-            3,
-            "value",
-            "cannot read \"x\" as u64",
-        );
+        check("lap_length,1,2\nlap_length,x,2\n", 3, "value", "cannot read \"x\" as u64");
         check("lap_length,1,-2\n", 2, "count", "\"-2\"");
-        check(
-            "lap_length,1,2\nlap_length,1,2\nsideways,1,2\n",
-            4,
-            "metric",
-            "unknown symbol \"sideways\"",
-        );
+        check("lap_length,1,2\nlap_length,1,2\nsideways,1,2\n", 4, "metric", "unknown symbol \"sideways\"");
         check("lap_length,1,\n", 2, "count", "\"\"");
         // A record with the wrong number of fields is a csv error naming the file and line.
         std::fs::write(&path, "metric,value,count\nlap_length,1\n").unwrap();
         let err = read_csv(&path, &HISTOGRAMS).unwrap_err();
         assert!(matches!(err, IoError::Csv { .. }), "{err}");
-        assert!(
-            err.to_string().contains("bad.csv") && err.to_string().contains("line: 2"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("bad.csv") && err.to_string().contains("line: 2"), "{err}");
     }
 
     #[test]

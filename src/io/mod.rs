@@ -39,15 +39,10 @@ impl Format {
 /// Reads a table file, choosing the format by the file's extension (`.parquet` or `.csv`).
 pub fn read_table(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    match Format::ALL
-        .into_iter()
-        .find(|f| f.extension().eq_ignore_ascii_case(ext))
-    {
+    match Format::ALL.into_iter().find(|f| f.extension().eq_ignore_ascii_case(ext)) {
         Some(Format::Parquet) => read_parquet(path, spec),
         Some(Format::Csv) => read_csv(path, spec),
-        None => Err(IoError::UnknownFormat {
-            path: path.to_path_buf(),
-        }),
+        None => Err(IoError::UnknownFormat { path: path.to_path_buf() }),
     }
 }
 
@@ -56,35 +51,19 @@ pub fn read_table(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
 pub enum IoError {
     /// An operating-system error (`action` says what was being done, e.g. "cannot open").
     #[error("{}: {action}: {error}", path.display())]
-    File {
-        path: PathBuf,
-        action: String,
-        error: std::io::Error,
-    },
+    File { path: PathBuf, action: String, error: std::io::Error },
     /// Polars could not write or read the Parquet file.
     #[error("{}: parquet: {error}", path.display())]
-    Parquet {
-        path: PathBuf,
-        error: polars::error::PolarsError,
-    },
+    Parquet { path: PathBuf, error: polars::error::PolarsError },
     /// The csv crate could not write or read the CSV file (malformed record, ...).
     #[error("{}: csv: {error}", path.display())]
     Csv { path: PathBuf, error: ::csv::Error },
     /// The file's columns do not match the table's schema (missing, unexpected, wrong type).
     #[error("{}: column `{column}`: {what}", path.display())]
-    Schema {
-        path: PathBuf,
-        column: String,
-        what: String,
-    },
+    Schema { path: PathBuf, column: String, what: String },
     /// A value that cannot be read as its column's type; `at` is "line N" (CSV) or "row N" (Parquet).
     #[error("{}: {at}, column `{column}`: {what}", path.display())]
-    Value {
-        path: PathBuf,
-        at: String,
-        column: String,
-        what: String,
-    },
+    Value { path: PathBuf, at: String, column: String, what: String },
     /// [`read_table`] was given a file that is neither `.parquet` nor `.csv`.
     #[error("{}: unknown table file extension (expected .parquet or .csv)", path.display())]
     UnknownFormat { path: PathBuf },
@@ -92,19 +71,11 @@ pub enum IoError {
 
 impl IoError {
     pub(crate) fn file(path: &Path, action: impl Into<String>, error: std::io::Error) -> IoError {
-        IoError::File {
-            path: path.to_path_buf(),
-            action: action.into(),
-            error,
-        }
+        IoError::File { path: path.to_path_buf(), action: action.into(), error }
     }
 
     pub(crate) fn schema(path: &Path, column: &str, what: impl Into<String>) -> IoError {
-        IoError::Schema {
-            path: path.to_path_buf(),
-            column: column.to_string(),
-            what: what.into(),
-        }
+        IoError::Schema { path: path.to_path_buf(), column: column.to_string(), what: what.into() }
     }
 }
 
@@ -116,11 +87,7 @@ fn check_table(table: &Table, path: &Path) -> Result<(), IoError> {
             return Err(IoError::schema(
                 path,
                 c.name,
-                format!(
-                    "has {} rows but column `{}` has {rows}",
-                    c.data.len(),
-                    table.columns[0].name
-                ),
+                format!("has {} rows but column `{}` has {rows}", c.data.len(), table.columns[0].name),
             ));
         }
         if table.columns[..i].iter().any(|d| d.name == c.name) {
@@ -141,11 +108,7 @@ fn match_columns(path: &Path, spec: &TableSpec, found: &[&str]) -> Result<Vec<us
             return Err(IoError::schema(
                 path,
                 name,
-                format!(
-                    "is not a column of table `{}` (its columns: {})",
-                    spec.name,
-                    column_list(spec)
-                ),
+                format!("is not a column of table `{}` (its columns: {})", spec.name, column_list(spec)),
             ));
         }
     }
@@ -153,26 +116,14 @@ fn match_columns(path: &Path, spec: &TableSpec, found: &[&str]) -> Result<Vec<us
         .iter()
         .map(|c| {
             found.iter().position(|n| *n == c.name).ok_or_else(|| {
-                IoError::schema(
-                    path,
-                    c.name,
-                    format!(
-                        "is missing (table `{}` has columns: {})",
-                        spec.name,
-                        column_list(spec)
-                    ),
-                )
+                IoError::schema(path, c.name, format!("is missing (table `{}` has columns: {})", spec.name, column_list(spec)))
             })
         })
         .collect()
 }
 
 fn column_list(spec: &TableSpec) -> String {
-    spec.columns
-        .iter()
-        .map(|c| c.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    spec.columns.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]
@@ -186,41 +137,13 @@ pub(crate) mod tests {
         name: "all_types",
         row: "a test row",
         columns: &[
-            ColumnSpec {
-                name: "a_u32",
-                ty: ColumnType::U32,
-                meaning: "u32",
-            },
-            ColumnSpec {
-                name: "a_u64",
-                ty: ColumnType::U64,
-                meaning: "u64",
-            },
-            ColumnSpec {
-                name: "an_i64",
-                ty: ColumnType::I64,
-                meaning: "i64",
-            },
-            ColumnSpec {
-                name: "an_f64",
-                ty: ColumnType::F64,
-                meaning: "f64",
-            },
-            ColumnSpec {
-                name: "a_bool",
-                ty: ColumnType::Bool,
-                meaning: "bool",
-            },
-            ColumnSpec {
-                name: "a_sym",
-                ty: ColumnType::Sym,
-                meaning: "sym, nullable",
-            },
-            ColumnSpec {
-                name: "a_text",
-                ty: ColumnType::Text,
-                meaning: "text",
-            },
+            ColumnSpec { name: "a_u32", ty: ColumnType::U32, meaning: "u32" },
+            ColumnSpec { name: "a_u64", ty: ColumnType::U64, meaning: "u64" },
+            ColumnSpec { name: "an_i64", ty: ColumnType::I64, meaning: "i64" },
+            ColumnSpec { name: "an_f64", ty: ColumnType::F64, meaning: "f64" },
+            ColumnSpec { name: "a_bool", ty: ColumnType::Bool, meaning: "bool" },
+            ColumnSpec { name: "a_sym", ty: ColumnType::Sym, meaning: "sym, nullable" },
+            ColumnSpec { name: "a_text", ty: ColumnType::Text, meaning: "text" },
         ],
     };
 
@@ -232,22 +155,10 @@ pub(crate) mod tests {
             columns: vec![
                 col("a_u32", ColumnData::U32(vec![0, 1, u32::MAX, 7, 42])),
                 col("a_u64", ColumnData::U64(vec![u64::MAX, 0, 1 << 40, 3, 9])),
-                col(
-                    "an_i64",
-                    ColumnData::I64(vec![i64::MIN, -1, 0, i64::MAX, 12345]),
-                ),
-                col(
-                    "an_f64",
-                    ColumnData::F64(vec![0.1, -2.5e-300, 1e300, -0.0, f64::MAX]),
-                ),
-                col(
-                    "a_bool",
-                    ColumnData::Bool(vec![true, false, false, true, true]),
-                ),
-                col(
-                    "a_sym",
-                    ColumnData::Sym(vec![Some("south"), None, Some("north"), Some("tie"), None]),
-                ),
+                col("an_i64", ColumnData::I64(vec![i64::MIN, -1, 0, i64::MAX, 12345])),
+                col("an_f64", ColumnData::F64(vec![0.1, -2.5e-300, 1e300, -0.0, f64::MAX])),
+                col("a_bool", ColumnData::Bool(vec![true, false, false, true, true])),
+                col("a_sym", ColumnData::Sym(vec![Some("south"), None, Some("north"), Some("tie"), None])),
                 col(
                     "a_text",
                     ColumnData::Text(vec![
@@ -288,16 +199,8 @@ pub(crate) mod tests {
         t.columns[2].data = ColumnData::I64(vec![1]);
         for name in ["t.parquet", "t.csv"] {
             let path = dir.path().join(name);
-            let err = if name.ends_with("csv") {
-                write_csv(&t, &path)
-            } else {
-                write_parquet(&t, &path)
-            }
-            .unwrap_err();
-            assert!(
-                matches!(&err, IoError::Schema { column, .. } if column == "an_i64"),
-                "{err}"
-            );
+            let err = if name.ends_with("csv") { write_csv(&t, &path) } else { write_parquet(&t, &path) }.unwrap_err();
+            assert!(matches!(&err, IoError::Schema { column, .. } if column == "an_i64"), "{err}");
             assert!(!path.exists());
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
@@ -317,20 +220,8 @@ pub(crate) mod tests {
         for c in &mut t.columns {
             let name = c.name;
             match &mut c.data {
-                ColumnData::U64(v) => v.extend((0..rows).map(|i| {
-                    if name == "match_id" {
-                        i as u64 / 8
-                    } else {
-                        next(5000)
-                    }
-                })),
-                ColumnData::U32(v) => v.extend((0..rows).map(|i| {
-                    if name == "round" {
-                        (i % 8) as u32 + 1
-                    } else {
-                        next(48) as u32
-                    }
-                })),
+                ColumnData::U64(v) => v.extend((0..rows).map(|i| if name == "match_id" { i as u64 / 8 } else { next(5000) })),
+                ColumnData::U32(v) => v.extend((0..rows).map(|i| if name == "round" { (i % 8) as u32 + 1 } else { next(48) as u32 })),
                 ColumnData::Sym(v) => v.extend((0..rows).map(|_| syms[next(4) as usize])),
                 other => panic!("unexpected ROUNDS column type {:?}", other.column_type()),
             }

@@ -8,9 +8,8 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use polars::prelude::{
-    BooleanChunked, DataFrame, DataType, Float64Chunked, Int64Chunked, IntoColumn, IntoSeries,
-    NewChunkedArray, ParquetCompression, ParquetReader, ParquetWriter, PlSmallStr, SerReader,
-    StringChunked, UInt32Chunked, UInt64Chunked,
+    BooleanChunked, DataFrame, DataType, Float64Chunked, Int64Chunked, IntoColumn, IntoSeries, NewChunkedArray, ParquetCompression,
+    ParquetReader, ParquetWriter, PlSmallStr, SerReader, StringChunked, UInt32Chunked, UInt64Chunked,
 };
 
 use super::atomic::write_atomically;
@@ -28,8 +27,7 @@ const COMPRESSION: ParquetCompression = ParquetCompression::Zstd(None);
 pub fn write_parquet(table: &Table, path: &Path) -> Result<(), IoError> {
     check_table(table, path)?;
     let columns = table.columns.iter().map(to_polars).collect();
-    let mut df =
-        DataFrame::new(table.rows(), columns).map_err(|error| parquet_error(path, error))?;
+    let mut df = DataFrame::new(table.rows(), columns).map_err(|error| parquet_error(path, error))?;
     write_atomically(path, |file| {
         let mut out = BufWriter::with_capacity(1 << 20, file);
         ParquetWriter::new(&mut out)
@@ -37,8 +35,7 @@ pub fn write_parquet(table: &Table, path: &Path) -> Result<(), IoError> {
             .set_parallel(false)
             .finish(&mut df)
             .map_err(|error| parquet_error(path, error))?;
-        out.flush()
-            .map_err(|e| IoError::file(path, "cannot write", e))
+        out.flush().map_err(|e| IoError::file(path, "cannot write", e))
     })
 }
 
@@ -46,9 +43,7 @@ pub fn write_parquet(table: &Table, path: &Path) -> Result<(), IoError> {
 /// `spec` (in any order) with their types; the table's columns are in the spec's order.
 pub fn read_parquet(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
     let file = File::open(path).map_err(|e| IoError::file(path, "cannot open", e))?;
-    let df = ParquetReader::new(file)
-        .finish()
-        .map_err(|error| parquet_error(path, error))?;
+    let df = ParquetReader::new(file).finish().map_err(|error| parquet_error(path, error))?;
     let found: Vec<&str> = df.columns().iter().map(|c| c.name().as_str()).collect();
     let index = match_columns(path, spec, &found)?;
     let mut columns = Vec::with_capacity(spec.columns.len());
@@ -56,17 +51,11 @@ pub fn read_parquet(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
         let data = from_polars(path, c.name, c.ty, &df.columns()[i])?;
         columns.push(Column { name: c.name, data });
     }
-    Ok(Table {
-        name: spec.name,
-        columns,
-    })
+    Ok(Table { name: spec.name, columns })
 }
 
 fn parquet_error(path: &Path, error: polars::error::PolarsError) -> IoError {
-    IoError::Parquet {
-        path: path.to_path_buf(),
-        error,
-    }
+    IoError::Parquet { path: path.to_path_buf(), error }
 }
 
 fn polars_type(ty: ColumnType) -> DataType {
@@ -94,75 +83,24 @@ fn to_polars(column: &Column) -> polars::prelude::Column {
     series.into_column()
 }
 
-fn from_polars(
-    path: &Path,
-    name: &'static str,
-    ty: ColumnType,
-    column: &polars::prelude::Column,
-) -> Result<ColumnData, IoError> {
+fn from_polars(path: &Path, name: &'static str, ty: ColumnType, column: &polars::prelude::Column) -> Result<ColumnData, IoError> {
     let want = polars_type(ty);
     if column.dtype() != &want {
-        return Err(IoError::schema(
-            path,
-            name,
-            format!("has type {}, expected {want}", column.dtype()),
-        ));
+        return Err(IoError::schema(path, name, format!("has type {}, expected {want}", column.dtype())));
     }
     let nulls = column.null_count();
     if nulls > 0 && ty != ColumnType::Sym {
-        return Err(IoError::schema(
-            path,
-            name,
-            format!("has {nulls} null values; only symbol columns may be null"),
-        ));
+        return Err(IoError::schema(path, name, format!("has {nulls} null values; only symbol columns may be null")));
     }
     const NO_NULLS: &str = "null count checked above";
     let wrong_type = |error| parquet_error(path, error);
     Ok(match ty {
-        ColumnType::U32 => ColumnData::U32(
-            column
-                .u32()
-                .map_err(wrong_type)?
-                .into_no_null_iter()
-                .collect(),
-        ),
-        ColumnType::U64 => ColumnData::U64(
-            column
-                .u64()
-                .map_err(wrong_type)?
-                .into_no_null_iter()
-                .collect(),
-        ),
-        ColumnType::I64 => ColumnData::I64(
-            column
-                .i64()
-                .map_err(wrong_type)?
-                .into_no_null_iter()
-                .collect(),
-        ),
-        ColumnType::F64 => ColumnData::F64(
-            column
-                .f64()
-                .map_err(wrong_type)?
-                .into_no_null_iter()
-                .collect(),
-        ),
-        ColumnType::Bool => ColumnData::Bool(
-            column
-                .bool()
-                .map_err(wrong_type)?
-                .iter()
-                .map(|v| v.expect(NO_NULLS))
-                .collect(),
-        ),
-        ColumnType::Text => ColumnData::Text(
-            column
-                .str()
-                .map_err(wrong_type)?
-                .iter()
-                .map(|v| v.expect(NO_NULLS).to_string())
-                .collect(),
-        ),
+        ColumnType::U32 => ColumnData::U32(column.u32().map_err(wrong_type)?.into_no_null_iter().collect()),
+        ColumnType::U64 => ColumnData::U64(column.u64().map_err(wrong_type)?.into_no_null_iter().collect()),
+        ColumnType::I64 => ColumnData::I64(column.i64().map_err(wrong_type)?.into_no_null_iter().collect()),
+        ColumnType::F64 => ColumnData::F64(column.f64().map_err(wrong_type)?.into_no_null_iter().collect()),
+        ColumnType::Bool => ColumnData::Bool(column.bool().map_err(wrong_type)?.iter().map(|v| v.expect(NO_NULLS)).collect()),
+        ColumnType::Text => ColumnData::Text(column.str().map_err(wrong_type)?.iter().map(|v| v.expect(NO_NULLS).to_string()).collect()),
         ColumnType::Sym => {
             let values = column.str().map_err(wrong_type)?;
             let mut out = Vec::with_capacity(values.len());
@@ -189,10 +127,7 @@ mod tests {
     use crate::sim::schema::{empty_table, LAPS, ROUNDS};
 
     fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
     }
@@ -203,16 +138,10 @@ mod tests {
         let path = dir.path().join("t.parquet");
         let t = all_types_table();
         write_parquet(&t, &path).unwrap();
-        assert_eq!(
-            names(dir.path()),
-            ["t.parquet"],
-            "no temporary file is left"
-        );
+        assert_eq!(names(dir.path()), ["t.parquet"], "no temporary file is left");
         let back = read_parquet(&path, &ALL_TYPES).unwrap();
         assert_eq!(back, t);
-        let ColumnData::F64(f) = back.column("an_f64").unwrap() else {
-            panic!()
-        };
+        let ColumnData::F64(f) = back.column("an_f64").unwrap() else { panic!() };
         assert!(f[3].is_sign_negative(), "-0.0 keeps its sign");
         // The file really is Parquet with zstd pages, not something that only this module reads.
         let bytes = std::fs::read(&path).unwrap();
@@ -221,15 +150,9 @@ mod tests {
         let mut reader = ParquetReader::new(File::open(&path).unwrap());
         let metadata = reader.get_metadata().unwrap();
         assert_eq!(metadata.num_rows, 5);
-        let chunks: Vec<_> = metadata
-            .row_groups
-            .iter()
-            .flat_map(|g| g.parquet_columns())
-            .collect();
+        let chunks: Vec<_> = metadata.row_groups.iter().flat_map(|g| g.parquet_columns()).collect();
         assert_eq!(chunks.len(), 7);
-        assert!(chunks
-            .iter()
-            .all(|c| format!("{:?}", c.compression()) == "Zstd"));
+        assert!(chunks.iter().all(|c| format!("{:?}", c.compression()) == "Zstd"));
     }
 
     #[test]
@@ -263,14 +186,8 @@ mod tests {
             write_parquet(t, &path).unwrap();
             let err = read_parquet(&path, &ALL_TYPES).unwrap_err();
             let msg = err.to_string();
-            assert!(
-                matches!(&err, IoError::Schema { column: c, .. } if c == column),
-                "{msg}"
-            );
-            assert!(
-                msg.contains("bad.parquet") && msg.contains(column) && msg.contains(words),
-                "{msg}"
-            );
+            assert!(matches!(&err, IoError::Schema { column: c, .. } if c == column), "{msg}");
+            assert!(msg.contains("bad.parquet") && msg.contains(column) && msg.contains(words), "{msg}");
         };
         // Missing column.
         let mut t = all_types_table();
@@ -278,10 +195,7 @@ mod tests {
         check(&t, "a_bool", "missing");
         // Unexpected column.
         let mut t = all_types_table();
-        t.columns.push(Column {
-            name: "extra",
-            data: ColumnData::U32(vec![0; 5]),
-        });
+        t.columns.push(Column { name: "extra", data: ColumnData::U32(vec![0; 5]) });
         check(&t, "extra", "not a column");
         // Wrong type: u64 where u32 is expected.
         let mut t = all_types_table();
@@ -302,31 +216,16 @@ mod tests {
         t.columns[6].data = ColumnData::Sym(vec![None, Some("north"), None, None, None]);
         write_parquet(&t, &path).unwrap();
         let err = read_parquet(&path, &ALL_TYPES).unwrap_err();
-        assert!(
-            matches!(&err, IoError::Schema { column, .. } if column == "a_text"),
-            "{err}"
-        );
+        assert!(matches!(&err, IoError::Schema { column, .. } if column == "a_text"), "{err}");
         assert!(err.to_string().contains("4 null values"), "{err}");
         // A symbol column holding a string that is no symbol.
         let mut t = all_types_table();
-        t.columns[5].data = ColumnData::Text(vec![
-            "south".into(),
-            "sideways".into(),
-            "".into(),
-            "tie".into(),
-            "north".into(),
-        ]);
+        t.columns[5].data = ColumnData::Text(vec!["south".into(), "sideways".into(), "".into(), "tie".into(), "north".into()]);
         write_parquet(&t, &path).unwrap();
         let err = read_parquet(&path, &ALL_TYPES).unwrap_err();
         let msg = err.to_string();
-        assert!(
-            matches!(&err, IoError::Value { column, .. } if column == "a_sym"),
-            "{msg}"
-        );
-        assert!(
-            msg.contains("t.parquet") && msg.contains("row 2") && msg.contains("\"sideways\""),
-            "{msg}"
-        );
+        assert!(matches!(&err, IoError::Value { column, .. } if column == "a_sym"), "{msg}");
+        assert!(msg.contains("t.parquet") && msg.contains("row 2") && msg.contains("\"sideways\""), "{msg}");
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub fn bench_engine(rules: Ruleset, matches: u64, seed: u64) -> EngineBench {
     let (mut moves, mut rounds) = (0u64, 0u64);
     for i in 0..matches {
         let mut game = Game::new(rules, Side::from_index((i % 2) as usize));
-        let mut agents = [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
+        let mut agents =
+            [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
         while !game.is_over() {
             let side = game.position().turn();
             if agents[side.index()].play(&mut game, &mut ()).is_some() {

@@ -119,7 +119,8 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
     let detail = cfg.detail;
     let first = cfg.first.for_match(index);
     let mut game = Game::new(cfg.rules, first);
-    let mut agents = [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))];
+    let mut agents =
+        [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))];
     let mut log = LapLog::default();
     let mut tally = RoundTally::default();
     let mut totals = MatchRow {
@@ -182,7 +183,14 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
                 });
                 if detail >= Detail::Lap {
                     for (i, &(start, sown)) in log.laps.iter().enumerate() {
-                        batch.laps.push(LapRow { match_id: index, round, ply, lap: i as u32 + 1, start_pit: start as u32, sown: sown as u32 });
+                        batch.laps.push(LapRow {
+                            match_id: index,
+                            round,
+                            ply,
+                            lap: i as u32 + 1,
+                            start_pit: start as u32,
+                            sown: sown as u32,
+                        });
                     }
                 }
             }
@@ -271,7 +279,13 @@ pub trait BatchSink: Sync {
 
 /// Runs the shard's batches on `threads` threads (0: all cores). `progress` gets the matches of
 /// each finished batch; `stop` lets a caller end the run early (finished batches stay written).
-pub fn run<S: BatchSink>(cfg: &RunConfig, threads: usize, sink: &S, progress: &(dyn Fn(u64) + Sync), stop: &AtomicBool) -> Result<RunCounts, S::Error> {
+pub fn run<S: BatchSink>(
+    cfg: &RunConfig,
+    threads: usize,
+    sink: &S,
+    progress: &(dyn Fn(u64) + Sync),
+    stop: &AtomicBool,
+) -> Result<RunCounts, S::Error> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
     let batches: Vec<u64> = cfg.shard_batches().collect();
     let counts = pool.install(|| {
