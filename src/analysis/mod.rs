@@ -1,4 +1,5 @@
 //! Analysis of simulated data: statistics over records and tables.
 
 pub mod stats;
+pub mod summarize;
 pub mod summary;

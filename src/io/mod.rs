@@ -6,6 +6,7 @@
 
 pub mod atomic;
 pub mod csv;
+pub mod dataset;
 pub mod parquet;
 
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use crate::sim::table::Table;
 
 pub use self::atomic::{write_atomically, write_string_atomically};
 pub use self::csv::{read_csv, write_csv};
+pub use self::dataset::{Dataset, DatasetError, DatasetWriter, Formats, Manifest};
 pub use self::parquet::{read_parquet, write_parquet};
 
 /// A table file format.

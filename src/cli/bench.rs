@@ -1,0 +1,52 @@
+//! `rajapasu bench`: the engine's speed (random full matches on one thread, nothing recorded).
+
+use crate::sim::bench::bench_engine;
+
+use super::{parse_rules, CliError};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Matches to play.
+    #[arg(long, default_value_t = 100_000)]
+    matches: u64,
+    /// Seed of the random players.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Repeat the measurement this many times and report each run and the best.
+    #[arg(long, default_value_t = 3)]
+    repeat: u32,
+    /// A rule switch, name=value (repeatable).
+    #[arg(long = "rule", value_name = "NAME=VALUE")]
+    rules: Vec<String>,
+    /// Print JSON lines instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let rules = parse_rules(&args.rules)?;
+    let mut best: Option<crate::sim::bench::EngineBench> = None;
+    for i in 1..=args.repeat.max(1) {
+        let b = bench_engine(rules, args.matches, args.seed);
+        if args.json {
+            println!("{}", serde_json::to_string(&b).unwrap());
+        } else {
+            println!(
+                "run {i}: {} matches, {} moves in {:.3} s: {:.0} matches/s, {:.0} moves/s ({:.0} moves per match)",
+                b.matches,
+                b.moves,
+                b.seconds,
+                b.matches_per_second,
+                b.moves_per_second,
+                b.moves as f64 / b.matches.max(1) as f64
+            );
+        }
+        if best.is_none_or(|x| b.matches_per_second > x.matches_per_second) {
+            best = Some(b);
+        }
+    }
+    if let (Some(b), false) = (best, args.json) {
+        println!("best: {:.0} matches/s, {:.0} moves/s (rules {})", b.matches_per_second, b.moves_per_second, rules.hash());
+    }
+    Ok(())
+}

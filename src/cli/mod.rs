@@ -1,0 +1,132 @@
+//! The command line: parsing into validated configurations, and errors mapped to exit codes in
+//! one place. One file per subcommand.
+
+mod bench;
+mod experiment;
+mod perft;
+mod plot;
+mod progress;
+mod replay;
+mod run;
+mod simulate;
+mod summarize;
+
+use std::io::Write;
+
+use clap::{Parser, Subcommand};
+
+pub use experiment::Experiment;
+
+use crate::engine::Ruleset;
+
+/// rajapasu: a research simulator for the mancala game Raja Pasu.
+#[derive(Parser, Debug)]
+#[command(name = "rajapasu", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Replay moves from the start of a match and print its trace as JSON Lines.
+    Replay(replay::Args),
+    /// Count legal move sequences inside round 1 (perft), depth 1..D.
+    Perft(perft::Args),
+    /// Measure the engine: random full matches per second on one thread, nothing recorded.
+    Bench(bench::Args),
+    /// Play seeded matches in parallel and write a dataset (Parquet and/or CSV).
+    Simulate(simulate::Args),
+    /// Summarize a dataset, or a study's directory of datasets.
+    Summarize(summarize::Args),
+    /// Draw the charts of a dataset or study as PNG and SVG.
+    Plot(plot::Args),
+    /// Run a study from an experiment file: datasets, summary and charts.
+    Run(run::Args),
+}
+
+/// A failure, with the exit code it maps to.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input: arguments, rules, players, moves, files that are not what they should be (exit 2).
+    Usage(String),
+    /// Something failed while working (exit 1).
+    Failed(String),
+    /// The reader of our output went away (`| head`): not an error (exit 0).
+    BrokenPipe,
+}
+
+impl CliError {
+    pub fn usage(msg: impl std::fmt::Display) -> CliError {
+        CliError::Usage(msg.to_string())
+    }
+    pub fn failed(msg: impl std::fmt::Display) -> CliError {
+        CliError::Failed(msg.to_string())
+    }
+}
+
+impl From<crate::io::DatasetError> for CliError {
+    fn from(e: crate::io::DatasetError) -> CliError {
+        match e {
+            crate::io::DatasetError::Invalid { .. } => CliError::Usage(e.to_string()),
+            crate::io::DatasetError::Io(_) => CliError::Failed(e.to_string()),
+        }
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> CliError {
+        CliError::Failed(e.to_string())
+    }
+}
+
+/// Parses `--rule name=value` options on top of the default ruleset.
+pub fn parse_rules(rules: &[String]) -> Result<Ruleset, CliError> {
+    Ruleset::from_assignments(rules.iter().map(String::as_str)).map_err(|e| CliError::usage(format!("--rule: {e}")))
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let result = match cli.command {
+        Command::Replay(a) => replay::run(a),
+        Command::Perft(a) => perft::run(a),
+        Command::Bench(a) => bench::run(a),
+        Command::Simulate(a) => simulate::run(a),
+        Command::Summarize(a) => summarize::run(a),
+        Command::Plot(a) => plot::run(a),
+        Command::Run(a) => run::run(a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(CliError::Usage(msg)) => {
+            let _ = writeln!(std::io::stderr(), "error: {msg}");
+            2
+        }
+        Err(CliError::BrokenPipe) => 0,
+        Err(CliError::Failed(msg)) => {
+            let _ = writeln!(std::io::stderr(), "error: {msg}");
+            1
+        }
+    }
+}
+
+/// An error writing to stdout; a closed pipe (`| head`) ends the output quietly.
+pub(crate) fn stdout_error(e: std::io::Error) -> CliError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        CliError::BrokenPipe
+    } else {
+        CliError::Failed(format!("cannot write to stdout: {e}"))
+    }
+}
+
+/// The command line as typed, for manifests.
+pub(crate) fn command_line() -> String {
+    std::env::args().collect::<Vec<_>>().join(" ")
+}

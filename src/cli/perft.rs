@@ -1,0 +1,39 @@
+//! `rajapasu perft`: legal move sequences inside round 1 (RULES.md "Perft").
+
+use std::io::Write;
+
+use crate::engine::{perft, Position, Side};
+
+use super::{parse_rules, stdout_error, CliError};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Deepest depth to count (prints depths 1..D).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=40))]
+    depth: u32,
+    /// A rule switch, name=value (repeatable).
+    #[arg(long = "rule", value_name = "NAME=VALUE")]
+    rules: Vec<String>,
+    /// Print JSON ({"rules":..., "perft":[...]}) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let rules = parse_rules(&args.rules)?;
+    let pos = Position::opening(rules, Side::South);
+    let mut out = std::io::stdout().lock();
+    let mut counts = Vec::new();
+    for d in 1..=args.depth {
+        let n = perft(&pos, d);
+        counts.push(n);
+        if !args.json {
+            writeln!(out, "perft({d}) = {n}").map_err(stdout_error)?;
+        }
+    }
+    if args.json {
+        let v = serde_json::json!({ "rules": rules, "rules_hash": rules.hash(), "perft": counts });
+        writeln!(out, "{v}").map_err(stdout_error)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,18 @@
+//! The progress bar: on stderr when it is a terminal, never otherwise or with --quiet.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+pub fn bar(total: u64, label: &str, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} matches {per_sec} ETA {eta}")
+            .expect("valid template"),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}

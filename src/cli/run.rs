@@ -1,0 +1,67 @@
+//! `rajapasu run`: a study from an experiment file: one dataset per arm, a summary, charts.
+
+use std::path::PathBuf;
+
+use crate::analysis::summarize::summarize_path;
+use crate::io::write_string_atomically;
+use crate::sim::{RunConfig, Shard};
+
+use super::experiment::Experiment;
+use super::simulate::{run_job, Job};
+use super::summarize::{study_text, write_summary};
+use super::CliError;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The experiment file, e.g. experiments/quickstart.toml.
+    file: PathBuf,
+    /// Directory under which the study's directory (named after the experiment) is written.
+    #[arg(long, default_value = "data")]
+    out_root: PathBuf,
+    /// Worker threads (0: one per core). The rows do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Play only this many matches per arm (a quick trial; the datasets then differ from the
+    /// full study's, so write them elsewhere with --out-root).
+    #[arg(long)]
+    matches: Option<u64>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let experiment = Experiment::load(&args.file)?;
+    let study_dir = args.out_root.join(&experiment.name);
+    std::fs::create_dir_all(&study_dir).map_err(|e| CliError::failed(format!("{}: cannot create: {e}", study_dir.display())))?;
+    write_string_atomically(&study_dir.join("experiment.toml"), &experiment.source).map_err(CliError::failed)?;
+    for (i, arm) in experiment.arms.iter().enumerate() {
+        let matches = args.matches.map_or(arm.matches, |m| m.min(arm.matches)).max(1);
+        let cfg = RunConfig {
+            rules: arm.rules,
+            south: arm.south,
+            north: arm.north,
+            first: arm.first,
+            seed: arm.seed,
+            matches,
+            detail: arm.detail,
+            batch_size: arm.batch_size,
+            shard: Shard::WHOLE,
+        };
+        let label = format!("[{}/{}] {}", i + 1, experiment.arms.len(), arm.name);
+        // Always resumable: a finished arm is kept, an interrupted one continues.
+        let job = Job { cfg, out: study_dir.join(&arm.name), format: arm.format, threads: args.threads, resume: true, quiet: args.quiet, label };
+        run_job(&job)?;
+    }
+    let order: Vec<String> = experiment.arms.iter().map(|a| a.name.clone()).collect();
+    let study = summarize_path(&study_dir, Some(&order))?;
+    write_summary(&study, &study_dir)?;
+    let text = study_text(&study);
+    write_string_atomically(&study_dir.join("summary.txt"), &text).map_err(CliError::failed)?;
+    print!("{text}");
+    let charts = crate::plot::plot_study(&study, &study_dir.join("charts")).map_err(CliError::failed)?;
+    if !args.quiet {
+        eprintln!("{}: summary.json, summary.csv, summary.txt and {} chart files in {}", experiment.name, charts.len(), study_dir.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! `rajapasu simulate`: seeded matches in parallel into a dataset.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use crate::agents::AgentSpec;
+use crate::io::{DatasetWriter, Formats, Manifest};
+use crate::sim::{Detail, FirstPolicy, RunConfig, Shard};
+
+use super::{parse_rules, progress, CliError};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Matches in the whole run (all shards).
+    #[arg(long)]
+    matches: u64,
+    /// Master seed: with the match index it determines every random choice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// South's player: random, greedy, minimax:D or mcts:N.
+    #[arg(long, default_value = "random")]
+    south: AgentSpec,
+    /// North's player.
+    #[arg(long, default_value = "random")]
+    north: AgentSpec,
+    /// Who starts round 1: south, north, or alternate (south in even matches).
+    #[arg(long, default_value = "alternate")]
+    first: FirstPolicy,
+    /// Worker threads (0: one per core). The rows do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// A rule switch, name=value (repeatable).
+    #[arg(long = "rule", value_name = "NAME=VALUE")]
+    rules: Vec<String>,
+    /// Output dataset directory (new or empty, or this run's, with --resume).
+    #[arg(long)]
+    out: PathBuf,
+    /// parquet, csv or both.
+    #[arg(long, default_value = "parquet")]
+    format: Formats,
+    /// Records kept: match, round, move or lap (each includes the ones before).
+    #[arg(long, default_value = "round")]
+    detail: Detail,
+    /// Play only shard K of N (1-based), e.g. 3/8; shards write into the same directory.
+    #[arg(long, default_value = "1/1")]
+    shard: Shard,
+    /// Matches per batch (one part file per table and batch); default depends on --detail.
+    #[arg(long)]
+    batch_size: Option<u64>,
+    /// Continue an interrupted run in --out: finished batches are kept, the rest are played.
+    #[arg(long)]
+    resume: bool,
+    /// No progress bar and no report.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// A validated simulation job (shared with `rajapasu run`).
+pub struct Job {
+    pub cfg: RunConfig,
+    pub out: PathBuf,
+    pub format: Formats,
+    pub threads: usize,
+    pub resume: bool,
+    pub quiet: bool,
+    pub label: String,
+}
+
+pub const MAX_MATCHES: u64 = 1 << 40;
+
+pub fn validate_counts(matches: u64, batch_size: Option<u64>, detail: Detail) -> Result<u64, CliError> {
+    if matches == 0 || matches > MAX_MATCHES {
+        return Err(CliError::usage(format!("--matches {matches}: allowed values are 1..={MAX_MATCHES}")));
+    }
+    let batch = batch_size.unwrap_or(detail.default_batch_size());
+    if batch == 0 || batch > 10_000_000 {
+        return Err(CliError::usage(format!("--batch-size {batch}: allowed values are 1..=10000000")));
+    }
+    Ok(batch)
+}
+
+pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
+    let writer = DatasetWriter::create(&job.out, &job.cfg, job.format, job.resume, &super::command_line())?;
+    let total = job.cfg.shard_matches();
+    let bar = progress::bar(total, &job.label, job.quiet);
+    let progress = |n: u64| bar.inc(n);
+    let stop = AtomicBool::new(false);
+    let counts = crate::sim::run(&job.cfg, job.threads, &writer, &progress, &stop)?;
+    bar.finish_and_clear();
+    let manifest = writer.finish(true)?;
+    if !job.quiet {
+        eprintln!(
+            "{}: {} matches played, {} batches written, {} already done; {} in {:.1} s",
+            job.label,
+            counts.matches,
+            counts.written,
+            counts.skipped,
+            describe_rows(&manifest),
+            manifest.seconds
+        );
+    }
+    Ok(manifest)
+}
+
+pub fn describe_rows(m: &Manifest) -> String {
+    m.rows.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ")
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let rules = parse_rules(&args.rules)?;
+    let batch_size = validate_counts(args.matches, args.batch_size, args.detail)?;
+    let cfg = RunConfig {
+        rules,
+        south: args.south,
+        north: args.north,
+        first: args.first,
+        seed: args.seed,
+        matches: args.matches,
+        detail: args.detail,
+        batch_size,
+        shard: args.shard,
+    };
+    let label = Path::new(&args.out).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let job = Job { cfg, out: args.out, format: args.format, threads: args.threads, resume: args.resume, quiet: args.quiet, label };
+    run_job(&job).map(|_| ())
+}

@@ -1,0 +1,452 @@
+//! A dataset directory: part files per table, progress markers, and the manifest.
+//!
+//! ```text
+//! DIR/manifest.json                  the run (shard 1/1), or manifest-shard-K-of-N.json per shard
+//! DIR/matches/part-RUN-BATCH.parquet one part file per batch and table (and/or .csv)
+//! DIR/rounds/..., moves/..., laps/..., histograms/...
+//! DIR/.progress/batch-BATCH.json     written after a batch's part files: it is complete
+//! ```
+//! Part files carry the run id (a hash of what determines the rows) in their names, so files of
+//! different runs mixed in one directory are detected. Every file is written atomically.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::{read_table, write_atomically, write_csv, write_parquet, write_string_atomically, Format, IoError};
+use crate::engine::Ruleset;
+use crate::sim::schema::{table_spec, TableSpec, ALL_TABLES};
+use crate::sim::table::Table;
+use crate::sim::{Batch, BatchSink, Detail, RunConfig};
+
+/// Which formats a run writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Formats {
+    Parquet,
+    Csv,
+    Both,
+}
+
+impl Formats {
+    pub fn list(self) -> Vec<Format> {
+        match self {
+            Formats::Parquet => vec![Format::Parquet],
+            Formats::Csv => vec![Format::Csv],
+            Formats::Both => vec![Format::Parquet, Format::Csv],
+        }
+    }
+}
+
+impl std::str::FromStr for Formats {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Formats, String> {
+        match s {
+            "parquet" => Ok(Formats::Parquet),
+            "csv" => Ok(Formats::Csv),
+            "both" => Ok(Formats::Both),
+            _ => Err(format!("bad format '{s}': allowed values are parquet, csv, both")),
+        }
+    }
+}
+
+/// The manifest of a run (or of one shard of it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub tool: String,
+    pub version: String,
+    /// "running" while the run writes, "complete" when every batch of the shard is written.
+    pub status: String,
+    pub run_id: String,
+    pub rules: Ruleset,
+    pub rules_hash: String,
+    pub south: String,
+    pub north: String,
+    pub first: String,
+    pub seed: u64,
+    /// Matches of the whole run (all shards).
+    pub matches: u64,
+    /// This shard's match range, [start, end).
+    pub match_range: [u64; 2],
+    pub shard: String,
+    pub batch_size: u64,
+    pub detail: Detail,
+    pub format: Formats,
+    /// Rows written per table (complete batches).
+    pub rows: BTreeMap<String, u64>,
+    pub started: String,
+    pub finished: Option<String>,
+    /// Seconds spent by the invocations that wrote this shard, added up over resumes.
+    pub seconds: f64,
+    pub command: String,
+    /// Every table written: its columns, their types and meanings.
+    pub schema: serde_json::Value,
+}
+
+impl Manifest {
+    pub fn config(&self) -> Result<RunConfig, String> {
+        Ok(RunConfig {
+            rules: self.rules,
+            south: self.south.parse().map_err(|e: crate::agents::SpecError| e.to_string())?,
+            north: self.north.parse().map_err(|e: crate::agents::SpecError| e.to_string())?,
+            first: self.first.parse()?,
+            seed: self.seed,
+            matches: self.matches,
+            detail: self.detail,
+            batch_size: self.batch_size,
+            shard: self.shard.parse()?,
+        })
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.status == "complete"
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    #[error(transparent)]
+    Io(#[from] IoError),
+    #[error("{}: {what}", path.display())]
+    Invalid { path: PathBuf, what: String },
+}
+
+fn invalid(path: &Path, what: impl Into<String>) -> DatasetError {
+    DatasetError::Invalid { path: path.to_path_buf(), what: what.into() }
+}
+
+fn io_err(path: &Path, action: &str, error: std::io::Error) -> DatasetError {
+    DatasetError::Io(IoError::File { path: path.to_path_buf(), action: action.into(), error })
+}
+
+pub fn manifest_name(shard: crate::sim::Shard) -> String {
+    if shard.count == 1 {
+        "manifest.json".into()
+    } else {
+        format!("manifest-shard-{}-of-{}.json", shard.index, shard.count)
+    }
+}
+
+fn is_manifest_name(name: &str) -> bool {
+    name == "manifest.json" || (name.starts_with("manifest-shard-") && name.ends_with(".json"))
+}
+
+/// Reads every manifest in `dir` (sorted by file name).
+pub fn read_manifests(dir: &Path) -> Result<Vec<(PathBuf, Manifest)>, DatasetError> {
+    let mut out = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read the directory", e))?;
+    let mut names: Vec<String> = entries.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).collect();
+    names.sort();
+    for name in names.into_iter().filter(|n| is_manifest_name(n)) {
+        let path = dir.join(&name);
+        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, "cannot read", e))?;
+        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| invalid(&path, format!("not a rajapasu manifest: {e}")))?;
+        out.push((path, manifest));
+    }
+    Ok(out)
+}
+
+/// What must agree between a new invocation and a dataset it writes into.
+fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
+    let checks: [(&str, String, String); 6] = [
+        ("run (rules, players, first player, seed)", a.run_id.clone(), b.run_id.clone()),
+        ("rules hash", a.rules_hash.clone(), b.rules_hash.clone()),
+        ("matches", a.matches.to_string(), b.matches.to_string()),
+        ("batch size", a.batch_size.to_string(), b.batch_size.to_string()),
+        ("detail", a.detail.to_string(), b.detail.to_string()),
+        ("format", format!("{:?}", a.format).to_lowercase(), format!("{:?}", b.format).to_lowercase()),
+    ];
+    checks.iter().find(|c| c.1 != c.2).map(|c| format!("{} is {} there, {} here", c.0, c.1, c.2))
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Writes a run's batches into a dataset directory; the sink of [`crate::sim::run`].
+pub struct DatasetWriter {
+    dir: PathBuf,
+    cfg: RunConfig,
+    formats: Vec<Format>,
+    run_id: String,
+    manifest: Manifest,
+    manifest_path: PathBuf,
+    started: Instant,
+}
+
+impl DatasetWriter {
+    /// Prepares `dir` for the run. Refuses a directory that holds anything but this run's
+    /// dataset, and one that already holds this shard unless `resume` is set.
+    pub fn create(dir: &Path, cfg: &RunConfig, format: Formats, resume: bool, command: &str) -> Result<DatasetWriter, DatasetError> {
+        if dir.exists() && !dir.is_dir() {
+            return Err(invalid(dir, "--out exists and is not a directory"));
+        }
+        std::fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create the output directory", e))?;
+        let run_id = cfg.run_id();
+        let range = cfg.shard_batches();
+        let match_range = if range.is_empty() { [0, 0] } else { [cfg.batch_range(range.start).start, cfg.batch_range(range.end - 1).end] };
+        let mut manifest = Manifest {
+            tool: "rajapasu".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            status: "running".into(),
+            run_id: run_id.clone(),
+            rules: cfg.rules,
+            rules_hash: cfg.rules.hash(),
+            south: cfg.south.to_string(),
+            north: cfg.north.to_string(),
+            first: cfg.first.to_string(),
+            seed: cfg.seed,
+            matches: cfg.matches,
+            match_range,
+            shard: cfg.shard.to_string(),
+            batch_size: cfg.batch_size,
+            detail: cfg.detail,
+            format,
+            rows: BTreeMap::new(),
+            started: now(),
+            finished: None,
+            seconds: 0.0,
+            command: command.into(),
+            schema: serde_json::to_value(ALL_TABLES.iter().filter(|t| cfg.detail.tables().contains(&t.name)).collect::<Vec<_>>())
+                .expect("schemas serialize"),
+        };
+        let manifests = read_manifests(dir)?;
+        let manifest_path = dir.join(manifest_name(cfg.shard));
+        if manifests.is_empty() {
+            let foreign: Vec<String> = std::fs::read_dir(dir)
+                .map_err(|e| io_err(dir, "cannot read the directory", e))?
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            if !foreign.is_empty() {
+                return Err(invalid(
+                    dir,
+                    format!("--out is not empty and holds no rajapasu dataset (found {}); choose an empty or new directory", foreign.join(", ")),
+                ));
+            }
+        }
+        for (path, other) in &manifests {
+            if let Some(diff) = identity_mismatch(other, &manifest) {
+                return Err(invalid(
+                    dir,
+                    format!("--out holds a different dataset ({}): {diff}; choose another --out", path.file_name().unwrap().to_string_lossy()),
+                ));
+            }
+            if *path == manifest_path {
+                if !resume {
+                    let what = if other.is_complete() { "a complete" } else { "an interrupted" };
+                    return Err(invalid(
+                        dir,
+                        format!("--out already holds {what} run of shard {}; pass --resume to continue it, or choose another --out", other.shard),
+                    ));
+                }
+                manifest.started = other.started.clone();
+                manifest.seconds = other.seconds;
+            }
+        }
+        for table in cfg.detail.tables() {
+            let table_dir = dir.join(table);
+            std::fs::create_dir_all(&table_dir).map_err(|e| io_err(&table_dir, "cannot create", e))?;
+            remove_temporaries(&table_dir)?;
+        }
+        let progress = dir.join(".progress");
+        std::fs::create_dir_all(&progress).map_err(|e| io_err(&progress, "cannot create", e))?;
+        remove_temporaries(&progress)?;
+        write_string_atomically(&manifest_path, &to_json(&manifest))?;
+        Ok(DatasetWriter { dir: dir.to_path_buf(), cfg: cfg.clone(), formats: format.list(), run_id, manifest, manifest_path, started: Instant::now() })
+    }
+
+    fn marker(&self, batch: u64) -> PathBuf {
+        self.dir.join(".progress").join(format!("batch-{batch:08}.json"))
+    }
+
+    pub fn part_path(&self, table: &str, batch: u64, format: Format) -> PathBuf {
+        self.dir.join(table).join(format!("part-{}-{batch:08}.{}", self.run_id, format.extension()))
+    }
+
+    /// Marks the manifest complete, with the rows of all the shard's batches.
+    pub fn finish(mut self, complete: bool) -> Result<Manifest, DatasetError> {
+        let mut rows: BTreeMap<String, u64> = BTreeMap::new();
+        for b in self.cfg.shard_batches() {
+            let path = self.marker(b);
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let marker: Marker = serde_json::from_str(&text).map_err(|e| invalid(&path, e.to_string()))?;
+            for (t, n) in marker.rows {
+                *rows.entry(t).or_default() += n;
+            }
+        }
+        self.manifest.rows = rows;
+        self.manifest.seconds += self.started.elapsed().as_secs_f64();
+        if complete {
+            self.manifest.status = "complete".into();
+            self.manifest.finished = Some(now());
+        }
+        write_string_atomically(&self.manifest_path, &to_json(&self.manifest))?;
+        Ok(self.manifest)
+    }
+}
+
+fn to_json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string_pretty(v).expect("serializable") + "\n"
+}
+
+/// Removes files left under temporary names by an interrupted write (`.NAME.tmp-...`).
+fn remove_temporaries(dir: &Path) -> Result<(), DatasetError> {
+    for entry in std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read", e))?.filter_map(|e| e.ok()) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && name.contains(".tmp-") {
+            std::fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), "cannot remove a stale temporary file", e))?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize, Deserialize)]
+struct Marker {
+    run_id: String,
+    batch: u64,
+    rows: BTreeMap<String, u64>,
+}
+
+impl BatchSink for DatasetWriter {
+    type Error = DatasetError;
+
+    fn is_done(&self, batch: u64) -> bool {
+        std::fs::read_to_string(self.marker(batch))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Marker>(&t).ok())
+            .is_some_and(|m| m.run_id == self.run_id)
+    }
+
+    fn write(&self, batch: Batch) -> Result<(), DatasetError> {
+        let index = batch.index;
+        let mut rows = BTreeMap::new();
+        for table in batch.into_tables(self.cfg.detail) {
+            rows.insert(table.name.to_string(), table.rows() as u64);
+            for &format in &self.formats {
+                let path = self.part_path(table.name, index, format);
+                match format {
+                    Format::Parquet => write_parquet(&table, &path)?,
+                    Format::Csv => write_csv(&table, &path)?,
+                }
+            }
+        }
+        let marker = Marker { run_id: self.run_id.clone(), batch: index, rows };
+        write_atomically(&self.marker(index), |f| {
+            use std::io::Write;
+            f.write_all(to_json(&marker).as_bytes()).map_err(|e| IoError::File { path: self.marker(index), action: "cannot write".into(), error: e })
+        })?;
+        Ok(())
+    }
+}
+
+/// A dataset opened for reading: its manifests and its part files, checked for consistency.
+pub struct Dataset {
+    pub dir: PathBuf,
+    pub manifests: Vec<Manifest>,
+    pub run_id: String,
+}
+
+impl Dataset {
+    /// Opens `dir`: it must hold at least one manifest, all of one run, all complete, and part
+    /// files of that run only.
+    pub fn open(dir: &Path) -> Result<Dataset, DatasetError> {
+        if !dir.is_dir() {
+            return Err(invalid(dir, "no such directory"));
+        }
+        let manifests = read_manifests(dir)?;
+        let Some((first_path, first)) = manifests.first() else {
+            return Err(invalid(dir, "not a rajapasu dataset: no manifest.json (run `rajapasu simulate --out DIR` to make one)"));
+        };
+        for (path, m) in &manifests {
+            if let Some(diff) = identity_mismatch(first, m) {
+                return Err(invalid(
+                    dir,
+                    format!(
+                        "mixes datasets: {} and {} differ ({diff})",
+                        first_path.file_name().unwrap().to_string_lossy(),
+                        path.file_name().unwrap().to_string_lossy()
+                    ),
+                ));
+            }
+            if !m.is_complete() {
+                return Err(invalid(path, format!("shard {} is incomplete (status {}); finish it with --resume first", m.shard, m.status)));
+            }
+        }
+        let dataset = Dataset { dir: dir.to_path_buf(), run_id: first.run_id.clone(), manifests: manifests.into_iter().map(|m| m.1).collect() };
+        for table in dataset.detail().tables() {
+            dataset.parts(table)?;
+        }
+        Ok(dataset)
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifests[0]
+    }
+
+    pub fn detail(&self) -> Detail {
+        self.manifest().detail
+    }
+
+    /// Matches in the shards present.
+    pub fn matches_present(&self) -> u64 {
+        self.manifests.iter().map(|m| m.match_range[1] - m.match_range[0]).sum()
+    }
+
+    /// The part files of a table (one format: Parquet when both exist), sorted. Every part
+    /// must belong to this run.
+    pub fn parts(&self, table: &str) -> Result<Vec<PathBuf>, DatasetError> {
+        let table_dir = self.dir.join(table);
+        if !table_dir.is_dir() {
+            return Err(invalid(&table_dir, format!("missing table directory '{table}' for detail {}", self.detail())));
+        }
+        let format = if self.manifest().format == Formats::Csv { Format::Csv } else { Format::Parquet };
+        let mut parts = Vec::new();
+        for entry in std::fs::read_dir(&table_dir).map_err(|e| io_err(&table_dir, "cannot read", e))?.filter_map(|e| e.ok()) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let Some(rest) = name.strip_prefix("part-") else {
+                return Err(invalid(&entry.path(), "unexpected file in a table directory (expected part-RUN-BATCH files)"));
+            };
+            let run = rest.split('-').next().unwrap_or("");
+            if run != self.run_id {
+                return Err(invalid(
+                    &entry.path(),
+                    format!("part file of run {run} mixed into a dataset of run {} (different rules, players or seed)", self.run_id),
+                ));
+            }
+            if name.ends_with(&format!(".{}", format.extension())) {
+                parts.push(entry.path());
+            }
+        }
+        parts.sort();
+        Ok(parts)
+    }
+
+    /// Reads a table's part files one at a time (bounded memory), in order.
+    pub fn for_each_part(&self, table: &str, mut f: impl FnMut(Table) -> Result<(), DatasetError>) -> Result<u64, DatasetError> {
+        let spec: &TableSpec = table_spec(table).ok_or_else(|| invalid(&self.dir, format!("unknown table '{table}'")))?;
+        let mut rows = 0;
+        for part in self.parts(table)? {
+            let t = read_table(&part, spec)?;
+            rows += t.rows() as u64;
+            f(t)?;
+        }
+        Ok(rows)
+    }
+
+    /// Reads a whole table (for small datasets and tests).
+    pub fn read_all(&self, table: &str) -> Result<Table, DatasetError> {
+        let spec = table_spec(table).ok_or_else(|| invalid(&self.dir, format!("unknown table '{table}'")))?;
+        let mut all = crate::sim::schema::empty_table(spec);
+        self.for_each_part(table, |t| {
+            all.append(&t);
+            Ok(())
+        })?;
+        Ok(all)
+    }
+}
