@@ -409,7 +409,7 @@ impl Position {
     /// memory: each lap start follows deterministically from the one before, so some lap start
     /// repeats exactly when the sequence cycles. When it does (rare), the move is played again
     /// from the start with every lap start remembered, stopping at the first repeat.
-    #[inline]
+    #[inline(always)]
     pub fn play_unchecked_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
         let (board, reserve) = (self.board, self.reserve);
         let mut summary = MoveSummary::default();
