@@ -215,10 +215,14 @@ impl DatasetWriter {
         let manifests = read_manifests(dir)?;
         let manifest_path = dir.join(manifest_name(cfg.shard));
         if manifests.is_empty() {
+            // A shard starting at the same time as another may find the table directories
+            // before any manifest: those are the dataset's own, anything else is foreign.
+            let own = |name: &str| ALL_TABLES.iter().any(|t| t.name == name) || name == ".progress";
             let foreign: Vec<String> = std::fs::read_dir(dir)
                 .map_err(|e| io_err(dir, "cannot read the directory", e))?
                 .filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| !own(name))
                 .collect();
             if !foreign.is_empty() {
                 return Err(invalid(

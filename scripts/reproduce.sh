@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Reproduces every study of experiments/ with its summary and charts, into data/NAME/.
+# Interrupted? Run it again: finished arms are kept and interrupted ones resume.
+#   scripts/reproduce.sh                 # all experiments
+#   scripts/reproduce.sh quickstart      # some of them
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  names=(quickstart first_player rule_variants small_boards)
+fi
+for name in "${names[@]}"; do
+  echo "== $name"
+  ./target/release/rajapasu run "experiments/$name.toml" --out-root data
+done

@@ -1,0 +1,6 @@
+mod experiments;
+mod perft;
+mod plot;
+mod replay;
+mod simulate;
+mod summarize;

@@ -1,0 +1,20 @@
+use serde_json::Value;
+
+use crate::common::*;
+
+#[test]
+fn perft_prints_the_golden_counts() {
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(golden("perft.json")).unwrap()).unwrap();
+    for case in data["cases"].as_array().unwrap() {
+        let mut args = vec!["perft".to_string(), "--depth".into(), "5".into(), "--json".into()];
+        for (k, v) in case["rules"].as_object().unwrap() {
+            args.push(format!("--rule={k}={}", v.as_str().map_or(v.to_string(), str::to_owned)));
+        }
+        let out = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let got: Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(got["perft"].as_array().unwrap()[..], case["perft"].as_array().unwrap()[..5]);
+    }
+    let text = ok(&["perft", "--depth", "3"]);
+    assert_eq!(text, "perft(1) = 7\nperft(2) = 34\nperft(3) = 133\n");
+    usage_error(&["perft", "--depth", "0"], &["depth"]);
+}

@@ -1,0 +1,205 @@
+//! `rajapasu simulate`: reproducible rows, shards, resume, formats, bad input.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rajapasu::sim::table::{ColumnData, Table};
+
+use crate::common::*;
+
+fn simulate(out: &Path, extra: &[&str]) {
+    let mut args = vec!["simulate", "--matches", "120", "--seed", "9", "--south", "random", "--north", "greedy", "--out", s(out), "--quiet"];
+    args.extend_from_slice(extra);
+    ok(&args);
+}
+
+fn col<'a>(t: &'a Table, name: &str) -> &'a ColumnData {
+    t.column(name).unwrap_or_else(|| panic!("{} has no column {name}", t.name))
+}
+
+fn u64s(t: &Table, name: &str) -> Vec<u64> {
+    col(t, name).as_u64().unwrap()
+}
+
+#[test]
+fn rows_are_identical_for_any_thread_count_batch_size_and_sharding() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one");
+    let two = dir.path().join("two");
+    let sharded = dir.path().join("sharded");
+    simulate(&one, &["--threads", "1", "--detail", "move", "--batch-size", "7"]);
+    simulate(&two, &["--threads", "2", "--detail", "move", "--batch-size", "7"]);
+    for k in 1..=3 {
+        simulate(&sharded, &["--threads", "2", "--detail", "move", "--batch-size", "7", "--shard", &format!("{k}/3")]);
+    }
+    let reference = tables(&one);
+    assert_eq!(reference, tables(&two));
+    assert_eq!(reference, tables(&sharded));
+    assert_eq!(reference[0].rows(), 120);
+    assert_eq!(u64s(&reference[0], "match_id"), (0..120).collect::<Vec<u64>>());
+    assert!(dir.path().join("sharded/manifest-shard-2-of-3.json").exists());
+    // Another batch size changes the part files, not the rows.
+    let other = dir.path().join("other");
+    simulate(&other, &["--threads", "2", "--detail", "move", "--batch-size", "50"]);
+    let mut other_tables = tables(&other);
+    let mut ref_tables = reference.clone();
+    // Histograms are per part file: compare their sums instead.
+    let hist = |t: &Table| {
+        let mut m = std::collections::BTreeMap::new();
+        let (metric, value, count) = (col(t, "metric"), u64s(t, "value"), u64s(t, "count"));
+        let ColumnData::Sym(metric) = metric else { panic!() };
+        for i in 0..t.rows() {
+            *m.entry((metric[i], value[i])).or_insert(0u64) += count[i];
+        }
+        m
+    };
+    assert_eq!(hist(&ref_tables[1]), hist(&other_tables[1]));
+    other_tables.remove(1);
+    ref_tables.remove(1);
+    assert_eq!(ref_tables, other_tables);
+    // A different seed gives different rows.
+    let seeded = dir.path().join("seeded");
+    ok(&["simulate", "--matches", "120", "--seed", "10", "--south", "random", "--north", "greedy", "--out", s(&seeded), "--quiet", "--detail", "move"]);
+    assert_ne!(tables(&seeded)[0], reference[0]);
+}
+
+#[test]
+fn tables_agree_and_csv_holds_the_same_rows_as_parquet() {
+    let dir = tempfile::tempdir().unwrap();
+    let both = dir.path().join("both");
+    let csv = dir.path().join("csv");
+    simulate(&both, &["--detail", "lap", "--format", "both", "--rule", "final_four=stays", "--rule", "endless=stop"]);
+    simulate(&csv, &["--detail", "lap", "--format", "csv", "--rule", "final_four=stays", "--rule", "endless=stop"]);
+    let t = tables(&both);
+    assert_eq!(t, tables(&csv));
+    // Both formats are on disk for every part.
+    let f = files(&both);
+    assert_eq!(f.iter().filter(|p| p.ends_with(".parquet")).count(), f.iter().filter(|p| p.ends_with(".csv")).count());
+    let by_name = |n: &str| t.iter().find(|x| x.name == n).unwrap();
+    let (matches, rounds, moves, laps) = (by_name("matches"), by_name("rounds"), by_name("moves"), by_name("laps"));
+    let sum_by_match = |t: &Table, c: &str| {
+        let mut v = vec![0u64; 120];
+        for (id, x) in u64s(t, "match_id").into_iter().zip(u64s(t, c)) {
+            v[id as usize] += x;
+        }
+        v
+    };
+    // A match's totals are the sums over its rounds, moves and laps.
+    assert_eq!(sum_by_match(rounds, "moves"), u64s(matches, "moves"));
+    assert_eq!(sum_by_match(rounds, "laps"), u64s(matches, "laps"));
+    assert_eq!(sum_by_match(moves, "laps"), u64s(matches, "laps"));
+    assert_eq!(sum_by_match(laps, "sown"), u64s(matches, "sown"));
+    for c in ["pussa", "own_fours", "gifted_fours", "remainder"] {
+        for side in ["south", "north"] {
+            let name = format!("{side}_{c}");
+            assert_eq!(sum_by_match(rounds, &name), u64s(matches, &name), "{name}");
+        }
+    }
+    // Counters are conserved: each round's captures plus what was kept off the board is 98.
+    let total: Vec<u64> = ["south_total", "north_total", "south_kept", "north_kept"].iter().map(|c| u64s(rounds, c)).fold(vec![0; rounds.rows()], |acc, v| {
+        acc.iter().zip(v).map(|(a, b)| a + b).collect()
+    });
+    assert!(total.iter().all(|&t| t == 98));
+    let holdings: Vec<u64> = u64s(matches, "south_holdings").iter().zip(u64s(matches, "north_holdings")).map(|(a, b)| a + b).collect();
+    assert!(holdings.iter().all(|&h| h == 98));
+}
+
+#[test]
+fn a_killed_run_resumes_to_exactly_the_uninterrupted_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    let killed = dir.path().join("killed");
+    let args = |out: &Path| -> Vec<String> {
+        ["simulate", "--matches", "3000", "--seed", "5", "--detail", "round", "--batch-size", "20", "--threads", "2", "--quiet", "--out", s(out)]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    ok(&args(&full).iter().map(String::as_str).collect::<Vec<_>>());
+    let mut child = bin().args(args(&killed)).spawn().unwrap();
+    let progress = killed.join(".progress");
+    let start = Instant::now();
+    loop {
+        let done = std::fs::read_dir(&progress).map(|d| d.count()).unwrap_or(0);
+        if done >= 5 || start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done_before = std::fs::read_dir(&progress).unwrap().count();
+    assert!(done_before < 150, "the run was killed before it finished ({done_before} of 150 batches)");
+    // The interrupted directory is not a dataset yet, and is not overwritten without --resume.
+    usage_error(&["summarize", s(&killed)], &["incomplete", "--resume"]);
+    usage_error(&args(&killed).iter().map(String::as_str).collect::<Vec<_>>(), &["interrupted", "--resume"]);
+    let mut resume = args(&killed);
+    resume.push("--resume".into());
+    let (code, _, _) = run(&resume.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0);
+    assert_eq!(tables(&killed), tables(&full));
+    let strip = |f: Vec<String>| f.into_iter().filter(|p| !p.starts_with("manifest")).collect::<Vec<_>>();
+    assert_eq!(strip(files(&killed)), strip(files(&full)), "same part files, no temporaries left");
+    // Resuming a complete run does nothing and keeps it complete.
+    let (code, _, _) = run(&resume.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0);
+    assert_eq!(tables(&killed), tables(&full));
+}
+
+#[test]
+fn bad_input_is_refused_and_leaves_nothing_half_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = s(&out);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--south", "randm"], &["randm", "allowed: random, greedy, minimax:D"]);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--north", "minimax:0"], &["minimax:0"]);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "0/3"], &["0/3", "K/N"]);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "4/3"], &["4/3"]);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--detail", "everything"], &["everything", "match, round, move, lap"]);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--format", "xlsx"], &["xlsx", "parquet, csv, both"]);
+    usage_error(&["simulate", "--matches", "0", "--out", o], &["--matches 0"]);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--rule", "endless=never"], &["endless", "forbid, stop"]);
+    assert!(!out.exists(), "no output for refused arguments");
+    // A directory holding something else is foreign.
+    let foreign = dir.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("thesis.tex"), "keep me").unwrap();
+    usage_error(&["simulate", "--matches", "10", "--out", s(&foreign), "--quiet"], &["thesis.tex", "holds no rajapasu dataset"]);
+    assert_eq!(files(&foreign), vec!["thesis.tex"]);
+    // A directory holding another run is refused, even with --resume.
+    let other = dir.path().join("other");
+    ok(&["simulate", "--matches", "10", "--out", s(&other), "--quiet"]);
+    let before = files(&other);
+    usage_error(&["simulate", "--matches", "10", "--seed", "2", "--out", s(&other), "--quiet", "--resume"], &["different dataset", "run"]);
+    usage_error(&["simulate", "--matches", "10", "--out", s(&other), "--quiet"], &["complete", "--resume"]);
+    assert_eq!(files(&other), before);
+    // An unwritable location: a path under a regular file.
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let (code, _, err) = run(&["simulate", "--matches", "10", "--out", s(&file.join("sub")), "--quiet"]);
+    assert_ne!(code, 0);
+    assert!(err.contains(s(&file.join("sub"))), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
+
+#[test]
+fn the_manifest_records_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    simulate(&out, &["--detail", "round", "--rule", "pussa_chain=true", "--first", "north"]);
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["status"], "complete");
+    assert_eq!(m["rules"]["pussa_chain"], true);
+    assert_eq!(m["rules_hash"], rajapasu::engine::Ruleset::from_assignments(["pussa_chain=true"]).unwrap().hash());
+    assert_eq!((m["south"].as_str(), m["north"].as_str(), m["first"].as_str()), (Some("random"), Some("greedy"), Some("north")));
+    assert_eq!(m["seed"], 9);
+    assert_eq!(m["match_range"], serde_json::json!([0, 120]));
+    assert_eq!(m["rows"]["matches"], 120);
+    assert!(m["rows"]["rounds"].as_u64().unwrap() > 120);
+    assert_eq!(m["version"], env!("CARGO_PKG_VERSION"));
+    let schema = m["schema"].as_array().unwrap();
+    let names: Vec<&str> = schema.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["matches", "rounds", "histograms"]);
+    assert!(schema[0]["columns"].as_array().unwrap().iter().all(|c| c["meaning"].as_str().is_some_and(|s| !s.is_empty()) && c["type"].is_string()));
+    assert!(m["started"].as_str().unwrap().ends_with('Z') && m["finished"].is_string());
+}

@@ -1,0 +1,100 @@
+//! `rajapasu summarize`: figures equal to those computed independently from the rows.
+
+use rajapasu::sim::table::{ColumnData, Table};
+use serde_json::Value;
+
+use crate::common::*;
+
+fn syms<'a>(t: &'a Table, c: &str) -> &'a [Option<&'static str>] {
+    match t.column(c).unwrap() {
+        ColumnData::Sym(v) => v,
+        _ => panic!(),
+    }
+}
+
+#[test]
+fn summary_figures_equal_an_independent_count_of_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d");
+    ok(&["simulate", "--matches", "300", "--seed", "3", "--detail", "round", "--out", s(&out), "--quiet", "--batch-size", "64"]);
+    let text = ok(&["summarize", s(&out)]);
+    assert!(text.contains("first player wins") && text.contains("round 1 starter wins"), "{text}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let arm = &json["arms"][0];
+    let t = tables(&out);
+    let (matches, hist, rounds) = (&t[0], &t[1], &t[2]);
+    let (first, winner, r1) = (syms(matches, "first"), syms(matches, "winner"), syms(matches, "round1_winner"));
+    let first_wins = (0..300).filter(|&i| winner[i].is_some() && winner[i] == first[i]).count() as u64;
+    let finished = winner.iter().filter(|w| w.is_some()).count() as u64;
+    assert_eq!(arm["matches"], 300);
+    assert_eq!(arm["finished"], finished);
+    assert_eq!(arm["first_player_wins"]["successes"], first_wins);
+    assert_eq!(arm["first_player_wins"]["trials"], finished);
+    let rate = first_wins as f64 / finished as f64;
+    assert!((arm["first_player_wins"]["rate"].as_f64().unwrap() - rate).abs() < 1e-12);
+    let (lo, hi) = (arm["first_player_wins"]["ci_low"].as_f64().unwrap(), arm["first_player_wins"]["ci_high"].as_f64().unwrap());
+    assert!(lo < rate && rate < hi && hi - lo < 0.12);
+    assert_eq!(arm["round1_starter_wins"]["successes"], (0..300).filter(|&i| r1[i] == first[i]).count() as u64);
+    // Round starters, from the rounds table.
+    let (starter, rwinner) = (syms(rounds, "starter"), syms(rounds, "winner"));
+    let starter_wins = (0..rounds.rows()).filter(|&i| rwinner[i] == starter[i]).count() as u64;
+    assert_eq!(arm["round_starter_wins"]["successes"], starter_wins);
+    assert_eq!(arm["round_starter_wins"]["trials"], rounds.rows() as u64);
+    // Mean rounds per match and moves per round.
+    let r = matches.column("rounds").unwrap().as_u64().unwrap();
+    assert!((arm["rounds_per_match"]["mean"].as_f64().unwrap() - r.iter().sum::<u64>() as f64 / 300.0).abs() < 1e-9);
+    assert_eq!(arm["rounds_per_match"]["max"], *r.iter().max().unwrap());
+    let mv = rounds.column("moves").unwrap().as_u64().unwrap();
+    assert!((arm["moves_per_round"]["mean"].as_f64().unwrap() - mv.iter().sum::<u64>() as f64 / mv.len() as f64).abs() < 1e-9);
+    // Lap statistics from the histograms table.
+    let (metric, value, count) = (syms(hist, "metric"), hist.column("value").unwrap().as_u64().unwrap(), hist.column("count").unwrap().as_u64().unwrap());
+    let (mut laps, mut sown) = (0u64, 0u64);
+    for i in 0..hist.rows() {
+        if metric[i] == Some("lap_length") {
+            laps += count[i];
+            sown += count[i] * value[i];
+        }
+    }
+    assert!((arm["lap_length"]["mean"].as_f64().unwrap() - sown as f64 / laps as f64).abs() < 1e-9);
+    // Capture sources: South's pussa share.
+    let sp: u64 = matches.column("south_pussa").unwrap().as_u64().unwrap().iter().sum();
+    assert_eq!(arm["capture_sources"][0]["pussa"], sp);
+    // Open pits at round 1 are all 7.
+    assert_eq!(arm["open_pits"][0]["round"], 1);
+    assert_eq!(arm["open_pits"][0]["south_mean_open"], 7.0);
+    // The CSV has one row per arm with the same rate.
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2);
+    assert!(csv.lines().nth(1).unwrap().contains(&rate.to_string()));
+    // --json prints the same summary.
+    let printed: Value = serde_json::from_str(&ok(&["summarize", s(&out), "--json"])).unwrap();
+    assert_eq!(printed, json);
+}
+
+#[test]
+fn bad_datasets_give_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    usage_error(&["summarize", s(&dir.path().join("missing"))], &["no such directory"]);
+    std::fs::write(dir.path().join("notes.txt"), "hello").unwrap();
+    usage_error(&["summarize", s(dir.path())], &["not a rajapasu dataset"]);
+    // A part file of another run mixed into a dataset.
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    ok(&["simulate", "--matches", "20", "--seed", "1", "--out", s(&a), "--quiet", "--detail", "match"]);
+    ok(&["simulate", "--matches", "20", "--seed", "2", "--out", s(&b), "--quiet", "--detail", "match"]);
+    let stray = std::fs::read_dir(b.join("matches")).unwrap().next().unwrap().unwrap().path();
+    std::fs::copy(&stray, a.join("matches").join(stray.file_name().unwrap())).unwrap();
+    usage_error(&["summarize", s(&a)], &["mixed into a dataset", "different rules, players or seed"]);
+    // Manifests of different runs in one directory.
+    let c = dir.path().join("c");
+    ok(&["simulate", "--matches", "20", "--seed", "1", "--out", s(&c), "--quiet", "--detail", "match", "--shard", "1/2"]);
+    let m = std::fs::read_to_string(b.join("manifest.json")).unwrap().replace("\"shard\": \"1/1\"", "\"shard\": \"2/2\"");
+    std::fs::write(c.join("manifest-shard-2-of-2.json"), m).unwrap();
+    usage_error(&["summarize", s(&c)], &["mixes datasets"]);
+    // A missing part file is noticed through the manifest's row count.
+    let d = dir.path().join("d");
+    ok(&["simulate", "--matches", "20", "--seed", "1", "--out", s(&d), "--quiet", "--detail", "match", "--batch-size", "5"]);
+    let part = std::fs::read_dir(d.join("matches")).unwrap().next().unwrap().unwrap().path();
+    std::fs::remove_file(part).unwrap();
+    usage_error(&["summarize", s(&d)], &["part files are missing"]);
+}

@@ -1,0 +1,67 @@
+//! Helpers: run the binary, read datasets back.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rajapasu"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// Runs the binary with `args`; returns (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out: Output = bin().args(args).output().expect("the binary runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Runs and asserts success.
+pub fn ok(args: &[&str]) -> String {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "rajapasu {}\nstderr: {err}", args.join(" "));
+    out
+}
+
+/// Runs and asserts exit code 2 with every needle in stderr; returns stderr.
+pub fn usage_error(args: &[&str], needles: &[&str]) -> String {
+    let (code, _, err) = run(args);
+    assert_eq!(code, 2, "rajapasu {} should fail with exit 2; stderr: {err}", args.join(" "));
+    for n in needles {
+        assert!(err.contains(n), "stderr of rajapasu {} lacks '{n}': {err}", args.join(" "));
+    }
+    err
+}
+
+pub fn golden(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden").join(name)
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Every table of a dataset, read back whole, by name.
+pub fn tables(dir: &Path) -> Vec<rajapasu::sim::table::Table> {
+    let d = rajapasu::io::Dataset::open(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    d.detail().tables().into_iter().map(|t| d.read_all(t).unwrap()).collect()
+}
+
+/// Files under `dir` (recursively), relative, sorted; hidden progress files included.
+pub fn files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    if dir.exists() {
+        walk(dir, dir, &mut out);
+    }
+    out.sort();
+    out
+}
