@@ -8,6 +8,7 @@ mod plot;
 mod progress;
 mod replay;
 mod run;
+mod schema;
 mod simulate;
 mod summarize;
 
@@ -43,6 +44,8 @@ pub enum Command {
     Plot(plot::Args),
     /// Run a study from an experiment file: datasets, summary and charts.
     Run(run::Args),
+    /// Print the tables and columns of a dataset, with types and meanings.
+    Schema(schema::Args),
 }
 
 /// A failure, with the exit code it maps to.
@@ -102,6 +105,7 @@ pub fn main() -> i32 {
         Command::Summarize(a) => summarize::run(a),
         Command::Plot(a) => plot::run(a),
         Command::Run(a) => run::run(a),
+        Command::Schema(a) => schema::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -18,3 +18,15 @@ fn perft_prints_the_golden_counts() {
     assert_eq!(text, "perft(1) = 7\nperft(2) = 34\nperft(3) = 133\n");
     usage_error(&["perft", "--depth", "0"], &["depth"]);
 }
+
+#[test]
+fn the_data_docs_describe_every_table_and_column() {
+    let docs = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md")).unwrap();
+    let generated = ok(&["schema", "--markdown"]);
+    assert!(docs.contains(&generated), "docs/data.md is out of date: paste `rajapasu schema --markdown` into it");
+    for t in rajapasu::sim::schema::ALL_TABLES {
+        for c in t.columns {
+            assert!(generated.contains(&format!("| `{}` |", c.name)) && generated.contains(c.meaning));
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! `rajapasu schema`: every table and column of a dataset, with types and meanings.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use crate::sim::schema::ALL_TABLES;
+
+use super::{stdout_error, CliError};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Print Markdown (as in docs/data.md) instead of JSON.
+    #[arg(long)]
+    markdown: bool,
+}
+
+/// The tables as Markdown: a section per table with a column table.
+pub fn markdown() -> String {
+    let mut s = String::new();
+    for t in ALL_TABLES {
+        let _ = writeln!(s, "### `{}`\n\nOne row per {}.\n\n| column | type | meaning |\n|---|---|---|", t.name, t.row.trim_start_matches("one "));
+        for c in t.columns {
+            let ty = serde_json::to_value(c.ty).unwrap();
+            let _ = writeln!(s, "| `{}` | {} | {} |", c.name, ty.as_str().unwrap(), c.meaning);
+        }
+        s.push('\n');
+    }
+    s
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let text = if args.markdown { markdown() } else { serde_json::to_string_pretty(&ALL_TABLES).map_err(CliError::failed)? + "\n" };
+    std::io::stdout().lock().write_all(text.as_bytes()).map_err(stdout_error)
+}
