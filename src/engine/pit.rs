@@ -72,14 +72,12 @@ impl PitSet {
     pub const fn is_empty(self) -> bool {
         self.0 == 0
     }
-    /// The `n`-th pit of the set in increasing order (n < len).
+    /// The `n`-th pit of the set in increasing order (n < len). A table look-up: a loop
+    /// over the set bits would mispredict once per random move.
     #[inline]
     pub fn nth(self, n: usize) -> Pit {
-        let mut bits = self.0;
-        for _ in 0..n {
-            bits &= bits - 1;
-        }
-        Pit(bits.trailing_zeros() as u8)
+        debug_assert!(n < self.len());
+        Pit(NTH_SET_BIT[self.0 as usize & 0x1ff][n & 0xf])
     }
     pub fn iter(self) -> impl Iterator<Item = Pit> {
         let mut bits = self.0;
@@ -101,3 +99,21 @@ impl fmt::Display for PitSet {
         write!(f, "{}", v.join(","))
     }
 }
+
+/// NTH_SET_BIT[mask][n]: the position of the n-th set bit of a 9-bit mask.
+static NTH_SET_BIT: [[u8; 16]; 512] = {
+    let mut table = [[0u8; 16]; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let (mut bit, mut n) = (0, 0);
+        while bit < 9 {
+            if mask & (1 << bit) != 0 {
+                table[mask][n] = bit as u8;
+                n += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    table
+};

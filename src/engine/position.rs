@@ -60,6 +60,8 @@ impl MoveSummary {
 
 /// Receives the details of a move as it is played. `()` ignores them, at no cost.
 pub trait MoveObserver {
+    /// False for an observer that ignores everything, so the hot path can skip building events.
+    const DETAILS: bool = true;
     /// A move starts. Observers that collect details must clear them here: a move may be
     /// played again from its start (a player's discarded trial, or the exact R9 pass).
     #[inline(always)]
@@ -71,7 +73,9 @@ pub trait MoveObserver {
     fn capture(&mut self, _capture: Capture) {}
 }
 
-impl MoveObserver for () {}
+impl MoveObserver for () {
+    const DETAILS: bool = false;
+}
 
 /// Why a move is illegal (R4, R9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -457,26 +461,20 @@ impl Position {
                 if rules.skip_origin && at == start {
                     at = self.next[at] as usize;
                 }
-                self.board[at] += 1;
                 hand -= 1;
-                if self.board[at] == 4 {
-                    // R6: the row's owner takes a four; the last counter follows `final_four`.
-                    let owner = Side::from_index(at / p);
-                    let taker = if hand > 0 {
-                        Some(owner)
-                    } else {
-                        match rules.final_four {
-                            FinalFour::Owner => Some(owner),
-                            FinalFour::Sower => Some(mover),
-                            FinalFour::Stays => None,
-                        }
-                    };
-                    if let Some(by) = taker {
-                        self.board[at] = 0;
-                        self.reserve[by] += 4;
-                        summary.fours[by] += 4;
-                        obs.capture(Capture { kind: CaptureKind::Four, by, pit: at as u8, n: 4 });
-                    }
+                // R6: a pit brought to four is taken by its row's owner; the last counter of a
+                // lap follows `final_four`. Written without branches: whether a pit reaches four
+                // is a coin toss the branch predictor would lose.
+                let count = self.board[at] + 1;
+                let last = hand == 0;
+                let four = count == 4 && !(last && rules.final_four == FinalFour::Stays);
+                let by = if last && rules.final_four == FinalFour::Sower { mover } else { Side::from_index((at >= p) as usize) };
+                self.board[at] = if four { 0 } else { count };
+                let gained = 4 * four as u32;
+                self.reserve[by] += gained;
+                summary.fours[by] += gained;
+                if O::DETAILS && four {
+                    obs.capture(Capture { kind: CaptureKind::Four, by, pit: at as u8, n: 4 });
                 }
             }
             // R7: relay from the next open pit if it holds counters.
