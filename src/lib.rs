@@ -14,3 +14,5 @@ pub mod sim;
 pub mod analysis;
 #[cfg(feature = "cli")]
 pub mod io;
+#[cfg(feature = "cli")]
+pub mod plot;

@@ -1,0 +1,520 @@
+//! The six charts of a study, each drawn on any plotters backend (PNG and SVG share the code).
+
+use plotters::chart::{ChartBuilder, MeshStyle};
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::layout::*;
+use crate::analysis::stats::Proportion;
+use crate::analysis::summary::{ArmSummary, OpenPits, StudySummary};
+use crate::engine::Side;
+
+/// A chart builder with the common margins and label areas.
+fn builder<'a, 'b, DB: DrawingBackend>(area: &'a Area<DB>, x_area: u32, y_area: u32) -> ChartBuilder<'a, 'b, DB> {
+    let mut b = ChartBuilder::on(area);
+    b.margin_top(MARGIN.0)
+        .margin_right(MARGIN.1)
+        .margin_bottom(MARGIN.2)
+        .margin_left(MARGIN.3)
+        .x_label_area_size(x_area)
+        .y_label_area_size(y_area);
+    b
+}
+
+/// The common mesh look: light grey grid, 5-pixel ticks, the bundled font.
+fn style_mesh<X: Ranged, Y: Ranged, DB: DrawingBackend>(m: &mut MeshStyle<'_, '_, X, Y, DB>) {
+    m.set_all_tick_mark_size(5)
+        .x_label_style(font(TICK_SIZE))
+        .y_label_style(font(TICK_SIZE))
+        .axis_desc_style(font(AXIS_DESC_SIZE))
+        .bold_line_style(GRID_BOLD.stroke_width(1))
+        .light_line_style(GRID_LIGHT.stroke_width(1))
+        .axis_style(TEXT_COLOUR.stroke_width(1));
+}
+
+/// Height of the x label area under a categorical axis whose labels take `labels_height` pixels
+/// (the tick gap, the labels and the axis description).
+fn category_x_area(labels_height: u32) -> u32 {
+    TICK_LABEL_GAP as u32 + labels_height + 10 + line_height(AXIS_DESC_SIZE) as u32
+}
+
+/// "study NAME" and, for a single arm, which arm and players it is.
+fn study_line(study: &StudySummary) -> String {
+    match study.arms.as_slice() {
+        [arm] => format!(
+            "study {}, arm {}: South {} vs North {}, {} matches",
+            study.name,
+            arm.name,
+            arm.south,
+            arm.north,
+            thousands(arm.matches)
+        ),
+        arms => format!("study {}, {} arms", study.name, arms.len()),
+    }
+}
+
+/// 12345678 as "12,345,678".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn arm_names(study: &StudySummary) -> Vec<&str> {
+    study.arms.iter().map(|a| a.name.as_str()).collect()
+}
+
+/// One legend entry per arm (line, marker and colour of its series).
+fn arm_legend(study: &StudySummary) -> Legend {
+    Legend {
+        heading: Some("arm".to_string()),
+        items: study
+            .arms
+            .iter()
+            .enumerate()
+            .map(|(i, arm)| {
+                let (colour, marker) = series_style(i);
+                LegendItem { label: arm.name.clone(), glyph: Glyph::Line { colour, marker: Some(marker), dashed: false } }
+            })
+            .collect(),
+    }
+}
+
+/// At most this many markers per line; longer series get a marker every few points.
+const MAX_MARKERS: usize = 30;
+
+/// Draws the points of series `i` (colour and marker of [`series_style`]) as lines, broken
+/// where consecutive x values are more than 1 apart so that a missing value is not bridged,
+/// with markers: on every point of a short series, on every few points of a long one (shifted
+/// by the series index so that series of the same colour show their markers apart), and always
+/// on a point that no line reaches.
+fn draw_line_series<DB, X, Y>(chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>, points: &[(f64, f64)], i: usize) -> AreaResult<(), DB>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let (colour, m) = series_style(i);
+    let stride = points.len().div_ceil(MAX_MARKERS).max(1);
+    let mut marked: Vec<(f64, f64)> = Vec::new();
+    let mut start = 0;
+    for end in 1..=points.len() {
+        if end == points.len() || points[end].0 - points[end - 1].0 > 1.0 + 1e-9 {
+            if end - start > 1 {
+                chart.draw_series(LineSeries::new(points[start..end].iter().copied(), colour.stroke_width(2)))?;
+            }
+            for (k, &p) in points.iter().enumerate().take(end).skip(start) {
+                if end - start == 1 || k % stride == i % stride {
+                    marked.push(p);
+                }
+            }
+            start = end;
+        }
+    }
+    draw_markers(chart, &marked, m, colour, 4)
+}
+
+// --- 1. first-player win rate ---------------------------------------------------------------
+
+pub(super) const FIRST_PLAYER_TITLE: &str = "First-player advantage: win rates with 95% Wilson intervals";
+
+pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
+    let (match_colour, match_marker) = (PALETTE[0], Marker::Circle);
+    let (round_colour, round_marker) = (PALETTE[1], Marker::Square);
+    let legend = Legend {
+        heading: None,
+        items: vec![
+            LegendItem {
+                label: "match won by the first player (finished matches)".into(),
+                glyph: Glyph::ErrorBar { colour: match_colour, marker: match_marker },
+            },
+            LegendItem {
+                label: "round 1 won by its starter (all matches)".into(),
+                glyph: Glyph::ErrorBar { colour: round_colour, marker: round_marker },
+            },
+            LegendItem {
+                label: "50%: no first-player advantage".into(),
+                glyph: Glyph::Line { colour: REFERENCE_COLOUR, marker: None, dashed: true },
+            },
+        ],
+    };
+    let plot = frame(root, FIRST_PLAYER_TITLE, &study_line(study), &legend)?;
+
+    let shown = |p: &Proportion| p.trials > 0 && p.rate.is_finite();
+    let mut lo = 50.0f64;
+    let mut hi = 50.0f64;
+    for arm in &study.arms {
+        for p in [&arm.first_player_wins, &arm.round1_starter_wins].into_iter().filter(|p| shown(p)) {
+            lo = lo.min(100.0 * p.ci_low);
+            hi = hi.max(100.0 * p.ci_high);
+        }
+    }
+    let pad = ((hi - lo) * 0.08).max(1.0);
+    let (y0, y1) = ((lo - pad).max(0.0), (hi + pad).min(100.0));
+    let (y_ticks, decimals) = nice_ticks(y0, y1, 10);
+    let y_fmt = move |v: &f64| format!("{v:.decimals$}");
+    let tick_width = max_text_width(&plot, y_ticks.iter().map(|v| y_fmt(v)), TICK_SIZE)?;
+    let y_area = y_label_area(tick_width);
+
+    let n = study.arms.len();
+    let (pw, _) = plot.dim_in_pixel();
+    let slot = pw.saturating_sub(y_area + MARGIN.1 + MARGIN.3) / n as u32;
+    let labels = CategoryLabels::new(&plot, &arm_names(study), slot)?;
+    let x_range = Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: (0..n).map(|i| i as f64).collect() };
+    let mut chart =
+        builder(&plot, category_x_area(labels.height()), y_area).build_cartesian_2d(x_range, Linear { lo: y0, hi: y1, ticks: y_ticks })?;
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh);
+    mesh.disable_x_mesh()
+        .x_desc("arm")
+        .y_desc("first-player win rate (%)")
+        .x_label_formatter(&|_| String::new())
+        .y_label_formatter(&y_fmt)
+        .draw()?;
+
+    chart.draw_series(DashedLineSeries::new(vec![(-0.5, 50.0), (n as f64 - 0.5, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
+
+    // The two series side by side within each arm's slot.
+    let offset = 0.12;
+    for (k, (colour, m)) in [(match_colour, match_marker), (round_colour, round_marker)].into_iter().enumerate() {
+        let dx = if k == 0 { -offset } else { offset };
+        let stroke = colour.stroke_width(2);
+        for (i, arm) in study.arms.iter().enumerate() {
+            let p = if k == 0 { &arm.first_player_wins } else { &arm.round1_starter_wins };
+            if !shown(p) {
+                let note = font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Bottom));
+                chart.draw_series(std::iter::once(Text::new("no data", (i as f64 + dx, y0), note)))?;
+                continue;
+            }
+            let x = i as f64 + dx;
+            let (low, rate, high) = (100.0 * p.ci_low, 100.0 * p.rate, 100.0 * p.ci_high);
+            chart.draw_series(std::iter::once(PathElement::new(vec![(x, low), (x, high)], stroke)))?;
+            for y in [low, high] {
+                chart.draw_series(std::iter::once(EmptyElement::at((x, y)) + PathElement::new(vec![(-7, 0), (7, 0)], stroke)))?;
+            }
+            draw_markers(&mut chart, &[(x, rate)], m, colour, 6)?;
+        }
+    }
+
+    let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, y0)).0).collect();
+    let bottom = chart.plotting_area().get_pixel_range().1.end;
+    labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP)
+}
+
+// --- 2, 3, 5. distributions -------------------------------------------------------------------
+
+/// A distribution chart: one line per arm, the share of observations at each value.
+pub(super) struct DistributionChart {
+    pub title: &'static str,
+    pub x_desc: &'static str,
+    pub y_desc: &'static str,
+    pub log_y: bool,
+    pub histogram: fn(&ArmSummary) -> &[(u64, u64)],
+    /// The note drawn when no arm has any observation.
+    pub empty: &'static str,
+}
+
+pub(super) const LAP_LENGTH: DistributionChart = DistributionChart {
+    title: "Lap length: counters sown per lap",
+    x_desc: "lap length (counters sown)",
+    y_desc: "share of laps (%, log scale)",
+    log_y: true,
+    histogram: |arm| &arm.lap_length_histogram,
+    empty: "no laps recorded",
+};
+
+pub(super) const LAPS_PER_MOVE: DistributionChart = DistributionChart {
+    title: "Laps per move",
+    x_desc: "laps per move",
+    y_desc: "share of moves (%, log scale)",
+    log_y: true,
+    histogram: |arm| &arm.laps_per_move_histogram,
+    empty: "no moves recorded",
+};
+
+pub(super) const ROUNDS_PER_MATCH: DistributionChart = DistributionChart {
+    title: "Rounds per match",
+    x_desc: "rounds per match",
+    y_desc: "share of matches (%)",
+    log_y: false,
+    histogram: |arm| &arm.rounds_histogram,
+    empty: "no matches recorded",
+};
+
+impl DistributionChart {
+    /// Each arm's (value, share in %) points, zero counts left out.
+    fn shares(&self, arm: &ArmSummary) -> Vec<(f64, f64)> {
+        let bins = (self.histogram)(arm);
+        let total: u64 = bins.iter().map(|&(_, c)| c).sum();
+        let mut points: Vec<(f64, f64)> =
+            bins.iter().filter(|&&(_, c)| c > 0).map(|&(v, c)| (v as f64, 100.0 * c as f64 / total as f64)).collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        points
+    }
+
+    pub(super) fn draw<DB: DrawingBackend>(&self, root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
+        let plot = frame(root, self.title, &study_line(study), &arm_legend(study))?;
+        let series: Vec<Vec<(f64, f64)>> = study.arms.iter().map(|arm| self.shares(arm)).collect();
+        let all = || series.iter().flatten();
+        let x_min = all().map(|p| p.0).fold(f64::INFINITY, f64::min);
+        let x_max = all().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+        let (x_min, x_max) = if x_min.is_finite() { (x_min as u64, x_max as u64) } else { (0, 1) };
+        let x_ticks = integer_ticks(x_min, x_max, 16);
+        let pad = if x_max > x_min { 0.5 } else { 1.0 };
+        let x_range = Linear { lo: x_min as f64 - pad, hi: x_max as f64 + pad, ticks: x_ticks };
+
+        let y_max = all().map(|p| p.1).fold(0.0, f64::max);
+        if self.log_y {
+            let y_min = all().map(|p| p.1).fold(f64::INFINITY, f64::min);
+            // Whole decades, at least one.
+            let (y0, y1) = if y_min.is_finite() {
+                let y1 = 10f64.powf(y_max.log10().ceil()).min(100.0);
+                (10f64.powf(y_min.log10().floor()).min(y1 / 10.0), y1)
+            } else {
+                (0.1, 100.0)
+            };
+            let ticks = log_ticks(y0, y1);
+            let light: Vec<f64> = (y0.log10().floor() as i32..y1.log10().ceil() as i32)
+                .flat_map(|e| (2..10).map(move |m| m as f64 * 10f64.powi(e)))
+                .filter(|v| *v > y0 && *v < y1)
+                .collect();
+            let y_range = (y0..y1).log_scale().with_key_points(ticks.clone()).with_light_points(light);
+            self.draw_chart(&plot, study, &series, x_range, y_range, &ticks, &|v| percent_label(*v))
+        } else {
+            let y1 = (y_max * 1.08).clamp(1.0, 100.0);
+            let (ticks, decimals) = nice_ticks(0.0, y1, 10);
+            let fmt = move |v: &f64| format!("{v:.decimals$}");
+            let y_range = Linear { lo: 0.0, hi: y1, ticks: ticks.clone() };
+            self.draw_chart(&plot, study, &series, x_range, y_range, &ticks, &fmt)
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn draw_chart<DB, X, Y>(
+        &self,
+        plot: &Area<DB>,
+        study: &StudySummary,
+        series: &[Vec<(f64, f64)>],
+        x_range: X,
+        y_range: Y,
+        y_ticks: &[f64],
+        y_fmt: &dyn Fn(&f64) -> String,
+    ) -> AreaResult<(), DB>
+    where
+        DB: DrawingBackend,
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let tick_width = max_text_width(plot, y_ticks.iter().map(y_fmt), TICK_SIZE)?;
+        let mut chart = builder(plot, X_LABEL_AREA, y_label_area(tick_width)).build_cartesian_2d(x_range, y_range)?;
+        let mut mesh = chart.configure_mesh();
+        style_mesh(&mut mesh);
+        mesh.x_desc(self.x_desc).y_desc(self.y_desc).x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(y_fmt).draw()?;
+        debug_assert_eq!(series.len(), study.arms.len());
+        for (i, points) in series.iter().enumerate() {
+            draw_line_series(&mut chart, points, i)?;
+        }
+        if series.iter().all(Vec::is_empty) {
+            draw_note(&chart, self.empty)?;
+        }
+        Ok(())
+    }
+}
+
+// --- 4. capture sources -----------------------------------------------------------------------
+
+pub(super) const CAPTURE_SOURCES_TITLE: &str = "Capture sources: shares of the counters each seat captured";
+
+/// Colours of pussa, own fours, gifted fours and remainder, and whether a label on them is white.
+const SOURCE_COLOURS: [(RGBColor, bool); 4] =
+    [(RGBColor(0, 114, 178), true), (RGBColor(0, 158, 115), true), (RGBColor(230, 159, 0), false), (RGBColor(190, 190, 190), false)];
+const SOURCE_NAMES: [&str; 4] = ["pussa", "own fours", "gifted fours", "remainder"];
+
+pub(super) fn capture_sources<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
+    let legend = Legend {
+        heading: Some("source".into()),
+        items: SOURCE_NAMES
+            .iter()
+            .zip(SOURCE_COLOURS)
+            .map(|(name, (colour, _))| LegendItem { label: name.to_string(), glyph: Glyph::Swatch(colour) })
+            .collect(),
+    };
+    let plot = frame(root, CAPTURE_SOURCES_TITLE, &study_line(study), &legend)?;
+    let (y_ticks, _) = nice_ticks(0.0, 100.0, 10);
+    let tick_width = max_text_width(&plot, y_ticks.iter().map(|v| format!("{v:.0}")), TICK_SIZE)?;
+    let y_area = y_label_area(tick_width);
+
+    let n = study.arms.len();
+    let (pw, _) = plot.dim_in_pixel();
+    let slot = pw.saturating_sub(y_area + MARGIN.1 + MARGIN.3) / n as u32;
+    // Seat labels under each bar: full names when they fit, S and N otherwise.
+    let seat_offset = 0.21;
+    let half_bar = 0.17;
+    let bar_px = (slot as f64 * 2.0 * half_bar) as u32;
+    let seat_style = font(TICK_SIZE);
+    let long_fits = plot.estimate_text_size("South", &seat_style)?.0 + 4 <= (slot as f64 * 2.0 * seat_offset) as u32;
+    let seat_names: [&str; 2] = if long_fits { ["South", "North"] } else { ["S", "N"] };
+    let labels = CategoryLabels::new(&plot, &arm_names(study), slot)?;
+    let seat_height = line_height(TICK_SIZE) as u32 + 4;
+    let x_desc = if long_fits { "arm and seat".to_string() } else { "arm and seat (S = South, N = North)".to_string() };
+
+    let x_ticks: Vec<f64> = (0..n).flat_map(|i| [i as f64 - seat_offset, i as f64 + seat_offset]).collect();
+    let x_range = Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: x_ticks };
+    let mut chart = builder(&plot, category_x_area(seat_height + labels.height()), y_area)
+        .build_cartesian_2d(x_range, Linear { lo: 0.0, hi: 100.0, ticks: y_ticks })?;
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh);
+    mesh.disable_x_mesh()
+        .x_desc(x_desc)
+        .y_desc("share of captured counters (%)")
+        .x_label_formatter(&|_| String::new())
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .draw()?;
+
+    let value_style = |white: bool| font(13.0).color(if white { &WHITE } else { &TEXT_COLOUR }).pos(Pos::new(HPos::Center, VPos::Center));
+    for (i, arm) in study.arms.iter().enumerate() {
+        for side in Side::ALL {
+            let centre = i as f64 + if side == Side::South { -seat_offset } else { seat_offset };
+            let sources = arm.capture_sources[side];
+            if sources.total() == 0 {
+                let note = font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Bottom));
+                chart.draw_series(std::iter::once(Text::new("none", (centre, 0.0), note)))?;
+                continue;
+            }
+            let mut bottom = 0.0;
+            for (share, (colour, white)) in sources.shares().into_iter().zip(SOURCE_COLOURS) {
+                let top = bottom + 100.0 * share;
+                if share > 0.0 {
+                    let rect = [(centre - half_bar, bottom), (centre + half_bar, top)];
+                    chart.draw_series(std::iter::once(Rectangle::new(rect, colour.filled())))?;
+                    chart.draw_series(std::iter::once(Rectangle::new(rect, WHITE.stroke_width(1))))?;
+                    let height_px = chart.backend_coord(&(centre, bottom)).1 - chart.backend_coord(&(centre, top)).1;
+                    let text = format!("{:.0}%", 100.0 * share);
+                    let fits = plot.estimate_text_size(&text, &value_style(white))?.0 + 6 <= bar_px;
+                    if height_px >= 18 && fits {
+                        chart.draw_series(std::iter::once(Text::new(text, (centre, (bottom + top) / 2.0), value_style(white))))?;
+                    }
+                }
+                bottom = top;
+            }
+        }
+    }
+
+    let bottom = chart.plotting_area().get_pixel_range().1.end;
+    let (bx, by) = plot.get_base_pixel();
+    let seat_style = seat_style.pos(Pos::new(HPos::Center, VPos::Top));
+    for i in 0..n {
+        for (k, name) in seat_names.iter().enumerate() {
+            let x = i as f64 + if k == 0 { -seat_offset } else { seat_offset };
+            let px = chart.backend_coord(&(x, 0.0)).0;
+            plot.draw_text(name, &seat_style, (px - bx, bottom + TICK_LABEL_GAP - by))?;
+        }
+    }
+    let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, 0.0)).0).collect();
+    labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP + seat_height as i32)
+}
+
+// --- 6. closed pits ---------------------------------------------------------------------------
+
+pub(super) const CLOSED_PITS_TITLE: &str = "Closed pits: mean open pits at the start of each round";
+
+/// The rounds of an arm shown on the closed-pits chart: those reached by at least 1% of the
+/// matches that reached round 1 (the most-reached round).
+pub(super) fn shown_rounds(open_pits: &[OpenPits]) -> Vec<OpenPits> {
+    let reached = open_pits.iter().map(|p| p.matches).max().unwrap_or(0);
+    let mut rounds: Vec<OpenPits> = open_pits.iter().copied().filter(|p| p.matches > 0 && p.matches * 100 >= reached).collect();
+    rounds.sort_by_key(|p| p.round);
+    rounds
+}
+
+pub(super) fn closed_pits<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
+    let rounds: Vec<Vec<OpenPits>> = study.arms.iter().map(|arm| shown_rounds(&arm.open_pits)).collect();
+    let all = || rounds.iter().flatten();
+    let r_min = all().map(|p| p.round).min().unwrap_or(1) as u64;
+    let r_max = all().map(|p| p.round).max().unwrap_or(1) as u64;
+    let pad = if r_max > r_min { 0.5 } else { 1.0 };
+    // At most one round tick per `tick_space` pixels of plot width.
+    let tick_space = max_text_width(root, [r_max.to_string()], TICK_SIZE)? + 18;
+    let x_range = |plot_width: u32| Linear {
+        lo: r_min as f64 - pad,
+        hi: r_max as f64 + pad,
+        ticks: integer_ticks(r_min, r_max, (plot_width / tick_space).clamp(2, 16) as usize),
+    };
+    let y_max = all().flat_map(|p| [p.south_mean_open, p.north_mean_open, p.starter_mean_open]).fold(1.0, f64::max);
+    let y1 = y_max.ceil() + if y_max.ceil() - y_max < 0.3 { 1.0 } else { 0.0 };
+    let (y_ticks, decimals) = nice_ticks(0.0, y1, 8);
+    let y_range = || Linear { lo: 0.0, hi: y1, ticks: y_ticks.clone() };
+    let y_fmt = move |v: &f64| format!("{v:.decimals$}");
+    let tick_width = max_text_width(root, y_ticks.iter().map(|v| y_fmt(v)), TICK_SIZE)?;
+    const Y_DESC: &str = "mean open pits at round start";
+    let measures: [(&str, fn(&OpenPits) -> f64); 3] =
+        [("South", |p| p.south_mean_open), ("North", |p| p.north_mean_open), ("the round's starter", |p| p.starter_mean_open)];
+
+    if let [arm_rounds] = rounds.as_slice() {
+        // One arm: its three measures as three lines of one chart.
+        let legend = Legend {
+            heading: Some("open pits of".into()),
+            items: measures
+                .iter()
+                .enumerate()
+                .map(|(k, (name, _))| {
+                    let (colour, marker) = series_style(k);
+                    LegendItem { label: name.to_string(), glyph: Glyph::Line { colour, marker: Some(marker), dashed: false } }
+                })
+                .collect(),
+        };
+        let subtitle = format!("{}; rounds reached by at least 1% of the matches", study_line(study));
+        let plot = frame(root, CLOSED_PITS_TITLE, &subtitle, &legend)?;
+        let y_area = y_label_area(tick_width);
+        let plot_width = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3);
+        let mut chart = builder(&plot, X_LABEL_AREA, y_area).build_cartesian_2d(x_range(plot_width), y_range())?;
+        let mut mesh = chart.configure_mesh();
+        style_mesh(&mut mesh);
+        mesh.x_desc("round").y_desc(Y_DESC).x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(&y_fmt).draw()?;
+        for (k, (_, value)) in measures.iter().enumerate() {
+            let points: Vec<(f64, f64)> = arm_rounds.iter().map(|p| (p.round as f64, value(p))).collect();
+            draw_line_series(&mut chart, &points, k)?;
+        }
+        return Ok(());
+    }
+
+    // Several arms: one panel per measure, one line per arm, the panels' plots equally wide.
+    let subtitle = format!("{}; rounds reached by at least 1% of an arm's matches", study_line(study));
+    let plot = frame(root, CLOSED_PITS_TITLE, &subtitle, &arm_legend(study))?;
+    let (width, _) = plot.dim_in_pixel();
+    let first_area = y_label_area(tick_width);
+    let other_area = tick_width + TICK_LABEL_GAP as u32 + 8;
+    let margins = MARGIN.1 + MARGIN.3;
+    let inner = width.saturating_sub(first_area + 2 * other_area + 3 * margins) / 3;
+    let (first, rest) = plot.split_horizontally((inner + first_area + margins) as i32);
+    let (second, third) = rest.split_horizontally((inner + other_area + margins) as i32);
+    let title_height = line_height(PANEL_TITLE_SIZE) as u32 + 6;
+    let title_style = font(PANEL_TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Bottom));
+    for (k, ((name, value), area)) in measures.into_iter().zip([&first, &second, &third]).enumerate() {
+        let y_area = if k == 0 { first_area } else { other_area };
+        let mut chart =
+            builder(area, X_LABEL_AREA, y_area).margin_top(MARGIN.0 + title_height).build_cartesian_2d(x_range(inner), y_range())?;
+        let mut mesh = chart.configure_mesh();
+        style_mesh(&mut mesh);
+        mesh.x_desc("round").x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(&y_fmt);
+        if k == 0 {
+            mesh.y_desc(Y_DESC);
+        }
+        mesh.draw()?;
+        for (i, arm_rounds) in rounds.iter().enumerate() {
+            let points: Vec<(f64, f64)> = arm_rounds.iter().map(|p| (p.round as f64, value(p))).collect();
+            draw_line_series(&mut chart, &points, i)?;
+        }
+        let (xs, ys) = chart.plotting_area().get_pixel_range();
+        let (bx, by) = area.get_base_pixel();
+        area.draw_text(name, &title_style, ((xs.start + xs.end) / 2 - bx, ys.start - by - 6))?;
+    }
+    Ok(())
+}

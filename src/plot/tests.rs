@@ -1,0 +1,328 @@
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+
+use super::charts::shown_rounds;
+use super::layout::{font, integer_ticks, log_ticks, nice_ticks, percent_label, wrap};
+use super::*;
+use crate::analysis::stats::{proportion, Distribution};
+use crate::analysis::summary::{ArmSummary, CaptureSources, OpenPits};
+use crate::engine::BySide;
+
+/// A histogram with geometrically decreasing counts, from `first` while counts stay positive.
+fn geometric(first: u64, top: f64, ratio: f64, last: u64) -> Vec<(u64, u64)> {
+    (first..=last).map(|v| (v, (top * ratio.powi((v - first) as i32)).round() as u64)).filter(|&(_, c)| c > 0).collect()
+}
+
+/// A realistic arm: 10,000 matches; `k` (0 to 11) varies the figures between arms;
+/// `round_detail` fills the open-pit counts.
+fn arm(name: &str, k: u64, round_detail: bool) -> ArmSummary {
+    let v = k as f64;
+    let matches = 10_000;
+    let finished = 9_990 - 5 * k;
+    let rounds_histogram = geometric(1, 2_600.0 + 150.0 * v, 0.62 - 0.02 * v, 40);
+    let lap_length_histogram = geometric(1, 400_000.0, 0.78 + 0.015 * v, 200);
+    let laps_per_move_histogram = geometric(1, 60_000.0, 0.55 + 0.025 * v, 200);
+    let open_pits: Vec<OpenPits> = if round_detail {
+        (1..=25u32)
+            .map(|r| {
+                let matches = (matches as f64 * (0.55 + 0.015 * v).powi(r as i32 - 1)).round() as u64;
+                let decline = 0.45 * (r - 1) as f64;
+                OpenPits {
+                    round: r,
+                    matches,
+                    south_mean_open: (7.0 - decline * (1.0 + 0.05 * v)).max(1.5),
+                    north_mean_open: (7.0 - decline * (1.2 - 0.03 * v)).max(1.2),
+                    starter_mean_open: (7.0 - decline * (0.9 + 0.02 * v)).max(1.8),
+                }
+            })
+            .filter(|p| p.matches > 0)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let moves: Vec<(u64, u64)> = geometric(20, 900.0, 0.97, 400);
+    ArmSummary {
+        name: name.to_string(),
+        rules: "default".to_string(),
+        rules_hash: "0123456789abcdef".to_string(),
+        south: "greedy".to_string(),
+        north: if k == 0 { "random".to_string() } else { format!("minimax:depth={}", 2 + k) },
+        first: "south".to_string(),
+        seed: 42 + k,
+        detail: if round_detail { "round" } else { "match" }.to_string(),
+        matches,
+        finished,
+        unfinished: matches - finished,
+        first_player_wins: proportion(5_350 - 60 * k, finished),
+        seat_wins: BySide::new(proportion(5_100 + 100 * k, finished), proportion(4_890 - 105 * k, finished)),
+        round_starter_wins: proportion(13_000 + 250 * k, 24_000),
+        tied_rounds: 130 + k,
+        round1_starter_wins: proportion(5_600 + 75 * k, matches),
+        rounds_per_match: Distribution::from_histogram(&rounds_histogram),
+        moves_per_round: round_detail.then(|| Distribution::from_histogram(&moves)),
+        moves_per_match: Distribution::from_histogram(&moves),
+        laps_per_move: Distribution::from_histogram(&laps_per_move_histogram),
+        lap_length: Distribution::from_histogram(&lap_length_histogram),
+        capture_sources: BySide::new(
+            CaptureSources { pussa: 41_000 + 1_500 * k, own_fours: 120_000, gifted_fours: 31_000 - 1_500 * k, remainder: 9_000 },
+            CaptureSources { pussa: 38_000, own_fours: 110_000 + 2_500 * k, gifted_fours: 35_000, remainder: 12_000 + 500 * k },
+        ),
+        open_pits,
+        endless_moves: 0,
+        lap_length_histogram,
+        laps_per_move_histogram,
+        rounds_histogram,
+    }
+}
+
+fn one_arm_study(round_detail: bool) -> StudySummary {
+    StudySummary { name: "pilot".to_string(), arms: vec![arm("greedy-vs-random", 0, round_detail)] }
+}
+
+fn three_arm_study() -> StudySummary {
+    StudySummary {
+        name: "depth sweep <pussa & fours>".to_string(),
+        arms: vec![
+            arm("greedy-vs-random", 0, true),
+            arm("greedy_vs_minimax_depth3_default_rules", 3, true),
+            arm("greedy-vs-minimax-depth4-with-the-pussa-capture-variant-and-closed-pits-refilled", 6, true),
+        ],
+    }
+}
+
+/// Width and height from a PNG's IHDR chunk, after checking the signature.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert!(bytes.len() > 33, "PNG too short: {} bytes", bytes.len());
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+    assert_eq!(&bytes[12..16], b"IHDR", "the first chunk is IHDR");
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+/// Checks that `svg` is one well-nested `<svg>` element: every start tag is closed in order.
+fn check_xmlish(svg: &str) {
+    assert!(svg.trim_start().starts_with("<svg"), "SVG starts with {:?}", &svg[..svg.len().min(40)]);
+    let mut stack: Vec<&str> = Vec::new();
+    let mut rest = svg;
+    while let Some(start) = rest.find('<') {
+        let end = rest[start..].find('>').expect("unterminated tag") + start;
+        let tag = &rest[start + 1..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('?') || tag.starts_with('!') {
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop(), Some(name.trim()), "closing tag </{name}>");
+        } else if !tag.ends_with('/') {
+            stack.push(tag.split_whitespace().next().expect("tag name"));
+        }
+    }
+    assert!(stack.is_empty(), "unclosed tags: {stack:?}");
+    assert!(svg.trim_end().ends_with("</svg>"));
+}
+
+/// The contents of the SVG's `<text>` elements, trimmed and unescaped.
+fn svg_texts(svg: &str) -> Vec<String> {
+    let mut texts = Vec::new();
+    let mut rest = svg;
+    while let Some(start) = rest.find("<text") {
+        let open_end = rest[start..].find('>').unwrap() + start + 1;
+        let close = rest[open_end..].find("</text>").unwrap() + open_end;
+        let text = rest[open_end..close].trim();
+        texts.push(text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&"));
+        rest = &rest[close..];
+    }
+    texts
+}
+
+fn expected_paths(dir: &Path, charts: &[Chart]) -> Vec<PathBuf> {
+    charts.iter().flat_map(|c| ["png", "svg"].map(|ext| dir.join(format!("{}.{ext}", c.file_stem())))).collect()
+}
+
+/// The names of the files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+/// Plots `study` into a new directory and checks every file; `arm_name` must appear in every
+/// chart. Returns the temporary directory (removed when dropped) and the chart directory.
+fn check_study(study: &StudySummary, charts: &[Chart], arm_name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("charts");
+    let written = plot_study(study, &out).unwrap();
+    assert_eq!(written, expected_paths(&out, charts));
+    let mut expected: Vec<String> = written.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    expected.sort();
+    assert_eq!(listing(&out), expected, "no temporary file is left");
+    for chart in charts {
+        let png = fs::read(out.join(format!("{}.png", chart.file_stem()))).unwrap();
+        assert_eq!(png_size(&png), (WIDTH, HEIGHT), "{chart:?}");
+        // A blank chart compresses to a few kilobytes; a drawn one is much larger.
+        assert!(png.len() > 20_000, "{chart:?}: PNG of {} bytes", png.len());
+        let svg = fs::read_to_string(out.join(format!("{}.svg", chart.file_stem()))).unwrap();
+        check_xmlish(&svg);
+        assert!(svg.contains(&format!("width=\"{WIDTH}\"")) && svg.contains(&format!("height=\"{HEIGHT}\"")), "{chart:?}: SVG size");
+        let texts = svg_texts(&svg);
+        assert!(texts.iter().any(|t| t == chart.title()), "{chart:?}: title in {texts:?}");
+        assert!(texts.iter().any(|t| t.contains(arm_name)), "{chart:?}: arm name {arm_name} in {texts:?}");
+        assert!(svg.contains("font-family=\"sans-serif\""), "{chart:?}: the bundled font's family");
+    }
+    (dir, out)
+}
+
+#[test]
+fn one_arm_writes_every_chart() {
+    check_study(&one_arm_study(true), &Chart::ALL, "greedy-vs-random");
+}
+
+#[test]
+fn three_arms_write_every_chart() {
+    let study = three_arm_study();
+    let (_dir, out) = check_study(&study, &Chart::ALL, "greedy-vs-random");
+    // Arms are named in the legend (or under the axis) of every chart: the second name, cut
+    // into lines, still shows its first part everywhere.
+    for chart in Chart::ALL {
+        let texts = svg_texts(&fs::read_to_string(out.join(format!("{}.svg", chart.file_stem()))).unwrap());
+        assert!(texts.iter().any(|t| t.starts_with("greedy_vs_minimax")), "{chart:?}: {texts:?}");
+        assert!(texts.iter().any(|t| t.starts_with("greedy-vs-minimax-depth4")), "{chart:?}: {texts:?}");
+    }
+}
+
+#[test]
+fn closed_pits_is_skipped_without_open_pit_data() {
+    let study = one_arm_study(false);
+    assert!(!Chart::ClosedPits.has_data(&study));
+    let charts: Vec<Chart> = Chart::ALL.into_iter().filter(|&c| c != Chart::ClosedPits).collect();
+    let (_dir, out) = check_study(&study, &charts, "greedy-vs-random");
+    assert!(!out.join("closed_pits.png").exists() && !out.join("closed_pits.svg").exists());
+
+    // One arm with round detail is enough.
+    let mut study = three_arm_study();
+    study.arms[0].open_pits.clear();
+    study.arms[2].open_pits.clear();
+    assert!(Chart::ClosedPits.has_data(&study));
+}
+
+#[test]
+fn unwritable_directory_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-directory");
+    fs::write(&file, "x").unwrap();
+    let out = file.join("charts");
+    let err = plot_study(&one_arm_study(true), &out).unwrap_err();
+    assert!(matches!(err, PlotError::CreateDir { .. }), "{err:?}");
+    assert!(err.to_string().contains(&out.display().to_string()), "{err}");
+}
+
+#[test]
+fn unwritable_chart_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // A non-empty directory where a chart should go: the rename onto it fails.
+    let blocked = dir.path().join("lap_length.png");
+    fs::create_dir_all(blocked.join("inside")).unwrap();
+    let err = plot_study(&one_arm_study(true), dir.path()).unwrap_err();
+    assert!(err.to_string().contains(&blocked.display().to_string()), "{err}");
+    // The charts before it were written; no temporary file is left.
+    assert_eq!(listing(dir.path()), ["first_player_win_rate.png", "first_player_win_rate.svg", "lap_length.png"]);
+}
+
+#[test]
+fn study_without_arms_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = StudySummary { name: "empty".to_string(), arms: Vec::new() };
+    let err = plot_study(&study, dir.path()).unwrap_err();
+    assert!(matches!(err, PlotError::NoArms { .. }) && err.to_string().contains("empty"), "{err}");
+}
+
+/// An arm without finished matches, lap lengths or captures, with a single value of laps per
+/// move and of rounds, and a single round of open-pit data.
+fn degenerate_study() -> StudySummary {
+    let mut a = arm("nothing-finished", 0, true);
+    a.finished = 0;
+    a.first_player_wins = proportion(0, 0);
+    a.round1_starter_wins = proportion(0, 0);
+    a.lap_length_histogram.clear();
+    a.laps_per_move_histogram = vec![(1, 5)];
+    a.rounds_histogram = vec![(1, 10_000)];
+    a.capture_sources = BySide::default();
+    a.open_pits.truncate(1);
+    StudySummary { name: "edge".to_string(), arms: vec![a] }
+}
+
+#[test]
+fn degenerate_data_still_draws() {
+    check_study(&degenerate_study(), &Chart::ALL, "nothing-finished");
+}
+
+fn twelve_arm_study() -> StudySummary {
+    let arms = (0..12).map(|i| arm(&format!("arm-{i:02}-greedy-vs-minimax-depth-{}", i % 5), i, true)).collect();
+    StudySummary { name: "many arms".to_string(), arms }
+}
+
+#[test]
+fn twelve_arms_draw() {
+    check_study(&twelve_arm_study(), &Chart::ALL, "arm-00");
+}
+
+#[test]
+fn closed_pits_keeps_rounds_reached_by_one_percent() {
+    let pits = |round, matches| OpenPits { round, matches, south_mean_open: 7.0, north_mean_open: 7.0, starter_mean_open: 7.0 };
+    let shown = shown_rounds(&[pits(3, 99), pits(1, 10_000), pits(2, 100), pits(4, 0)]);
+    assert_eq!(shown.iter().map(|p| p.round).collect::<Vec<_>>(), [1, 2]);
+    assert!(shown_rounds(&[]).is_empty());
+}
+
+#[test]
+fn ticks() {
+    assert_eq!(nice_ticks(0.0, 100.0, 10), ((0..=10).map(|k| k as f64 * 10.0).collect(), 0));
+    let (t, d) = nice_ticks(47.3, 56.1, 10);
+    assert_eq!((t.first().copied(), t.last().copied(), d), (Some(48.0), Some(56.0), 0));
+    let (t, d) = nice_ticks(0.0, 1.2, 8);
+    assert_eq!((t.len(), d), (7, 1));
+    assert_eq!(integer_ticks(1, 8, 16), (1..=8).map(|v| v as f64).collect::<Vec<_>>());
+    assert_eq!(integer_ticks(1, 60, 16), (1..=12).map(|v| v as f64 * 5.0).collect::<Vec<_>>());
+    assert_eq!(integer_ticks(1, 200, 16), (1..=10).map(|v| v as f64 * 20.0).collect::<Vec<_>>());
+    assert_eq!(integer_ticks(1, 14, 6), [5.0, 10.0]);
+    assert_eq!(integer_ticks(1, 11, 5), [2.0, 4.0, 6.0, 8.0, 10.0]);
+    assert_eq!(integer_ticks(1, 14, 8), [2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0]);
+    assert_eq!(integer_ticks(3, 3, 16), [3.0]);
+    assert_eq!(log_ticks(0.001, 100.0), [0.001, 0.01, 0.1, 1.0, 10.0, 100.0]);
+    assert_eq!(log_ticks(1.0, 100.0), [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
+    assert_eq!([0.001, 0.02, 0.5, 1.0, 20.0, 100.0].map(percent_label), ["0.001", "0.02", "0.5", "1", "20", "100"]);
+}
+
+#[test]
+fn wrap_fits_and_keeps_the_text() {
+    register_font().unwrap();
+    let mut svg = String::new();
+    let area = SVGBackend::with_string(&mut svg, (400, 300)).into_drawing_area();
+    let style = font(16.0);
+    let name = "greedy-vs-minimax-depth4-with-the-pussa-capture-variant";
+    let lines = wrap(&area, name, &style, 120, usize::MAX).unwrap();
+    assert!(lines.len() > 2, "{lines:?}");
+    for line in &lines {
+        assert!(area.estimate_text_size(line, &style).unwrap().0 <= 120, "{line}");
+    }
+    assert_eq!(lines.concat(), name);
+    // A word longer than a line breaks between characters; too many lines end with an ellipsis.
+    let lines = wrap(&area, "abcdefghijklmnopqrstuvwxyz", &style, 60, 2).unwrap();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[1].ends_with('…'), "{lines:?}");
+    assert_eq!(wrap(&area, "short", &style, 120, 3).unwrap(), ["short"]);
+}
+
+/// Renders the charts of the 3-arm, 1-arm and 12-arm studies into `$PLOT_CHECK_DIR` (if set),
+/// for looking at them.
+#[test]
+fn render_for_inspection() {
+    let Some(dir) = std::env::var_os("PLOT_CHECK_DIR") else { return };
+    let dir = PathBuf::from(dir);
+    plot_study(&three_arm_study(), &dir.join("three")).unwrap();
+    plot_study(&one_arm_study(true), &dir.join("one")).unwrap();
+    plot_study(&degenerate_study(), &dir.join("edge")).unwrap();
+    plot_study(&twelve_arm_study(), &dir.join("twelve")).unwrap();
+}
