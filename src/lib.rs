@@ -13,6 +13,8 @@ pub mod sim;
 #[cfg(feature = "cli")]
 pub mod analysis;
 #[cfg(feature = "cli")]
+pub mod cli;
+#[cfg(feature = "cli")]
 pub mod io;
 #[cfg(feature = "cli")]
 pub mod plot;

@@ -102,7 +102,9 @@ impl Experiment {
     /// Parses and validates; errors name the line and the field.
     pub fn parse(text: &str) -> Result<Experiment, String> {
         let file: File = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
-        let at = |span: std::ops::Range<usize>, field: &str, what: String| format!("line {}, field `{field}`: {what}", line_of(text, span.start));
+        let at = |span: std::ops::Range<usize>, field: &str, what: String| {
+            format!("line {}, field `{field}`: {what}", line_of(text, span.start))
+        };
         if !valid_name(file.name.get_ref()) {
             return Err(at(file.name.span(), "name", format!("'{}' is not a valid name (letters, digits, _ - .)", file.name.get_ref())));
         }
@@ -119,7 +121,11 @@ impl Experiment {
             if arms.iter().any(|x| &x.name == name.get_ref()) {
                 return Err(at(name.span(), "name", format!("arm '{}' appears twice", name.get_ref())));
             }
-            let matches = a.matches.as_ref().or(d.matches.as_ref()).ok_or_else(|| at(name.span(), "matches", "missing (in the arm or in [defaults])".into()))?;
+            let matches = a
+                .matches
+                .as_ref()
+                .or(d.matches.as_ref())
+                .ok_or_else(|| at(name.span(), "matches", "missing (in the arm or in [defaults])".into()))?;
             if *matches.get_ref() == 0 || *matches.get_ref() > super::simulate::MAX_MATCHES {
                 return Err(at(matches.span(), "matches", format!("{} is not in 1..={}", matches.get_ref(), super::simulate::MAX_MATCHES)));
             }

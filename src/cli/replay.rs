@@ -25,7 +25,9 @@ pub struct Args {
 }
 
 fn parse_pit(text: &str, what: &str) -> Result<usize, CliError> {
-    text.trim().parse::<usize>().map_err(|_| CliError::usage(format!("{what}: '{text}' is not a pit number (a local pit 0..pits_per_row-1)")))
+    text.trim()
+        .parse::<usize>()
+        .map_err(|_| CliError::usage(format!("{what}: '{text}' is not a pit number (a local pit 0..pits_per_row-1)")))
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {

@@ -50,7 +50,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         };
         let label = format!("[{}/{}] {}", i + 1, experiment.arms.len(), arm.name);
         // Always resumable: a finished arm is kept, an interrupted one continues.
-        let job = Job { cfg, out: study_dir.join(&arm.name), format: arm.format, threads: args.threads, resume: true, quiet: args.quiet, label };
+        let job =
+            Job { cfg, out: study_dir.join(&arm.name), format: arm.format, threads: args.threads, resume: true, quiet: args.quiet, label };
         run_job(&job)?;
     }
     let order: Vec<String> = experiment.arms.iter().map(|a| a.name.clone()).collect();
@@ -61,7 +62,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
     print!("{text}");
     let charts = crate::plot::plot_study(&study, &study_dir.join("charts")).map_err(CliError::failed)?;
     if !args.quiet {
-        eprintln!("{}: summary.json, summary.csv, summary.txt and {} chart files in {}", experiment.name, charts.len(), study_dir.display());
+        eprintln!(
+            "{}: summary.json, summary.csv, summary.txt and {} chart files in {}",
+            experiment.name,
+            charts.len(),
+            study_dir.display()
+        );
     }
     Ok(())
 }

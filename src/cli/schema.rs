@@ -18,7 +18,12 @@ pub struct Args {
 pub fn markdown() -> String {
     let mut s = String::new();
     for t in ALL_TABLES {
-        let _ = writeln!(s, "### `{}`\n\nOne row per {}.\n\n| column | type | meaning |\n|---|---|---|", t.name, t.row.trim_start_matches("one "));
+        let _ = writeln!(
+            s,
+            "### `{}`\n\nOne row per {}.\n\n| column | type | meaning |\n|---|---|---|",
+            t.name,
+            t.row.trim_start_matches("one ")
+        );
         for c in t.columns {
             let ty = serde_json::to_value(c.ty).unwrap();
             let _ = writeln!(s, "| `{}` | {} | {} |", c.name, ty.as_str().unwrap(), c.meaning);

@@ -46,7 +46,8 @@ fn dist(d: &Distribution) -> String {
 /// The readable table of one arm.
 pub fn arm_text(a: &ArmSummary) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "== {}: {} (South) vs {} (North), first {}, seed {}, detail {}", a.name, a.south, a.north, a.first, a.seed, a.detail);
+    let _ =
+        writeln!(s, "== {}: {} (South) vs {} (North), first {}, seed {}, detail {}", a.name, a.south, a.north, a.first, a.seed, a.detail);
     let _ = writeln!(s, "   rules {} ({})", a.rules_hash, a.rules);
     let row = |s: &mut String, label: &str, v: String| {
         let _ = writeln!(s, "   {label:<24}{v}");
@@ -82,7 +83,11 @@ pub fn arm_text(a: &ArmSummary) -> String {
             .collect();
         row(&mut s, "open pits S/N by round", picks.join("  "));
     }
-    row(&mut s, "endless moves", format!("{} ({:.3} per 10,000 matches)", a.endless_moves, a.endless_moves as f64 * 1e4 / a.matches.max(1) as f64));
+    row(
+        &mut s,
+        "endless moves",
+        format!("{} ({:.3} per 10,000 matches)", a.endless_moves, a.endless_moves as f64 * 1e4 / a.matches.max(1) as f64),
+    );
     s
 }
 
@@ -91,7 +96,11 @@ pub fn study_text(study: &StudySummary) -> String {
     let mut s = String::new();
     if study.arms.len() > 1 {
         let width = study.arms.iter().map(|a| a.name.len()).max().unwrap_or(3).max(3);
-        let _ = writeln!(s, "{:<width$}  {:>9}  {:>26}  {:>10}  {:>8}  {:>7}", "arm", "matches", "first player wins [95% CI]", "p", "round 1", "rounds");
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:>9}  {:>26}  {:>10}  {:>8}  {:>7}",
+            "arm", "matches", "first player wins [95% CI]", "p", "round 1", "rounds"
+        );
         for a in &study.arms {
             let f = &a.first_player_wins;
             let _ = writeln!(
@@ -118,25 +127,81 @@ pub fn study_text(study: &StudySummary) -> String {
 pub fn study_csv(study: &StudySummary) -> Result<String, CliError> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let header = [
-        "arm", "south", "north", "first", "seed", "rules_hash", "rules", "matches", "finished", "unfinished",
-        "first_player_wins", "first_player_win_rate", "first_player_ci_low", "first_player_ci_high", "first_player_p_value",
-        "south_win_rate", "north_win_rate", "round_starter_win_rate", "round_starter_ci_low", "round_starter_ci_high",
-        "round1_starter_win_rate", "round1_starter_ci_low", "round1_starter_ci_high", "tied_rounds",
-        "rounds_mean", "rounds_median", "rounds_p99", "rounds_max", "moves_per_round_mean", "laps_per_move_mean",
-        "laps_per_move_p99", "laps_per_move_max", "lap_length_mean", "lap_length_median", "lap_length_p99", "lap_length_max",
-        "south_pussa_share", "south_own_fours_share", "south_gifted_fours_share", "south_remainder_share",
-        "north_pussa_share", "north_own_fours_share", "north_gifted_fours_share", "north_remainder_share", "endless_moves",
+        "arm",
+        "south",
+        "north",
+        "first",
+        "seed",
+        "rules_hash",
+        "rules",
+        "matches",
+        "finished",
+        "unfinished",
+        "first_player_wins",
+        "first_player_win_rate",
+        "first_player_ci_low",
+        "first_player_ci_high",
+        "first_player_p_value",
+        "south_win_rate",
+        "north_win_rate",
+        "round_starter_win_rate",
+        "round_starter_ci_low",
+        "round_starter_ci_high",
+        "round1_starter_win_rate",
+        "round1_starter_ci_low",
+        "round1_starter_ci_high",
+        "tied_rounds",
+        "rounds_mean",
+        "rounds_median",
+        "rounds_p99",
+        "rounds_max",
+        "moves_per_round_mean",
+        "laps_per_move_mean",
+        "laps_per_move_p99",
+        "laps_per_move_max",
+        "lap_length_mean",
+        "lap_length_median",
+        "lap_length_p99",
+        "lap_length_max",
+        "south_pussa_share",
+        "south_own_fours_share",
+        "south_gifted_fours_share",
+        "south_remainder_share",
+        "north_pussa_share",
+        "north_own_fours_share",
+        "north_gifted_fours_share",
+        "north_remainder_share",
+        "endless_moves",
     ];
     w.write_record(header).map_err(CliError::failed)?;
     for a in &study.arms {
         let (f, r, r1) = (&a.first_player_wins, &a.round_starter_wins, &a.round1_starter_wins);
         let mut rec: Vec<String> = vec![
-            a.name.clone(), a.south.clone(), a.north.clone(), a.first.clone(), a.seed.to_string(), a.rules_hash.clone(), a.rules.clone(),
-            a.matches.to_string(), a.finished.to_string(), a.unfinished.to_string(), f.successes.to_string(),
+            a.name.clone(),
+            a.south.clone(),
+            a.north.clone(),
+            a.first.clone(),
+            a.seed.to_string(),
+            a.rules_hash.clone(),
+            a.rules.clone(),
+            a.matches.to_string(),
+            a.finished.to_string(),
+            a.unfinished.to_string(),
+            f.successes.to_string(),
         ];
         let nums = [
-            f.rate, f.ci_low, f.ci_high, f.p_value, a.seat_wins[Side::South].rate, a.seat_wins[Side::North].rate, r.rate, r.ci_low,
-            r.ci_high, r1.rate, r1.ci_low, r1.ci_high,
+            f.rate,
+            f.ci_low,
+            f.ci_high,
+            f.p_value,
+            a.seat_wins[Side::South].rate,
+            a.seat_wins[Side::North].rate,
+            r.rate,
+            r.ci_low,
+            r.ci_high,
+            r1.rate,
+            r1.ci_low,
+            r1.ci_high,
         ];
         rec.extend(nums.iter().map(|x| x.to_string()));
         rec.push(a.tied_rounds.to_string());

@@ -227,7 +227,10 @@ impl DatasetWriter {
             if !foreign.is_empty() {
                 return Err(invalid(
                     dir,
-                    format!("--out is not empty and holds no rajapasu dataset (found {}); choose an empty or new directory", foreign.join(", ")),
+                    format!(
+                        "--out is not empty and holds no rajapasu dataset (found {}); choose an empty or new directory",
+                        foreign.join(", ")
+                    ),
                 ));
             }
         }
@@ -235,7 +238,10 @@ impl DatasetWriter {
             if let Some(diff) = identity_mismatch(other, &manifest) {
                 return Err(invalid(
                     dir,
-                    format!("--out holds a different dataset ({}): {diff}; choose another --out", path.file_name().unwrap().to_string_lossy()),
+                    format!(
+                        "--out holds a different dataset ({}): {diff}; choose another --out",
+                        path.file_name().unwrap().to_string_lossy()
+                    ),
                 ));
             }
             if *path == manifest_path {
@@ -243,7 +249,10 @@ impl DatasetWriter {
                     let what = if other.is_complete() { "a complete" } else { "an interrupted" };
                     return Err(invalid(
                         dir,
-                        format!("--out already holds {what} run of shard {}; pass --resume to continue it, or choose another --out", other.shard),
+                        format!(
+                            "--out already holds {what} run of shard {}; pass --resume to continue it, or choose another --out",
+                            other.shard
+                        ),
                     ));
                 }
                 manifest.started = other.started.clone();
@@ -259,7 +268,15 @@ impl DatasetWriter {
         std::fs::create_dir_all(&progress).map_err(|e| io_err(&progress, "cannot create", e))?;
         remove_temporaries(&progress)?;
         write_string_atomically(&manifest_path, &to_json(&manifest))?;
-        Ok(DatasetWriter { dir: dir.to_path_buf(), cfg: cfg.clone(), formats: format.list(), run_id, manifest, manifest_path, started: Instant::now() })
+        Ok(DatasetWriter {
+            dir: dir.to_path_buf(),
+            cfg: cfg.clone(),
+            formats: format.list(),
+            run_id,
+            manifest,
+            manifest_path,
+            started: Instant::now(),
+        })
     }
 
     fn marker(&self, batch: u64) -> PathBuf {
@@ -340,7 +357,11 @@ impl BatchSink for DatasetWriter {
         let marker = Marker { run_id: self.run_id.clone(), batch: index, rows };
         write_atomically(&self.marker(index), |f| {
             use std::io::Write;
-            f.write_all(to_json(&marker).as_bytes()).map_err(|e| IoError::File { path: self.marker(index), action: "cannot write".into(), error: e })
+            f.write_all(to_json(&marker).as_bytes()).map_err(|e| IoError::File {
+                path: self.marker(index),
+                action: "cannot write".into(),
+                error: e,
+            })
         })?;
         Ok(())
     }
@@ -379,7 +400,8 @@ impl Dataset {
                 return Err(invalid(path, format!("shard {} is incomplete (status {}); finish it with --resume first", m.shard, m.status)));
             }
         }
-        let dataset = Dataset { dir: dir.to_path_buf(), run_id: first.run_id.clone(), manifests: manifests.into_iter().map(|m| m.1).collect() };
+        let dataset =
+            Dataset { dir: dir.to_path_buf(), run_id: first.run_id.clone(), manifests: manifests.into_iter().map(|m| m.1).collect() };
         for table in dataset.detail().tables() {
             dataset.parts(table)?;
         }

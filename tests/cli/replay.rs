@@ -20,14 +20,22 @@ fn golden_moves(name: &str) -> (Value, Vec<String>, Vec<String>) {
 }
 
 fn rule_args(header: &Value) -> Vec<String> {
-    header["rules"].as_object().unwrap().iter().map(|(k, v)| format!("--rule={k}={}", v.as_str().map_or(v.to_string(), str::to_owned))).collect()
+    header["rules"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| format!("--rule={k}={}", v.as_str().map_or(v.to_string(), str::to_owned)))
+        .collect()
 }
 
 #[test]
 fn every_golden_trace_replays_identically_through_the_binary() {
     let dir = tempfile::tempdir().unwrap();
-    let mut names: Vec<String> =
-        std::fs::read_dir(golden("")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).filter(|n| n.ends_with(".jsonl")).collect();
+    let mut names: Vec<String> = std::fs::read_dir(golden(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".jsonl"))
+        .collect();
     names.sort();
     assert!(names.len() >= 13);
     for name in names {
@@ -66,16 +74,29 @@ fn illegal_moves_name_the_ply_side_pit_and_legal_pits() {
     usage_error(&["replay", "--moves", "0,9"], &["ply 2", "north", "pit 9", "no such pit"]);
     usage_error(&["replay", "--moves", "0,x"], &["'x'", "not a pit number"]);
     // The 3x2 golden match ends after two moves: a third is after the match's end.
-    usage_error(&["replay", "--first", "north", "--rule", "pits_per_row=3", "--rule", "seeds_per_pit=2", "--rule", "pussa_chain=true", "--moves", "2,1,0"], &[
-        "ply 3",
-        "after the match's end",
-    ]);
+    usage_error(
+        &[
+            "replay",
+            "--first",
+            "north",
+            "--rule",
+            "pits_per_row=3",
+            "--rule",
+            "seeds_per_pit=2",
+            "--rule",
+            "pussa_chain=true",
+            "--moves",
+            "2,1,0",
+        ],
+        &["ply 3", "after the match's end"],
+    );
 }
 
 #[test]
 fn an_endless_move_is_illegal_under_forbid() {
     let (header, moves, lines) = golden_moves("endless_stop_stays.jsonl");
-    let endless_ply = lines.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|v| v["endless"] == true).unwrap()["ply"].as_u64().unwrap();
+    let endless_ply =
+        lines.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|v| v["endless"] == true).unwrap()["ply"].as_u64().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("moves");
     std::fs::write(&f, moves[..endless_ply as usize].join(",")).unwrap();

@@ -8,7 +8,8 @@ use rajapasu::sim::table::{ColumnData, Table};
 use crate::common::*;
 
 fn simulate(out: &Path, extra: &[&str]) {
-    let mut args = vec!["simulate", "--matches", "120", "--seed", "9", "--south", "random", "--north", "greedy", "--out", s(out), "--quiet"];
+    let mut args =
+        vec!["simulate", "--matches", "120", "--seed", "9", "--south", "random", "--north", "greedy", "--out", s(out), "--quiet"];
     args.extend_from_slice(extra);
     ok(&args);
 }
@@ -59,7 +60,22 @@ fn rows_are_identical_for_any_thread_count_batch_size_and_sharding() {
     assert_eq!(ref_tables, other_tables);
     // A different seed gives different rows.
     let seeded = dir.path().join("seeded");
-    ok(&["simulate", "--matches", "120", "--seed", "10", "--south", "random", "--north", "greedy", "--out", s(&seeded), "--quiet", "--detail", "move"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "120",
+        "--seed",
+        "10",
+        "--south",
+        "random",
+        "--north",
+        "greedy",
+        "--out",
+        s(&seeded),
+        "--quiet",
+        "--detail",
+        "move",
+    ]);
     assert_ne!(tables(&seeded)[0], reference[0]);
 }
 
@@ -96,9 +112,10 @@ fn tables_agree_and_csv_holds_the_same_rows_as_parquet() {
         }
     }
     // Counters are conserved: each round's captures plus what was kept off the board is 98.
-    let total: Vec<u64> = ["south_total", "north_total", "south_kept", "north_kept"].iter().map(|c| u64s(rounds, c)).fold(vec![0; rounds.rows()], |acc, v| {
-        acc.iter().zip(v).map(|(a, b)| a + b).collect()
-    });
+    let total: Vec<u64> = ["south_total", "north_total", "south_kept", "north_kept"]
+        .iter()
+        .map(|c| u64s(rounds, c))
+        .fold(vec![0; rounds.rows()], |acc, v| acc.iter().zip(v).map(|(a, b)| a + b).collect());
     assert!(total.iter().all(|&t| t == 98));
     let holdings: Vec<u64> = u64s(matches, "south_holdings").iter().zip(u64s(matches, "north_holdings")).map(|(a, b)| a + b).collect();
     assert!(holdings.iter().all(|&h| h == 98));
@@ -110,10 +127,25 @@ fn a_killed_run_resumes_to_exactly_the_uninterrupted_dataset() {
     let full = dir.path().join("full");
     let killed = dir.path().join("killed");
     let args = |out: &Path| -> Vec<String> {
-        ["simulate", "--matches", "3000", "--seed", "5", "--detail", "round", "--batch-size", "20", "--threads", "2", "--quiet", "--out", s(out)]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+        [
+            "simulate",
+            "--matches",
+            "3000",
+            "--seed",
+            "5",
+            "--detail",
+            "round",
+            "--batch-size",
+            "20",
+            "--threads",
+            "2",
+            "--quiet",
+            "--out",
+            s(out),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
     };
     ok(&args(&full).iter().map(String::as_str).collect::<Vec<_>>());
     let mut child = bin().args(args(&killed)).spawn().unwrap();
@@ -200,6 +232,10 @@ fn the_manifest_records_the_run() {
     let schema = m["schema"].as_array().unwrap();
     let names: Vec<&str> = schema.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["matches", "rounds", "histograms"]);
-    assert!(schema[0]["columns"].as_array().unwrap().iter().all(|c| c["meaning"].as_str().is_some_and(|s| !s.is_empty()) && c["type"].is_string()));
+    assert!(schema[0]["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["meaning"].as_str().is_some_and(|s| !s.is_empty()) && c["type"].is_string()));
     assert!(m["started"].as_str().unwrap().ends_with('Z') && m["finished"].is_string());
 }

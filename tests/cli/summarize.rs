@@ -47,7 +47,8 @@ fn summary_figures_equal_an_independent_count_of_the_rows() {
     let mv = rounds.column("moves").unwrap().as_u64().unwrap();
     assert!((arm["moves_per_round"]["mean"].as_f64().unwrap() - mv.iter().sum::<u64>() as f64 / mv.len() as f64).abs() < 1e-9);
     // Lap statistics from the histograms table.
-    let (metric, value, count) = (syms(hist, "metric"), hist.column("value").unwrap().as_u64().unwrap(), hist.column("count").unwrap().as_u64().unwrap());
+    let (metric, value, count) =
+        (syms(hist, "metric"), hist.column("value").unwrap().as_u64().unwrap(), hist.column("count").unwrap().as_u64().unwrap());
     let (mut laps, mut sown) = (0u64, 0u64);
     for i in 0..hist.rows() {
         if metric[i] == Some("lap_length") {
