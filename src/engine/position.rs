@@ -461,20 +461,28 @@ impl Position {
                 if rules.skip_origin && at == start {
                     at = self.next[at] as usize;
                 }
+                self.board[at] += 1;
                 hand -= 1;
-                // R6: a pit brought to four is taken by its row's owner; the last counter of a
-                // lap follows `final_four`. Written without branches: whether a pit reaches four
-                // is a coin toss the branch predictor would lose.
-                let count = self.board[at] + 1;
-                let last = hand == 0;
-                let four = count == 4 && !(last && rules.final_four == FinalFour::Stays);
-                let by = if last && rules.final_four == FinalFour::Sower { mover } else { Side::from_index((at >= p) as usize) };
-                self.board[at] = if four { 0 } else { count };
-                let gained = 4 * four as u32;
-                self.reserve[by] += gained;
-                summary.fours[by] += gained;
-                if O::DETAILS && four {
-                    obs.capture(Capture { kind: CaptureKind::Four, by, pit: at as u8, n: 4 });
+                if self.board[at] == 4 {
+                    // R6: the row's owner takes a four; the last counter follows `final_four`.
+                    let owner = Side::from_index((at >= p) as usize);
+                    let taker = if hand > 0 {
+                        Some(owner)
+                    } else {
+                        match rules.final_four {
+                            FinalFour::Owner => Some(owner),
+                            FinalFour::Sower => Some(mover),
+                            FinalFour::Stays => None,
+                        }
+                    };
+                    if let Some(by) = taker {
+                        self.board[at] = 0;
+                        self.reserve[by] += 4;
+                        summary.fours[by] += 4;
+                        if O::DETAILS {
+                            obs.capture(Capture { kind: CaptureKind::Four, by, pit: at as u8, n: 4 });
+                        }
+                    }
                 }
             }
             // R7: relay from the next open pit if it holds counters.
