@@ -116,7 +116,6 @@ impl Tree {
 
     /// Adds a child for a random untried legal move; None if `node` has none (end of round).
     fn expand(&mut self, node: u32, rng: &mut Rng) -> Option<u32> {
-        let forbid = self.nodes[node as usize].pos.rules().endless == crate::engine::Endless::Forbid;
         loop {
             let parent = &mut self.nodes[node as usize];
             if parent.untried.is_empty() {
@@ -124,8 +123,8 @@ impl Tree {
             }
             let pit = super::pick(parent.untried, rng);
             parent.untried.remove(pit);
-            let (pos, summary) = parent.pos.after(pit);
-            if forbid && summary.endless {
+            let mut pos = parent.pos;
+            if pos.play_if_legal_observed(pit, &mut ()).is_none() {
                 continue;
             }
             let next_sibling = parent.first_child;

@@ -9,7 +9,7 @@ mod spec;
 
 pub use spec::{AgentSpec, SpecError};
 
-use crate::engine::{Endless, Game, MoveObserver, MoveSummary, Pit, PitSet, Position, Rng, Side};
+use crate::engine::{Game, MoveObserver, MoveSummary, Pit, PitSet, Position, Rng, Side};
 
 /// The random stream of a seat: a pure function of (master seed, match index, seat).
 pub fn seat_rng(seed: u64, match_index: u64, seat: Side) -> Rng {
@@ -57,10 +57,9 @@ impl Agent {
 /// Each legal move with the position after it and what it did (one simulation per candidate).
 #[inline]
 pub(crate) fn legal_children(pos: &Position) -> impl Iterator<Item = (Pit, Position, MoveSummary)> + '_ {
-    let forbid = pos.rules().endless == Endless::Forbid;
     pos.candidates().iter().filter_map(move |pit| {
-        let (child, summary) = pos.after(pit);
-        (!(forbid && summary.endless)).then_some((pit, child, summary))
+        let mut child = *pos;
+        child.play_if_legal_observed(pit, &mut ()).map(|summary| (pit, child, summary))
     })
 }
 

@@ -1,6 +1,6 @@
 //! perft: legal move sequences inside round 1 (RULES.md "Perft"), the move generator's check.
 
-use super::{Endless, Pit, Position};
+use super::{Pit, Position};
 
 /// Number of legal move sequences of length `depth` from `pos`, inside the round: a sequence
 /// that ends the round (R10) before `depth` moves counts nothing.
@@ -19,9 +19,8 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Pit, u64)> {
 
 /// Each legal move with the position after it, simulating each candidate once.
 fn children(pos: &Position) -> impl Iterator<Item = (Pit, Position)> + '_ {
-    let forbid = pos.rules().endless == Endless::Forbid;
     pos.candidates().iter().filter_map(move |pit| {
-        let (child, summary) = pos.after(pit);
-        (!(forbid && summary.endless)).then_some((pit, child))
+        let mut child = *pos;
+        child.play_if_legal_observed(pit, &mut ()).map(|_| (pit, child))
     })
 }

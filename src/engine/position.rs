@@ -335,9 +335,16 @@ impl Position {
     #[inline]
     pub fn candidates(&self) -> PitSet {
         let p = self.rules.pits_per_row as usize;
-        let row = &self.board[self.turn.index() * p..self.turn.index() * p + p];
+        let base = self.turn.index() * p;
+        // Eight pits at once: a byte's high bit is set when the byte is non-zero, and one
+        // multiplication gathers the eight high bits (base + 8 <= 17, inside the board).
+        let x = u64::from_le_bytes(self.board[base..base + 8].try_into().expect("eight bytes"));
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let nonzero = (((x & LOW7) + LOW7) | x) & !LOW7;
+        let mut bits = ((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16;
+        bits |= ((self.board[base + 8] != 0) as u16) << 8;
         // Closed pits hold nothing (R12), so non-empty implies open.
-        PitSet(row.iter().enumerate().fold(0u16, |set, (i, &n)| set | (((n != 0) as u16) << i)))
+        PitSet(bits & ((1u16 << p) - 1))
     }
 
     /// The legal moves (R4, R9): the candidates, less the endless ones under `endless = forbid`.
@@ -415,14 +422,30 @@ impl Position {
     /// from the start with every lap start remembered, stopping at the first repeat.
     #[inline(always)]
     pub fn play_unchecked_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
+        self.play_inner(pit, obs, false).expect("an endless move stops at the repeat")
+    }
+
+    /// Plays `pit`, an open non-empty pit of the side to move, if it is legal: under
+    /// `endless = forbid` an endless move (R9) leaves the position unchanged and gives None.
+    /// Cheaper than checking first, since the move is simulated once.
+    #[inline(always)]
+    pub fn play_if_legal_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> Option<MoveSummary> {
+        self.play_inner(pit, obs, self.rules.endless == Endless::Forbid)
+    }
+
+    #[inline(always)]
+    fn play_inner<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O, refuse_endless: bool) -> Option<MoveSummary> {
         let (board, reserve) = (self.board, self.reserve);
         let mut summary = MoveSummary::default();
         if let Sowing::Cycle = self.sow(pit, obs, &mut Brent::default(), &mut summary) {
             (self.board, self.reserve) = (board, reserve);
+            if refuse_endless {
+                return None;
+            }
             summary = self.replay_endless(pit, obs);
         }
         self.turn = self.turn.other();
-        summary
+        Some(summary)
     }
 
     /// The exact pass for an endless move (R9): stops at the first repeated lap start.
