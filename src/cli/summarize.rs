@@ -32,8 +32,18 @@ fn pct(x: f64) -> String {
     }
 }
 
+/// A p-value; below the smallest positive double it prints as a bound, not as 0.
+fn p_value(p: f64) -> String {
+    if p == 0.0 {
+        "< 1e-300".into()
+    } else {
+        format!("{p:.3e}")
+    }
+}
+
 fn prop(p: &Proportion) -> String {
-    format!("{:>7} [{}, {}]  p = {:.3e}  ({} of {})", pct(p.rate), pct(p.ci_low), pct(p.ci_high), p.p_value, p.successes, p.trials)
+    let p_text = if p.p_value == 0.0 { "p < 1e-300".to_string() } else { format!("p = {}", p_value(p.p_value)) };
+    format!("{:>7} [{}, {}]  {p_text}  ({} of {})", pct(p.rate), pct(p.ci_low), pct(p.ci_high), p.successes, p.trials)
 }
 
 fn dist(d: &Distribution) -> String {
@@ -105,11 +115,11 @@ pub fn study_text(study: &StudySummary) -> String {
             let f = &a.first_player_wins;
             let _ = writeln!(
                 s,
-                "{:<width$}  {:>9}  {:>26}  {:>10.3e}  {:>8}  {:>7.2}",
+                "{:<width$}  {:>9}  {:>26}  {:>10}  {:>8}  {:>7.2}",
                 a.name,
                 a.matches,
                 format!("{} [{}, {}]", pct(f.rate), pct(f.ci_low), pct(f.ci_high)),
-                f.p_value,
+                p_value(f.p_value),
                 pct(a.round1_starter_wins.rate),
                 a.rounds_per_match.mean
             );
