@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 pub fn bar(total: u64, label: &str, quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
@@ -10,8 +10,11 @@ pub fn bar(total: u64, label: &str, quiet: bool) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} matches {per_sec} ETA {eta}")
-            .expect("valid template"),
+        ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} matches {rate} ETA {eta}")
+            .expect("valid template")
+            .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} matches/s", state.per_sec());
+            }),
     );
     bar.set_prefix(label.to_string());
     bar
