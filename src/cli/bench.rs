@@ -2,7 +2,7 @@
 
 use crate::sim::bench::bench_engine;
 
-use super::{parse_rules, CliError};
+use super::CliError;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -15,16 +15,15 @@ pub struct Args {
     /// Repeat the measurement this many times and report each run and the best.
     #[arg(long, default_value_t = 3)]
     repeat: u32,
-    /// A rule switch, name=value (repeatable).
-    #[arg(long = "rule", value_name = "NAME=VALUE")]
-    rules: Vec<String>,
+    #[command(flatten)]
+    rules: super::RuleArgs,
     /// Print JSON lines instead of text.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let rules = parse_rules(&args.rules)?;
+    let rules = args.rules.ruleset()?;
     let mut best: Option<crate::sim::bench::EngineBench> = None;
     for i in 1..=args.repeat.max(1) {
         let b = bench_engine(rules, args.matches, args.seed);

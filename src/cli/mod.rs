@@ -83,9 +83,19 @@ impl From<std::io::Error> for CliError {
     }
 }
 
-/// Parses `--rule name=value` options on top of the default ruleset.
-pub fn parse_rules(rules: &[String]) -> Result<Ruleset, CliError> {
-    Ruleset::from_assignments(rules.iter().map(String::as_str)).map_err(|e| CliError::usage(format!("--rule: {e}")))
+/// The `--rule name=value` options shared by the subcommands that play.
+#[derive(clap::Args, Debug)]
+pub struct RuleArgs {
+    /// A rule switch, name=value (repeatable), e.g. --rule final_four=stays (see docs/rules.md).
+    #[arg(long = "rule", value_name = "NAME=VALUE")]
+    rules: Vec<String>,
+}
+
+impl RuleArgs {
+    /// The ruleset: the switches given on top of the default ones.
+    pub fn ruleset(&self) -> Result<Ruleset, CliError> {
+        Ruleset::from_assignments(self.rules.iter().map(String::as_str)).map_err(|e| CliError::usage(format!("--rule: {e}")))
+    }
 }
 
 /// Runs the command line; returns the process exit code.

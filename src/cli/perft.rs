@@ -4,23 +4,22 @@ use std::io::Write;
 
 use crate::engine::{perft, Position, Side};
 
-use super::{parse_rules, stdout_error, CliError};
+use super::{stdout_error, CliError};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Deepest depth to count (prints depths 1..D).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=40))]
     depth: u32,
-    /// A rule switch, name=value (repeatable).
-    #[arg(long = "rule", value_name = "NAME=VALUE")]
-    rules: Vec<String>,
+    #[command(flatten)]
+    rules: super::RuleArgs,
     /// Print JSON ({"rules":..., "perft":[...]}) instead of a table.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let rules = parse_rules(&args.rules)?;
+    let rules = args.rules.ruleset()?;
     let pos = Position::opening(rules, Side::South);
     let mut out = std::io::stdout().lock();
     let mut counts = Vec::new();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::engine::trace::replay;
 use crate::engine::{GameError, IllegalReason, Side};
 
-use super::{parse_rules, stdout_error, CliError};
+use super::{stdout_error, CliError};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,9 +19,8 @@ pub struct Args {
     /// A file of local pits separated by commas, spaces or newlines (# starts a comment).
     #[arg(long)]
     moves_file: Option<PathBuf>,
-    /// A rule switch, name=value (repeatable), e.g. --rule final_four=stays.
-    #[arg(long = "rule", value_name = "NAME=VALUE")]
-    rules: Vec<String>,
+    #[command(flatten)]
+    rules: super::RuleArgs,
 }
 
 fn parse_pit(text: &str, what: &str) -> Result<usize, CliError> {
@@ -31,7 +30,7 @@ fn parse_pit(text: &str, what: &str) -> Result<usize, CliError> {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let rules = parse_rules(&args.rules)?;
+    let rules = args.rules.ruleset()?;
     let first: Side = args.first.parse().map_err(CliError::usage)?;
     let mut moves = Vec::new();
     for (i, m) in args.moves.iter().filter(|m| !m.trim().is_empty()).enumerate() {

@@ -7,7 +7,7 @@ use crate::agents::AgentSpec;
 use crate::io::{DatasetWriter, Formats, Manifest};
 use crate::sim::{Detail, FirstPolicy, RunConfig, Shard};
 
-use super::{parse_rules, progress, CliError};
+use super::{progress, CliError};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -29,9 +29,8 @@ pub struct Args {
     /// Worker threads (0: one per core). The rows do not depend on it.
     #[arg(long, default_value_t = 0)]
     threads: usize,
-    /// A rule switch, name=value (repeatable).
-    #[arg(long = "rule", value_name = "NAME=VALUE")]
-    rules: Vec<String>,
+    #[command(flatten)]
+    rules: super::RuleArgs,
     /// Output dataset directory (new or empty, or this run's, with --resume).
     #[arg(long)]
     out: PathBuf,
@@ -107,7 +106,7 @@ pub fn describe_rows(m: &Manifest) -> String {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let rules = parse_rules(&args.rules)?;
+    let rules = args.rules.ruleset()?;
     let batch_size = validate_counts(args.matches, args.batch_size, args.detail)?;
     let cfg = RunConfig {
         rules,

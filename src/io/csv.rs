@@ -97,14 +97,8 @@ fn type_name(ty: ColumnType) -> &'static str {
 mod tests {
     use super::*;
     use crate::io::parquet::{read_parquet, write_parquet};
-    use crate::io::tests::{all_types_table, rounds_table, ALL_TYPES};
+    use crate::io::tests::{all_types_table, names, rounds_table, ALL_TYPES};
     use crate::sim::schema::{empty_table, HISTOGRAMS, ROUNDS};
-
-    fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        v.sort();
-        v
-    }
 
     #[test]
     fn round_trip_every_column_type() {

@@ -150,6 +150,13 @@ pub(crate) mod tests {
     };
 
     /// A table of [`ALL_TYPES`] with extreme values, null symbols and awkward text.
+    /// The file names in `dir`, sorted.
+    pub fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    }
+
     pub fn all_types_table() -> Table {
         let col = |name, data| Column { name, data };
         Table {

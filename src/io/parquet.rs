@@ -123,14 +123,8 @@ fn from_polars(path: &Path, name: &'static str, ty: ColumnType, column: &polars:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::tests::{all_types_table, rounds_table, ALL_TYPES};
+    use crate::io::tests::{all_types_table, names, rounds_table, ALL_TYPES};
     use crate::sim::schema::{empty_table, LAPS, ROUNDS};
-
-    fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        v.sort();
-        v
-    }
 
     #[test]
     fn round_trip_every_column_type() {
