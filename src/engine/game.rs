@@ -150,14 +150,6 @@ impl Game {
         played
     }
 
-    /// Commits a position reached from the current one by one move (the search players try moves
-    /// on copies and keep the one they chose).
-    #[inline]
-    pub fn commit(&mut self, after: Position) {
-        self.ply += 1;
-        self.position = after;
-    }
-
     /// Plays a move after checking it, without ending the round (see [`Game::settle`]).
     pub fn play_checked_observed<O: MoveObserver>(&mut self, pit: usize, obs: &mut O) -> Result<MoveSummary, GameError> {
         if let Some(outcome) = self.outcome {
