@@ -5,6 +5,9 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+/// A panel of the closed-pits chart: its label and the mean it plots.
+type Measure = (&'static str, fn(&OpenPits) -> f64);
+
 use super::layout::*;
 use crate::analysis::stats::Proportion;
 use crate::analysis::summary::{ArmSummary, OpenPits, StudySummary};
@@ -59,7 +62,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -160,7 +163,7 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
     let (y0, y1) = ((lo - pad).max(0.0), (hi + pad).min(100.0));
     let (y_ticks, decimals) = nice_ticks(y0, y1, 10);
     let y_fmt = move |v: &f64| format!("{v:.decimals$}");
-    let tick_width = max_text_width(&plot, y_ticks.iter().map(|v| y_fmt(v)), TICK_SIZE)?;
+    let tick_width = max_text_width(&plot, y_ticks.iter().map(&y_fmt), TICK_SIZE)?;
     let y_area = y_label_area(tick_width);
 
     let n = study.arms.len();
@@ -452,9 +455,9 @@ pub(super) fn closed_pits<DB: DrawingBackend>(root: &Area<DB>, study: &StudySumm
     let (y_ticks, decimals) = nice_ticks(0.0, y1, 8);
     let y_range = || Linear { lo: 0.0, hi: y1, ticks: y_ticks.clone() };
     let y_fmt = move |v: &f64| format!("{v:.decimals$}");
-    let tick_width = max_text_width(root, y_ticks.iter().map(|v| y_fmt(v)), TICK_SIZE)?;
+    let tick_width = max_text_width(root, y_ticks.iter().map(&y_fmt), TICK_SIZE)?;
     const Y_DESC: &str = "mean open pits at round start";
-    let measures: [(&str, fn(&OpenPits) -> f64); 3] =
+    let measures: [Measure; 3] =
         [("South", |p| p.south_mean_open), ("North", |p| p.north_mean_open), ("the round's starter", |p| p.starter_mean_open)];
 
     if let [arm_rounds] = rounds.as_slice() {
