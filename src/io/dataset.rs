@@ -400,6 +400,20 @@ impl Dataset {
                 return Err(invalid(path, format!("shard {} is incomplete (status {}); finish it with --resume first", m.shard, m.status)));
             }
         }
+        // Every shard of the run must be there: a study never summarizes part of a run unawares.
+        let shards: Vec<crate::sim::Shard> =
+            manifests.iter().map(|(path, m)| m.shard.parse().map_err(|e: String| invalid(path, e))).collect::<Result<_, _>>()?;
+        let count = shards[0].count;
+        if shards.iter().any(|s| s.count != count) {
+            return Err(invalid(dir, "mixes shards of runs split in different numbers of shards"));
+        }
+        let missing: Vec<String> = (1..=count).filter(|k| !shards.iter().any(|s| s.index == *k)).map(|k| k.to_string()).collect();
+        if !missing.is_empty() {
+            return Err(invalid(
+                dir,
+                format!("shards {} of {count} are missing; run them (--shard K/{count}) before summarizing", missing.join(", ")),
+            ));
+        }
         let dataset =
             Dataset { dir: dir.to_path_buf(), run_id: first.run_id.clone(), manifests: manifests.into_iter().map(|m| m.1).collect() };
         for table in dataset.detail().tables() {

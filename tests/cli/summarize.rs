@@ -86,9 +86,11 @@ fn bad_datasets_give_clear_errors() {
     let stray = std::fs::read_dir(b.join("matches")).unwrap().next().unwrap().unwrap().path();
     std::fs::copy(&stray, a.join("matches").join(stray.file_name().unwrap())).unwrap();
     usage_error(&["summarize", s(&a)], &["mixed into a dataset", "different rules, players or seed"]);
-    // Manifests of different runs in one directory.
+    // A sharded run with a shard missing.
     let c = dir.path().join("c");
     ok(&["simulate", "--matches", "20", "--seed", "1", "--out", s(&c), "--quiet", "--detail", "match", "--shard", "1/2"]);
+    usage_error(&["summarize", s(&c)], &["shards 2 of 2 are missing"]);
+    // Manifests of different runs in one directory.
     let m = std::fs::read_to_string(b.join("manifest.json")).unwrap().replace("\"shard\": \"1/1\"", "\"shard\": \"2/2\"");
     std::fs::write(c.join("manifest-shard-2-of-2.json"), m).unwrap();
     usage_error(&["summarize", s(&c)], &["mixes datasets"]);
