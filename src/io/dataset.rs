@@ -57,6 +57,9 @@ impl std::str::FromStr for Formats {
 pub struct Manifest {
     pub tool: String,
     pub version: String,
+    /// What else the rows and files depend on: the row format, the random generator, the
+    /// Parquet writer.
+    pub versions: BTreeMap<String, String>,
     /// "running" while the run writes, "complete" when every batch of the shard is written.
     pub status: String,
     pub run_id: String,
@@ -161,6 +164,21 @@ fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
     checks.iter().find(|c| c.1 != c.2).map(|c| format!("{} is {} there, {} here", c.0, c.1, c.2))
 }
 
+/// Versions recorded in every manifest. `rows` changes whenever the same run would give other
+/// rows; polars is pinned exactly in Cargo.toml.
+pub fn versions() -> BTreeMap<String, String> {
+    [
+        ("rajapasu", env!("CARGO_PKG_VERSION")),
+        ("rows", "1"),
+        ("rng", "xoshiro256++ seeded by SplitMix64 from (seed, match, seat)"),
+        ("polars", "0.55.2"),
+        ("parquet_compression", "zstd level 3"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
 fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
@@ -190,6 +208,7 @@ impl DatasetWriter {
         let mut manifest = Manifest {
             tool: "rajapasu".into(),
             version: env!("CARGO_PKG_VERSION").into(),
+            versions: versions(),
             status: "running".into(),
             run_id: run_id.clone(),
             rules: cfg.rules,

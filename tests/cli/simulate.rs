@@ -229,6 +229,9 @@ fn the_manifest_records_the_run() {
     assert_eq!(m["rows"]["matches"], 120);
     assert!(m["rows"]["rounds"].as_u64().unwrap() > 120);
     assert_eq!(m["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(m["versions"]["polars"], "0.55.2");
+    let lock = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
+    assert!(lock.contains("name = \"polars\"\nversion = \"0.55.2\""), "the manifest names the locked polars");
     let schema = m["schema"].as_array().unwrap();
     let names: Vec<&str> = schema.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["matches", "rounds", "histograms"]);
