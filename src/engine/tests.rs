@@ -287,3 +287,50 @@ fn round_start_fills_from_the_right_end() {
     assert_eq!(kept, BySide::new(41, 1));
     assert_eq!(pos.board()[13], 7);
 }
+
+/// Every position reachable in round 1 of a small board, each checked: the legal moves
+/// partition the candidates with the endless ones, and every legal move conserves counters.
+#[test]
+fn exhaustive_move_generation_on_small_boards() {
+    use std::collections::{HashSet, VecDeque};
+    let cases: &[&[&str]] = &[
+        &["pits_per_row=4", "seeds_per_pit=4"],
+        &["pits_per_row=5", "seeds_per_pit=3", "final_four=stays"],
+        &["pits_per_row=5", "seeds_per_pit=4"],
+        &["pits_per_row=3", "seeds_per_pit=5", "final_four=stays", "endless=stop"],
+        &["pits_per_row=4", "seeds_per_pit=5", "skip_origin=true", "pussa_chain=true"],
+        &["pits_per_row=3", "seeds_per_pit=6", "final_four=sower"],
+        // Round 1 of these reaches an endless candidate move (R9): one position of each.
+        &["pits_per_row=4", "seeds_per_pit=6", "final_four=stays"],
+        &["pits_per_row=4", "seeds_per_pit=6", "final_four=stays", "endless=stop"],
+    ];
+    for case in cases {
+        let rules = Ruleset::from_assignments(case.iter().copied()).unwrap();
+        let start = Position::opening(rules, Side::South);
+        let key = |p: &Position| (p.board().to_vec(), p.turn(), p.reserve());
+        let mut seen = HashSet::from([key(&start)]);
+        let mut queue = VecDeque::from([start]);
+        let mut endless = 0;
+        while let Some(pos) = queue.pop_front() {
+            let legal = pos.legal_moves();
+            for pit in pos.candidates().iter() {
+                let (after, summary) = pos.after(pit);
+                endless += summary.endless as u32;
+                assert_eq!(legal.contains(pit), !(summary.endless && rules.endless == Endless::Forbid), "{case:?} {pos:?} {pit}");
+                assert_eq!(after.on_board() + after.reserve().0.iter().sum::<u32>(), rules.total_counters());
+                assert_eq!(after.turn(), pos.turn().other());
+                if legal.contains(pit) && seen.insert(key(&after)) {
+                    queue.push_back(after);
+                }
+            }
+            for local in 0..rules.pits_per_row as usize {
+                let pit = Pit::new(local, rules.pits_per_row).unwrap();
+                assert_eq!(pos.candidates().contains(pit), pos.count(pos.turn(), pit) > 0);
+            }
+            assert_eq!(pos.has_legal_move(), !legal.is_empty());
+        }
+        assert!(seen.len() > 40, "{case:?}: only {} positions", seen.len());
+        let expect_endless = case.contains(&"seeds_per_pit=6") && case.contains(&"final_four=stays");
+        assert_eq!(endless > 0, expect_endless, "{case:?}: {endless} endless candidates");
+    }
+}
