@@ -214,3 +214,87 @@ fn print_engine_bench() {
     let b = bench::bench_engine(Ruleset::default(), 20_000, 1);
     eprintln!("{b:?}");
 }
+
+/// Hashes every capture event in order, so a change in what an observer sees is caught.
+#[derive(Default)]
+struct CaptureHash(u64);
+
+impl crate::engine::MoveObserver for CaptureHash {
+    fn lap(&mut self, start: u8, sown: u8) {
+        self.0 = mix(self.0, 1 << 16 | (start as u64) << 8 | sown as u64);
+    }
+    fn capture(&mut self, c: crate::engine::Capture) {
+        let kind = matches!(c.kind, crate::engine::CaptureKind::Pussa) as u64;
+        self.0 = mix(self.0, 2 << 32 | kind << 24 | (c.by.index() as u64) << 16 | (c.pit as u64) << 8 | c.n as u64);
+    }
+}
+
+fn mix(h: u64, x: u64) -> u64 {
+    (h ^ x).wrapping_mul(0x100_0000_01b3).rotate_left(29)
+}
+
+/// Random-vs-random matches as in `bench_engine`: (moves, rounds, first-player wins, hash of
+/// every move's pit and summary and of the match's holdings).
+fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u64, seed: u64, obs: &mut O) -> (u64, u64, u64, u64) {
+    use crate::agents::{seat_rng, Agent};
+    use crate::engine::{Game, Side};
+    let (mut moves, mut rounds, mut first_wins, mut h) = (0u64, 0u64, 0u64, 0u64);
+    for i in 0..matches {
+        let first = Side::from_index((i % 2) as usize);
+        let mut game = Game::new(rules, first);
+        let mut agents =
+            [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
+        while !game.is_over() {
+            let side = game.position().turn();
+            if let Some((pit, s)) = agents[side.index()].play(&mut game, obs) {
+                moves += 1;
+                h = mix(
+                    h,
+                    pit.index() as u64 | (s.laps as u64) << 8 | (s.sown as u64) << 24 | (s.pussa as u64) << 40 | (s.endless as u64) << 56,
+                );
+                h = mix(h, s.fours[Side::South] as u64 | (s.fours[Side::North] as u64) << 32);
+            } else {
+                game.end_round();
+                rounds += 1;
+            }
+        }
+        first_wins += (game.outcome().and_then(|o| o.winner()) == Some(first)) as u64;
+        h = mix(h, game.holdings()[Side::South] as u64 | (game.round() as u64) << 32);
+    }
+    (moves, rounds, first_wins, h)
+}
+
+/// Pins random play (figures computed before the engine's fast sowing path): any change of the
+/// rules engine's results or of the random stream's consumption shows here.
+#[test]
+fn random_play_is_pinned() {
+    assert_eq!(random_fingerprint(Ruleset::default(), 2000, 1, &mut ()), (1_232_189, 76_938, 1073, 16_627_521_723_811_259_162));
+    let variants: &[&[&str]] = &[
+        &["final_four=stays"],
+        &["final_four=sower"],
+        &["skip_origin=true"],
+        &["pussa_chain=true"],
+        &["endless=stop", "final_four=stays"],
+        &["pits_per_row=3", "seeds_per_pit=2", "pussa_chain=true"],
+        &["pits_per_row=9", "seeds_per_pit=12", "skip_origin=true"],
+        &["pits_per_row=5", "seeds_per_pit=4", "final_four=stays", "endless=stop"],
+    ];
+    let mut got = Vec::new();
+    for v in variants {
+        let rules = Ruleset::from_assignments(v.iter().copied()).unwrap();
+        let mut obs = CaptureHash::default();
+        let f = random_fingerprint(rules, 200, 7, &mut obs);
+        got.push((f, obs.0));
+    }
+    let want: Vec<((u64, u64, u64, u64), u64)> = vec![
+        ((216658, 9846, 90, 11544881694757542045), 6622227224718946461),
+        ((206685, 12201, 106, 8784845958785981652), 17033935718749554316),
+        ((328226, 18160, 110, 882017341176610089), 15250762446539757560),
+        ((78890, 6791, 117, 11477121614914326445), 8218883806952365353),
+        ((216658, 9846, 90, 11544881694757542045), 6622227224718946461),
+        ((1782, 923, 159, 2900584111478715671), 3365948023708017353),
+        ((1344403, 45489, 107, 6508120027451977843), 306662412949862374),
+        ((34410, 2690, 116, 16404091481240210545), 17326340978830004332),
+    ];
+    assert_eq!(got, want);
+}
