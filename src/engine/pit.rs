@@ -65,8 +65,9 @@ impl PitSet {
         self.0 &= !(1 << pit.0);
     }
     #[inline]
-    pub const fn len(self) -> usize {
-        self.0.count_ones() as usize
+    pub fn len(self) -> usize {
+        // A table, not count_ones: the baseline x86-64 target has no popcnt instruction.
+        SET_BITS[self.0 as usize & 0x1ff] as usize
     }
     #[inline]
     pub const fn is_empty(self) -> bool {
@@ -99,6 +100,17 @@ impl fmt::Display for PitSet {
         write!(f, "{}", v.join(","))
     }
 }
+
+/// SET_BITS[mask]: the number of set bits of a 9-bit mask.
+static SET_BITS: [u8; 512] = {
+    let mut table = [0u8; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        table[mask] = (mask as u16).count_ones() as u8;
+        mask += 1;
+    }
+    table
+};
 
 /// NTH_SET_BIT[mask][n]: the position of the n-th set bit of a 9-bit mask.
 static NTH_SET_BIT: [[u8; 16]; 512] = {
