@@ -12,7 +12,9 @@ pub mod trace;
 pub use game::{Game, GameError, Outcome, RoundEnd, RoundStart};
 pub use perft::{perft, perft_divide};
 pub use pit::{Pit, PitSet, MAX_PITS, MAX_PITS_PER_ROW};
-pub use position::{Capture, CaptureKind, IllegalReason, MoveObserver, MoveSummary, PlayError, Position, Setup, SetupError};
+pub use position::{
+    Capture, CaptureKind, IllegalReason, MoveObserver, MoveSummary, PlayError, Position, Setup, SetupError, UNCHECKED_LAPS,
+};
 pub use rng::Rng;
 pub use rules::{Endless, FinalFour, NextStarter, RuleError, Ruleset, MAX_ROUNDS_LIMIT, SWITCHES};
 pub use side::{BySide, Side};

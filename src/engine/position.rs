@@ -122,58 +122,40 @@ impl std::error::Error for PlayError {}
 /// The position a lap starts from (R9): the board before lifting, and the pit to lift.
 type LapKey = ([u8; MAX_PITS], u8);
 
-/// Watches the lap starts of a move for a repeat (R9).
+/// Watches the lap starts of a move (R9).
 trait LapStarts {
-    /// Records a lap start; true if the move must stop here as endless.
-    fn check(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool;
+    /// Called before each lap is lifted; true stops the move there.
+    fn stop(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool;
 }
 
-/// Brent's cycle detection: compares each lap start with a saved one, saved anew at laps
-/// 1, 2, 4, 8, ... Finds a cycle if there is one, possibly some laps after its first repeat.
-struct Brent {
-    saved: Option<LapKey>,
-    power: u32,
-    since_saved: u32,
+/// Laps a move may take before its lap starts are checked for a repeat. A move whose lap
+/// start repeats never ends (each lap follows from the one before), so a move that ends within
+/// this many laps is not endless: the common case needs no check at all. Random play has a
+/// longest move of about 35 laps in a million matches.
+pub const UNCHECKED_LAPS: u32 = 64;
+
+/// Stops a move after [`UNCHECKED_LAPS`] laps.
+#[derive(Default)]
+struct LapLimit {
+    laps: u32,
 }
 
-impl Default for Brent {
-    fn default() -> Brent {
-        Brent { saved: None, power: 1, since_saved: 0 }
-    }
-}
-
-impl LapStarts for Brent {
+impl LapStarts for LapLimit {
     #[inline(always)]
-    fn check(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool {
-        match &self.saved {
-            None => {
-                self.saved = Some((*board, start));
-                false
-            }
-            Some(saved) => {
-                if saved.1 == start && saved.0 == *board {
-                    return true;
-                }
-                self.since_saved += 1;
-                if self.since_saved == self.power {
-                    self.saved = Some((*board, start));
-                    self.power <<= 1;
-                    self.since_saved = 0;
-                }
-                false
-            }
-        }
+    fn stop(&mut self, _: &[u8; MAX_PITS], _: u8) -> bool {
+        self.laps += 1;
+        self.laps > UNCHECKED_LAPS
     }
 }
 
-/// Every lap start of the move: exact first repeat (used only once a cycle is known).
+/// Every lap start of the move, to find the first repeat exactly (long moves only).
 #[derive(Default)]
 struct AllStarts {
     seen: HashSet<LapKey>,
 }
 
 impl LapStarts for AllStarts {
-    fn check(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool {
+    fn stop(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool {
         !self.seen.insert((*board, start))
     }
 }
@@ -182,8 +164,8 @@ impl LapStarts for AllStarts {
 enum Sowing {
     /// The move ended normally: R7 found an empty pit and R8 applied.
     Done,
-    /// A lap repeated a lap start seen earlier in the move (R9): the move is endless.
-    Cycle,
+    /// The lap watcher stopped it: too long to trust without a check, or a repeated lap start.
+    Stopped,
 }
 
 /// A position inside a round: board, open pits, reserves and the side to move.
@@ -416,10 +398,10 @@ impl Position {
 
     /// The move rules: R4 (lift), R5 (sow), R6 (fours), R7 (relay), R8 (pussa), R9 (endless).
     ///
-    /// R9 is checked with Brent's cycle detection, which costs one comparison per lap and no
-    /// memory: each lap start follows deterministically from the one before, so some lap start
-    /// repeats exactly when the sequence cycles. When it does (rare), the move is played again
-    /// from the start with every lap start remembered, stopping at the first repeat.
+    /// R9 costs nothing for a move of at most [`UNCHECKED_LAPS`] laps: a move whose lap start
+    /// repeats never ends, so one that ends is not endless. A longer move (rare) is played
+    /// again from the start with every lap start remembered: it either ends, or stops at its
+    /// first repeated lap start, exactly.
     #[inline(always)]
     pub fn play_unchecked_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
         self.play_inner(pit, obs, false).expect("an endless move stops at the repeat")
@@ -437,27 +419,28 @@ impl Position {
     fn play_inner<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O, refuse_endless: bool) -> Option<MoveSummary> {
         let (board, reserve) = (self.board, self.reserve);
         let mut summary = MoveSummary::default();
-        if let Sowing::Cycle = self.sow(pit, obs, &mut Brent::default(), &mut summary) {
+        if let Sowing::Stopped = self.sow(pit, obs, &mut LapLimit::default(), &mut summary) {
             (self.board, self.reserve) = (board, reserve);
-            if refuse_endless {
+            summary = self.play_long_move(pit, obs);
+            if summary.endless && refuse_endless {
+                (self.board, self.reserve) = (board, reserve);
                 return None;
             }
-            summary = self.replay_endless(pit, obs);
         }
         self.turn = self.turn.other();
         Some(summary)
     }
 
-    /// The exact pass for an endless move (R9): stops at the first repeated lap start.
+    /// The exact pass for a long move (R9): it ends, or stops at its first repeated lap start.
     #[cold]
     #[inline(never)]
-    fn replay_endless<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
-        let mut summary = MoveSummary { endless: true, ..MoveSummary::default() };
-        self.sow(pit, obs, &mut AllStarts::default(), &mut summary);
+    fn play_long_move<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
+        let mut summary = MoveSummary::default();
+        summary.endless = matches!(self.sow(pit, obs, &mut AllStarts::default(), &mut summary), Sowing::Stopped);
         summary
     }
 
-    /// Sows the move from `pit` until it ends (R7, R8) or `repeats` reports a repeated lap start.
+    /// Sows the move from `pit` until it ends (R7, R8) or `repeats` stops it before a lap.
     #[inline(always)]
     fn sow<O: MoveObserver, R: LapStarts>(&mut self, pit: Pit, obs: &mut O, repeats: &mut R, summary: &mut MoveSummary) -> Sowing {
         let rules = self.rules;
@@ -468,8 +451,8 @@ impl Position {
         debug_assert!(self.board[start] > 0, "play_unchecked on an empty pit");
         loop {
             // R9: the position a lap starts from, before lifting.
-            if repeats.check(&self.board, start as u8) {
-                return Sowing::Cycle;
+            if repeats.stop(&self.board, start as u8) {
+                return Sowing::Stopped;
             }
             // R4 / R7: lift the whole pit.
             let mut hand = self.board[start];
