@@ -27,8 +27,8 @@ pub struct Capture {
 }
 
 /// What a move did, without the details (these go to a [`MoveObserver`]).
-// Word-sized fields only: a packed bool next to the callers' one-byte values made the
-// copies of this struct stall on store forwarding in the hot loop.
+// Aligned to 8 bytes: packed next to the callers' one-byte values, copies of this struct
+// stalled on store forwarding in the hot loop.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(8))]
 pub struct MoveSummary {
