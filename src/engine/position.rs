@@ -532,16 +532,17 @@ impl Position {
     }
 }
 
-/// next[p] = first open pit after p (R2 order, closed pits skipped, R12), in one backward pass.
+/// next[p] = first open pit after p (R2 order, closed pits skipped, R12), in one backward pass
+/// over a mask of the open global pits (no division: this runs at every round's start).
 fn next_table(rules: &Ruleset, open: BySide<PitSet>) -> [u8; MAX_PITS] {
     let p = rules.pits_per_row as usize;
-    let is_open = |g: usize| open[Side::from_index(g / p)].contains(Pit::new_unchecked(g % p));
+    let mask = open[Side::South].0 as u32 | (open[Side::North].0 as u32) << p;
     let mut next = [0u8; MAX_PITS];
     // After the last pit comes the first open pit of the board (wrapping round).
-    let mut following = (0..2 * p).find(|&g| is_open(g)).unwrap_or(0) as u8;
+    let mut following = mask.trailing_zeros() as u8;
     for g in (0..2 * p).rev() {
         next[g] = following;
-        if is_open(g) {
+        if mask >> g & 1 != 0 {
             following = g as u8;
         }
     }
