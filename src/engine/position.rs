@@ -7,6 +7,12 @@ use std::fmt;
 
 use super::{BySide, Endless, FinalFour, Pit, PitSet, Ruleset, Side, MAX_PITS};
 
+/// Storage length of the board arrays: a power of two at least MAX_PITS, so that an index
+/// masked with `& SLOT` is provably in bounds and the hot loop carries no bounds checks.
+const SLOTS: usize = 32;
+const SLOT: usize = SLOTS - 1;
+const _: () = assert!(SLOTS >= MAX_PITS + 9);
+
 /// How the counters of a capture were won (R6, R8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CaptureKind {
@@ -120,12 +126,12 @@ impl fmt::Display for PlayError {
 impl std::error::Error for PlayError {}
 
 /// The position a lap starts from (R9): the board before lifting, and the pit to lift.
-type LapKey = ([u8; MAX_PITS], u8);
+type LapKey = ([u8; SLOTS], u8);
 
 /// Watches the lap starts of a move (R9).
 trait LapStarts {
     /// Called before each lap is lifted; true stops the move there.
-    fn stop(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool;
+    fn stop(&mut self, board: &[u8; SLOTS], start: u8) -> bool;
 }
 
 /// Laps a move may take before its lap starts are checked for a repeat. A move whose lap
@@ -142,7 +148,7 @@ struct LapLimit {
 
 impl LapStarts for LapLimit {
     #[inline(always)]
-    fn stop(&mut self, _: &[u8; MAX_PITS], _: u8) -> bool {
+    fn stop(&mut self, _: &[u8; SLOTS], _: u8) -> bool {
         self.laps += 1;
         self.laps > UNCHECKED_LAPS
     }
@@ -155,7 +161,7 @@ struct AllStarts {
 }
 
 impl LapStarts for AllStarts {
-    fn stop(&mut self, board: &[u8; MAX_PITS], start: u8) -> bool {
+    fn stop(&mut self, board: &[u8; SLOTS], start: u8) -> bool {
         !self.seen.insert((*board, start))
     }
 }
@@ -172,9 +178,9 @@ enum Sowing {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Position {
     rules: Ruleset,
-    board: [u8; MAX_PITS],
+    board: [u8; SLOTS],
     /// next[p]: the first open pit after global pit p, counter-clockwise (R2, R5, R12).
-    next: [u8; MAX_PITS],
+    next: [u8; SLOTS],
     /// Counters off the board: kept at the round's start plus captured since.
     reserve: BySide<u32>,
     open: BySide<PitSet>,
@@ -221,7 +227,7 @@ impl Position {
     pub fn round_start(rules: Ruleset, holdings: BySide<u32>, starter: Side) -> (Position, BySide<u32>) {
         let p = rules.pits_per_row as usize;
         let s = rules.seeds_per_pit as u32;
-        let mut board = [0u8; MAX_PITS];
+        let mut board = [0u8; SLOTS];
         let mut open = BySide::splat(PitSet::EMPTY);
         let mut kept = BySide::splat(0);
         for side in Side::ALL {
@@ -258,7 +264,7 @@ impl Position {
                 return Err(SetupError::OpenNotAtRightEnd { side });
             }
         }
-        let mut board = [0u8; MAX_PITS];
+        let mut board = [0u8; SLOTS];
         for (g, &n) in setup.board.iter().enumerate() {
             let side = Side::from_index(g / p);
             if !setup.open[side].contains(Pit::new_unchecked(g % p)) && n != 0 {
@@ -463,9 +469,9 @@ impl Position {
             let mut at = start;
             while hand > 0 {
                 // R5: next open pit; the lap's emptied pit is skipped only with skip_origin.
-                at = self.next[at] as usize;
+                at = self.next[at & SLOT] as usize & SLOT;
                 if rules.skip_origin && at == start {
-                    at = self.next[at] as usize;
+                    at = self.next[at] as usize & SLOT;
                 }
                 self.board[at] += 1;
                 hand -= 1;
@@ -492,7 +498,7 @@ impl Position {
                 }
             }
             // R7: relay from the next open pit if it holds counters.
-            let next = self.next[at] as usize;
+            let next = self.next[at & SLOT] as usize & SLOT;
             if self.board[next] != 0 {
                 start = next;
                 continue;
@@ -526,7 +532,7 @@ impl Position {
     pub fn collect_remainder(&mut self) -> (Side, u32) {
         let collector = self.turn.other();
         let remainder = self.on_board();
-        self.board = [0; MAX_PITS];
+        self.board = [0; SLOTS];
         self.reserve[collector] += remainder;
         (collector, remainder)
     }
@@ -534,10 +540,10 @@ impl Position {
 
 /// next[p] = first open pit after p (R2 order, closed pits skipped, R12), in one backward pass
 /// over a mask of the open global pits (no division: this runs at every round's start).
-fn next_table(rules: &Ruleset, open: BySide<PitSet>) -> [u8; MAX_PITS] {
+fn next_table(rules: &Ruleset, open: BySide<PitSet>) -> [u8; SLOTS] {
     let p = rules.pits_per_row as usize;
     let mask = open[Side::South].0 as u32 | (open[Side::North].0 as u32) << p;
-    let mut next = [0u8; MAX_PITS];
+    let mut next = [0u8; SLOTS];
     // After the last pit comes the first open pit of the board (wrapping round).
     let mut following = mask.trailing_zeros() as u8;
     for g in (0..2 * p).rev() {
