@@ -298,3 +298,125 @@ fn random_play_is_pinned() {
     ];
     assert_eq!(got, want);
 }
+
+/// A plain fixed-array engine for default rules (no R9 check, no observers, modulo stepping),
+/// the kind of implementation the speed target was set against. Used only to compare speeds.
+mod plain {
+    use crate::engine::Rng;
+
+    pub struct Match {
+        board: [u8; 14],
+        open: [bool; 14],
+        reserve: [u32; 2],
+        turn: usize,
+    }
+
+    impl Match {
+        fn fill(holdings: [u32; 2], starter: usize) -> Match {
+            let mut m = Match { board: [0; 14], open: [false; 14], reserve: [0; 2], turn: starter };
+            for side in 0..2 {
+                let filled = (holdings[side] / 7).min(7) as usize;
+                for local in 7 - filled..7 {
+                    m.board[side * 7 + local] = 7;
+                    m.open[side * 7 + local] = true;
+                }
+                m.reserve[side] = holdings[side] - 7 * filled as u32;
+            }
+            m
+        }
+
+        fn next(&self, mut at: usize) -> usize {
+            loop {
+                at = (at + 1) % 14;
+                if self.open[at] {
+                    return at;
+                }
+            }
+        }
+
+        fn play(&mut self, local: usize) {
+            let mover = self.turn;
+            let mut start = mover * 7 + local;
+            loop {
+                let mut hand = self.board[start];
+                self.board[start] = 0;
+                let mut at = start;
+                while hand > 0 {
+                    at = self.next(at);
+                    self.board[at] += 1;
+                    hand -= 1;
+                    if self.board[at] == 4 {
+                        self.board[at] = 0;
+                        self.reserve[at / 7] += 4;
+                    }
+                }
+                let next = self.next(at);
+                if self.board[next] > 0 {
+                    start = next;
+                    continue;
+                }
+                let beyond = self.next(next);
+                self.reserve[mover] += self.board[beyond] as u32;
+                self.board[beyond] = 0;
+                break;
+            }
+            self.turn = 1 - mover;
+        }
+
+        /// Plays a random match; returns the moves played.
+        pub fn random(first: usize, rng: &mut Rng) -> u64 {
+            let mut holdings = [49u32, 49];
+            let mut starter = first;
+            let mut moves = 0;
+            for _round in 0..1000 {
+                let mut m = Match::fill(holdings, starter);
+                loop {
+                    let mut legal = [0usize; 7];
+                    let mut n = 0;
+                    for local in 0..7 {
+                        if m.board[m.turn * 7 + local] > 0 {
+                            legal[n] = local;
+                            n += 1;
+                        }
+                    }
+                    if n == 0 {
+                        break;
+                    }
+                    m.play(legal[rng.below(n as u32) as usize]);
+                    moves += 1;
+                }
+                let collector = 1 - m.turn;
+                m.reserve[collector] += m.board.iter().map(|&c| c as u32).sum::<u32>();
+                holdings = m.reserve;
+                starter = collector;
+                if holdings[0] < 7 || holdings[1] < 7 {
+                    break;
+                }
+            }
+            moves
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn compare_with_a_plain_engine() {
+    use std::time::Instant;
+    let n = 100_000u64;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut moves = 0;
+        for i in 0..n {
+            let mut rng = crate::engine::Rng::for_stream(1, i, 1);
+            moves += plain::Match::random((i % 2) as usize, &mut rng);
+        }
+        let plain = n as f64 / t.elapsed().as_secs_f64();
+        let ours = bench::bench_engine(Ruleset::default(), n, 1);
+        eprintln!(
+            "plain: {plain:.0} matches/s ({:.0} moves/match); rajapasu: {:.0} matches/s ({:.0} moves/match)",
+            moves as f64 / n as f64,
+            ours.matches_per_second,
+            ours.moves as f64 / n as f64
+        );
+    }
+}
