@@ -314,13 +314,13 @@ mod plain {
     impl Match {
         fn fill(holdings: [u32; 2], starter: usize) -> Match {
             let mut m = Match { board: [0; 14], open: [false; 14], reserve: [0; 2], turn: starter };
-            for side in 0..2 {
-                let filled = (holdings[side] / 7).min(7) as usize;
+            for (side, &held) in holdings.iter().enumerate() {
+                let filled = (held / 7).min(7) as usize;
                 for local in 7 - filled..7 {
                     m.board[side * 7 + local] = 7;
                     m.open[side * 7 + local] = true;
                 }
-                m.reserve[side] = holdings[side] - 7 * filled as u32;
+                m.reserve[side] = held - 7 * filled as u32;
             }
             m
         }
