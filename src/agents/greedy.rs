@@ -9,7 +9,7 @@ pub(crate) fn choose(pos: &Position, rng: &mut Rng) -> Option<Pit> {
     let mover = pos.turn();
     let mut best = i32::MIN;
     let mut ties = PitSet::EMPTY;
-    for (pit, child, summary) in super::legal_children(pos) {
+    for (pit, child, summary) in pos.legal_children() {
         let mut gain = summary.net_gain(mover);
         if !child.has_legal_move() {
             gain += child.on_board() as i32;

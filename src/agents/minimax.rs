@@ -11,7 +11,7 @@ fn negamax(pos: &Position, depth: u32, mut alpha: i32, beta: i32) -> i32 {
     }
     let mover = pos.turn();
     let mut best = i32::MIN;
-    for (_, child, summary) in super::legal_children(pos) {
+    for (_, child, summary) in pos.legal_children() {
         let gain = summary.net_gain(mover);
         // v = gain - x, so v in (alpha, beta) iff x in (gain - beta, gain - alpha).
         let v = gain - negamax(&child, depth - 1, gain.saturating_sub(beta), gain.saturating_sub(alpha));
@@ -35,7 +35,7 @@ pub(crate) fn choose(pos: &Position, depth: u32, rng: &mut Rng) -> Option<Pit> {
     let mut best = i32::MIN;
     let mut ties = PitSet::EMPTY;
     const INF: i32 = 1 << 20;
-    for (pit, child, summary) in super::legal_children(pos) {
+    for (pit, child, summary) in pos.legal_children() {
         let gain = summary.net_gain(mover);
         let alpha = if best == i32::MIN { -INF } else { best - 1 };
         let v = gain - negamax(&child, depth - 1, gain - INF, gain - alpha);
@@ -57,14 +57,11 @@ pub(crate) fn minimax_value(pos: &Position, depth: u32) -> i32 {
         return if pos.has_legal_move() { 0 } else { -(pos.on_board() as i32) };
     }
     let mover = pos.turn();
-    super::legal_children(pos)
-        .map(|(_, child, s)| s.net_gain(mover) - minimax_value(&child, depth - 1))
-        .max()
-        .unwrap_or(-(pos.on_board() as i32))
+    pos.legal_children().map(|(_, child, s)| s.net_gain(mover) - minimax_value(&child, depth - 1)).max().unwrap_or(-(pos.on_board() as i32))
 }
 
 #[cfg(test)]
 pub(crate) fn root_values(pos: &Position, depth: u32) -> Vec<(Pit, i32)> {
     let mover = pos.turn();
-    super::legal_children(pos).map(|(pit, child, s)| (pit, s.net_gain(mover) - minimax_value(&child, depth - 1))).collect()
+    pos.legal_children().map(|(pit, child, s)| (pit, s.net_gain(mover) - minimax_value(&child, depth - 1))).collect()
 }

@@ -28,10 +28,6 @@ impl Agent {
         Agent { spec, rng, mcts: mcts::Tree::default() }
     }
 
-    pub fn spec(&self) -> AgentSpec {
-        self.spec
-    }
-
     /// Plays a move for the side to move, or returns None when it has no legal move (R10).
     /// The observer sees only the move that is played.
     pub fn play<O: MoveObserver>(&mut self, game: &mut Game, obs: &mut O) -> Option<(Pit, MoveSummary)> {
@@ -52,15 +48,6 @@ impl Agent {
             AgentSpec::Mcts { playouts } => self.mcts.choose(pos, playouts, &mut self.rng),
         }
     }
-}
-
-/// Each legal move with the position after it and what it did (one simulation per candidate).
-#[inline]
-pub(crate) fn legal_children(pos: &Position) -> impl Iterator<Item = (Pit, Position, MoveSummary)> + '_ {
-    pos.candidates().iter().filter_map(move |pit| {
-        let mut child = *pos;
-        child.play_if_legal_observed(pit, &mut ()).map(|summary| (pit, child, summary))
-    })
 }
 
 /// A uniformly random member of a non-empty set.

@@ -83,7 +83,8 @@ fn greedy_takes_a_best_immediate_gain() {
     for rules in rulesets() {
         for (i, pos) in positions(rules, 200, 9).into_iter().enumerate() {
             let mover = pos.turn();
-            let gains: Vec<(Pit, i32)> = legal_children(&pos)
+            let gains: Vec<(Pit, i32)> = pos
+                .legal_children()
                 .map(|(pit, child, s)| (pit, s.net_gain(mover) + if child.has_legal_move() { 0 } else { child.on_board() as i32 }))
                 .collect();
             let Some(best) = gains.iter().map(|g| g.1).max() else { continue };

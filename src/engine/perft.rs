@@ -8,19 +8,11 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => pos.legal_moves().len() as u64,
-        _ => children(pos).map(|(_, child)| perft(&child, depth - 1)).sum(),
+        _ => pos.legal_children().map(|(_, child, _)| perft(&child, depth - 1)).sum(),
     }
 }
 
 /// perft of each legal move's subtree (depth ≥ 1).
 pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Pit, u64)> {
-    children(pos).map(|(pit, child)| (pit, perft(&child, depth.saturating_sub(1)))).collect()
-}
-
-/// Each legal move with the position after it, simulating each candidate once.
-fn children(pos: &Position) -> impl Iterator<Item = (Pit, Position)> + '_ {
-    pos.candidates().iter().filter_map(move |pit| {
-        let mut child = *pos;
-        child.play_if_legal_observed(pit, &mut ()).map(|_| (pit, child))
-    })
+    pos.legal_children().map(|(pit, child, _)| (pit, perft(&child, depth.saturating_sub(1)))).collect()
 }

@@ -313,12 +313,6 @@ impl Position {
     pub fn on_board(&self) -> u32 {
         self.board.iter().map(|&n| n as u32).sum()
     }
-    /// Counters on the row of `side`.
-    pub fn on_row(&self, side: Side) -> u32 {
-        let p = self.rules.pits_per_row as usize;
-        self.board[side.index() * p..side.index() * p + p].iter().map(|&n| n as u32).sum()
-    }
-
     /// Open pits of the side to move that hold counters (R4): the moves before the R9 check.
     #[inline]
     pub fn candidates(&self) -> PitSet {
@@ -337,15 +331,21 @@ impl Position {
 
     /// The legal moves (R4, R9): the candidates, less the endless ones under `endless = forbid`.
     pub fn legal_moves(&self) -> PitSet {
-        let mut set = self.candidates();
-        if self.rules.endless == Endless::Forbid {
-            for pit in set.iter() {
-                if self.after(pit).1.endless {
-                    set.remove(pit);
-                }
-            }
+        let mut set = PitSet::EMPTY;
+        for (pit, _, _) in self.legal_children() {
+            set.insert(pit);
         }
         set
+    }
+
+    /// Each legal move with the position after it and what it did, one simulation per
+    /// candidate (the search players and perft walk these).
+    #[inline]
+    pub fn legal_children(&self) -> impl Iterator<Item = (Pit, Position, MoveSummary)> + '_ {
+        self.candidates().iter().filter_map(move |pit| {
+            let mut child = *self;
+            child.play_if_legal_observed(pit, &mut ()).map(|summary| (pit, child, summary))
+        })
     }
 
     /// Whether the side to move has a legal move (R10). Stops at the first one found.

@@ -89,20 +89,6 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    pub fn config(&self) -> Result<RunConfig, String> {
-        Ok(RunConfig {
-            rules: self.rules,
-            south: self.south.parse().map_err(|e: crate::agents::SpecError| e.to_string())?,
-            north: self.north.parse().map_err(|e: crate::agents::SpecError| e.to_string())?,
-            first: self.first.parse()?,
-            seed: self.seed,
-            matches: self.matches,
-            detail: self.detail,
-            batch_size: self.batch_size,
-            shard: self.shard.parse()?,
-        })
-    }
-
     pub fn is_complete(&self) -> bool {
         self.status == "complete"
     }
@@ -447,11 +433,6 @@ impl Dataset {
 
     pub fn detail(&self) -> Detail {
         self.manifest().detail
-    }
-
-    /// Matches in the shards present.
-    pub fn matches_present(&self) -> u64 {
-        self.manifests.iter().map(|m| m.match_range[1] - m.match_range[0]).sum()
     }
 
     /// The part files of a table (one format: Parquet when both exist), sorted. Every part

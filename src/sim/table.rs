@@ -71,19 +71,6 @@ impl ColumnData {
         self.len() == 0
     }
 
-    /// The value at `row` as text (CSV form: empty for null).
-    pub fn text(&self, row: usize) -> String {
-        match self {
-            ColumnData::U32(v) => v[row].to_string(),
-            ColumnData::U64(v) => v[row].to_string(),
-            ColumnData::I64(v) => v[row].to_string(),
-            ColumnData::F64(v) => v[row].to_string(),
-            ColumnData::Bool(v) => v[row].to_string(),
-            ColumnData::Sym(v) => v[row].unwrap_or("").to_string(),
-            ColumnData::Text(v) => v[row].clone(),
-        }
-    }
-
     /// Appends all of `other` (same type).
     pub fn extend(&mut self, other: &ColumnData) {
         match (self, other) {
