@@ -8,6 +8,7 @@ pub mod atomic;
 pub mod csv;
 pub mod dataset;
 pub mod parquet;
+mod parquet_pages;
 
 use std::path::{Path, PathBuf};
 

@@ -7,36 +7,137 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use polars::prelude::{
-    BooleanChunked, DataFrame, DataType, Float64Chunked, Int64Chunked, IntoColumn, IntoSeries, NewChunkedArray, ParquetCompression,
-    ParquetReader, ParquetWriter, PlSmallStr, SerReader, StringChunked, UInt32Chunked, UInt64Chunked,
+use polars::error::{to_compute_err, PolarsResult};
+use polars::prelude::{DataType, ParquetReader, PlSmallStr, SerReader};
+use polars_arrow::array::{Array, BooleanArray, DictionaryArray, PrimitiveArray, Utf8ViewArray};
+use polars_arrow::datatypes::{ArrowDataType, ArrowSchema, Field, IntegerType};
+use polars_parquet::parquet::error::ParquetError;
+use polars_parquet::write::{
+    array_to_columns, CompressionOptions, Compressor, DynIter, DynStreamingIterator, Encoding, FallibleStreamingIterator, FileWriter,
+    StatisticsOptions, Version, WriteOptions, ZstdLevel,
 };
 
 use super::atomic::write_atomically;
+use super::parquet_pages::{dictionary_pages, symbol_pages};
 use super::{check_table, match_columns, IoError};
 use crate::sim::schema::{intern_sym, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
+use polars_parquet::parquet::page::Page;
+use polars_parquet::parquet::schema::types::ParquetType;
 
-/// Zstd level 0 lets zstd choose its default level (3); see the module tests for its speed.
-const COMPRESSION: ParquetCompression = ParquetCompression::Zstd(None);
+/// How integer columns are encoded (see `choose_encodings` in the tests).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Encodings {
+    /// Integer columns of small range as dictionary pages built here (`parquet_pages`).
+    pub direct: bool,
+    pub ints: Encoding,
+    pub zstd: Option<i32>,
+}
+
+pub(crate) const ENCODINGS: Encodings = Encodings { direct: true, ints: Encoding::RleDictionary, zstd: Some(1) };
 
 /// Writes `table` to `path` as a zstd-compressed Parquet file, atomically.
 ///
 /// The columns are encoded on the calling thread: part files are written by many simulation
 /// threads at once, so polars's own thread pool would only add contention.
 pub fn write_parquet(table: &Table, path: &Path) -> Result<(), IoError> {
+    write_parquet_with(table, path, ENCODINGS)
+}
+
+pub(crate) fn write_parquet_with(table: &Table, path: &Path, enc: Encodings) -> Result<(), IoError> {
     check_table(table, path)?;
-    let columns = table.columns.iter().map(to_polars).collect();
-    let mut df = DataFrame::new(table.rows(), columns).map_err(|error| parquet_error(path, error))?;
     write_atomically(path, |file| {
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        ParquetWriter::new(&mut out)
-            .with_compression(COMPRESSION)
-            .set_parallel(false)
-            .finish(&mut df)
-            .map_err(|error| parquet_error(path, error))?;
+        encode_parquet(table, enc, &mut out).map_err(|error| parquet_error(path, error))?;
         out.flush().map_err(|e| IoError::file(path, "cannot write", e))
     })
+}
+
+/// Encodes `table` as one Parquet file (one row group) into `out`.
+pub(crate) fn encode_parquet<W: Write>(table: &Table, enc: Encodings, out: W) -> PolarsResult<()> {
+    let fields: Vec<Field> = table.columns.iter().map(arrow_field).collect();
+    let schema: ArrowSchema = fields.into_iter().map(|f| (f.name.clone(), f)).collect();
+    let compression = match enc.zstd {
+        None => CompressionOptions::Zstd(None),
+        Some(level) => CompressionOptions::Zstd(Some(ZstdLevel::try_new(level)?)),
+    };
+    let options = WriteOptions { statistics: StatisticsOptions::default(), version: Version::V1, compression, data_page_size: None };
+    let mut writer = FileWriter::try_new(out, schema, options)?;
+    let types = writer.parquet_schema().fields().to_vec();
+    let mut columns = Vec::with_capacity(table.columns.len());
+    for (column, type_) in table.columns.iter().zip(types) {
+        let direct = match (&type_, &column.data, enc.direct) {
+            (ParquetType::PrimitiveType(t), ColumnData::U32(v), true) => dictionary_pages(v, t, true),
+            (ParquetType::PrimitiveType(t), ColumnData::U64(v), true) => dictionary_pages(v, t, true),
+            (ParquetType::PrimitiveType(t), ColumnData::I64(v), true) => dictionary_pages(v, t, true),
+            (ParquetType::PrimitiveType(t), ColumnData::Sym(v), true) => symbol_pages(v, &SYMBOLS, t, true),
+            _ => None,
+        };
+        let pages: Vec<DynIter<'static, PolarsResult<Page>>> = match direct {
+            Some(pages) => vec![DynIter::new(pages.into_iter().map(Ok))],
+            None => {
+                let (array, encoding) = arrow_array(column, enc);
+                array_to_columns(array, type_, options, &[encoding])?
+            }
+        };
+        for pages in pages {
+            let pages = DynIter::new(pages.map(|page| page.map_err(ParquetError::from)));
+            let compressed = Compressor::new(pages, options.compression, vec![]).map_err(to_compute_err);
+            columns.push(Ok(DynStreamingIterator::new(compressed)));
+        }
+    }
+    writer.write(table.rows() as u64, DynIter::new(columns.into_iter()))?;
+    writer.end(None)?;
+    Ok(())
+}
+
+/// The symbols a Sym column may hold, as dictionary keys.
+const SYMBOLS: [&str; 7] = ["south", "north", "tie", "win", "unfinished", "lap_length", "laps_per_move"];
+
+/// The column's type in the file: symbols are strings (nullable), everything else is required.
+fn arrow_field(column: &Column) -> Field {
+    let (dtype, nullable) = match &column.data {
+        ColumnData::U32(_) => (ArrowDataType::UInt32, false),
+        ColumnData::U64(_) => (ArrowDataType::UInt64, false),
+        ColumnData::I64(_) => (ArrowDataType::Int64, false),
+        ColumnData::F64(_) => (ArrowDataType::Float64, false),
+        ColumnData::Bool(_) => (ArrowDataType::Boolean, false),
+        ColumnData::Text(_) => (ArrowDataType::Utf8View, false),
+        ColumnData::Sym(_) => (ArrowDataType::Utf8View, true),
+    };
+    Field::new(PlSmallStr::from_static(column.name), dtype, nullable)
+}
+
+/// The column as an arrow array for polars's encoder, and the encoding to ask for.
+fn arrow_array(column: &Column, enc: Encodings) -> (Box<dyn Array>, Encoding) {
+    match &column.data {
+        ColumnData::U32(v) => (PrimitiveArray::from_vec(v.clone()).boxed(), enc.ints),
+        ColumnData::U64(v) => (PrimitiveArray::from_vec(v.clone()).boxed(), enc.ints),
+        ColumnData::I64(v) => (PrimitiveArray::from_vec(v.clone()).boxed(), enc.ints),
+        ColumnData::F64(v) => (PrimitiveArray::from_vec(v.clone()).boxed(), Encoding::Plain),
+        ColumnData::Bool(v) => (BooleanArray::from_slice(v).boxed(), Encoding::Plain),
+        ColumnData::Text(v) => (Utf8ViewArray::from_slice_values(v).boxed(), Encoding::RleDictionary),
+        ColumnData::Sym(v) => {
+            // The file says String; its pages are dictionary-encoded from keys computed here,
+            // which is what a Parquet reader sees for any string column of few distinct values.
+            let mut last: (&str, u8) = (SYMBOLS[0], 0);
+            let keys: PrimitiveArray<u8> = v
+                .iter()
+                .map(|s| {
+                    s.map(|s| {
+                        if !std::ptr::eq(s, last.0) {
+                            let k = SYMBOLS.iter().position(|&k| k == s).unwrap_or_else(|| panic!("{s:?} is not a symbol"));
+                            last = (s, k as u8);
+                        }
+                        last.1
+                    })
+                })
+                .collect();
+            let dtype = ArrowDataType::Dictionary(IntegerType::UInt8, Box::new(ArrowDataType::Utf8View), false);
+            let values = Utf8ViewArray::from_slice_values(SYMBOLS).boxed();
+            (DictionaryArray::try_new(dtype, keys, values).expect("keys index SYMBOLS").boxed(), Encoding::RleDictionary)
+        }
+    }
 }
 
 /// Reads a Parquet file written by [`write_parquet`], checking it has exactly the columns of
@@ -67,20 +168,6 @@ fn polars_type(ty: ColumnType) -> DataType {
         ColumnType::Bool => DataType::Boolean,
         ColumnType::Sym | ColumnType::Text => DataType::String,
     }
-}
-
-fn to_polars(column: &Column) -> polars::prelude::Column {
-    let name = PlSmallStr::from_static(column.name);
-    let series = match &column.data {
-        ColumnData::U32(v) => UInt32Chunked::from_vec(name, v.clone()).into_series(),
-        ColumnData::U64(v) => UInt64Chunked::from_vec(name, v.clone()).into_series(),
-        ColumnData::I64(v) => Int64Chunked::from_vec(name, v.clone()).into_series(),
-        ColumnData::F64(v) => Float64Chunked::from_vec(name, v.clone()).into_series(),
-        ColumnData::Bool(v) => BooleanChunked::from_slice(name, v).into_series(),
-        ColumnData::Sym(v) => StringChunked::from_slice_options(name, v).into_series(),
-        ColumnData::Text(v) => StringChunked::from_slice(name, v).into_series(),
-    };
-    series.into_column()
 }
 
 fn from_polars(path: &Path, name: &'static str, ty: ColumnType, column: &polars::prelude::Column) -> Result<ColumnData, IoError> {
@@ -124,7 +211,8 @@ fn from_polars(path: &Path, name: &'static str, ty: ColumnType, column: &polars:
 mod tests {
     use super::*;
     use crate::io::tests::{all_types_table, names, rounds_table, ALL_TYPES};
-    use crate::sim::schema::{empty_table, LAPS, ROUNDS};
+    use crate::sim::schema::{empty_table, ColumnSpec, LAPS, ROUNDS};
+    use polars_parquet::parquet::statistics::Statistics;
 
     #[test]
     fn round_trip_every_column_type() {
@@ -243,5 +331,133 @@ mod tests {
         let err = read_parquet(&dir.path().join("absent.parquet"), &ALL_TYPES).unwrap_err();
         assert!(matches!(err, IoError::File { .. }), "{err}");
         assert!(err.to_string().contains("absent.parquet"), "{err}");
+    }
+
+    /// Columns shaped to take every path of `parquet_pages` (dictionary pages built here, or
+    /// polars's encoder for wide ranges), with several data pages, read back by polars.
+    #[test]
+    fn dictionary_pages_round_trip_with_their_statistics() {
+        const SPEC: TableSpec = TableSpec {
+            name: "pages",
+            row: "a test row",
+            columns: &[
+                ColumnSpec { name: "constant", ty: ColumnType::U32, meaning: "" },
+                ColumnSpec { name: "small", ty: ColumnType::U32, meaning: "" },
+                ColumnSpec { name: "wide", ty: ColumnType::U32, meaning: "" },
+                ColumnSpec { name: "beyond_i32", ty: ColumnType::U32, meaning: "" },
+                ColumnSpec { name: "big_u64", ty: ColumnType::U64, meaning: "" },
+                ColumnSpec { name: "negative", ty: ColumnType::I64, meaning: "" },
+                ColumnSpec { name: "sym", ty: ColumnType::Sym, meaning: "" },
+                ColumnSpec { name: "sym_full", ty: ColumnType::Sym, meaning: "" },
+                ColumnSpec { name: "sym_null", ty: ColumnType::Sym, meaning: "" },
+            ],
+        };
+        // More rows than one data page holds, so the last page is partial.
+        let n = (1 << 20) + 1000;
+        let mix = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+        let col = |name, data| Column { name, data };
+        let syms = [Some("tie"), Some("north"), None, Some("south")];
+        let t = Table {
+            name: "pages",
+            columns: vec![
+                col("constant", ColumnData::U32(vec![7; n])),
+                col("small", ColumnData::U32((0..n).map(|i| 1000 + (mix(i) % 300) as u32).collect())),
+                col("wide", ColumnData::U32((0..n).map(|i| (mix(i) % 1_000_000) as u32).collect())),
+                col("beyond_i32", ColumnData::U32((0..n).map(|i| u32::MAX - (mix(i) % 5) as u32).collect())),
+                col("big_u64", ColumnData::U64((0..n).map(|i| (1 << 62) + mix(i) % 1000).collect())),
+                col("negative", ColumnData::I64((0..n).map(|i| (mix(i) % 100) as i64 - 50).collect())),
+                col("sym", ColumnData::Sym((0..n).map(|i| syms[(mix(i) % 4) as usize]).collect())),
+                col("sym_full", ColumnData::Sym((0..n).map(|i| if i < 1 << 20 { Some("win") } else { Some("unfinished") }).collect())),
+                col("sym_null", ColumnData::Sym(vec![None; n])),
+            ],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pages.parquet");
+        write_parquet(&t, &path).unwrap();
+        assert_eq!(read_parquet(&path, &SPEC).unwrap(), t);
+
+        // Statistics of the column chunks, as a reader using them for pruning sees them.
+        let metadata = ParquetReader::new(File::open(&path).unwrap()).get_metadata().unwrap().clone();
+        let group = &metadata.row_groups[0];
+        let chunks: Vec<_> = group.parquet_columns().iter().collect();
+        let stats = |i: usize| chunks[i].statistics(&metadata.footer_buf).expect("statistics are written").unwrap();
+        let ints = |i: usize| match stats(i) {
+            Statistics::Int32(s) => (s.min_value.unwrap() as i64, s.max_value.unwrap() as i64, s.null_count),
+            Statistics::Int64(s) => (s.min_value.unwrap(), s.max_value.unwrap(), s.null_count),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(ints(0), (7, 7, Some(0)));
+        assert_eq!(ints(1), (1000, 1299, Some(0)));
+        assert_eq!(ints(4), ((1 << 62), (1 << 62) + 999, Some(0)));
+        assert_eq!(ints(5), (-50, 49, Some(0)));
+        let Statistics::Binary(s) = stats(6) else { panic!() };
+        assert_eq!((s.min_value.as_deref(), s.max_value.as_deref()), (Some(&b"north"[..]), Some(&b"tie"[..])));
+        assert!(s.null_count.unwrap() > n as i64 / 5);
+        let Statistics::Binary(s) = stats(7) else { panic!() };
+        assert_eq!((s.min_value.as_deref(), s.max_value.as_deref(), s.null_count), (Some(&b"unfinished"[..]), Some(&b"win"[..]), Some(0)));
+        // Small ranges and symbols are dictionary-encoded (wide ranges are polars's choice).
+        for i in [0, 1, 4, 5, 6, 7] {
+            assert!(chunks[i].dictionary_page_offset().is_some(), "column {i}");
+        }
+    }
+
+    /// Time and size of each integer encoding on real batches:
+    /// `cargo test --release --lib io::parquet::tests::encodings -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn encodings() {
+        use crate::agents::AgentSpec;
+        use crate::engine::Ruleset;
+        use crate::sim::config::{Detail, FirstPolicy, RunConfig, Shard};
+        let cfg = RunConfig {
+            rules: Ruleset::default(),
+            south: AgentSpec::Random,
+            north: AgentSpec::Random,
+            first: FirstPolicy::Alternate,
+            seed: 1,
+            matches: 5000,
+            detail: Detail::Move,
+            batch_size: 5000,
+            shard: Shard::WHOLE,
+        };
+        let tables = crate::sim::runner::simulate_batch(&cfg, 0).into_tables(Detail::Move);
+        let dir = tempfile::tempdir().unwrap();
+        let variants = [
+            ("direct", Encodings { direct: true, ints: Encoding::RleDictionary, zstd: None }),
+            ("direct zstd1", Encodings { direct: true, ints: Encoding::RleDictionary, zstd: Some(1) }),
+            ("dictionary", Encodings { direct: false, ints: Encoding::RleDictionary, zstd: None }),
+            ("plain", Encodings { direct: false, ints: Encoding::Plain, zstd: None }),
+            ("plain zstd1", Encodings { direct: false, ints: Encoding::Plain, zstd: Some(1) }),
+            ("delta", Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd: None }),
+            ("delta zstd1", Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd: Some(1) }),
+            ("dictionary zstd1", Encodings { direct: false, ints: Encoding::RleDictionary, zstd: Some(1) }),
+        ];
+        for t in &tables {
+            for (name, enc) in variants {
+                let path = dir.path().join("t.parquet");
+                let reps = 5;
+                let mut bytes = Vec::new();
+                let start = std::time::Instant::now();
+                for _ in 0..reps {
+                    bytes.clear();
+                    encode_parquet(t, enc, &mut bytes).unwrap();
+                }
+                let per = start.elapsed().as_secs_f64() / reps as f64;
+                let size = bytes.len();
+                std::fs::write(&path, &bytes).unwrap();
+                let spec = crate::sim::schema::table_spec(t.name).unwrap();
+                assert_eq!(&read_parquet(&path, spec).unwrap(), t);
+                println!(
+                    "{:>10} {:>16}: {:>8} rows {:7.2} ms = {:6.2} us/match, {:9} bytes = {:6.1} B/match",
+                    t.name,
+                    name,
+                    t.rows(),
+                    per * 1e3,
+                    per * 1e6 / 5000.0,
+                    size,
+                    size as f64 / 5000.0
+                );
+            }
+        }
     }
 }

@@ -9,20 +9,95 @@ use super::schema::*;
 use crate::agents::{seat_rng, Agent};
 use crate::engine::{BySide, Game, MoveObserver, Outcome, Side};
 
-/// Laps of the move being played (reset when a move starts, so a discarded trial leaves nothing).
-#[derive(Default)]
+/// The laps of the moves as they are sown: their lengths counted straight into a histogram,
+/// and the current move's laps kept for lap-detail rows.
+///
+/// A move may be sown again from its start (R9's exact pass, or a random player's endless
+/// trial that is struck out), so laps count only once the move is taken with [`LapLog::take`];
+/// `begin` first takes back whatever an unfinished sowing counted.
 struct LapLog {
-    laps: Vec<(u8, u8)>,
+    /// lap_length[n]: laps of taken moves (and of the move being sown) that sowed n counters.
+    lap_length: [u32; 256],
+    /// laps_per_move[n] for moves of fewer than [`SHORT_MOVE`] laps; longer ones go to the batch.
+    laps_per_move: [u32; SHORT_MOVE],
+    /// (start, sown) of the current move's laps: the first [`SHORT_MOVE`] inline, the rest in
+    /// `long` (a long move only).
+    laps: [(u8, u8); SHORT_MOVE],
+    long: Vec<(u8, u8)>,
+    count: usize,
+}
+
+const SHORT_MOVE: usize = crate::engine::UNCHECKED_LAPS as usize;
+
+impl Default for LapLog {
+    fn default() -> LapLog {
+        LapLog { lap_length: [0; 256], laps_per_move: [0; SHORT_MOVE], laps: [(0, 0); SHORT_MOVE], long: Vec::new(), count: 0 }
+    }
+}
+
+impl LapLog {
+    /// The laps of the current move, oldest first.
+    fn current(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+        self.laps[..self.count.min(SHORT_MOVE)].iter().chain(&self.long).copied()
+    }
+
+    /// Takes back the laps counted since the last taken move.
+    fn undo(&mut self) {
+        for i in 0..self.count.min(SHORT_MOVE) {
+            self.lap_length[self.laps[i].1 as usize] -= 1;
+        }
+        for &(_, sown) in &self.long {
+            self.lap_length[sown as usize] -= 1;
+        }
+        self.count = 0;
+        self.long.clear();
+    }
+
+    /// The current move is played: its laps stay counted.
+    #[inline(always)]
+    fn take(&mut self, histograms: &mut Histograms) {
+        if self.count < SHORT_MOVE {
+            self.laps_per_move[self.count] += 1;
+        } else {
+            Histograms::add(&mut histograms.laps_per_move, self.count);
+            self.long.clear();
+        }
+        self.count = 0;
+    }
+
+    /// Adds the counts to `histograms` and clears them (a discarded sowing is taken back first).
+    fn drain_into(&mut self, histograms: &mut Histograms) {
+        self.undo();
+        for (bins, counts) in
+            [(&mut histograms.lap_length, &mut self.lap_length[..]), (&mut histograms.laps_per_move, &mut self.laps_per_move[..])]
+        {
+            for (value, count) in counts.iter_mut().enumerate().filter(|(_, c)| **c > 0) {
+                if value >= bins.len() {
+                    bins.resize(value + 1, 0);
+                }
+                bins[value] += *count as u64;
+                *count = 0;
+            }
+        }
+    }
 }
 
 impl MoveObserver for LapLog {
     #[inline(always)]
     fn begin(&mut self) {
-        self.laps.clear();
+        if self.count > 0 {
+            self.undo();
+        }
     }
     #[inline(always)]
     fn lap(&mut self, start: u8, sown: u8) {
-        self.laps.push((start, sown));
+        self.lap_length[sown as usize] += 1;
+        if self.count < SHORT_MOVE {
+            self.laps[self.count] = (start, sown);
+        } else {
+            self.long.push((start, sown));
+        }
+        self.count += 1;
     }
 }
 
@@ -162,10 +237,6 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
             tally.pussa[mover] += s.pussa;
             tally.own_fours[mover] += s.fours[mover];
             tally.gifted_fours[opp] += s.fours[opp];
-            Histograms::add(&mut batch.histograms.laps_per_move, s.laps as usize);
-            for &(_, sown) in &log.laps {
-                Histograms::add(&mut batch.histograms.lap_length, sown as usize);
-            }
             if detail >= Detail::Move {
                 let ply = game.ply();
                 batch.moves.push(MoveRow {
@@ -182,7 +253,7 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
                     endless: s.endless,
                 });
                 if detail >= Detail::Lap {
-                    for (i, &(start, sown)) in log.laps.iter().enumerate() {
+                    for (i, (start, sown)) in log.current().enumerate() {
                         batch.laps.push(LapRow {
                             match_id: index,
                             round,
@@ -194,6 +265,7 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
                     }
                 }
             }
+            log.take(&mut batch.histograms);
             continue;
         }
         // R10: the side to move has no legal move.
@@ -256,6 +328,7 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
             totals.south_holdings = end.holdings[Side::South];
             totals.north_holdings = end.holdings[Side::North];
             batch.matches.push(totals);
+            log.drain_into(&mut batch.histograms);
             return;
         }
     }
@@ -264,6 +337,19 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
 /// Plays batch `b` of the run.
 pub fn simulate_batch(cfg: &RunConfig, b: u64) -> Batch {
     let mut batch = Batch { index: b, ..Batch::default() };
+    // Room for a typical batch of random play under the default rules (RULES.md: about 38
+    // rounds, 615 moves and 1,440 laps a match), so the columns seldom grow and copy.
+    let matches = (cfg.batch_range(b).end - cfg.batch_range(b).start) as usize;
+    batch.matches.reserve(matches);
+    if cfg.detail >= Detail::Round {
+        batch.rounds.reserve(matches * 40);
+    }
+    if cfg.detail >= Detail::Move {
+        batch.moves.reserve(matches * 640);
+    }
+    if cfg.detail >= Detail::Lap {
+        batch.laps.reserve(matches * 1500);
+    }
     for i in cfg.batch_range(b) {
         play_match(cfg, i, &mut batch);
     }
@@ -322,5 +408,53 @@ pub struct RunCounts {
 impl RunCounts {
     fn add(self, o: RunCounts) -> RunCounts {
         RunCounts { written: self.written + o.written, skipped: self.skipped + o.skipped, matches: self.matches + o.matches }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sows a move of `laps` laps of lengths 1, 2, ... into the log.
+    fn sow(log: &mut LapLog, laps: u8) {
+        log.begin();
+        for i in 0..laps {
+            log.lap(i, i + 1);
+        }
+    }
+
+    #[test]
+    fn lap_log_counts_taken_moves_once_and_forgets_unfinished_sowings() {
+        let mut log = LapLog::default();
+        let mut h = Histograms::default();
+        // A short move, taken.
+        sow(&mut log, 3);
+        assert_eq!(log.current().collect::<Vec<_>>(), [(0, 1), (1, 2), (2, 3)]);
+        log.take(&mut h);
+        // A long move stopped after the unchecked laps and sown again from its start (R9's
+        // exact pass) with 70 laps, then taken.
+        sow(&mut log, SHORT_MOVE as u8);
+        sow(&mut log, 70);
+        assert_eq!(log.current().count(), 70);
+        assert_eq!(log.current().last(), Some((69, 70)));
+        log.take(&mut h);
+        // An endless trial struck out (sown 100 laps, never taken), then a one-lap move.
+        sow(&mut log, 100);
+        sow(&mut log, 1);
+        log.take(&mut h);
+        // A trial left unfinished when the match ends.
+        sow(&mut log, 5);
+        log.drain_into(&mut h);
+        let mut lap_length = vec![0u64; 71];
+        for n in [3, 70, 1] {
+            lap_length[1..=n].iter_mut().for_each(|c| *c += 1);
+        }
+        assert_eq!(h.lap_length, lap_length);
+        let mut laps_per_move = vec![0u64; 71];
+        laps_per_move[1] = 1;
+        laps_per_move[3] = 1;
+        laps_per_move[70] = 1;
+        assert_eq!(h.laps_per_move, laps_per_move);
+        assert!(log.lap_length.iter().chain(&log.laps_per_move).all(|&c| c == 0), "drained");
     }
 }

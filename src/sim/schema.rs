@@ -55,6 +55,10 @@ macro_rules! tables {
             pub fn clear(&mut self) {
                 $(self.$field.clear();)*
             }
+            /// Makes room for `rows` more rows in every column.
+            pub fn reserve(&mut self, rows: usize) {
+                $(self.$field.reserve(rows);)*
+            }
             pub fn into_table(self) -> Table {
                 Table { name: $name, columns: vec![$(Column { name: stringify!($field), data: ColumnData::$variant(self.$field) },)*] }
             }

@@ -116,9 +116,13 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
 
 #[test]
 fn totals_agree_across_tables_and_counters_are_conserved() {
-    let cfg = RunConfig { rules: Ruleset::from_assignments(["final_four=stays", "endless=stop"]).unwrap(), ..config(40, Detail::Lap, 40) };
-    let b = simulate_batch(&cfg, 0);
-    let total = cfg.rules.total_counters() as u64;
+    for endless in ["endless=stop", "endless=forbid"] {
+        let cfg = RunConfig { rules: Ruleset::from_assignments(["final_four=stays", endless]).unwrap(), ..config(40, Detail::Lap, 40) };
+        tables_agree(&simulate_batch(&cfg, 0), cfg.rules.total_counters() as u64);
+    }
+}
+
+fn tables_agree(b: &Batch, total: u64) {
     for i in 0..b.matches.len() {
         let id = b.matches.match_id[i];
         let rounds: Vec<usize> = (0..b.rounds.len()).filter(|&r| b.rounds.match_id[r] == id).collect();
@@ -213,6 +217,28 @@ fn random_play_matches_the_reference_figures_roughly() {
 fn print_engine_bench() {
     let b = bench::bench_engine(Ruleset::default(), 20_000, 1);
     eprintln!("{b:?}");
+}
+
+/// What recording costs, without any file: the bare engine against `simulate_batch` at each
+/// detail, run alternately on the same matches (`cargo test --release --no-default-features
+/// --lib recording_cost -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn recording_cost() {
+    let n = 20_000;
+    for _ in 0..3 {
+        let bare = bench::bench_engine(Ruleset::default(), n, 1).matches_per_second;
+        let mut line = format!("bare {bare:.0}/s");
+        for detail in [Detail::Match, Detail::Round, Detail::Move] {
+            let cfg = RunConfig { south: AgentSpec::Random, north: AgentSpec::Random, seed: 1, ..config(n, detail, n) };
+            let start = std::time::Instant::now();
+            let batch = std::hint::black_box(simulate_batch(&cfg, 0));
+            let rate = n as f64 / start.elapsed().as_secs_f64();
+            drop(batch);
+            line += &format!(", {detail:?} {rate:.0}/s ({:.0}%)", 100.0 * rate / bare);
+        }
+        eprintln!("{line}");
+    }
 }
 
 /// Hashes every capture event in order, so a change in what an observer sees is caught.
