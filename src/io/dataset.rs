@@ -346,16 +346,17 @@ impl BatchSink for DatasetWriter {
             .is_some_and(|m| m.run_id == self.run_id)
     }
 
-    fn write(&self, batch: Batch) -> Result<(), DatasetError> {
+    fn write(&self, batch: Batch) -> Result<Batch, DatasetError> {
         let index = batch.index;
         let mut rows = BTreeMap::new();
-        for table in batch.into_tables(self.cfg.detail) {
+        let tables = batch.into_tables(self.cfg.detail);
+        for table in &tables {
             rows.insert(table.name.to_string(), table.rows() as u64);
             for &format in &self.formats {
                 let path = self.part_path(table.name, index, format);
                 match format {
-                    Format::Parquet => write_parquet(&table, &path)?,
-                    Format::Csv => write_csv(&table, &path)?,
+                    Format::Parquet => write_parquet(table, &path)?,
+                    Format::Csv => write_csv(table, &path)?,
                 }
             }
         }
@@ -368,7 +369,7 @@ impl BatchSink for DatasetWriter {
                 error: e,
             })
         })?;
-        Ok(())
+        Ok(Batch::recycle(tables))
     }
 }
 

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use polars::error::{to_compute_err, PolarsResult};
+use polars::error::{to_compute_err, PolarsError, PolarsResult};
 use polars::prelude::{DataType, ParquetReader, PlSmallStr, SerReader};
 use polars_arrow::array::{Array, BooleanArray, DictionaryArray, PrimitiveArray, Utf8ViewArray};
 use polars_arrow::datatypes::{ArrowDataType, ArrowSchema, Field, IntegerType};
@@ -18,11 +18,11 @@ use polars_parquet::write::{
 };
 
 use super::atomic::write_atomically;
-use super::parquet_pages::{dictionary_pages, symbol_pages};
+use super::parquet_pages::{dictionary_pages, symbol_pages, PageCompressor};
 use super::{check_table, match_columns, IoError};
 use crate::sim::schema::{intern_sym, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
-use polars_parquet::parquet::page::Page;
+use polars_parquet::parquet::page::CompressedPage;
 use polars_parquet::parquet::schema::types::ParquetType;
 
 /// How integer columns are encoded (see `choose_encodings` in the tests).
@@ -64,31 +64,60 @@ pub(crate) fn encode_parquet<W: Write>(table: &Table, enc: Encodings, out: W) ->
     let options = WriteOptions { statistics: StatisticsOptions::default(), version: Version::V1, compression, data_page_size: None };
     let mut writer = FileWriter::try_new(out, schema, options)?;
     let types = writer.parquet_schema().fields().to_vec();
+    let level = enc.zstd.unwrap_or(3);
     let mut columns = Vec::with_capacity(table.columns.len());
-    for (column, type_) in table.columns.iter().zip(types) {
-        let direct = match (&type_, &column.data, enc.direct) {
-            (ParquetType::PrimitiveType(t), ColumnData::U32(v), true) => dictionary_pages(v, t, true),
-            (ParquetType::PrimitiveType(t), ColumnData::U64(v), true) => dictionary_pages(v, t, true),
-            (ParquetType::PrimitiveType(t), ColumnData::I64(v), true) => dictionary_pages(v, t, true),
-            (ParquetType::PrimitiveType(t), ColumnData::Sym(v), true) => symbol_pages(v, &SYMBOLS, t, true),
-            _ => None,
-        };
-        let pages: Vec<DynIter<'static, PolarsResult<Page>>> = match direct {
-            Some(pages) => vec![DynIter::new(pages.into_iter().map(Ok))],
-            None => {
-                let (array, encoding) = arrow_array(column, enc);
-                array_to_columns(array, type_, options, &[encoding])?
-            }
-        };
-        for pages in pages {
-            let pages = DynIter::new(pages.map(|page| page.map_err(ParquetError::from)));
-            let compressed = Compressor::new(pages, options.compression, vec![]).map_err(to_compute_err);
-            columns.push(Ok(DynStreamingIterator::new(compressed)));
+    COMPRESSOR.with_borrow_mut(|compressor| -> PolarsResult<()> {
+        if compressor.as_ref().is_none_or(|c| c.level() != level) {
+            *compressor = Some(PageCompressor::new(level)?);
         }
-    }
+        let zstd = compressor.as_mut().expect("made above");
+        for (column, type_) in table.columns.iter().zip(types) {
+            let direct = match (&type_, &column.data, enc.direct) {
+                (ParquetType::PrimitiveType(t), ColumnData::U32(v), true) => dictionary_pages(v, t, true, zstd)?,
+                (ParquetType::PrimitiveType(t), ColumnData::U64(v), true) => dictionary_pages(v, t, true, zstd)?,
+                (ParquetType::PrimitiveType(t), ColumnData::I64(v), true) => dictionary_pages(v, t, true, zstd)?,
+                (ParquetType::PrimitiveType(t), ColumnData::Sym(v), true) => symbol_pages(v, &SYMBOLS, t, true, zstd)?,
+                _ => None,
+            };
+            if let Some(pages) = direct {
+                columns.push(Ok(DynStreamingIterator::new(Pages { pages: pages.into_iter(), current: None })));
+                continue;
+            }
+            let (array, encoding) = arrow_array(column, enc);
+            for pages in array_to_columns(array, type_, options, &[encoding])? {
+                let pages = DynIter::new(pages.map(|page| page.map_err(ParquetError::from)));
+                let compressed = Compressor::new(pages, options.compression, vec![]).map_err(to_compute_err);
+                columns.push(Ok(DynStreamingIterator::new(compressed)));
+            }
+        }
+        Ok(())
+    })?;
     writer.write(table.rows() as u64, DynIter::new(columns.into_iter()))?;
     writer.end(None)?;
     Ok(())
+}
+
+thread_local! {
+    /// This thread's zstd context, kept from one part file to the next.
+    static COMPRESSOR: std::cell::RefCell<Option<PageCompressor>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Compressed pages handed to the file writer one at a time.
+struct Pages {
+    pages: std::vec::IntoIter<CompressedPage>,
+    current: Option<CompressedPage>,
+}
+
+impl FallibleStreamingIterator for Pages {
+    type Item = CompressedPage;
+    type Error = PolarsError;
+    fn advance(&mut self) -> PolarsResult<()> {
+        self.current = self.pages.next();
+        Ok(())
+    }
+    fn get(&self) -> Option<&CompressedPage> {
+        self.current.as_ref()
+    }
 }
 
 /// The symbols a Sym column may hold, as dictionary keys.

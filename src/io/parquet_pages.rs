@@ -7,12 +7,56 @@
 //! reads; polars's general encoder produced the same kind of file at about three times the cost
 //! (it searches every column for runs), which made it the largest part of a round-detail run.
 
+use std::io;
+
+use polars_parquet::parquet::compression::Compression;
 use polars_parquet::parquet::encoding::Encoding;
 use polars_parquet::parquet::metadata::Descriptor;
-use polars_parquet::parquet::page::{DataPage, DataPageHeader, DataPageHeaderV1, DictPage, Page};
+use polars_parquet::parquet::page::{CompressedDataPage, CompressedDictPage, CompressedPage, DataPageHeader, DataPageHeaderV1};
 use polars_parquet::parquet::schema::types::PrimitiveType;
 use polars_parquet::parquet::statistics::{BinaryStatistics, PrimitiveStatistics};
 use polars_parquet::parquet::CowBuffer;
+
+/// Compresses pages with zstd, reusing one compression context (polars makes a new one for
+/// every page, which costs more than compressing a small page).
+pub(super) struct PageCompressor {
+    level: i32,
+    zstd: zstd::bulk::Compressor<'static>,
+}
+
+impl PageCompressor {
+    pub fn new(level: i32) -> io::Result<PageCompressor> {
+        Ok(PageCompressor { level, zstd: zstd::bulk::Compressor::new(level)? })
+    }
+
+    pub fn level(&self) -> i32 {
+        self.level
+    }
+
+    fn compress(&mut self, input: &[u8]) -> io::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(input.len()));
+        self.zstd.compress_to_buffer(input, &mut out)?;
+        Ok(out)
+    }
+
+    fn dictionary(&mut self, buffer: Vec<u8>, entries: usize, sorted: bool) -> io::Result<CompressedPage> {
+        let compressed = self.compress(&buffer)?;
+        Ok(CompressedPage::Dict(CompressedDictPage::new(CowBuffer::Owned(compressed), Compression::Zstd, buffer.len(), entries, sorted)))
+    }
+
+    fn data(&mut self, header: DataPageHeaderV1, buffer: Vec<u8>, descriptor: Descriptor, rows: usize) -> io::Result<CompressedPage> {
+        let compressed = self.compress(&buffer)?;
+        let header = DataPageHeader::V1(header);
+        Ok(CompressedPage::Data(CompressedDataPage::new(
+            header,
+            CowBuffer::Owned(compressed),
+            Compression::Zstd,
+            buffer.len(),
+            descriptor,
+            rows,
+        )))
+    }
+}
 
 /// Most dictionary entries: a wider column is left to the general encoder.
 const MAX_RANGE: u64 = 1 << 16;
@@ -60,18 +104,23 @@ impl IntValue for i64 {
 
 /// The pages (dictionary first) of a required integer column, or None when the column is empty
 /// or its range is too wide for a dictionary.
-pub(super) fn dictionary_pages<T: IntValue>(values: &[T], type_: &PrimitiveType, statistics: bool) -> Option<Vec<Page>> {
-    let (min, max) = min_max(values)?;
-    let (low, high) = (min.physical()?, max.physical()?);
+pub(super) fn dictionary_pages<T: IntValue>(
+    values: &[T],
+    type_: &PrimitiveType,
+    statistics: bool,
+    zstd: &mut PageCompressor,
+) -> io::Result<Option<Vec<CompressedPage>>> {
+    let Some((min, max)) = min_max(values) else { return Ok(None) };
+    let (Some(low), Some(high)) = (min.physical(), max.physical()) else { return Ok(None) };
     let range = max.offset(min);
     // A dictionary of more than a quarter of the column's length (ids, running totals) makes
     // a larger file than polars's plain or delta encodings.
     if range >= MAX_RANGE || range as usize * 4 >= values.len() {
-        return None;
+        return Ok(None);
     }
     let width = (u64::BITS - range.leading_zeros()).max(1);
     let mut pages = Vec::with_capacity(1 + values.len().div_ceil(PAGE_VALUES));
-    pages.push(Page::Dict(dictionary(low, high, T::INT64)));
+    pages.push(zstd.dictionary(dictionary(low, high, T::INT64), (high - low + 1) as usize, true)?);
     for chunk in values.chunks(PAGE_VALUES) {
         let mut buffer = Vec::with_capacity(8 + chunk.len().div_ceil(8) * width as usize);
         buffer.push(width as u8);
@@ -80,17 +129,17 @@ pub(super) fn dictionary_pages<T: IntValue>(values: &[T], type_: &PrimitiveType,
             let (lo, hi) = if chunk.len() == values.len() { (min, max) } else { min_max(chunk).expect("chunks are not empty") };
             page_statistics(type_, lo.physical().expect("within the column's range"), hi.physical().expect("within the column's range"))
         });
-        let header = DataPageHeader::V1(DataPageHeaderV1 {
+        let header = DataPageHeaderV1 {
             num_values: chunk.len() as i32,
             encoding: Encoding::RleDictionary.into(),
             definition_level_encoding: Encoding::Rle.into(),
             repetition_level_encoding: Encoding::Rle.into(),
             statistics,
-        });
+        };
         let descriptor = Descriptor { primitive_type: type_.clone(), max_def_level: 0, max_rep_level: 0 };
-        pages.push(Page::Data(DataPage::new(header, CowBuffer::Owned(buffer), descriptor, chunk.len())));
+        pages.push(zstd.data(header, buffer, descriptor, chunk.len())?);
     }
-    Some(pages)
+    Ok(Some(pages))
 }
 
 fn min_max<T: IntValue>(values: &[T]) -> Option<(T, T)> {
@@ -106,7 +155,8 @@ pub(super) fn symbol_pages(
     symbols: &[&'static str],
     type_: &PrimitiveType,
     statistics: bool,
-) -> Option<Vec<Page>> {
+    zstd: &mut PageCompressor,
+) -> io::Result<Option<Vec<CompressedPage>>> {
     assert!(symbols.len() <= 64, "a symbol's index is a bit of a u64");
     // Each value's index in `symbols` (u8::MAX for null); the same &'static str repeats, so
     // comparing pointers first skips most string comparisons.
@@ -128,7 +178,7 @@ pub(super) fn symbol_pages(
         .collect();
     let mut used: Vec<usize> = (0..symbols.len()).filter(|&i| present >> i & 1 == 1).collect();
     if used.is_empty() {
-        return None;
+        return Ok(None);
     }
     used.sort_by_key(|&i| symbols[i]);
     let mut rank = [0u64; 64];
@@ -142,7 +192,7 @@ pub(super) fn symbol_pages(
         dict.extend_from_slice(&(symbols[i].len() as u32).to_le_bytes());
         dict.extend_from_slice(symbols[i].as_bytes());
     }
-    let mut pages = vec![Page::Dict(DictPage::new(CowBuffer::Owned(dict), used.len(), true))];
+    let mut pages = vec![zstd.dictionary(dict, used.len(), true)?];
     for chunk in indexes.chunks(PAGE_VALUES) {
         let (mut nulls, mut in_chunk) = (0, 0u64);
         for &i in chunk {
@@ -177,17 +227,17 @@ pub(super) fn symbol_pages(
             }
             .serialize()
         });
-        let header = DataPageHeader::V1(DataPageHeaderV1 {
+        let header = DataPageHeaderV1 {
             num_values: chunk.len() as i32,
             encoding: Encoding::RleDictionary.into(),
             definition_level_encoding: Encoding::Rle.into(),
             repetition_level_encoding: Encoding::Rle.into(),
             statistics,
-        });
+        };
         let descriptor = Descriptor { primitive_type: type_.clone(), max_def_level: 1, max_rep_level: 0 };
-        pages.push(Page::Data(DataPage::new(header, CowBuffer::Owned(buffer), descriptor, chunk.len())));
+        pages.push(zstd.data(header, buffer, descriptor, chunk.len())?);
     }
-    Some(pages)
+    Ok(Some(pages))
 }
 
 /// An iterator whose length is known ahead (a filter's is not).
@@ -218,7 +268,7 @@ fn uleb128(mut value: u64, out: &mut Vec<u8>) {
 }
 
 /// The dictionary `low..=high`, PLAIN-encoded.
-fn dictionary(low: i64, high: i64, int64: bool) -> DictPage {
+fn dictionary(low: i64, high: i64, int64: bool) -> Vec<u8> {
     let n = (high - low + 1) as usize;
     let mut buffer = Vec::with_capacity(n * if int64 { 8 } else { 4 });
     for v in low..=high {
@@ -228,7 +278,7 @@ fn dictionary(low: i64, high: i64, int64: bool) -> DictPage {
             buffer.extend_from_slice(&(v as i32).to_le_bytes());
         }
     }
-    DictPage::new(CowBuffer::Owned(buffer), n, true)
+    buffer
 }
 
 fn page_statistics(type_: &PrimitiveType, low: i64, high: i64) -> polars_parquet::parquet::statistics::ParquetStatistics {

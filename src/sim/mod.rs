@@ -7,7 +7,7 @@ pub mod schema;
 pub mod table;
 
 pub use config::{Detail, FirstPolicy, RunConfig, Shard};
-pub use runner::{play_match, run, simulate_batch, Batch, BatchSink, Histograms, RunCounts};
+pub use runner::{play_match, run, simulate_batch, simulate_batch_into, Batch, BatchSink, Histograms, RunCounts};
 
 #[cfg(test)]
 mod tests;

@@ -153,6 +153,32 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// Takes back the memory of tables made by [`Batch::into_tables`], emptied, for the next
+    /// batch: a batch at round detail is tens of megabytes, and allocating it afresh costs
+    /// page faults for every batch.
+    pub fn recycle(tables: Vec<super::table::Table>) -> Batch {
+        let mut batch = Batch::default();
+        for table in tables {
+            match table.name {
+                "matches" => batch.matches = MatchColumns::from_table(table),
+                "rounds" => batch.rounds = RoundColumns::from_table(table),
+                "moves" => batch.moves = MoveColumns::from_table(table),
+                "laps" => batch.laps = LapColumns::from_table(table),
+                _ => {}
+            }
+        }
+        batch.clear();
+        batch
+    }
+
+    fn clear(&mut self) {
+        self.matches.clear();
+        self.rounds.clear();
+        self.moves.clear();
+        self.laps.clear();
+        self.histograms = Histograms::default();
+    }
+
     /// The tables of this batch that `detail` records.
     pub fn into_tables(self, detail: Detail) -> Vec<super::table::Table> {
         let mut out = vec![self.matches.into_table(), self.histograms.to_columns().into_table()];
@@ -336,7 +362,13 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
 
 /// Plays batch `b` of the run.
 pub fn simulate_batch(cfg: &RunConfig, b: u64) -> Batch {
-    let mut batch = Batch { index: b, ..Batch::default() };
+    simulate_batch_into(cfg, b, Batch::default())
+}
+
+/// Plays batch `b` of the run into `batch`'s memory (its rows are discarded first).
+pub fn simulate_batch_into(cfg: &RunConfig, b: u64, mut batch: Batch) -> Batch {
+    batch.clear();
+    batch.index = b;
     // Room for a typical batch of random play under the default rules (RULES.md: about 38
     // rounds, 615 moves and 1,440 laps a match), so the columns seldom grow and copy.
     let matches = (cfg.batch_range(b).end - cfg.batch_range(b).start) as usize;
@@ -360,7 +392,13 @@ pub fn simulate_batch(cfg: &RunConfig, b: u64) -> Batch {
 pub trait BatchSink: Sync {
     type Error: Send;
     fn is_done(&self, batch: u64) -> bool;
-    fn write(&self, batch: Batch) -> Result<(), Self::Error>;
+    /// Writes the batch; may hand back its memory (see [`Batch::recycle`]) for the next one.
+    fn write(&self, batch: Batch) -> Result<Batch, Self::Error>;
+}
+
+thread_local! {
+    /// The memory of this worker's last written batch.
+    static SPARE: std::cell::Cell<Batch> = std::cell::Cell::new(Batch::default());
 }
 
 /// Runs the shard's batches on `threads` threads (0: all cores). `progress` gets the matches of
@@ -387,7 +425,8 @@ pub fn run<S: BatchSink>(
                 if stop.load(Ordering::Relaxed) {
                     return Ok(RunCounts::default());
                 }
-                sink.write(simulate_batch(cfg, b))?;
+                let batch = simulate_batch_into(cfg, b, SPARE.take());
+                SPARE.set(sink.write(batch)?);
                 progress(n);
                 Ok(RunCounts { written: 1, matches: n, ..RunCounts::default() })
             })

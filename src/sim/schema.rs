@@ -59,6 +59,17 @@ macro_rules! tables {
             pub fn reserve(&mut self, rows: usize) {
                 $(self.$field.reserve(rows);)*
             }
+            /// Takes back the columns of a table made by `into_table` (to reuse their memory).
+            pub fn from_table(table: Table) -> Self {
+                let mut out = Self::default();
+                for column in table.columns {
+                    match (column.name, column.data) {
+                        $((stringify!($field), ColumnData::$variant(v)) => out.$field = v,)*
+                        _ => {}
+                    }
+                }
+                out
+            }
             pub fn into_table(self) -> Table {
                 Table { name: $name, columns: vec![$(Column { name: stringify!($field), data: ColumnData::$variant(self.$field) },)*] }
             }

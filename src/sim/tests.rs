@@ -31,9 +31,9 @@ impl BatchSink for MemorySink {
     fn is_done(&self, b: u64) -> bool {
         self.batches.lock().unwrap().contains_key(&b)
     }
-    fn write(&self, batch: Batch) -> Result<(), ()> {
+    fn write(&self, batch: Batch) -> Result<Batch, ()> {
         self.batches.lock().unwrap().insert(batch.index, batch);
-        Ok(())
+        Ok(Batch::default())
     }
 }
 
@@ -152,6 +152,19 @@ fn tables_agree(b: &Batch, total: u64) {
     assert_eq!(b.histograms.laps_per_move.iter().sum::<u64>(), b.moves.len() as u64);
     let sown: u64 = b.histograms.lap_length.iter().enumerate().map(|(v, c)| v as u64 * c).sum();
     assert_eq!(sown, b.matches.sown.iter().sum::<u64>());
+}
+
+#[test]
+fn recycled_batches_are_emptied_keep_their_memory_and_give_the_same_rows() {
+    let cfg = config(40, Detail::Lap, 20);
+    let (first, second) = (simulate_batch(&cfg, 0), simulate_batch(&cfg, 1));
+    let recycled = Batch::recycle(first.clone().into_tables(Detail::Lap));
+    assert!(recycled.matches.is_empty() && recycled.rounds.is_empty() && recycled.moves.is_empty() && recycled.laps.is_empty());
+    assert_eq!(recycled.histograms, Histograms::default());
+    assert!(recycled.laps.start_pit.capacity() >= first.laps.len() && recycled.rounds.winner.capacity() >= first.rounds.len());
+    assert_eq!(simulate_batch_into(&cfg, 1, recycled), second);
+    // A batch still holding rows is emptied first.
+    assert_eq!(simulate_batch_into(&cfg, 0, second), first);
 }
 
 #[test]
