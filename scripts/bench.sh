@@ -36,3 +36,16 @@ for detail in match round; do
 done
 run greedy greedy round 2 $((N / 10))
 run minimax:2 greedy round 2 $((N / 200))
+
+echo
+echo "## Round detail against the bare engine, interleaved (one thread, 3 pairs)"
+echo
+echo "| pair | engine matches/s | round detail matches/s | ratio |"
+echo "|---|---|---|---|"
+for pair in 1 2 3; do
+  engine=$("$BIN" bench --matches "$N" --repeat 1 --json | sed -n 's/.*"matches_per_second":\([0-9.]*\).*/\1/p' | head -1)
+  rm -rf "$TMP/out"
+  /usr/bin/time -f "%e" -o "$TMP/time" "$BIN" simulate --matches "$N" --seed 1 --detail round --threads 1 --out "$TMP/out" --quiet
+  secs=$(cat "$TMP/time")
+  awk -v p="$pair" -v e="$engine" -v m="$N" -v s="$secs" 'BEGIN { printf "| %d | %.0f | %.0f | %.0f%% |\n", p, e, m/s, 100*m/s/e }'
+done
