@@ -1,4 +1,5 @@
-//! Parquet files (zstd-compressed) through polars.
+//! Parquet files (zstd-compressed), written with polars's Parquet crates (integer and symbol
+//! columns as dictionary pages built in [`super::parquet_pages`]) and read with polars.
 //!
 //! Column types: U32 → UInt32, U64 → UInt64, I64 → Int64, F64 → Float64, Bool → Boolean,
 //! Sym and Text → String (Sym nullable; Text and every other type never null).
@@ -17,38 +18,38 @@ use polars_parquet::write::{
     StatisticsOptions, Version, WriteOptions, ZstdLevel,
 };
 
+use polars_parquet::parquet::page::CompressedPage;
+use polars_parquet::parquet::schema::types::ParquetType;
+
 use super::atomic::write_atomically;
 use super::parquet_pages::{dictionary_pages, symbol_pages, PageCompressor};
 use super::{check_table, match_columns, IoError};
 use crate::sim::schema::{intern_sym, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
-use polars_parquet::parquet::page::CompressedPage;
-use polars_parquet::parquet::schema::types::ParquetType;
 
-/// How integer columns are encoded (see `choose_encodings` in the tests).
+/// How columns are encoded (the test `encodings` compares the choices on a real batch).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Encodings {
-    /// Integer columns of small range as dictionary pages built here (`parquet_pages`).
+    /// Integer columns of small range and symbol columns as dictionary pages built in
+    /// `parquet_pages`; otherwise everything goes through polars's encoder.
     pub direct: bool,
+    /// The encoding polars is asked for, for integer columns it encodes.
     pub ints: Encoding,
-    pub zstd: Option<i32>,
+    pub zstd_level: i32,
 }
 
-pub(crate) const ENCODINGS: Encodings = Encodings { direct: true, ints: Encoding::RleDictionary, zstd: Some(1) };
+/// Level 1: the bit-packed pages compress as well as at zstd's default level 3, in half the time.
+pub(crate) const ENCODINGS: Encodings = Encodings { direct: true, ints: Encoding::RleDictionary, zstd_level: 1 };
 
 /// Writes `table` to `path` as a zstd-compressed Parquet file, atomically.
 ///
 /// The columns are encoded on the calling thread: part files are written by many simulation
 /// threads at once, so polars's own thread pool would only add contention.
 pub fn write_parquet(table: &Table, path: &Path) -> Result<(), IoError> {
-    write_parquet_with(table, path, ENCODINGS)
-}
-
-pub(crate) fn write_parquet_with(table: &Table, path: &Path, enc: Encodings) -> Result<(), IoError> {
     check_table(table, path)?;
     write_atomically(path, |file| {
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        encode_parquet(table, enc, &mut out).map_err(|error| parquet_error(path, error))?;
+        encode_parquet(table, ENCODINGS, &mut out).map_err(|error| parquet_error(path, error))?;
         out.flush().map_err(|e| IoError::file(path, "cannot write", e))
     })
 }
@@ -57,14 +58,11 @@ pub(crate) fn write_parquet_with(table: &Table, path: &Path, enc: Encodings) -> 
 pub(crate) fn encode_parquet<W: Write>(table: &Table, enc: Encodings, out: W) -> PolarsResult<()> {
     let fields: Vec<Field> = table.columns.iter().map(arrow_field).collect();
     let schema: ArrowSchema = fields.into_iter().map(|f| (f.name.clone(), f)).collect();
-    let compression = match enc.zstd {
-        None => CompressionOptions::Zstd(None),
-        Some(level) => CompressionOptions::Zstd(Some(ZstdLevel::try_new(level)?)),
-    };
+    let compression = CompressionOptions::Zstd(Some(ZstdLevel::try_new(enc.zstd_level)?));
     let options = WriteOptions { statistics: StatisticsOptions::default(), version: Version::V1, compression, data_page_size: None };
     let mut writer = FileWriter::try_new(out, schema, options)?;
     let types = writer.parquet_schema().fields().to_vec();
-    let level = enc.zstd.unwrap_or(3);
+    let level = enc.zstd_level;
     let mut columns = Vec::with_capacity(table.columns.len());
     COMPRESSOR.with_borrow_mut(|compressor| -> PolarsResult<()> {
         if compressor.as_ref().is_none_or(|c| c.level() != level) {
@@ -452,14 +450,14 @@ mod tests {
         let tables = crate::sim::runner::simulate_batch(&cfg, 0).into_tables(Detail::Move);
         let dir = tempfile::tempdir().unwrap();
         let variants = [
-            ("direct", Encodings { direct: true, ints: Encoding::RleDictionary, zstd: None }),
-            ("direct zstd1", Encodings { direct: true, ints: Encoding::RleDictionary, zstd: Some(1) }),
-            ("dictionary", Encodings { direct: false, ints: Encoding::RleDictionary, zstd: None }),
-            ("plain", Encodings { direct: false, ints: Encoding::Plain, zstd: None }),
-            ("plain zstd1", Encodings { direct: false, ints: Encoding::Plain, zstd: Some(1) }),
-            ("delta", Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd: None }),
-            ("delta zstd1", Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd: Some(1) }),
-            ("dictionary zstd1", Encodings { direct: false, ints: Encoding::RleDictionary, zstd: Some(1) }),
+            ("direct zstd3", Encodings { direct: true, ints: Encoding::RleDictionary, zstd_level: 3 }),
+            ("direct zstd1", ENCODINGS),
+            ("polars dictionary zstd3", Encodings { direct: false, ints: Encoding::RleDictionary, zstd_level: 3 }),
+            ("polars dictionary zstd1", Encodings { direct: false, ints: Encoding::RleDictionary, zstd_level: 1 }),
+            ("polars plain zstd3", Encodings { direct: false, ints: Encoding::Plain, zstd_level: 3 }),
+            ("polars plain zstd1", Encodings { direct: false, ints: Encoding::Plain, zstd_level: 1 }),
+            ("polars delta zstd3", Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd_level: 3 }),
+            ("polars delta zstd1", Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd_level: 1 }),
         ];
         for t in &tables {
             for (name, enc) in variants {
@@ -477,7 +475,7 @@ mod tests {
                 let spec = crate::sim::schema::table_spec(t.name).unwrap();
                 assert_eq!(&read_parquet(&path, spec).unwrap(), t);
                 println!(
-                    "{:>10} {:>16}: {:>8} rows {:7.2} ms = {:6.2} us/match, {:9} bytes = {:6.1} B/match",
+                    "{:>10} {:>23}: {:>8} rows {:7.2} ms = {:6.2} us/match, {:9} bytes = {:6.1} B/match",
                     t.name,
                     name,
                     t.rows(),
