@@ -10,8 +10,8 @@ use std::path::Path;
 
 use polars::error::{to_compute_err, PolarsError, PolarsResult};
 use polars::prelude::{DataType, ParquetReader, PlSmallStr, SerReader};
-use polars_arrow::array::{Array, BooleanArray, DictionaryArray, PrimitiveArray, Utf8ViewArray};
-use polars_arrow::datatypes::{ArrowDataType, ArrowSchema, Field, IntegerType};
+use polars_arrow::array::{Array, BooleanArray, PrimitiveArray, Utf8ViewArray};
+use polars_arrow::datatypes::{ArrowDataType, ArrowSchema, Field};
 use polars_parquet::parquet::error::ParquetError;
 use polars_parquet::write::{
     array_to_columns, CompressionOptions, Compressor, DynIter, DynStreamingIterator, Encoding, FallibleStreamingIterator, FileWriter,
@@ -24,7 +24,7 @@ use polars_parquet::parquet::schema::types::ParquetType;
 use super::atomic::write_atomically;
 use super::parquet_pages::{dictionary_pages, symbol_pages, PageCompressor};
 use super::{check_table, match_columns, IoError};
-use crate::sim::schema::{intern_sym, TableSpec};
+use crate::sim::schema::{intern_sym, TableSpec, SYMBOLS};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
 /// How columns are encoded (the test `encodings` compares the choices on a real batch).
@@ -71,10 +71,10 @@ pub(crate) fn encode_parquet<W: Write>(table: &Table, enc: Encodings, out: W) ->
         let zstd = compressor.as_mut().expect("made above");
         for (column, type_) in table.columns.iter().zip(types) {
             let direct = match (&type_, &column.data, enc.direct) {
-                (ParquetType::PrimitiveType(t), ColumnData::U32(v), true) => dictionary_pages(v, t, true, zstd)?,
-                (ParquetType::PrimitiveType(t), ColumnData::U64(v), true) => dictionary_pages(v, t, true, zstd)?,
-                (ParquetType::PrimitiveType(t), ColumnData::I64(v), true) => dictionary_pages(v, t, true, zstd)?,
-                (ParquetType::PrimitiveType(t), ColumnData::Sym(v), true) => symbol_pages(v, &SYMBOLS, t, true, zstd)?,
+                (ParquetType::PrimitiveType(t), ColumnData::U32(v), true) => dictionary_pages(v, t, zstd)?,
+                (ParquetType::PrimitiveType(t), ColumnData::U64(v), true) => dictionary_pages(v, t, zstd)?,
+                (ParquetType::PrimitiveType(t), ColumnData::I64(v), true) => dictionary_pages(v, t, zstd)?,
+                (ParquetType::PrimitiveType(t), ColumnData::Sym(v), true) => symbol_pages(v, &SYMBOLS, t, zstd)?,
                 _ => None,
             };
             if let Some(pages) = direct {
@@ -118,9 +118,6 @@ impl FallibleStreamingIterator for Pages {
     }
 }
 
-/// The symbols a Sym column may hold, as dictionary keys.
-const SYMBOLS: [&str; 7] = ["south", "north", "tie", "win", "unfinished", "lap_length", "laps_per_move"];
-
 /// The column's type in the file: symbols are strings (nullable), everything else is required.
 fn arrow_field(column: &Column) -> Field {
     let (dtype, nullable) = match &column.data {
@@ -144,26 +141,7 @@ fn arrow_array(column: &Column, enc: Encodings) -> (Box<dyn Array>, Encoding) {
         ColumnData::F64(v) => (PrimitiveArray::from_vec(v.clone()).boxed(), Encoding::Plain),
         ColumnData::Bool(v) => (BooleanArray::from_slice(v).boxed(), Encoding::Plain),
         ColumnData::Text(v) => (Utf8ViewArray::from_slice_values(v).boxed(), Encoding::RleDictionary),
-        ColumnData::Sym(v) => {
-            // The file says String; its pages are dictionary-encoded from keys computed here,
-            // which is what a Parquet reader sees for any string column of few distinct values.
-            let mut last: (&str, u8) = (SYMBOLS[0], 0);
-            let keys: PrimitiveArray<u8> = v
-                .iter()
-                .map(|s| {
-                    s.map(|s| {
-                        if !std::ptr::eq(s, last.0) {
-                            let k = SYMBOLS.iter().position(|&k| k == s).unwrap_or_else(|| panic!("{s:?} is not a symbol"));
-                            last = (s, k as u8);
-                        }
-                        last.1
-                    })
-                })
-                .collect();
-            let dtype = ArrowDataType::Dictionary(IntegerType::UInt8, Box::new(ArrowDataType::Utf8View), false);
-            let values = Utf8ViewArray::from_slice_values(SYMBOLS).boxed();
-            (DictionaryArray::try_new(dtype, keys, values).expect("keys index SYMBOLS").boxed(), Encoding::RleDictionary)
-        }
+        ColumnData::Sym(v) => (Utf8ViewArray::from_slice(v).boxed(), Encoding::RleDictionary),
     }
 }
 

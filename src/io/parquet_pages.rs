@@ -15,7 +15,7 @@ use polars_parquet::parquet::encoding::Encoding;
 use polars_parquet::parquet::metadata::Descriptor;
 use polars_parquet::parquet::page::{CompressedDataPage, CompressedDictPage, CompressedPage, DataPageHeader, DataPageHeaderV1};
 use polars_parquet::parquet::schema::types::PrimitiveType;
-use polars_parquet::parquet::statistics::{BinaryStatistics, PrimitiveStatistics};
+use polars_parquet::parquet::statistics::{BinaryStatistics, ParquetStatistics, PrimitiveStatistics};
 use polars_parquet::parquet::CowBuffer;
 
 /// Compresses pages with zstd, reusing one compression context (polars makes a new one for
@@ -45,17 +45,26 @@ impl PageCompressor {
         Ok(CompressedPage::Dict(CompressedDictPage::new(CowBuffer::Owned(compressed), Compression::Zstd, buffer.len(), entries, sorted)))
     }
 
-    fn data(&mut self, header: DataPageHeaderV1, buffer: Vec<u8>, descriptor: Descriptor, rows: usize) -> io::Result<CompressedPage> {
+    /// A data page of `values` values (nulls included) of an `RLE_DICTIONARY` column.
+    fn data(
+        &mut self,
+        buffer: Vec<u8>,
+        values: usize,
+        type_: &PrimitiveType,
+        nullable: bool,
+        statistics: Option<ParquetStatistics>,
+    ) -> io::Result<CompressedPage> {
         let compressed = self.compress(&buffer)?;
-        let header = DataPageHeader::V1(header);
-        Ok(CompressedPage::Data(CompressedDataPage::new(
-            header,
-            CowBuffer::Owned(compressed),
-            Compression::Zstd,
-            buffer.len(),
-            descriptor,
-            rows,
-        )))
+        let header = DataPageHeader::V1(DataPageHeaderV1 {
+            num_values: values as i32,
+            encoding: Encoding::RleDictionary.into(),
+            definition_level_encoding: Encoding::Rle.into(),
+            repetition_level_encoding: Encoding::Rle.into(),
+            statistics,
+        });
+        let descriptor = Descriptor { primitive_type: type_.clone(), max_def_level: nullable as i16, max_rep_level: 0 };
+        let page = CompressedDataPage::new(header, CowBuffer::Owned(compressed), Compression::Zstd, buffer.len(), descriptor, values);
+        Ok(CompressedPage::Data(page))
     }
 }
 
@@ -103,12 +112,12 @@ impl IntValue for i64 {
     }
 }
 
-/// The pages (dictionary first) of a required integer column, or None when the column is empty
+/// The pages (dictionary first, min/max statistics on each data page) of a required integer
+/// column, or None when the column is empty
 /// or its range is too wide for a dictionary.
 pub(super) fn dictionary_pages<T: IntValue>(
     values: &[T],
     type_: &PrimitiveType,
-    statistics: bool,
     zstd: &mut PageCompressor,
 ) -> io::Result<Option<Vec<CompressedPage>>> {
     let Some((min, max)) = min_max(values) else { return Ok(None) };
@@ -125,20 +134,11 @@ pub(super) fn dictionary_pages<T: IntValue>(
     for chunk in values.chunks(PAGE_VALUES) {
         let mut buffer = Vec::with_capacity(8 + chunk.len().div_ceil(8) * width as usize);
         buffer.push(width as u8);
-        bit_pack(chunk.iter().map(|v| v.offset(min)), width, &mut buffer);
-        let statistics = statistics.then(|| {
-            let (lo, hi) = if chunk.len() == values.len() { (min, max) } else { min_max(chunk).expect("chunks are not empty") };
-            page_statistics(type_, lo.physical().expect("within the column's range"), hi.physical().expect("within the column's range"))
-        });
-        let header = DataPageHeaderV1 {
-            num_values: chunk.len() as i32,
-            encoding: Encoding::RleDictionary.into(),
-            definition_level_encoding: Encoding::Rle.into(),
-            repetition_level_encoding: Encoding::Rle.into(),
-            statistics,
-        };
-        let descriptor = Descriptor { primitive_type: type_.clone(), max_def_level: 0, max_rep_level: 0 };
-        pages.push(zstd.data(header, buffer, descriptor, chunk.len())?);
+        bit_pack(chunk.iter().map(|v| v.offset(min)), chunk.len(), width, &mut buffer);
+        let (lo, hi) = if chunk.len() == values.len() { (min, max) } else { min_max(chunk).expect("chunks are not empty") };
+        let statistics =
+            page_statistics(type_, lo.physical().expect("within the column's range"), hi.physical().expect("within the column's range"));
+        pages.push(zstd.data(buffer, chunk.len(), type_, false, Some(statistics))?);
     }
     Ok(Some(pages))
 }
@@ -155,7 +155,6 @@ pub(super) fn symbol_pages(
     values: &[Option<&'static str>],
     symbols: &[&'static str],
     type_: &PrimitiveType,
-    statistics: bool,
     zstd: &mut PageCompressor,
 ) -> io::Result<Option<Vec<CompressedPage>>> {
     assert!(symbols.len() <= 64, "a symbol's index is a bit of a u64");
@@ -210,51 +209,26 @@ pub(super) fn symbol_pages(
             uleb128((chunk.len() as u64) << 1, &mut buffer);
             buffer.push(1);
         } else {
-            bit_pack(chunk.iter().map(|&i| (i != u8::MAX) as u64), 1, &mut buffer);
+            bit_pack(chunk.iter().map(|&i| (i != u8::MAX) as u64), chunk.len(), 1, &mut buffer);
         }
         let levels = (buffer.len() - 4) as u32;
         buffer[..4].copy_from_slice(&levels.to_le_bytes());
         buffer.push(width as u8);
-        bit_pack(ExactLen(chunk.iter().filter(|&&i| i != u8::MAX).map(|&i| rank[i as usize]), chunk.len() - nulls), width, &mut buffer);
-        let statistics = statistics.then(|| {
-            // `used` is in byte order.
-            let chunk_used: Vec<&str> = used.iter().filter(|&&i| in_chunk >> i & 1 == 1).map(|&i| symbols[i]).collect();
-            BinaryStatistics {
-                primitive_type: type_.clone(),
-                null_count: Some(nulls as i64),
-                distinct_count: None,
-                min_value: chunk_used.first().map(|s| s.as_bytes().to_vec()),
-                max_value: chunk_used.last().map(|s| s.as_bytes().to_vec()),
-            }
-            .serialize()
-        });
-        let header = DataPageHeaderV1 {
-            num_values: chunk.len() as i32,
-            encoding: Encoding::RleDictionary.into(),
-            definition_level_encoding: Encoding::Rle.into(),
-            repetition_level_encoding: Encoding::Rle.into(),
-            statistics,
-        };
-        let descriptor = Descriptor { primitive_type: type_.clone(), max_def_level: 1, max_rep_level: 0 };
-        pages.push(zstd.data(header, buffer, descriptor, chunk.len())?);
+        bit_pack(chunk.iter().filter(|&&i| i != u8::MAX).map(|&i| rank[i as usize]), chunk.len() - nulls, width, &mut buffer);
+        // `used` is in byte order.
+        let chunk_used: Vec<&str> = used.iter().filter(|&&i| in_chunk >> i & 1 == 1).map(|&i| symbols[i]).collect();
+        let statistics = BinaryStatistics {
+            primitive_type: type_.clone(),
+            null_count: Some(nulls as i64),
+            distinct_count: None,
+            min_value: chunk_used.first().map(|s| s.as_bytes().to_vec()),
+            max_value: chunk_used.last().map(|s| s.as_bytes().to_vec()),
+        }
+        .serialize();
+        pages.push(zstd.data(buffer, chunk.len(), type_, true, Some(statistics))?);
     }
     Ok(Some(pages))
 }
-
-/// An iterator whose length is known ahead (a filter's is not).
-struct ExactLen<I>(I, usize);
-
-impl<I: Iterator<Item = u64>> Iterator for ExactLen<I> {
-    type Item = u64;
-    fn next(&mut self) -> Option<u64> {
-        self.0.next()
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.1, Some(self.1))
-    }
-}
-
-impl<I: Iterator<Item = u64>> ExactSizeIterator for ExactLen<I> {}
 
 fn uleb128(mut value: u64, out: &mut Vec<u8>) {
     loop {
@@ -282,7 +256,7 @@ fn dictionary(low: i64, high: i64, int64: bool) -> Vec<u8> {
     buffer
 }
 
-fn page_statistics(type_: &PrimitiveType, low: i64, high: i64) -> polars_parquet::parquet::statistics::ParquetStatistics {
+fn page_statistics(type_: &PrimitiveType, low: i64, high: i64) -> ParquetStatistics {
     use polars_parquet::parquet::schema::types::PhysicalType;
     if type_.physical_type == PhysicalType::Int32 {
         let s = PrimitiveStatistics::<i32> {
@@ -305,11 +279,11 @@ fn page_statistics(type_: &PrimitiveType, low: i64, high: i64) -> polars_parquet
     }
 }
 
-/// Appends one bit-packed run of `keys` (RLE/bit-packing hybrid): a ULEB128 header
+/// Appends one bit-packed run of the `count` `keys` (RLE/bit-packing hybrid): a ULEB128 header
 /// `groups << 1 | 1`, then the keys least-significant bit first, padded with zero keys to a
 /// whole group of 8. Every key must be below `1 << width`, and `width <= 32`.
-pub(super) fn bit_pack(keys: impl ExactSizeIterator<Item = u64>, width: u32, out: &mut Vec<u8>) {
-    let groups = keys.len().div_ceil(8);
+pub(super) fn bit_pack(keys: impl Iterator<Item = u64>, count: usize, width: u32, out: &mut Vec<u8>) {
+    let groups = count.div_ceil(8);
     uleb128((groups as u64) << 1 | 1, out);
     let start = out.len();
     let (mut acc, mut bits) = (0u64, 0u32);
@@ -347,7 +321,7 @@ mod tests {
             for n in [1usize, 7, 8, 9, 63, 64, 65, 1000] {
                 let values: Vec<u64> = (0..n as u64).map(|i| 100 + (i * 2_654_435_761) % (1 << width)).collect();
                 let mut out = vec![];
-                bit_pack(values.iter().map(|v| v - 100), width, &mut out);
+                bit_pack(values.iter().map(|v| v - 100), n, width, &mut out);
                 let groups = n.div_ceil(8);
                 // ULEB128 header.
                 let (mut header, mut shift, mut used) = (0u64, 0, 0);

@@ -9,14 +9,13 @@ use super::schema::*;
 use crate::agents::{seat_rng, Agent};
 use crate::engine::{BySide, Game, MoveObserver, Outcome, Side};
 
-/// The laps of the moves as they are sown: their lengths counted straight into a histogram,
-/// and the current move's laps kept for lap-detail rows.
+/// The laps of the move being sown, and the histograms of the moves taken so far.
 ///
 /// A move may be sown again from its start (R9's exact pass, or a random player's endless
-/// trial that is struck out), so laps count only once the move is taken with [`LapLog::take`];
-/// `begin` first takes back whatever an unfinished sowing counted.
+/// trial that is struck out), so `begin` forgets the laps logged so far and a move's laps are
+/// counted only when it is taken with [`LapLog::take`].
 struct LapLog {
-    /// lap_length[n]: laps of taken moves (and of the move being sown) that sowed n counters.
+    /// lap_length[n]: laps of taken moves that sowed n counters.
     lap_length: [u32; 256],
     /// laps_per_move[n] for moves of fewer than [`SHORT_MOVE`] laps; longer ones go to the batch.
     laps_per_move: [u32; SHORT_MOVE],
@@ -41,41 +40,27 @@ impl LapLog {
         self.laps[..self.count.min(SHORT_MOVE)].iter().chain(&self.long).copied()
     }
 
-    /// Takes back the laps counted since the last taken move.
-    fn undo(&mut self) {
-        for i in 0..self.count.min(SHORT_MOVE) {
-            self.lap_length[self.laps[i].1 as usize] -= 1;
-        }
-        for &(_, sown) in &self.long {
-            self.lap_length[sown as usize] -= 1;
-        }
-        self.count = 0;
-        self.long.clear();
-    }
-
-    /// The current move is played: its laps stay counted.
+    /// The current move is played: its laps are counted.
     #[inline(always)]
     fn take(&mut self, histograms: &mut Histograms) {
+        for &(_, sown) in self.laps[..self.count.min(SHORT_MOVE)].iter().chain(&self.long) {
+            self.lap_length[sown as usize] += 1;
+        }
         if self.count < SHORT_MOVE {
             self.laps_per_move[self.count] += 1;
         } else {
-            Histograms::add(&mut histograms.laps_per_move, self.count);
-            self.long.clear();
+            Histograms::add(&mut histograms.laps_per_move, self.count, 1);
         }
         self.count = 0;
     }
 
-    /// Adds the counts to `histograms` and clears them (a discarded sowing is taken back first).
+    /// Adds the counts to `histograms` and clears them.
     fn drain_into(&mut self, histograms: &mut Histograms) {
-        self.undo();
         for (bins, counts) in
             [(&mut histograms.lap_length, &mut self.lap_length[..]), (&mut histograms.laps_per_move, &mut self.laps_per_move[..])]
         {
             for (value, count) in counts.iter_mut().enumerate().filter(|(_, c)| **c > 0) {
-                if value >= bins.len() {
-                    bins.resize(value + 1, 0);
-                }
-                bins[value] += *count as u64;
+                Histograms::add(bins, value, *count as u64);
                 *count = 0;
             }
         }
@@ -85,13 +70,11 @@ impl LapLog {
 impl MoveObserver for LapLog {
     #[inline(always)]
     fn begin(&mut self) {
-        if self.count > 0 {
-            self.undo();
-        }
+        self.count = 0;
+        self.long.clear();
     }
     #[inline(always)]
     fn lap(&mut self, start: u8, sown: u8) {
-        self.lap_length[sown as usize] += 1;
         if self.count < SHORT_MOVE {
             self.laps[self.count] = (start, sown);
         } else {
@@ -111,12 +94,12 @@ pub struct Histograms {
 }
 
 impl Histograms {
-    #[inline]
-    fn add(bins: &mut Vec<u64>, value: usize) {
+    /// Adds `count` to bin `value`.
+    fn add(bins: &mut Vec<u64>, value: usize, count: u64) {
         if value >= bins.len() {
             bins.resize(value + 1, 0);
         }
-        bins[value] += 1;
+        bins[value] += count;
     }
 
     pub fn merge(&mut self, other: &Histograms) {
@@ -160,10 +143,10 @@ impl Batch {
         let mut batch = Batch::default();
         for table in tables {
             match table.name {
-                "matches" => batch.matches = MatchColumns::from_table(table),
-                "rounds" => batch.rounds = RoundColumns::from_table(table),
-                "moves" => batch.moves = MoveColumns::from_table(table),
-                "laps" => batch.laps = LapColumns::from_table(table),
+                name if name == MATCHES.name => batch.matches = MatchColumns::from_table(table),
+                name if name == ROUNDS.name => batch.rounds = RoundColumns::from_table(table),
+                name if name == MOVES.name => batch.moves = MoveColumns::from_table(table),
+                name if name == LAPS.name => batch.laps = LapColumns::from_table(table),
                 _ => {}
             }
         }

@@ -188,10 +188,12 @@ pub fn empty_table(spec: &TableSpec) -> Table {
     Table { name: spec.name, columns: spec.columns.iter().map(|c| Column { name: c.name, data: ColumnData::new(c.ty) }).collect() }
 }
 
+/// Every value a Sym column may hold.
+pub const SYMBOLS: [&str; 7] = ["south", "north", "tie", "win", "unfinished", "lap_length", "laps_per_move"];
+
 /// Interns a symbol read back from a file (Sym columns hold static strings).
 pub fn intern_sym(s: &str) -> Option<&'static str> {
-    const SYMS: [&str; 8] = ["south", "north", "tie", "win", "unfinished", "lap_length", "laps_per_move", ""];
-    SYMS.iter().find(|&&k| k == s).copied().filter(|k| !k.is_empty())
+    SYMBOLS.iter().find(|&&k| k == s).copied()
 }
 
 #[cfg(test)]
