@@ -1,5 +1,5 @@
 //! Atomic file writes: the contents go to a temporary file in the destination's directory
-//! (`.NAME.tmp-PID-N`), which is flushed, synced to disk and then renamed to the final name.
+//! (`.NAME.tmp-PID-N.EXT`), which is flushed, synced to disk and then renamed to the final name.
 //! Readers therefore see either no file or a complete one, and a failed write leaves nothing.
 
 use std::fs::{self, File, OpenOptions};
@@ -21,6 +21,25 @@ pub fn write_atomically(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoE
     tmp.rename_to(path)
 }
 
+/// [`write_atomically`] for writers that open the file themselves (an image encoder that picks
+/// the format from the extension): `f` writes the temporary file at the path it is given, which
+/// keeps `path`'s extension.
+pub fn write_atomically_via_path<E: From<IoError>>(path: &Path, f: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
+    let mut tmp = Temporary::create(path)?;
+    tmp.file = None;
+    f(&tmp.path)?;
+    File::open(&tmp.path)
+        .and_then(|file| file.sync_all())
+        .map_err(|e| IoError::file(path, format!("cannot sync {}", tmp.path.display()), e))?;
+    Ok(tmp.rename_to(path)?)
+}
+
+/// The final file name of a temporary file left by [`write_atomically`]
+/// (`.NAME.tmp-PID-N.EXT` gives `NAME`), or None for any other name.
+pub fn temporary_target(file_name: &str) -> Option<&str> {
+    file_name.strip_prefix('.')?.rsplit_once(".tmp-").map(|(target, _)| target)
+}
+
 /// Writes `contents` to `path` atomically (see [`write_atomically`]).
 pub fn write_string_atomically(path: &Path, contents: &str) -> Result<(), IoError> {
     write_atomically(path, |file| file.write_all(contents.as_bytes()).map_err(|e| IoError::file(path, "cannot write", e)))
@@ -39,9 +58,15 @@ impl Temporary {
         let name = path
             .file_name()
             .ok_or_else(|| IoError::file(path, "cannot write", std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")))?;
+        // Named so that `temporary_target` finds `name` again; the extension is kept for
+        // writers that choose a format by it.
         let mut tmp_name = std::ffi::OsString::from(".");
         tmp_name.push(name);
         tmp_name.push(format!(".tmp-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed)));
+        if let Some(extension) = path.extension() {
+            tmp_name.push(".");
+            tmp_name.push(extension);
+        }
         let tmp = path.with_file_name(tmp_name);
         let file = OpenOptions::new()
             .write(true)
@@ -90,6 +115,16 @@ mod tests {
         let mut v: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn a_temporary_names_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = Temporary::create(&dir.path().join("part-x-00000003.parquet")).unwrap();
+        let name = tmp.path.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(temporary_target(&name), Some("part-x-00000003.parquet"));
+        assert_eq!(temporary_target("part-x-00000003.parquet"), None);
+        assert_eq!(temporary_target(".hidden"), None);
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use super::atomic::write_atomically;
 use super::{check_table, match_columns, IoError};
-use crate::sim::schema::{intern_sym, TableSpec};
-use crate::sim::table::{Column, ColumnData, ColumnType, Table};
+use crate::sim::schema::{empty_table, intern_sym, TableSpec};
+use crate::sim::table::{ColumnData, ColumnType, Table};
 
 /// Writes `table` to `path` as CSV with a header row, atomically.
 pub fn write_csv(table: &Table, path: &Path) -> Result<(), IoError> {
@@ -51,7 +51,7 @@ pub fn read_csv(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
     let header = input.headers().map_err(csv_error)?.clone();
     let found: Vec<&str> = header.iter().collect();
     let index = match_columns(path, spec, &found)?;
-    let mut columns: Vec<Column> = spec.columns.iter().map(|c| Column { name: c.name, data: ColumnData::new(c.ty) }).collect();
+    let mut columns = empty_table(spec).columns;
     let mut record = ::csv::StringRecord::new();
     while input.read_record(&mut record).map_err(csv_error)? {
         let line = record.position().map_or(0, |p| p.line());

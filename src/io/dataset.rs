@@ -15,7 +15,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::{read_table, write_atomically, write_csv, write_parquet, write_string_atomically, Format, IoError};
+use super::atomic::temporary_target;
+use super::{read_table, write_string_atomically, write_table, Format, IoError};
 use crate::engine::Ruleset;
 use crate::sim::schema::{table_spec, TableSpec, ALL_TABLES};
 use crate::sim::table::Table;
@@ -267,11 +268,11 @@ impl DatasetWriter {
         for table in cfg.detail.tables() {
             let table_dir = dir.join(table);
             std::fs::create_dir_all(&table_dir).map_err(|e| io_err(&table_dir, "cannot create", e))?;
-            remove_temporaries(&table_dir)?;
+            remove_temporaries(&table_dir, cfg)?;
         }
         let progress = dir.join(".progress");
         std::fs::create_dir_all(&progress).map_err(|e| io_err(&progress, "cannot create", e))?;
-        remove_temporaries(&progress)?;
+        remove_temporaries(&progress, cfg)?;
         write_string_atomically(&manifest_path, &to_json(&manifest))?;
         Ok(DatasetWriter {
             dir: dir.to_path_buf(),
@@ -318,15 +319,24 @@ fn to_json<T: Serialize>(v: &T) -> String {
     serde_json::to_string_pretty(v).expect("serializable") + "\n"
 }
 
-/// Removes files left under temporary names by an interrupted write (`.NAME.tmp-...`).
-fn remove_temporaries(dir: &Path) -> Result<(), DatasetError> {
+/// Removes files left under temporary names by an interrupted write of one of this shard's
+/// batches. Other shards may be writing into the same directory at the same time: their
+/// temporaries are theirs.
+fn remove_temporaries(dir: &Path, cfg: &RunConfig) -> Result<(), DatasetError> {
+    let ours = cfg.shard_batches();
     for entry in std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read", e))?.filter_map(|e| e.ok()) {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') && name.contains(".tmp-") {
+        if temporary_target(&name).and_then(batch_of).is_some_and(|b| ours.contains(&b)) {
             std::fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), "cannot remove a stale temporary file", e))?;
         }
     }
     Ok(())
+}
+
+/// The batch of a part file (`part-RUN-BATCH.EXT`) or progress marker (`batch-BATCH.json`).
+fn batch_of(file_name: &str) -> Option<u64> {
+    let (stem, _extension) = file_name.rsplit_once('.')?;
+    stem.rsplit_once('-')?.1.parse().ok()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -353,22 +363,11 @@ impl BatchSink for DatasetWriter {
         for table in &tables {
             rows.insert(table.name.to_string(), table.rows() as u64);
             for &format in &self.formats {
-                let path = self.part_path(table.name, index, format);
-                match format {
-                    Format::Parquet => write_parquet(table, &path)?,
-                    Format::Csv => write_csv(table, &path)?,
-                }
+                write_table(table, &self.part_path(table.name, index, format), format)?;
             }
         }
         let marker = Marker { run_id: self.run_id.clone(), batch: index, rows };
-        write_atomically(&self.marker(index), |f| {
-            use std::io::Write;
-            f.write_all(to_json(&marker).as_bytes()).map_err(|e| IoError::File {
-                path: self.marker(index),
-                action: "cannot write".into(),
-                error: e,
-            })
-        })?;
+        write_string_atomically(&self.marker(index), &to_json(&marker))?;
         Ok(Batch::recycle(tables))
     }
 }

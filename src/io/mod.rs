@@ -39,6 +39,14 @@ impl Format {
     }
 }
 
+/// Writes a table file in `format`, atomically.
+pub fn write_table(table: &Table, path: &Path, format: Format) -> Result<(), IoError> {
+    match format {
+        Format::Parquet => write_parquet(table, path),
+        Format::Csv => write_csv(table, path),
+    }
+}
+
 /// Reads a table file, choosing the format by the file's extension (`.parquet` or `.csv`).
 pub fn read_table(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -189,10 +197,7 @@ pub(crate) mod tests {
         let t = all_types_table();
         for format in Format::ALL {
             let path = dir.path().join(format!("t.{}", format.extension()));
-            match format {
-                Format::Parquet => write_parquet(&t, &path).unwrap(),
-                Format::Csv => write_csv(&t, &path).unwrap(),
-            }
+            write_table(&t, &path, format).unwrap();
             assert_eq!(read_table(&path, &ALL_TYPES).unwrap(), t, "{format:?}");
         }
         let bad = dir.path().join("t.txt");
@@ -249,10 +254,7 @@ pub(crate) mod tests {
         for format in Format::ALL {
             let path = dir.path().join(format!("rounds.{}", format.extension()));
             let start = std::time::Instant::now();
-            match format {
-                Format::Parquet => write_parquet(&t, &path).unwrap(),
-                Format::Csv => write_csv(&t, &path).unwrap(),
-            }
+            write_table(&t, &path, format).unwrap();
             let secs = start.elapsed().as_secs_f64();
             let size = std::fs::metadata(&path).unwrap().len();
             let start = std::time::Instant::now();

@@ -16,15 +16,15 @@ mod layout;
 #[cfg(test)]
 mod tests;
 
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
 use crate::analysis::summary::StudySummary;
+use crate::io::atomic::write_atomically_via_path;
 use crate::io::{write_string_atomically, IoError};
 use layout::{Area, AreaResult, FAMILY};
 
@@ -46,10 +46,7 @@ pub enum PlotError {
     /// temporary file could not be written).
     #[error("{}: cannot draw the chart: {message}", path.display())]
     Draw { path: PathBuf, message: String },
-    /// An operating-system error on the chart file `path` (`action` says what was being done).
-    #[error("{}: {action}: {error}", path.display())]
-    File { path: PathBuf, action: String, error: std::io::Error },
-    /// Writing an SVG file failed (the error names the file).
+    /// Writing a chart file failed (the error names the file).
     #[error(transparent)]
     Io(#[from] IoError),
     /// The bundled font could not be loaded (a corrupted build).
@@ -159,29 +156,15 @@ fn register_font() -> Result<(), PlotError> {
     }
 }
 
-/// Draws `chart` into a temporary PNG next to `path` (`.NAME.tmp-PID-N.png`: the bitmap backend
-/// picks the format from the extension) and renames it to `path`. On error the temporary file is
-/// removed.
+/// Draws `chart` as a PNG file at `path`, atomically.
 fn write_png(chart: Chart, study: &StudySummary, path: &Path) -> Result<(), PlotError> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{stem}.tmp-{}-{}.png", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed)));
-    let result = (|| {
-        {
-            let root = BitMapBackend::new(&tmp, (WIDTH, HEIGHT)).into_drawing_area();
-            chart
-                .draw(study, &root)
-                .and_then(|()| root.present())
-                .map_err(|e| PlotError::Draw { path: path.to_path_buf(), message: e.to_string() })?;
-        }
-        let file_error = |action: String, error| PlotError::File { path: path.to_path_buf(), action, error };
-        File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| file_error(format!("cannot sync {}", tmp.display()), e))?;
-        fs::rename(&tmp, path).map_err(|e| file_error(format!("cannot rename {} to it", tmp.display()), e))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    write_atomically_via_path(path, |tmp| {
+        let root = BitMapBackend::new(tmp, (WIDTH, HEIGHT)).into_drawing_area();
+        chart
+            .draw(study, &root)
+            .and_then(|()| root.present())
+            .map_err(|e| PlotError::Draw { path: path.to_path_buf(), message: e.to_string() })
+    })
 }
 
 /// Draws `chart` as SVG text and writes it to `path` atomically.

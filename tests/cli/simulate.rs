@@ -179,6 +179,23 @@ fn a_killed_run_resumes_to_exactly_the_uninterrupted_dataset() {
 }
 
 #[test]
+fn a_starting_shard_removes_only_its_own_temporaries() {
+    // 120 matches in batches of 30: shard 1/2 has batches 0 and 1, shard 2/2 batches 2 and 3,
+    // and shard 2 may be writing while shard 1 starts.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let ours = [out.join("matches/.part-r-00000001.parquet.tmp-7-1"), out.join(".progress/.batch-00000000.json.tmp-7-2")];
+    let theirs = [out.join("matches/.part-r-00000003.parquet.tmp-8-1"), out.join(".progress/.batch-00000002.json.tmp-8-2")];
+    for path in ours.iter().chain(&theirs) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "half written").unwrap();
+    }
+    simulate(&out, &["--batch-size", "30", "--shard", "1/2"]);
+    assert!(ours.iter().all(|p| !p.exists()), "the shard's own stale temporaries are removed");
+    assert!(theirs.iter().all(|p| p.exists()), "another shard's temporaries are left alone");
+}
+
+#[test]
 fn bad_input_is_refused_and_leaves_nothing_half_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
