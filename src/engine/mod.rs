@@ -16,7 +16,7 @@ pub use position::{
     Capture, CaptureKind, IllegalReason, MoveObserver, MoveSummary, PlayError, Position, Setup, SetupError, UNCHECKED_LAPS,
 };
 pub use rng::Rng;
-pub use rules::{Endless, FinalFour, NextStarter, RuleError, Ruleset, MAX_ROUNDS_LIMIT, SWITCHES};
+pub use rules::{short_hash, Endless, FinalFour, NextStarter, RuleError, Ruleset, MAX_ROUNDS_LIMIT, SWITCHES};
 pub use side::{BySide, Side};
 
 #[cfg(test)]

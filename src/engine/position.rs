@@ -332,10 +332,16 @@ impl Position {
     /// The legal moves (R4, R9): the candidates, less the endless ones under `endless = forbid`.
     pub fn legal_moves(&self) -> PitSet {
         let mut set = PitSet::EMPTY;
-        for (pit, _, _) in self.legal_children() {
+        for pit in self.candidates().iter().filter(|&pit| self.is_legal_candidate(pit)) {
             set.insert(pit);
         }
         set
+    }
+
+    /// Whether a candidate (an open, non-empty pit of the side to move) is legal: only an
+    /// endless move under `endless = forbid` is not (R9), so only then is the move simulated.
+    fn is_legal_candidate(&self, pit: Pit) -> bool {
+        self.rules.endless != Endless::Forbid || !self.after(pit).1.endless
     }
 
     /// Each legal move with the position after it and what it did, one simulation per
@@ -350,11 +356,7 @@ impl Position {
 
     /// Whether the side to move has a legal move (R10). Stops at the first one found.
     pub fn has_legal_move(&self) -> bool {
-        let candidates = self.candidates();
-        if self.rules.endless == Endless::Stop {
-            return !candidates.is_empty();
-        }
-        candidates.iter().any(|pit| !self.after(pit).1.endless)
+        self.candidates().iter().any(|pit| self.is_legal_candidate(pit))
     }
 
     /// The position after a move and what it did, leaving `self` unchanged (no legality check).
@@ -376,7 +378,7 @@ impl Position {
         if self.count(self.turn, p) == 0 {
             return Some(IllegalReason::Empty);
         }
-        if self.rules.endless == Endless::Forbid && self.after(p).1.endless {
+        if !self.is_legal_candidate(p) {
             return Some(IllegalReason::Endless);
         }
         None

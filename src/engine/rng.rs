@@ -65,12 +65,6 @@ impl Rng {
             }
         }
     }
-
-    /// Uniform in [0, 1).
-    #[inline]
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
 }
 
 #[cfg(test)]

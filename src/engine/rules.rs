@@ -178,8 +178,7 @@ impl Ruleset {
     /// A short stable hash: the first 12 hex digits of SHA-256 of the canonical JSON.
     /// Every switch is in the JSON, so changing any switch changes the hash.
     pub fn hash(&self) -> String {
-        let digest = Sha256::digest(self.to_json().as_bytes());
-        digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+        short_hash(&self.to_json())
     }
 
     /// The switches that differ from the default, as `name=value` (for labels).
@@ -245,6 +244,12 @@ impl<'de> Deserialize<'de> for Ruleset {
         }
         Ok(rules)
     }
+}
+
+/// The first 12 hex digits of the SHA-256 of `text`: the project's short identifiers
+/// (ruleset hashes, run ids).
+pub fn short_hash(text: &str) -> String {
+    Sha256::digest(text.as_bytes()).iter().take(6).map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -193,8 +193,7 @@ impl RunConfig {
     /// Identifies the generator of the rows (not the match count, detail, batching or shard):
     /// part files of one run carry it in their names, so mixed runs are detected.
     pub fn run_id(&self) -> String {
-        use sha2::{Digest, Sha256};
         let key = format!("rows-v1|{}|{}|{}|{}|{}", self.rules.to_json(), self.south, self.north, self.first, self.seed);
-        Sha256::digest(key.as_bytes()).iter().take(6).map(|b| format!("{b:02x}")).collect()
+        crate::engine::short_hash(&key)
     }
 }

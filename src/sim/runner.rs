@@ -164,17 +164,17 @@ impl Batch {
 
     /// The tables of this batch that `detail` records.
     pub fn into_tables(self, detail: Detail) -> Vec<super::table::Table> {
-        let mut out = vec![self.matches.into_table(), self.histograms.to_columns().into_table()];
-        if detail >= Detail::Round {
-            out.push(self.rounds.into_table());
-        }
-        if detail >= Detail::Move {
-            out.push(self.moves.into_table());
-        }
-        if detail >= Detail::Lap {
-            out.push(self.laps.into_table());
-        }
-        out
+        let recorded = detail.tables();
+        [
+            self.matches.into_table(),
+            self.histograms.to_columns().into_table(),
+            self.rounds.into_table(),
+            self.moves.into_table(),
+            self.laps.into_table(),
+        ]
+        .into_iter()
+        .filter(|t| recorded.contains(&t.name))
+        .collect()
     }
 }
 
