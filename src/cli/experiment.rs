@@ -28,7 +28,7 @@ use toml::Spanned;
 use crate::agents::AgentSpec;
 use crate::engine::Ruleset;
 use crate::io::Formats;
-use crate::sim::{Detail, FirstPolicy};
+use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy};
 
 use super::CliError;
 
@@ -126,13 +126,10 @@ impl Experiment {
                 .as_ref()
                 .or(d.matches.as_ref())
                 .ok_or_else(|| at(name.span(), "matches", "missing (in the arm or in [defaults])".into()))?;
-            if *matches.get_ref() == 0 || *matches.get_ref() > super::simulate::MAX_MATCHES {
-                return Err(at(matches.span(), "matches", format!("{} is not in 1..={}", matches.get_ref(), super::simulate::MAX_MATCHES)));
-            }
+            check_matches(*matches.get_ref()).map_err(|e| at(matches.span(), "matches", e))?;
             let detail = a.detail.or(d.detail).unwrap_or(Detail::Round);
             let batch_size = match a.batch_size.as_ref().or(d.batch_size.as_ref()) {
-                Some(b) if *b.get_ref() == 0 => return Err(at(b.span(), "batch_size", "must be at least 1".into())),
-                Some(b) => *b.get_ref(),
+                Some(b) => check_batch_size(*b.get_ref()).map_err(|e| at(b.span(), "batch_size", e))?,
                 None => detail.default_batch_size(),
             };
             let mut rules = Ruleset::default();

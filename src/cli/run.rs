@@ -31,12 +31,15 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
+    if let Some(m) = args.matches {
+        crate::sim::check_matches(m).map_err(|e| CliError::usage(format!("--matches {e}")))?;
+    }
     let experiment = Experiment::load(&args.file)?;
     let study_dir = args.out_root.join(&experiment.name);
     std::fs::create_dir_all(&study_dir).map_err(|e| CliError::failed(format!("{}: cannot create: {e}", study_dir.display())))?;
     write_string_atomically(&study_dir.join("experiment.toml"), &experiment.source).map_err(CliError::failed)?;
     for (i, arm) in experiment.arms.iter().enumerate() {
-        let matches = args.matches.map_or(arm.matches, |m| m.min(arm.matches)).max(1);
+        let matches = args.matches.map_or(arm.matches, |m| m.min(arm.matches));
         let cfg = RunConfig {
             rules: arm.rules,
             south: arm.south,

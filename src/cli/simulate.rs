@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::agents::AgentSpec;
 use crate::io::{DatasetWriter, Formats, Manifest};
-use crate::sim::{Detail, FirstPolicy, RunConfig, Shard};
+use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
 use super::{progress, CliError};
 
@@ -65,17 +65,9 @@ pub struct Job {
     pub label: String,
 }
 
-pub const MAX_MATCHES: u64 = 1 << 40;
-
 pub fn validate_counts(matches: u64, batch_size: Option<u64>, detail: Detail) -> Result<u64, CliError> {
-    if matches == 0 || matches > MAX_MATCHES {
-        return Err(CliError::usage(format!("--matches {matches}: allowed values are 1..={MAX_MATCHES}")));
-    }
-    let batch = batch_size.unwrap_or(detail.default_batch_size());
-    if batch == 0 || batch > 10_000_000 {
-        return Err(CliError::usage(format!("--batch-size {batch}: allowed values are 1..=10000000")));
-    }
-    Ok(batch)
+    check_matches(matches).map_err(|e| CliError::usage(format!("--matches {e}")))?;
+    check_batch_size(batch_size.unwrap_or(detail.default_batch_size())).map_err(|e| CliError::usage(format!("--batch-size {e}")))
 }
 
 pub fn run_job(job: &Job) -> Result<Manifest, CliError> {

@@ -150,6 +150,29 @@ impl fmt::Display for Shard {
     }
 }
 
+/// Most matches in one run.
+pub const MAX_MATCHES: u64 = 1 << 40;
+/// Most matches in one batch (a batch's rows are held in memory).
+pub const MAX_BATCH_SIZE: u64 = 10_000_000;
+
+/// Checks a run's match count; the error says what is allowed.
+pub fn check_matches(matches: u64) -> Result<u64, String> {
+    if (1..=MAX_MATCHES).contains(&matches) {
+        Ok(matches)
+    } else {
+        Err(format!("{matches} is not in 1..={MAX_MATCHES}"))
+    }
+}
+
+/// Checks a batch size; the error says what is allowed.
+pub fn check_batch_size(batch_size: u64) -> Result<u64, String> {
+    if (1..=MAX_BATCH_SIZE).contains(&batch_size) {
+        Ok(batch_size)
+    } else {
+        Err(format!("{batch_size} is not in 1..={MAX_BATCH_SIZE}"))
+    }
+}
+
 /// A complete description of a run. A match's rows are a pure function of
 /// (rules, south, north, first, seed, match index).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ pub mod runner;
 pub mod schema;
 pub mod table;
 
-pub use config::{Detail, FirstPolicy, RunConfig, Shard};
+pub use config::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard, MAX_BATCH_SIZE, MAX_MATCHES};
 pub use runner::{play_match, run, simulate_batch, simulate_batch_into, Batch, BatchSink, Histograms, RunCounts};
 
 #[cfg(test)]

@@ -68,3 +68,15 @@ fn the_shipped_experiments_are_valid() {
     }
     assert!(n >= 4);
 }
+
+#[test]
+fn match_and_batch_limits_are_those_of_simulate() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("big.toml");
+    std::fs::write(&exp, "name = \"big\"\n[defaults]\nmatches = 10\nbatch_size = 20000000\n[[arms]]\nname = \"a\"\n").unwrap();
+    let root = dir.path().join("data");
+    usage_error(&["run", s(&exp), "--out-root", s(&root)], &["line 4", "batch_size", "1..=10000000"]);
+    usage_error(&["simulate", "--matches", "10", "--batch-size", "20000000", "--out", s(&root)], &["--batch-size", "1..=10000000"]);
+    usage_error(&["run", "experiments/quickstart.toml", "--matches", "0", "--out-root", s(&root)], &["--matches", "1..="]);
+    assert!(!root.exists(), "nothing is written");
+}
