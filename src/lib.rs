@@ -9,8 +9,8 @@
 
 pub mod agents;
 pub mod engine;
-pub mod sim;
 pub mod show;
+pub mod sim;
 
 #[cfg(feature = "cli")]
 pub mod analysis;

@@ -132,6 +132,9 @@
       st.hand = hand;
     }
     if (finish) {
+      // The move's end shows its pussa alone.
+      st.marks = [];
+      st.taken = null;
       st.pussa = [];
       for (; ci < m.caps.length; ci++) {
         const cap = m.caps[ci];

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::film::{BoardState, Film, Source, SOURCE_COLOURS};
+use super::film::{BoardState, Film, Source};
 use super::svg::{board_svg, escape, MAX_DOTS};
 use crate::engine::Side;
 
@@ -162,6 +162,7 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::show::SOURCE_COLOURS;
 
     #[test]
     fn every_placeholder_is_in_the_template() {

@@ -152,7 +152,8 @@ pub fn board_svg(state: &BoardState, style: Option<&str>) -> String {
         let label_y = sign * (BOWL_RADIUS + 62.0) + if side == Side::South { 0.0 } else { 10.0 };
         let _ = write!(s, r#"<text class="count" y="{count_y}">{n}</text>"#);
         let _ = write!(s, r#"<text class="closed-text" y="{count_y}">closed</text>"#);
-        let _ = write!(s, r#"<text class="pit-label" y="{label_y}">pit {g} · {}{local}</text>"#, if side == Side::South { "S" } else { "N" });
+        let _ =
+            write!(s, r#"<text class="pit-label" y="{label_y}">pit {g} · {}{local}</text>"#, if side == Side::South { "S" } else { "N" });
         s.push_str("</g>");
     }
     let _ = write!(s, r#"<text class="caption" x="{}" y="{}">{}</text>"#, width / 2.0, height - 14.0, escape(&state.caption));

@@ -13,8 +13,11 @@ fn golden_dir() -> PathBuf {
 
 /// Every golden trace: (name, rules, first, moves, lines).
 fn goldens() -> Vec<(String, Ruleset, Side, Vec<usize>, Vec<Value>)> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(golden_dir()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).filter(|n| n.ends_with(".jsonl")).collect();
+    let mut names: Vec<String> = std::fs::read_dir(golden_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".jsonl"))
+        .collect();
     names.sort();
     names
         .into_iter()
@@ -55,7 +58,9 @@ fn sow_like_the_page(film: &Film) -> Vec<(Vec<u8>, BySide<u32>)> {
                         at = next(at);
                     }
                     board[at] += 1;
-                    if let Some(c) = pending.next_if(|c| c.lap as usize == l + 1 && c.source != Source::Pussa && c.pit as usize == at && board[at] == c.n) {
+                    if let Some(c) = pending
+                        .next_if(|c| c.lap as usize == l + 1 && c.source != Source::Pussa && c.pit as usize == at && board[at] == c.n)
+                    {
                         board[at] = 0;
                         reserve[c.by] += c.n as u32;
                     }
@@ -88,7 +93,8 @@ fn laps_and_captures_alone_give_every_golden_state() {
             assert_eq!(serde_json::to_value(board).unwrap(), t["board"], "{name} ply {}", m.ply);
             assert_eq!(serde_json::to_value(reserve).unwrap(), t["reserve"], "{name} ply {}", m.ply);
             // Captures in the trace's order; the first lap starts at the played pit (R3).
-            let caps: Vec<(u64, u64)> = t["captures"].as_array().unwrap().iter().map(|c| (c["pit"].as_u64().unwrap(), c["n"].as_u64().unwrap())).collect();
+            let caps: Vec<(u64, u64)> =
+                t["captures"].as_array().unwrap().iter().map(|c| (c["pit"].as_u64().unwrap(), c["n"].as_u64().unwrap())).collect();
             assert_eq!(m.captures.iter().map(|c| (c.pit as u64, c.n as u64)).collect::<Vec<_>>(), caps, "{name} ply {}", m.ply);
             assert_eq!(m.laps[0].start as usize, m.mover.index() * rules.pits_per_row as usize + m.pit as usize);
         }
