@@ -526,6 +526,9 @@
         if (current === LAST) setPlaying(false);
       }, 1000 / speed());
     }
+    // While playing, the event line changes several times a second: screen readers are not
+    // made to read each one.
+    ui.event.setAttribute("aria-live", on ? "off" : "polite");
     ui.play.textContent = on ? "\u275A\u275A Pause" : "\u25B6 Play";
     ui.play.setAttribute("aria-pressed", on ? "true" : "false");
   }
