@@ -11,8 +11,11 @@ fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden")
 }
 
-/// Every golden trace: (name, rules, first, moves, lines).
-fn goldens() -> Vec<(String, Ruleset, Side, Vec<usize>, Vec<Value>)> {
+/// A golden trace: (name, rules, first player, moves, lines).
+type Golden = (String, Ruleset, Side, Vec<usize>, Vec<Value>);
+
+/// Every golden trace.
+fn goldens() -> Vec<Golden> {
     let mut names: Vec<String> = std::fs::read_dir(golden_dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
