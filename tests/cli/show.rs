@@ -189,6 +189,14 @@ fn check_page(page: &Page, got: &Value) {
     if starts.len() > 1 {
         assert_eq!(got["after_page_down"], "#round=2", "{name}");
     }
+    // The timeline jumps to a round; play moves on until paused.
+    for check in ["timeline_click", "timeline_key"] {
+        if starts.len() > 1 || check == "timeline_click" {
+            assert_eq!(got[check][0], got[check][1], "{name} {check}");
+        }
+    }
+    assert_eq!((&got["playing"], &got["paused"]), (&serde_json::json!("true"), &serde_json::json!("false")), "{name}");
+    assert_ne!(got["played_to"], "#ply=0", "{name}: playing did not move");
     assert!(got["focusable_controls"].as_u64().unwrap() >= 10, "{name}");
     assert_eq!(got["unlabelled_controls"], 0, "{name}");
     assert!(got["board_label"].as_str().unwrap().contains("South's row"), "{name}");
