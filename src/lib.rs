@@ -4,10 +4,12 @@
 //! - [`engine`]: the rules (RULES.md R1-R14), no I/O;
 //! - [`agents`]: players (random, greedy, minimax, MCTS);
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
+//! - [`show`]: the replay page of a match (built from the engine alone);
 //! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`], [`plot`], [`cli`].
 
 pub mod agents;
 pub mod engine;
+pub mod show;
 pub mod sim;
 
 #[cfg(feature = "cli")]

@@ -9,6 +9,7 @@ mod progress;
 mod replay;
 mod run;
 mod schema;
+mod show;
 mod simulate;
 mod summarize;
 
@@ -46,6 +47,8 @@ pub enum Command {
     Run(run::Args),
     /// Print the tables and columns of a dataset, with types and meanings.
     Schema(schema::Args),
+    /// Write a match as a self-contained HTML page to watch it lap by lap (or one state as SVG).
+    Show(show::Args),
 }
 
 /// A failure, with the exit code it maps to.
@@ -116,6 +119,7 @@ pub fn main() -> i32 {
         Command::Plot(a) => plot::run(a),
         Command::Run(a) => run::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Show(a) => show::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -3,24 +3,31 @@
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use crate::engine::trace::replay;
-use crate::engine::{GameError, IllegalReason, Side};
+use crate::engine::trace::{replay, ReplayError};
+use crate::engine::{GameError, IllegalReason, Ruleset, Side};
 
 use super::{stdout_error, CliError};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    #[command(flatten)]
+    moves: MoveArgs,
+}
+
+/// A match given as moves: who starts, the moves and the rules (shared with `show`).
+#[derive(clap::Args, Debug)]
+pub struct MoveArgs {
     /// Who starts round 1.
     #[arg(long, value_parser = ["south", "north"], default_value = "south")]
-    first: String,
+    pub first: String,
     /// Local pits (0 = the mover's left end), comma-separated, e.g. 6,3,0.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    moves: Vec<String>,
+    pub moves: Vec<String>,
     /// A file of local pits separated by commas, spaces or newlines (# starts a comment).
     #[arg(long)]
-    moves_file: Option<PathBuf>,
+    pub moves_file: Option<PathBuf>,
     #[command(flatten)]
-    rules: super::RuleArgs,
+    pub rules: super::RuleArgs,
 }
 
 fn parse_pit(text: &str, what: &str) -> Result<usize, CliError> {
@@ -29,22 +36,42 @@ fn parse_pit(text: &str, what: &str) -> Result<usize, CliError> {
         .map_err(|_| CliError::usage(format!("{what}: '{text}' is not a pit number (a local pit 0..pits_per_row-1)")))
 }
 
-pub fn run(args: Args) -> Result<(), CliError> {
-    let rules = args.rules.ruleset()?;
-    let first: Side = args.first.parse().map_err(CliError::usage)?;
-    let mut moves = Vec::new();
-    for (i, m) in args.moves.iter().filter(|m| !m.trim().is_empty()).enumerate() {
-        moves.push(parse_pit(m, &format!("--moves item {}", i + 1))?);
-    }
-    if let Some(path) = &args.moves_file {
-        let text = std::fs::read_to_string(path).map_err(|e| CliError::usage(format!("--moves-file {}: {e}", path.display())))?;
-        for (n, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("");
-            for item in line.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()) {
-                moves.push(parse_pit(item, &format!("{} line {}", path.display(), n + 1))?);
+impl MoveArgs {
+    /// The rules, the first player and the moves (from --moves, then --moves-file).
+    pub fn parse(&self) -> Result<(Ruleset, Side, Vec<usize>), CliError> {
+        let rules = self.rules.ruleset()?;
+        let first: Side = self.first.parse().map_err(CliError::usage)?;
+        let mut moves = Vec::new();
+        for (i, m) in self.moves.iter().filter(|m| !m.trim().is_empty()).enumerate() {
+            moves.push(parse_pit(m, &format!("--moves item {}", i + 1))?);
+        }
+        if let Some(path) = &self.moves_file {
+            let text = std::fs::read_to_string(path).map_err(|e| CliError::usage(format!("--moves-file {}: {e}", path.display())))?;
+            for (n, line) in text.lines().enumerate() {
+                let line = line.split('#').next().unwrap_or("");
+                for item in line.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()) {
+                    moves.push(parse_pit(item, &format!("{} line {}", path.display(), n + 1))?);
+                }
             }
         }
+        Ok((rules, first, moves))
     }
+}
+
+/// The error of a move that cannot be played at its ply (exit 2).
+pub fn replay_error(e: &ReplayError) -> CliError {
+    let msg = match &e.error {
+        GameError::Illegal(p) if p.reason == IllegalReason::Endless => {
+            format!("illegal move at ply {}: {} (it is endless: a lap would repeat an earlier lap's position)", e.ply, p)
+        }
+        GameError::Illegal(p) => format!("illegal move at ply {}: {}", e.ply, p),
+        GameError::Over(_) => format!("move at ply {} comes after the match's end: {}", e.ply, e.error),
+    };
+    CliError::Usage(msg)
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let (rules, first, moves) = args.moves.parse()?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut write_error = None;
@@ -59,17 +86,5 @@ pub fn run(args: Args) -> Result<(), CliError> {
         return Err(stdout_error(e));
     }
     out.flush().map_err(stdout_error)?;
-    match result {
-        Ok(_) => Ok(()),
-        Err(e) => {
-            let msg = match &e.error {
-                GameError::Illegal(p) if p.reason == IllegalReason::Endless => {
-                    format!("illegal move at ply {}: {} (it is endless: a lap would repeat an earlier lap's position)", e.ply, p)
-                }
-                GameError::Illegal(p) => format!("illegal move at ply {}: {}", e.ply, p),
-                GameError::Over(_) => format!("move at ply {} comes after the match's end: {}", e.ply, e.error),
-            };
-            Err(CliError::Usage(msg))
-        }
-    }
+    result.map(|_| ()).map_err(|e| replay_error(&e))
 }

@@ -83,6 +83,43 @@ impl MoveObserver for () {
     const DETAILS: bool = false;
 }
 
+/// An observer borrowed for one move (e.g. inside a pair).
+impl<O: MoveObserver> MoveObserver for &mut O {
+    const DETAILS: bool = O::DETAILS;
+    #[inline(always)]
+    fn begin(&mut self) {
+        (**self).begin()
+    }
+    #[inline(always)]
+    fn lap(&mut self, start: u8, sown: u8) {
+        (**self).lap(start, sown)
+    }
+    #[inline(always)]
+    fn capture(&mut self, capture: Capture) {
+        (**self).capture(capture)
+    }
+}
+
+/// Two observers of one move, each told everything in turn.
+impl<A: MoveObserver, B: MoveObserver> MoveObserver for (A, B) {
+    const DETAILS: bool = A::DETAILS || B::DETAILS;
+    #[inline(always)]
+    fn begin(&mut self) {
+        self.0.begin();
+        self.1.begin();
+    }
+    #[inline(always)]
+    fn lap(&mut self, start: u8, sown: u8) {
+        self.0.lap(start, sown);
+        self.1.lap(start, sown);
+    }
+    #[inline(always)]
+    fn capture(&mut self, capture: Capture) {
+        self.0.capture(capture);
+        self.1.capture(capture);
+    }
+}
+
 /// Why a move is illegal (R4, R9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IllegalReason {

@@ -116,44 +116,61 @@ pub struct ReplayError {
 /// as it happens: the header, round starts, moves, round ends and the match's end. Stops at the
 /// first illegal move (the events before it have been emitted) or when the moves run out.
 pub fn replay(rules: Ruleset, first: Side, moves: &[usize], mut emit: impl FnMut(TraceEvent)) -> Result<Game, ReplayError> {
+    replay_observed(rules, first, moves, &mut (), |event, _| emit(event))
+}
+
+/// [`replay`] with one more observer of every move played (e.g. the lap starts, which the trace
+/// does not keep): `emit` gets each event with the observer, which has just seen the move of a
+/// `Move` event.
+pub fn replay_observed<O: MoveObserver>(
+    rules: Ruleset,
+    first: Side,
+    moves: &[usize],
+    observer: &mut O,
+    mut emit: impl FnMut(TraceEvent, &O),
+) -> Result<Game, ReplayError> {
     let mut game = Game::new(rules, first);
-    emit(TraceEvent::Header { rules, rules_hash: rules.hash(), first });
-    emit(TraceEvent::round_start(game.round_start()));
-    settle(&mut game, &mut emit);
+    emit(TraceEvent::Header { rules, rules_hash: rules.hash(), first }, observer);
+    emit(TraceEvent::round_start(game.round_start()), observer);
+    settle(&mut game, &mut emit, observer);
     for &pit in moves {
         let ply = game.ply() + 1;
         let round = game.round();
         let player = game.position().turn();
-        let mut obs = TraceObserver::default();
+        let mut obs = (TraceObserver::default(), &mut *observer);
         let summary = game.play_checked_observed(pit, &mut obs).map_err(|error| ReplayError { ply, error })?;
+        let (trace, _) = obs;
         let pos = game.position();
-        emit(TraceEvent::Move {
-            round,
-            ply,
-            player,
-            pit,
-            laps: obs.laps,
-            captures: obs.captures,
-            endless: summary.endless,
-            board: pos.board().to_vec(),
-            reserve: pos.reserve(),
-        });
-        settle(&mut game, &mut emit);
+        emit(
+            TraceEvent::Move {
+                round,
+                ply,
+                player,
+                pit,
+                laps: trace.laps,
+                captures: trace.captures,
+                endless: summary.endless,
+                board: pos.board().to_vec(),
+                reserve: pos.reserve(),
+            },
+            observer,
+        );
+        settle(&mut game, &mut emit, observer);
     }
     Ok(game)
 }
 
 /// Ends rounds while the side to move has no legal move (R10), emitting what follows each end:
 /// the next round's start, or the match's end (R14).
-fn settle(game: &mut Game, emit: &mut impl FnMut(TraceEvent)) {
+fn settle<O>(game: &mut Game, emit: &mut impl FnMut(TraceEvent, &O), observer: &O) {
     while let Some(end) = game.settle() {
-        emit(TraceEvent::round_end(&end));
+        emit(TraceEvent::round_end(&end), observer);
         match end.outcome {
             Some(outcome) => {
-                emit(TraceEvent::MatchEnd { winner: outcome.winner(), rounds: end.round, holdings: end.holdings });
+                emit(TraceEvent::MatchEnd { winner: outcome.winner(), rounds: end.round, holdings: end.holdings }, observer);
                 return;
             }
-            None => emit(TraceEvent::round_start(game.round_start())),
+            None => emit(TraceEvent::round_start(game.round_start()), observer),
         }
     }
 }

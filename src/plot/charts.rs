@@ -336,9 +336,9 @@ impl DistributionChart {
 pub(super) const CAPTURE_SOURCES_TITLE: &str = "Capture sources: shares of the counters each seat captured";
 
 /// Colours of pussa, own fours, gifted fours and remainder, and whether a label on them is white.
-const SOURCE_COLOURS: [(RGBColor, bool); 4] =
+pub(super) const SOURCE_COLOURS: [(RGBColor, bool); 4] =
     [(RGBColor(0, 114, 178), true), (RGBColor(0, 158, 115), true), (RGBColor(230, 159, 0), false), (RGBColor(190, 190, 190), false)];
-const SOURCE_NAMES: [&str; 4] = ["pussa", "own fours", "gifted fours", "remainder"];
+pub(super) const SOURCE_NAMES: [&str; 4] = ["pussa", "own fours", "gifted fours", "remainder"];
 
 pub(super) fn capture_sources<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
     let legend = Legend {

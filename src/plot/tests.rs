@@ -326,3 +326,11 @@ fn render_for_inspection() {
     plot_study(&degenerate_study(), &dir.join("edge")).unwrap();
     plot_study(&twelve_arm_study(), &dir.join("twelve")).unwrap();
 }
+
+#[test]
+fn the_replay_page_colours_capture_sources_as_this_chart_does() {
+    let page: Vec<(RGBColor, &str)> =
+        crate::show::Source::ALL.iter().map(|s| (RGBColor(s.colour()[0], s.colour()[1], s.colour()[2]), s.name())).collect();
+    let chart: Vec<(RGBColor, &str)> = super::charts::SOURCE_COLOURS.iter().map(|c| c.0).zip(super::charts::SOURCE_NAMES).collect();
+    assert_eq!(page, chart);
+}

@@ -1,0 +1,223 @@
+//! `rajapasu show`: a match as a self-contained replay page, or one state of it as an SVG.
+
+use std::path::{Path, PathBuf};
+
+use crate::agents::AgentSpec;
+use crate::engine::{Ruleset, Side};
+use crate::io::{read_table, write_string_atomically, Dataset};
+use crate::show::{page_html, state_svg, Film, PageInfo};
+use crate::sim::schema::MATCHES;
+use crate::sim::table::{ColumnData, Table};
+use crate::sim::{play_match, Batch, Detail, FirstPolicy, RunConfig, Shard};
+
+use super::replay::{replay_error, MoveArgs};
+use super::CliError;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A dataset directory: the match given by --match is played again from its manifest
+    /// (rules, players, seed, first player) and checked against the dataset's matches row.
+    #[arg(value_name = "DIR", requires = "match_id", conflicts_with_all = ["moves", "moves_file", "first", "rules"])]
+    dir: Option<PathBuf>,
+    /// The match of DIR to show (its match_id, from 0).
+    #[arg(long = "match", value_name = "ID", requires = "dir")]
+    match_id: Option<u64>,
+    #[command(flatten)]
+    moves: MoveArgs,
+    /// The file to write: the HTML page, or with --svg the SVG.
+    #[arg(long)]
+    out: PathBuf,
+    /// Write a static SVG of the state after --ply (in the page's drawing) instead of the page.
+    #[arg(long, requires = "ply")]
+    svg: bool,
+    /// A state: after this many moves (0: the match's start). With --svg the state drawn;
+    /// otherwise where the page opens when its address names no state.
+    #[arg(long, value_name = "K")]
+    ply: Option<u32>,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let (film, mut info) = match (&args.dir, args.match_id) {
+        (Some(dir), Some(id)) => from_dataset(dir, id)?,
+        _ => from_moves(&args.moves)?,
+    };
+    let ply = args.ply.unwrap_or(0);
+    if ply > film.plies() {
+        return Err(CliError::usage(format!("--ply {ply}: the match has {} moves (plies 0..={})", film.plies(), film.plies())));
+    }
+    let text = if args.svg {
+        state_svg(&film, ply).expect("ply checked")
+    } else {
+        info.initial_ply = ply;
+        page_html(&film, &info)
+    };
+    write_string_atomically(&args.out, &text).map_err(CliError::failed)?;
+    eprintln!(
+        "show: wrote {} ({} moves, {} rounds, {} KB)",
+        args.out.display(),
+        film.plies(),
+        film.rounds.len(),
+        text.len().div_ceil(1024)
+    );
+    Ok(())
+}
+
+fn from_moves(args: &MoveArgs) -> Result<(Film, PageInfo), CliError> {
+    let (rules, first, moves) = args.parse()?;
+    let film = Film::replay(rules, first, &moves).map_err(|e| replay_error(&e))?;
+    let mut about = vec![format!("{} moved first; {} moves given on the command line.", capital(first), moves.len())];
+    about.push(rules_line(&rules));
+    about.push(outcome_line(&film));
+    Ok((film, PageInfo { title: format!("Raja Pasu: a replay of {} moves", moves.len()), about, initial_ply: 0 }))
+}
+
+/// Plays match `id` of the dataset in `dir` again, as `simulate` played it, and checks it
+/// against the dataset's row of that match.
+fn from_dataset(dir: &Path, id: u64) -> Result<(Film, PageInfo), CliError> {
+    let dataset = Dataset::open(dir)?;
+    let m = dataset.manifest().clone();
+    if id >= m.matches {
+        return Err(CliError::usage(format!("--match {id}: {} holds matches 0..={}", dir.display(), m.matches - 1)));
+    }
+    let manifest_error = |what: &str, e: String| CliError::usage(format!("{}: the manifest's {what}: {e}", dir.display()));
+    let south: AgentSpec = m.south.parse().map_err(|e: crate::agents::SpecError| manifest_error("south player", e.to_string()))?;
+    let north: AgentSpec = m.north.parse().map_err(|e: crate::agents::SpecError| manifest_error("north player", e.to_string()))?;
+    let first: FirstPolicy = m.first.parse().map_err(|e| manifest_error("first player", e))?;
+    let cfg = RunConfig {
+        rules: m.rules,
+        south,
+        north,
+        first,
+        seed: m.seed,
+        matches: m.matches,
+        detail: Detail::Move,
+        batch_size: m.batch_size,
+        shard: Shard::WHOLE,
+    };
+    if cfg.run_id() != dataset.run_id {
+        return Err(CliError::usage(format!(
+            "{}: the manifest's run id {} is not that of its rules, players, first player and seed ({}); the manifest was changed",
+            dir.display(),
+            dataset.run_id,
+            cfg.run_id()
+        )));
+    }
+    let mut batch = Batch::default();
+    play_match(&cfg, id, &mut batch);
+    let recorded = dataset_row(&dataset, id)?;
+    check_row(&batch.matches.clone().into_table(), &recorded, id, dir)?;
+    let moves: Vec<usize> = batch.moves.pit.iter().map(|&p| p as usize).collect();
+    let first_player = first.for_match(id);
+    let film = Film::replay(cfg.rules, first_player, &moves)
+        .map_err(|e| CliError::failed(format!("match {id} was played again but its moves do not replay ({e}): a bug")))?;
+    let dir_name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let about = vec![
+        format!(
+            "Match {id} of the dataset {dir_name}: South {}, North {}; master seed {}; {} moved first.",
+            m.south,
+            m.north,
+            m.seed,
+            capital(first_player)
+        ),
+        rules_line(&cfg.rules),
+        outcome_line(&film),
+        format!("Played again by rajapasu {} from the dataset's manifest and checked against its matches row.", env!("CARGO_PKG_VERSION")),
+    ];
+    Ok((film, PageInfo { title: format!("Raja Pasu: match {id} of {dir_name}"), about, initial_ply: 0 }))
+}
+
+/// The dataset's matches row of match `id`, as a one-row table, from the part file of its batch.
+fn dataset_row(dataset: &Dataset, id: u64) -> Result<Table, CliError> {
+    let batch = id / dataset.manifest().batch_size;
+    let parts = dataset.parts(MATCHES.name)?;
+    let batch_of =
+        |path: &Path| path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.rsplit_once('-')).and_then(|(_, b)| b.parse::<u64>().ok());
+    let part = parts.iter().find(|p| batch_of(p) == Some(batch)).ok_or_else(|| {
+        CliError::usage(format!("{}: no part file of batch {batch} (which holds match {id}) in matches/", dataset.dir.display()))
+    })?;
+    let table = read_table(part, &MATCHES).map_err(CliError::usage)?;
+    let ids = match table.column("match_id") {
+        Some(ColumnData::U64(ids)) => ids,
+        _ => unreachable!("read_table checks the schema"),
+    };
+    let row = ids.iter().position(|&m| m == id).ok_or_else(|| CliError::usage(format!("{}: match {id} is not in it", part.display())))?;
+    Ok(Table {
+        name: table.name,
+        columns: table.columns.iter().map(|c| crate::sim::table::Column { name: c.name, data: one_cell(&c.data, row) }).collect(),
+    })
+}
+
+fn one_cell(data: &ColumnData, i: usize) -> ColumnData {
+    match data {
+        ColumnData::U32(v) => ColumnData::U32(vec![v[i]]),
+        ColumnData::U64(v) => ColumnData::U64(vec![v[i]]),
+        ColumnData::I64(v) => ColumnData::I64(vec![v[i]]),
+        ColumnData::F64(v) => ColumnData::F64(vec![v[i]]),
+        ColumnData::Bool(v) => ColumnData::Bool(vec![v[i]]),
+        ColumnData::Sym(v) => ColumnData::Sym(vec![v[i]]),
+        ColumnData::Text(v) => ColumnData::Text(vec![v[i].clone()]),
+    }
+}
+
+fn cell_text(data: &ColumnData) -> String {
+    match data {
+        ColumnData::U32(v) => v[0].to_string(),
+        ColumnData::U64(v) => v[0].to_string(),
+        ColumnData::I64(v) => v[0].to_string(),
+        ColumnData::F64(v) => v[0].to_string(),
+        ColumnData::Bool(v) => v[0].to_string(),
+        ColumnData::Sym(v) => v[0].unwrap_or("null").to_string(),
+        ColumnData::Text(v) => format!("'{}'", v[0]),
+    }
+}
+
+/// The regenerated match must be the dataset's: a difference is an error naming every column.
+fn check_row(regenerated: &Table, recorded: &Table, id: u64, dir: &Path) -> Result<(), CliError> {
+    let differences: Vec<String> = regenerated
+        .columns
+        .iter()
+        .filter_map(|c| {
+            let theirs = recorded.column(c.name).map_or_else(|| "missing".to_string(), cell_text);
+            let ours = cell_text(&c.data);
+            (ours != theirs).then(|| format!("{} is {theirs} in the dataset but {ours} when played again", c.name))
+        })
+        .collect();
+    if differences.is_empty() {
+        return Ok(());
+    }
+    Err(CliError::usage(format!(
+        "{}: match {id} played again from the manifest differs from the dataset's matches row: {}; the dataset was changed or made by another version of rajapasu",
+        dir.display(),
+        differences.join("; ")
+    )))
+}
+
+fn capital(side: Side) -> &'static str {
+    match side {
+        Side::South => "South",
+        Side::North => "North",
+    }
+}
+
+fn rules_line(rules: &Ruleset) -> String {
+    let changed = rules.non_default();
+    let what = if changed.is_empty() { "the default rules".to_string() } else { format!("the default rules but {}", changed.join(", ")) };
+    format!("Rules {} ({what}).", rules.hash())
+}
+
+fn outcome_line(film: &Film) -> String {
+    let moves = film.plies();
+    let rounds = film.rounds.len();
+    match film.over {
+        Some(o) => match o.winner {
+            Some(w) => format!(
+                "{} won the match after {rounds} rounds and {moves} moves, holding {} of {} counters (R14).",
+                capital(w),
+                o.holdings[w],
+                film.rules.total_counters()
+            ),
+            None => format!("The match is unfinished after {rounds} rounds (max_rounds, R14) and {moves} moves."),
+        },
+        None => format!("The moves stop in round {rounds}, after {moves} moves, before the match's end."),
+    }
+}
