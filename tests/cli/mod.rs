@@ -1,6 +1,9 @@
 mod experiments;
+mod output;
 mod perft;
 mod plot;
+mod readme;
 mod replay;
 mod simulate;
 mod summarize;
+mod verify;
