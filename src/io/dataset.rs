@@ -199,6 +199,11 @@ impl DatasetWriter {
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create the output directory", e))?;
         // Writers check the directory and write their manifest one at a time; each shard has
         // one writer for the whole run.
+        // A directory of someone else's files is refused before anything is written into it
+        // (and again under the lock).
+        if read_manifests(dir)?.is_empty() {
+            refuse_foreign(dir)?;
+        }
         let setup = DirLock::acquire(dir, SETUP_LOCK)?;
         let lock = DirLock::try_acquire(dir, &writer_lock_name(cfg.shard), &format!("shard {} of this dataset", cfg.shard))?;
         let run_id = cfg.run_id();
@@ -233,31 +238,7 @@ impl DatasetWriter {
         let manifests = read_manifests(dir)?;
         let manifest_path = dir.join(manifest_name(cfg.shard));
         if manifests.is_empty() {
-            // A shard starting at the same time as another may find the table directories
-            // before any manifest: those are the dataset's own, anything else is foreign.
-            // So are the lock files and a manifest under its temporary name (a run killed
-            // before its manifest was in place).
-            let own = |name: &str| {
-                ALL_TABLES.iter().any(|t| t.name == name)
-                    || name == ".progress"
-                    || is_lock_name(name)
-                    || temporary_target(name).is_some_and(is_manifest_name)
-            };
-            let foreign: Vec<String> = std::fs::read_dir(dir)
-                .map_err(|e| io_err(dir, "cannot read the directory", e))?
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|name| !own(name))
-                .collect();
-            if !foreign.is_empty() {
-                return Err(invalid(
-                    dir,
-                    format!(
-                        "--out is not empty and holds no rajapasu dataset (found {}); choose an empty or new directory",
-                        foreign.join(", ")
-                    ),
-                ));
-            }
+            refuse_foreign(dir)?;
         }
         for (path, other) in &manifests {
             if let Some(diff) = identity_mismatch(other, &manifest) {
@@ -373,6 +354,33 @@ fn remove_temporaries(dir: &Path, cfg: &RunConfig) -> Result<(), DatasetError> {
         }
     }
     Ok(())
+}
+
+/// Refuses a directory without a manifest that holds anything but a dataset's own files.
+fn refuse_foreign(dir: &Path) -> Result<(), DatasetError> {
+    // A shard starting at the same time as another may find the table directories before any
+    // manifest: those are the dataset's own, anything else is foreign. So are the lock files
+    // and a manifest under its temporary name (a run killed before its manifest was in place).
+    let own = |name: &str| {
+        ALL_TABLES.iter().any(|t| t.name == name)
+            || name == ".progress"
+            || is_lock_name(name)
+            || temporary_target(name).is_some_and(is_manifest_name)
+    };
+    let foreign: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| io_err(dir, "cannot read the directory", e))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !own(name))
+        .collect();
+    if foreign.is_empty() {
+        Ok(())
+    } else {
+        Err(invalid(
+            dir,
+            format!("--out is not empty and holds no rajapasu dataset (found {}); choose an empty or new directory", foreign.join(", ")),
+        ))
+    }
 }
 
 /// Removes this shard's manifest left under a temporary name by a run killed while writing it
