@@ -185,7 +185,8 @@ impl Layout {
                 return (
                     None,
                     marker_problem(format!(
-                        "not a progress marker with checksums ({e}); markers of rajapasu before 0.1 do not record checksums"
+                        "not a progress marker with checksums ({e}); a marker of an older rajapasu records none: \
+                         `--resume` writes its batch again"
                     )),
                 )
             }

@@ -312,6 +312,36 @@ fn a_second_writer_is_refused_naming_the_first_and_a_killed_writer_blocks_nobody
 }
 
 #[test]
+fn two_writers_started_together_never_both_write() {
+    let dir = tempfile::tempdir().unwrap();
+    for attempt in 0..3 {
+        let out = dir.path().join(format!("race-{attempt}"));
+        let spawn = |seed: &str| {
+            bin()
+                .args(["simulate", "--matches", "3000", "--seed", seed, "--detail", "match", "--threads", "1", "--quiet", "--out", s(&out)])
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (spawn("1"), spawn("2"));
+        let results: Vec<(i32, String)> = [a, b]
+            .into_iter()
+            .map(|c| {
+                let o = c.wait_with_output().unwrap();
+                (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned())
+            })
+            .collect();
+        let winners = results.iter().filter(|(code, _)| *code == 0).count();
+        assert_eq!(winners, 1, "exactly one writer wins: {results:?}");
+        let (code, err) = results.iter().find(|(code, _)| *code != 0).unwrap();
+        assert_eq!(*code, 2, "{err}");
+        assert!(err.contains("being written by another rajapasu process") || err.contains("different dataset"), "{err}");
+        // The winner's dataset is whole, with no file of the loser.
+        ok(&["verify", s(&out)]);
+    }
+}
+
+#[test]
 fn a_run_killed_before_its_manifest_was_written_can_be_started_again_or_resumed() {
     let dir = tempfile::tempdir().unwrap();
     let reference = dir.path().join("reference");

@@ -172,6 +172,22 @@ fn markers_and_manifests_are_checked_too() {
     assert_eq!(code, 2);
     assert!(out.contains("rounds/notes.txt: extra file"), "{out}");
     usage_error(&["verify", s(&tmp.path().join("nothing"))], &["no such directory"]);
+    // Both formats: every CSV file is recorded and checked as well.
+    let both = tmp.path().join("both");
+    let mut owned = simulate_args(&both, "3");
+    owned.extend(["--format".to_string(), "both".to_string()]);
+    let args = strs(&owned);
+    ok(&args);
+    assert!(ok(&["verify", s(&both)]).contains("ok: 3 batches, 30 part files"));
+    let csv = std::fs::read_dir(both.join("laps")).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().unwrap() == "csv").unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, text.replacen(",1,", ",2,", 1)).unwrap();
+    let (code, out, _) = run(&["verify", s(&both)]);
+    assert_eq!(code, 2);
+    let name = csv.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(out.contains(&format!("laps/{name}: altered: its SHA-256 differs")), "{out}");
+    ok(&[&args[..], &["--resume"]].concat());
+    ok(&["verify", s(&both)]);
 }
 
 #[test]
