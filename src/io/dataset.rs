@@ -283,7 +283,7 @@ impl DatasetWriter {
         };
         // Files this run would not write are the user's to sort out: resuming around them
         // would give a dataset that differs from an uninterrupted run's.
-        let strays = layout.strays(&Default::default()).map_err(|e| io_err(dir, "cannot read", e))?;
+        let strays = layout.strays(&Default::default(), false).map_err(|e| io_err(dir, "cannot read", e))?;
         if !strays.is_empty() {
             return Err(invalid(
                 dir,
@@ -549,7 +549,7 @@ impl Dataset {
                 });
             }
         }
-        problems.extend(layout.strays(&recorded).map_err(|e| io_err(&self.dir, "cannot read", e))?);
+        problems.extend(layout.strays(&recorded, true).map_err(|e| io_err(&self.dir, "cannot read", e))?);
         problems.sort_by(|a, b| (&a.file, a.kind).cmp(&(&b.file, b.kind)));
         Ok(problems)
     }

@@ -232,18 +232,29 @@ impl Layout {
     }
 
     /// Files in the table directories that are not part files of this run's batches: another
-    /// run's, extra batch numbers, other formats, other names. Hidden files (temporaries of
-    /// writes in progress) are not counted. `recorded` maps SHA-256 to recorded files, to name
-    /// the original of a copy.
-    pub fn strays(&self, recorded: &HashMap<String, PathBuf>) -> Result<Vec<Problem>, std::io::Error> {
+    /// run's, extra batch numbers, other formats, other names. Hidden files are temporaries
+    /// of writes, counted only with `temporaries` (a finished dataset should have none: a
+    /// reader of `*.parquet` may read a half-written one). `recorded` maps SHA-256 to recorded
+    /// files, to name the original of a copy.
+    pub fn strays(&self, recorded: &HashMap<String, PathBuf>, temporaries: bool) -> Result<Vec<Problem>, std::io::Error> {
         let mut problems = Vec::new();
         for table in &self.tables {
             let table_dir = self.dir.join(table);
             let Ok(entries) = std::fs::read_dir(&table_dir) else { continue };
             let mut names: Vec<String> = entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
             names.sort();
-            for name in names.into_iter().filter(|n| !n.starts_with('.')) {
+            for name in names {
                 let relative = Path::new(table).join(&name);
+                if name.starts_with('.') {
+                    if temporaries {
+                        problems.push(Problem {
+                            file: relative,
+                            kind: ProblemKind::Extra,
+                            what: "extra file: a temporary left by an interrupted write (a reader of *.parquet or *.csv may read it); remove it".into(),
+                        });
+                    }
+                    continue;
+                }
                 if let Some(problem) = self.stray(&relative, &name, recorded) {
                     problems.push(problem);
                 }

@@ -171,6 +171,13 @@ fn markers_and_manifests_are_checked_too() {
     let (code, out, _) = run(&["verify", s(&extra)]);
     assert_eq!(code, 2);
     assert!(out.contains("rounds/notes.txt: extra file"), "{out}");
+    // A temporary left by a killed write in a finished dataset: `*.parquet` would read it.
+    let temporary = tmp.path().join("temporary");
+    copy_dir(&good, &temporary);
+    std::fs::write(temporary.join("laps/.part-x-00000001.parquet.tmp-7-1.parquet"), "half").unwrap();
+    let (code, out, _) = run(&["verify", s(&temporary)]);
+    assert_eq!(code, 2);
+    assert!(out.contains("laps/.part-x-00000001.parquet.tmp-7-1.parquet: extra file: a temporary"), "{out}");
     usage_error(&["verify", s(&tmp.path().join("nothing"))], &["no such directory"]);
     // Both formats: every CSV file is recorded and checked as well.
     let both = tmp.path().join("both");
