@@ -2,7 +2,8 @@
 //! published: the manifests (one run, complete, every shard), every part file against its
 //! batch's progress marker (present, same size, same SHA-256), no extra or foreign files, and
 //! the row counts of the markers against the manifests. For a study, every arm of its
-//! `experiment.toml` must be there, written by that arm's rules, players and seed.
+//! `experiment.toml` must be there, written by that arm's rules, players and seed. A
+//! `summary.json` beside the data must describe it (matches, rules hash, seed of every arm).
 
 use std::path::{Path, PathBuf};
 
@@ -97,6 +98,42 @@ fn check_study_arms(dir: &Path, reports: &mut Vec<Report>) -> Result<(), CliErro
     Ok(())
 }
 
+/// Where `summary.json` (written by summarize or run) does not describe the datasets it sits
+/// with: a summary left from an earlier run would publish figures of other data. `arms` are
+/// the arm names and dataset directories it should describe.
+fn check_summary(dir: &Path, arms: &[(String, PathBuf)]) -> Vec<String> {
+    let path = dir.join("summary.json");
+    let Ok(text) = std::fs::read_to_string(&path) else { return Vec::new() };
+    let Ok(summary) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return vec![format!("summary.json: not a rajapasu summary; run `rajapasu summarize` again")];
+    };
+    let listed = summary["arms"].as_array().cloned().unwrap_or_default();
+    let mut problems = Vec::new();
+    for (name, arm_dir) in arms {
+        let Some(arm) = listed.iter().find(|a| a["name"].as_str() == Some(name)) else {
+            problems.push(format!("summary.json: has no arm `{name}`; run `rajapasu summarize` again"));
+            continue;
+        };
+        let Ok(manifests) = read_manifests(arm_dir) else { continue };
+        let Some((_, first)) = manifests.first() else { continue };
+        let matches: u64 = manifests.iter().filter_map(|(_, m)| m.rows.get("matches")).sum();
+        let stale = [
+            ("matches", arm["matches"].as_u64().map(|v| v.to_string()), matches.to_string()),
+            ("rules hash", arm["rules_hash"].as_str().map(String::from), first.rules_hash.clone()),
+            ("seed", arm["seed"].as_u64().map(|v| v.to_string()), first.seed.to_string()),
+        ];
+        for (what, in_summary, in_data) in stale {
+            if in_summary.as_deref() != Some(in_data.as_str()) {
+                problems.push(format!(
+                    "summary.json: arm `{name}` has {what} {}, its dataset {in_data}: the summary is of other data; run `rajapasu summarize` again",
+                    in_summary.unwrap_or_else(|| "none".into())
+                ));
+            }
+        }
+    }
+    problems
+}
+
 pub fn run(args: Args) -> Result<(), CliError> {
     let dir = &args.dir;
     if !dir.is_dir() {
@@ -104,7 +141,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     let mut reports = Vec::new();
     if !read_manifests(dir)?.is_empty() {
-        reports.push(verify_dataset(dir));
+        let mut report = verify_dataset(dir);
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        report.problems.extend(check_summary(dir, &[(name, dir.clone())]));
+        reports.push(report);
     } else {
         let mut arms: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(|e| CliError::failed(format!("{}: cannot read: {e}", dir.display())))?
@@ -115,6 +155,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
         arms.sort();
         reports.extend(arms.iter().map(|a| verify_dataset(a)));
         check_study_arms(dir, &mut reports)?;
+        let named: Vec<(String, PathBuf)> =
+            arms.iter().map(|a| (a.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), a.clone())).collect();
+        let stale = check_summary(dir, &named);
+        if !stale.is_empty() {
+            reports.push(Report { dir: dir.clone(), problems: stale, ok: String::new() });
+        }
         if reports.is_empty() {
             return Err(CliError::usage(format!("{}: not a rajapasu dataset (no manifest.json) and holds no datasets", dir.display())));
         }

@@ -221,6 +221,15 @@ fn verify_checks_every_arm_of_a_study() {
     usage_error(&["summarize", s(&study)], &["truncated"]);
     ok(&["run", s(&exp), "--out-root", s(&root), "--quiet"]);
     ok(&["verify", s(&study)]);
+    // A summary left from other data is stale: it would publish figures of other rows.
+    let summary = study.join("summary.json");
+    let text = std::fs::read_to_string(&summary).unwrap();
+    std::fs::write(&summary, text.replacen("\"matches\": 40", "\"matches\": 39", 1)).unwrap();
+    let (code, out, _) = run(&["verify", s(&study)]);
+    assert_eq!(code, 2);
+    assert!(out.contains("summary.json: arm `a` has matches 39, its dataset 40"), "{out}");
+    ok(&["summarize", s(&study)]);
+    ok(&["verify", s(&study)]);
     // An arm of the experiment file that is missing.
     std::fs::remove_dir_all(study.join("a")).unwrap();
     let (code, out, _) = run(&["verify", s(&study)]);
