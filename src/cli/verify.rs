@@ -105,7 +105,7 @@ fn check_summary(dir: &Path, arms: &[(String, PathBuf)]) -> Vec<String> {
     let path = dir.join("summary.json");
     let Ok(text) = std::fs::read_to_string(&path) else { return Vec::new() };
     let Ok(summary) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return vec![format!("summary.json: not a rajapasu summary; run `rajapasu summarize` again")];
+        return vec!["summary.json: not a rajapasu summary; run `rajapasu summarize` again".to_string()];
     };
     let listed = summary["arms"].as_array().cloned().unwrap_or_default();
     let mut problems = Vec::new();
