@@ -13,4 +13,6 @@ fi
 for name in "${names[@]}"; do
   echo "== $name"
   ./target/release/rajapasu run "experiments/$name.toml" --out-root data
+  # Every part file against the SHA-256 its batch recorded: check before publishing.
+  ./target/release/rajapasu verify "data/$name"
 done

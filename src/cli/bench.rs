@@ -2,6 +2,7 @@
 
 use crate::sim::bench::bench_engine;
 
+use super::output::Output;
 use super::CliError;
 
 #[derive(clap::Args, Debug)]
@@ -24,13 +25,14 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let rules = args.rules.ruleset()?;
+    let mut out = Output::lines();
     let mut best: Option<crate::sim::bench::EngineBench> = None;
     for i in 1..=args.repeat.max(1) {
         let b = bench_engine(rules, args.matches, args.seed);
         if args.json {
-            println!("{}", serde_json::to_string(&b).unwrap());
+            out.line(serde_json::to_string(&b).map_err(CliError::failed)?)?;
         } else {
-            println!(
+            out.line(format_args!(
                 "run {i}: {} matches, {} moves in {:.3} s: {:.0} matches/s, {:.0} moves/s ({:.0} moves per match)",
                 b.matches,
                 b.moves,
@@ -38,14 +40,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 b.matches_per_second,
                 b.moves_per_second,
                 b.moves as f64 / b.matches.max(1) as f64
-            );
+            ))?;
         }
         if best.is_none_or(|x| b.matches_per_second > x.matches_per_second) {
             best = Some(b);
         }
     }
     if let (Some(b), false) = (best, args.json) {
-        println!("best: {:.0} matches/s, {:.0} moves/s (rules {})", b.matches_per_second, b.moves_per_second, rules.hash());
+        out.line(format_args!("best: {:.0} matches/s, {:.0} moves/s (rules {})", b.matches_per_second, b.moves_per_second, rules.hash()))?;
     }
-    Ok(())
+    out.finish()
 }

@@ -3,6 +3,7 @@
 
 mod bench;
 mod experiment;
+mod output;
 mod perft;
 mod plot;
 mod progress;
@@ -12,6 +13,7 @@ mod schema;
 mod show;
 mod simulate;
 mod summarize;
+mod verify;
 
 use std::io::Write;
 
@@ -49,6 +51,8 @@ pub enum Command {
     Schema(schema::Args),
     /// Write a match as a self-contained HTML page to watch it lap by lap (or one state as SVG).
     Show(show::Args),
+    /// Check a dataset (or a study's datasets) file by file against its progress markers.
+    Verify(verify::Args),
 }
 
 /// A failure, with the exit code it maps to.
@@ -97,8 +101,20 @@ pub struct RuleArgs {
 impl RuleArgs {
     /// The ruleset: the switches given on top of the default ones.
     pub fn ruleset(&self) -> Result<Ruleset, CliError> {
+        check_distinct_rules(&self.rules).map_err(|e| CliError::usage(format!("--rule: {e}")))?;
         Ruleset::from_assignments(self.rules.iter().map(String::as_str)).map_err(|e| CliError::usage(format!("--rule: {e}")))
     }
+}
+
+/// A switch given twice is an error (the last one would silently win).
+fn check_distinct_rules(assignments: &[String]) -> Result<(), String> {
+    let name = |a: &str| a.split_once('=').map_or(a, |(n, _)| n).trim().to_string();
+    for (i, a) in assignments.iter().enumerate() {
+        if let Some(earlier) = assignments[..i].iter().find(|b| name(b) == name(a)) {
+            return Err(format!("switch `{}` is given twice ({earlier} and {a}); give each switch at most once", name(a)));
+        }
+    }
+    Ok(())
 }
 
 /// Runs the command line; returns the process exit code.
@@ -120,6 +136,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(a),
         Command::Schema(a) => schema::run(a),
         Command::Show(a) => show::run(a),
+        Command::Verify(a) => verify::run(a),
     };
     match result {
         Ok(()) => 0,

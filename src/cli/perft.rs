@@ -1,10 +1,9 @@
 //! `rajapasu perft`: legal move sequences inside round 1 (RULES.md "Perft").
 
-use std::io::Write;
-
 use crate::engine::{perft, Position, Side};
 
-use super::{stdout_error, CliError};
+use super::output::Output;
+use super::CliError;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -21,18 +20,18 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let rules = args.rules.ruleset()?;
     let pos = Position::opening(rules, Side::South);
-    let mut out = std::io::stdout().lock();
+    let mut out = Output::lines();
     let mut counts = Vec::new();
     for d in 1..=args.depth {
         let n = perft(&pos, d);
         counts.push(n);
         if !args.json {
-            writeln!(out, "perft({d}) = {n}").map_err(stdout_error)?;
+            out.line(format_args!("perft({d}) = {n}"))?;
         }
     }
     if args.json {
         let v = serde_json::json!({ "rules": rules, "rules_hash": rules.hash(), "perft": counts });
-        writeln!(out, "{v}").map_err(stdout_error)?;
+        out.line(v)?;
     }
-    Ok(())
+    out.finish()
 }

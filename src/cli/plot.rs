@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::analysis::summarize::summarize_path;
 
+use super::output::Output;
 use super::CliError;
 
 #[derive(clap::Args, Debug)]
@@ -18,8 +19,10 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let study = summarize_path(&args.dir, None)?;
     let out = args.out.unwrap_or_else(|| args.dir.join("charts"));
-    for path in crate::plot::plot_study(&study, &out).map_err(CliError::failed)? {
-        println!("{}", path.display());
+    let charts = crate::plot::plot_study(&study, &out).map_err(CliError::failed)?;
+    let mut stdout = Output::lines();
+    for path in charts {
+        stdout.line(path.display())?;
     }
-    Ok(())
+    stdout.finish()
 }

@@ -1,12 +1,12 @@
 //! `rajapasu replay`: the trace of RULES.md for given moves.
 
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use crate::engine::trace::{replay, ReplayError};
 use crate::engine::{GameError, IllegalReason, Ruleset, Side};
 
-use super::{stdout_error, CliError};
+use super::output::Output;
+use super::CliError;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -72,19 +72,18 @@ pub fn replay_error(e: &ReplayError) -> CliError {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let (rules, first, moves) = args.moves.parse()?;
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = Output::buffered();
     let mut write_error = None;
     let result = replay(rules, first, &moves, |event| {
         if write_error.is_none() {
-            if let Err(e) = writeln!(out, "{}", event.to_json()) {
+            if let Err(e) = out.line(event.to_json()) {
                 write_error = Some(e);
             }
         }
     });
     if let Some(e) = write_error {
-        return Err(stdout_error(e));
+        return Err(e);
     }
-    out.flush().map_err(stdout_error)?;
+    out.finish()?;
     result.map(|_| ()).map_err(|e| replay_error(&e))
 }

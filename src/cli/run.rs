@@ -7,6 +7,7 @@ use crate::io::write_string_atomically;
 use crate::sim::{RunConfig, Shard};
 
 use super::experiment::Experiment;
+use super::output::Output;
 use super::simulate::{run_job, Job};
 use super::summarize::{study_text, write_summary};
 use super::CliError;
@@ -18,8 +19,8 @@ pub struct Args {
     /// Directory under which the study's directory (named after the experiment) is written.
     #[arg(long, default_value = "data")]
     out_root: PathBuf,
-    /// Worker threads (0: one per core). The rows do not depend on it.
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads (0: one per core; at most 1024). The rows do not depend on it.
+    #[arg(long, default_value_t = 0, value_parser = super::simulate::parse_threads)]
     threads: usize,
     /// Play only this many matches per arm (a quick trial; the datasets then differ from the
     /// full study's, so write them elsewhere with --out-root).
@@ -37,6 +38,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let experiment = Experiment::load(&args.file)?;
     let study_dir = args.out_root.join(&experiment.name);
     std::fs::create_dir_all(&study_dir).map_err(|e| CliError::failed(format!("{}: cannot create: {e}", study_dir.display())))?;
+    // One `run` of a study at a time (each arm's dataset is also locked by its writer).
+    let _lock = crate::io::lock::DirLock::try_acquire(&study_dir, crate::io::lock::SETUP_LOCK, "this study")?;
     write_string_atomically(&study_dir.join("experiment.toml"), &experiment.source).map_err(CliError::failed)?;
     for (i, arm) in experiment.arms.iter().enumerate() {
         let matches = args.matches.map_or(arm.matches, |m| m.min(arm.matches));
@@ -62,7 +65,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
     write_summary(&study, &study_dir)?;
     let text = study_text(&study);
     write_string_atomically(&study_dir.join("summary.txt"), &text).map_err(CliError::failed)?;
-    print!("{text}");
     let charts = crate::plot::plot_study(&study, &study_dir.join("charts")).map_err(CliError::failed)?;
     if !args.quiet {
         eprintln!(
@@ -72,5 +74,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
             study_dir.display()
         );
     }
-    Ok(())
+    // Printed last: a reader that goes away (`| head`) does not cut the study short.
+    let mut out = Output::lines();
+    out.text(&text)?;
+    out.finish()
 }

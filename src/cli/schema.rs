@@ -1,11 +1,11 @@
 //! `rajapasu schema`: every table and column of a dataset, with types and meanings.
 
 use std::fmt::Write as _;
-use std::io::Write;
 
 use crate::sim::schema::ALL_TABLES;
 
-use super::{stdout_error, CliError};
+use super::output::Output;
+use super::CliError;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -35,5 +35,7 @@ pub fn markdown() -> String {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let text = if args.markdown { markdown() } else { serde_json::to_string_pretty(&ALL_TABLES).map_err(CliError::failed)? + "\n" };
-    std::io::stdout().lock().write_all(text.as_bytes()).map_err(stdout_error)
+    let mut out = Output::lines();
+    out.text(&text)?;
+    out.finish()
 }

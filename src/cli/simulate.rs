@@ -26,8 +26,8 @@ pub struct Args {
     /// Who starts round 1: south, north, or alternate (south in even matches).
     #[arg(long, default_value = "alternate")]
     first: FirstPolicy,
-    /// Worker threads (0: one per core). The rows do not depend on it.
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads (0: one per core; at most 1024). The rows do not depend on it.
+    #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
     #[command(flatten)]
     rules: super::RuleArgs,
@@ -65,6 +65,20 @@ pub struct Job {
     pub label: String,
 }
 
+/// Most worker threads: far more than any machine's cores, few enough not to swamp it.
+pub const MAX_THREADS: usize = 1024;
+
+/// Parses `--threads`: 0 (one per core) to [`MAX_THREADS`]; the error says what is allowed.
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let allowed = format!("allowed: 0 (one per core, {cores} here) to {MAX_THREADS}");
+    match text.trim().parse::<usize>() {
+        Ok(n) if n <= MAX_THREADS => Ok(n),
+        Ok(n) => Err(format!("{n} threads are more than the maximum of {MAX_THREADS} ({allowed})")),
+        Err(_) => Err(format!("'{text}' is not a thread count ({allowed})")),
+    }
+}
+
 pub fn validate_counts(matches: u64, batch_size: Option<u64>, detail: Detail) -> Result<u64, CliError> {
     check_matches(matches).map_err(|e| CliError::usage(format!("--matches {e}")))?;
     check_batch_size(batch_size.unwrap_or(detail.default_batch_size())).map_err(|e| CliError::usage(format!("--batch-size {e}")))
@@ -76,7 +90,9 @@ pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
     let bar = progress::bar(total, &job.label, job.quiet);
     let progress = |n: u64| bar.inc(n);
     let stop = AtomicBool::new(false);
-    let counts = crate::sim::run(&job.cfg, job.threads, &writer, &progress, &stop)?;
+    // More threads than batches would only wait (0 keeps rayon's one per core).
+    let threads = job.threads.min(job.cfg.shard_batches().count().max(1));
+    let counts = crate::sim::run(&job.cfg, threads, &writer, &progress, &stop)?;
     bar.finish_and_clear();
     let manifest = writer.finish(true)?;
     if !job.quiet {

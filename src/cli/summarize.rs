@@ -10,7 +10,8 @@ use crate::analysis::summary::{ArmSummary, StudySummary};
 use crate::engine::Side;
 use crate::io::write_string_atomically;
 
-use super::{stdout_error, CliError};
+use super::output::Output;
+use super::CliError;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -242,12 +243,24 @@ pub fn write_summary(study: &StudySummary, dir: &Path) -> Result<(), CliError> {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let study = summarize_path(&args.dir, None)?;
-    write_summary(&study, args.out.as_deref().unwrap_or(&args.dir))?;
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&study).map_err(CliError::failed)?).map_err(stdout_error)?;
-    } else {
-        out.write_all(study_text(&study).as_bytes()).map_err(stdout_error)?;
+    let saved = write_summary(&study, args.out.as_deref().unwrap_or(&args.dir));
+    // The summary is printed even when its files cannot be written (a read-only dataset).
+    let mut out = Output::lines();
+    let printed =
+        if args.json { out.line(serde_json::to_string_pretty(&study).map_err(CliError::failed)?) } else { out.text(&study_text(&study)) }
+            .and_then(|()| out.finish());
+    match saved {
+        Ok(()) => printed,
+        // Asked for with --out: not writing them is a failure.
+        Err(e) if args.out.is_some() => printed.and(Err(e)),
+        Err(CliError::Failed(e) | CliError::Usage(e)) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "warning: summary.json and summary.csv were not written ({e}); the summary above is complete. \
+                 Pass --out DIR to write them elsewhere."
+            );
+            printed
+        }
+        Err(CliError::BrokenPipe) => printed,
     }
-    Ok(())
 }

@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::verify::{FileDigest, HashingWriter};
 use super::IoError;
 
 /// Writes `path` atomically: `f` writes the contents into a temporary file, which replaces
@@ -19,6 +20,23 @@ pub fn write_atomically(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoE
     file.flush().map_err(|e| IoError::file(path, format!("cannot flush {}", tmp.path.display()), e))?;
     file.sync_all().map_err(|e| IoError::file(path, format!("cannot sync {}", tmp.path.display()), e))?;
     tmp.rename_to(path)
+}
+
+/// [`write_atomically`], also returning the size and SHA-256 of the bytes written: they are
+/// hashed as they pass to the file (no second read), for the progress markers that let a
+/// dataset be verified ([`super::verify`]).
+pub fn write_atomically_hashed(
+    path: &Path,
+    f: impl FnOnce(&mut HashingWriter<&mut File>) -> Result<(), IoError>,
+) -> Result<FileDigest, IoError> {
+    let mut digest = None;
+    write_atomically(path, |file| {
+        let mut hashing = HashingWriter::new(file);
+        f(&mut hashing)?;
+        digest = Some(hashing.finish());
+        Ok(())
+    })?;
+    Ok(digest.expect("set by the successful write"))
 }
 
 /// [`write_atomically`] for writers that open the file themselves (an image encoder that picks

@@ -4,7 +4,9 @@
 //! DIR/manifest.json                  the run (shard 1/1), or manifest-shard-K-of-N.json per shard
 //! DIR/matches/part-RUN-BATCH.parquet one part file per batch and table (and/or .csv)
 //! DIR/rounds/..., moves/..., laps/..., histograms/...
-//! DIR/.progress/batch-BATCH.json     written after a batch's part files: it is complete
+//! DIR/.progress/batch-BATCH.json     written after a batch's part files: it is complete, and
+//!                                    records each file's rows, size and SHA-256
+//! DIR/.lock, .lock-shard-K-of-N      advisory locks: one writer per shard (see [`super::lock`])
 //! ```
 //! Part files carry the run id (a hash of what determines the rows) in their names, so files of
 //! different runs mixed in one directory are detected. Every file is written atomically.
@@ -16,6 +18,8 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::atomic::temporary_target;
+use super::lock::{is_lock_name, writer_lock_name, DirLock, SETUP_LOCK};
+use super::verify::{Layout, Marker, PartRecord, Problem, ProblemKind};
 use super::{read_table, write_string_atomically, write_table, Format, IoError};
 use crate::engine::Ruleset;
 use crate::sim::schema::{table_spec, TableSpec, ALL_TABLES};
@@ -159,10 +163,10 @@ pub fn versions() -> BTreeMap<String, String> {
         ("rows", "1"),
         ("rng", "xoshiro256++ seeded by SplitMix64 from (seed, match, seat)"),
         ("polars", "0.55.2"),
-        ("parquet_compression", "zstd level 3"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
+    .chain([("parquet_compression".to_string(), format!("zstd level {}", super::parquet::ENCODINGS.zstd_level))])
     .collect()
 }
 
@@ -179,16 +183,29 @@ pub struct DatasetWriter {
     manifest: Manifest,
     manifest_path: PathBuf,
     started: Instant,
+    layout: Layout,
+    /// This shard's writer lock, held until the writer is dropped.
+    _lock: DirLock,
 }
 
 impl DatasetWriter {
     /// Prepares `dir` for the run. Refuses a directory that holds anything but this run's
-    /// dataset, and one that already holds this shard unless `resume` is set.
+    /// dataset, one that already holds this shard unless `resume` is set, and one whose shard
+    /// another process is writing (the lock is held until the writer is dropped).
     pub fn create(dir: &Path, cfg: &RunConfig, format: Formats, resume: bool, command: &str) -> Result<DatasetWriter, DatasetError> {
         if dir.exists() && !dir.is_dir() {
             return Err(invalid(dir, "--out exists and is not a directory"));
         }
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create the output directory", e))?;
+        // Writers check the directory and write their manifest one at a time; each shard has
+        // one writer for the whole run.
+        // A directory of someone else's files is refused before anything is written into it
+        // (and again under the lock).
+        if read_manifests(dir)?.is_empty() {
+            refuse_foreign(dir)?;
+        }
+        let setup = DirLock::acquire(dir, SETUP_LOCK)?;
+        let lock = DirLock::try_acquire(dir, &writer_lock_name(cfg.shard), &format!("shard {} of this dataset", cfg.shard))?;
         let run_id = cfg.run_id();
         let range = cfg.shard_batches();
         let match_range = if range.is_empty() { [0, 0] } else { [cfg.batch_range(range.start).start, cfg.batch_range(range.end - 1).end] };
@@ -221,24 +238,7 @@ impl DatasetWriter {
         let manifests = read_manifests(dir)?;
         let manifest_path = dir.join(manifest_name(cfg.shard));
         if manifests.is_empty() {
-            // A shard starting at the same time as another may find the table directories
-            // before any manifest: those are the dataset's own, anything else is foreign.
-            let own = |name: &str| ALL_TABLES.iter().any(|t| t.name == name) || name == ".progress";
-            let foreign: Vec<String> = std::fs::read_dir(dir)
-                .map_err(|e| io_err(dir, "cannot read the directory", e))?
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|name| !own(name))
-                .collect();
-            if !foreign.is_empty() {
-                return Err(invalid(
-                    dir,
-                    format!(
-                        "--out is not empty and holds no rajapasu dataset (found {}); choose an empty or new directory",
-                        foreign.join(", ")
-                    ),
-                ));
-            }
+            refuse_foreign(dir)?;
         }
         for (path, other) in &manifests {
             if let Some(diff) = identity_mismatch(other, &manifest) {
@@ -273,7 +273,28 @@ impl DatasetWriter {
         let progress = dir.join(".progress");
         std::fs::create_dir_all(&progress).map_err(|e| io_err(&progress, "cannot create", e))?;
         remove_temporaries(&progress, cfg)?;
+        remove_manifest_temporaries(dir, &manifest_path)?;
+        let layout = Layout {
+            dir: dir.to_path_buf(),
+            run_id: run_id.clone(),
+            tables: cfg.detail.tables(),
+            formats: format.list(),
+            batches: cfg.batches(),
+        };
+        // Files this run would not write are the user's to sort out: resuming around them
+        // would give a dataset that differs from an uninterrupted run's.
+        let strays = layout.strays(&Default::default(), false).map_err(|e| io_err(dir, "cannot read", e))?;
+        if !strays.is_empty() {
+            return Err(invalid(
+                dir,
+                format!(
+                    "--out holds files that are not part of this run; move them away, then run the command again:\n{}",
+                    problem_list(&strays)
+                ),
+            ));
+        }
         write_string_atomically(&manifest_path, &to_json(&manifest))?;
+        drop(setup);
         Ok(DatasetWriter {
             dir: dir.to_path_buf(),
             cfg: cfg.clone(),
@@ -282,15 +303,17 @@ impl DatasetWriter {
             manifest,
             manifest_path,
             started: Instant::now(),
+            layout,
+            _lock: lock,
         })
     }
 
     fn marker(&self, batch: u64) -> PathBuf {
-        self.dir.join(".progress").join(format!("batch-{batch:08}.json"))
+        self.layout.marker_path(batch)
     }
 
     pub fn part_path(&self, table: &str, batch: u64, format: Format) -> PathBuf {
-        self.dir.join(table).join(format!("part-{}-{batch:08}.{}", self.run_id, format.extension()))
+        self.dir.join(table).join(self.layout.part_name(batch, format))
     }
 
     /// Marks the manifest complete, with the rows of all the shard's batches.
@@ -333,40 +356,86 @@ fn remove_temporaries(dir: &Path, cfg: &RunConfig) -> Result<(), DatasetError> {
     Ok(())
 }
 
+/// Refuses a directory without a manifest that holds anything but a dataset's own files.
+fn refuse_foreign(dir: &Path) -> Result<(), DatasetError> {
+    // A shard starting at the same time as another may find the table directories before any
+    // manifest: those are the dataset's own, anything else is foreign. So are the lock files
+    // and a manifest under its temporary name (a run killed before its manifest was in place).
+    let own = |name: &str| {
+        ALL_TABLES.iter().any(|t| t.name == name)
+            || name == ".progress"
+            || is_lock_name(name)
+            || temporary_target(name).is_some_and(is_manifest_name)
+    };
+    let foreign: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| io_err(dir, "cannot read the directory", e))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !own(name))
+        .collect();
+    if foreign.is_empty() {
+        Ok(())
+    } else {
+        Err(invalid(
+            dir,
+            format!("--out is not empty and holds no rajapasu dataset (found {}); choose an empty or new directory", foreign.join(", ")),
+        ))
+    }
+}
+
+/// Removes this shard's manifest left under a temporary name by a run killed while writing it
+/// (the writer lock is held: no other process writes this manifest).
+fn remove_manifest_temporaries(dir: &Path, manifest_path: &Path) -> Result<(), DatasetError> {
+    let ours = manifest_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for entry in std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read", e))?.filter_map(|e| e.ok()) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if temporary_target(&name) == Some(ours.as_str()) {
+            std::fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), "cannot remove a stale temporary file", e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Problems one per line, indented.
+pub fn problem_list(problems: &[Problem]) -> String {
+    problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
+}
+
 /// The batch of a part file (`part-RUN-BATCH.EXT`) or progress marker (`batch-BATCH.json`).
 fn batch_of(file_name: &str) -> Option<u64> {
     let (stem, _extension) = file_name.rsplit_once('.')?;
     stem.rsplit_once('-')?.1.parse().ok()
 }
 
-#[derive(Serialize, Deserialize)]
-struct Marker {
-    run_id: String,
-    batch: u64,
-    rows: BTreeMap<String, u64>,
-}
-
 impl BatchSink for DatasetWriter {
     type Error = DatasetError;
 
+    /// A batch is done when its marker is there and every part file matches it: a missing,
+    /// truncated or altered file makes its batch be played again.
     fn is_done(&self, batch: u64) -> bool {
-        std::fs::read_to_string(self.marker(batch))
-            .ok()
-            .and_then(|t| serde_json::from_str::<Marker>(&t).ok())
-            .is_some_and(|m| m.run_id == self.run_id)
+        self.layout.batch_is_intact(batch)
     }
 
     fn write(&self, batch: Batch) -> Result<Batch, DatasetError> {
         let index = batch.index;
         let mut rows = BTreeMap::new();
+        let mut files = Vec::new();
         let tables = batch.into_tables(self.cfg.detail);
         for table in &tables {
             rows.insert(table.name.to_string(), table.rows() as u64);
             for &format in &self.formats {
-                write_table(table, &self.part_path(table.name, index, format), format)?;
+                let path = self.part_path(table.name, index, format);
+                let digest = write_table(table, &path, format)?;
+                files.push(PartRecord {
+                    table: table.name.to_string(),
+                    file: self.layout.part_name(index, format),
+                    rows: table.rows() as u64,
+                    bytes: digest.bytes,
+                    sha256: digest.sha256,
+                });
             }
         }
-        let marker = Marker { run_id: self.run_id.clone(), batch: index, rows };
+        let marker = Marker { run_id: self.run_id.clone(), batch: index, rows, files };
         write_string_atomically(&self.marker(index), &to_json(&marker))?;
         Ok(Batch::recycle(tables))
     }
@@ -381,8 +450,27 @@ pub struct Dataset {
 
 impl Dataset {
     /// Opens `dir`: it must hold at least one manifest, all of one run, all complete, and part
-    /// files of that run only.
+    /// files of that run only, each as its batch's progress marker records it.
     pub fn open(dir: &Path) -> Result<Dataset, DatasetError> {
+        let dataset = Dataset::open_unverified(dir)?;
+        let problems = dataset.verify()?;
+        if !problems.is_empty() {
+            return Err(invalid(
+                dir,
+                format!(
+                    "{} of the dataset's files do not match its progress markers; its figures would be wrong:\n{}\n\
+                     (`--resume` with the run's command plays missing, truncated or altered batches again; remove extra files)",
+                    problems.len(),
+                    problem_list(&problems)
+                ),
+            ));
+        }
+        Ok(dataset)
+    }
+
+    /// Opens `dir` checking its manifests (one run, complete, every shard), not its files:
+    /// [`Dataset::verify`] checks those.
+    pub fn open_unverified(dir: &Path) -> Result<Dataset, DatasetError> {
         if !dir.is_dir() {
             return Err(invalid(dir, "no such directory"));
         }
@@ -402,6 +490,13 @@ impl Dataset {
                 ));
             }
             if !m.is_complete() {
+                let shard: crate::sim::Shard = m.shard.parse().map_err(|e: String| invalid(path, e))?;
+                if let Some(holder) = DirLock::holder(dir, &writer_lock_name(shard)) {
+                    return Err(invalid(
+                        path,
+                        format!("shard {} is incomplete: it is being written by {holder}; wait for it to end", m.shard),
+                    ));
+                }
                 return Err(invalid(path, format!("shard {} is incomplete (status {}); finish it with --resume first", m.shard, m.status)));
             }
         }
@@ -419,12 +514,44 @@ impl Dataset {
                 format!("shards {} of {count} are missing; run them (--shard K/{count}) before summarizing", missing.join(", ")),
             ));
         }
-        let dataset =
-            Dataset { dir: dir.to_path_buf(), run_id: first.run_id.clone(), manifests: manifests.into_iter().map(|m| m.1).collect() };
-        for table in dataset.detail().tables() {
-            dataset.parts(table)?;
+        Ok(Dataset { dir: dir.to_path_buf(), run_id: first.run_id.clone(), manifests: manifests.into_iter().map(|m| m.1).collect() })
+    }
+
+    /// What the dataset's directory should hold.
+    pub fn layout(&self) -> Layout {
+        let m = self.manifest();
+        Layout {
+            dir: self.dir.clone(),
+            run_id: self.run_id.clone(),
+            tables: m.detail.tables(),
+            formats: m.format.list(),
+            batches: m.matches.div_ceil(m.batch_size.max(1)),
         }
-        Ok(dataset)
+    }
+
+    /// Checks every part file against the progress markers, and the markers' row counts
+    /// against the manifests; returns every problem found (none: the dataset holds).
+    pub fn verify(&self) -> Result<Vec<Problem>, DatasetError> {
+        let layout = self.layout();
+        let mut problems = layout.missing_tables();
+        let mut recorded = std::collections::HashMap::new();
+        for m in &self.manifests {
+            let shard: crate::sim::Shard = m.shard.parse().map_err(|e: String| invalid(&self.dir, e))?;
+            let checked = layout.check_batches(shard.batches(layout.batches));
+            problems.extend(checked.problems);
+            recorded.extend(checked.recorded);
+            if checked.rows != m.rows {
+                let show = |r: &BTreeMap<String, u64>| r.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ");
+                problems.push(Problem {
+                    file: PathBuf::from(manifest_name(shard)),
+                    kind: ProblemKind::Rows,
+                    what: format!("the manifest records {} rows; the progress markers record {}", show(&m.rows), show(&checked.rows)),
+                });
+            }
+        }
+        problems.extend(layout.strays(&recorded, true).map_err(|e| io_err(&self.dir, "cannot read", e))?);
+        problems.sort_by(|a, b| (&a.file, a.kind).cmp(&(&b.file, b.kind)));
+        Ok(problems)
     }
 
     pub fn manifest(&self) -> &Manifest {

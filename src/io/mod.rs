@@ -7,8 +7,10 @@
 pub mod atomic;
 pub mod csv;
 pub mod dataset;
+pub mod lock;
 pub mod parquet;
 mod parquet_pages;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +21,7 @@ pub use self::atomic::{write_atomically, write_string_atomically};
 pub use self::csv::{read_csv, write_csv};
 pub use self::dataset::{Dataset, DatasetError, DatasetWriter, Formats, Manifest};
 pub use self::parquet::{read_parquet, write_parquet};
+pub use self::verify::FileDigest;
 
 /// A table file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,8 +42,8 @@ impl Format {
     }
 }
 
-/// Writes a table file in `format`, atomically.
-pub fn write_table(table: &Table, path: &Path, format: Format) -> Result<(), IoError> {
+/// Writes a table file in `format`, atomically; returns the file's size and SHA-256.
+pub fn write_table(table: &Table, path: &Path, format: Format) -> Result<FileDigest, IoError> {
     match format {
         Format::Parquet => write_parquet(table, path),
         Format::Csv => write_csv(table, path),

@@ -21,8 +21,9 @@ use polars_parquet::write::{
 use polars_parquet::parquet::page::CompressedPage;
 use polars_parquet::parquet::schema::types::ParquetType;
 
-use super::atomic::write_atomically;
+use super::atomic::write_atomically_hashed;
 use super::parquet_pages::{dictionary_pages, symbol_pages, PageCompressor};
+use super::verify::FileDigest;
 use super::{check_table, match_columns, IoError};
 use crate::sim::schema::{intern_sym, TableSpec, SYMBOLS};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
@@ -41,13 +42,14 @@ pub(crate) struct Encodings {
 /// Level 1: the bit-packed pages compress as well as at zstd's default level 3, in half the time.
 pub(crate) const ENCODINGS: Encodings = Encodings { direct: true, ints: Encoding::RleDictionary, zstd_level: 1 };
 
-/// Writes `table` to `path` as a zstd-compressed Parquet file, atomically.
+/// Writes `table` to `path` as a zstd-compressed Parquet file, atomically; returns the file's
+/// size and SHA-256.
 ///
 /// The columns are encoded on the calling thread: part files are written by many simulation
 /// threads at once, so polars's own thread pool would only add contention.
-pub fn write_parquet(table: &Table, path: &Path) -> Result<(), IoError> {
+pub fn write_parquet(table: &Table, path: &Path) -> Result<FileDigest, IoError> {
     check_table(table, path)?;
-    write_atomically(path, |file| {
+    write_atomically_hashed(path, |file| {
         let mut out = BufWriter::with_capacity(1 << 20, file);
         encode_parquet(table, ENCODINGS, &mut out).map_err(|error| parquet_error(path, error))?;
         out.flush().map_err(|e| IoError::file(path, "cannot write", e))

@@ -134,7 +134,7 @@ impl Shard {
 impl FromStr for Shard {
     type Err = String;
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("bad shard '{s}': expected K/N with 1 <= K <= N, e.g. 3/8");
+        let bad = || format!("bad shard '{s}': expected K/N with 1 <= K <= N <= {}, e.g. 3/8", u32::MAX);
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count) = (k.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?);
         if index == 0 || count == 0 || index > count {

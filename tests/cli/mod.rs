@@ -1,7 +1,10 @@
 mod experiments;
+mod output;
 mod perft;
 mod plot;
+mod readme;
 mod replay;
 mod show;
 mod simulate;
 mod summarize;
+mod verify;

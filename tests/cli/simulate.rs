@@ -249,6 +249,11 @@ fn the_manifest_records_the_run() {
     assert_eq!(m["versions"]["polars"], "0.55.2");
     let lock = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
     assert!(lock.contains("name = \"polars\"\nversion = \"0.55.2\""), "the manifest names the locked polars");
+    // The compression the manifest names is the one the docs name (both from the writer).
+    let compression = m["versions"]["parquet_compression"].as_str().unwrap();
+    let level = compression.strip_prefix("zstd level ").unwrap_or_else(|| panic!("{compression}"));
+    let docs = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md")).unwrap();
+    assert!(docs.contains(&format!("zstd-compressed (level {level})")), "manifest says {compression}; docs/data.md disagrees");
     let schema = m["schema"].as_array().unwrap();
     let names: Vec<&str> = schema.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["matches", "rounds", "histograms"]);
@@ -258,4 +263,142 @@ fn the_manifest_records_the_run() {
         .iter()
         .all(|c| c["meaning"].as_str().is_some_and(|s| !s.is_empty()) && c["type"].is_string()));
     assert!(m["started"].as_str().unwrap().ends_with('Z') && m["finished"].is_string());
+}
+
+/// Waits until `path` exists (a writer got that far), at most 60 s.
+fn wait_for(path: &Path) {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "{} never appeared", path.display());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_second_writer_is_refused_naming_the_first_and_a_killed_writer_blocks_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("busy");
+    let writer = |seed: &str| -> Vec<String> {
+        ["simulate", "--matches", "150000", "--seed", seed, "--detail", "match", "--threads", "1", "--quiet", "--out", s(&out)]
+            .iter()
+            .map(|a| a.to_string())
+            .collect()
+    };
+    let mut first = bin().args(writer("1")).spawn().unwrap();
+    wait_for(&out.join("manifest.json"));
+    // Another run (seed 2), the same run again, and the same run resumed: all refused while
+    // the first writes, each naming its process.
+    let holder = format!("process {}", first.id());
+    for (seed, extra) in [("2", None), ("1", None), ("1", Some("--resume"))] {
+        let mut args = writer(seed);
+        args.extend(extra.map(String::from));
+        usage_error(&args.iter().map(String::as_str).collect::<Vec<_>>(), &["being written", &holder, "one writer at a time"]);
+    }
+    // A reader is told the dataset is being written, and by whom.
+    usage_error(&["summarize", s(&out)], &["incomplete", "being written", &holder]);
+    // SIGKILL: the operating system releases the lock; the run continues with --resume.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let mut resume = writer("1");
+    resume[2] = "600".into();
+    let cut = [resume.clone(), vec!["--resume".into()]].concat();
+    // (A shorter run of the same seed is another run: refused as a different dataset.)
+    usage_error(&cut.iter().map(String::as_str).collect::<Vec<_>>(), &["different dataset", "matches is 150000 there, 600 here"]);
+    let mut resume = writer("1");
+    resume.push("--resume".into());
+    resume[8] = "2".into(); // two threads to finish sooner
+    ok(&resume.iter().map(String::as_str).collect::<Vec<_>>());
+    ok(&["verify", s(&out)]);
+}
+
+#[test]
+fn two_writers_started_together_never_both_write() {
+    let dir = tempfile::tempdir().unwrap();
+    for attempt in 0..3 {
+        let out = dir.path().join(format!("race-{attempt}"));
+        let spawn = |seed: &str| {
+            bin()
+                .args(["simulate", "--matches", "3000", "--seed", seed, "--detail", "match", "--threads", "1", "--quiet", "--out", s(&out)])
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (spawn("1"), spawn("2"));
+        let results: Vec<(i32, String)> = [a, b]
+            .into_iter()
+            .map(|c| {
+                let o = c.wait_with_output().unwrap();
+                (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned())
+            })
+            .collect();
+        let winners = results.iter().filter(|(code, _)| *code == 0).count();
+        assert_eq!(winners, 1, "exactly one writer wins: {results:?}");
+        let (code, err) = results.iter().find(|(code, _)| *code != 0).unwrap();
+        assert_eq!(*code, 2, "{err}");
+        assert!(err.contains("being written by another rajapasu process") || err.contains("different dataset"), "{err}");
+        // The winner's dataset is whole, with no file of the loser.
+        ok(&["verify", s(&out)]);
+    }
+}
+
+#[test]
+fn a_run_killed_before_its_manifest_was_written_can_be_started_again_or_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dir.path().join("reference");
+    simulate(&reference, &["--batch-size", "30"]);
+    // What a kill in the first milliseconds leaves: the table directories and the manifest
+    // under its temporary name, and a lock file naming a process that is gone.
+    for resume in [false, true] {
+        let out = dir.path().join(format!("killed-{resume}"));
+        for d in ["matches", "rounds", "histograms", ".progress"] {
+            std::fs::create_dir_all(out.join(d)).unwrap();
+        }
+        std::fs::write(out.join(".manifest.json.tmp-4242-0.json"), "{\"tool\": \"raja").unwrap();
+        std::fs::write(out.join(".lock-shard-1-of-1"), "process 4242 on gone, since 2026-01-01T00:00:00Z: rajapasu simulate\n").unwrap();
+        simulate(&out, &["--batch-size", "30"].into_iter().chain(resume.then_some("--resume")).collect::<Vec<_>>());
+        assert_eq!(tables(&out), tables(&reference));
+        assert!(!out.join(".manifest.json.tmp-4242-0.json").exists(), "the dead run's temporary manifest is removed");
+    }
+    // Real kills (SIGKILL) at several moments right after the start: --resume always gives the
+    // uninterrupted run's dataset.
+    for delay_ms in [0, 2, 10, 40] {
+        let out = dir.path().join(format!("kill-{delay_ms}"));
+        let args = ["simulate", "--matches", "120", "--seed", "9", "--south", "random", "--north", "greedy", "--out", s(&out), "--quiet"];
+        let mut child = bin().args(args).args(["--batch-size", "30"]).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        child.wait().unwrap();
+        ok(&[&args[..], &["--batch-size", "30", "--resume"]].concat());
+        assert_eq!(tables(&out), tables(&reference), "killed after {delay_ms} ms");
+    }
+}
+
+#[test]
+fn thread_counts_repeated_rules_and_shards_are_checked_with_the_limits_stated() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = s(&out);
+    usage_error(
+        &["simulate", "--matches", "10", "--out", o, "--threads", "100000"],
+        &["--threads", "100000", "maximum of 1024", "one per core"],
+    );
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--threads=-1"], &["--threads", "-1", "1024"]);
+    usage_error(&["run", "experiments/quickstart.toml", "--threads", "5000", "--out-root", o], &["--threads", "maximum of 1024"]);
+    let twice = ["--rule", "final_four=stays", "--rule", "final_four=sower"];
+    usage_error(&[&["simulate", "--matches", "10", "--out", o][..], &twice].concat(), &["final_four", "given twice", "at most once"]);
+    usage_error(&[&["replay", "--moves", "6"][..], &twice].concat(), &["final_four", "given twice"]);
+    usage_error(&[&["perft", "--depth", "2"][..], &twice].concat(), &["final_four", "given twice"]);
+    usage_error(&[&["bench", "--matches", "10"][..], &twice].concat(), &["final_four", "given twice"]);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "1/4294967296"], &["1/4294967296", "N <= 4294967295"]);
+    assert!(!out.exists());
+    // In an experiment file a switch is a TOML key: given twice, the file is refused.
+    let exp = dir.path().join("twice.toml");
+    std::fs::write(
+        &exp,
+        "name = \"twice\"\n[[arms]]\nname = \"a\"\nmatches = 10\n[arms.rules]\nfinal_four = \"stays\"\nfinal_four = \"sower\"\n",
+    )
+    .unwrap();
+    usage_error(&["run", s(&exp), "--out-root", o], &["twice.toml", "final_four", "line 7"]);
+    // Fewer batches than threads: the run uses no more threads than it has batches.
+    ok(&["simulate", "--matches", "10", "--out", o, "--threads", "1024", "--quiet"]);
 }

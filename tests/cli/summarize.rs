@@ -94,10 +94,45 @@ fn bad_datasets_give_clear_errors() {
     let m = std::fs::read_to_string(b.join("manifest.json")).unwrap().replace("\"shard\": \"1/1\"", "\"shard\": \"2/2\"");
     std::fs::write(c.join("manifest-shard-2-of-2.json"), m).unwrap();
     usage_error(&["summarize", s(&c)], &["mixes datasets"]);
-    // A missing part file is noticed through the manifest's row count.
+    // A missing part file is named (tests/cli/verify.rs damages every table every way).
     let d = dir.path().join("d");
     ok(&["simulate", "--matches", "20", "--seed", "1", "--out", s(&d), "--quiet", "--detail", "match", "--batch-size", "5"]);
     let part = std::fs::read_dir(d.join("matches")).unwrap().next().unwrap().unwrap().path();
-    std::fs::remove_file(part).unwrap();
-    usage_error(&["summarize", s(&d)], &["part files are missing"]);
+    std::fs::remove_file(&part).unwrap();
+    let name = part.file_name().unwrap().to_string_lossy().into_owned();
+    usage_error(&["summarize", s(&d)], &[&format!("matches/{name}: missing"), "--resume"]);
+}
+
+#[test]
+fn a_read_only_dataset_is_summarized_and_the_unwritten_files_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ro");
+    ok(&["simulate", "--matches", "50", "--seed", "3", "--out", s(&out), "--quiet"]);
+    // summary.json cannot be written: a directory holds its name (this fails for every user,
+    // root included), and the dataset is made read-only.
+    std::fs::create_dir(out.join("summary.json")).unwrap();
+    let read_only = |on: bool| {
+        for d in [out.clone(), out.join("summary.json")] {
+            let mut p = std::fs::metadata(&d).unwrap().permissions();
+            p.set_readonly(on);
+            std::fs::set_permissions(&d, p).unwrap();
+        }
+    };
+    read_only(true);
+    for json in [false, true] {
+        let args: Vec<&str> = [&["summarize", s(&out)][..], if json { &["--json"] } else { &[] }].concat();
+        let (code, text, err) = run(&args);
+        read_only(false);
+        assert_eq!(code, 0, "{err}");
+        assert!(text.contains("first player wins") || text.contains("\"first_player_wins\""), "the summary is printed: {text}");
+        assert!(err.contains("not written") && err.contains("summary.json") && err.contains("--out"), "{err}");
+        read_only(true);
+    }
+    // Asked for explicitly with --out, an unwritable place is an error, after the summary.
+    let blocked = dir.path().join("file");
+    std::fs::write(&blocked, "x").unwrap();
+    let (code, text, err) = run(&["summarize", s(&out), "--out", s(&blocked.join("sub"))]);
+    read_only(false);
+    assert_eq!(code, 1, "{err}");
+    assert!(text.contains("first player wins") && err.contains("sub"), "{text}{err}");
 }
