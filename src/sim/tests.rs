@@ -118,7 +118,7 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
 fn totals_agree_across_tables_and_counters_are_conserved() {
     for endless in ["endless=stop", "endless=forbid"] {
         let cfg = RunConfig { rules: Ruleset::from_assignments(["final_four=stays", endless]).unwrap(), ..config(40, Detail::Lap, 40) };
-        tables_agree(&simulate_batch(&cfg, 0), cfg.rules.total_counters() as u64);
+        tables_agree(&simulate_batch(&cfg, 0).unwrap(), cfg.rules.total_counters() as u64);
     }
 }
 
@@ -157,14 +157,14 @@ fn tables_agree(b: &Batch, total: u64) {
 #[test]
 fn recycled_batches_are_emptied_keep_their_memory_and_give_the_same_rows() {
     let cfg = config(40, Detail::Lap, 20);
-    let (first, second) = (simulate_batch(&cfg, 0), simulate_batch(&cfg, 1));
+    let (first, second) = (simulate_batch(&cfg, 0).unwrap(), simulate_batch(&cfg, 1).unwrap());
     let recycled = Batch::recycle(first.clone().into_tables(Detail::Lap));
     assert!(recycled.matches.is_empty() && recycled.rounds.is_empty() && recycled.moves.is_empty() && recycled.laps.is_empty());
     assert_eq!(recycled.histograms, Histograms::default());
     assert!(recycled.laps.start_pit.capacity() >= first.laps.len() && recycled.rounds.winner.capacity() >= first.rounds.len());
-    assert_eq!(simulate_batch_into(&cfg, 1, recycled), second);
+    assert_eq!(simulate_batch_into(&cfg, 1, recycled).unwrap(), second);
     // A batch still holding rows is emptied first.
-    assert_eq!(simulate_batch_into(&cfg, 0, second), first);
+    assert_eq!(simulate_batch_into(&cfg, 0, second).unwrap(), first);
 }
 
 #[test]
@@ -245,7 +245,7 @@ fn recording_cost() {
         for detail in [Detail::Match, Detail::Round, Detail::Move] {
             let cfg = RunConfig { south: AgentSpec::Random, north: AgentSpec::Random, seed: 1, ..config(n, detail, n) };
             let start = std::time::Instant::now();
-            let batch = std::hint::black_box(simulate_batch(&cfg, 0));
+            let batch = std::hint::black_box(simulate_batch(&cfg, 0).unwrap());
             let rate = n as f64 / start.elapsed().as_secs_f64();
             drop(batch);
             line += &format!(", {detail:?} {rate:.0}/s ({:.0}%)", 100.0 * rate / bare);
@@ -285,7 +285,7 @@ fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u
             [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
         while !game.is_over() {
             let side = game.position().turn();
-            if let Some((pit, s)) = agents[side.index()].play(&mut game, obs) {
+            if let Some((pit, s)) = agents[side.index()].play(&mut game, obs).expect("random players never fail") {
                 moves += 1;
                 h = mix(
                     h,
