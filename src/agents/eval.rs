@@ -1,31 +1,34 @@
 //! Evaluations of a position for the search players (docs/players.md).
 //!
 //! Each is an absolute score of a position for one side, so a search compares positions by it
-//! and a transposition table can store it (the key includes the reserves). `round` is the
-//! round's capture difference; `match` values what the round leaves for the match (R12, R14).
+//! and a transposition table can store it (the table's key includes the reserves).
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::engine::{BySide, Position, Side};
+use crate::engine::{Position, Side};
 
 /// Which evaluation a search player uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Eval {
-    /// Counters captured in the round, own minus the opponent's (R10, R11). Counters still on
-    /// the board count for nobody until the round ends.
+    /// Counters captured, own minus the opponent's (R10, R11): the round's capture difference,
+    /// the same as the difference of next round's holdings (R12). Counters still on the board
+    /// count for nobody until the round ends.
     Round,
-    /// The match: a round that leaves the opponent unable to open a pit wins the match (R14);
-    /// otherwise each side's projected holdings plus S per pit it can open next round (R12),
-    /// own minus the opponent's. Mid-round, a side's projected holdings are its reserve plus
-    /// the counters on its own row.
+    /// The match: as `round`, except that a round's end that leaves a side unable to open a
+    /// pit (holdings below S, R14) is the match won or lost, worth more than any capture.
     Match,
+    /// As `match`, with each side's counters on its own row counted as its own mid-round
+    /// (projected holdings: at a round's end the remainder goes to the side that can still
+    /// move, whose row holds it). Weaker in head-to-head play, but its self-play finishes
+    /// matches at depth 2 where the others stalemate (docs/players.md).
+    Rows,
 }
 
 impl Eval {
     /// The default of `minimax` and `mcts`, chosen by measurement (docs/players.md).
     pub const DEFAULT: Eval = Eval::Match;
-    pub const NAMES: &'static str = "round, match";
+    pub const NAMES: &'static str = "round, match, rows";
 }
 
 impl FromStr for Eval {
@@ -34,6 +37,7 @@ impl FromStr for Eval {
         match s {
             "round" => Ok(Eval::Round),
             "match" => Ok(Eval::Match),
+            "rows" => Ok(Eval::Rows),
             _ => Err(format!("unknown evaluation '{s}'; allowed: {}", Eval::NAMES)),
         }
     }
@@ -44,6 +48,7 @@ impl fmt::Display for Eval {
         f.write_str(match self {
             Eval::Round => "round",
             Eval::Match => "match",
+            Eval::Rows => "rows",
         })
     }
 }
@@ -51,11 +56,11 @@ impl fmt::Display for Eval {
 /// Score of a match won (or, negated, lost) at a round's end: more than any other score.
 pub const MATCH_WIN: i32 = 1 << 16;
 
-/// A side's worth for the match from its (projected) holdings: the holdings plus S for each
-/// pit it can open next round (R12: floor(holdings / S), at most P).
+/// Counters on `side`'s row.
 #[inline]
-fn match_worth(holdings: u32, seeds: u32, pits: u32) -> i32 {
-    (holdings + seeds * (holdings / seeds).min(pits)) as i32
+fn row(pos: &Position, side: Side) -> i32 {
+    let p = pos.rules().pits_per_row as usize;
+    pos.board()[side.index() * p..side.index() * p + p].iter().map(|&n| n as i32).sum()
 }
 
 impl Eval {
@@ -63,15 +68,10 @@ impl Eval {
     #[inline]
     pub fn leaf(self, pos: &Position, me: Side) -> i32 {
         let reserve = pos.reserve();
+        let captured = reserve[me] as i32 - reserve[me.other()] as i32;
         match self {
-            Eval::Round => reserve[me] as i32 - reserve[me.other()] as i32,
-            Eval::Match => {
-                let p = pos.rules().pits_per_row as usize;
-                let board = pos.board();
-                let row = |side: Side| board[side.index() * p..side.index() * p + p].iter().map(|&n| n as u32).sum::<u32>();
-                let projected = BySide::new(reserve[Side::South] + row(Side::South), reserve[Side::North] + row(Side::North));
-                self.holdings(pos, projected, me)
-            }
+            Eval::Round | Eval::Match => captured,
+            Eval::Rows => captured + row(pos, me) - row(pos, me.other()),
         }
     }
 
@@ -80,24 +80,15 @@ impl Eval {
     #[inline]
     pub fn round_end(self, end: &Position, me: Side) -> i32 {
         let holdings = end.reserve();
+        let seeds = end.rules().seeds_per_pit as u32;
+        let difference = holdings[me] as i32 - holdings[me.other()] as i32;
         match self {
-            Eval::Round => holdings[me] as i32 - holdings[me.other()] as i32,
-            Eval::Match => {
-                let seeds = end.rules().seeds_per_pit as u32;
-                if holdings[me.other()] < seeds {
-                    MATCH_WIN
-                } else if holdings[me] < seeds {
-                    -MATCH_WIN
-                } else {
-                    self.holdings(end, holdings, me)
-                }
-            }
+            Eval::Round => difference,
+            // R14: the side that cannot open a pit next round has lost the match.
+            Eval::Match | Eval::Rows if holdings[me.other()] < seeds => MATCH_WIN,
+            Eval::Match | Eval::Rows if holdings[me] < seeds => -MATCH_WIN,
+            Eval::Match | Eval::Rows => difference,
         }
-    }
-
-    fn holdings(self, pos: &Position, holdings: BySide<u32>, me: Side) -> i32 {
-        let (s, p) = (pos.rules().seeds_per_pit as u32, pos.rules().pits_per_row as u32);
-        match_worth(holdings[me], s, p) - match_worth(holdings[me.other()], s, p)
     }
 
     /// Score for `me` of a position whose side to move has no legal move: the round ends (R10).
@@ -108,21 +99,16 @@ impl Eval {
         self.round_end(&end, me)
     }
 
-    /// A round's end as a playout reward in [0, 1] for `me` (MCTS): 1 and 0 for a match won
-    /// and lost, otherwise the score scaled into the range between.
+    /// A round's end as a playout reward in [0, 1] for `me` (MCTS): the capture difference
+    /// scaled into [0, 1] (`round`), or into [0.1, 0.9] with 1 and 0 for a match won and lost.
     pub fn reward(self, end: &Position, me: Side) -> f64 {
-        let rules = end.rules();
-        let total = rules.total_counters() as f64;
-        let score = self.round_end(end, me);
-        match self {
+        let total = end.rules().total_counters() as f64;
+        match self.round_end(end, me) {
+            MATCH_WIN => 1.0,
+            score if score == -MATCH_WIN => 0.0,
             // The capture difference lies in [-total, total].
-            Eval::Round => 0.5 + score as f64 / (2.0 * total),
-            Eval::Match if score == MATCH_WIN => 1.0,
-            Eval::Match if score == -MATCH_WIN => 0.0,
-            Eval::Match => {
-                let most = total + (rules.seeds_per_pit as u32 * rules.pits_per_row as u32) as f64;
-                0.5 + 0.4 * score as f64 / most
-            }
+            score if self == Eval::Round => 0.5 + score as f64 / (2.0 * total),
+            score => 0.5 + 0.4 * score as f64 / total,
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use super::eval::Eval;
 use super::spec::MinimaxParams;
-use crate::engine::{MoveSummary, Pit, PitSet, Position, Rng, Side, MAX_PITS, MAX_PITS_PER_ROW};
+use crate::engine::{Endless, MoveSummary, Pit, PitSet, Position, Rng, Side, MAX_PITS, MAX_PITS_PER_ROW};
 
 /// Entries of the transposition table (a power of two): 2^16 x 16 bytes = 1 MiB per player.
 const TABLE_BITS: u32 = 16;
@@ -119,11 +119,13 @@ pub(crate) struct Searcher {
     cut: bool,
     /// Depth of the last completed iteration of the last decision.
     pub(crate) completed_depth: u32,
+    /// The children of each ply of the current line (allocated once: no allocation per node).
+    stack: Vec<[Child; MAX_PITS_PER_ROW]>,
 }
 
 impl Searcher {
     pub(crate) fn new(params: MinimaxParams) -> Searcher {
-        Searcher { params, table: Vec::new(), used: 0, nodes: 0, aborted: false, cut: false, completed_depth: 0 }
+        Searcher { params, table: Vec::new(), used: 0, nodes: 0, aborted: false, cut: false, completed_depth: 0, stack: Vec::new() }
     }
 
     #[inline]
@@ -135,9 +137,28 @@ impl Searcher {
         self.params.nodes.is_some_and(|n| self.used > n)
     }
 
+    /// Whether the side to move has a legal move (R10): the engine's cheap first-lap test, then
+    /// candidates simulated (counted as nodes) until one is legal.
+    fn has_legal_move(&mut self, pos: &Position) -> bool {
+        let candidates = pos.candidates();
+        if pos.rules().endless != Endless::Forbid {
+            return !candidates.is_empty();
+        }
+        if candidates.iter().any(|pit| pos.first_lap_ends(pit)) {
+            return true;
+        }
+        candidates.iter().any(|pit| {
+            self.used += 1;
+            !pos.after(pit).1.endless
+        })
+    }
+
     /// The legal children of `pos`, each simulated once (counted as nodes), in search order:
     /// the table's best move first, then by immediate net gain, then by pit.
-    fn children(&mut self, pos: &Position, first: u8, out: &mut [Child; MAX_PITS_PER_ROW]) -> usize {
+    fn children(&mut self, pos: &Position, first: u8, ply: usize) -> usize {
+        if self.stack.len() <= ply {
+            self.stack.resize(ply + 1, [Child { pit: Pit::new_unchecked(0), pos: *pos, order: 0 }; MAX_PITS_PER_ROW]);
+        }
         let mover = pos.turn();
         let mut n = 0;
         for pit in pos.candidates().iter() {
@@ -145,10 +166,11 @@ impl Searcher {
             self.used += 1;
             if let Some(summary) = child.play_if_legal_observed(pit, &mut ()) {
                 let order = if pit.index() as u8 + 1 == first { INF } else { gain(&summary, mover) };
-                out[n] = Child { pit, pos: child, order };
+                self.stack[ply][n] = Child { pit, pos: child, order };
                 n += 1;
             }
         }
+        let out = &mut self.stack[ply];
         // Insertion sort, stable: at most nine children.
         for i in 1..n {
             let mut j = i;
@@ -162,11 +184,11 @@ impl Searcher {
 
     /// Negamax value of `pos` for its side to move, searched `depth` plies (fail-soft
     /// alpha-beta over the window (alpha, beta)). Returns 0 with `aborted` set when the budget ran out.
-    fn negamax(&mut self, pos: &Position, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+    fn negamax(&mut self, pos: &Position, ply: usize, depth: u32, mut alpha: i32, beta: i32) -> i32 {
         let me = pos.turn();
         if depth == 0 {
             // R10: the cheap legality test first; a move is simulated only if it cannot tell.
-            return if pos.has_legal_move() {
+            return if self.has_legal_move(pos) {
                 self.cut = true;
                 self.eval().leaf(pos, me)
             } else {
@@ -191,8 +213,7 @@ impl Searcher {
                 }
             }
         }
-        let mut kids = [Child { pit: Pit::new_unchecked(0), pos: *pos, order: 0 }; MAX_PITS_PER_ROW];
-        let n = self.children(pos, first, &mut kids);
+        let n = self.children(pos, first, ply);
         if n == 0 {
             return self.eval().stuck(pos, me);
         }
@@ -203,9 +224,10 @@ impl Searcher {
         let (alpha0, cut_before) = (alpha, self.cut);
         self.cut = false;
         let mut best = -INF;
-        let mut best_pit = kids[0].pit;
-        for kid in &kids[..n] {
-            let v = -self.negamax(&kid.pos, depth - 1, -beta, -alpha);
+        let mut best_pit = self.stack[ply][0].pit;
+        for i in 0..n {
+            let kid = self.stack[ply][i];
+            let v = -self.negamax(&kid.pos, ply + 1, depth - 1, -beta, -alpha);
             if self.aborted {
                 return 0;
             }
@@ -247,8 +269,8 @@ impl Searcher {
         self.used = 0;
         self.aborted = false;
         self.completed_depth = 0;
-        let mut kids = [Child { pit: Pit::new_unchecked(0), pos: *pos, order: 0 }; MAX_PITS_PER_ROW];
-        let n = self.children(pos, 0, &mut kids);
+        let n = self.children(pos, 0, 0);
+        let mut kids = self.stack[0];
         let ties = if n <= 1 {
             // Nothing to search for: no move, or only one.
             let mut set = PitSet::EMPTY;
@@ -288,7 +310,7 @@ impl Searcher {
         let mut ties = PitSet::EMPTY;
         for kid in kids.iter_mut() {
             let alpha = if best == -INF { -INF } else { best - 1 };
-            let v = -self.negamax(&kid.pos, depth - 1, -INF, -alpha);
+            let v = -self.negamax(&kid.pos, 1, depth - 1, -INF, -alpha);
             // Depth 1 always completes: its children are scored without search.
             if self.aborted {
                 return None;
@@ -337,5 +359,5 @@ pub(crate) fn searched_root_values(searcher: &mut Searcher, pos: &Position, dept
     if searcher.table.is_empty() {
         searcher.table = vec![Entry::default(); 1 << TABLE_BITS];
     }
-    pos.legal_children().map(|(pit, child, _)| (pit, -searcher.negamax(&child, depth - 1, -INF, INF))).collect()
+    pos.legal_children().map(|(pit, child, _)| (pit, -searcher.negamax(&child, 1, depth - 1, -INF, INF))).collect()
 }

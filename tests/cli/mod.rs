@@ -1,3 +1,4 @@
+mod bench;
 mod experiments;
 mod perft;
 mod plot;
