@@ -135,14 +135,21 @@ impl External {
     }
 
     /// Asks the program for its move. None: no legal move (the program is not asked).
-    pub(crate) fn choose(&mut self, pos: &Position, round: Option<u32>, ply: Option<u32>, rng: &mut Rng) -> Result<Option<Pit>, PlayerError> {
+    pub(crate) fn choose(
+        &mut self,
+        pos: &Position,
+        round: Option<u32>,
+        ply: Option<u32>,
+        rng: &mut Rng,
+    ) -> Result<Option<Pit>, PlayerError> {
         let legal = pos.legal_moves();
         if legal.is_empty() {
             return Ok(None);
         }
         let p = pos.rules().pits_per_row;
         let open = pos.open();
-        let closed = (0..2 * p as usize).filter(|&g| !open[Side::from_index(g / p as usize)].contains(Pit::new_unchecked(g % p as usize))).collect();
+        let closed =
+            (0..2 * p as usize).filter(|&g| !open[Side::from_index(g / p as usize)].contains(Pit::new_unchecked(g % p as usize))).collect();
         let request = Request {
             protocol: PROTOCOL,
             rules: pos.rules(),

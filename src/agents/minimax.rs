@@ -247,8 +247,7 @@ impl Searcher {
         } else {
             Bound::Exact
         };
-        self.table[slot] =
-            Entry { key, value: best, depth: depth as u8, bound, best: best_pit.index() as u8 + 1, solved: !self.cut };
+        self.table[slot] = Entry { key, value: best, depth: depth as u8, bound, best: best_pit.index() as u8 + 1, solved: !self.cut };
         self.cut |= cut_before;
         best
     }

@@ -187,11 +187,7 @@ fn parse_minimax(param: Option<&str>) -> Result<MinimaxParams, String> {
         match k {
             "depth" => depth = Some(integer("depth", v, 1, MAX_MINIMAX_DEPTH)?),
             "nodes" if v == "unlimited" => p.nodes = None,
-            "nodes" => {
-                p.nodes = Some(
-                    integer("nodes", v, 1, MAX_MINIMAX_NODES).map_err(|e| format!("{e} (or unlimited)"))?,
-                )
-            }
+            "nodes" => p.nodes = Some(integer("nodes", v, 1, MAX_MINIMAX_NODES).map_err(|e| format!("{e} (or unlimited)"))?),
             _ => p.eval = v.parse().map_err(|e| format!("eval={v}: {e}"))?,
         }
     }

@@ -450,7 +450,11 @@ fn external_failures_are_clear_errors_not_hangs() {
     let dir = tempfile::tempdir().unwrap();
     let pos = Position::opening(Ruleset::default(), Side::South);
     let cases = [
-        ("crash", "read line; echo 'cannot think' >&2; exit 3", "exited (exit status: 3) without answering; its last stderr lines: cannot think"),
+        (
+            "crash",
+            "read line; echo 'cannot think' >&2; exit 3",
+            "exited (exit status: 3) without answering; its last stderr lines: cannot think",
+        ),
         ("garbage", "read line; echo 'pit three'", "answered \"pit three\", which is not a JSON object"),
         ("nopit", "read line; echo '{\"move\": 3}'", "missing field `pit`"),
         ("illegal", "read line; echo '{\"pit\": 9}'", "played pit 9, which is not legal; legal pits: 0,1,2,3,4,5,6"),

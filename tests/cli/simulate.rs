@@ -273,10 +273,9 @@ const SMALL: [&str; 6] = ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3
 fn search_and_external_players_give_the_same_rows_on_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let external = example_player("");
-    for (name, south, north) in [
-        ("search", "minimax:nodes=3000", "mcts:playouts=30,c=1.2"),
-        ("external", external.as_str(), "minimax:depth=2,eval=round"),
-    ] {
+    for (name, south, north) in
+        [("search", "minimax:nodes=3000", "mcts:playouts=30,c=1.2"), ("external", external.as_str(), "minimax:depth=2,eval=round")]
+    {
         let mut datasets = Vec::new();
         for threads in ["1", "2"] {
             let out = dir.path().join(format!("{name}-{threads}"));
@@ -293,7 +292,8 @@ fn search_and_external_players_give_the_same_rows_on_any_thread_count() {
     let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("search-1/manifest.json")).unwrap()).unwrap();
     assert_eq!(m["south"], "minimax:depth=40,nodes=3000,eval=match");
     assert_eq!(m["north"], "mcts:playouts=30,c=1.2,eval=match,reuse=true");
-    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("external-1/manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("external-1/manifest.json")).unwrap()).unwrap();
     assert_eq!(m["south"].as_str().unwrap(), external.replacen("external:", "external:timeout=10,cmd=", 1));
 }
 
