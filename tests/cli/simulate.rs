@@ -200,7 +200,7 @@ fn bad_input_is_refused_and_leaves_nothing_half_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let o = s(&out);
-    usage_error(&["simulate", "--matches", "10", "--out", o, "--south", "randm"], &["randm", "allowed: random, greedy, minimax:D"]);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--south", "randm"], &["randm", "allowed: random, greedy, minimax"]);
     usage_error(&["simulate", "--matches", "10", "--out", o, "--north", "minimax:0"], &["minimax:0"]);
     usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "0/3"], &["0/3", "K/N"]);
     usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "4/3"], &["4/3"]);
