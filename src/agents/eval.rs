@@ -100,15 +100,14 @@ impl Eval {
     }
 
     /// A round's end as a playout reward in [0, 1] for `me` (MCTS): the capture difference
-    /// scaled into [0, 1] (`round`), or into [0.1, 0.9] with 1 and 0 for a match won and lost.
+    /// mapped from [-T, T] (T counters in all) to [0, 1], and with `match` and `rows` 1 and 0
+    /// for a match won and lost.
     pub fn reward(self, end: &Position, me: Side) -> f64 {
         let total = end.rules().total_counters() as f64;
         match self.round_end(end, me) {
             MATCH_WIN => 1.0,
             score if score == -MATCH_WIN => 0.0,
-            // The capture difference lies in [-total, total].
-            score if self == Eval::Round => 0.5 + score as f64 / (2.0 * total),
-            score => 0.5 + 0.4 * score as f64 / total,
+            score => 0.5 + score as f64 / (2.0 * total),
         }
     }
 }

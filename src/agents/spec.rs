@@ -49,7 +49,9 @@ impl MinimaxParams {
 pub struct MctsParams {
     /// New playouts per decision.
     pub playouts: u32,
-    /// Exploration constant in thousandths (1414: c = 1.414, about sqrt 2).
+    /// Exploration constant in thousandths (100: c = 0.1). The default was measured: rewards of
+    /// a round's capture difference lie close to 1/2, so the classic sqrt 2 explores far too
+    /// much (docs/players.md).
     pub c_milli: u32,
     pub eval: Eval,
     /// Keep the subtree of the position reached between two decisions.
@@ -58,7 +60,7 @@ pub struct MctsParams {
 
 impl MctsParams {
     pub const DEFAULT_PLAYOUTS: u32 = 256;
-    pub const DEFAULT_C_MILLI: u32 = 1414;
+    pub const DEFAULT_C_MILLI: u32 = 100;
     pub fn with_playouts(playouts: u32) -> MctsParams {
         MctsParams { playouts, c_milli: MctsParams::DEFAULT_C_MILLI, eval: Eval::DEFAULT, reuse: true }
     }

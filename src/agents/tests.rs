@@ -41,8 +41,8 @@ fn specs_print_every_parameter_and_parse_back() {
         ("minimax:depth=4,eval=round", "minimax:depth=4,nodes=unlimited,eval=round"),
         ("minimax:nodes=20000", "minimax:depth=40,nodes=20000,eval=match"),
         ("minimax:eval=round,nodes=500,depth=6", "minimax:depth=6,nodes=500,eval=round"),
-        ("mcts:32", "mcts:playouts=32,c=1.414,eval=match,reuse=true"),
-        ("mcts", "mcts:playouts=256,c=1.414,eval=match,reuse=true"),
+        ("mcts:32", "mcts:playouts=32,c=0.1,eval=match,reuse=true"),
+        ("mcts", "mcts:playouts=256,c=0.1,eval=match,reuse=true"),
         ("mcts:playouts=256,c=1.2", "mcts:playouts=256,c=1.2,eval=match,reuse=true"),
         ("mcts:c=0.05,reuse=false,eval=round", "mcts:playouts=256,c=0.05,eval=round,reuse=false"),
         ("external:./bot", "external:timeout=10,cmd=./bot"),
@@ -273,7 +273,8 @@ fn match_evaluations_value_a_match_won_above_everything() {
     }
     let mut end = pos;
     end.collect_remainder();
-    assert_eq!(Eval::Match.reward(&end, Side::North), 0.5 + 0.4 * 84.0 / 98.0);
+    assert_eq!(Eval::Match.reward(&end, Side::North), 0.5 + 84.0 / 196.0);
+    assert_eq!(Eval::Match.reward(&end, Side::North), Eval::Round.reward(&end, Side::North));
     // Mid-round, rows counts each side's row as its own; the others count reserves only.
     let pos = setup(&[(6, 3), (9, 5)], (11, 79));
     assert_eq!(Eval::Match.leaf(&pos, Side::South), 11 - 79);

@@ -27,7 +27,7 @@ fn players_are_measured_in_nodes_against_the_engine() {
     assert_eq!(lines[0]["matches"], 100);
     assert!(lines[0]["moves_per_second"].as_f64().unwrap() > 0.0);
     for (line, player) in
-        lines[1..].iter().zip(["minimax:depth=2,nodes=unlimited,eval=match", "mcts:playouts=16,c=1.414,eval=round,reuse=true"])
+        lines[1..].iter().zip(["minimax:depth=2,nodes=unlimited,eval=match", "mcts:playouts=16,c=0.1,eval=round,reuse=true"])
     {
         assert_eq!(line["player"], player, "the canonical spec");
         assert_eq!(line["opponent"], "greedy");
