@@ -8,23 +8,28 @@
 //! from the view of the player who made the move into it.
 
 use super::spec::MctsParams;
-use crate::engine::{Pit, PitSet, Position, Rng};
+use crate::engine::{Pit, PitSet, Position, Rng, Side};
 
 const NONE: u32 = u32::MAX;
 
+/// The statistics and links that selection and backpropagation read come first, in one cache
+/// line; the position follows.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub(crate) struct Node {
-    pub(crate) pos: Position,
-    /// The move that led here from the parent.
-    pub(crate) pit: Pit,
+    /// Sum of rewards from the view of the parent's side to move (`mover`).
+    pub(crate) reward: f64,
+    pub(crate) visits: u32,
     pub(crate) parent: u32,
     pub(crate) first_child: u32,
     pub(crate) next_sibling: u32,
     /// Candidates not yet expanded (endless ones are struck out when met).
     pub(crate) untried: PitSet,
-    pub(crate) visits: u32,
-    /// Sum of rewards from the view of the parent's side to move.
-    pub(crate) reward: f64,
+    /// The move that led here from the parent.
+    pub(crate) pit: Pit,
+    /// The side that made that move (the parent's side to move).
+    pub(crate) mover: Side,
+    pub(crate) pos: Position,
 }
 
 /// The search tree of one player in one match: its root is `nodes[0]`.
@@ -73,12 +78,10 @@ impl Tree {
             // Backpropagation.
             let mut n = node;
             while n != NONE {
-                let parent = self.nodes[n as usize].parent;
-                let mover = if parent == NONE { me.other() } else { self.nodes[parent as usize].pos.turn() };
                 let node = &mut self.nodes[n as usize];
                 node.visits += 1;
-                node.reward += if mover == me { reward } else { 1.0 - reward };
-                n = parent;
+                node.reward += if node.mover == me { reward } else { 1.0 - reward };
+                n = node.parent;
             }
         }
         // The most visited move; ties at random.
@@ -204,5 +207,16 @@ impl Tree {
 }
 
 fn leaf(pos: Position, pit: Pit, parent: u32) -> Node {
-    Node { pos, pit, parent, first_child: NONE, next_sibling: NONE, untried: pos.candidates(), visits: 0, reward: 0.0 }
+    // Inside a round the sides alternate: the side to move here is not the one that moved here.
+    Node {
+        pos,
+        pit,
+        mover: pos.turn().other(),
+        parent,
+        first_child: NONE,
+        next_sibling: NONE,
+        untried: pos.candidates(),
+        visits: 0,
+        reward: 0.0,
+    }
 }
