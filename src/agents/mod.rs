@@ -1,13 +1,20 @@
-//! Players. Each seat of each match has its own random stream (see [`seat_rng`]), so the choices of
-//! one player never depend on the other player, the thread, the batch or the shard.
+//! Players. Each seat of each match has its own random stream (see [`seat_rng`]) and its own
+//! search state, so the choices of one player never depend on the other player, the thread,
+//! the batch or the shard.
 
+mod eval;
+mod external;
 mod greedy;
 mod mcts;
 mod minimax;
 mod random;
 mod spec;
 
-pub use spec::{AgentSpec, SpecError};
+pub use eval::{Eval, MATCH_WIN};
+pub use external::{PlayerError, PROTOCOL};
+pub use spec::{
+    AgentSpec, ExternalParams, MctsParams, MinimaxParams, SpecError, ALLOWED, MAX_MCTS_PLAYOUTS, MAX_MINIMAX_DEPTH, MAX_MINIMAX_NODES,
+};
 
 use crate::engine::{Game, MoveObserver, MoveSummary, Pit, PitSet, Position, Rng, Side};
 
@@ -16,36 +23,80 @@ pub fn seat_rng(seed: u64, match_index: u64, seat: Side) -> Rng {
     Rng::for_stream(seed, match_index, 1 + seat.index() as u64)
 }
 
+/// A player's failure to decide, with where it happened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("match {match_index}, ply {ply} ({side} to move): {error}")]
+pub struct MatchError {
+    pub match_index: u64,
+    /// The number of the move that was to be played, from the match's start.
+    pub ply: u32,
+    pub side: Side,
+    pub error: PlayerError,
+}
+
+/// The search state of a player, kept between its decisions in one match.
+enum State {
+    Stateless,
+    Minimax(minimax::Searcher),
+    Mcts(mcts::Tree),
+    External(external::External),
+}
+
 /// A player in one seat of one match.
 pub struct Agent {
     spec: AgentSpec,
     rng: Rng,
-    mcts: mcts::Tree,
+    state: State,
 }
 
 impl Agent {
     pub fn new(spec: AgentSpec, rng: Rng) -> Agent {
-        Agent { spec, rng, mcts: mcts::Tree::default() }
+        let state = match spec {
+            AgentSpec::Random | AgentSpec::Greedy => State::Stateless,
+            AgentSpec::Minimax(p) => State::Minimax(minimax::Searcher::new(p)),
+            AgentSpec::Mcts(p) => State::Mcts(mcts::Tree::new(p)),
+            AgentSpec::External(p) => State::External(external::External::new(p)),
+        };
+        Agent { spec, rng, state }
+    }
+
+    pub fn spec(&self) -> AgentSpec {
+        self.spec
     }
 
     /// Plays a move for the side to move, or returns None when it has no legal move (R10).
-    /// The observer sees only the move that is played.
-    pub fn play<O: MoveObserver>(&mut self, game: &mut Game, obs: &mut O) -> Option<(Pit, MoveSummary)> {
+    /// The observer sees only the move that is played. Only an external player can fail.
+    pub fn play<O: MoveObserver>(&mut self, game: &mut Game, obs: &mut O) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
         if let AgentSpec::Random = self.spec {
             // Fast path: the move is drawn and played in place, in one simulation.
-            return game.play_in_place(|pos| random::play(pos, &mut self.rng, obs));
+            return Ok(game.play_in_place(|pos| random::play(pos, &mut self.rng, obs)));
         }
-        let pit = self.choose(game.position())?;
-        Some((pit, game.play_unchecked_observed(pit, obs)))
+        let (round, ply) = (game.round(), game.ply() + 1);
+        let Some(pit) = self.decide(game.position(), Some(round), Some(ply))? else { return Ok(None) };
+        Ok(Some((pit, game.play_unchecked_observed(pit, obs))))
     }
 
     /// The move this player would choose, or None when there is no legal move.
-    pub fn choose(&mut self, pos: &Position) -> Option<Pit> {
-        match self.spec {
-            AgentSpec::Random => random::play(&mut { *pos }, &mut self.rng, &mut ()).map(|(pit, _)| pit),
-            AgentSpec::Greedy => greedy::choose(pos, &mut self.rng),
-            AgentSpec::Minimax { depth } => minimax::choose(pos, depth, &mut self.rng),
-            AgentSpec::Mcts { playouts } => self.mcts.choose(pos, playouts, &mut self.rng),
+    pub fn choose(&mut self, pos: &Position) -> Result<Option<Pit>, PlayerError> {
+        self.decide(pos, None, None)
+    }
+
+    fn decide(&mut self, pos: &Position, round: Option<u32>, ply: Option<u32>) -> Result<Option<Pit>, PlayerError> {
+        Ok(match &mut self.state {
+            State::Stateless if self.spec == AgentSpec::Greedy => greedy::choose(pos, &mut self.rng),
+            State::Stateless => random::play(&mut { *pos }, &mut self.rng, &mut ()).map(|(pit, _)| pit),
+            State::Minimax(searcher) => searcher.choose(pos, &mut self.rng),
+            State::Mcts(tree) => tree.choose(pos, &mut self.rng),
+            State::External(program) => return program.choose(pos, round, ply, &mut self.rng),
+        })
+    }
+
+    /// Moves played in search so far (minimax and MCTS; 0 for the others): the benchmark's nodes.
+    pub fn search_nodes(&self) -> u64 {
+        match &self.state {
+            State::Minimax(s) => s.nodes,
+            State::Mcts(t) => t.moves,
+            _ => 0,
         }
     }
 }

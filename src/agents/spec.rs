@@ -1,65 +1,297 @@
-//! Player specifications: `random`, `greedy`, `minimax:D`, `mcts:N`.
+//! Player specifications, parsed at the boundary and printed canonically.
+//!
+//! ```text
+//! random
+//! greedy
+//! minimax[:depth=D][,nodes=N][,eval=E]     short form minimax:D
+//! mcts[:playouts=N][,c=C][,eval=E][,reuse=B]  short form mcts:N
+//! external:PROGRAM [ARGS...]               or external:timeout=S,cmd=PROGRAM [ARGS...]
+//! ```
+//!
+//! [`AgentSpec`]'s `Display` prints every parameter (`minimax:depth=2,nodes=unlimited,eval=match`),
+//! so a dataset's manifest and rows record what each player really was.
 
 use std::fmt;
 use std::str::FromStr;
 
-/// Which player, with its parameter.
+use super::eval::Eval;
+
+/// Deepest minimax search (iterative deepening stops earlier when the round is solved).
+pub const MAX_MINIMAX_DEPTH: u32 = 40;
+/// Largest node budget of one minimax decision.
+pub const MAX_MINIMAX_NODES: u64 = 1_000_000_000;
+pub const MAX_MCTS_PLAYOUTS: u32 = 1_000_000;
+/// The exploration constant is kept in thousandths (exact, printable, hashable).
+pub const MAX_MCTS_C_MILLI: u32 = 100_000;
+/// Longest per-move timeout of an external program, in milliseconds (one hour).
+pub const MAX_TIMEOUT_MS: u32 = 3_600_000;
+
+/// Alpha-beta search with a transposition table and iterative deepening (see `minimax.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MinimaxParams {
+    /// Deepest iteration, in plies.
+    pub depth: u32,
+    /// Moves played in search per decision before the deepening stops (None: no budget). The
+    /// last completed iteration decides, so the choice never depends on the machine's speed.
+    pub nodes: Option<u64>,
+    pub eval: Eval,
+}
+
+impl MinimaxParams {
+    pub const DEFAULT_DEPTH: u32 = 4;
+    pub fn with_depth(depth: u32) -> MinimaxParams {
+        MinimaxParams { depth, nodes: None, eval: Eval::DEFAULT }
+    }
+}
+
+/// UCT with random playouts to the round's end (see `mcts.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MctsParams {
+    /// New playouts per decision.
+    pub playouts: u32,
+    /// Exploration constant in thousandths (100: c = 0.1). The default was measured: rewards of
+    /// a round's capture difference lie close to 1/2, so the classic sqrt 2 explores far too
+    /// much (docs/players.md).
+    pub c_milli: u32,
+    pub eval: Eval,
+    /// Keep the subtree of the position reached between two decisions.
+    pub reuse: bool,
+}
+
+impl MctsParams {
+    pub const DEFAULT_PLAYOUTS: u32 = 256;
+    pub const DEFAULT_C_MILLI: u32 = 100;
+    pub fn with_playouts(playouts: u32) -> MctsParams {
+        MctsParams { playouts, c_milli: MctsParams::DEFAULT_C_MILLI, eval: Eval::DEFAULT, reuse: true }
+    }
+    pub fn c(&self) -> f64 {
+        self.c_milli as f64 / 1000.0
+    }
+}
+
+/// A program speaking the JSON-lines protocol of docs/external-players.md.
+///
+/// The command is a `&'static str` so that [`AgentSpec`] stays a small `Copy` value like the
+/// other players' parameters; a spec is parsed a handful of times per command, so the few
+/// bytes each parse leaks are bounded by the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ExternalParams {
+    /// Program and arguments, separated by whitespace.
+    pub command: &'static str,
+    /// Wall-clock limit of one answer. It only decides when to give up on a program; it never
+    /// changes a choice, so rows stay reproducible.
+    pub timeout_ms: u32,
+}
+
+impl ExternalParams {
+    pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
+    /// The program and its arguments.
+    pub fn argv(&self) -> Vec<&'static str> {
+        self.command.split_whitespace().collect()
+    }
+}
+
+/// Which player, with its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AgentSpec {
     /// Uniform over the legal moves.
     Random,
     /// Best immediate net gain (own captures minus the opponent's), ties at random.
     Greedy,
-    /// Alpha-beta search `depth` plies deep on the round's capture difference, ties at random.
-    Minimax { depth: u32 },
-    /// UCT with `playouts` random playouts to the round's end per move.
-    Mcts { playouts: u32 },
+    Minimax(MinimaxParams),
+    Mcts(MctsParams),
+    External(ExternalParams),
 }
 
-pub const MAX_MINIMAX_DEPTH: u32 = 10;
-pub const MAX_MCTS_PLAYOUTS: u32 = 1_000_000;
+/// The grammar, for error messages.
+pub const ALLOWED: &str = "random, greedy, minimax[:depth=D,nodes=N,eval=E] (or minimax:D), \
+mcts[:playouts=N,c=C,eval=E,reuse=B] (or mcts:N), external:PROGRAM [ARGS] (or external:timeout=S,cmd=PROGRAM [ARGS])";
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad player '{spec}': {reason}; allowed: random, greedy, minimax:D (D in 1..={MAX_MINIMAX_DEPTH}), mcts:N (N in 1..={MAX_MCTS_PLAYOUTS})")]
+#[error("bad player '{spec}': {reason}; allowed: {ALLOWED}")]
 pub struct SpecError {
     pub spec: String,
     pub reason: String,
+}
+
+fn integer<T: FromStr + PartialOrd + fmt::Display + Copy>(key: &str, value: &str, min: T, max: T) -> Result<T, String> {
+    match value.parse::<T>() {
+        Ok(v) if v >= min && v <= max => Ok(v),
+        _ => Err(format!("{key}={value}: {key} must be an integer in {min}..={max}")),
+    }
+}
+
+/// The value of a short form (`minimax:D`, `mcts:N`).
+fn short(key: &str, text: &str, min: u32, max: u32, form: &str) -> Result<u32, String> {
+    if text.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) && !text.is_empty() {
+        integer(key, text, min, max)
+    } else {
+        Err(format!("'{text}' is not key=value, nor the short form {form} with an integer {key}"))
+    }
+}
+
+/// A decimal with at most three places, in thousandths ("1.2" -> 1200).
+fn thousandths(key: &str, value: &str, max_milli: u32, unit: &str) -> Result<u32, String> {
+    let bad = || format!("{key}={value}: {key} must be a number{unit} in 0..={} with at most 3 decimals", max_milli / 1000);
+    let (whole, frac) = value.split_once('.').unwrap_or((value, ""));
+    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let whole: u64 = whole.parse().map_err(|_| bad())?;
+    let frac: u64 = format!("{frac:0<3}").parse().map_err(|_| bad())?;
+    let milli = whole.saturating_mul(1000).saturating_add(frac);
+    if milli > max_milli as u64 {
+        return Err(bad());
+    }
+    Ok(milli as u32)
+}
+
+/// Prints thousandths as the shortest decimal ("1200" -> "1.2", "2000" -> "2").
+fn decimal(milli: u32) -> String {
+    let (whole, frac) = (milli / 1000, milli % 1000);
+    if frac == 0 {
+        whole.to_string()
+    } else {
+        format!("{whole}.{}", format!("{frac:03}").trim_end_matches('0'))
+    }
+}
+
+/// `key=value` pairs separated by commas; each key at most once and one of `keys`.
+fn pairs<'a>(player: &str, text: &'a str, keys: &[&str]) -> Result<Vec<(&'a str, &'a str)>, String> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for item in text.split(',') {
+        let Some((k, v)) = item.split_once('=') else {
+            return Err(format!("'{item}' is not key=value; {player} takes {}", keys.join(", ")));
+        };
+        let (k, v) = (k.trim(), v.trim());
+        if !keys.contains(&k) {
+            return Err(format!("unknown key '{k}' for {player}; allowed keys: {}", keys.join(", ")));
+        }
+        if out.iter().any(|(seen, _)| *seen == k) {
+            return Err(format!("key '{k}' is given twice"));
+        }
+        out.push((k, v));
+    }
+    Ok(out)
+}
+
+fn parse_minimax(param: Option<&str>) -> Result<MinimaxParams, String> {
+    let mut p = MinimaxParams::with_depth(MinimaxParams::DEFAULT_DEPTH);
+    let Some(text) = param else { return Ok(p) };
+    if !text.contains('=') {
+        // Short form minimax:D.
+        p.depth = short("depth", text, 1, MAX_MINIMAX_DEPTH, "minimax:D")?;
+        return Ok(p);
+    }
+    let given = pairs("minimax", text, &["depth", "nodes", "eval"])?;
+    let mut depth = None;
+    for (k, v) in given {
+        match k {
+            "depth" => depth = Some(integer("depth", v, 1, MAX_MINIMAX_DEPTH)?),
+            "nodes" if v == "unlimited" => p.nodes = None,
+            "nodes" => p.nodes = Some(integer("nodes", v, 1, MAX_MINIMAX_NODES).map_err(|e| format!("{e} (or unlimited)"))?),
+            _ => p.eval = v.parse().map_err(|e| format!("eval={v}: {e}"))?,
+        }
+    }
+    // A node budget without a depth deepens as far as the budget allows.
+    p.depth = depth.unwrap_or(if p.nodes.is_some() { MAX_MINIMAX_DEPTH } else { MinimaxParams::DEFAULT_DEPTH });
+    Ok(p)
+}
+
+fn parse_mcts(param: Option<&str>) -> Result<MctsParams, String> {
+    let mut p = MctsParams::with_playouts(MctsParams::DEFAULT_PLAYOUTS);
+    let Some(text) = param else { return Ok(p) };
+    if !text.contains('=') {
+        p.playouts = short("playouts", text, 1, MAX_MCTS_PLAYOUTS, "mcts:N")?;
+        return Ok(p);
+    }
+    for (k, v) in pairs("mcts", text, &["playouts", "c", "eval", "reuse"])? {
+        match k {
+            "playouts" => p.playouts = integer("playouts", v, 1, MAX_MCTS_PLAYOUTS)?,
+            "c" => p.c_milli = thousandths("c", v, MAX_MCTS_C_MILLI, "")?,
+            "eval" => p.eval = v.parse().map_err(|e| format!("eval={v}: {e}"))?,
+            _ => {
+                p.reuse = match v {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(format!("reuse={v}: reuse must be true or false")),
+                }
+            }
+        }
+    }
+    Ok(p)
+}
+
+fn parse_external(param: Option<&str>) -> Result<ExternalParams, String> {
+    let text = param.map(str::trim).unwrap_or("");
+    let mut timeout_ms = ExternalParams::DEFAULT_TIMEOUT_MS;
+    let first_word = text.split_whitespace().next().unwrap_or("");
+    let command = if first_word.starts_with("timeout=") || first_word.starts_with("cmd=") || first_word.contains(",cmd=") {
+        // Keyed form: `cmd` comes last and takes the rest, commas included.
+        let mut rest = text;
+        loop {
+            if let Some(cmd) = rest.strip_prefix("cmd=") {
+                break cmd;
+            }
+            let Some((item, after)) = rest.split_once(',') else {
+                return Err(format!("'{rest}' must be followed by ,cmd=PROGRAM [ARGS]"));
+            };
+            match item.split_once('=') {
+                Some(("timeout", v)) => timeout_ms = thousandths("timeout", v.trim(), MAX_TIMEOUT_MS, " of seconds")?,
+                _ => return Err(format!("unknown key in '{item}' for external; allowed keys: timeout, cmd (last)")),
+            }
+            rest = after.trim_start();
+        }
+    } else {
+        text
+    };
+    let command = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    if command.is_empty() {
+        return Err("external needs a program, as external:PROGRAM [ARGS]".into());
+    }
+    if timeout_ms == 0 {
+        return Err("timeout=0: timeout must be more than 0 seconds".into());
+    }
+    Ok(ExternalParams { command: Box::leak(command.into_boxed_str()), timeout_ms })
 }
 
 impl FromStr for AgentSpec {
     type Err = SpecError;
 
     fn from_str(s: &str) -> Result<AgentSpec, SpecError> {
-        let err = |reason: &str| SpecError { spec: s.to_string(), reason: reason.to_string() };
+        let err = |reason: String| SpecError { spec: s.to_string(), reason };
         let (name, param) = match s.split_once(':') {
             Some((n, p)) => (n, Some(p)),
             None => (s, None),
         };
-        let number = |max: u32| -> Result<u32, SpecError> {
-            let p = param.ok_or_else(|| err(&format!("'{name}' needs a parameter, as {name}:N")))?;
-            match p.parse::<u32>() {
-                Ok(v) if (1..=max).contains(&v) => Ok(v),
-                _ => Err(err(&format!("parameter '{p}' is not an integer in 1..={max}"))),
-            }
-        };
         match name {
-            "random" | "greedy" if param.is_some() => Err(err(&format!("'{name}' takes no parameter"))),
+            "random" | "greedy" if param.is_some() => Err(err(format!("'{name}' takes no parameter"))),
             "random" => Ok(AgentSpec::Random),
             "greedy" => Ok(AgentSpec::Greedy),
-            "minimax" => Ok(AgentSpec::Minimax { depth: number(MAX_MINIMAX_DEPTH)? }),
-            "mcts" => Ok(AgentSpec::Mcts { playouts: number(MAX_MCTS_PLAYOUTS)? }),
-            _ => Err(err(&format!("unknown player '{name}'"))),
+            "minimax" => parse_minimax(param).map(AgentSpec::Minimax).map_err(err),
+            "mcts" => parse_mcts(param).map(AgentSpec::Mcts).map_err(err),
+            "external" => parse_external(param).map(AgentSpec::External).map_err(err),
+            _ => Err(err(format!("unknown player '{name}'"))),
         }
     }
 }
 
 impl fmt::Display for AgentSpec {
+    /// The canonical form: every parameter, keyed, in a fixed order. Parsing it gives the same spec.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AgentSpec::Random => f.write_str("random"),
             AgentSpec::Greedy => f.write_str("greedy"),
-            AgentSpec::Minimax { depth } => write!(f, "minimax:{depth}"),
-            AgentSpec::Mcts { playouts } => write!(f, "mcts:{playouts}"),
+            AgentSpec::Minimax(p) => {
+                write!(f, "minimax:depth={},nodes=", p.depth)?;
+                match p.nodes {
+                    Some(n) => write!(f, "{n}")?,
+                    None => f.write_str("unlimited")?,
+                }
+                write!(f, ",eval={}", p.eval)
+            }
+            AgentSpec::Mcts(p) => write!(f, "mcts:playouts={},c={},eval={},reuse={}", p.playouts, decimal(p.c_milli), p.eval, p.reuse),
+            AgentSpec::External(p) => write!(f, "external:timeout={},cmd={}", decimal(p.timeout_ms), p.command),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `rajapasu bench`: the engine's speed (random full matches on one thread, nothing recorded).
 
-use crate::sim::bench::bench_engine;
+use crate::agents::AgentSpec;
+use crate::sim::bench::{bench_engine, bench_players};
 
 use super::output::Output;
 use super::CliError;
@@ -21,6 +22,16 @@ pub struct Args {
     /// Print JSON lines instead of text.
     #[arg(long)]
     json: bool,
+    /// Also measure this player (repeatable): search nodes per second on one thread against the
+    /// engine's moves per second, time per move, and self-play outcomes.
+    #[arg(long, value_name = "SPEC")]
+    player: Vec<AgentSpec>,
+    /// The opponent of each --player (default: the player itself).
+    #[arg(long, value_name = "SPEC")]
+    against: Option<AgentSpec>,
+    /// Matches per --player (seats and first player alternating).
+    #[arg(long, default_value_t = 20)]
+    player_matches: u64,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -48,6 +59,34 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     if let (Some(b), false) = (best, args.json) {
         out.line(format_args!("best: {:.0} matches/s, {:.0} moves/s (rules {})", b.matches_per_second, b.moves_per_second, rules.hash()))?;
+    }
+    let engine = best.map_or(0.0, |b| b.moves_per_second);
+    for &player in &args.player {
+        let p = bench_players(rules, player, args.against.unwrap_or(player), args.player_matches, args.seed);
+        if args.json {
+            out.line(serde_json::to_string(&p).unwrap())?;
+            continue;
+        }
+        let finished = p.matches - p.unfinished;
+        out.line(format_args!(
+            "{} vs {}: {} matches, {} moves, {} search nodes in {:.2} s: {:.0} nodes/s ({:.0}% of the engine's moves/s), {:.1} us per move; \
+             unfinished {}, first player won {} of {} finished, {} won {} and lost {}",
+            p.player,
+            p.opponent,
+            p.matches,
+            p.moves,
+            p.nodes,
+            p.seconds,
+            p.nodes_per_second,
+            100.0 * p.nodes_per_second / engine.max(1.0),
+            p.micros_per_move,
+            p.unfinished,
+            p.first_player_wins,
+            finished,
+            p.player,
+            p.player_wins,
+            p.opponent_wins
+        ))?;
     }
     out.finish()
 }

@@ -195,7 +195,7 @@ final_four = "owner"
         assert_eq!((a.matches, a.seed, a.north, a.south), (1000, 7, AgentSpec::Greedy, AgentSpec::Random));
         assert_eq!(a.rules, Ruleset::from_assignments(["final_four=stays"]).unwrap());
         assert_eq!(b.rules, Ruleset::from_assignments(["pits_per_row=5"]).unwrap());
-        assert_eq!((b.south, b.first), (AgentSpec::Minimax { depth: 2 }, FirstPolicy::North));
+        assert_eq!((b.south, b.first), ("minimax:2".parse::<AgentSpec>().unwrap(), FirstPolicy::North));
         assert_eq!(a.detail, Detail::Round);
     }
 

@@ -84,6 +84,17 @@ impl From<crate::io::DatasetError> for CliError {
     }
 }
 
+/// A run that stopped: the dataset's error, or a player that could not decide (exit 1; the
+/// failed batch was not written, and `--resume` continues the run).
+impl From<crate::sim::RunError<crate::io::DatasetError>> for CliError {
+    fn from(e: crate::sim::RunError<crate::io::DatasetError>) -> CliError {
+        match e {
+            crate::sim::RunError::Sink(e) => e.into(),
+            crate::sim::RunError::Match(e) => CliError::Failed(format!("{e}; nothing of its batch was written")),
+        }
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> CliError {
         CliError::Failed(e.to_string())

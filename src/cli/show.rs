@@ -103,7 +103,7 @@ fn from_dataset(dir: &Path, id: u64) -> Result<(Film, PageInfo), CliError> {
         )));
     }
     let mut batch = Batch::default();
-    play_match(&cfg, id, &mut batch);
+    play_match(&cfg, id, &mut batch).map_err(|e| CliError::usage(format!("match {id} cannot be played again: {e}")))?;
     let recorded = dataset_row(&dataset, id)?;
     check_row(&batch.matches.clone().into_table(), &recorded, id, dir)?;
     let moves: Vec<usize> = batch.moves.pit.iter().map(|&p| p as usize).collect();

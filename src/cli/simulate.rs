@@ -17,7 +17,8 @@ pub struct Args {
     /// Master seed: with the match index it determines every random choice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// South's player: random, greedy, minimax:D or mcts:N.
+    /// South's player: random, greedy, minimax[:depth=D,nodes=N,eval=E], mcts[:playouts=N,c=C,eval=E,reuse=B] or
+    /// external:PROGRAM [ARGS] (docs/players.md).
     #[arg(long, default_value = "random")]
     south: AgentSpec,
     /// North's player.

@@ -378,7 +378,27 @@ impl Position {
     /// Whether a candidate (an open, non-empty pit of the side to move) is legal: only an
     /// endless move under `endless = forbid` is not (R9), so only then is the move simulated.
     fn is_legal_candidate(&self, pit: Pit) -> bool {
-        self.rules.endless != Endless::Forbid || !self.after(pit).1.endless
+        self.rules.endless != Endless::Forbid || self.first_lap_ends(pit) || !self.after(pit).1.endless
+    }
+
+    /// Whether the move from candidate `pit` surely ends after its first lap, decided without
+    /// sowing: a lap of n counters that does not come round to the pit after its last one
+    /// (n + 1 <= open pits) leaves that pit as it was (or empty, if it is the lap's own start),
+    /// and if it is empty the move ends there (R7, R8), so it is not endless (R9).
+    #[inline]
+    pub fn first_lap_ends(&self, pit: Pit) -> bool {
+        let start = pit.global(self.turn, self.rules.pits_per_row);
+        let n = self.board[start & SLOT] as usize;
+        let open = self.open[Side::South].len() + self.open[Side::North].len();
+        if n + 1 > open {
+            return false;
+        }
+        let mut at = start;
+        for _ in 0..n {
+            at = self.next[at & SLOT] as usize;
+        }
+        let after = self.next[at & SLOT] as usize;
+        after == start || self.board[after & SLOT] == 0
     }
 
     /// Each legal move with the position after it and what it did, one simulation per
@@ -393,7 +413,12 @@ impl Position {
 
     /// Whether the side to move has a legal move (R10). Stops at the first one found.
     pub fn has_legal_move(&self) -> bool {
-        self.candidates().iter().any(|pit| self.is_legal_candidate(pit))
+        let candidates = self.candidates();
+        if self.rules.endless != Endless::Forbid {
+            return !candidates.is_empty();
+        }
+        // A candidate that surely ends after one lap answers without any simulation.
+        candidates.iter().any(|pit| self.first_lap_ends(pit)) || candidates.iter().any(|pit| !self.after(pit).1.endless)
     }
 
     /// The position after a move and what it did, leaving `self` unchanged (no legality check).

@@ -160,7 +160,7 @@ fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
 pub fn versions() -> BTreeMap<String, String> {
     [
         ("rajapasu", env!("CARGO_PKG_VERSION")),
-        ("rows", "1"),
+        ("rows", "2"),
         ("rng", "xoshiro256++ seeded by SplitMix64 from (seed, match, seat)"),
         ("polars", "0.55.2"),
     ]

@@ -25,7 +25,7 @@ pub fn bench_engine(rules: Ruleset, matches: u64, seed: u64) -> EngineBench {
             [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
         while !game.is_over() {
             let side = game.position().turn();
-            if agents[side.index()].play(&mut game, &mut ()).is_some() {
+            if agents[side.index()].play(&mut game, &mut ()).expect("random players never fail").is_some() {
                 moves += 1;
             } else {
                 game.end_round();
@@ -35,4 +35,77 @@ pub fn bench_engine(rules: Ruleset, matches: u64, seed: u64) -> EngineBench {
     }
     let seconds = start.elapsed().as_secs_f64();
     EngineBench { matches, moves, rounds, seconds, matches_per_second: matches as f64 / seconds, moves_per_second: moves as f64 / seconds }
+}
+
+/// Search players measured in full matches on one thread (see [`bench_players`]).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PlayerBench {
+    /// Player A (South in matches 0, 1 mod 4, North in 2, 3 mod 4) and player B.
+    pub player: String,
+    pub opponent: String,
+    pub matches: u64,
+    /// Moves played in the matches, by both players.
+    pub moves: u64,
+    /// Moves played in search by both players (minimax and MCTS nodes).
+    pub nodes: u64,
+    pub seconds: f64,
+    pub nodes_per_second: f64,
+    /// Wall time per move played in the matches (both players), in microseconds.
+    pub micros_per_move: f64,
+    pub unfinished: u64,
+    /// Finished matches won by the player who started round 1.
+    pub first_player_wins: u64,
+    pub player_wins: u64,
+    pub opponent_wins: u64,
+}
+
+/// Plays `matches` matches of `a` against `b` (self-play when they are equal) on the calling
+/// thread, seats and first player alternating, with the seat streams of a run of seed `seed`.
+pub fn bench_players(rules: Ruleset, a: AgentSpec, b: AgentSpec, matches: u64, seed: u64) -> PlayerBench {
+    let start = Instant::now();
+    let mut out = PlayerBench {
+        player: a.to_string(),
+        opponent: b.to_string(),
+        matches,
+        moves: 0,
+        nodes: 0,
+        seconds: 0.0,
+        nodes_per_second: 0.0,
+        micros_per_move: 0.0,
+        unfinished: 0,
+        first_player_wins: 0,
+        player_wins: 0,
+        opponent_wins: 0,
+    };
+    for i in 0..matches {
+        let first = Side::from_index((i % 2) as usize);
+        let a_side = Side::from_index((i / 2 % 2) as usize);
+        let spec = |side: Side| if side == a_side { a } else { b };
+        let mut game = Game::new(rules, first);
+        let mut agents = Side::ALL.map(|side| Agent::new(spec(side), seat_rng(seed, i, side)));
+        while !game.is_over() {
+            let side = game.position().turn();
+            match agents[side.index()].play(&mut game, &mut ()) {
+                Ok(Some(_)) => out.moves += 1,
+                Ok(None) => {
+                    game.end_round();
+                }
+                // An external program that fails ends the match unfinished.
+                Err(_) => break,
+            }
+        }
+        out.nodes += agents.iter().map(Agent::search_nodes).sum::<u64>();
+        match game.outcome().and_then(|o| o.winner()) {
+            None => out.unfinished += 1,
+            Some(w) => {
+                out.first_player_wins += (w == first) as u64;
+                out.player_wins += (w == a_side) as u64;
+                out.opponent_wins += (w != a_side) as u64;
+            }
+        }
+    }
+    out.seconds = start.elapsed().as_secs_f64();
+    out.nodes_per_second = out.nodes as f64 / out.seconds;
+    out.micros_per_move = out.seconds * 1e6 / out.moves.max(1) as f64;
+    out
 }

@@ -7,7 +7,7 @@ pub mod schema;
 pub mod table;
 
 pub use config::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard, MAX_BATCH_SIZE, MAX_MATCHES};
-pub use runner::{play_match, run, simulate_batch, simulate_batch_into, Batch, BatchSink, Histograms, RunCounts};
+pub use runner::{play_match, run, simulate_batch, simulate_batch_into, Batch, BatchSink, Histograms, RunCounts, RunError};
 
 #[cfg(test)]
 mod tests;

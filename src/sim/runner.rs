@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use super::config::{Detail, RunConfig};
 use super::schema::*;
-use crate::agents::{seat_rng, Agent};
+use crate::agents::{seat_rng, Agent, MatchError};
 use crate::engine::{BySide, Game, MoveObserver, Outcome, Side};
 
 /// The laps of the move being sown, and the histograms of the moves taken so far.
@@ -198,8 +198,9 @@ struct RoundTally {
     gifted_fours: BySide<u32>,
 }
 
-/// Plays match `index` of the run and appends its records to `batch`.
-pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
+/// Plays match `index` of the run and appends its records to `batch`. Fails only when a
+/// player cannot decide (an external program); `batch` then holds part of the match.
+pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) -> Result<(), MatchError> {
     let detail = cfg.detail;
     let first = cfg.first.for_match(index);
     let mut game = Game::new(cfg.rules, first);
@@ -237,7 +238,10 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
     loop {
         let mover = game.position().turn();
         let round = game.round();
-        if let Some((pit, s)) = agents[mover.index()].play(&mut game, &mut log) {
+        let ply = game.ply() + 1;
+        let played =
+            agents[mover.index()].play(&mut game, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
+        if let Some((pit, s)) = played {
             let opp = mover.other();
             tally.moves += 1;
             tally.laps += s.laps as u64;
@@ -338,18 +342,18 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
             totals.north_holdings = end.holdings[Side::North];
             batch.matches.push(totals);
             log.drain_into(&mut batch.histograms);
-            return;
+            return Ok(());
         }
     }
 }
 
 /// Plays batch `b` of the run.
-pub fn simulate_batch(cfg: &RunConfig, b: u64) -> Batch {
+pub fn simulate_batch(cfg: &RunConfig, b: u64) -> Result<Batch, MatchError> {
     simulate_batch_into(cfg, b, Batch::default())
 }
 
 /// Plays batch `b` of the run into `batch`'s memory (its rows are discarded first).
-pub fn simulate_batch_into(cfg: &RunConfig, b: u64, mut batch: Batch) -> Batch {
+pub fn simulate_batch_into(cfg: &RunConfig, b: u64, mut batch: Batch) -> Result<Batch, MatchError> {
     batch.clear();
     batch.index = b;
     // Room for a typical batch of random play under the default rules (RULES.md: about 38
@@ -366,9 +370,9 @@ pub fn simulate_batch_into(cfg: &RunConfig, b: u64, mut batch: Batch) -> Batch {
         batch.laps.reserve(matches * 1500);
     }
     for i in cfg.batch_range(b) {
-        play_match(cfg, i, &mut batch);
+        play_match(cfg, i, &mut batch)?;
     }
-    batch
+    Ok(batch)
 }
 
 /// Where batches go. Implemented by the file layer; `is_done` lets a resumed run skip batches.
@@ -392,7 +396,7 @@ pub fn run<S: BatchSink>(
     sink: &S,
     progress: &(dyn Fn(u64) + Sync),
     stop: &AtomicBool,
-) -> Result<RunCounts, S::Error> {
+) -> Result<RunCounts, RunError<S::Error>> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
     let batches: Vec<u64> = cfg.shard_batches().collect();
     let counts = pool.install(|| {
@@ -408,14 +412,22 @@ pub fn run<S: BatchSink>(
                 if stop.load(Ordering::Relaxed) {
                     return Ok(RunCounts::default());
                 }
-                let batch = simulate_batch_into(cfg, b, SPARE.take());
-                SPARE.set(sink.write(batch)?);
+                // A failed batch is never handed to the sink: nothing of it is written.
+                let batch = simulate_batch_into(cfg, b, SPARE.take()).map_err(RunError::Match)?;
+                SPARE.set(sink.write(batch).map_err(RunError::Sink)?);
                 progress(n);
                 Ok(RunCounts { written: 1, matches: n, ..RunCounts::default() })
             })
             .try_reduce(RunCounts::default, |a, b| Ok(a.add(b)))
     })?;
     Ok(counts)
+}
+
+/// Why a run stopped: the sink failed, or a player could not decide.
+#[derive(Debug)]
+pub enum RunError<E> {
+    Sink(E),
+    Match(MatchError),
 }
 
 /// Batches written and skipped (already done) by a run.

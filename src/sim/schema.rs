@@ -91,7 +91,7 @@ tables! {
     MatchRow, MatchColumns, MATCHES, "matches", "one match" {
         match_id: u64 = U64, "index of the match in the run, 0-based; (seed, match_id) determine the match";
         seed: u64 = U64, "master seed of the run";
-        south_player: String = Text, "player specification of South (e.g. random, minimax:2)";
+        south_player: String = Text, "player specification of South, canonical with every parameter (e.g. random, minimax:depth=2,nodes=unlimited,eval=match; docs/players.md)";
         north_player: String = Text, "player specification of North";
         first: Sym = Sym, "who started round 1: south or north (R13)";
         outcome: Sym = Sym, "win, or unfinished when max_rounds rounds were played without a winner (R14)";

@@ -3,7 +3,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
 use super::*;
-use crate::agents::AgentSpec;
+use crate::agents::{AgentSpec, MatchError};
 use crate::engine::Ruleset;
 
 fn config(matches: u64, detail: Detail, batch_size: u64) -> RunConfig {
@@ -118,7 +118,7 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
 fn totals_agree_across_tables_and_counters_are_conserved() {
     for endless in ["endless=stop", "endless=forbid"] {
         let cfg = RunConfig { rules: Ruleset::from_assignments(["final_four=stays", endless]).unwrap(), ..config(40, Detail::Lap, 40) };
-        tables_agree(&simulate_batch(&cfg, 0), cfg.rules.total_counters() as u64);
+        tables_agree(&simulate_batch(&cfg, 0).unwrap(), cfg.rules.total_counters() as u64);
     }
 }
 
@@ -157,14 +157,14 @@ fn tables_agree(b: &Batch, total: u64) {
 #[test]
 fn recycled_batches_are_emptied_keep_their_memory_and_give_the_same_rows() {
     let cfg = config(40, Detail::Lap, 20);
-    let (first, second) = (simulate_batch(&cfg, 0), simulate_batch(&cfg, 1));
+    let (first, second) = (simulate_batch(&cfg, 0).unwrap(), simulate_batch(&cfg, 1).unwrap());
     let recycled = Batch::recycle(first.clone().into_tables(Detail::Lap));
     assert!(recycled.matches.is_empty() && recycled.rounds.is_empty() && recycled.moves.is_empty() && recycled.laps.is_empty());
     assert_eq!(recycled.histograms, Histograms::default());
     assert!(recycled.laps.start_pit.capacity() >= first.laps.len() && recycled.rounds.winner.capacity() >= first.rounds.len());
-    assert_eq!(simulate_batch_into(&cfg, 1, recycled), second);
+    assert_eq!(simulate_batch_into(&cfg, 1, recycled).unwrap(), second);
     // A batch still holding rows is emptied first.
-    assert_eq!(simulate_batch_into(&cfg, 0, second), first);
+    assert_eq!(simulate_batch_into(&cfg, 0, second).unwrap(), first);
 }
 
 #[test]
@@ -245,7 +245,7 @@ fn recording_cost() {
         for detail in [Detail::Match, Detail::Round, Detail::Move] {
             let cfg = RunConfig { south: AgentSpec::Random, north: AgentSpec::Random, seed: 1, ..config(n, detail, n) };
             let start = std::time::Instant::now();
-            let batch = std::hint::black_box(simulate_batch(&cfg, 0));
+            let batch = std::hint::black_box(simulate_batch(&cfg, 0).unwrap());
             let rate = n as f64 / start.elapsed().as_secs_f64();
             drop(batch);
             line += &format!(", {detail:?} {rate:.0}/s ({:.0}%)", 100.0 * rate / bare);
@@ -285,7 +285,7 @@ fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u
             [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
         while !game.is_over() {
             let side = game.position().turn();
-            if let Some((pit, s)) = agents[side.index()].play(&mut game, obs) {
+            if let Some((pit, s)) = agents[side.index()].play(&mut game, obs).expect("random players never fail") {
                 moves += 1;
                 h = mix(
                     h,
@@ -458,4 +458,39 @@ fn compare_with_a_plain_engine() {
             ours.moves as f64 / n as f64
         );
     }
+}
+
+/// Every batch of a run, whole (every column of every table).
+fn batches(cfg: &RunConfig, threads: usize) -> Vec<Batch> {
+    run_all(cfg, threads).batches.into_inner().unwrap().into_values().collect()
+}
+
+#[test]
+fn search_players_give_the_same_rows_on_any_thread_count() {
+    // Node budgets, tables kept across moves and trees kept between moves are per player and
+    // match: the rows are the same on one thread and two.
+    let rules = Ruleset::from_assignments(["pits_per_row=5", "seeds_per_pit=4", "max_rounds=60"]).unwrap();
+    for (south, north) in [("minimax:nodes=3000", "mcts:playouts=40,c=1.2"), ("minimax:depth=3,eval=rows", "minimax:nodes=500,eval=round")]
+    {
+        let cfg = RunConfig { rules, south: south.parse().unwrap(), north: north.parse().unwrap(), ..config(12, Detail::Move, 3) };
+        let one = batches(&cfg, 1);
+        assert_eq!(one, batches(&cfg, 2), "{south} vs {north}");
+        assert_eq!(one.iter().map(|b| b.matches.len()).sum::<usize>(), 12);
+    }
+}
+
+#[test]
+fn a_player_that_fails_stops_the_run_before_its_batch_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("crash.sh");
+    std::fs::write(&script, "read line; exit 7").unwrap();
+    let south = format!("external:timeout=5,cmd=sh {}", script.display()).parse().unwrap();
+    let cfg = RunConfig { south, first: FirstPolicy::South, ..config(6, Detail::Move, 2) };
+    let sink = MemorySink::default();
+    let Err(RunError::Match(e)) = run(&cfg, 1, &sink, &|_| {}, &AtomicBool::new(false)) else { panic!("the run must fail") };
+    assert_eq!((e.match_index, e.ply, e.side), (0, 1, crate::engine::Side::South));
+    assert!(e.to_string().starts_with("match 0, ply 1 (south to move): external player"), "{e}");
+    assert!(e.to_string().contains("exit status: 7"), "{e}");
+    assert!(sink.batches.lock().unwrap().is_empty(), "nothing of the failed batch reaches the sink");
+    assert!(matches!(simulate_batch(&cfg, 2), Err(MatchError { match_index: 4, .. })));
 }

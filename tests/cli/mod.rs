@@ -1,3 +1,4 @@
+mod bench;
 mod experiments;
 mod output;
 mod perft;

@@ -200,7 +200,7 @@ fn bad_input_is_refused_and_leaves_nothing_half_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let o = s(&out);
-    usage_error(&["simulate", "--matches", "10", "--out", o, "--south", "randm"], &["randm", "allowed: random, greedy, minimax:D"]);
+    usage_error(&["simulate", "--matches", "10", "--out", o, "--south", "randm"], &["randm", "allowed: random, greedy, minimax"]);
     usage_error(&["simulate", "--matches", "10", "--out", o, "--north", "minimax:0"], &["minimax:0"]);
     usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "0/3"], &["0/3", "K/N"]);
     usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "4/3"], &["4/3"]);
@@ -401,4 +401,105 @@ fn thread_counts_repeated_rules_and_shards_are_checked_with_the_limits_stated() 
     usage_error(&["run", s(&exp), "--out-root", o], &["twice.toml", "final_four", "line 7"]);
     // Fewer batches than threads: the run uses no more threads than it has batches.
     ok(&["simulate", "--matches", "10", "--out", o, "--threads", "1024", "--quiet"]);
+// Search players and external players (docs/players.md, docs/external-players.md).
+
+fn example_player(args: &str) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/example_player.py");
+    format!("external:python3 {} {args}", script.display()).trim_end().to_string()
+}
+
+const SMALL: [&str; 6] = ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3", "--rule", "max_rounds=100"];
+
+#[test]
+fn search_and_external_players_give_the_same_rows_on_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let external = example_player("");
+    for (name, south, north) in
+        [("search", "minimax:nodes=3000", "mcts:playouts=30,c=1.2"), ("external", external.as_str(), "minimax:depth=2,eval=round")]
+    {
+        let mut datasets = Vec::new();
+        for threads in ["1", "2"] {
+            let out = dir.path().join(format!("{name}-{threads}"));
+            let mut args = vec!["simulate", "--matches", "8", "--seed", "3", "--south", south, "--north", north, "--out", s(&out)];
+            args.extend(["--quiet", "--detail", "move", "--batch-size", "2", "--threads", threads]);
+            args.extend(SMALL);
+            ok(&args);
+            datasets.push(tables(&out));
+        }
+        assert_eq!(datasets[0], datasets[1], "{name}");
+        assert_eq!(datasets[0][0].rows(), 8);
+    }
+    // The manifest records each player's full parameters.
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("search-1/manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["south"], "minimax:depth=40,nodes=3000,eval=match");
+    assert_eq!(m["north"], "mcts:playouts=30,c=1.2,eval=match,reuse=true");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("external-1/manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["south"].as_str().unwrap(), external.replacen("external:", "external:timeout=10,cmd=", 1));
+}
+
+#[test]
+fn the_example_player_follows_its_strategy_through_the_binary() {
+    // --strategy first always plays the leftmost legal pit: replaying the recorded moves, each
+    // is the smallest legal local pit at its ply.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("first");
+    let south = example_player("--strategy first");
+    let mut args = vec!["simulate", "--matches", "2", "--south", &south, "--north", "random", "--out", s(&out), "--quiet"];
+    args.extend(["--detail", "move", "--format", "csv", "--first", "south"]);
+    args.extend(SMALL);
+    ok(&args);
+    let moves = std::fs::read_dir(out.join("moves")).unwrap().next().unwrap().unwrap().path();
+    let text = std::fs::read_to_string(moves).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rules = rajapasu::engine::Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=3", "max_rounds=100"]).unwrap();
+    let mut game = rajapasu::engine::Game::new(rules, rajapasu::engine::Side::South);
+    let mut checked = 0;
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        if f[at("match_id")] != "0" {
+            break;
+        }
+        let pit: usize = f[at("pit")].parse().unwrap();
+        if f[at("side")] == "south" {
+            assert_eq!(Some(pit), game.legal_moves().iter().next().map(|p| p.index()), "ply {}", f[at("ply")]);
+            checked += 1;
+        }
+        game.play(pit).unwrap();
+    }
+    assert!(checked > 5, "{checked}");
+}
+
+/// A shell script as an external player.
+fn script(dir: &Path, name: &str, body: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    format!("external:timeout=0.5,cmd=sh {}", path.display())
+}
+
+#[test]
+fn a_failing_external_player_names_the_match_and_ply_and_writes_no_part_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body, needles) in [
+        ("crash", "read line; echo 'out of ideas' >&2; exit 4", &["exited (exit status: 4)", "out of ideas"][..]),
+        ("garbage", "read line; echo 'hello'", &["answered \"hello\", which is not a JSON object"]),
+        ("illegal", "read line; echo '{\"pit\": 7}'", &["played pit 7, which is not legal; legal pits: 0,1,2,3"]),
+        ("timeout", "read line; sleep 20", &["gave no answer within 0.5 s"]),
+    ] {
+        let player = script(dir.path(), &format!("{name}.sh"), body);
+        let out = dir.path().join(name);
+        let mut args = vec!["simulate", "--matches", "6", "--batch-size", "2", "--south", &player, "--out", s(&out), "--quiet"];
+        args.extend(["--first", "south", "--format", "both"]);
+        args.extend(SMALL);
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 1, "{name}: {err}");
+        // South starts every match: its first decision is ply 1 of some match.
+        assert!(err.contains("ply 1 (south to move)") && err.contains("nothing of its batch was written"), "{name}: {err}");
+        for n in needles {
+            assert!(err.contains(n), "{name}: '{n}' missing: {err}");
+        }
+        let written: Vec<String> = files(&out).into_iter().filter(|f| !f.ends_with("manifest.json")).collect();
+        assert!(written.is_empty(), "{name}: no part file, no temporary: {written:?}");
+    }
 }
