@@ -2,6 +2,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
+use super::schema::{LAPS, MATCHES, MOVES, ROUNDS};
+use super::table::{ColumnData, Table};
 use super::*;
 use crate::agents::AgentSpec;
 use crate::engine::Ruleset;
@@ -38,50 +40,35 @@ impl BatchSink for MemorySink {
 }
 
 impl MemorySink {
-    /// All rows, concatenated in batch order.
-    fn merged(&self) -> Batch {
-        let mut all = Batch::default();
+    /// All rows of every table, concatenated in batch order, and the merged histograms.
+    fn merged(&self) -> Merged {
+        let mut tables: Vec<Table> = [MATCHES, ROUNDS, MOVES, LAPS].iter().map(schema::empty_table).collect();
+        let mut histograms = Histograms::default();
         for b in self.batches.lock().unwrap().values() {
-            for i in 0..b.matches.len() {
-                all.matches.push(row_of(&b.matches, i));
+            histograms.merge(&b.histograms);
+            for t in b.clone().into_tables(Detail::Lap) {
+                if let Some(all) = tables.iter_mut().find(|a| a.name == t.name) {
+                    all.append(&t);
+                }
             }
-            all.rounds.match_id.extend(&b.rounds.match_id);
-            all.rounds.south_total.extend(&b.rounds.south_total);
-            all.moves.ply.extend(&b.moves.ply);
-            all.moves.match_id.extend(&b.moves.match_id);
-            all.histograms.merge(&b.histograms);
         }
-        all
+        Merged { tables, histograms }
     }
 }
 
-fn row_of(m: &schema::MatchColumns, i: usize) -> schema::MatchRow {
-    schema::MatchRow {
-        match_id: m.match_id[i],
-        seed: m.seed[i],
-        south_player: m.south_player[i].clone(),
-        north_player: m.north_player[i].clone(),
-        first: m.first[i],
-        outcome: m.outcome[i],
-        winner: m.winner[i],
-        rounds: m.rounds[i],
-        moves: m.moves[i],
-        laps: m.laps[i],
-        sown: m.sown[i],
-        south_holdings: m.south_holdings[i],
-        north_holdings: m.north_holdings[i],
-        endless_moves: m.endless_moves[i],
-        round1_winner: m.round1_winner[i],
-        starter_round_wins: m.starter_round_wins[i],
-        tied_rounds: m.tied_rounds[i],
-        south_pussa: m.south_pussa[i],
-        south_own_fours: m.south_own_fours[i],
-        south_gifted_fours: m.south_gifted_fours[i],
-        south_remainder: m.south_remainder[i],
-        north_pussa: m.north_pussa[i],
-        north_own_fours: m.north_own_fours[i],
-        north_gifted_fours: m.north_gifted_fours[i],
-        north_remainder: m.north_remainder[i],
+/// Every column of a run's tables.
+#[derive(Debug, PartialEq)]
+struct Merged {
+    tables: Vec<Table>,
+    histograms: Histograms,
+}
+
+impl Merged {
+    fn table(&self, name: &str) -> &Table {
+        self.tables.iter().find(|t| t.name == name).unwrap()
+    }
+    fn matches(&self) -> schema::MatchColumns {
+        schema::MatchColumns::read(self.table("matches").clone()).unwrap()
     }
 }
 
@@ -93,16 +80,15 @@ fn run_all(cfg: &RunConfig, threads: usize) -> MemorySink {
 
 #[test]
 fn rows_do_not_depend_on_threads_batches_or_shards() {
-    let a = run_all(&config(60, Detail::Move, 7), 1).merged();
-    let b = run_all(&config(60, Detail::Move, 7), 2).merged();
-    let c = run_all(&config(60, Detail::Move, 25), 2).merged();
+    let a = run_all(&config(60, Detail::Lap, 7), 1).merged();
+    let b = run_all(&config(60, Detail::Lap, 7), 2).merged();
+    let c = run_all(&config(60, Detail::Lap, 25), 2).merged();
+    // Every column of every table, and the histograms.
     assert_eq!(a, b);
-    assert_eq!(a.matches, c.matches);
-    assert_eq!(a.moves, c.moves);
-    assert_eq!(a.histograms, c.histograms);
+    assert_eq!(a, c);
     let mut sharded = Vec::new();
     for k in 1..=3 {
-        let cfg = RunConfig { shard: Shard { index: k, count: 3 }, ..config(60, Detail::Move, 7) };
+        let cfg = RunConfig { shard: Shard { index: k, count: 3 }, ..config(60, Detail::Lap, 7) };
         sharded.push(run_all(&cfg, 2));
     }
     let union = MemorySink::default();
@@ -110,8 +96,15 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
         union.batches.lock().unwrap().extend(s.batches.into_inner().unwrap());
     }
     assert_eq!(union.merged(), a);
-    assert_eq!(a.matches.len(), 60);
-    assert_eq!(a.matches.match_id, (0..60).collect::<Vec<_>>());
+    // The comparison covers every column of every table, each holding rows.
+    for (t, spec) in a.tables.iter().zip([MATCHES, ROUNDS, MOVES, LAPS]) {
+        assert_eq!(t.columns.iter().map(|c| c.name).collect::<Vec<_>>(), spec.columns.iter().map(|c| c.name).collect::<Vec<_>>());
+        assert!(t.rows() >= 60, "{} has {} rows", t.name, t.rows());
+    }
+    assert_eq!(a.table("matches").column("match_id"), Some(&ColumnData::U64((0..60).collect())));
+    // A different seed gives different rows: the comparison can fail.
+    let other = run_all(&RunConfig { seed: 2025, ..config(60, Detail::Lap, 7) }, 2).merged();
+    assert_ne!(other.table("moves"), a.table("moves"));
 }
 
 #[test]
@@ -161,7 +154,7 @@ fn recycled_batches_are_emptied_keep_their_memory_and_give_the_same_rows() {
     let recycled = Batch::recycle(first.clone().into_tables(Detail::Lap));
     assert!(recycled.matches.is_empty() && recycled.rounds.is_empty() && recycled.moves.is_empty() && recycled.laps.is_empty());
     assert_eq!(recycled.histograms, Histograms::default());
-    assert!(recycled.laps.start_pit.capacity() >= first.laps.len() && recycled.rounds.winner.capacity() >= first.rounds.len());
+    assert!(recycled.laps.start_pit.capacity() >= first.laps.len() && recycled.rounds.south_total.capacity() >= first.rounds.len());
     assert_eq!(simulate_batch_into(&cfg, 1, recycled), second);
     // A batch still holding rows is emptied first.
     assert_eq!(simulate_batch_into(&cfg, 0, second), first);
@@ -210,10 +203,11 @@ fn random_play_matches_the_reference_figures_roughly() {
     // RULES.md reference: about 38 rounds and 615 moves a match, 2.34 laps a move, 4.3
     // counters a lap, first player wins about 55%. 2,000 matches give loose checks.
     let cfg = RunConfig { north: AgentSpec::Random, ..config(2000, Detail::Match, 500) };
-    let b = run_all(&cfg, 2).merged();
-    let n = b.matches.len() as f64;
-    let rounds = b.matches.rounds.iter().map(|&r| r as f64).sum::<f64>() / n;
-    let moves = b.matches.moves.iter().map(|&r| r as f64).sum::<f64>() / n;
+    let merged = run_all(&cfg, 2).merged();
+    let (m, b) = (merged.matches(), &merged);
+    let n = m.len() as f64;
+    let rounds = m.rounds.iter().map(|&r| r as f64).sum::<f64>() / n;
+    let moves = m.moves.iter().map(|&r| r as f64).sum::<f64>() / n;
     let laps: u64 = b.histograms.lap_length.iter().sum();
     let sown: u64 = b.histograms.lap_length.iter().enumerate().map(|(v, c)| v as u64 * c).sum();
     let mv: u64 = b.histograms.laps_per_move.iter().sum();
@@ -221,7 +215,7 @@ fn random_play_matches_the_reference_figures_roughly() {
     assert!((570.0..660.0).contains(&moves), "moves {moves}");
     assert!((2.2..2.5).contains(&(laps as f64 / mv as f64)), "laps per move");
     assert!((4.1..4.5).contains(&(sown as f64 / laps as f64)), "lap length");
-    let first_wins = (0..b.matches.len()).filter(|&i| b.matches.winner[i] == b.matches.first[i]).count() as f64 / n;
+    let first_wins = (0..m.len()).filter(|&i| m.winner[i] == Some(m.first[i])).count() as f64 / n;
     assert!((0.51..0.59).contains(&first_wins), "first player wins {first_wins}");
 }
 
