@@ -200,8 +200,8 @@ fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
 pub fn versions() -> BTreeMap<String, String> {
     [
         ("rajapasu", env!("CARGO_PKG_VERSION")),
-        ("rows", "1"),
-        ("rng", "xoshiro256++ seeded by SplitMix64 from (seed, match, seat)"),
+        ("rows", "2"),
+        ("rng", crate::engine::GENERATOR),
         ("polars", "0.55.2"),
         ("parquet_compression", "zstd level 3"),
     ]

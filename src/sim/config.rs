@@ -228,7 +228,7 @@ impl RunConfig {
     /// Identifies the generator of the rows (not the match count, detail, batching or shard):
     /// part files of one run carry it in their names, so mixed runs are detected.
     pub fn run_id(&self) -> String {
-        let key = format!("rows-v1|{}|{}|{}|{}|{}", self.rules.to_json(), self.south, self.north, self.first, self.seed);
+        let key = format!("rows-v2|{}|{}|{}|{}|{}", self.rules.to_json(), self.south, self.north, self.first, self.seed);
         crate::engine::short_hash(&key)
     }
 }
