@@ -239,6 +239,17 @@ impl<A: Recorder, B: Recorder> Recorder for (A, B) {
     }
 }
 
+impl<R: Recorder> Recorder for &mut R {
+    #[inline(always)]
+    fn moved(&mut self, event: &MoveEvent) {
+        (**self).moved(event);
+    }
+    #[inline(always)]
+    fn round_ended(&mut self, event: &RoundEvent) {
+        (**self).round_ended(event);
+    }
+}
+
 /// Match detail: the match's totals, one row when the match ends.
 #[derive(Default)]
 struct MatchRecorder {
@@ -324,14 +335,15 @@ impl Recorder for LapRecorder<'_> {
 /// Plays match `index` of the run and appends its records to `batch`.
 pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
     let Batch { matches, rounds, moves, laps, histograms, .. } = batch;
-    let mut totals = MatchRecorder::default();
+    // Each detail adds its recorder to those of the details before it (one game loop per detail).
+    let mut whole = MatchRecorder::default();
     let (round, moved, lapped) =
         (RoundRecorder { match_id: index, rows: rounds }, MoveRecorder { rows: moves }, LapRecorder { rows: laps });
     let (outcome, holdings) = match cfg.detail {
-        Detail::Match => game_loop(cfg, index, &mut totals, histograms),
-        Detail::Round => game_loop(cfg, index, &mut (&mut totals, round), histograms),
-        Detail::Move => game_loop(cfg, index, &mut (&mut totals, (round, moved)), histograms),
-        Detail::Lap => game_loop(cfg, index, &mut (&mut totals, (round, (moved, lapped))), histograms),
+        Detail::Match => game_loop(cfg, index, &mut whole, histograms),
+        Detail::Round => game_loop(cfg, index, &mut (&mut whole, round), histograms),
+        Detail::Move => game_loop(cfg, index, &mut (&mut whole, (round, moved)), histograms),
+        Detail::Lap => game_loop(cfg, index, &mut (&mut whole, (round, (moved, lapped))), histograms),
     };
     matches.push(&MatchRecord {
         match_id: index,
@@ -340,20 +352,9 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) {
         first: cfg.first.for_match(index),
         outcome,
         holdings,
-        round1: totals.round1.expect("a match plays at least one round"),
-        totals: totals.totals,
+        round1: whole.round1.expect("a match plays at least one round"),
+        totals: whole.totals,
     });
-}
-
-impl<R: Recorder> Recorder for &mut R {
-    #[inline(always)]
-    fn moved(&mut self, event: &MoveEvent) {
-        (**self).moved(event);
-    }
-    #[inline(always)]
-    fn round_ended(&mut self, event: &RoundEvent) {
-        (**self).round_ended(event);
-    }
 }
 
 /// Plays match `index` to its end, feeding its moves and rounds to `recorder` and its laps to

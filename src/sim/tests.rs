@@ -219,13 +219,6 @@ fn random_play_matches_the_reference_figures_roughly() {
     assert!((0.51..0.59).contains(&first_wins), "first player wins {first_wins}");
 }
 
-#[test]
-#[ignore]
-fn print_engine_bench() {
-    let b = bench::bench_engine(Ruleset::default(), 20_000, 1);
-    eprintln!("{b:?}");
-}
-
 /// What recording costs, without any file: the bare engine against `simulate_batch` at each
 /// detail, run alternately on the same matches (`cargo test --release --no-default-features
 /// --lib recording_cost -- --ignored --nocapture`).
@@ -234,13 +227,16 @@ fn print_engine_bench() {
 fn recording_cost() {
     let n = 20_000;
     for _ in 0..3 {
-        let bare = bench::bench_engine(Ruleset::default(), n, 1).matches_per_second;
+        let engine = bench::bench_engine(Ruleset::default(), n, 1);
+        let bare = engine.matches_per_second;
         let mut line = format!("bare {bare:.0}/s");
         for detail in [Detail::Match, Detail::Round, Detail::Move] {
             let cfg = RunConfig { south: AgentSpec::Random, north: AgentSpec::Random, seed: 1, ..config(n, detail, n) };
             let start = std::time::Instant::now();
             let batch = std::hint::black_box(simulate_batch(&cfg, 0));
             let rate = n as f64 / start.elapsed().as_secs_f64();
+            // The same matches as the bare engine's, all recorded.
+            assert_eq!(batch.matches.moves.iter().map(|&m| m as u64).sum::<u64>(), engine.moves);
             drop(batch);
             line += &format!(", {detail:?} {rate:.0}/s ({:.0}%)", 100.0 * rate / bare);
         }
@@ -266,12 +262,15 @@ fn mix(h: u64, x: u64) -> u64 {
     (h ^ x).wrapping_mul(0x100_0000_01b3).rotate_left(29)
 }
 
-/// Random-vs-random matches as in `bench_engine`: (moves, rounds, first-player wins, hash of
-/// every move's pit and summary and of the match's holdings).
-fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u64, seed: u64, obs: &mut O) -> (u64, u64, u64, u64) {
+/// (moves, rounds, first-player wins, endless moves, hash of every move's pit and summary and
+/// of the match's holdings).
+type Fingerprint = (u64, u64, u64, u64, u64);
+
+/// Random-vs-random matches as in `bench_engine`.
+fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u64, seed: u64, obs: &mut O) -> Fingerprint {
     use crate::agents::{seat_rng, Agent};
     use crate::engine::{Game, Side};
-    let (mut moves, mut rounds, mut first_wins, mut h) = (0u64, 0u64, 0u64, 0u64);
+    let (mut moves, mut rounds, mut first_wins, mut endless, mut h) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for i in 0..matches {
         let first = Side::from_index((i % 2) as usize);
         let mut game = Game::new(rules, first);
@@ -281,6 +280,7 @@ fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u
             let side = game.position().turn();
             if let Some((pit, s)) = agents[side.index()].play(&mut game, obs) {
                 moves += 1;
+                endless += s.endless as u64;
                 h = mix(
                     h,
                     pit.index() as u64 | (s.laps as u64) << 8 | (s.sown as u64) << 24 | (s.pussa as u64) << 40 | (s.endless as u64) << 56,
@@ -294,46 +294,54 @@ fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u
         first_wins += (game.outcome().and_then(|o| o.winner()) == Some(first)) as u64;
         h = mix(h, game.holdings()[Side::South] as u64 | (game.round() as u64) << 32);
     }
-    (moves, rounds, first_wins, h)
+    (moves, rounds, first_wins, endless, h)
 }
 
 /// Pins random play: any change of the rules engine's results or of the random stream's
 /// consumption shows here.
 #[test]
 fn random_play_is_pinned() {
-    assert_eq!(random_fingerprint(Ruleset::default(), 2000, 1, &mut ()), (1_267_589, 78_720, 1067, 7_178_135_245_016_566_269));
-    let variants: &[&[&str]] = &[
-        &["final_four=stays"],
-        &["final_four=sower"],
-        &["skip_origin=true"],
-        &["pussa_chain=true"],
-        &["endless=stop", "final_four=stays"],
-        &["pits_per_row=3", "seeds_per_pit=2", "pussa_chain=true"],
-        &["pits_per_row=9", "seeds_per_pit=12", "skip_origin=true"],
-        &["pits_per_row=5", "seeds_per_pit=4", "final_four=stays", "endless=stop"],
+    assert_eq!(random_fingerprint(Ruleset::default(), 2000, 1, &mut ()), (1_267_589, 78_720, 1067, 0, 7_178_135_245_016_566_269));
+    // (rules, matches): 3,000 matches under endless=stop with final_four=stays hold endless
+    // moves (R9), played and stopped at the repeat.
+    let variants: &[(&[&str], u64)] = &[
+        (&["final_four=stays"], 200),
+        (&["final_four=sower"], 200),
+        (&["skip_origin=true"], 200),
+        (&["pussa_chain=true"], 200),
+        (&["endless=stop", "final_four=stays"], 3000),
+        (&["pits_per_row=3", "seeds_per_pit=2", "pussa_chain=true"], 200),
+        (&["pits_per_row=9", "seeds_per_pit=12", "skip_origin=true"], 200),
+        (&["pits_per_row=5", "seeds_per_pit=4", "final_four=stays", "endless=stop"], 200),
     ];
     let mut got = Vec::new();
-    for v in variants {
+    for (v, matches) in variants {
         let rules = Ruleset::from_assignments(v.iter().copied()).unwrap();
         let mut obs = CaptureHash::default();
-        let f = random_fingerprint(rules, 200, 7, &mut obs);
+        let f = random_fingerprint(rules, *matches, 7, &mut obs);
         got.push((f, obs.0));
     }
-    let want: Vec<((u64, u64, u64, u64), u64)> = vec![
-        ((223933, 10356, 99, 12112747942775291174), 11692498120128566442),
-        ((229404, 13503, 111, 15983154936652755569), 4506004178095251504),
-        ((332514, 18397, 111, 709011070272435220), 11109030423405381933),
-        ((74778, 6542, 103, 10184918936396916965), 5934245568245855946),
-        ((223933, 10356, 99, 12112747942775291174), 11692498120128566442),
-        ((1842, 961, 165, 1444360324097312857), 1148066498244798571),
-        ((1180361, 40248, 97, 10128850302472031212), 12457581902707432737),
-        ((31553, 2516, 121, 1372178016145134610), 1671282895552773912),
+    let want: Vec<(Fingerprint, u64)> = vec![
+        ((223933, 10356, 99, 0, 12112747942775291174), 11692498120128566442),
+        ((229404, 13503, 111, 0, 15983154936652755569), 4506004178095251504),
+        ((332514, 18397, 111, 0, 709011070272435220), 11109030423405381933),
+        ((74778, 6542, 103, 0, 10184918936396916965), 5934245568245855946),
+        ((3493144, 160158, 1496, 2, 17202012635826399357), 16131211006835287947),
+        ((1842, 961, 165, 0, 1444360324097312857), 1148066498244798571),
+        ((1180361, 40248, 97, 0, 10128850302472031212), 12457581902707432737),
+        ((31553, 2516, 121, 0, 1372178016145134610), 1671282895552773912),
     ];
     assert_eq!(got, want);
+    // The same matches under endless=forbid: the endless candidates are struck out (R9), so
+    // no move is endless and the play differs from the first endless move on.
+    let forbid = random_fingerprint(Ruleset::from_assignments(["final_four=stays"]).unwrap(), 3000, 7, &mut ());
+    assert_eq!(forbid.3, 0);
+    assert_ne!(forbid.4, got[4].0 .4);
 }
 
 /// A plain fixed-array engine for default rules (no R9 check, no observers, modulo stepping),
-/// the kind of implementation the speed target was set against. Used only to compare speeds.
+/// the kind of implementation the speed target was set against: a check of the engine's results
+/// (same streams, same matches) and a speed reference.
 mod plain {
     use crate::engine::Rng;
 
@@ -396,8 +404,8 @@ mod plain {
             self.turn = 1 - mover;
         }
 
-        /// Plays a random match; returns the moves played.
-        pub fn random(first: usize, rng: &mut Rng) -> u64 {
+        /// Plays a random match, each seat drawing from its own stream; returns the moves played.
+        pub fn random(first: usize, rngs: &mut [Rng; 2]) -> u64 {
             let mut holdings = [49u32, 49];
             let mut starter = first;
             let mut moves = 0;
@@ -415,7 +423,7 @@ mod plain {
                     if n == 0 {
                         break;
                     }
-                    m.play(legal[rng.below(n as u32) as usize]);
+                    m.play(legal[rngs[m.turn].below(n as u32) as usize]);
                     moves += 1;
                 }
                 let collector = 1 - m.turn;
@@ -431,6 +439,25 @@ mod plain {
     }
 }
 
+/// The seat streams of match `i` (seed 1), as `bench_engine` and the players use them.
+fn plain_streams(i: u64) -> [crate::engine::Rng; 2] {
+    [crate::agents::seat_rng(1, i, crate::engine::Side::South), crate::agents::seat_rng(1, i, crate::engine::Side::North)]
+}
+
+/// The plain engine is an independent implementation of the default rules (R1-R14 without the
+/// R9 check, rare under the default rules): given the same random streams, it plays the same
+/// matches, move for move.
+#[test]
+fn a_plain_engine_plays_the_same_random_matches() {
+    let n = 300;
+    let plain: u64 = (0..n).map(|i| plain::Match::random((i % 2) as usize, &mut plain_streams(i))).sum();
+    let ours = bench::bench_engine(Ruleset::default(), n, 1);
+    assert_eq!(plain, ours.moves);
+    assert!(plain > 100 * n, "{plain} moves");
+}
+
+/// Speed against the plain engine (`cargo test --release --no-default-features --lib
+/// compare_with_a_plain_engine -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn compare_with_a_plain_engine() {
@@ -440,11 +467,11 @@ fn compare_with_a_plain_engine() {
         let t = Instant::now();
         let mut moves = 0;
         for i in 0..n {
-            let mut rng = crate::engine::Rng::for_stream(1, i, 1);
-            moves += plain::Match::random((i % 2) as usize, &mut rng);
+            moves += plain::Match::random((i % 2) as usize, &mut plain_streams(i));
         }
         let plain = n as f64 / t.elapsed().as_secs_f64();
         let ours = bench::bench_engine(Ruleset::default(), n, 1);
+        assert_eq!(moves, ours.moves, "the same matches");
         eprintln!(
             "plain: {plain:.0} matches/s ({:.0} moves/match); rajapasu: {:.0} matches/s ({:.0} moves/match)",
             moves as f64 / n as f64,
