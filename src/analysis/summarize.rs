@@ -7,22 +7,11 @@ use super::stats::{proportion, Distribution};
 use super::summary::{ArmSummary, CaptureSources, OpenPits, StudySummary};
 use crate::engine::{BySide, Side};
 use crate::io::{Dataset, DatasetError};
-use crate::sim::table::{ColumnData, Table};
-use crate::sim::Detail;
+use crate::sim::schema::{HistogramColumns, MatchColumns, RoundColumns};
+use crate::sim::{Detail, HistogramMetric, MatchOutcome, RoundResult};
 
 fn invalid(path: &Path, what: impl Into<String>) -> DatasetError {
     DatasetError::Invalid { path: path.to_path_buf(), what: what.into() }
-}
-
-fn u64s(t: &Table, name: &str) -> Vec<u64> {
-    t.column(name).and_then(ColumnData::as_u64).unwrap_or_else(|| panic!("column {name} of {} is numeric by schema", t.name))
-}
-
-fn syms<'a>(t: &'a Table, name: &str) -> &'a [Option<&'static str>] {
-    match t.column(name) {
-        Some(ColumnData::Sym(v)) => v,
-        _ => panic!("column {name} of {} is a symbol column by schema", t.name),
-    }
 }
 
 fn add(hist: &mut BTreeMap<u64, u64>, value: u64, n: u64) {
@@ -51,44 +40,27 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
     let mut moves_hist = BTreeMap::new();
     let mut sources = BySide::splat(CaptureSources::default());
     dataset.for_each_part("matches", |t| {
-        let n = t.rows();
-        let (first, outcome, winner, r1) = (syms(&t, "first"), syms(&t, "outcome"), syms(&t, "winner"), syms(&t, "round1_winner"));
-        let (rounds, moves) = (u64s(&t, "rounds"), u64s(&t, "moves"));
-        let (srw, tied, end) = (u64s(&t, "starter_round_wins"), u64s(&t, "tied_rounds"), u64s(&t, "endless_moves"));
-        let cols: Vec<Vec<u64>> = [
-            "south_pussa",
-            "south_own_fours",
-            "south_gifted_fours",
-            "south_remainder",
-            "north_pussa",
-            "north_own_fours",
-            "north_gifted_fours",
-            "north_remainder",
-        ]
-        .iter()
-        .map(|c| u64s(&t, c))
-        .collect();
-        for i in 0..n {
+        let m = MatchColumns::read(t).map_err(|e| invalid(&dataset.dir, format!("matches: {e}")))?;
+        for i in 0..m.len() {
             matches += 1;
-            if outcome[i] == Some("win") {
+            let first = m.first[i];
+            if m.outcome[i] == MatchOutcome::Win {
                 finished += 1;
-                first_wins += (winner[i] == first[i]) as u64;
-                seat_wins[Side::South] += (winner[i] == Some("south")) as u64;
-                seat_wins[Side::North] += (winner[i] == Some("north")) as u64;
+                if let Some(winner) = m.winner[i] {
+                    first_wins += (winner == first) as u64;
+                    seat_wins[winner] += 1;
+                }
             }
-            round1_starter_wins += (r1[i] == first[i]) as u64;
-            rounds_total += rounds[i];
-            starter_round_wins += srw[i];
-            tied_rounds += tied[i];
-            endless += end[i];
-            add(&mut rounds_hist, rounds[i], 1);
-            add(&mut moves_hist, moves[i], 1);
-            for (side, base) in [(Side::South, 0), (Side::North, 4)] {
-                let s = &mut sources[side];
-                s.pussa += cols[base][i];
-                s.own_fours += cols[base + 1][i];
-                s.gifted_fours += cols[base + 2][i];
-                s.remainder += cols[base + 3][i];
+            round1_starter_wins += (m.round1_winner[i] == RoundResult::Won(first)) as u64;
+            rounds_total += m.rounds[i] as u64;
+            starter_round_wins += m.starter_round_wins[i] as u64;
+            tied_rounds += m.tied_rounds[i] as u64;
+            endless += m.endless_moves[i] as u64;
+            add(&mut rounds_hist, m.rounds[i] as u64, 1);
+            add(&mut moves_hist, m.moves[i] as u64, 1);
+            let captured = m.captures(i);
+            for side in Side::ALL {
+                sources[side] += captured[side];
             }
         }
         Ok(())
@@ -103,13 +75,13 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
     let mut lap_length = BTreeMap::new();
     let mut laps_per_move = BTreeMap::new();
     dataset.for_each_part("histograms", |t| {
-        let (metric, value, count) = (syms(&t, "metric"), u64s(&t, "value"), u64s(&t, "count"));
-        for i in 0..t.rows() {
-            match metric[i] {
-                Some("lap_length") => add(&mut lap_length, value[i], count[i]),
-                Some("laps_per_move") => add(&mut laps_per_move, value[i], count[i]),
-                other => return Err(invalid(&dataset.dir, format!("unknown histogram metric {other:?}"))),
-            }
+        let h = HistogramColumns::read(t).map_err(|e| invalid(&dataset.dir, format!("histograms: {e}")))?;
+        for i in 0..h.len() {
+            let hist = match h.metric[i] {
+                HistogramMetric::LapLength => &mut lap_length,
+                HistogramMetric::LapsPerMove => &mut laps_per_move,
+            };
+            add(hist, h.value[i], h.count[i]);
         }
         Ok(())
     })?;
@@ -119,15 +91,15 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
         let mut per_round = BTreeMap::new();
         let mut open: BTreeMap<u32, OpenAcc> = BTreeMap::new();
         dataset.for_each_part("rounds", |t| {
-            let (round, moves, so, no) = (u64s(&t, "round"), u64s(&t, "moves"), u64s(&t, "south_open"), u64s(&t, "north_open"));
-            let starter = syms(&t, "starter");
-            for i in 0..t.rows() {
-                add(&mut per_round, moves[i], 1);
-                let acc = open.entry(round[i] as u32).or_default();
+            let r = RoundColumns::read(t).map_err(|e| invalid(&dataset.dir, format!("rounds: {e}")))?;
+            for i in 0..r.len() {
+                add(&mut per_round, r.moves[i] as u64, 1);
+                let open_pits = r.open(i);
+                let acc = open.entry(r.round[i]).or_default();
                 acc.matches += 1;
-                acc.south += so[i];
-                acc.north += no[i];
-                acc.starter += if starter[i] == Some("south") { so[i] } else { no[i] };
+                acc.south += open_pits[Side::South] as u64;
+                acc.north += open_pits[Side::North] as u64;
+                acc.starter += open_pits[r.starter[i]] as u64;
             }
             Ok(())
         })?;
@@ -150,9 +122,9 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
         name: name.to_string(),
         rules: m.rules.to_string(),
         rules_hash: m.rules_hash.clone(),
-        south: m.south.clone(),
-        north: m.north.clone(),
-        first: m.first.clone(),
+        south: m.south.to_string(),
+        north: m.north.to_string(),
+        first: m.first.to_string(),
         seed: m.seed,
         detail: m.detail.to_string(),
         matches,

@@ -6,25 +6,7 @@ use super::stats::{Distribution, Proportion};
 use crate::engine::BySide;
 
 /// Counters a side captured, by source (R6, R8, R10), over all matches of an arm.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct CaptureSources {
-    pub pussa: u64,
-    pub own_fours: u64,
-    pub gifted_fours: u64,
-    pub remainder: u64,
-}
-
-impl CaptureSources {
-    pub fn total(&self) -> u64 {
-        self.pussa + self.own_fours + self.gifted_fours + self.remainder
-    }
-
-    /// Shares of the total, in the order pussa, own fours, gifted fours, remainder.
-    pub fn shares(&self) -> [f64; 4] {
-        let t = self.total().max(1) as f64;
-        [self.pussa as f64 / t, self.own_fours as f64 / t, self.gifted_fours as f64 / t, self.remainder as f64 / t]
-    }
-}
+pub type CaptureSources = crate::sim::CaptureCounts<u64>;
 
 /// Mean open pits of each side at the start of round `round` (R12: the closed-pit dynamics).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

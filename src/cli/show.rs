@@ -2,13 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agents::AgentSpec;
 use crate::engine::{Ruleset, Side};
 use crate::io::{read_table, write_string_atomically, Dataset};
 use crate::show::{page_html, state_svg, Film, PageInfo};
 use crate::sim::schema::MATCHES;
 use crate::sim::table::{ColumnData, Table};
-use crate::sim::{play_match, Batch, Detail, FirstPolicy, RunConfig, Shard};
+use crate::sim::{play_match, Batch, Detail, RunConfig, Shard};
 
 use super::replay::{replay_error, MoveArgs};
 use super::CliError;
@@ -79,21 +78,9 @@ fn from_dataset(dir: &Path, id: u64) -> Result<(Film, PageInfo), CliError> {
     if id >= m.matches {
         return Err(CliError::usage(format!("--match {id}: {} holds matches 0..={}", dir.display(), m.matches - 1)));
     }
-    let manifest_error = |what: &str, e: String| CliError::usage(format!("{}: the manifest's {what}: {e}", dir.display()));
-    let south: AgentSpec = m.south.parse().map_err(|e: crate::agents::SpecError| manifest_error("south player", e.to_string()))?;
-    let north: AgentSpec = m.north.parse().map_err(|e: crate::agents::SpecError| manifest_error("north player", e.to_string()))?;
-    let first: FirstPolicy = m.first.parse().map_err(|e| manifest_error("first player", e))?;
-    let cfg = RunConfig {
-        rules: m.rules,
-        south,
-        north,
-        first,
-        seed: m.seed,
-        matches: m.matches,
-        detail: Detail::Move,
-        batch_size: m.batch_size,
-        shard: Shard::WHOLE,
-    };
+    // The run played again match by match (its shard aside), with move records to replay.
+    let cfg = RunConfig { detail: Detail::Move, shard: Shard::WHOLE, ..m.config() };
+    let first = m.first;
     if cfg.run_id() != dataset.run_id {
         return Err(CliError::usage(format!(
             "{}: the manifest's run id {} is not that of its rules, players, first player and seed ({}); the manifest was changed",

@@ -134,100 +134,64 @@ pub fn study_text(study: &StudySummary) -> String {
     s
 }
 
+/// A column of the summary CSV: its header and how its value is read off an arm.
+type SummaryColumn = (&'static str, fn(&ArmSummary) -> String);
+
+/// The summary CSV's columns, in order: the header and the values come from this one list.
+const SUMMARY_COLUMNS: &[SummaryColumn] = &[
+    ("arm", |a| a.name.clone()),
+    ("south", |a| a.south.clone()),
+    ("north", |a| a.north.clone()),
+    ("first", |a| a.first.clone()),
+    ("seed", |a| a.seed.to_string()),
+    ("rules_hash", |a| a.rules_hash.clone()),
+    ("rules", |a| a.rules.clone()),
+    ("matches", |a| a.matches.to_string()),
+    ("finished", |a| a.finished.to_string()),
+    ("unfinished", |a| a.unfinished.to_string()),
+    ("first_player_wins", |a| a.first_player_wins.successes.to_string()),
+    ("first_player_win_rate", |a| a.first_player_wins.rate.to_string()),
+    ("first_player_ci_low", |a| a.first_player_wins.ci_low.to_string()),
+    ("first_player_ci_high", |a| a.first_player_wins.ci_high.to_string()),
+    ("first_player_p_value", |a| a.first_player_wins.p_value.to_string()),
+    ("south_win_rate", |a| a.seat_wins[Side::South].rate.to_string()),
+    ("north_win_rate", |a| a.seat_wins[Side::North].rate.to_string()),
+    ("round_starter_win_rate", |a| a.round_starter_wins.rate.to_string()),
+    ("round_starter_ci_low", |a| a.round_starter_wins.ci_low.to_string()),
+    ("round_starter_ci_high", |a| a.round_starter_wins.ci_high.to_string()),
+    ("round1_starter_win_rate", |a| a.round1_starter_wins.rate.to_string()),
+    ("round1_starter_ci_low", |a| a.round1_starter_wins.ci_low.to_string()),
+    ("round1_starter_ci_high", |a| a.round1_starter_wins.ci_high.to_string()),
+    ("tied_rounds", |a| a.tied_rounds.to_string()),
+    ("rounds_mean", |a| a.rounds_per_match.mean.to_string()),
+    ("rounds_median", |a| a.rounds_per_match.median.to_string()),
+    ("rounds_p99", |a| a.rounds_per_match.p99.to_string()),
+    ("rounds_max", |a| a.rounds_per_match.max.to_string()),
+    ("moves_per_round_mean", |a| a.moves_per_round.as_ref().map_or(String::new(), |d| d.mean.to_string())),
+    ("laps_per_move_mean", |a| a.laps_per_move.mean.to_string()),
+    ("laps_per_move_p99", |a| a.laps_per_move.p99.to_string()),
+    ("laps_per_move_max", |a| a.laps_per_move.max.to_string()),
+    ("lap_length_mean", |a| a.lap_length.mean.to_string()),
+    ("lap_length_median", |a| a.lap_length.median.to_string()),
+    ("lap_length_p99", |a| a.lap_length.p99.to_string()),
+    ("lap_length_max", |a| a.lap_length.max.to_string()),
+    ("south_pussa_share", |a| a.capture_sources[Side::South].shares()[0].to_string()),
+    ("south_own_fours_share", |a| a.capture_sources[Side::South].shares()[1].to_string()),
+    ("south_gifted_fours_share", |a| a.capture_sources[Side::South].shares()[2].to_string()),
+    ("south_remainder_share", |a| a.capture_sources[Side::South].shares()[3].to_string()),
+    ("north_pussa_share", |a| a.capture_sources[Side::North].shares()[0].to_string()),
+    ("north_own_fours_share", |a| a.capture_sources[Side::North].shares()[1].to_string()),
+    ("north_gifted_fours_share", |a| a.capture_sources[Side::North].shares()[2].to_string()),
+    ("north_remainder_share", |a| a.capture_sources[Side::North].shares()[3].to_string()),
+    ("endless_moves", |a| a.endless_moves.to_string()),
+];
+
 /// One CSV row per arm with the headline figures.
 pub fn study_csv(study: &StudySummary) -> Result<String, CliError> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
-    let header = [
-        "arm",
-        "south",
-        "north",
-        "first",
-        "seed",
-        "rules_hash",
-        "rules",
-        "matches",
-        "finished",
-        "unfinished",
-        "first_player_wins",
-        "first_player_win_rate",
-        "first_player_ci_low",
-        "first_player_ci_high",
-        "first_player_p_value",
-        "south_win_rate",
-        "north_win_rate",
-        "round_starter_win_rate",
-        "round_starter_ci_low",
-        "round_starter_ci_high",
-        "round1_starter_win_rate",
-        "round1_starter_ci_low",
-        "round1_starter_ci_high",
-        "tied_rounds",
-        "rounds_mean",
-        "rounds_median",
-        "rounds_p99",
-        "rounds_max",
-        "moves_per_round_mean",
-        "laps_per_move_mean",
-        "laps_per_move_p99",
-        "laps_per_move_max",
-        "lap_length_mean",
-        "lap_length_median",
-        "lap_length_p99",
-        "lap_length_max",
-        "south_pussa_share",
-        "south_own_fours_share",
-        "south_gifted_fours_share",
-        "south_remainder_share",
-        "north_pussa_share",
-        "north_own_fours_share",
-        "north_gifted_fours_share",
-        "north_remainder_share",
-        "endless_moves",
-    ];
-    w.write_record(header).map_err(CliError::failed)?;
+    w.write_record(SUMMARY_COLUMNS.iter().map(|(header, _)| header)).map_err(CliError::failed)?;
     for a in &study.arms {
-        let (f, r, r1) = (&a.first_player_wins, &a.round_starter_wins, &a.round1_starter_wins);
-        let mut rec: Vec<String> = vec![
-            a.name.clone(),
-            a.south.clone(),
-            a.north.clone(),
-            a.first.clone(),
-            a.seed.to_string(),
-            a.rules_hash.clone(),
-            a.rules.clone(),
-            a.matches.to_string(),
-            a.finished.to_string(),
-            a.unfinished.to_string(),
-            f.successes.to_string(),
-        ];
-        let nums = [
-            f.rate,
-            f.ci_low,
-            f.ci_high,
-            f.p_value,
-            a.seat_wins[Side::South].rate,
-            a.seat_wins[Side::North].rate,
-            r.rate,
-            r.ci_low,
-            r.ci_high,
-            r1.rate,
-            r1.ci_low,
-            r1.ci_high,
-        ];
-        rec.extend(nums.iter().map(|x| x.to_string()));
-        rec.push(a.tied_rounds.to_string());
-        let d = &a.rounds_per_match;
-        rec.extend([d.mean.to_string(), d.median.to_string(), d.p99.to_string(), d.max.to_string()]);
-        rec.push(a.moves_per_round.as_ref().map_or(String::new(), |d| d.mean.to_string()));
-        let d = &a.laps_per_move;
-        rec.extend([d.mean.to_string(), d.p99.to_string(), d.max.to_string()]);
-        let d = &a.lap_length;
-        rec.extend([d.mean.to_string(), d.median.to_string(), d.p99.to_string(), d.max.to_string()]);
-        for side in Side::ALL {
-            rec.extend(a.capture_sources[side].shares().iter().map(|x| x.to_string()));
-        }
-        rec.push(a.endless_moves.to_string());
-        w.write_record(&rec).map_err(CliError::failed)?;
+        w.write_record(SUMMARY_COLUMNS.iter().map(|(_, value)| value(a))).map_err(CliError::failed)?;
     }
     String::from_utf8(w.into_inner().map_err(CliError::failed)?).map_err(CliError::failed)
 }

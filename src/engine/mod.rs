@@ -15,7 +15,7 @@ pub use pit::{Pit, PitSet, MAX_PITS, MAX_PITS_PER_ROW};
 pub use position::{
     Capture, CaptureKind, IllegalReason, MoveObserver, MoveSummary, PlayError, Position, Setup, SetupError, UNCHECKED_LAPS,
 };
-pub use rng::Rng;
+pub use rng::{Rng, GENERATOR};
 pub use rules::{short_hash, Endless, FinalFour, NextStarter, RuleError, Ruleset, MAX_ROUNDS_LIMIT, SWITCHES};
 pub use side::{BySide, Side};
 

@@ -21,10 +21,11 @@ use super::atomic::temporary_target;
 use super::lock::{is_lock_name, writer_lock_name, DirLock, SETUP_LOCK};
 use super::verify::{Layout, Marker, PartRecord, Problem, ProblemKind};
 use super::{read_table, write_string_atomically, write_table, Format, IoError};
+use crate::agents::AgentSpec;
 use crate::engine::Ruleset;
 use crate::sim::schema::{table_spec, TableSpec, ALL_TABLES};
 use crate::sim::table::Table;
-use crate::sim::{Batch, BatchSink, Detail, RunConfig};
+use crate::sim::{Batch, BatchSink, Detail, FirstPolicy, RunConfig, Shard};
 
 /// Which formats a run writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -42,6 +43,16 @@ impl Formats {
             Formats::Csv => vec![Format::Csv],
             Formats::Both => vec![Format::Parquet, Format::Csv],
         }
+    }
+}
+
+impl std::fmt::Display for Formats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Formats::Parquet => "parquet",
+            Formats::Csv => "csv",
+            Formats::Both => "both",
+        })
     }
 }
 
@@ -65,20 +76,19 @@ pub struct Manifest {
     /// What else the rows and files depend on: the row format, the random generator, the
     /// Parquet writer.
     pub versions: BTreeMap<String, String>,
-    /// "running" while the run writes, "complete" when every batch of the shard is written.
-    pub status: String,
+    pub status: RunStatus,
     pub run_id: String,
     pub rules: Ruleset,
     pub rules_hash: String,
-    pub south: String,
-    pub north: String,
-    pub first: String,
+    pub south: AgentSpec,
+    pub north: AgentSpec,
+    pub first: FirstPolicy,
     pub seed: u64,
     /// Matches of the whole run (all shards).
     pub matches: u64,
     /// This shard's match range, [start, end).
     pub match_range: [u64; 2],
-    pub shard: String,
+    pub shard: Shard,
     pub batch_size: u64,
     pub detail: Detail,
     pub format: Formats,
@@ -93,9 +103,43 @@ pub struct Manifest {
     pub schema: serde_json::Value,
 }
 
+/// Where a run (or shard) stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// The run is writing, or was interrupted: resume it.
+    Running,
+    /// Every batch of the shard is written.
+    Complete,
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+        })
+    }
+}
+
 impl Manifest {
     pub fn is_complete(&self) -> bool {
-        self.status == "complete"
+        self.status == RunStatus::Complete
+    }
+
+    /// The run this manifest records (what `simulate` was given).
+    pub fn config(&self) -> RunConfig {
+        RunConfig {
+            rules: self.rules,
+            south: self.south,
+            north: self.north,
+            first: self.first,
+            seed: self.seed,
+            matches: self.matches,
+            detail: self.detail,
+            batch_size: self.batch_size,
+            shard: self.shard,
+        }
     }
 }
 
@@ -150,7 +194,7 @@ fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
         ("matches", a.matches.to_string(), b.matches.to_string()),
         ("batch size", a.batch_size.to_string(), b.batch_size.to_string()),
         ("detail", a.detail.to_string(), b.detail.to_string()),
-        ("format", format!("{:?}", a.format).to_lowercase(), format!("{:?}", b.format).to_lowercase()),
+        ("format", a.format.to_string(), b.format.to_string()),
     ];
     checks.iter().find(|c| c.1 != c.2).map(|c| format!("{} is {} there, {} here", c.0, c.1, c.2))
 }
@@ -161,7 +205,7 @@ pub fn versions() -> BTreeMap<String, String> {
     [
         ("rajapasu", env!("CARGO_PKG_VERSION")),
         ("rows", "2"),
-        ("rng", "xoshiro256++ seeded by SplitMix64 from (seed, match, seat)"),
+        ("rng", crate::engine::GENERATOR),
         ("polars", "0.55.2"),
     ]
     .into_iter()
@@ -213,17 +257,17 @@ impl DatasetWriter {
             tool: "rajapasu".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             versions: versions(),
-            status: "running".into(),
+            status: RunStatus::Running,
             run_id: run_id.clone(),
             rules: cfg.rules,
             rules_hash: cfg.rules.hash(),
-            south: cfg.south.to_string(),
-            north: cfg.north.to_string(),
-            first: cfg.first.to_string(),
+            south: cfg.south,
+            north: cfg.north,
+            first: cfg.first,
             seed: cfg.seed,
             matches: cfg.matches,
             match_range,
-            shard: cfg.shard.to_string(),
+            shard: cfg.shard,
             batch_size: cfg.batch_size,
             detail: cfg.detail,
             format,
@@ -330,7 +374,7 @@ impl DatasetWriter {
         self.manifest.rows = rows;
         self.manifest.seconds += self.started.elapsed().as_secs_f64();
         if complete {
-            self.manifest.status = "complete".into();
+            self.manifest.status = RunStatus::Complete;
             self.manifest.finished = Some(now());
         }
         write_string_atomically(&self.manifest_path, &to_json(&self.manifest))?;
@@ -490,7 +534,7 @@ impl Dataset {
                 ));
             }
             if !m.is_complete() {
-                let shard: crate::sim::Shard = m.shard.parse().map_err(|e: String| invalid(path, e))?;
+                let shard = m.shard;
                 if let Some(holder) = DirLock::holder(dir, &writer_lock_name(shard)) {
                     return Err(invalid(
                         path,
@@ -501,8 +545,7 @@ impl Dataset {
             }
         }
         // Every shard of the run must be there: a study never summarizes part of a run unawares.
-        let shards: Vec<crate::sim::Shard> =
-            manifests.iter().map(|(path, m)| m.shard.parse().map_err(|e: String| invalid(path, e))).collect::<Result<_, _>>()?;
+        let shards: Vec<Shard> = manifests.iter().map(|(_, m)| m.shard).collect();
         let count = shards[0].count;
         if shards.iter().any(|s| s.count != count) {
             return Err(invalid(dir, "mixes shards of runs split in different numbers of shards"));
@@ -536,7 +579,7 @@ impl Dataset {
         let mut problems = layout.missing_tables();
         let mut recorded = std::collections::HashMap::new();
         for m in &self.manifests {
-            let shard: crate::sim::Shard = m.shard.parse().map_err(|e: String| invalid(&self.dir, e))?;
+            let shard = m.shard;
             let checked = layout.check_batches(shard.batches(layout.batches));
             problems.extend(checked.problems);
             recorded.extend(checked.recorded);
@@ -615,5 +658,59 @@ impl Dataset {
             Ok(())
         })?;
         Ok(all)
+    }
+}
+
+#[cfg(test)]
+mod manifest_tests {
+    use super::*;
+    use crate::agents::AgentSpec;
+
+    fn config() -> RunConfig {
+        RunConfig {
+            rules: Ruleset::from_assignments(["final_four=stays"]).unwrap(),
+            south: "minimax:2".parse().unwrap(),
+            north: AgentSpec::Random,
+            first: FirstPolicy::North,
+            seed: 9,
+            matches: 10,
+            detail: Detail::Match,
+            batch_size: 4,
+            shard: Shard { index: 2, count: 3 },
+        }
+    }
+
+    #[test]
+    fn the_manifest_holds_the_typed_run_and_reads_back_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = config();
+        let writer = DatasetWriter::create(dir.path(), &cfg, Formats::Csv, false, "test").unwrap();
+        let manifest = writer.finish(true).unwrap();
+        assert_eq!(manifest.status, RunStatus::Complete);
+        assert_eq!(manifest.config(), cfg);
+        let text = std::fs::read_to_string(dir.path().join("manifest-shard-2-of-3.json")).unwrap();
+        // Typed in memory, the same words in the file.
+        for field in [r#""status": "complete""#, r#""south": "minimax:2""#, r#""first": "north""#, r#""shard": "2/3""#] {
+            assert!(text.contains(field), "{field} in {text}");
+        }
+        let (_, back) = read_manifests(dir.path()).unwrap().pop().unwrap();
+        assert_eq!(back, manifest);
+    }
+
+    #[test]
+    fn a_manifest_with_an_unknown_status_or_shard_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        DatasetWriter::create(dir.path(), &config(), Formats::Csv, false, "test").unwrap().finish(true).unwrap();
+        let path = dir.path().join("manifest-shard-2-of-3.json");
+        let good = std::fs::read_to_string(&path).unwrap();
+        for (from, to, says) in [
+            (r#""status": "complete""#, r#""status": "done""#, "unknown variant `done`, expected `running` or `complete`"),
+            (r#""shard": "2/3""#, r#""shard": "4/3""#, "bad shard '4/3'"),
+            (r#""first": "north""#, r#""first": "west""#, "unknown variant `west`"),
+        ] {
+            std::fs::write(&path, good.replace(from, to)).unwrap();
+            let err = read_manifests(dir.path()).map(|_| ()).unwrap_err().to_string();
+            assert!(err.contains("manifest-shard-2-of-3.json") && err.contains(says), "{err}");
+        }
     }
 }

@@ -19,7 +19,7 @@ use crate::sim::table::Table;
 
 pub use self::atomic::{write_atomically, write_string_atomically};
 pub use self::csv::{read_csv, write_csv};
-pub use self::dataset::{Dataset, DatasetError, DatasetWriter, Formats, Manifest};
+pub use self::dataset::{Dataset, DatasetError, DatasetWriter, Formats, Manifest, RunStatus};
 pub use self::parquet::{read_parquet, write_parquet};
 pub use self::verify::FileDigest;
 

@@ -25,7 +25,7 @@ use super::atomic::write_atomically_hashed;
 use super::parquet_pages::{dictionary_pages, symbol_pages, PageCompressor};
 use super::verify::FileDigest;
 use super::{check_table, match_columns, IoError};
-use crate::sim::schema::{intern_sym, TableSpec, SYMBOLS};
+use crate::sim::schema::{intern_sym, symbols, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
 /// How columns are encoded (the test `encodings` compares the choices on a real batch).
@@ -76,7 +76,7 @@ pub(crate) fn encode_parquet<W: Write>(table: &Table, enc: Encodings, out: W) ->
                 (ParquetType::PrimitiveType(t), ColumnData::U32(v), true) => dictionary_pages(v, t, zstd)?,
                 (ParquetType::PrimitiveType(t), ColumnData::U64(v), true) => dictionary_pages(v, t, zstd)?,
                 (ParquetType::PrimitiveType(t), ColumnData::I64(v), true) => dictionary_pages(v, t, zstd)?,
-                (ParquetType::PrimitiveType(t), ColumnData::Sym(v), true) => symbol_pages(v, &SYMBOLS, t, zstd)?,
+                (ParquetType::PrimitiveType(t), ColumnData::Sym(v), true) => symbol_pages(v, symbols(), t, zstd)?,
                 _ => None,
             };
             if let Some(pages) = direct {

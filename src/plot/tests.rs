@@ -171,6 +171,14 @@ fn check_study(study: &StudySummary, charts: &[Chart], arm_name: &str) -> (tempf
         assert!(texts.iter().any(|t| t.contains(arm_name)), "{chart:?}: arm name {arm_name} in {texts:?}");
         assert!(svg.contains("font-family=\"sans-serif\""), "{chart:?}: the bundled font's family");
     }
+    // To look at the checked charts: PLOT_CHECK_DIR=DIR cargo test --release --lib plot::
+    if let Some(keep) = std::env::var_os("PLOT_CHECK_DIR") {
+        let keep = PathBuf::from(keep).join(&study.name);
+        fs::create_dir_all(&keep).unwrap();
+        for path in &written {
+            fs::copy(path, keep.join(path.file_name().unwrap())).unwrap();
+        }
+    }
     (dir, out)
 }
 
@@ -313,18 +321,6 @@ fn wrap_fits_and_keeps_the_text() {
     assert_eq!(lines.len(), 2);
     assert!(lines[1].ends_with('…'), "{lines:?}");
     assert_eq!(wrap(&area, "short", &style, 120, 3).unwrap(), ["short"]);
-}
-
-/// Renders the charts of the 3-arm, 1-arm and 12-arm studies into `$PLOT_CHECK_DIR` (if set),
-/// for looking at them.
-#[test]
-fn render_for_inspection() {
-    let Some(dir) = std::env::var_os("PLOT_CHECK_DIR") else { return };
-    let dir = PathBuf::from(dir);
-    plot_study(&three_arm_study(), &dir.join("three")).unwrap();
-    plot_study(&one_arm_study(true), &dir.join("one")).unwrap();
-    plot_study(&degenerate_study(), &dir.join("edge")).unwrap();
-    plot_study(&twelve_arm_study(), &dir.join("twelve")).unwrap();
 }
 
 #[test]

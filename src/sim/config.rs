@@ -113,8 +113,8 @@ impl fmt::Display for Detail {
     }
 }
 
-/// Shard K of N (1-based): a contiguous block of a run's batches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Shard K of N (1-based): a contiguous block of a run's batches. Written as "K/N".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shard {
     pub index: u32,
     pub count: u32,
@@ -147,6 +147,18 @@ impl FromStr for Shard {
 impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl Serialize for Shard {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Shard {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Shard, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -216,7 +228,7 @@ impl RunConfig {
     /// Identifies the generator of the rows (not the match count, detail, batching or shard):
     /// part files of one run carry it in their names, so mixed runs are detected.
     pub fn run_id(&self) -> String {
-        let key = format!("rows-v1|{}|{}|{}|{}|{}", self.rules.to_json(), self.south, self.north, self.first, self.seed);
+        let key = format!("rows-v2|{}|{}|{}|{}|{}", self.rules.to_json(), self.south, self.north, self.first, self.seed);
         crate::engine::short_hash(&key)
     }
 }

@@ -2,11 +2,13 @@
 
 pub mod bench;
 pub mod config;
+pub mod record;
 pub mod runner;
 pub mod schema;
 pub mod table;
 
 pub use config::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard, MAX_BATCH_SIZE, MAX_MATCHES};
+pub use record::{CaptureCounts, HistogramMetric, MatchOutcome, RoundResult, Symbol};
 pub use runner::{play_match, run, simulate_batch, simulate_batch_into, Batch, BatchSink, Histograms, RunCounts, RunError};
 
 #[cfg(test)]

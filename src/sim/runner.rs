@@ -5,9 +5,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::config::{Detail, RunConfig};
+use super::record::*;
 use super::schema::*;
 use crate::agents::{seat_rng, Agent, MatchError};
-use crate::engine::{BySide, Game, MoveObserver, Outcome, Side};
+use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, RoundEnd, RoundStart, Side};
 
 /// The laps of the move being sown, and the histograms of the moves taken so far.
 ///
@@ -115,9 +116,9 @@ impl Histograms {
 
     pub fn to_columns(&self) -> HistogramColumns {
         let mut out = HistogramColumns::default();
-        for (metric, bins) in [("lap_length", &self.lap_length), ("laps_per_move", &self.laps_per_move)] {
+        for (metric, bins) in [(HistogramMetric::LapLength, &self.lap_length), (HistogramMetric::LapsPerMove, &self.laps_per_move)] {
             for (value, &count) in bins.iter().enumerate().filter(|(_, &c)| c > 0) {
-                out.push(HistogramRow { metric: Some(metric), value: value as u64, count });
+                out.push(&HistogramRecord { metric, value: value as u64, count });
             }
         }
         out
@@ -143,10 +144,10 @@ impl Batch {
         let mut batch = Batch::default();
         for table in tables {
             match table.name {
-                name if name == MATCHES.name => batch.matches = MatchColumns::from_table(table),
-                name if name == ROUNDS.name => batch.rounds = RoundColumns::from_table(table),
-                name if name == MOVES.name => batch.moves = MoveColumns::from_table(table),
-                name if name == LAPS.name => batch.laps = LapColumns::from_table(table),
+                name if name == MATCHES.name => batch.matches = MatchColumns::recycle(table),
+                name if name == ROUNDS.name => batch.rounds = RoundColumns::recycle(table),
+                name if name == MOVES.name => batch.moves = MoveColumns::recycle(table),
+                name if name == LAPS.name => batch.laps = LapColumns::recycle(table),
                 _ => {}
             }
         }
@@ -178,171 +179,219 @@ impl Batch {
     }
 }
 
-fn side_sym(side: Side) -> Sym {
-    Some(side.name())
-}
-
-fn winner_sym(w: Option<Side>) -> Sym {
-    Some(w.map_or("tie", Side::name))
-}
-
-/// Capture sources of one round, by side.
+/// What the moves of one round added up to, kept by the game loop for the recorders.
 #[derive(Default, Clone, Copy)]
 struct RoundTally {
     moves: u32,
     laps: u64,
     sown: u64,
     endless: u32,
-    pussa: BySide<u32>,
-    own_fours: BySide<u32>,
-    gifted_fours: BySide<u32>,
+    /// The remainder is set at the round's end.
+    captures: BySide<CaptureCounts<u32>>,
+}
+
+impl RoundTally {
+    #[inline(always)]
+    fn add_move(&mut self, mover: Side, s: &MoveSummary) {
+        let opponent = mover.other();
+        self.moves += 1;
+        self.laps += s.laps as u64;
+        self.sown += s.sown as u64;
+        self.endless += s.endless as u32;
+        self.captures[mover].pussa += s.pussa;
+        self.captures[mover].own_fours += s.fours[mover];
+        self.captures[opponent].gifted_fours += s.fours[opponent];
+    }
+}
+
+/// A move as the recorders see it: the engine's summary, and its laps in `laps`.
+struct MoveEvent<'a> {
+    record: MoveRecord,
+    laps: &'a LapLog,
+}
+
+/// A round's end as the recorders see it.
+struct RoundEvent<'a> {
+    start: &'a RoundStart,
+    end: &'a RoundEnd,
+    tally: &'a RoundTally,
+}
+
+/// Turns a match's events into the records of one table.
+trait Recorder {
+    #[inline(always)]
+    fn moved(&mut self, _event: &MoveEvent) {}
+    #[inline(always)]
+    fn round_ended(&mut self, _event: &RoundEvent) {}
+}
+
+/// Both recorders, in order: each detail adds one recorder to the ones before it.
+impl<A: Recorder, B: Recorder> Recorder for (A, B) {
+    #[inline(always)]
+    fn moved(&mut self, event: &MoveEvent) {
+        self.0.moved(event);
+        self.1.moved(event);
+    }
+    #[inline(always)]
+    fn round_ended(&mut self, event: &RoundEvent) {
+        self.0.round_ended(event);
+        self.1.round_ended(event);
+    }
+}
+
+impl<R: Recorder> Recorder for &mut R {
+    #[inline(always)]
+    fn moved(&mut self, event: &MoveEvent) {
+        (**self).moved(event);
+    }
+    #[inline(always)]
+    fn round_ended(&mut self, event: &RoundEvent) {
+        (**self).round_ended(event);
+    }
+}
+
+/// Match detail: the match's totals, one row when the match ends.
+#[derive(Default)]
+struct MatchRecorder {
+    totals: MatchTotals,
+    round1: Option<RoundResult>,
+}
+
+impl Recorder for MatchRecorder {
+    #[inline(always)]
+    fn round_ended(&mut self, e: &RoundEvent) {
+        let (t, tally) = (&mut self.totals, e.tally);
+        t.rounds = e.end.round;
+        t.moves += tally.moves;
+        t.laps += tally.laps;
+        t.sown += tally.sown;
+        t.endless_moves += tally.endless;
+        t.starter_round_wins += (e.end.winner == Some(e.start.starter)) as u32;
+        t.tied_rounds += e.end.winner.is_none() as u32;
+        for side in Side::ALL {
+            t.captures[side] += tally.captures[side].widen();
+        }
+        if e.end.round == 1 {
+            self.round1 = Some(RoundResult::from_winner(e.end.winner));
+        }
+    }
+}
+
+/// Round detail: a row per round.
+struct RoundRecorder<'a> {
+    match_id: u64,
+    rows: &'a mut RoundColumns,
+}
+
+impl Recorder for RoundRecorder<'_> {
+    #[inline(always)]
+    fn round_ended(&mut self, e: &RoundEvent) {
+        let (start, end, tally) = (e.start, e.end, e.tally);
+        self.rows.push(&RoundRecord {
+            match_id: self.match_id,
+            round: end.round,
+            starter: start.starter,
+            open: start.open,
+            kept: start.kept,
+            moves: tally.moves,
+            laps: tally.laps,
+            sown: tally.sown,
+            endless_moves: tally.endless,
+            collector: end.collector,
+            captures: tally.captures,
+            captured: end.captured,
+            result: RoundResult::from_winner(end.winner),
+        });
+    }
+}
+
+/// Move detail: a row per move.
+struct MoveRecorder<'a> {
+    rows: &'a mut MoveColumns,
+}
+
+impl Recorder for MoveRecorder<'_> {
+    #[inline(always)]
+    fn moved(&mut self, e: &MoveEvent) {
+        self.rows.push(&e.record);
+    }
+}
+
+/// Lap detail: a row per lap.
+struct LapRecorder<'a> {
+    rows: &'a mut LapColumns,
+}
+
+impl Recorder for LapRecorder<'_> {
+    #[inline(always)]
+    fn moved(&mut self, e: &MoveEvent) {
+        let m = &e.record;
+        for (i, (start_pit, sown)) in e.laps.current().enumerate() {
+            self.rows.push(&LapRecord { match_id: m.match_id, round: m.round, ply: m.ply, lap: i as u32 + 1, start_pit, sown });
+        }
+    }
 }
 
 /// Plays match `index` of the run and appends its records to `batch`. Fails only when a
 /// player cannot decide (an external program); `batch` then holds part of the match.
 pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) -> Result<(), MatchError> {
-    let detail = cfg.detail;
+    let Batch { matches, rounds, moves, laps, histograms, .. } = batch;
+    // Each detail adds its recorder to those of the details before it (one game loop per detail).
+    let mut whole = MatchRecorder::default();
+    let (round, moved, lapped) =
+        (RoundRecorder { match_id: index, rows: rounds }, MoveRecorder { rows: moves }, LapRecorder { rows: laps });
+    let (outcome, holdings) = match cfg.detail {
+        Detail::Match => game_loop(cfg, index, &mut whole, histograms)?,
+        Detail::Round => game_loop(cfg, index, &mut (&mut whole, round), histograms)?,
+        Detail::Move => game_loop(cfg, index, &mut (&mut whole, (round, moved)), histograms)?,
+        Detail::Lap => game_loop(cfg, index, &mut (&mut whole, (round, (moved, lapped))), histograms)?,
+    };
+    matches.push(&MatchRecord {
+        match_id: index,
+        seed: cfg.seed,
+        players: BySide::new(cfg.south, cfg.north),
+        first: cfg.first.for_match(index),
+        outcome,
+        holdings,
+        round1: whole.round1.expect("a match plays at least one round"),
+        totals: whole.totals,
+    });
+    Ok(())
+}
+
+/// Plays match `index` to its end, feeding its moves and rounds to `recorder` and its laps to
+/// `histograms`; returns how it ended and the final holdings, or the error of a player that
+/// cannot decide.
+#[inline(always)]
+fn game_loop<R: Recorder>(cfg: &RunConfig, index: u64, recorder: &mut R, histograms: &mut Histograms) -> Result<(Outcome, BySide<u32>), MatchError> {
     let first = cfg.first.for_match(index);
     let mut game = Game::new(cfg.rules, first);
     let mut agents =
         [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))];
     let mut log = LapLog::default();
     let mut tally = RoundTally::default();
-    let mut totals = MatchRow {
-        match_id: index,
-        seed: cfg.seed,
-        south_player: cfg.south.to_string(),
-        north_player: cfg.north.to_string(),
-        first: side_sym(first),
-        outcome: None,
-        winner: None,
-        rounds: 0,
-        moves: 0,
-        laps: 0,
-        sown: 0,
-        south_holdings: 0,
-        north_holdings: 0,
-        endless_moves: 0,
-        round1_winner: None,
-        starter_round_wins: 0,
-        tied_rounds: 0,
-        south_pussa: 0,
-        south_own_fours: 0,
-        south_gifted_fours: 0,
-        south_remainder: 0,
-        north_pussa: 0,
-        north_own_fours: 0,
-        north_gifted_fours: 0,
-        north_remainder: 0,
-    };
     loop {
         let mover = game.position().turn();
         let round = game.round();
         let ply = game.ply() + 1;
         let played =
             agents[mover.index()].play(&mut game, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
-        if let Some((pit, s)) = played {
-            let opp = mover.other();
-            tally.moves += 1;
-            tally.laps += s.laps as u64;
-            tally.sown += s.sown as u64;
-            tally.endless += s.endless as u32;
-            tally.pussa[mover] += s.pussa;
-            tally.own_fours[mover] += s.fours[mover];
-            tally.gifted_fours[opp] += s.fours[opp];
-            if detail >= Detail::Move {
-                let ply = game.ply();
-                batch.moves.push(MoveRow {
-                    match_id: index,
-                    round,
-                    ply,
-                    side: side_sym(mover),
-                    pit: pit.index() as u32,
-                    laps: s.laps,
-                    sown: s.sown,
-                    pussa: s.pussa,
-                    fours_mover: s.fours[mover],
-                    fours_opponent: s.fours[opp],
-                    endless: s.endless,
-                });
-                if detail >= Detail::Lap {
-                    for (i, (start, sown)) in log.current().enumerate() {
-                        batch.laps.push(LapRow {
-                            match_id: index,
-                            round,
-                            ply,
-                            lap: i as u32 + 1,
-                            start_pit: start as u32,
-                            sown: sown as u32,
-                        });
-                    }
-                }
-            }
-            log.take(&mut batch.histograms);
+        if let Some((pit, summary)) = played {
+            tally.add_move(mover, &summary);
+            let record = MoveRecord { match_id: index, round, ply: game.ply(), mover, pit, summary };
+            recorder.moved(&MoveEvent { record, laps: &log });
+            log.take(histograms);
             continue;
         }
         // R10: the side to move has no legal move.
         let start = *game.round_start();
         let end = game.end_round();
-        let remainder = |side: Side| if end.collector == side { end.remainder } else { 0 };
-        totals.rounds = end.round;
-        totals.moves += tally.moves;
-        totals.laps += tally.laps;
-        totals.sown += tally.sown;
-        totals.endless_moves += tally.endless;
-        totals.starter_round_wins += (end.winner == Some(start.starter)) as u32;
-        totals.tied_rounds += end.winner.is_none() as u32;
-        if end.round == 1 {
-            totals.round1_winner = winner_sym(end.winner);
-        }
-        totals.south_pussa += tally.pussa[Side::South] as u64;
-        totals.south_own_fours += tally.own_fours[Side::South] as u64;
-        totals.south_gifted_fours += tally.gifted_fours[Side::South] as u64;
-        totals.south_remainder += remainder(Side::South) as u64;
-        totals.north_pussa += tally.pussa[Side::North] as u64;
-        totals.north_own_fours += tally.own_fours[Side::North] as u64;
-        totals.north_gifted_fours += tally.gifted_fours[Side::North] as u64;
-        totals.north_remainder += remainder(Side::North) as u64;
-        if detail >= Detail::Round {
-            batch.rounds.push(RoundRow {
-                match_id: index,
-                round: end.round,
-                starter: side_sym(start.starter),
-                south_open: start.open[Side::South] as u32,
-                north_open: start.open[Side::North] as u32,
-                south_kept: start.kept[Side::South],
-                north_kept: start.kept[Side::North],
-                moves: tally.moves,
-                laps: tally.laps,
-                sown: tally.sown,
-                endless_moves: tally.endless,
-                collector: side_sym(end.collector),
-                south_pussa: tally.pussa[Side::South],
-                south_own_fours: tally.own_fours[Side::South],
-                south_gifted_fours: tally.gifted_fours[Side::South],
-                south_remainder: remainder(Side::South),
-                south_total: end.captured[Side::South],
-                north_pussa: tally.pussa[Side::North],
-                north_own_fours: tally.own_fours[Side::North],
-                north_gifted_fours: tally.gifted_fours[Side::North],
-                north_remainder: remainder(Side::North),
-                north_total: end.captured[Side::North],
-                winner: winner_sym(end.winner),
-            });
-        }
+        tally.captures[end.collector].remainder = end.remainder;
+        recorder.round_ended(&RoundEvent { start: &start, end: &end, tally: &tally });
         tally = RoundTally::default();
         if let Some(outcome) = end.outcome {
-            let (o, w) = match outcome {
-                Outcome::Won(side) => ("win", Some(side.name())),
-                Outcome::Unfinished => ("unfinished", None),
-            };
-            totals.outcome = Some(o);
-            totals.winner = w;
-            totals.south_holdings = end.holdings[Side::South];
-            totals.north_holdings = end.holdings[Side::North];
-            batch.matches.push(totals);
-            log.drain_into(&mut batch.histograms);
-            return Ok(());
+            log.drain_into(histograms);
+            return Ok((outcome, end.holdings));
         }
     }
 }

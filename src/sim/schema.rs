@@ -1,9 +1,13 @@
-//! The dataset's tables: one row type per table, its columnar builder and its documented schema,
-//! all generated from one declaration so that code, manifest and docs cannot drift apart.
+//! The dataset's tables: for each, the typed record it is made of ([`super::record`]), its
+//! columnar builder and its documented schema, all generated from one declaration so that
+//! code, manifest and docs cannot drift apart. This is where records become columns: each
+//! column says how it is read off its record.
 
 use serde::Serialize;
 
+use super::record::*;
 use super::table::{Column, ColumnData, ColumnType, Table};
+use crate::engine::{BySide, Side};
 
 /// A column's name, type and meaning (written into every manifest).
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -22,157 +26,251 @@ pub struct TableSpec {
     pub columns: &'static [ColumnSpec],
 }
 
+/// A Rust type stored in a column: its column type, and the conversions to and from the
+/// format-independent [`ColumnData`].
+pub trait ColumnValue: Sized {
+    const TYPE: ColumnType;
+    fn into_data(values: Vec<Self>) -> ColumnData;
+    /// The values of `data`; an error says which value does not belong.
+    fn from_data(data: ColumnData) -> Result<Vec<Self>, String>;
+    /// The memory of `data`, emptied, when it can hold this type.
+    fn reuse(data: ColumnData) -> Vec<Self> {
+        let mut v = Self::from_data(data).unwrap_or_default();
+        v.clear();
+        v
+    }
+}
+
+macro_rules! plain_values {
+    ($($t:ty = $variant:ident),*) => {$(
+        impl ColumnValue for $t {
+            const TYPE: ColumnType = ColumnType::$variant;
+            fn into_data(values: Vec<$t>) -> ColumnData {
+                ColumnData::$variant(values)
+            }
+            fn from_data(data: ColumnData) -> Result<Vec<$t>, String> {
+                match data {
+                    ColumnData::$variant(v) => Ok(v),
+                    other => Err(format!("holds {:?} values, expected {:?}", other.column_type(), ColumnType::$variant)),
+                }
+            }
+        }
+    )*};
+}
+
+plain_values!(u32 = U32, u64 = U64, bool = Bool, String = Text);
+
+impl<S: Symbol> ColumnValue for S {
+    const TYPE: ColumnType = ColumnType::Sym;
+    fn into_data(values: Vec<S>) -> ColumnData {
+        ColumnData::Sym(values.into_iter().map(S::name).collect())
+    }
+    fn from_data(data: ColumnData) -> Result<Vec<S>, String> {
+        match data {
+            ColumnData::Sym(v) => v
+                .into_iter()
+                .map(|name| S::from_name(name).ok_or_else(|| format!("{:?} is not one of {}", name.unwrap_or("null"), S::allowed())))
+                .collect(),
+            other => Err(format!("holds {:?} values, expected symbols", other.column_type())),
+        }
+    }
+    fn reuse(_: ColumnData) -> Vec<S> {
+        Vec::new()
+    }
+}
+
 macro_rules! tables {
     ($(
         $(#[$doc:meta])*
-        $row:ident, $builder:ident, $spec:ident, $name:literal, $row_meaning:literal {
-            $($field:ident : $fty:ty = $variant:ident, $meaning:literal;)*
+        $record:ident => $builder:ident, $spec:ident, $name:literal, $row_meaning:literal {
+            $($column:ident : $cty:ty = |$r:ident| $get:expr, $meaning:literal;)*
         }
     )*) => {$(
         $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq)]
-        pub struct $row {
-            $(#[doc = $meaning] pub $field: $fty,)*
-        }
-
-        /// Columnar builder for the table's rows.
+        /// Columnar builder: one vector per column.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct $builder {
-            $(pub $field: Vec<$fty>,)*
+            $(#[doc = $meaning] pub $column: Vec<$cty>,)*
         }
 
         impl $builder {
+            /// Appends a record as one row.
             #[inline]
-            pub fn push(&mut self, row: $row) {
-                $(self.$field.push(row.$field);)*
+            pub fn push(&mut self, record: &$record) {
+                $(self.$column.push({
+                    let $r = record;
+                    $get
+                });)*
             }
             pub fn len(&self) -> usize {
-                tables!(@first self, $($field)*)
+                tables!(@first self, $($column)*)
             }
             pub fn is_empty(&self) -> bool {
                 self.len() == 0
             }
             pub fn clear(&mut self) {
-                $(self.$field.clear();)*
+                $(self.$column.clear();)*
             }
             /// Makes room for `rows` more rows in every column.
             pub fn reserve(&mut self, rows: usize) {
-                $(self.$field.reserve(rows);)*
+                $(self.$column.reserve(rows);)*
             }
-            /// Takes back the columns of a table made by `into_table` (to reuse their memory).
-            pub fn from_table(table: Table) -> Self {
+            /// Takes back the columns of a table made by `into_table`, emptied (to reuse their memory).
+            pub fn recycle(table: Table) -> Self {
                 let mut out = Self::default();
                 for column in table.columns {
-                    match (column.name, column.data) {
-                        $((stringify!($field), ColumnData::$variant(v)) => out.$field = v,)*
+                    match column.name {
+                        $(stringify!($column) => out.$column = ColumnValue::reuse(column.data),)*
                         _ => {}
                     }
                 }
                 out
             }
+            /// The typed columns of a table read from a file (checked against this schema);
+            /// the error names the column and the value that does not belong.
+            pub fn read(table: Table) -> Result<Self, String> {
+                let mut out = Self::default();
+                for column in table.columns {
+                    match column.name {
+                        $(stringify!($column) => {
+                            out.$column = ColumnValue::from_data(column.data).map_err(|e| format!("column `{}`: {e}", column.name))?
+                        })*
+                        other => return Err(format!("column `{other}` is not a column of table `{}`", $name)),
+                    }
+                }
+                Ok(out)
+            }
             pub fn into_table(self) -> Table {
-                Table { name: $name, columns: vec![$(Column { name: stringify!($field), data: ColumnData::$variant(self.$field) },)*] }
+                Table { name: $name, columns: vec![$(Column { name: stringify!($column), data: ColumnValue::into_data(self.$column) },)*] }
             }
         }
 
         pub const $spec: TableSpec = TableSpec {
             name: $name,
             row: $row_meaning,
-            columns: &[$(ColumnSpec { name: stringify!($field), ty: ColumnType::$variant, meaning: $meaning },)*],
+            columns: &[$(ColumnSpec { name: stringify!($column), ty: <$cty as ColumnValue>::TYPE, meaning: $meaning },)*],
         };
     )*};
     (@first $s:ident, $f:ident $($rest:ident)*) => { $s.$f.len() };
 }
 
-pub type Sym = Option<&'static str>;
+const S: Side = Side::South;
+const N: Side = Side::North;
 
 tables! {
     /// One row per match.
-    MatchRow, MatchColumns, MATCHES, "matches", "one match" {
-        match_id: u64 = U64, "index of the match in the run, 0-based; (seed, match_id) determine the match";
-        seed: u64 = U64, "master seed of the run";
-        south_player: String = Text, "player specification of South, canonical with every parameter (e.g. random, minimax:depth=2,nodes=unlimited,eval=match; docs/players.md)";
-        north_player: String = Text, "player specification of North";
-        first: Sym = Sym, "who started round 1: south or north (R13)";
-        outcome: Sym = Sym, "win, or unfinished when max_rounds rounds were played without a winner (R14)";
-        winner: Sym = Sym, "south or north; null when unfinished";
-        rounds: u32 = U32, "rounds played";
-        moves: u32 = U32, "moves played in all rounds";
-        laps: u64 = U64, "laps sown in all moves (R7)";
-        sown: u64 = U64, "counters sown in all laps";
-        south_holdings: u32 = U32, "South's holdings at the match's end (R12)";
-        north_holdings: u32 = U32, "North's holdings at the match's end";
-        endless_moves: u32 = U32, "moves that were endless and stopped at the repeat (R9, endless=stop)";
-        round1_winner: Sym = Sym, "winner of round 1: south, north or tie (R11)";
-        starter_round_wins: u32 = U32, "rounds won by the player who started them";
-        tied_rounds: u32 = U32, "rounds with equal captures (R11)";
-        south_pussa: u64 = U64, "counters South captured by pussa (R8), all rounds";
-        south_own_fours: u64 = U64, "counters South captured as fours during its own moves (R6)";
-        south_gifted_fours: u64 = U64, "counters South captured as fours during North's moves (R6)";
-        south_remainder: u64 = U64, "counters South collected as remainder (R10)";
-        north_pussa: u64 = U64, "counters North captured by pussa (R8), all rounds";
-        north_own_fours: u64 = U64, "counters North captured as fours during its own moves (R6)";
-        north_gifted_fours: u64 = U64, "counters North captured as fours during South's moves (R6)";
-        north_remainder: u64 = U64, "counters North collected as remainder (R10)";
+    MatchRecord => MatchColumns, MATCHES, "matches", "one match" {
+        match_id: u64 = |m| m.match_id, "index of the match in the run, 0-based; (seed, match_id) determine the match";
+        seed: u64 = |m| m.seed, "master seed of the run";
+        south_player: String = |m| m.players[S].to_string(), "player specification of South, canonical with every parameter (e.g. random, minimax:depth=2,nodes=unlimited,eval=match; docs/players.md)";
+        north_player: String = |m| m.players[N].to_string(), "player specification of North";
+        first: Side = |m| m.first, "who started round 1: south or north (R13)";
+        outcome: MatchOutcome = |m| MatchOutcome::from(m.outcome), "win, or unfinished when max_rounds rounds were played without a winner (R14)";
+        winner: Option<Side> = |m| m.outcome.winner(), "south or north; null when unfinished";
+        rounds: u32 = |m| m.totals.rounds, "rounds played";
+        moves: u32 = |m| m.totals.moves, "moves played in all rounds";
+        laps: u64 = |m| m.totals.laps, "laps sown in all moves (R7)";
+        sown: u64 = |m| m.totals.sown, "counters sown in all laps";
+        south_holdings: u32 = |m| m.holdings[S], "South's holdings at the match's end (R12)";
+        north_holdings: u32 = |m| m.holdings[N], "North's holdings at the match's end";
+        endless_moves: u32 = |m| m.totals.endless_moves, "moves that were endless and stopped at the repeat (R9, endless=stop)";
+        round1_winner: RoundResult = |m| m.round1, "winner of round 1: south, north or tie (R11)";
+        starter_round_wins: u32 = |m| m.totals.starter_round_wins, "rounds won by the player who started them";
+        tied_rounds: u32 = |m| m.totals.tied_rounds, "rounds with equal captures (R11)";
+        south_pussa: u64 = |m| m.totals.captures[S].pussa, "counters South captured by pussa (R8), all rounds";
+        south_own_fours: u64 = |m| m.totals.captures[S].own_fours, "counters South captured as fours during its own moves (R6)";
+        south_gifted_fours: u64 = |m| m.totals.captures[S].gifted_fours, "counters South captured as fours during North's moves (R6)";
+        south_remainder: u64 = |m| m.totals.captures[S].remainder, "counters South collected as remainder (R10)";
+        north_pussa: u64 = |m| m.totals.captures[N].pussa, "counters North captured by pussa (R8), all rounds";
+        north_own_fours: u64 = |m| m.totals.captures[N].own_fours, "counters North captured as fours during its own moves (R6)";
+        north_gifted_fours: u64 = |m| m.totals.captures[N].gifted_fours, "counters North captured as fours during South's moves (R6)";
+        north_remainder: u64 = |m| m.totals.captures[N].remainder, "counters North collected as remainder (R10)";
     }
 
     /// One row per round.
-    RoundRow, RoundColumns, ROUNDS, "rounds", "one round of one match" {
-        match_id: u64 = U64, "the match (matches.match_id)";
-        round: u32 = U32, "round number, from 1";
-        starter: Sym = Sym, "who moved first in the round (R13)";
-        south_open: u32 = U32, "South's open pits at the round's start (R12: closed pits are at the left end)";
-        north_open: u32 = U32, "North's open pits at the round's start";
-        south_kept: u32 = U32, "counters South kept off the board this round (R12)";
-        north_kept: u32 = U32, "counters North kept off the board this round";
-        moves: u32 = U32, "moves in the round";
-        laps: u64 = U64, "laps in the round's moves";
-        sown: u64 = U64, "counters sown in the round";
-        endless_moves: u32 = U32, "endless moves in the round (R9)";
-        collector: Sym = Sym, "who collected the remainder (R10)";
-        south_pussa: u32 = U32, "counters South captured by pussa (R8)";
-        south_own_fours: u32 = U32, "counters South captured as fours during its own moves (R6)";
-        south_gifted_fours: u32 = U32, "counters South captured as fours during North's moves (R6)";
-        south_remainder: u32 = U32, "remainder South collected (R10)";
-        south_total: u32 = U32, "all South captured in the round, remainder included (R11)";
-        north_pussa: u32 = U32, "counters North captured by pussa (R8)";
-        north_own_fours: u32 = U32, "counters North captured as fours during its own moves (R6)";
-        north_gifted_fours: u32 = U32, "counters North captured as fours during South's moves (R6)";
-        north_remainder: u32 = U32, "remainder North collected (R10)";
-        north_total: u32 = U32, "all North captured in the round, remainder included (R11)";
-        winner: Sym = Sym, "south, north or tie (R11)";
+    RoundRecord => RoundColumns, ROUNDS, "rounds", "one round of one match" {
+        match_id: u64 = |r| r.match_id, "the match (matches.match_id)";
+        round: u32 = |r| r.round, "round number, from 1";
+        starter: Side = |r| r.starter, "who moved first in the round (R13)";
+        south_open: u32 = |r| r.open[S] as u32, "South's open pits at the round's start (R12: closed pits are at the left end)";
+        north_open: u32 = |r| r.open[N] as u32, "North's open pits at the round's start";
+        south_kept: u32 = |r| r.kept[S], "counters South kept off the board this round (R12)";
+        north_kept: u32 = |r| r.kept[N], "counters North kept off the board this round";
+        moves: u32 = |r| r.moves, "moves in the round";
+        laps: u64 = |r| r.laps, "laps in the round's moves";
+        sown: u64 = |r| r.sown, "counters sown in the round";
+        endless_moves: u32 = |r| r.endless_moves, "endless moves in the round (R9)";
+        collector: Side = |r| r.collector, "who collected the remainder (R10)";
+        south_pussa: u32 = |r| r.captures[S].pussa, "counters South captured by pussa (R8)";
+        south_own_fours: u32 = |r| r.captures[S].own_fours, "counters South captured as fours during its own moves (R6)";
+        south_gifted_fours: u32 = |r| r.captures[S].gifted_fours, "counters South captured as fours during North's moves (R6)";
+        south_remainder: u32 = |r| r.captures[S].remainder, "remainder South collected (R10)";
+        south_total: u32 = |r| r.captured[S], "all South captured in the round, remainder included (R11)";
+        north_pussa: u32 = |r| r.captures[N].pussa, "counters North captured by pussa (R8)";
+        north_own_fours: u32 = |r| r.captures[N].own_fours, "counters North captured as fours during its own moves (R6)";
+        north_gifted_fours: u32 = |r| r.captures[N].gifted_fours, "counters North captured as fours during South's moves (R6)";
+        north_remainder: u32 = |r| r.captures[N].remainder, "remainder North collected (R10)";
+        north_total: u32 = |r| r.captured[N], "all North captured in the round, remainder included (R11)";
+        winner: RoundResult = |r| r.result, "south, north or tie (R11)";
     }
 
     /// One row per move (detail move or lap).
-    MoveRow, MoveColumns, MOVES, "moves", "one move" {
-        match_id: u64 = U64, "the match";
-        round: u32 = U32, "the round";
-        ply: u32 = U32, "move number in the match, from 1";
-        side: Sym = Sym, "the mover: south or north";
-        pit: u32 = U32, "local pit played, 0 = the mover's left end (R3)";
-        laps: u32 = U32, "laps of the move (R7)";
-        sown: u32 = U32, "counters sown over its laps";
-        pussa: u32 = U32, "counters the mover captured by pussa (R8)";
-        fours_mover: u32 = U32, "counters captured as fours by the mover (R6)";
-        fours_opponent: u32 = U32, "counters captured as fours by the opponent during this move (R6)";
-        endless: bool = Bool, "the move was endless and stopped at the repeat (R9)";
+    MoveRecord => MoveColumns, MOVES, "moves", "one move" {
+        match_id: u64 = |m| m.match_id, "the match";
+        round: u32 = |m| m.round, "the round";
+        ply: u32 = |m| m.ply, "move number in the match, from 1";
+        side: Side = |m| m.mover, "the mover: south or north";
+        pit: u32 = |m| m.pit.index() as u32, "local pit played, 0 = the mover's left end (R3)";
+        laps: u32 = |m| m.summary.laps, "laps of the move (R7)";
+        sown: u32 = |m| m.summary.sown, "counters sown over its laps";
+        pussa: u32 = |m| m.summary.pussa, "counters the mover captured by pussa (R8)";
+        fours_mover: u32 = |m| m.summary.fours[m.mover], "counters captured as fours by the mover (R6)";
+        fours_opponent: u32 = |m| m.summary.fours[m.mover.other()], "counters captured as fours by the opponent during this move (R6)";
+        endless: bool = |m| m.summary.endless, "the move was endless and stopped at the repeat (R9)";
     }
 
     /// One row per lap (detail lap).
-    LapRow, LapColumns, LAPS, "laps", "one lap of one move" {
-        match_id: u64 = U64, "the match";
-        round: u32 = U32, "the round";
-        ply: u32 = U32, "the move (moves.ply)";
-        lap: u32 = U32, "lap number within the move, from 1";
-        start_pit: u32 = U32, "global pit lifted to start the lap (R2: South 0..P-1, North P..2P-1)";
-        sown: u32 = U32, "counters sown in the lap";
+    LapRecord => LapColumns, LAPS, "laps", "one lap of one move" {
+        match_id: u64 = |l| l.match_id, "the match";
+        round: u32 = |l| l.round, "the round";
+        ply: u32 = |l| l.ply, "the move (moves.ply)";
+        lap: u32 = |l| l.lap, "lap number within the move, from 1";
+        start_pit: u32 = |l| l.start_pit as u32, "global pit lifted to start the lap (R2: South 0..P-1, North P..2P-1)";
+        sown: u32 = |l| l.sown as u32, "counters sown in the lap";
     }
 
     /// Histograms, at every detail: summed over a run's part files they give exact distributions.
-    HistogramRow, HistogramColumns, HISTOGRAMS, "histograms", "one bin of one histogram of one part file" {
-        metric: Sym = Sym, "lap_length (counters sown in a lap) or laps_per_move";
-        value: u64 = U64, "the bin's value";
-        count: u64 = U64, "how many laps (lap_length) or moves (laps_per_move) had this value";
+    HistogramRecord => HistogramColumns, HISTOGRAMS, "histograms", "one bin of one histogram of one part file" {
+        metric: HistogramMetric = |h| h.metric, "lap_length (counters sown in a lap) or laps_per_move";
+        value: u64 = |h| h.value, "the bin's value";
+        count: u64 = |h| h.count, "how many laps (lap_length) or moves (laps_per_move) had this value";
+    }
+}
+
+impl MatchColumns {
+    /// Row `i`'s captures by side (the columns `south_pussa` .. `north_remainder`).
+    pub fn captures(&self, i: usize) -> BySide<CaptureCounts<u64>> {
+        BySide::new(
+            CaptureCounts {
+                pussa: self.south_pussa[i],
+                own_fours: self.south_own_fours[i],
+                gifted_fours: self.south_gifted_fours[i],
+                remainder: self.south_remainder[i],
+            },
+            CaptureCounts {
+                pussa: self.north_pussa[i],
+                own_fours: self.north_own_fours[i],
+                gifted_fours: self.north_gifted_fours[i],
+                remainder: self.north_remainder[i],
+            },
+        )
+    }
+}
+
+impl RoundColumns {
+    /// Row `i`'s open pits at the round's start, by side.
+    pub fn open(&self, i: usize) -> BySide<u32> {
+        BySide::new(self.south_open[i], self.north_open[i])
     }
 }
 
@@ -188,22 +286,39 @@ pub fn empty_table(spec: &TableSpec) -> Table {
     Table { name: spec.name, columns: spec.columns.iter().map(|c| Column { name: c.name, data: ColumnData::new(c.ty) }).collect() }
 }
 
-/// Every value a Sym column may hold.
-pub const SYMBOLS: [&str; 7] = ["south", "north", "tie", "win", "unfinished", "lap_length", "laps_per_move"];
+/// Every name a Sym column may hold: the names of every [`Symbol`] type, each once.
+pub fn symbols() -> &'static [&'static str] {
+    static ALL: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let names = (Side::NAMES.iter().map(|p| p.1))
+            .chain(<Option<Side>>::NAMES.iter().map(|p| p.1))
+            .chain(RoundResult::NAMES.iter().map(|p| p.1))
+            .chain(MatchOutcome::NAMES.iter().map(|p| p.1))
+            .chain(HistogramMetric::NAMES.iter().map(|p| p.1));
+        let mut all = Vec::new();
+        for name in names.flatten() {
+            if !all.contains(&name) {
+                all.push(name);
+            }
+        }
+        all
+    })
+}
 
 /// Interns a symbol read back from a file (Sym columns hold static strings).
 pub fn intern_sym(s: &str) -> Option<&'static str> {
-    SYMBOLS.iter().find(|&&k| k == s).copied()
+    symbols().iter().find(|&&k| k == s).copied()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::MoveSummary;
 
     #[test]
     fn builders_and_schemas_agree() {
         let mut b = LapColumns::default();
-        b.push(LapRow { match_id: 3, round: 1, ply: 2, lap: 1, start_pit: 5, sown: 7 });
+        b.push(&LapRecord { match_id: 3, round: 1, ply: 2, lap: 1, start_pit: 5, sown: 7 });
         let t = b.into_table();
         assert_eq!(t.rows(), 1);
         assert_eq!(t.columns.len(), LAPS.columns.len());
@@ -216,5 +331,75 @@ mod tests {
             assert!(spec.columns.iter().all(|c| !c.meaning.is_empty()));
             assert_eq!(empty_table(&spec).columns.len(), spec.columns.len());
         }
+    }
+
+    #[test]
+    fn records_become_named_columns_and_read_back_typed() {
+        let summary = MoveSummary { laps: 3, sown: 11, pussa: 2, fours: BySide::new(4, 8), endless: true };
+        let pit = crate::engine::Pit::new(5, 7).unwrap();
+        let mut b = MoveColumns::default();
+        b.push(&MoveRecord { match_id: 9, round: 2, ply: 17, mover: Side::North, pit, summary });
+        let t = b.clone().into_table();
+        // Fours are relative to the mover; the side is written by its name.
+        assert_eq!(t.column("fours_mover"), Some(&ColumnData::U32(vec![8])));
+        assert_eq!(t.column("fours_opponent"), Some(&ColumnData::U32(vec![4])));
+        assert_eq!(t.column("side"), Some(&ColumnData::Sym(vec![Some("north")])));
+        assert_eq!(MoveColumns::read(t).unwrap(), b);
+
+        let mut m = MatchColumns::default();
+        let captures = BySide::new(
+            CaptureCounts { pussa: 1, own_fours: 2, gifted_fours: 3, remainder: 4 },
+            CaptureCounts { pussa: 5, own_fours: 6, gifted_fours: 7, remainder: 8 },
+        );
+        let totals = MatchTotals { rounds: 3, captures, ..MatchTotals::default() };
+        for (outcome, round1) in [
+            (crate::engine::Outcome::Won(Side::South), RoundResult::Tie),
+            (crate::engine::Outcome::Unfinished, RoundResult::Won(Side::North)),
+        ] {
+            m.push(&MatchRecord {
+                match_id: 0,
+                seed: 1,
+                players: BySide::new(crate::agents::AgentSpec::Random, "minimax:2".parse().unwrap()),
+                first: Side::North,
+                outcome,
+                holdings: BySide::new(90, 8),
+                round1,
+                totals,
+            });
+        }
+        let t = m.clone().into_table();
+        assert_eq!(t.column("outcome"), Some(&ColumnData::Sym(vec![Some("win"), Some("unfinished")])));
+        assert_eq!(t.column("winner"), Some(&ColumnData::Sym(vec![Some("south"), None])));
+        assert_eq!(t.column("round1_winner"), Some(&ColumnData::Sym(vec![Some("tie"), Some("north")])));
+        assert_eq!(t.column("north_player"), Some(&ColumnData::Text(vec!["minimax:2".into(), "minimax:2".into()])));
+        assert_eq!(t.column("south_holdings"), Some(&ColumnData::U32(vec![90, 90])));
+        assert_eq!(t.column("north_gifted_fours"), Some(&ColumnData::U64(vec![7, 7])));
+        let back = MatchColumns::read(t).unwrap();
+        assert_eq!(back.captures(1), captures);
+        assert_eq!(back, m);
+    }
+
+    #[test]
+    fn reading_a_symbol_of_another_column_is_an_error_naming_it() {
+        let mut t = empty_table(&ROUNDS);
+        for c in &mut t.columns {
+            c.data = match c.data.column_type() {
+                ColumnType::U32 => ColumnData::U32(vec![1]),
+                ColumnType::U64 => ColumnData::U64(vec![1]),
+                ColumnType::Sym if c.name == "starter" => ColumnData::Sym(vec![Some("tie")]),
+                _ => ColumnData::Sym(vec![Some("south")]),
+            };
+        }
+        let err = RoundColumns::read(t).unwrap_err();
+        assert_eq!(err, "column `starter`: \"tie\" is not one of south, north");
+    }
+
+    #[test]
+    fn the_symbol_list_holds_every_name_once() {
+        let mut names = symbols().to_vec();
+        names.sort();
+        assert_eq!(names, ["lap_length", "laps_per_move", "north", "south", "tie", "unfinished", "win"]);
+        assert_eq!(intern_sym("tie"), Some("tie"));
+        assert_eq!(intern_sym("draw"), None);
     }
 }

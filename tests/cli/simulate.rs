@@ -401,6 +401,8 @@ fn thread_counts_repeated_rules_and_shards_are_checked_with_the_limits_stated() 
     usage_error(&["run", s(&exp), "--out-root", o], &["twice.toml", "final_four", "line 7"]);
     // Fewer batches than threads: the run uses no more threads than it has batches.
     ok(&["simulate", "--matches", "10", "--out", o, "--threads", "1024", "--quiet"]);
+}
+
 // Search players and external players (docs/players.md, docs/external-players.md).
 
 fn example_player(args: &str) -> String {
