@@ -4,7 +4,8 @@
 //! - [`engine`]: the rules (RULES.md R1-R14), no I/O;
 //! - [`agents`]: players (random, greedy, minimax, MCTS);
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
-//! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`], [`plot`], [`cli`].
+//! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
+//!   (Bradley-Terry ratings of a tournament), [`plot`], [`cli`].
 
 pub mod agents;
 pub mod engine;
@@ -18,3 +19,5 @@ pub mod cli;
 pub mod io;
 #[cfg(feature = "cli")]
 pub mod plot;
+#[cfg(feature = "cli")]
+pub mod ratings;

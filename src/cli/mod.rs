@@ -11,12 +11,14 @@ mod run;
 mod schema;
 mod simulate;
 mod summarize;
+mod tournament;
 
 use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
 pub use experiment::Experiment;
+pub use tournament::Tournament;
 
 use crate::engine::Ruleset;
 
@@ -46,6 +48,8 @@ pub enum Command {
     Run(run::Args),
     /// Print the tables and columns of a dataset, with types and meanings.
     Schema(schema::Args),
+    /// Run a round robin from a tournament file and rate the players (Bradley-Terry, Elo scale).
+    Tournament(tournament::Args),
 }
 
 /// A failure, with the exit code it maps to.
@@ -116,6 +120,7 @@ pub fn main() -> i32 {
         Command::Plot(a) => plot::run(a),
         Command::Run(a) => run::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Tournament(a) => tournament::run(a),
     };
     match result {
         Ok(()) => 0,
