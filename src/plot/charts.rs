@@ -148,7 +148,7 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
     let mut series: Vec<(String, RGBColor, Marker, RateOf)> =
         vec![("match won by the first player (finished matches)".into(), PALETTE[0], Marker::Circle, wins)];
     if study.arms.iter().any(|a| points(a).is_some()) {
-        series.push(("first player's points, unfinished = 1/2 (R16; all matches)".into(), PALETTE[2], Marker::Diamond, points));
+        series.push(("first player's points, unfinished as half a win (R16; all matches)".into(), PALETTE[2], Marker::Diamond, points));
     }
     series.push(("round 1 won by its starter (all matches)".into(), PALETTE[1], Marker::Square, round1));
     let mut items: Vec<LegendItem> = series

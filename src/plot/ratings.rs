@@ -176,11 +176,12 @@ fn ratings<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(
 
 // --- pairwise scores --------------------------------------------------------------------------
 
-/// Colour of a score in [0, 1]: vermillion (0) through white (1/2) to blue (1), colour-blind safe.
+/// Colour of a score in [0, 1]: vermillion (0) through a light grey (1/2, visible on the white
+/// page) to blue (1), colour-blind safe.
 fn score_colour(score: f64) -> RGBColor {
-    let (low, high) = (PALETTE[1], PALETTE[0]);
+    let (low, high, mid) = (PALETTE[1], PALETTE[0], 238.0);
     let mix = |c: RGBColor, t: f64| {
-        let f = |v: u8| (255.0 + (v as f64 - 255.0) * t).round() as u8;
+        let f = |v: u8| (mid + (v as f64 - mid) * t).round() as u8;
         RGBColor(f(c.0), f(c.1), f(c.2))
     };
     if score < 0.5 {
@@ -191,7 +192,7 @@ fn score_colour(score: f64) -> RGBColor {
 }
 
 fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(), DB> {
-    let mut items: Vec<LegendItem> = [0.0, 0.25, 0.5, 0.75, 1.0]
+    let mut items: Vec<LegendItem> = [1.0, 0.75, 0.5, 0.25, 0.0]
         .iter()
         .map(|&s| LegendItem { label: format!("{:.0}%", 100.0 * s), glyph: Glyph::Swatch(score_colour(s)) })
         .collect();
@@ -238,7 +239,8 @@ fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> Area
             let (x, y) = (c as f64, y_of(r));
             let rect = [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)];
             if r == c {
-                chart.draw_series(std::iter::once(Rectangle::new(rect, RGBColor(235, 235, 235).filled())))?;
+                // Self-play is not part of the ratings.
+                chart.draw_series(std::iter::once(Rectangle::new(rect, RGBColor(200, 200, 200).filled())))?;
                 continue;
             }
             let Some((score, flagged)) = score_of(report, row, col) else {
@@ -308,7 +310,7 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
     }];
     if any_points {
         items.push(LegendItem {
-            label: "first player's points, unfinished = 1/2 (R16; all matches)".into(),
+            label: "first player's points, unfinished as half a win (R16; all matches)".into(),
             glyph: Glyph::ErrorBar { colour: PALETTE[2], marker: Marker::Diamond },
         });
     }
@@ -335,9 +337,11 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
     let x_pad = ((x1 - x0) * 0.08).max(20.0);
     let (x0, x1) = (x0 - x_pad, x1 + x_pad);
     let y_pad = ((hi - lo) * 0.08).max(1.0);
-    let (y0, y1) = ((lo - y_pad).max(0.0), (hi + y_pad).min(100.0));
+    // Room for the markers and names of rates at 0% or 100%; ticks within [0, 100].
+    let (y0, y1) = ((lo - y_pad).max(-4.0), (hi + y_pad).min(104.0));
     let (x_ticks, x_dec) = nice_ticks(x0, x1, 10);
-    let (y_ticks, y_dec) = nice_ticks(y0, y1, 10);
+    let (mut y_ticks, y_dec) = nice_ticks(y0.max(0.0), y1.min(100.0), 10);
+    y_ticks.retain(|v| (0.0..=100.0).contains(v));
     let y_fmt = move |v: &f64| format!("{v:.y_dec$}");
     let x_fmt = move |v: &f64| format!("{v:.x_dec$}");
     let y_area = y_label_area(max_text_width(&plot, y_ticks.iter().map(&y_fmt), TICK_SIZE)?);
@@ -351,7 +355,8 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
         .y_label_formatter(&y_fmt)
         .draw()?;
     chart.draw_series(DashedLineSeries::new(vec![(x0, 50.0), (x1, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
-    let name_style = font(13.0).color(&TEXT_COLOUR).pos(Pos::new(HPos::Left, VPos::Bottom));
+    let name_style = font(13.0).color(&TEXT_COLOUR);
+    let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
     for (name, rating, (a, b), wins, points) in &rows {
         let y_mid = wins.or(*points).map_or(50.0, |w| 100.0 * w.1);
         chart.draw_series(std::iter::once(PathElement::new(vec![(*a, y_mid), (*b, y_mid)], SUBTLE_COLOUR.stroke_width(1))))?;
@@ -363,11 +368,17 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
             let dx = (x1 - x0) * 0.006;
             error_bar(&mut chart, rating + dx, (100.0 * l, 100.0 * r, 100.0 * h), PALETTE[2], Marker::Diamond)?;
         }
-        chart.draw_series(std::iter::once(Text::new(
-            name.to_string(),
-            (rating + (x1 - x0) * 0.012, y_mid + (y1 - y0) * 0.01),
-            name_style.clone(),
-        )))?;
+        // The name beside its point, at the first of four corners where it overlaps no name
+        // drawn before (else at the first).
+        let (w, h) = plot.estimate_text_size(name, &name_style)?;
+        let (px, py) = chart.backend_coord(&(*rating, y_mid));
+        let (w, h) = (w as i32, h as i32);
+        let corners = [(px + 9, py - 6 - h), (px + 9, py + 6), (px - 9 - w, py - 6 - h), (px - 9 - w, py + 6)];
+        let overlaps = |&(x, y): &(i32, i32)| placed.iter().any(|&(l, t, r, b)| x < r && x + w > l && y < b && y + h > t);
+        let (x, y) = corners.iter().copied().find(|c| !overlaps(c)).unwrap_or(corners[0]);
+        placed.push((x, y, x + w, y + h));
+        let (bx, by) = plot.get_base_pixel();
+        plot.draw_text(name, &name_style.pos(Pos::new(HPos::Left, VPos::Top)), (x - bx, y - by))?;
     }
     if rows.is_empty() {
         draw_note(&chart, "no self-play")?;

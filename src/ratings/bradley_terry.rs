@@ -111,9 +111,9 @@ impl Scores {
         let mut stack = vec![start];
         seen[start] = true;
         while let Some(a) = stack.pop() {
-            for b in 0..self.n {
-                if !seen[b] && edge(a, b) {
-                    seen[b] = true;
+            for (b, seen_b) in seen.iter_mut().enumerate() {
+                if !*seen_b && edge(a, b) {
+                    *seen_b = true;
                     stack.push(b);
                 }
             }

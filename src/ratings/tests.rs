@@ -18,9 +18,9 @@ fn uniform(rng: &mut Rng) -> f64 {
 /// (rounded to whole matches), with [`draw_share`] of them unfinished.
 fn exact_results(n: u64) -> Vec<PairResults> {
     let mut out = Vec::new();
-    for a in 0..TRUTH.len() {
-        for b in a + 1..TRUTH.len() {
-            let e = expected_score(TRUTH[a], TRUTH[b]);
+    for (a, &ra) in TRUTH.iter().enumerate() {
+        for (b, &rb) in TRUTH.iter().enumerate().skip(a + 1) {
+            let e = expected_score(ra, rb);
             let d = draw_share(e);
             let draws = (d * n as f64).round() as u64;
             let a_wins = ((e - d / 2.0) * n as f64).round() as u64;
@@ -35,12 +35,12 @@ fn exact_results(n: u64) -> Vec<PairResults> {
 /// orders are separate entries (`n` matches each).
 fn sampled_results(n: u64, rng: &mut Rng) -> Vec<PairResults> {
     let mut out = Vec::new();
-    for a in 0..TRUTH.len() {
-        for b in 0..TRUTH.len() {
+    for (a, &ra) in TRUTH.iter().enumerate() {
+        for (b, &rb) in TRUTH.iter().enumerate() {
             if a == b {
                 continue;
             }
-            let e = expected_score(TRUTH[a], TRUTH[b]);
+            let e = expected_score(ra, rb);
             let d = draw_share(e);
             let mut r = PairResults { a, b, a_wins: 0, b_wins: 0, draws: 0 };
             for _ in 0..n {

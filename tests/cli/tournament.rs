@@ -138,5 +138,8 @@ fn malformed_tournament_files_name_the_line_and_field() {
         usage_error(&["tournament", s(&file), "--out-root", s(&root)], &all);
     }
     usage_error(&["tournament", s(&dir.path().join("none.toml"))], &["none.toml"]);
+    // An experiment file is not a tournament file, and the other way round.
+    usage_error(&["tournament", "experiments/quickstart.toml", "--out-root", s(&root)], &["unknown field", "rajapasu run"]);
+    usage_error(&["run", "experiments/ladder.toml", "--out-root", s(&root)], &["players", "rajapasu tournament"]);
     assert!(!root.exists(), "nothing is written");
 }

@@ -102,7 +102,14 @@ impl Tournament {
 
     /// Parses and validates; errors name the line and the field.
     pub fn parse(text: &str) -> Result<Tournament, String> {
-        let file: File = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
+        let file: File = toml::from_str(text).map_err(|e| {
+            let message = e.to_string().trim_end().to_string();
+            if text.lines().any(|l| l.starts_with("[[arms]]") || l.starts_with("[defaults")) {
+                format!("{message}\n(arms make an experiment file: run it with `rajapasu run`)")
+            } else {
+                message
+            }
+        })?;
         let at = |span: Range<usize>, field: &str, what: String| format!("line {}, field `{field}`: {what}", line_of(text, span.start));
         if !valid_name(file.name.get_ref()) {
             return Err(at(file.name.span(), "name", format!("'{}' is not a valid name (letters, digits, _ - .)", file.name.get_ref())));
