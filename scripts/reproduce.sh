@@ -8,11 +8,16 @@ cd "$(dirname "$0")/.."
 cargo build --release
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-  names=(quickstart first_player rule_variants small_boards)
+  names=(quickstart first_player rule_variants small_boards ladder)
 fi
 for name in "${names[@]}"; do
   echo "== $name"
-  ./target/release/rajapasu run "experiments/$name.toml" --out-root data
+  if grep -q '^players' "experiments/$name.toml"; then
+    # A tournament file (a list of players): the round robin and its ratings.
+    ./target/release/rajapasu tournament "experiments/$name.toml" --out-root data
+  else
+    ./target/release/rajapasu run "experiments/$name.toml" --out-root data
+  fi
   # Every part file against the SHA-256 its batch recorded: check before publishing.
   ./target/release/rajapasu verify "data/$name"
 done

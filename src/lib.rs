@@ -5,7 +5,8 @@
 //! - [`agents`]: players (random, greedy, minimax, MCTS);
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
 //! - [`show`]: the replay page of a match (built from the engine alone);
-//! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`], [`plot`], [`cli`].
+//! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
+//!   (Bradley-Terry ratings of a tournament), [`plot`], [`cli`].
 
 pub mod agents;
 pub mod engine;
@@ -20,3 +21,5 @@ pub mod cli;
 pub mod io;
 #[cfg(feature = "cli")]
 pub mod plot;
+#[cfg(feature = "cli")]
+pub mod ratings;

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::stats::{proportion, Distribution};
+use super::stats::{half_points, proportion, Distribution};
 use super::summary::{ArmSummary, CaptureSources, OpenPits, StudySummary};
 use crate::engine::{BySide, Side};
 use crate::io::{Dataset, DatasetError};
@@ -131,6 +131,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
         finished,
         unfinished: matches - finished,
         first_player_wins: proportion(first_wins, finished),
+        first_player_points: half_points(first_wins, matches - finished, matches),
         seat_wins: seat_wins.map(|w| proportion(w, finished)),
         round_starter_wins: proportion(starter_round_wins, rounds_total),
         tied_rounds,

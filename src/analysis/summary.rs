@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::stats::{Distribution, Proportion};
+use super::stats::{Distribution, Points, Proportion};
 use crate::engine::BySide;
 
 /// Counters a side captured, by source (R6, R8, R10), over all matches of an arm.
@@ -37,6 +37,9 @@ pub struct ArmSummary {
     pub unfinished: u64,
     /// Wins of the player who started round 1, among finished matches.
     pub first_player_wins: Proportion,
+    /// The first player's points over all matches, an unfinished match counting as half a win
+    /// (R16).
+    pub first_player_points: Points,
     /// Wins of each seat among finished matches.
     pub seat_wins: BySide<Proportion>,
     /// Rounds won by their starter, among all rounds (tied rounds count as not won).

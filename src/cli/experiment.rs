@@ -101,7 +101,14 @@ impl Experiment {
 
     /// Parses and validates; errors name the line and the field.
     pub fn parse(text: &str) -> Result<Experiment, String> {
-        let file: File = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
+        let file: File = toml::from_str(text).map_err(|e| {
+            let message = e.to_string().trim_end().to_string();
+            if text.lines().any(|l| l.starts_with("players")) {
+                format!("{message}\n(a list of players makes a tournament file: run it with `rajapasu tournament`)")
+            } else {
+                message
+            }
+        })?;
         let at = |span: std::ops::Range<usize>, field: &str, what: String| {
             format!("line {}, field `{field}`: {what}", line_of(text, span.start))
         };

@@ -14,12 +14,14 @@ mod show;
 mod simulate;
 mod summarize;
 mod verify;
+mod tournament;
 
 use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
 pub use experiment::Experiment;
+pub use tournament::Tournament;
 
 use crate::engine::Ruleset;
 
@@ -53,6 +55,8 @@ pub enum Command {
     Show(show::Args),
     /// Check a dataset (or a study's datasets) file by file against its progress markers.
     Verify(verify::Args),
+    /// Run a round robin from a tournament file and rate the players (Bradley-Terry, Elo scale).
+    Tournament(tournament::Args),
 }
 
 /// A failure, with the exit code it maps to.
@@ -148,6 +152,7 @@ pub fn main() -> i32 {
         Command::Schema(a) => schema::run(a),
         Command::Show(a) => show::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Tournament(a) => tournament::run(a),
     };
     match result {
         Ok(()) => 0,

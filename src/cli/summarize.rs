@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::stats::{Distribution, Proportion};
+use crate::analysis::stats::{Distribution, Points, Proportion};
 use crate::analysis::summarize::summarize_path;
 use crate::analysis::summary::{ArmSummary, StudySummary};
 use crate::engine::Side;
@@ -47,6 +47,11 @@ fn prop(p: &Proportion) -> String {
     format!("{:>7} [{}, {}]  {p_text}  ({} of {})", pct(p.rate), pct(p.ci_low), pct(p.ci_high), p.successes, p.trials)
 }
 
+/// Points with unfinished matches as halves (R16): rate, interval, points of matches.
+fn points(p: &Points) -> String {
+    format!("{:>7} [{}, {}]  ({} of {} matches, unfinished = 1/2)", pct(p.rate), pct(p.ci_low), pct(p.ci_high), p.points, p.matches)
+}
+
 fn dist(d: &Distribution) -> String {
     if d.count == 0 {
         return "-".into();
@@ -64,7 +69,8 @@ pub fn arm_text(a: &ArmSummary) -> String {
         let _ = writeln!(s, "   {label:<24}{v}");
     };
     row(&mut s, "matches", format!("{} ({} finished, {} unfinished)", a.matches, a.finished, a.unfinished));
-    row(&mut s, "first player wins", prop(&a.first_player_wins));
+    row(&mut s, "first player wins", format!("{}  finished matches only", prop(&a.first_player_wins)));
+    row(&mut s, "first player points", points(&a.first_player_points));
     row(&mut s, "South wins", prop(&a.seat_wins[Side::South]));
     row(&mut s, "North wins", prop(&a.seat_wins[Side::North]));
     row(&mut s, "round starter wins", format!("{}  ({} tied rounds)", prop(&a.round_starter_wins), a.tied_rounds));
@@ -102,6 +108,10 @@ pub fn arm_text(a: &ArmSummary) -> String {
     s
 }
 
+/// What the two first-player columns count (R16).
+const STUDY_NOTE: &str = "first player wins: finished matches only (p: exact test of 50%); \
+first player pts: every match, an unfinished one counting as half a win (R16)\n";
+
 /// The readable table of a study: a comparison line per arm, then each arm.
 pub fn study_text(study: &StudySummary) -> String {
     let mut s = String::new();
@@ -109,22 +119,29 @@ pub fn study_text(study: &StudySummary) -> String {
         let width = study.arms.iter().map(|a| a.name.len()).max().unwrap_or(3).max(3);
         let _ = writeln!(
             s,
-            "{:<width$}  {:>9}  {:>26}  {:>10}  {:>8}  {:>7}",
-            "arm", "matches", "first player wins [95% CI]", "p", "round 1", "rounds"
+            "{:<width$}  {:>9}  {:>26}  {:>10}  {:>26}  {:>8}  {:>7}",
+            "arm", "matches", "first player wins [95% CI]", "p", "first player pts [95% CI]", "round 1", "rounds"
         );
         for a in &study.arms {
             let f = &a.first_player_wins;
             let _ = writeln!(
                 s,
-                "{:<width$}  {:>9}  {:>26}  {:>10}  {:>8}  {:>7.2}",
+                "{:<width$}  {:>9}  {:>26}  {:>10}  {:>26}  {:>8}  {:>7.2}",
                 a.name,
                 a.matches,
                 format!("{} [{}, {}]", pct(f.rate), pct(f.ci_low), pct(f.ci_high)),
                 p_value(f.p_value),
+                format!(
+                    "{} [{}, {}]",
+                    pct(a.first_player_points.rate),
+                    pct(a.first_player_points.ci_low),
+                    pct(a.first_player_points.ci_high)
+                ),
                 pct(a.round1_starter_wins.rate),
                 a.rounds_per_match.mean
             );
         }
+        s.push_str(STUDY_NOTE);
         s.push('\n');
     }
     for a in &study.arms {
@@ -154,6 +171,11 @@ const SUMMARY_COLUMNS: &[SummaryColumn] = &[
     ("first_player_ci_low", |a| a.first_player_wins.ci_low.to_string()),
     ("first_player_ci_high", |a| a.first_player_wins.ci_high.to_string()),
     ("first_player_p_value", |a| a.first_player_wins.p_value.to_string()),
+    // R16: unfinished matches counted as half a win.
+    ("first_player_points", |a| a.first_player_points.points.to_string()),
+    ("first_player_points_rate", |a| a.first_player_points.rate.to_string()),
+    ("first_player_points_ci_low", |a| a.first_player_points.ci_low.to_string()),
+    ("first_player_points_ci_high", |a| a.first_player_points.ci_high.to_string()),
     ("south_win_rate", |a| a.seat_wins[Side::South].rate.to_string()),
     ("north_win_rate", |a| a.seat_wins[Side::North].rate.to_string()),
     ("round_starter_win_rate", |a| a.round_starter_wins.rate.to_string()),

@@ -690,7 +690,7 @@ mod manifest_tests {
         assert_eq!(manifest.config(), cfg);
         let text = std::fs::read_to_string(dir.path().join("manifest-shard-2-of-3.json")).unwrap();
         // Typed in memory, the same words in the file.
-        for field in [r#""status": "complete""#, r#""south": "minimax:2""#, r#""first": "north""#, r#""shard": "2/3""#] {
+        for field in [r#""status": "complete""#, r#""south": "minimax:depth=2,nodes=unlimited,eval=match""#, r#""first": "north""#, r#""shard": "2/3""#] {
             assert!(text.contains(field), "{field} in {text}");
         }
         let (_, back) = read_manifests(dir.path()).unwrap().pop().unwrap();

@@ -14,7 +14,7 @@ use crate::analysis::summary::{ArmSummary, OpenPits, StudySummary};
 use crate::engine::Side;
 
 /// A chart builder with the common margins and label areas.
-fn builder<'a, 'b, DB: DrawingBackend>(area: &'a Area<DB>, x_area: u32, y_area: u32) -> ChartBuilder<'a, 'b, DB> {
+pub(super) fn builder<'a, 'b, DB: DrawingBackend>(area: &'a Area<DB>, x_area: u32, y_area: u32) -> ChartBuilder<'a, 'b, DB> {
     let mut b = ChartBuilder::on(area);
     b.margin_top(MARGIN.0)
         .margin_right(MARGIN.1)
@@ -26,7 +26,7 @@ fn builder<'a, 'b, DB: DrawingBackend>(area: &'a Area<DB>, x_area: u32, y_area: 
 }
 
 /// The common mesh look: light grey grid, 5-pixel ticks, the bundled font.
-fn style_mesh<X: Ranged, Y: Ranged, DB: DrawingBackend>(m: &mut MeshStyle<'_, '_, X, Y, DB>) {
+pub(super) fn style_mesh<X: Ranged, Y: Ranged, DB: DrawingBackend>(m: &mut MeshStyle<'_, '_, X, Y, DB>) {
     m.set_all_tick_mark_size(5)
         .x_label_style(font(TICK_SIZE))
         .y_label_style(font(TICK_SIZE))
@@ -38,7 +38,7 @@ fn style_mesh<X: Ranged, Y: Ranged, DB: DrawingBackend>(m: &mut MeshStyle<'_, '_
 
 /// Height of the x label area under a categorical axis whose labels take `labels_height` pixels
 /// (the tick gap, the labels and the axis description).
-fn category_x_area(labels_height: u32) -> u32 {
+pub(super) fn category_x_area(labels_height: u32) -> u32 {
     TICK_LABEL_GAP as u32 + labels_height + 10 + line_height(AXIS_DESC_SIZE) as u32
 }
 
@@ -126,37 +126,48 @@ where
 
 // --- 1. first-player win rate ---------------------------------------------------------------
 
-pub(super) const FIRST_PLAYER_TITLE: &str = "First-player advantage: win rates with 95% Wilson intervals";
+pub(super) const FIRST_PLAYER_TITLE: &str = "First-player advantage: win rates with 95% intervals";
+
+/// A series of the first-player chart: the (low, rate, high) of an arm, None when it has no data
+/// (or, for the points series, when they equal the wins over finished matches).
+type RateOf = fn(&ArmSummary) -> Option<(f64, f64, f64)>;
+
+/// (low, rate, high) of a proportion with trials.
+fn proportion_bar(p: &Proportion) -> Option<(f64, f64, f64)> {
+    (p.trials > 0 && p.rate.is_finite()).then_some((p.ci_low, p.rate, p.ci_high))
+}
 
 pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
-    let (match_colour, match_marker) = (PALETTE[0], Marker::Circle);
-    let (round_colour, round_marker) = (PALETTE[1], Marker::Square);
-    let legend = Legend {
-        heading: None,
-        items: vec![
-            LegendItem {
-                label: "match won by the first player (finished matches)".into(),
-                glyph: Glyph::ErrorBar { colour: match_colour, marker: match_marker },
-            },
-            LegendItem {
-                label: "round 1 won by its starter (all matches)".into(),
-                glyph: Glyph::ErrorBar { colour: round_colour, marker: round_marker },
-            },
-            LegendItem {
-                label: "50%: no first-player advantage".into(),
-                glyph: Glyph::Line { colour: REFERENCE_COLOUR, marker: None, dashed: true },
-            },
-        ],
+    let wins: RateOf = |a| proportion_bar(&a.first_player_wins);
+    let round1: RateOf = |a| proportion_bar(&a.round1_starter_wins);
+    // R16: where matches are unfinished, also the points with each counted as half a win.
+    let points: RateOf = |a| {
+        let p = &a.first_player_points;
+        (a.unfinished > 0 && p.rate.is_finite()).then_some((p.ci_low, p.rate, p.ci_high))
     };
+    let mut series: Vec<(String, RGBColor, Marker, RateOf)> =
+        vec![("match won by the first player (finished matches)".into(), PALETTE[0], Marker::Circle, wins)];
+    if study.arms.iter().any(|a| points(a).is_some()) {
+        series.push(("first player's points, unfinished as half a win (R16; all matches)".into(), PALETTE[2], Marker::Diamond, points));
+    }
+    series.push(("round 1 won by its starter (all matches)".into(), PALETTE[1], Marker::Square, round1));
+    let mut items: Vec<LegendItem> = series
+        .iter()
+        .map(|(label, colour, marker, _)| LegendItem { label: label.clone(), glyph: Glyph::ErrorBar { colour: *colour, marker: *marker } })
+        .collect();
+    items.push(LegendItem {
+        label: "50%: no first-player advantage".into(),
+        glyph: Glyph::Line { colour: REFERENCE_COLOUR, marker: None, dashed: true },
+    });
+    let legend = Legend { heading: None, items };
     let plot = frame(root, FIRST_PLAYER_TITLE, &study_line(study), &legend)?;
 
-    let shown = |p: &Proportion| p.trials > 0 && p.rate.is_finite();
     let mut lo = 50.0f64;
     let mut hi = 50.0f64;
     for arm in &study.arms {
-        for p in [&arm.first_player_wins, &arm.round1_starter_wins].into_iter().filter(|p| shown(p)) {
-            lo = lo.min(100.0 * p.ci_low);
-            hi = hi.max(100.0 * p.ci_high);
+        for (low, _, high) in series.iter().filter_map(|s| (s.3)(arm)) {
+            lo = lo.min(100.0 * low);
+            hi = hi.max(100.0 * high);
         }
     }
     let pad = ((hi - lo) * 0.08).max(1.0);
@@ -184,25 +195,28 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
 
     chart.draw_series(DashedLineSeries::new(vec![(-0.5, 50.0), (n as f64 - 0.5, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
 
-    // The two series side by side within each arm's slot.
-    let offset = 0.12;
-    for (k, (colour, m)) in [(match_colour, match_marker), (round_colour, round_marker)].into_iter().enumerate() {
-        let dx = if k == 0 { -offset } else { offset };
+    // The series side by side within each arm's slot.
+    let offset = if series.len() == 2 { 0.12 } else { 0.16 };
+    for (k, (_, colour, m, rate_of)) in series.iter().enumerate() {
+        let dx = (k as f64 - (series.len() - 1) as f64 / 2.0) * if series.len() == 2 { 2.0 * offset } else { offset };
         let stroke = colour.stroke_width(2);
         for (i, arm) in study.arms.iter().enumerate() {
-            let p = if k == 0 { &arm.first_player_wins } else { &arm.round1_starter_wins };
-            if !shown(p) {
-                let note = font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Bottom));
-                chart.draw_series(std::iter::once(Text::new("no data", (i as f64 + dx, y0), note)))?;
+            let Some((low, rate, high)) = rate_of(arm) else {
+                // A points series missing for an arm means "equal to the wins" (no unfinished
+                // match), not "no data".
+                if k == 0 || series.len() == 2 || k == series.len() - 1 {
+                    let note = font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Bottom));
+                    chart.draw_series(std::iter::once(Text::new("no data", (i as f64 + dx, y0), note)))?;
+                }
                 continue;
-            }
+            };
             let x = i as f64 + dx;
-            let (low, rate, high) = (100.0 * p.ci_low, 100.0 * p.rate, 100.0 * p.ci_high);
+            let (low, rate, high) = (100.0 * low, 100.0 * rate, 100.0 * high);
             chart.draw_series(std::iter::once(PathElement::new(vec![(x, low), (x, high)], stroke)))?;
             for y in [low, high] {
                 chart.draw_series(std::iter::once(EmptyElement::at((x, y)) + PathElement::new(vec![(-7, 0), (7, 0)], stroke)))?;
             }
-            draw_markers(&mut chart, &[(x, rate)], m, colour, 6)?;
+            draw_markers(&mut chart, &[(x, rate)], *m, *colour, 6)?;
         }
     }
 

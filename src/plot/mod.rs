@@ -13,6 +13,7 @@
 
 mod charts;
 mod layout;
+mod ratings;
 #[cfg(test)]
 mod tests;
 
@@ -27,6 +28,7 @@ use crate::analysis::summary::StudySummary;
 use crate::io::atomic::write_atomically_via_path;
 use crate::io::{write_string_atomically, IoError};
 use layout::{Area, AreaResult, FAMILY};
+pub use ratings::{plot_ratings, RatingsChart};
 
 /// Size of every chart in pixels (PNG) or user units (SVG).
 pub const WIDTH: u32 = 1200;
@@ -60,7 +62,8 @@ pub enum PlotError {
 /// The charts of a study, in the order [`plot_study`] writes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Chart {
-    /// First-player and round-1 starter win rates per arm, with 95% Wilson intervals.
+    /// First-player and round-1 starter win rates per arm, with 95% Wilson intervals, and the
+    /// first player's points with unfinished matches as halves (R16) where any are unfinished.
     FirstPlayerWinRate,
     /// Share of laps by lap length (counters sown), log scale, one line per arm.
     LapLength,

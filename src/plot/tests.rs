@@ -56,6 +56,7 @@ fn arm(name: &str, k: u64, round_detail: bool) -> ArmSummary {
         finished,
         unfinished: matches - finished,
         first_player_wins: proportion(5_350 - 60 * k, finished),
+        first_player_points: crate::analysis::stats::half_points(5_350 - 60 * k, matches - finished, matches),
         seat_wins: BySide::new(proportion(5_100 + 100 * k, finished), proportion(4_890 - 105 * k, finished)),
         round_starter_wins: proportion(13_000 + 250 * k, 24_000),
         tied_rounds: 130 + k,
@@ -329,4 +330,88 @@ fn the_replay_page_colours_capture_sources_as_this_chart_does() {
         crate::show::Source::ALL.iter().map(|s| (RGBColor(s.colour()[0], s.colour()[1], s.colour()[2]), s.name())).collect();
     let chart: Vec<(RGBColor, &str)> = super::charts::SOURCE_COLOURS.iter().map(|c| c.0).zip(super::charts::SOURCE_NAMES).collect();
     assert_eq!(page, chart);
+}
+
+#[test]
+fn first_player_chart_adds_the_half_point_rate_only_where_matches_are_unfinished() {
+    // (The legend wraps the label after "1/".)
+    const POINTS_LABEL: &str = "first player's points, unfinished";
+    let texts_of = |study: &StudySummary| {
+        let dir = tempfile::tempdir().unwrap();
+        plot_study(study, dir.path()).unwrap();
+        svg_texts(&fs::read_to_string(dir.path().join("first_player_win_rate.svg")).unwrap()).join(" ")
+    };
+    // The fixture's arms have unfinished matches.
+    assert!(texts_of(&three_arm_study()).contains(POINTS_LABEL));
+    let mut study = three_arm_study();
+    for a in &mut study.arms {
+        a.finished = a.matches;
+        a.unfinished = 0;
+        a.first_player_points = crate::analysis::stats::half_points(a.first_player_wins.successes, 0, a.matches);
+    }
+    assert!(!texts_of(&study).contains(POINTS_LABEL));
+}
+
+/// A tournament report of five players, the first four with self-play (some unfinished).
+fn tournament_report() -> crate::ratings::report::Report {
+    use crate::analysis::stats::half_points;
+    use crate::ratings::bradley_terry::PairResults;
+    use crate::ratings::report::{rate, Entrant, RatingOptions, SelfPlay};
+    let names = ["random", "greedy", "minimax:3", "mcts:128-with-a-long-name", "minimax:4"];
+    let entrants: Vec<Entrant> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| Entrant {
+            name: n.to_string(),
+            spec: n.to_string(),
+            self_play: (i < 4).then(|| SelfPlay {
+                matches: 200,
+                unfinished: 20 * i as u64,
+                first_player_wins: proportion((200 - 20 * i as u64) * (55 + 10 * i as u64) / 100, 200 - 20 * i as u64),
+                first_player_points: half_points((200 - 20 * i as u64) * (55 + 10 * i as u64) / 100, 20 * i as u64, 200),
+            }),
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for a in 0..5 {
+        for b in a + 1..5 {
+            // Stronger with the index, and a cycle: random beats minimax:4.
+            let a_wins = if (a, b) == (0, 4) { 150 } else { 100 - 20 * (b - a) as u64 };
+            pairs.push(PairResults { a, b, a_wins, b_wins: 190 - a_wins, draws: 10 });
+        }
+    }
+    rate("ladder", "", &entrants, &pairs, &RatingOptions { anchor: Some(0), virtual_draws: 1.0, replicates: 100, seed: 1 }).unwrap()
+}
+
+#[test]
+fn tournament_charts_are_written_with_the_players_named() {
+    let report = tournament_report();
+    assert!(!report.goodness_of_fit.flagged.is_empty(), "the fixture has a cycle");
+    let dir = tempfile::tempdir().unwrap();
+    let written = plot_ratings(&report, dir.path()).unwrap();
+    assert_eq!(written.len(), 6);
+    for chart in RatingsChart::ALL {
+        let png = fs::read(dir.path().join(format!("{}.png", chart.file_stem()))).unwrap();
+        assert_eq!(png_size(&png), (WIDTH, HEIGHT), "{chart:?}");
+        assert!(png.len() > 20_000, "{chart:?}: PNG of {} bytes", png.len());
+        let svg = fs::read_to_string(dir.path().join(format!("{}.svg", chart.file_stem()))).unwrap();
+        check_xmlish(&svg);
+        let texts = svg_texts(&svg);
+        assert!(texts.iter().any(|t| t == chart.title()), "{chart:?}: title in {texts:?}");
+        assert!(texts.iter().any(|t| t.contains("minimax:3")), "{chart:?}: {texts:?}");
+        assert!(texts.iter().any(|t| t.starts_with("random")), "{chart:?}: {texts:?}");
+    }
+    let heat = svg_texts(&fs::read_to_string(dir.path().join("pairwise_scores.svg")).unwrap());
+    // random's score against minimax:4 (both seat orders): (150 + 5) / 200.
+    assert!(heat.iter().any(|t| t == "78"), "{heat:?}");
+    assert!(heat.iter().any(|t| t.starts_with("outlined: far from the ratings")), "{heat:?}");
+    let strength = svg_texts(&fs::read_to_string(dir.path().join("first_player_by_strength.svg")).unwrap()).join(" ");
+    assert!(strength.contains("first player's points, unfinished") && strength.contains("R16"), "{strength}");
+    // minimax:4 has no self-play: it is not on the first-player chart.
+    assert!(!strength.contains("minimax:4"), "{strength}");
+    // Without any self-play, that chart is skipped.
+    let mut none = report.clone();
+    none.ratings.iter_mut().for_each(|p| p.self_play = None);
+    assert!(!RatingsChart::FirstPlayerByStrength.has_data(&none));
+    assert_eq!(plot_ratings(&none, &dir.path().join("none")).unwrap().len(), 4);
 }

@@ -371,7 +371,7 @@ mod tests {
         assert_eq!(t.column("outcome"), Some(&ColumnData::Sym(vec![Some("win"), Some("unfinished")])));
         assert_eq!(t.column("winner"), Some(&ColumnData::Sym(vec![Some("south"), None])));
         assert_eq!(t.column("round1_winner"), Some(&ColumnData::Sym(vec![Some("tie"), Some("north")])));
-        assert_eq!(t.column("north_player"), Some(&ColumnData::Text(vec!["minimax:2".into(), "minimax:2".into()])));
+        assert_eq!(t.column("north_player"), Some(&ColumnData::Text(vec!["minimax:depth=2,nodes=unlimited,eval=match".into(); 2])));
         assert_eq!(t.column("south_holdings"), Some(&ColumnData::U32(vec![90, 90])));
         assert_eq!(t.column("north_gifted_fours"), Some(&ColumnData::U64(vec![7, 7])));
         let back = MatchColumns::read(t).unwrap();

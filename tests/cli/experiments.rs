@@ -62,7 +62,12 @@ fn the_shipped_experiments_are_valid() {
     for e in std::fs::read_dir(root).unwrap() {
         let path = e.unwrap().path();
         if path.extension().is_some_and(|x| x == "toml") {
-            rajapasu::cli::Experiment::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+            // Tournament files (a list of players) live beside the experiment files.
+            if std::fs::read_to_string(&path).unwrap().lines().any(|l| l.starts_with("players")) {
+                rajapasu::cli::Tournament::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+            } else {
+                rajapasu::cli::Experiment::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+            }
             n += 1;
         }
     }

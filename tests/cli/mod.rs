@@ -9,3 +9,4 @@ mod show;
 mod simulate;
 mod summarize;
 mod verify;
+mod tournament;

@@ -136,3 +136,70 @@ fn a_read_only_dataset_is_summarized_and_the_unwritten_files_are_reported() {
     assert_eq!(code, 1, "{err}");
     assert!(text.contains("first player wins") && err.contains("sub"), "{text}{err}");
 }
+
+/// The half-point interval found by scanning rates on a grid of 1e-6 (the definition, not the
+/// bisection): every p with (mean - p)² <= z²/n (p(1 - p) - min(h, 2 min(p, 1 - p))/4).
+fn scanned_interval(wins: f64, halves: f64, n: f64) -> (f64, f64) {
+    let z2 = 1.959_963_984_540_054f64.powi(2);
+    let (mean, h) = ((wins + halves / 2.0) / n, halves / n);
+    let inside: Vec<f64> = (0..=1_000_000)
+        .map(|k| k as f64 / 1e6)
+        .filter(|&p| (mean - p).powi(2) <= z2 / n * (p * (1.0 - p) - h.min(2.0 * p.min(1.0 - p)) / 4.0))
+        .collect();
+    (inside[0], *inside.last().unwrap())
+}
+
+#[test]
+fn unfinished_matches_count_as_half_a_win_in_the_points_r16() {
+    // A hand-made dataset: 10 matches whose outcomes are rewritten so that the first player wins
+    // 5, loses 2, and 3 are unfinished.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("hand");
+    ok(&["simulate", "--matches", "10", "--seed", "2", "--detail", "match", "--format", "csv", "--out", s(&out), "--quiet"]);
+    let part = std::fs::read_dir(out.join("matches"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "csv"))
+        .unwrap();
+    let mut reader = ::csv::Reader::from_path(&part).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (first, outcome, winner) = (col("first"), col("outcome"), col("winner"));
+    let mut writer = ::csv::Writer::from_writer(Vec::new());
+    writer.write_record(&header).unwrap();
+    for (i, row) in reader.records().enumerate() {
+        let mut row: Vec<String> = row.unwrap().iter().map(String::from).collect();
+        let other = if row[first] == "south" { "north" } else { "south" };
+        let (o, w) = match i {
+            0..=4 => ("win", row[first].clone()),
+            5..=6 => ("win", other.to_string()),
+            _ => ("unfinished", String::new()),
+        };
+        row[outcome] = o.into();
+        row[winner] = w;
+        writer.write_record(&row).unwrap();
+    }
+    std::fs::write(&part, writer.into_inner().unwrap()).unwrap();
+
+    let json: Value = serde_json::from_str(&ok(&["summarize", s(&out), "--json"])).unwrap();
+    let arm = &json["arms"][0];
+    assert_eq!((arm["finished"].as_u64(), arm["unfinished"].as_u64()), (Some(7), Some(3)));
+    assert_eq!((arm["first_player_wins"]["successes"].as_u64(), arm["first_player_wins"]["trials"].as_u64()), (Some(5), Some(7)));
+    let points = &arm["first_player_points"];
+    assert_eq!(points["points"], 6.5);
+    assert_eq!(points["matches"], 10);
+    assert_eq!(points["rate"], 0.65);
+    let (lo, hi) = scanned_interval(5.0, 3.0, 10.0);
+    assert!((points["ci_low"].as_f64().unwrap() - lo).abs() < 2e-6, "{points} vs ({lo}, {hi})");
+    assert!((points["ci_high"].as_f64().unwrap() - hi).abs() < 2e-6, "{points} vs ({lo}, {hi})");
+    // Text and CSV say which is which.
+    let text = ok(&["summarize", s(&out)]);
+    assert!(text.contains("71.43%") && text.contains("finished matches only"), "{text}");
+    assert!(text.contains("65.00%") && text.contains("6.5 of 10 matches, unfinished = 1/2"), "{text}");
+    let mut csv = ::csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let h = csv.headers().unwrap().clone();
+    let row = csv.records().next().unwrap().unwrap();
+    let get = |name: &str| row[h.iter().position(|x| x == name).unwrap()].to_string();
+    assert_eq!((get("first_player_points"), get("first_player_points_rate")), ("6.5".into(), "0.65".into()));
+    assert_eq!(get("first_player_win_rate"), (5.0f64 / 7.0).to_string());
+}

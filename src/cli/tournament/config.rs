@@ -1,0 +1,256 @@
+//! Tournament files (TOML, `experiments/*.toml`): the players of a round robin and how much
+//! they play.
+//!
+//! ```toml
+//! name = "ladder"
+//! description = "..."
+//! players = ["random", "greedy", "minimax:3", { name = "deep", player = "minimax:5" }]
+//! matches_per_pair = 200   # per seat order: a pair plays 2 x this many matches
+//! seed = 1
+//! self_play = true         # each player also plays itself (2 x matches_per_pair matches)
+//! anchor = "random"        # the player rated 0; without it the ratings average 0
+//! virtual_draws = 1.0      # virtual unfinished matches added to every pair (keeps ratings finite)
+//! bootstrap = 1000         # bootstrap replicates for the 95% intervals
+//! detail = "match"         # match, round, move or lap
+//! [rules]                  # rule switches (RULES.md), name = value
+//! max_rounds = 1000
+//! ```
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::agents::AgentSpec;
+use crate::engine::Ruleset;
+use crate::sim::{check_matches, Detail};
+
+use super::super::CliError;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: Spanned<String>,
+    #[serde(default)]
+    description: String,
+    players: Spanned<Vec<Spanned<toml::Value>>>,
+    matches_per_pair: Spanned<u64>,
+    seed: u64,
+    self_play: Option<bool>,
+    anchor: Option<Spanned<String>>,
+    virtual_draws: Option<Spanned<f64>>,
+    bootstrap: Option<Spanned<u32>>,
+    detail: Option<Detail>,
+    rules: Option<Spanned<BTreeMap<String, toml::Value>>>,
+}
+
+/// A player of the tournament.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Player {
+    /// As given (`name = ...`), or the specification as written.
+    pub name: String,
+    pub spec: AgentSpec,
+    /// The name as a directory-name part: letters, digits, `_`, `-` and `.`.
+    pub slug: String,
+}
+
+/// A validated tournament.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tournament {
+    pub name: String,
+    pub description: String,
+    pub players: Vec<Player>,
+    pub matches_per_pair: u64,
+    pub seed: u64,
+    pub self_play: bool,
+    /// Index of the player rated 0; None: the ratings average 0.
+    pub anchor: Option<usize>,
+    pub virtual_draws: f64,
+    pub bootstrap: u32,
+    pub detail: Detail,
+    pub rules: Ruleset,
+    /// The file's text, kept with the results.
+    pub source: String,
+}
+
+/// Most matches per pair and seat order (the bootstrap draws match indices as 32-bit numbers).
+pub const MAX_MATCHES_PER_PAIR: u64 = 1_000_000_000;
+pub const DEFAULT_BOOTSTRAP: u32 = 1000;
+pub const MAX_BOOTSTRAP: u32 = 100_000;
+pub const DEFAULT_VIRTUAL_DRAWS: f64 = 1.0;
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn valid_name(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) && !s.starts_with('.')
+}
+
+/// `minimax:depth=4,eval=match` as `minimax-depth-4-eval-match`.
+fn slug(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || "_.".contains(c) { c } else { '-' }).collect()
+}
+
+impl Tournament {
+    pub fn load(path: &Path) -> Result<Tournament, CliError> {
+        let text = std::fs::read_to_string(path).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        Tournament::parse(&text).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))
+    }
+
+    /// Parses and validates; errors name the line and the field.
+    pub fn parse(text: &str) -> Result<Tournament, String> {
+        let file: File = toml::from_str(text).map_err(|e| {
+            let message = e.to_string().trim_end().to_string();
+            if text.lines().any(|l| l.starts_with("[[arms]]") || l.starts_with("[defaults")) {
+                format!("{message}\n(arms make an experiment file: run it with `rajapasu run`)")
+            } else {
+                message
+            }
+        })?;
+        let at = |span: Range<usize>, field: &str, what: String| format!("line {}, field `{field}`: {what}", line_of(text, span.start));
+        if !valid_name(file.name.get_ref()) {
+            return Err(at(file.name.span(), "name", format!("'{}' is not a valid name (letters, digits, _ - .)", file.name.get_ref())));
+        }
+        let mut players: Vec<Player> = Vec::new();
+        for entry in file.players.get_ref() {
+            let bad = |what: String| at(entry.span(), "players", what);
+            let (name, spec_text) = match entry.get_ref() {
+                toml::Value::String(s) => (s.clone(), s.clone()),
+                toml::Value::Table(t) => {
+                    if let Some(key) = t.keys().find(|k| k.as_str() != "name" && k.as_str() != "player") {
+                        return Err(bad(format!("unknown key `{key}` in a player table: allowed keys are name, player")));
+                    }
+                    let get = |key: &str| match t.get(key) {
+                        Some(toml::Value::String(s)) => Ok(s.clone()),
+                        Some(_) => Err(bad(format!("`{key}` of a player table must be a string"))),
+                        None => Err(bad(format!("a player table needs `{key}`, as {{ name = \"deep\", player = \"minimax:5\" }}"))),
+                    };
+                    let name = get("name")?;
+                    if !valid_name(&name) {
+                        return Err(bad(format!("'{name}' is not a valid player name (letters, digits, _ - .)")));
+                    }
+                    (name, get("player")?)
+                }
+                other => {
+                    return Err(bad(format!(
+                        "a player is a specification such as \"minimax:3\" or a table {{ name = ..., player = ... }}, not {}",
+                        other.type_str()
+                    )))
+                }
+            };
+            let spec: AgentSpec = spec_text.parse().map_err(|e: crate::agents::SpecError| bad(e.to_string()))?;
+            let slug = slug(&name);
+            if let Some(other) = players.iter().find(|p| p.name == name || p.slug == slug) {
+                return Err(bad(format!(
+                    "player '{name}' appears twice (as '{}'); give one of them another name, as {{ name = \"...\", player = \"{spec_text}\" }}",
+                    other.name
+                )));
+            }
+            players.push(Player { name, spec, slug });
+        }
+        if players.len() < 2 {
+            return Err(at(file.players.span(), "players", format!("a tournament needs at least 2 players, not {}", players.len())));
+        }
+        let matches = &file.matches_per_pair;
+        check_matches(*matches.get_ref()).map_err(|e| at(matches.span(), "matches_per_pair", e))?;
+        if *matches.get_ref() > MAX_MATCHES_PER_PAIR {
+            return Err(at(matches.span(), "matches_per_pair", format!("{} is not in 1..={MAX_MATCHES_PER_PAIR}", matches.get_ref())));
+        }
+        let anchor = match &file.anchor {
+            None => None,
+            Some(a) => Some(players.iter().position(|p| &p.name == a.get_ref()).ok_or_else(|| {
+                let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+                at(a.span(), "anchor", format!("'{}' is not a player; the players are {}", a.get_ref(), names.join(", ")))
+            })?),
+        };
+        let virtual_draws = match &file.virtual_draws {
+            None => DEFAULT_VIRTUAL_DRAWS,
+            Some(v) if v.get_ref().is_finite() && (0.0..=1000.0).contains(v.get_ref()) => *v.get_ref(),
+            Some(v) => return Err(at(v.span(), "virtual_draws", format!("{} is not a number in 0..=1000", v.get_ref()))),
+        };
+        let bootstrap = match &file.bootstrap {
+            None => DEFAULT_BOOTSTRAP,
+            Some(b) if (1..=MAX_BOOTSTRAP).contains(b.get_ref()) => *b.get_ref(),
+            Some(b) => return Err(at(b.span(), "bootstrap", format!("{} is not in 1..={MAX_BOOTSTRAP}", b.get_ref()))),
+        };
+        let mut rules = Ruleset::default();
+        if let Some(table) = &file.rules {
+            for (k, v) in table.get_ref() {
+                let value = match v {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                rules.set(k, &value).map_err(|e| at(table.span(), &format!("rules.{k}"), e.to_string()))?;
+            }
+        }
+        Ok(Tournament {
+            name: file.name.into_inner(),
+            description: file.description,
+            players,
+            matches_per_pair: *matches.get_ref(),
+            seed: file.seed,
+            self_play: file.self_play.unwrap_or(true),
+            anchor,
+            virtual_draws,
+            bootstrap,
+            detail: file.detail.unwrap_or(Detail::Match),
+            rules,
+            source: text.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "mini"
+description = "three players"
+players = ["random", "greedy", { name = "mm2", player = "minimax:2" }]
+matches_per_pair = 20
+seed = 5
+anchor = "random"
+[rules]
+max_rounds = 200
+"#;
+
+    #[test]
+    fn a_tournament_file_with_defaults() {
+        let t = Tournament::parse(GOOD).unwrap();
+        assert_eq!(t.players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["random", "greedy", "mm2"]);
+        assert_eq!(t.players[2].spec, "minimax:2".parse().unwrap());
+        assert_eq!((t.matches_per_pair, t.seed, t.self_play, t.anchor), (20, 5, true, Some(0)));
+        assert_eq!((t.virtual_draws, t.bootstrap, t.detail), (DEFAULT_VIRTUAL_DRAWS, DEFAULT_BOOTSTRAP, Detail::Match));
+        assert_eq!(t.rules, Ruleset::from_assignments(["max_rounds=200"]).unwrap());
+        assert_eq!(slug("minimax:depth=4,eval=match"), "minimax-depth-4-eval-match");
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_field() {
+        let cases = [
+            (GOOD.replace("\"greedy\"", "\"greedie\""), "greedie", 4),
+            (GOOD.replace("\"greedy\"", "\"random\""), "appears twice", 4),
+            (GOOD.replace("player = \"minimax:2\"", "plyer = \"minimax:2\""), "plyer", 4),
+            (GOOD.replace("matches_per_pair = 20", "matches_per_pair = 0"), "matches_per_pair", 5),
+            (GOOD.replace("matches_per_pair = 20", "matches_per_pair = \"20\""), "matches_per_pair", 5),
+            (GOOD.replace("seed = 5", "seeds = 5"), "seeds", 6),
+            (GOOD.replace("anchor = \"random\"", "anchor = \"rnd\""), "'rnd' is not a player", 7),
+            (GOOD.replace("max_rounds = 200", "max_rounds = 0"), "max_rounds", 8),
+            (GOOD.replace("seed = 5", "seed = 5\nvirtual_draws = -1"), "virtual_draws", 7),
+            (GOOD.replace("seed = 5", "seed = 5\nbootstrap = 0"), "bootstrap", 7),
+            (GOOD.replace("[\"random\", ", "[\"random\"]\n#"), "at least 2 players", 4),
+        ];
+        for (text, needle, line) in cases {
+            let e = Tournament::parse(&text).unwrap_err();
+            assert!(e.contains(needle), "{needle}: {e}");
+            assert!(e.contains(&format!("line {line}")), "line {line}: {e}");
+        }
+        // Missing required fields are named.
+        let e = Tournament::parse(&GOOD.replace("seed = 5\n", "")).unwrap_err();
+        assert!(e.contains("seed"), "{e}");
+    }
+}

@@ -1,0 +1,387 @@
+//! The charts of a tournament ([`Report`]): ratings with intervals, the pairwise score heat map,
+//! and the first-player advantage in self-play against strength. Same fonts, palette, legend and
+//! atomic PNG + SVG files as the study charts.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::charts::{builder, category_x_area, style_mesh};
+use super::layout::*;
+use super::{register_font, PlotError, HEIGHT, WIDTH};
+use crate::io::atomic::write_atomically_via_path;
+use crate::io::write_string_atomically;
+use crate::ratings::report::{PlayerRating, Report};
+
+/// The charts of a tournament, in the order [`plot_ratings`] writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RatingsChart {
+    /// Each player's rating with its 95% interval, highest first.
+    Ratings,
+    /// The score of each player (row) against each other (column), unfinished = 1/2.
+    PairwiseScores,
+    /// Each player's self-play first-player rate (both ways of counting unfinished matches)
+    /// against its rating; needs self-play.
+    FirstPlayerByStrength,
+}
+
+impl RatingsChart {
+    pub const ALL: [RatingsChart; 3] = [RatingsChart::Ratings, RatingsChart::PairwiseScores, RatingsChart::FirstPlayerByStrength];
+
+    pub fn file_stem(self) -> &'static str {
+        match self {
+            RatingsChart::Ratings => "ratings",
+            RatingsChart::PairwiseScores => "pairwise_scores",
+            RatingsChart::FirstPlayerByStrength => "first_player_by_strength",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            RatingsChart::Ratings => "Ratings (Elo scale) with 95% bootstrap intervals",
+            RatingsChart::PairwiseScores => "Pairwise scores: row player's score against column player",
+            RatingsChart::FirstPlayerByStrength => "First-player advantage in self-play against strength",
+        }
+    }
+
+    /// The first-player chart needs at least one player's self-play.
+    pub fn has_data(self, report: &Report) -> bool {
+        match self {
+            RatingsChart::FirstPlayerByStrength => report.ratings.iter().any(|p| p.self_play.as_ref().is_some_and(|s| s.matches > 0)),
+            _ => true,
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(self, report: &Report, root: &Area<DB>) -> AreaResult<(), DB> {
+        match self {
+            RatingsChart::Ratings => ratings(root, report),
+            RatingsChart::PairwiseScores => pairwise_scores(root, report),
+            RatingsChart::FirstPlayerByStrength => first_player_by_strength(root, report),
+        }
+    }
+}
+
+/// Draws every chart of `report` that has data as `out_dir/NAME.png` and `out_dir/NAME.svg`;
+/// returns the paths written, PNG then SVG, in the order of [`RatingsChart::ALL`].
+pub fn plot_ratings(report: &Report, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    register_font()?;
+    fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
+    let mut written = Vec::new();
+    for chart in RatingsChart::ALL.into_iter().filter(|c| c.has_data(report)) {
+        let png = out_dir.join(format!("{}.png", chart.file_stem()));
+        write_atomically_via_path(&png, |tmp| {
+            let root = BitMapBackend::new(tmp, (WIDTH, HEIGHT)).into_drawing_area();
+            chart
+                .draw(report, &root)
+                .and_then(|()| root.present())
+                .map_err(|e| PlotError::Draw { path: png.clone(), message: e.to_string() })
+        })?;
+        written.push(png);
+        let svg_path = out_dir.join(format!("{}.svg", chart.file_stem()));
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+            chart
+                .draw(report, &root)
+                .and_then(|()| root.present())
+                .map_err(|e| PlotError::Draw { path: svg_path.clone(), message: e.to_string() })?;
+        }
+        write_string_atomically(&svg_path, &svg)?;
+        written.push(svg_path);
+    }
+    Ok(written)
+}
+
+fn subtitle(report: &Report) -> String {
+    let matches: u64 = report.pairs.iter().map(|p| p.matches).sum();
+    format!(
+        "tournament {}: {} players, {} matches between them; Bradley-Terry, {}; unfinished = draw (R16)",
+        report.name,
+        report.ratings.len(),
+        matches,
+        report.method.anchor
+    )
+}
+
+/// A vertical error bar from `low` to `high` at `x` with end ticks, and the marker at `y`.
+fn error_bar<DB: DrawingBackend, X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    x: f64,
+    (low, y, high): (f64, f64, f64),
+    colour: RGBColor,
+    marker: Marker,
+) -> AreaResult<(), DB> {
+    let stroke = colour.stroke_width(2);
+    chart.draw_series(std::iter::once(PathElement::new(vec![(x, low), (x, high)], stroke)))?;
+    for end in [low, high] {
+        chart.draw_series(std::iter::once(EmptyElement::at((x, end)) + PathElement::new(vec![(-7, 0), (7, 0)], stroke)))?;
+    }
+    draw_markers(chart, &[(x, y)], marker, colour, 6)
+}
+
+// --- ratings ----------------------------------------------------------------------------------
+
+fn ratings<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(), DB> {
+    let legend = Legend {
+        heading: None,
+        items: vec![
+            LegendItem {
+                label: "rating with its 95% interval".into(),
+                glyph: Glyph::ErrorBar { colour: PALETTE[0], marker: Marker::Circle },
+            },
+            LegendItem {
+                label: format!("anchor: {}", report.method.anchor),
+                glyph: Glyph::Line { colour: REFERENCE_COLOUR, marker: None, dashed: true },
+            },
+        ],
+    };
+    let plot = frame(root, RatingsChart::Ratings.title(), &subtitle(report), &legend)?;
+    let players = &report.ratings;
+    let finite = |x: f64| if x.is_finite() { Some(x) } else { None };
+    let lo = players.iter().filter_map(|p| finite(p.ci_low).or(finite(p.rating))).fold(0.0f64, f64::min);
+    let hi = players.iter().filter_map(|p| finite(p.ci_high).or(finite(p.rating))).fold(0.0f64, f64::max);
+    let pad = ((hi - lo) * 0.08).max(10.0);
+    let (y0, y1) = (lo - pad, hi + pad);
+    let (y_ticks, decimals) = nice_ticks(y0, y1, 10);
+    let y_fmt = move |v: &f64| format!("{v:.decimals$}");
+    let y_area = y_label_area(max_text_width(&plot, y_ticks.iter().map(&y_fmt), TICK_SIZE)?);
+    let n = players.len().max(1);
+    let slot = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3) / n as u32;
+    let names: Vec<&str> = players.iter().map(|p| p.player.as_str()).collect();
+    let labels = CategoryLabels::new(&plot, &names, slot)?;
+    let x_range = Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: (0..n).map(|i| i as f64).collect() };
+    let mut chart =
+        builder(&plot, category_x_area(labels.height()), y_area).build_cartesian_2d(x_range, Linear { lo: y0, hi: y1, ticks: y_ticks })?;
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh);
+    mesh.disable_x_mesh()
+        .x_desc("player (highest rating first)")
+        .y_desc("rating (Elo scale)")
+        .x_label_formatter(&|_| String::new())
+        .y_label_formatter(&y_fmt)
+        .draw()?;
+    chart.draw_series(DashedLineSeries::new(vec![(-0.5, 0.0), (n as f64 - 0.5, 0.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
+    let value_style = font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, p) in players.iter().enumerate() {
+        let (low, high) = if p.ci_low.is_finite() { (p.ci_low, p.ci_high) } else { (p.rating, p.rating) };
+        error_bar(&mut chart, i as f64, (low, p.rating, high), PALETTE[0], Marker::Circle)?;
+        chart.draw_series(std::iter::once(Text::new(format!("{:.0}", p.rating), (i as f64 + 0.08, p.rating), value_style.clone())))?;
+    }
+    let centres: Vec<i32> = (0..players.len()).map(|i| chart.backend_coord(&(i as f64, y0)).0).collect();
+    let bottom = chart.plotting_area().get_pixel_range().1.end;
+    labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP)
+}
+
+// --- pairwise scores --------------------------------------------------------------------------
+
+/// Colour of a score in [0, 1]: vermillion (0) through a light grey (1/2, visible on the white
+/// page) to blue (1), colour-blind safe.
+fn score_colour(score: f64) -> RGBColor {
+    let (low, high, mid) = (PALETTE[1], PALETTE[0], 238.0);
+    let mix = |c: RGBColor, t: f64| {
+        let f = |v: u8| (mid + (v as f64 - mid) * t).round() as u8;
+        RGBColor(f(c.0), f(c.1), f(c.2))
+    };
+    if score < 0.5 {
+        mix(low, (0.5 - score) * 2.0)
+    } else {
+        mix(high, (score - 0.5) * 2.0)
+    }
+}
+
+fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(), DB> {
+    let mut items: Vec<LegendItem> = [1.0, 0.75, 0.5, 0.25, 0.0]
+        .iter()
+        .map(|&s| LegendItem { label: format!("{:.0}%", 100.0 * s), glyph: Glyph::Swatch(score_colour(s)) })
+        .collect();
+    items.push(LegendItem {
+        label: format!("outlined: far from the ratings' prediction (|z| > {:.2})", report.goodness_of_fit.threshold_z),
+        glyph: Glyph::Line { colour: TEXT_COLOUR, marker: None, dashed: false },
+    });
+    let legend = Legend { heading: Some("row's score, unfinished = 1/2".into()), items };
+    let plot = frame(root, RatingsChart::PairwiseScores.title(), &subtitle(report), &legend)?;
+    let players = &report.ratings;
+    let n = players.len();
+    let names: Vec<&str> = players.iter().map(|p| p.player.as_str()).collect();
+    // Row labels at the left, as wide as the longest (cut with an ellipsis past 200 pixels).
+    let row_style = font(TICK_SIZE);
+    let mut row_lines = Vec::with_capacity(n);
+    for name in &names {
+        row_lines.push(wrap(&plot, name, &row_style, 200, 1)?.remove(0));
+    }
+    let row_width = max_text_width(&plot, row_lines.iter().cloned(), TICK_SIZE)?;
+    let y_area = row_width + TICK_LABEL_GAP as u32 + line_height(AXIS_DESC_SIZE) as u32 + 10;
+    let slot = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3) / n.max(1) as u32;
+    let labels = CategoryLabels::new(&plot, &names, slot)?;
+    let range = || Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: Vec::new() };
+    let mut chart = builder(&plot, category_x_area(labels.height()), y_area).build_cartesian_2d(range(), range())?;
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh);
+    mesh.disable_mesh().x_desc("opponent (column)").y_desc("player (row), highest rating at the top").draw()?;
+    // Row k from the top is players[k]: y = n - 1 - k.
+    let y_of = |k: usize| (n - 1 - k) as f64;
+    let cell_px = {
+        let a = chart.backend_coord(&(0.0, 0.0));
+        let b = chart.backend_coord(&(1.0, 1.0));
+        ((b.0 - a.0).abs().min((a.1 - b.1).abs())) as u32
+    };
+    let text_size = if cell_px >= 60 {
+        16.0
+    } else if cell_px >= 40 {
+        13.0
+    } else {
+        10.0
+    };
+    for (r, row) in players.iter().enumerate() {
+        for (c, col) in players.iter().enumerate() {
+            let (x, y) = (c as f64, y_of(r));
+            let rect = [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)];
+            if r == c {
+                // Self-play is not part of the ratings.
+                chart.draw_series(std::iter::once(Rectangle::new(rect, RGBColor(200, 200, 200).filled())))?;
+                continue;
+            }
+            let Some((score, flagged)) = score_of(report, row, col) else {
+                chart.draw_series(std::iter::once(Rectangle::new(rect, RGBColor(250, 250, 250).filled())))?;
+                continue;
+            };
+            chart.draw_series(std::iter::once(Rectangle::new(rect, score_colour(score).filled())))?;
+            chart.draw_series(std::iter::once(Rectangle::new(rect, WHITE.stroke_width(1))))?;
+            if flagged {
+                let inset = [(x - 0.45, y - 0.45), (x + 0.45, y + 0.45)];
+                chart.draw_series(std::iter::once(Rectangle::new(inset, TEXT_COLOUR.stroke_width(3))))?;
+            }
+            if cell_px >= 26 {
+                let white = (score - 0.5).abs() > 0.3;
+                let style = font(text_size).color(if white { &WHITE } else { &TEXT_COLOUR }).pos(Pos::new(HPos::Center, VPos::Center));
+                chart.draw_series(std::iter::once(Text::new(format!("{:.0}", 100.0 * score), (x, y), style)))?;
+            }
+        }
+    }
+    let (bx, by) = plot.get_base_pixel();
+    let left = chart.plotting_area().get_pixel_range().0.start;
+    let right_aligned = font(TICK_SIZE).pos(Pos::new(HPos::Right, VPos::Center));
+    for (k, line) in row_lines.iter().enumerate() {
+        let py = chart.backend_coord(&(0.0, y_of(k))).1;
+        plot.draw_text(line, &right_aligned, (left - TICK_LABEL_GAP - bx, py - by))?;
+    }
+    let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, 0.0)).0).collect();
+    let bottom = chart.plotting_area().get_pixel_range().1.end;
+    labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP)
+}
+
+/// `row`'s score against `col` and whether the pair is flagged; None if they never met.
+fn score_of(report: &Report, row: &PlayerRating, col: &PlayerRating) -> Option<(f64, bool)> {
+    report.pairs.iter().find_map(|p| {
+        if p.a == row.player && p.b == col.player {
+            Some((p.a_points.rate, p.flagged))
+        } else if p.b == row.player && p.a == col.player {
+            Some((1.0 - p.a_points.rate, p.flagged))
+        } else {
+            None
+        }
+    })
+}
+
+// --- first player by strength -----------------------------------------------------------------
+
+fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(), DB> {
+    // (player, rating, rating interval, finished-only rate, points rate where they differ)
+    type Row<'a> = (&'a str, f64, (f64, f64), Option<(f64, f64, f64)>, Option<(f64, f64, f64)>);
+    let rows: Vec<Row> = report
+        .ratings
+        .iter()
+        .filter_map(|p| {
+            let sp = p.self_play.as_ref().filter(|s| s.matches > 0)?;
+            let w = &sp.first_player_wins;
+            let wins = (w.trials > 0).then_some((w.ci_low, w.rate, w.ci_high));
+            let pts = &sp.first_player_points;
+            let points = (sp.unfinished > 0).then_some((pts.ci_low, pts.rate, pts.ci_high));
+            let interval = if p.ci_low.is_finite() { (p.ci_low, p.ci_high) } else { (p.rating, p.rating) };
+            Some((p.player.as_str(), p.rating, interval, wins, points))
+        })
+        .collect();
+    let any_points = rows.iter().any(|r| r.4.is_some());
+    let mut items = vec![LegendItem {
+        label: "first player's win rate in self-play (finished matches)".into(),
+        glyph: Glyph::ErrorBar { colour: PALETTE[0], marker: Marker::Circle },
+    }];
+    if any_points {
+        items.push(LegendItem {
+            label: "first player's points, unfinished as half a win (R16; all matches)".into(),
+            glyph: Glyph::ErrorBar { colour: PALETTE[2], marker: Marker::Diamond },
+        });
+    }
+    items.push(LegendItem {
+        label: "horizontal bars: 95% rating interval".into(),
+        glyph: Glyph::Line { colour: SUBTLE_COLOUR, marker: None, dashed: false },
+    });
+    items.push(LegendItem {
+        label: "50%: no first-player advantage".into(),
+        glyph: Glyph::Line { colour: REFERENCE_COLOUR, marker: None, dashed: true },
+    });
+    let plot = frame(root, RatingsChart::FirstPlayerByStrength.title(), &subtitle(report), &Legend { heading: None, items })?;
+
+    let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut lo, mut hi) = (50.0f64, 50.0f64);
+    for (_, _, (a, b), wins, points) in &rows {
+        x0 = x0.min(*a);
+        x1 = x1.max(*b);
+        for (l, _, h) in wins.iter().chain(points.iter()) {
+            lo = lo.min(100.0 * l);
+            hi = hi.max(100.0 * h);
+        }
+    }
+    let x_pad = ((x1 - x0) * 0.08).max(20.0);
+    let (x0, x1) = (x0 - x_pad, x1 + x_pad);
+    let y_pad = ((hi - lo) * 0.08).max(1.0);
+    // Room for the markers and names of rates at 0% or 100%; ticks within [0, 100].
+    let (y0, y1) = ((lo - y_pad).max(-4.0), (hi + y_pad).min(104.0));
+    let (x_ticks, x_dec) = nice_ticks(x0, x1, 10);
+    let (mut y_ticks, y_dec) = nice_ticks(y0.max(0.0), y1.min(100.0), 10);
+    y_ticks.retain(|v| (0.0..=100.0).contains(v));
+    let y_fmt = move |v: &f64| format!("{v:.y_dec$}");
+    let x_fmt = move |v: &f64| format!("{v:.x_dec$}");
+    let y_area = y_label_area(max_text_width(&plot, y_ticks.iter().map(&y_fmt), TICK_SIZE)?);
+    let mut chart = builder(&plot, X_LABEL_AREA, y_area)
+        .build_cartesian_2d(Linear { lo: x0, hi: x1, ticks: x_ticks }, Linear { lo: y0, hi: y1, ticks: y_ticks })?;
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh);
+    mesh.x_desc("rating (Elo scale)")
+        .y_desc("first-player rate in self-play (%)")
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .draw()?;
+    chart.draw_series(DashedLineSeries::new(vec![(x0, 50.0), (x1, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
+    let name_style = font(13.0).color(&TEXT_COLOUR);
+    let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
+    for (name, rating, (a, b), wins, points) in &rows {
+        let y_mid = wins.or(*points).map_or(50.0, |w| 100.0 * w.1);
+        chart.draw_series(std::iter::once(PathElement::new(vec![(*a, y_mid), (*b, y_mid)], SUBTLE_COLOUR.stroke_width(1))))?;
+        if let Some((l, r, h)) = wins {
+            error_bar(&mut chart, *rating, (100.0 * l, 100.0 * r, 100.0 * h), PALETTE[0], Marker::Circle)?;
+        }
+        if let Some((l, r, h)) = points {
+            // Beside the finished-only bar, a few pixels to the right, so both stay visible.
+            let dx = (x1 - x0) * 0.006;
+            error_bar(&mut chart, rating + dx, (100.0 * l, 100.0 * r, 100.0 * h), PALETTE[2], Marker::Diamond)?;
+        }
+        // The name beside its point, at the first of four corners where it overlaps no name
+        // drawn before (else at the first).
+        let (w, h) = plot.estimate_text_size(name, &name_style)?;
+        let (px, py) = chart.backend_coord(&(*rating, y_mid));
+        let (w, h) = (w as i32, h as i32);
+        let corners = [(px + 9, py - 6 - h), (px + 9, py + 6), (px - 9 - w, py - 6 - h), (px - 9 - w, py + 6)];
+        let overlaps = |&(x, y): &(i32, i32)| placed.iter().any(|&(l, t, r, b)| x < r && x + w > l && y < b && y + h > t);
+        let (x, y) = corners.iter().copied().find(|c| !overlaps(c)).unwrap_or(corners[0]);
+        placed.push((x, y, x + w, y + h));
+        let (bx, by) = plot.get_base_pixel();
+        plot.draw_text(name, &name_style.pos(Pos::new(HPos::Left, VPos::Top)), (x - bx, y - by))?;
+    }
+    if rows.is_empty() {
+        draw_note(&chart, "no self-play")?;
+    }
+    Ok(())
+}
