@@ -65,3 +65,25 @@ pub fn files(dir: &Path) -> Vec<String> {
     out.sort();
     out
 }
+
+/// Replaces a part file of dataset `dir` by `contents` and records the new file in its batch's
+/// progress marker, as a dataset written that way would hold it (so only the rows differ).
+pub fn rewrite_part_file(dir: &Path, part: &Path, contents: &[u8]) {
+    use sha2::Digest;
+    std::fs::write(part, contents).unwrap();
+    let (table, name) = (part.parent().unwrap().file_name().unwrap().to_str().unwrap(), part.file_name().unwrap().to_str().unwrap());
+    for marker_path in std::fs::read_dir(dir.join(".progress")).unwrap().map(|e| e.unwrap().path()) {
+        let mut marker: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&marker_path).unwrap()).unwrap();
+        let mut changed = false;
+        for file in marker["files"].as_array_mut().unwrap().iter_mut().filter(|f| f["table"] == table && f["file"] == name) {
+            file["bytes"] = contents.len().into();
+            file["sha256"] = sha2::Sha256::digest(contents).iter().map(|b| format!("{b:02x}")).collect::<String>().into();
+            changed = true;
+        }
+        if changed {
+            std::fs::write(&marker_path, serde_json::to_string_pretty(&marker).unwrap()).unwrap();
+            return;
+        }
+    }
+    panic!("no progress marker records {}", part.display());
+}

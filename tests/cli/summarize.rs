@@ -179,7 +179,7 @@ fn unfinished_matches_count_as_half_a_win_in_the_points_r16() {
         row[winner] = w;
         writer.write_record(&row).unwrap();
     }
-    std::fs::write(&part, writer.into_inner().unwrap()).unwrap();
+    rewrite_part_file(&out, &part, &writer.into_inner().unwrap());
 
     let json: Value = serde_json::from_str(&ok(&["summarize", s(&out), "--json"])).unwrap();
     let arm = &json["arms"][0];

@@ -72,7 +72,7 @@ fn a_round_robin_rates_its_players_from_the_rows_and_resumes() {
     let by_name = |name: &str| ratings.iter().find(|p| p["player"] == name).unwrap();
     assert_eq!(by_name("random")["rating"], 0.0, "the anchor");
     assert_eq!((by_name("random")["ci_low"].as_f64(), by_name("random")["ci_high"].as_f64()), (Some(0.0), Some(0.0)));
-    assert_eq!(by_name("mm1")["spec"], "minimax:1");
+    assert_eq!(by_name("mm1")["spec"], "minimax:depth=1,nodes=unlimited,eval=match");
     // The pairwise table equals a count of the rows of both seat orders.
     for p in r["pairs"].as_array().unwrap() {
         let (a, b) = (p["a"].as_str().unwrap(), p["b"].as_str().unwrap());
