@@ -13,8 +13,8 @@ mod schema;
 mod show;
 mod simulate;
 mod summarize;
-mod verify;
 mod tournament;
+mod verify;
 
 use std::io::Write;
 

@@ -202,16 +202,11 @@ fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
 /// Versions recorded in every manifest. `rows` changes whenever the same run would give other
 /// rows; polars is pinned exactly in Cargo.toml.
 pub fn versions() -> BTreeMap<String, String> {
-    [
-        ("rajapasu", env!("CARGO_PKG_VERSION")),
-        ("rows", "2"),
-        ("rng", crate::engine::GENERATOR),
-        ("polars", "0.55.2"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .chain([("parquet_compression".to_string(), format!("zstd level {}", super::parquet::ENCODINGS.zstd_level))])
-    .collect()
+    [("rajapasu", env!("CARGO_PKG_VERSION")), ("rows", "2"), ("rng", crate::engine::GENERATOR), ("polars", "0.55.2")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .chain([("parquet_compression".to_string(), format!("zstd level {}", super::parquet::ENCODINGS.zstd_level))])
+        .collect()
 }
 
 fn now() -> String {
@@ -690,7 +685,12 @@ mod manifest_tests {
         assert_eq!(manifest.config(), cfg);
         let text = std::fs::read_to_string(dir.path().join("manifest-shard-2-of-3.json")).unwrap();
         // Typed in memory, the same words in the file.
-        for field in [r#""status": "complete""#, r#""south": "minimax:depth=2,nodes=unlimited,eval=match""#, r#""first": "north""#, r#""shard": "2/3""#] {
+        for field in [
+            r#""status": "complete""#,
+            r#""south": "minimax:depth=2,nodes=unlimited,eval=match""#,
+            r#""first": "north""#,
+            r#""shard": "2/3""#,
+        ] {
             assert!(text.contains(field), "{field} in {text}");
         }
         let (_, back) = read_manifests(dir.path()).unwrap().pop().unwrap();

@@ -363,7 +363,12 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) -> Result<(), 
 /// `histograms`; returns how it ended and the final holdings, or the error of a player that
 /// cannot decide.
 #[inline(always)]
-fn game_loop<R: Recorder>(cfg: &RunConfig, index: u64, recorder: &mut R, histograms: &mut Histograms) -> Result<(Outcome, BySide<u32>), MatchError> {
+fn game_loop<R: Recorder>(
+    cfg: &RunConfig,
+    index: u64,
+    recorder: &mut R,
+    histograms: &mut Histograms,
+) -> Result<(Outcome, BySide<u32>), MatchError> {
     let first = cfg.first.for_match(index);
     let mut game = Game::new(cfg.rules, first);
     let mut agents =

@@ -8,5 +8,5 @@ mod replay;
 mod show;
 mod simulate;
 mod summarize;
-mod verify;
 mod tournament;
+mod verify;
