@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::analysis::summarize::summarize_path;
+use crate::io::lock::DirLock;
 use crate::io::write_string_atomically;
 use crate::sim::{RunConfig, Shard};
 
@@ -16,31 +17,49 @@ use super::CliError;
 pub struct Args {
     /// The experiment file, e.g. experiments/quickstart.toml.
     file: PathBuf,
-    /// Directory under which the study's directory (named after the experiment) is written.
+    #[command(flatten)]
+    study: StudyArgs,
+}
+
+/// Options of the commands that play a study from a file (`run`, `tournament`).
+#[derive(clap::Args, Debug)]
+pub struct StudyArgs {
+    /// Directory under which the study's directory (named after the file's `name`) is written.
     #[arg(long, default_value = "data")]
-    out_root: PathBuf,
+    pub out_root: PathBuf,
     /// Worker threads (0: one per core; at most 1024). The rows do not depend on it.
     #[arg(long, default_value_t = 0, value_parser = super::simulate::parse_threads)]
-    threads: usize,
-    /// Play only this many matches per arm (a quick trial; the datasets then differ from the
-    /// full study's, so write them elsewhere with --out-root).
+    pub threads: usize,
+    /// Play at most this many matches per arm (in a tournament: per pair and seat order), a quick
+    /// trial; the datasets then differ from the full study's, so write them elsewhere with
+    /// --out-root.
     #[arg(long)]
-    matches: Option<u64>,
-    /// No progress bar.
+    pub matches: Option<u64>,
+    /// No progress bars.
     #[arg(long)]
-    quiet: bool,
+    pub quiet: bool,
+}
+
+impl StudyArgs {
+    /// Checks the options and creates the study's directory `OUT_ROOT/name`, locked for this
+    /// process (one run of a study at a time; each dataset is also locked by its writer), with
+    /// the file it was run from copied in as `copy_as`.
+    pub fn open_study(&self, name: &str, copy_as: &str, source: &str) -> Result<(PathBuf, DirLock), CliError> {
+        if let Some(m) = self.matches {
+            crate::sim::check_matches(m).map_err(|e| CliError::usage(format!("--matches {e}")))?;
+        }
+        let dir = self.out_root.join(name);
+        std::fs::create_dir_all(&dir).map_err(|e| CliError::failed(format!("{}: cannot create: {e}", dir.display())))?;
+        let lock = DirLock::try_acquire(&dir, crate::io::lock::SETUP_LOCK, "this study")?;
+        write_string_atomically(&dir.join(copy_as), source).map_err(CliError::failed)?;
+        Ok((dir, lock))
+    }
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    if let Some(m) = args.matches {
-        crate::sim::check_matches(m).map_err(|e| CliError::usage(format!("--matches {e}")))?;
-    }
     let experiment = Experiment::load(&args.file)?;
-    let study_dir = args.out_root.join(&experiment.name);
-    std::fs::create_dir_all(&study_dir).map_err(|e| CliError::failed(format!("{}: cannot create: {e}", study_dir.display())))?;
-    // One `run` of a study at a time (each arm's dataset is also locked by its writer).
-    let _lock = crate::io::lock::DirLock::try_acquire(&study_dir, crate::io::lock::SETUP_LOCK, "this study")?;
-    write_string_atomically(&study_dir.join("experiment.toml"), &experiment.source).map_err(CliError::failed)?;
+    let args = args.study;
+    let (study_dir, _lock) = args.open_study(&experiment.name, "experiment.toml", &experiment.source)?;
     for (i, arm) in experiment.arms.iter().enumerate() {
         let matches = args.matches.map_or(arm.matches, |m| m.min(arm.matches));
         let cfg = RunConfig {

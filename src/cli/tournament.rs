@@ -17,6 +17,8 @@ use crate::ratings::report::{describe, rate, Entrant, RatingOptions, Report};
 
 pub use config::Tournament;
 
+use super::output::Output;
+use super::run::StudyArgs;
 use super::simulate::{run_job, Job};
 use super::summarize::{study_text, write_summary};
 use super::CliError;
@@ -25,29 +27,14 @@ use super::CliError;
 pub struct Args {
     /// The tournament file, e.g. experiments/ladder.toml.
     file: PathBuf,
-    /// Directory under which the tournament's directory (named after it) is written.
-    #[arg(long, default_value = "data")]
-    out_root: PathBuf,
-    /// Worker threads (0: one per core). The rows do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Play only this many matches per pair and seat order (a quick trial; write it elsewhere
-    /// with --out-root).
-    #[arg(long)]
-    matches: Option<u64>,
-    /// No progress bars.
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    study: StudyArgs,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    if let Some(m) = args.matches {
-        crate::sim::check_matches(m).map_err(|e| CliError::usage(format!("--matches {e}")))?;
-    }
     let t = Tournament::load(&args.file)?;
-    let dir = args.out_root.join(&t.name);
-    std::fs::create_dir_all(&dir).map_err(|e| CliError::failed(format!("{}: cannot create: {e}", dir.display())))?;
-    write_string_atomically(&dir.join("tournament.toml"), &t.source).map_err(CliError::failed)?;
+    let args = args.study;
+    let (dir, _lock) = args.open_study(&t.name, "tournament.toml", &t.source)?;
     let pairings = round_robin::schedule(&t);
     for (k, p) in pairings.iter().enumerate() {
         let full = p.matches;
@@ -81,7 +68,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
     write_ratings(&report, &dir)?;
     let text = ratings_text(&report);
     write_string_atomically(&dir.join("ratings.txt"), &text).map_err(CliError::failed)?;
-    print!("{text}");
     let charts = crate::plot::plot_ratings(&report, &dir.join("charts")).map_err(CliError::failed)?;
     if !args.quiet {
         eprintln!(
@@ -91,7 +77,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
             dir.display()
         );
     }
-    Ok(())
+    // Printed last: a reader that goes away (`| head`) does not cut the tournament short.
+    let mut out = Output::lines();
+    out.text(&text)?;
+    out.finish()
 }
 
 fn pct(x: f64) -> String {

@@ -23,6 +23,8 @@ fn a_closed_pipe_ends_every_subcommand_quietly() {
     ok(&["simulate", "--matches", "40", "--seed", "2", "--out", s(&data), "--quiet"]);
     let exp = dir.path().join("pipe.toml");
     std::fs::write(&exp, "name = \"pipe\"\n[defaults]\nmatches = 30\n[[arms]]\nname = \"a\"\n").unwrap();
+    let tour = dir.path().join("tour.toml");
+    std::fs::write(&tour, "name = \"tour\"\nplayers = [\"random\", \"greedy\"]\nmatches_per_pair = 4\nseed = 1\n").unwrap();
     let root = dir.path().join("studies");
     let charts = dir.path().join("charts");
     let cases: Vec<Vec<&str>> = vec![
@@ -30,6 +32,7 @@ fn a_closed_pipe_ends_every_subcommand_quietly() {
         vec!["bench", "--matches", "200", "--repeat", "2", "--json"],
         vec!["plot", s(&data), "--out", s(&charts)],
         vec!["run", s(&exp), "--out-root", s(&root), "--quiet"],
+        vec!["tournament", s(&tour), "--out-root", s(&root), "--quiet"],
         vec!["summarize", s(&data)],
         vec!["summarize", s(&data), "--json"],
         vec!["verify", s(&data)],
@@ -47,4 +50,5 @@ fn a_closed_pipe_ends_every_subcommand_quietly() {
     assert!(charts.join("lap_length.png").exists());
     assert!(root.join("pipe/summary.txt").exists() && root.join("pipe/charts/closed_pits.svg").exists());
     ok(&["verify", s(&root.join("pipe"))]);
+    assert!(root.join("tour/ratings.txt").exists() && root.join("tour/charts/ratings.png").exists());
 }

@@ -384,6 +384,7 @@ fn thread_counts_repeated_rules_and_shards_are_checked_with_the_limits_stated() 
     );
     usage_error(&["simulate", "--matches", "10", "--out", o, "--threads=-1"], &["--threads", "-1", "1024"]);
     usage_error(&["run", "experiments/quickstart.toml", "--threads", "5000", "--out-root", o], &["--threads", "maximum of 1024"]);
+    usage_error(&["tournament", "experiments/ladder.toml", "--threads", "5000", "--out-root", o], &["--threads", "maximum of 1024"]);
     let twice = ["--rule", "final_four=stays", "--rule", "final_four=sower"];
     usage_error(&[&["simulate", "--matches", "10", "--out", o][..], &twice].concat(), &["final_four", "given twice", "at most once"]);
     usage_error(&[&["replay", "--moves", "6"][..], &twice].concat(), &["final_four", "given twice"]);
