@@ -3,11 +3,13 @@
 //! Layers, each depending only on those before it:
 //! - [`engine`]: the rules (RULES.md R1-R14), no I/O;
 //! - [`agents`]: players (random, greedy, minimax, MCTS);
+//! - [`exact`]: exact perfect-play values of small boards (R15), beside the players;
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
 //! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`], [`plot`], [`cli`].
 
 pub mod agents;
 pub mod engine;
+pub mod exact;
 pub mod sim;
 
 #[cfg(feature = "cli")]
