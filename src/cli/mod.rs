@@ -10,6 +10,7 @@ mod replay;
 mod run;
 mod schema;
 mod simulate;
+mod solve;
 mod summarize;
 
 use std::io::Write;
@@ -46,6 +47,8 @@ pub enum Command {
     Run(run::Args),
     /// Print the tables and columns of a dataset, with types and meanings.
     Schema(schema::Args),
+    /// Solve a round exactly (R15): perfect-play value, best opening moves, reachable positions.
+    Solve(solve::Args),
 }
 
 /// A failure, with the exit code it maps to.
@@ -116,6 +119,7 @@ pub fn main() -> i32 {
         Command::Plot(a) => plot::run(a),
         Command::Run(a) => run::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Solve(a) => solve::run(a),
     };
     match result {
         Ok(()) => 0,

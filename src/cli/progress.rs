@@ -19,3 +19,17 @@ pub fn bar(total: u64, label: &str, quiet: bool) -> ProgressBar {
     bar.set_prefix(label.to_string());
     bar
 }
+
+/// A bar of positions (exact analysis, `rajapasu solve`): a count while the total is unknown.
+pub fn positions_bar(label: &str, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} positions, {msg}")
+            .expect("valid template"),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}

@@ -61,19 +61,19 @@ pub struct PerfectMatch {
 }
 
 /// Plays a match from round 1 (`first` to start) with both players choosing by
-/// [`Solution::choose`] and `tie`. `cache` holds the solved rounds by open pits (both starters
+/// [`Solution::choose`] and `tie`, each round solved within `opts`. `cache` holds the solved rounds by open pits (both starters
 /// as roots), reused between calls.
 pub fn perfect_match(
     rules: crate::engine::Ruleset,
     first: Side,
     tie: TieBreak,
-    max_memory: u64,
+    opts: SolveOptions,
     cache: &mut HashMap<BySide<u8>, Solution>,
 ) -> Result<PerfectMatch, SolveError> {
     let mut game = Game::new(rules, first);
     let mut rounds = Vec::new();
     let mut starts: HashMap<(u32, Side), u32> = HashMap::new();
-    let opts = SolveOptions { max_memory, keep_order: true };
+    let opts = SolveOptions { keep_order: true, ..opts };
     loop {
         let rs = *game.round_start();
         let holdings = game.holdings();
@@ -81,9 +81,9 @@ pub fn perfect_match(
             return Ok(PerfectMatch { first, tie, rounds, outcome: ChainOutcome::Cycle { from, to: rs.round } });
         }
         starts.insert((holdings[Side::South], rs.starter), rs.round);
-        if !cache.contains_key(&rs.open) {
+        if let std::collections::hash_map::Entry::Vacant(e) = cache.entry(rs.open) {
             let roots = [round_start(rules, rs.open, Side::South), round_start(rules, rs.open, Side::North)];
-            cache.insert(rs.open, Solution::solve(&roots, opts, &mut |_| {})?);
+            e.insert(Solution::solve(&roots, opts, &mut |_| {})?);
         }
         let solution = &cache[&rs.open];
         let value = solution.value(&rs.position).expect("the round's start is a root");

@@ -141,6 +141,17 @@ impl RankSet {
         (h as u64) << self.low_bits | self.low(i)
     }
 
+    /// The members at positions `start..end`, in increasing order.
+    pub fn range(&self, start: usize, end: usize) -> impl Iterator<Item = u64> + '_ {
+        let mut h = self.bucket.partition_point(|&b| b as usize <= start).saturating_sub(1);
+        (start..end).map(move |i| {
+            while self.bucket[h + 1] as usize <= i {
+                h += 1;
+            }
+            (h as u64) << self.low_bits | self.low(i)
+        })
+    }
+
     /// Every member in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
         (0..self.bucket.len() - 1).flat_map(move |h| {
@@ -251,9 +262,11 @@ mod tests {
             let set = RankSet::new(&ranks, universe);
             assert_eq!(set.len(), ranks.len());
             assert_eq!(set.iter().collect::<Vec<_>>(), ranks);
+            assert_eq!(set.range(0, ranks.len()).collect::<Vec<_>>(), ranks);
             for (i, &r) in ranks.iter().enumerate() {
                 assert_eq!(set.index(r), Some(i));
                 assert_eq!(set.get(i), r);
+                assert_eq!(set.range(i, ranks.len()).next(), Some(r));
                 if r + 1 < universe && ranks.get(i + 1) != Some(&(r + 1)) {
                     assert_eq!(set.index(r + 1), None);
                 }

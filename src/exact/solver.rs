@@ -17,6 +17,7 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 use super::index::{Compositions, RankSet};
@@ -35,11 +36,14 @@ pub struct SolveOptions {
     /// Keep the order in which each position's value was settled (4 bytes a position), so
     /// that [`Solution::choose`] can make progress towards a won outcome (R15 play).
     pub keep_order: bool,
+    /// The most positions a solve may reach: a budget by count, so that whether a board is
+    /// solved never depends on the machine's speed.
+    pub max_positions: u64,
 }
 
 impl Default for SolveOptions {
     fn default() -> SolveOptions {
-        SolveOptions { max_memory: DEFAULT_MAX_MEMORY, keep_order: false }
+        SolveOptions { max_memory: DEFAULT_MAX_MEMORY, keep_order: false, max_positions: u64::MAX }
     }
 }
 
@@ -51,6 +55,8 @@ pub enum SolveError {
          allow more memory or solve a smaller board"
     )]
     MemoryLimit { limit: u64, needed: u64, positions: u64, counters: u32, phase: &'static str },
+    #[error("the board has more than {limit} reachable positions (--max-positions); allow more or solve a smaller board")]
+    PositionLimit { limit: u64 },
     #[error("the board holds {counters} counters; the solver handles at most {MAX_COUNTERS} (values are stored in one byte)")]
     TooManyCounters { counters: u32 },
     #[error("the roots of one solve must share rules and open pits (R12)")]
@@ -148,6 +154,11 @@ impl std::fmt::Debug for Solution {
 
 /// Position key within a level: rank << 1 | side.
 type Key = u64;
+
+/// Positions expanded per wave of the enumeration (bounds the children buffered at once).
+const WAVE: usize = 1 << 18;
+/// Positions per parallel task.
+const CHUNK: usize = 2048;
 
 impl Solution {
     /// Solves every position reachable from `roots` (same rules, same open pits).
@@ -331,26 +342,42 @@ impl Solution {
         for n in (0..=top).rev() {
             let mut set = std::mem::take(&mut pending[n]);
             let mut queue: Vec<Key> = set.iter().copied().collect();
-            let mut popped = 0u64;
-            while let Some(key) = queue.pop() {
-                let pos = self.position(n as u32, key);
-                for (_, child, _) in pos.legal_children() {
-                    let m = child.on_board() as usize;
-                    let ck = self.key(&child);
-                    if m == n {
-                        if set.insert(ck) {
-                            queue.push(ck);
+            while !queue.is_empty() {
+                // A wave of the queue: children generated in parallel, in the wave's order,
+                // then added to the sets in that order (the sets do not depend on it anyway).
+                let wave = queue.split_off(queue.len().saturating_sub(WAVE));
+                let children: Vec<(Vec<u8>, Vec<Key>)> = wave
+                    .par_chunks(CHUNK)
+                    .map(|chunk| {
+                        let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
+                        for &key in chunk {
+                            for (_, child, _) in self.position(n as u32, key).legal_children() {
+                                levels.push(child.on_board() as u8);
+                                keys.push(self.key(&child));
+                            }
                         }
-                    } else {
-                        pending[m].insert(ck);
+                        (levels, keys)
+                    })
+                    .collect();
+                let buffer: u64 = children.iter().map(|(l, k)| l.capacity() as u64 + k.capacity() as u64 * 8).sum();
+                for (levels, keys) in children {
+                    for (m, ck) in levels.into_iter().zip(keys) {
+                        let m = m as usize;
+                        if m == n {
+                            if set.insert(ck) {
+                                queue.push(ck);
+                            }
+                        } else {
+                            pending[m].insert(ck);
+                        }
                     }
                 }
-                popped += 1;
-                if popped % 16384 == 0 {
-                    let working = set_bytes(&set) + pending.iter().map(set_bytes).sum::<u64>() + queue.capacity() as u64 * 8;
-                    self.check_memory(&opts, working, n as u32, found + set.len() as u64, "enumerated")?;
-                    progress(Progress { phase: "enumerating", level: n as u32, done: found + set.len() as u64, total: 0 });
+                if found + set.len() as u64 > opts.max_positions {
+                    return Err(SolveError::PositionLimit { limit: opts.max_positions });
                 }
+                let working = set_bytes(&set) + pending.iter().map(set_bytes).sum::<u64>() + queue.capacity() as u64 * 8 + buffer;
+                self.check_memory(&opts, working, n as u32, found + set.len() as u64, "enumerated")?;
+                progress(Progress { phase: "enumerating", level: n as u32, done: found + set.len() as u64, total: 0 });
             }
             drop(queue);
             let mut keys: Vec<Key> = set.iter().copied().collect();
@@ -359,7 +386,7 @@ impl Solution {
             drop(set);
             keys.sort_unstable();
             let universe = self.comps.count(n).expect("ranks of a board of at most 127 counters fit 63 bits");
-            let split = keys.partition_point(|&k| k & 1 == 0);
+            let split = keys.iter().filter(|&&k| k & 1 == 0).count();
             // Sorted by rank << 1 | side: each side's ranks stay sorted when split by side.
             let (mut south, mut north): (Vec<u64>, Vec<u64>) = (Vec::with_capacity(split), Vec::with_capacity(keys.len() - split));
             for k in keys {
@@ -373,6 +400,9 @@ impl Solution {
             level.sets = [RankSet::new(&south, universe), RankSet::new(&north, universe)];
             let count = (south.len() + north.len()) as u64;
             found += count;
+            if found > opts.max_positions {
+                return Err(SolveError::PositionLimit { limit: opts.max_positions });
+            }
             self.stats.level_positions[n] = count;
         }
         self.stats.positions = found;
@@ -431,49 +461,65 @@ impl Solution {
     }
 
     /// The moves of every position of level `n`: the best exit of each in South's terms (the
-    /// max for South to move, the min for North), and the in-level successors.
+    /// max for South to move, the min for North), and the in-level successors. Chunks of
+    /// positions run in parallel and are joined in order.
     fn scan_level(&self, n: usize, done: &mut u64, total: u64, progress: &mut dyn FnMut(Progress)) -> LevelScan {
         let sets = &self.levels[n].sets;
         let south_count = sets[0].len();
-        let m = south_count + sets[1].len();
-        let mut scan = LevelScan { exit: vec![0; m], degree: vec![0; m], succ: Vec::new(), exits: 0 };
-        let mut id = 0usize;
+        let mut scan = LevelScan { exit: Vec::new(), degree: Vec::new(), succ: Vec::new(), exits: 0 };
         for (side, set) in sets.iter().enumerate() {
-            let mover = Side::from_index(side);
-            let sign: i32 = if side == 0 { 1 } else { -1 };
-            for rank in set.iter() {
-                let pos = self.position(n as u32, rank << 1 | side as u64);
-                // The mover's best exit, in the mover's terms.
-                let mut best: Option<i32> = None;
-                let mut any = false;
-                for (_, child, summary) in pos.legal_children() {
-                    any = true;
-                    let (cl, cs, ci) = self.slot(&child).expect("children of enumerated positions are enumerated");
-                    if cl as usize == n {
-                        scan.succ.push((ci + cs * south_count) as u32);
-                        scan.degree[id] += 1;
-                    } else {
-                        let v = summary.net_gain(mover) - self.levels[cl as usize].values[cs][ci] as i32;
-                        best = Some(best.map_or(v, |b| b.max(v)));
-                        scan.exits += 1;
-                    }
+            let mut start = 0;
+            while start < set.len() {
+                let end = (start + WAVE).min(set.len());
+                let ranks: Vec<u64> = set.range(start, end).collect();
+                let parts: Vec<LevelScan> = ranks.par_chunks(CHUNK).map(|chunk| self.scan_chunk(n, side, chunk, south_count)).collect();
+                for part in parts {
+                    scan.exit.extend_from_slice(&part.exit);
+                    scan.degree.extend_from_slice(&part.degree);
+                    scan.succ.extend_from_slice(&part.succ);
+                    scan.exits += part.exits;
                 }
-                if !any {
-                    // R10, R15: no legal move; the opponent collects what is on the board.
-                    best = Some(-(n as i32));
+                *done += (end - start) as u64;
+                progress(Progress { phase: "solving", level: n as u32, done: *done, total });
+                start = end;
+            }
+        }
+        scan
+    }
+
+    fn scan_chunk(&self, n: usize, side: usize, ranks: &[u64], south_count: usize) -> LevelScan {
+        let mut scan = LevelScan { exit: Vec::with_capacity(ranks.len()), degree: Vec::with_capacity(ranks.len()), succ: Vec::new(), exits: 0 };
+        let mover = Side::from_index(side);
+        let sign: i32 = if side == 0 { 1 } else { -1 };
+        for &rank in ranks {
+            let pos = self.position(n as u32, rank << 1 | side as u64);
+            // The mover's best exit, in the mover's terms.
+            let mut best: Option<i32> = None;
+            let mut any = false;
+            let mut degree = 0u8;
+            for (_, child, summary) in pos.legal_children() {
+                any = true;
+                let (cl, cs, ci) = self.slot(&child).expect("children of enumerated positions are enumerated");
+                if cl as usize == n {
+                    scan.succ.push((ci + cs * south_count) as u32);
+                    degree += 1;
+                } else {
+                    let v = summary.net_gain(mover) - self.levels[cl as usize].values[cs][ci] as i32;
+                    best = Some(best.map_or(v, |b| b.max(v)));
                     scan.exits += 1;
                 }
-                scan.exit[id] = match best {
-                    Some(b) => (sign * b) as i16,
-                    None if side == 0 => i16::MIN,
-                    None => i16::MAX,
-                };
-                id += 1;
-                *done += 1;
-                if *done % 16384 == 0 {
-                    progress(Progress { phase: "solving", level: n as u32, done: *done, total });
-                }
             }
+            if !any {
+                // R10, R15: no legal move; the opponent collects what is on the board.
+                best = Some(-(n as i32));
+                scan.exits += 1;
+            }
+            scan.exit.push(match best {
+                Some(b) => (sign * b) as i16,
+                None if side == 0 => i16::MIN,
+                None => i16::MAX,
+            });
+            scan.degree.push(degree);
         }
         scan
     }

@@ -14,7 +14,7 @@ fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
 }
 
 fn solve(roots: &[Position]) -> Solution {
-    Solution::solve(roots, SolveOptions { max_memory: 1 << 30, keep_order: true }, &mut |_| {}).unwrap()
+    Solution::solve(roots, SolveOptions { max_memory: 1 << 30, keep_order: true, max_positions: u64::MAX }, &mut |_| {}).unwrap()
 }
 
 fn solve_round(r: Ruleset, open: (u8, u8), starter: Side) -> (Solution, Position) {
@@ -23,7 +23,7 @@ fn solve_round(r: Ruleset, open: (u8, u8), starter: Side) -> (Solution, Position
 }
 
 /// The golden file (copied from the independent model's output).
-const GOLDEN: &str = include_str!("../../tests/data/solve.json");
+const GOLDEN: &str = include_str!("../../tests/data/golden/solve.json");
 
 #[test]
 fn golden_values_best_moves_and_position_counts() {
@@ -229,7 +229,7 @@ fn round_start_and_open_checks() {
 #[test]
 fn memory_limit_is_an_error_naming_the_limit() {
     let root = round_start(rules(5, 4, &[]), BySide::new(5, 5), Side::South);
-    let e = Solution::solve(&[root], SolveOptions { max_memory: 200_000, keep_order: false }, &mut |_| {}).unwrap_err();
+    let e = Solution::solve(&[root], SolveOptions { max_memory: 200_000, keep_order: false, max_positions: u64::MAX }, &mut |_| {}).unwrap_err();
     assert!(matches!(e, SolveError::MemoryLimit { limit: 200_000, .. }), "{e}");
     assert!(e.to_string().contains("--max-memory"), "{e}");
     let big = round_start(rules(9, 8, &[]), BySide::new(9, 9), Side::South);
@@ -246,7 +246,7 @@ fn perfect_play_realizes_each_rounds_value() {
         let mut cache = HashMap::new();
         for first in Side::ALL {
             for tie in [TieBreak::Lowest, TieBreak::Highest] {
-                let m = perfect_match(r, first, tie, 1 << 30, &mut cache).unwrap();
+                let m = perfect_match(r, first, tie, SolveOptions::default(), &mut cache).unwrap();
                 assert_eq!(m.rounds[0].starter, first);
                 for (i, round) in m.rounds.iter().enumerate() {
                     let endless = matches!(m.outcome, ChainOutcome::EndlessRound { .. }) && i + 1 == m.rounds.len();
@@ -275,5 +275,40 @@ fn list_cyclic() {
                 }
             }
         }
+    }
+}
+
+/// Solver speed on larger boards: `cargo test --release --lib exact::tests::speed -- --ignored --nocapture`
+/// (boards from RAJAPASU_SOLVE_BOARDS, e.g. "7x2 5x5 6x3").
+#[test]
+#[ignore]
+fn speed() {
+    let boards = std::env::var("RAJAPASU_SOLVE_BOARDS").unwrap_or_else(|_| "7x2".into());
+    for b in boards.split_whitespace() {
+        let (p, s) = b.split_once('x').unwrap();
+        let (p, s): (u8, u8) = (p.parse().unwrap(), s.parse().unwrap());
+        let root = round_start(rules(p, s, &[]), BySide::new(p, p), Side::South);
+        let start = std::time::Instant::now();
+        let sol = match Solution::solve(&[root], SolveOptions { max_memory: 3 << 30, keep_order: false, max_positions: u64::MAX }, &mut |_| {}) {
+            Ok(sol) => sol,
+            Err(e) => {
+                println!("{b}: {e} after {:.1}s", start.elapsed().as_secs_f64());
+                continue;
+            }
+        };
+        let st = sol.stats();
+        println!(
+            "{b}: value {:?} best {} positions {} enumerate {:.2}s solve {:.2}s {:.0} pos/s tables {:.2} B/pos peak {:.1} MB quiet {} exits {}",
+            sol.value(&root),
+            sol.best_moves(&root),
+            st.positions,
+            st.enumerate_seconds,
+            st.solve_seconds,
+            st.positions_per_second(),
+            st.bytes_per_position(),
+            st.peak_bytes as f64 / 1e6,
+            st.quiet_moves,
+            st.exits
+        );
     }
 }

@@ -4,3 +4,4 @@ mod plot;
 mod replay;
 mod simulate;
 mod summarize;
+mod solve;
