@@ -37,7 +37,8 @@ pub struct Args {
     /// a board that needs more is an error, not a crash.
     #[arg(long, value_name = "SIZE", default_value = "4G")]
     max_memory: String,
-    /// The most positions a solve may reach (a budget by count, the same on every machine).
+    /// The most positions a solve may reach (a budget by count, the same on every machine);
+    /// default: no limit, or 60,000,000 a board with --study.
     #[arg(long, value_name = "N")]
     max_positions: Option<u64>,
     /// Solve every round start (each side 1..P pits open, both starters) and write the `starts`
@@ -218,8 +219,9 @@ pub fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts: SolveO
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let rules = args.rules.ruleset()?;
-    let opts = options(&args)?;
+    let mut opts = options(&args)?;
     if args.study {
+        opts.max_positions = args.max_positions.unwrap_or(study::STUDY_MAX_POSITIONS);
         return study::run(&args, rules, opts);
     }
     if args.all_starts {
