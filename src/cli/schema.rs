@@ -22,7 +22,8 @@ pub fn markdown() -> String {
 /// One table as Markdown (as in docs/data.md): its section and column table.
 pub fn table_markdown(t: &TableSpec) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "### `{}`\n\nOne row per {}.\n\n| column | type | meaning |\n|---|---|---|", t.name, t.row.trim_start_matches("one "));
+    let _ =
+        writeln!(s, "### `{}`\n\nOne row per {}.\n\n| column | type | meaning |\n|---|---|---|", t.name, t.row.trim_start_matches("one "));
     for c in t.columns {
         let ty = serde_json::to_value(c.ty).unwrap();
         let _ = writeln!(s, "| `{}` | {} | {} |", c.name, ty.as_str().unwrap(), c.meaning);

@@ -12,7 +12,7 @@ use indicatif::ProgressBar;
 use serde_json::json;
 
 use crate::engine::{BySide, PitSet, Ruleset, Side};
-use crate::exact::{check_open, round_start, Progress, SolveError, SolveOptions, SolveStats, Solution};
+use crate::exact::{check_open, round_start, Progress, Solution, SolveError, SolveOptions, SolveStats};
 use crate::io::{write_string_atomically, write_table, Formats};
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
@@ -204,7 +204,10 @@ pub struct Solved {
 /// Solves the round start (`open`, `starter`) with a progress bar.
 pub fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts: SolveOptions, quiet: bool) -> Result<Solved, SolveError> {
     let root = round_start(rules, open, starter);
-    let bar = SolveBar::new(&format!("solve {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North]), quiet);
+    let bar = SolveBar::new(
+        &format!("solve {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North]),
+        quiet,
+    );
     let solution = Solution::solve(&[root], opts, &mut |p| bar.update(p));
     bar.bar.finish_and_clear();
     let solution = solution?;
@@ -265,13 +268,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
         writeln!(out, "{v}").map_err(stdout_error)?;
         return Ok(());
     }
-    let non_default = rules.non_default();
     let text = format!(
-        "rules: {}\nround start: {} pits a row, {} counters a pit; open pits south {} north {}; {} to move\n\
+        "rules: {} (besides the board)\nround start: {} pits a row, {} counters a pit; open pits south {} north {}; {} to move\n\
          value: {} for {} ({})\nbest moves: {}\npositions: {}\n\
          time: {:.3} s (enumerate {:.3} s, solve {:.3} s), {:.0} positions/s\n\
          memory: tables {} ({:.2} bytes/position), solver peak {}, process peak {}\n",
-        if non_default.is_empty() { "default".to_string() } else { non_default.join(" ") },
+        other_rules(&rules),
         p,
         rules.seeds_per_pit,
         open[Side::South],
@@ -292,6 +294,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
         rss.map_or("unknown".to_string(), human_bytes),
     );
     out.write_all(text.as_bytes()).map_err(stdout_error)
+}
+
+/// The switches other than the board size that differ from the default, or "default".
+fn other_rules(rules: &Ruleset) -> String {
+    let v: Vec<String> =
+        rules.non_default().into_iter().filter(|s| !s.starts_with("pits_per_row=") && !s.starts_with("seeds_per_pit=")).collect();
+    if v.is_empty() {
+        "default".to_string()
+    } else {
+        v.join(" ")
+    }
 }
 
 /// 1536 as "1.5 KiB".
@@ -383,16 +396,12 @@ fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
         "table": STARTS,
     });
     let meta_path = dir.join("solve.json");
-    write_string_atomically(&meta_path, &(serde_json::to_string_pretty(&meta).map_err(CliError::failed)? + "\n")).map_err(CliError::failed)?;
+    write_string_atomically(&meta_path, &(serde_json::to_string_pretty(&meta).map_err(CliError::failed)? + "\n"))
+        .map_err(CliError::failed)?;
     written.push(meta_path);
     let cells: Vec<crate::plot::exact::StartCell> =
         rows.iter().map(|r| crate::plot::exact::StartCell { open: r.open, starter: r.starter, value: r.value }).collect();
-    let non_default = rules.non_default();
-    let subtitle = format!(
-        "{p} pits a row, {} counters a pit; rules: {}",
-        rules.seeds_per_pit,
-        if non_default.is_empty() { "default".to_string() } else { non_default.join(" ") }
-    );
+    let subtitle = format!("{p} pits a row, {} counters a pit; other rules: {}", rules.seeds_per_pit, other_rules(&rules));
     written.extend(crate::plot::exact::plot_start_values(&cells, p, &subtitle, dir).map_err(CliError::failed)?);
     if args.json {
         let v = json!({

@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::solver::{SolveError, SolveOptions, Solution, TieBreak};
 use super::round_start;
+use super::solver::{Solution, SolveError, SolveOptions, TieBreak};
 use crate::engine::{BySide, Game, Outcome, Side};
 
 /// How a match under perfect round play ends.
@@ -87,7 +87,8 @@ pub fn perfect_match(
         }
         let solution = &cache[&rs.open];
         let value = solution.value(&rs.position).expect("the round's start is a root");
-        let mut record = RoundRecord { round: rs.round, starter: rs.starter, open: rs.open, holdings, value, captured: BySide::splat(0), moves: 0 };
+        let mut record =
+            RoundRecord { round: rs.round, starter: rs.starter, open: rs.open, holdings, value, captured: BySide::splat(0), moves: 0 };
         let mut seen = HashSet::new();
         let end = loop {
             if let Some(end) = game.settle() {

@@ -169,8 +169,7 @@ impl Solution {
         }
         let rules: Ruleset = *template.rules();
         let p = rules.pits_per_row as usize;
-        let pits: Vec<usize> =
-            Side::ALL.iter().flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p as u8))).collect();
+        let pits: Vec<usize> = Side::ALL.iter().flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p as u8))).collect();
         let top = roots.iter().map(Position::on_board).max().unwrap_or(0);
         if top > MAX_COUNTERS {
             return Err(SolveError::TooManyCounters { counters: top });
@@ -206,10 +205,8 @@ impl Solution {
     }
 
     fn table_bytes(&self) -> u64 {
-        self.levels
-            .iter()
-            .flat_map(|l| (0..2).map(move |s| l.sets[s].bytes() + l.values[s].len() + l.order[s].len() * 4))
-            .sum::<usize>() as u64
+        self.levels.iter().flat_map(|l| (0..2).map(move |s| l.sets[s].bytes() + l.values[s].len() + l.order[s].len() * 4)).sum::<usize>()
+            as u64
     }
 
     #[inline]
@@ -488,7 +485,8 @@ impl Solution {
     }
 
     fn scan_chunk(&self, n: usize, side: usize, ranks: &[u64], south_count: usize) -> LevelScan {
-        let mut scan = LevelScan { exit: Vec::with_capacity(ranks.len()), degree: Vec::with_capacity(ranks.len()), succ: Vec::new(), exits: 0 };
+        let mut scan =
+            LevelScan { exit: Vec::with_capacity(ranks.len()), degree: Vec::with_capacity(ranks.len()), succ: Vec::new(), exits: 0 };
         let mover = Side::from_index(side);
         let sign: i32 = if side == 0 { 1 } else { -1 };
         for &rank in ranks {

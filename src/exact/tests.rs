@@ -116,9 +116,8 @@ fn value_iteration(sol: &Solution) -> HashMap<(Vec<u8>, Side), i32> {
         .collect();
     let mut v = vec![0i32; nodes.len()];
     for _ in 0..=nodes.len() + 1 {
-        let next: Vec<i32> = (0..nodes.len())
-            .map(|x| moves[x].iter().map(|&(g, c)| g - v[c]).max().unwrap_or(-(nodes[x].on_board() as i32)))
-            .collect();
+        let next: Vec<i32> =
+            (0..nodes.len()).map(|x| moves[x].iter().map(|&(g, c)| g - v[c]).max().unwrap_or(-(nodes[x].on_board() as i32))).collect();
         if next == v {
             return index.into_iter().map(|(k, i)| (k, v[i])).collect();
         }
@@ -229,7 +228,8 @@ fn round_start_and_open_checks() {
 #[test]
 fn memory_limit_is_an_error_naming_the_limit() {
     let root = round_start(rules(5, 4, &[]), BySide::new(5, 5), Side::South);
-    let e = Solution::solve(&[root], SolveOptions { max_memory: 200_000, keep_order: false, max_positions: u64::MAX }, &mut |_| {}).unwrap_err();
+    let e = Solution::solve(&[root], SolveOptions { max_memory: 200_000, keep_order: false, max_positions: u64::MAX }, &mut |_| {})
+        .unwrap_err();
     assert!(matches!(e, SolveError::MemoryLimit { limit: 200_000, .. }), "{e}");
     assert!(e.to_string().contains("--max-memory"), "{e}");
     let big = round_start(rules(9, 8, &[]), BySide::new(9, 9), Side::South);
@@ -266,7 +266,14 @@ fn perfect_play_realizes_each_rounds_value() {
 #[test]
 #[ignore]
 fn list_cyclic() {
-    for extra in [&[][..], &["final_four=stays"], &["endless=stop"], &["final_four=stays", "endless=stop"], &["skip_origin=true"], &["pussa_chain=true"]] {
+    for extra in [
+        &[][..],
+        &["final_four=stays"],
+        &["endless=stop"],
+        &["final_four=stays", "endless=stop"],
+        &["skip_origin=true"],
+        &["pussa_chain=true"],
+    ] {
         for p in 2..=5u8 {
             for s in 1..=5u8 {
                 let (sol, root) = solve_round(rules(p, s, extra), (p, p), Side::South);
@@ -289,13 +296,14 @@ fn speed() {
         let (p, s): (u8, u8) = (p.parse().unwrap(), s.parse().unwrap());
         let root = round_start(rules(p, s, &[]), BySide::new(p, p), Side::South);
         let start = std::time::Instant::now();
-        let sol = match Solution::solve(&[root], SolveOptions { max_memory: 3 << 30, keep_order: false, max_positions: u64::MAX }, &mut |_| {}) {
-            Ok(sol) => sol,
-            Err(e) => {
-                println!("{b}: {e} after {:.1}s", start.elapsed().as_secs_f64());
-                continue;
-            }
-        };
+        let sol =
+            match Solution::solve(&[root], SolveOptions { max_memory: 3 << 30, keep_order: false, max_positions: u64::MAX }, &mut |_| {}) {
+                Ok(sol) => sol,
+                Err(e) => {
+                    println!("{b}: {e} after {:.1}s", start.elapsed().as_secs_f64());
+                    continue;
+                }
+            };
         let st = sol.stats();
         println!(
             "{b}: value {:?} best {} positions {} enumerate {:.2}s solve {:.2}s {:.0} pos/s tables {:.2} B/pos peak {:.1} MB quiet {} exits {}",

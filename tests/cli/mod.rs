@@ -3,5 +3,5 @@ mod perft;
 mod plot;
 mod replay;
 mod simulate;
-mod summarize;
 mod solve;
+mod summarize;

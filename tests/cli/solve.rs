@@ -76,10 +76,7 @@ fn all_starts_writes_the_table_and_heat_map() {
     for r in starts {
         let (so, no) = (r["open"][0].as_u64().unwrap(), r["open"][1].as_u64().unwrap());
         let starter = r["starter"].as_str().unwrap();
-        let mirror = starts
-            .iter()
-            .find(|m| m["open"] == serde_json::json!([no, so]) && m["starter"] != r["starter"])
-            .unwrap();
+        let mirror = starts.iter().find(|m| m["open"] == serde_json::json!([no, so]) && m["starter"] != r["starter"]).unwrap();
         assert_eq!(mirror["value"], r["value"], "{r} vs {mirror}");
         assert_eq!(mirror["best_moves"], r["best_moves"]);
         if so == 2 && no == 1 {
@@ -113,7 +110,10 @@ fn all_starts_writes_the_table_and_heat_map() {
     assert_eq!(from_csv.rows(), 18);
     let csv = std::fs::read_to_string(out.join("starts.csv")).unwrap();
     let mut lines = csv.lines();
-    assert_eq!(lines.next().unwrap(), "rules_hash,pits_per_row,seeds_per_pit,south_open,north_open,starter,value,outcome,best_moves,positions");
+    assert_eq!(
+        lines.next().unwrap(),
+        "rules_hash,pits_per_row,seeds_per_pit,south_open,north_open,starter,value,outcome,best_moves,positions"
+    );
     assert_eq!(lines.count(), 18);
     assert!(csv.contains(",3,2,3,3,south,10,starter_win,2,39\n"), "{csv}");
     // The heat map is a real PNG of the chart size.

@@ -248,7 +248,8 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
         "rows": rows,
     });
     let json_path = dir.join("summary.json");
-    write_string_atomically(&json_path, &(serde_json::to_string_pretty(&meta).map_err(CliError::failed)? + "\n")).map_err(CliError::failed)?;
+    write_string_atomically(&json_path, &(serde_json::to_string_pretty(&meta).map_err(CliError::failed)? + "\n"))
+        .map_err(CliError::failed)?;
     written.push(json_path);
     let points: Vec<BoardPoint> = rows
         .iter()
