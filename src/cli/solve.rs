@@ -12,7 +12,9 @@ use indicatif::ProgressBar;
 use serde_json::json;
 
 use crate::engine::{BySide, PitSet, Ruleset, Side};
-use crate::exact::{check_open, round_start, Progress, Solution, SolveError, SolveOptions, SolveStats};
+use crate::exact::{
+    check_open, perfect_match, round_start, ChainOutcome, Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak,
+};
 use crate::io::{write_string_atomically, write_table, Formats};
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
@@ -49,6 +51,10 @@ pub struct Args {
     /// --max-positions and --max-memory each) into --out: summary, frontier, matches and chart.
     #[arg(long, requires = "out")]
     study: bool,
+    /// Play a match from round 1 (--starter first) with every round played perfectly (R15),
+    /// ties broken by the lowest and then by the highest local pit: each round and the outcome.
+    #[arg(long, conflicts_with_all = ["all_starts", "study", "open"])]
+    perfect_match: bool,
     /// Output directory of --all-starts or --study.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -230,6 +236,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if args.all_starts {
         return all_starts(&args, rules, opts);
     }
+    if args.perfect_match {
+        return perfect_matches(&args, rules, opts);
+    }
     let p = rules.pits_per_row;
     let open = match &args.open {
         Some(text) => parse_open(text, &rules)?,
@@ -294,6 +303,77 @@ pub fn run(args: Args) -> Result<(), CliError> {
         rss.map_or("unknown".to_string(), human_bytes),
     );
     out.write_all(text.as_bytes()).map_err(stdout_error)
+}
+
+/// `--perfect-match`: a match under perfect round play with each tie-break.
+fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
+    let first: Side = args.starter.parse().map_err(CliError::usage)?;
+    let mut cache = std::collections::HashMap::new();
+    let mut out = std::io::stdout().lock();
+    let mut all = Vec::new();
+    for tie in [TieBreak::Lowest, TieBreak::Highest] {
+        let m = perfect_match(rules, first, tie, opts, &mut cache).map_err(solve_error)?;
+        if !args.json {
+            writeln!(out, "ties broken by the {} local pit; {first} starts round 1", tie.name()).map_err(stdout_error)?;
+            writeln!(out, "round starter open(S,N) holdings(S,N) value captured(S,N) moves").map_err(stdout_error)?;
+            for r in &m.rounds {
+                writeln!(
+                    out,
+                    "{} {} {},{} {},{} {:+} {},{} {}",
+                    r.round,
+                    r.starter,
+                    r.open[Side::South],
+                    r.open[Side::North],
+                    r.holdings[Side::South],
+                    r.holdings[Side::North],
+                    r.value,
+                    r.captured[Side::South],
+                    r.captured[Side::North],
+                    r.moves
+                )
+                .map_err(stdout_error)?;
+            }
+            writeln!(out, "outcome: {}\n", describe_chain(m.outcome, first)).map_err(stdout_error)?;
+        }
+        all.push(m);
+    }
+    if args.json {
+        let v: Vec<serde_json::Value> = all
+            .iter()
+            .map(|m| {
+                json!({
+                    "tie_break": m.tie.name(),
+                    "first": m.first,
+                    "outcome": m.outcome.label(m.first),
+                    "description": describe_chain(m.outcome, m.first),
+                    "rounds": m.rounds.iter().map(|r| json!({
+                        "round": r.round,
+                        "starter": r.starter,
+                        "open": [r.open[Side::South], r.open[Side::North]],
+                        "holdings": [r.holdings[Side::South], r.holdings[Side::North]],
+                        "value": r.value,
+                        "captured": [r.captured[Side::South], r.captured[Side::North]],
+                        "moves": r.moves,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        writeln!(out, "{}", json!({ "rules": rules, "rules_hash": rules.hash(), "matches": v })).map_err(stdout_error)?;
+    } else {
+        let same = all[0].outcome.label(first) == all[1].outcome.label(first);
+        writeln!(out, "the tie-break {} the outcome", if same { "does not change" } else { "changes" }).map_err(stdout_error)?;
+    }
+    Ok(())
+}
+
+/// A chain outcome in words.
+pub fn describe_chain(outcome: ChainOutcome, first: Side) -> String {
+    match outcome {
+        ChainOutcome::Won(side) => format!("{side} wins ({} player)", if side == first { "the first" } else { "the second" }),
+        ChainOutcome::Cycle { from, to } => format!("a cycle: round {to} starts as round {from} did (same holdings and starter)"),
+        ChainOutcome::EndlessRound { round } => format!("round {round} never ends (a position recurs under perfect play)"),
+        ChainOutcome::Unfinished => "unfinished at max_rounds (R14)".to_string(),
+    }
 }
 
 /// The switches other than the board size that differ from the default, or "default".

@@ -124,3 +124,31 @@ fn all_starts_writes_the_table_and_heat_map() {
     let svg = std::fs::read_to_string(out.join("start_values.svg")).unwrap();
     assert!(svg.contains("Perfect-play value of a round for its starter") && svg.contains("south starts"));
 }
+
+#[test]
+fn perfect_match_chains_round_starts() {
+    let v = solve_json(&["--perfect-match", "--rule=pits_per_row=3", "--rule=seeds_per_pit=4"]);
+    let matches = v["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 2);
+    assert_eq!((matches[0]["tie_break"].as_str(), matches[1]["tie_break"].as_str()), (Some("lowest"), Some("highest")));
+    for m in matches {
+        let rounds = m["rounds"].as_array().unwrap();
+        // Round 1 is the golden-style round-1 solve: all pits open, South starts, value -6.
+        assert_eq!(rounds[0]["open"], serde_json::json!([3, 3]));
+        assert_eq!(rounds[0]["value"], -6);
+        assert_eq!(m["outcome"], "second");
+        for (i, r) in rounds.iter().enumerate() {
+            // Each round realizes its value, and holdings follow R12: kept plus captured.
+            let (c, h) = (&r["captured"], &r["holdings"]);
+            let starter = if r["starter"] == "south" { 0 } else { 1 };
+            assert_eq!(c[starter].as_i64().unwrap() - c[1 - starter].as_i64().unwrap(), r["value"].as_i64().unwrap());
+            assert_eq!(h[0].as_u64().unwrap() + h[1].as_u64().unwrap(), 24);
+            if let Some(next) = rounds.get(i + 1) {
+                let kept = |side: usize| h[side].as_u64().unwrap() - 4 * r["open"][side].as_u64().unwrap();
+                assert_eq!(next["holdings"][0].as_u64().unwrap(), kept(0) + c[0].as_u64().unwrap());
+            }
+        }
+    }
+    let text = ok(&["solve", "--perfect-match", "--rule=pits_per_row=3", "--rule=seeds_per_pit=4"]);
+    assert!(text.contains("ties broken by the lowest local pit") && text.contains("outcome: north wins (the second player)"), "{text}");
+}
