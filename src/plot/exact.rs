@@ -182,7 +182,10 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
     let legend = Legend { heading: Some("board".into()), items };
     let plot = frame(root, PERFECT_PLAY_TITLE, subtitle, &legend)?;
     let (x_ticks, _) = nice_ticks(0.0, 100.0, 10);
-    let (y_ticks, _) = nice_ticks(-100.0, 100.0, 10);
+    // From 0 (or below the lowest value) to 100% of the counters.
+    let lowest = points.iter().map(|b| 100.0 * b.perfect_share).fold(0.0, f64::min);
+    let y_lo = (((lowest - 5.0) / 20.0).floor() * 20.0).clamp(-100.0, -20.0);
+    let (y_ticks, _) = nice_ticks(y_lo, 100.0, 10);
     let mut chart = ChartBuilder::on(&plot)
         .margin_top(MARGIN.0)
         .margin_right(MARGIN.1)
@@ -190,7 +193,7 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
         .margin_left(MARGIN.3)
         .x_label_area_size(X_LABEL_AREA)
         .y_label_area_size(y_label_area(40))
-        .build_cartesian_2d(Linear { lo: 0.0, hi: 100.0, ticks: x_ticks }, Linear { lo: -100.0, hi: 100.0, ticks: y_ticks })?;
+        .build_cartesian_2d(Linear { lo: 0.0, hi: 100.0, ticks: x_ticks }, Linear { lo: y_lo, hi: 100.0, ticks: y_ticks })?;
     chart
         .configure_mesh()
         .set_all_tick_mark_size(5)
@@ -206,7 +209,7 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
         .y_label_formatter(&|v| format!("{v:.0}"))
         .draw()?;
     let reference = REFERENCE_COLOUR.stroke_width(2);
-    chart.draw_series(DashedLineSeries::new(vec![(50.0, -100.0), (50.0, 100.0)], 8, 6, reference))?;
+    chart.draw_series(DashedLineSeries::new(vec![(50.0, y_lo), (50.0, 100.0)], 8, 6, reference))?;
     chart.draw_series(DashedLineSeries::new(vec![(0.0, 0.0), (100.0, 0.0)], 8, 6, reference))?;
     let label = font(12.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Left, VPos::Bottom));
     for (i, p) in rows.iter().enumerate() {
@@ -222,4 +225,74 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).unwrap().to_ascii_lowercase()
+    }
+
+    /// Every text drawn in an SVG chart, trimmed.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string())).collect()
+    }
+
+    fn png_size(bytes: &[u8]) -> (u32, u32) {
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        (u32::from_be_bytes(bytes[16..20].try_into().unwrap()), u32::from_be_bytes(bytes[20..24].try_into().unwrap()))
+    }
+
+    #[test]
+    fn heat_map_shows_every_value_in_its_colour() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cells = Vec::new();
+        for (i, (s, n)) in [(1, 1), (1, 2), (2, 1), (2, 2)].into_iter().enumerate() {
+            for starter in Side::ALL {
+                let value = [12, -12, 0, 3][i] * if starter == Side::South { 1 } else { -1 };
+                cells.push(StartCell { open: BySide::new(s, n), starter, value });
+            }
+        }
+        let written = plot_start_values(&cells, 2, "2 pits a row", dir.path()).unwrap();
+        assert_eq!(written, [dir.path().join("start_values.png"), dir.path().join("start_values.svg")]);
+        assert_eq!(png_size(&std::fs::read(&written[0]).unwrap()), (WIDTH, HEIGHT));
+        let svg = read(&written[1]);
+        let texts = texts(&svg);
+        for text in ["12", "-12", "0", "3", "-3", "south starts", "north starts", "south&apos;s open pits", "+12: the starter wins"] {
+            assert!(texts.iter().any(|t| t == text), "{text} not in {texts:?}");
+        }
+        // The largest gain in full blue, the largest loss in full vermillion, 0 in light grey.
+        for colour in ["#0072b2", "#d55e00", "#f5f5f5"] {
+            assert!(svg.contains(colour), "{colour}");
+        }
+        assert_eq!(value_colour(12, 12), PALETTE[0]);
+        assert_eq!(value_colour(-12, 12), PALETTE[1]);
+    }
+
+    #[test]
+    fn perfect_play_chart_labels_every_board() {
+        let dir = tempfile::tempdir().unwrap();
+        let points: Vec<BoardPoint> = (2..=7u8)
+            .flat_map(|p| {
+                (1..=3u8).map(move |s| BoardPoint {
+                    pits_per_row: p,
+                    seeds_per_pit: s,
+                    random_win_rate: 0.1 * s as f64 + 0.05 * p as f64,
+                    perfect_share: 0.3 - 0.1 * s as f64,
+                })
+            })
+            .collect();
+        let written = plot_perfect_play(&points, "test", dir.path()).unwrap();
+        assert_eq!(png_size(&std::fs::read(&written[0]).unwrap()), (WIDTH, HEIGHT));
+        let texts = texts(&read(&written[1]));
+        assert!(texts.iter().any(|t| t.starts_with("the round-1 starter")), "{texts:?}");
+        for p in 2..=7 {
+            assert!(texts.contains(&format!("{p} pits per row")));
+            for s in 1..=3 {
+                assert!(texts.contains(&format!("{p}x{s}")), "{p}x{s}");
+            }
+        }
+    }
 }

@@ -94,6 +94,19 @@ fn random_round1(rules: Ruleset, matches: u64, seed: u64) -> u64 {
         .sum()
 }
 
+/// 12345678 as "12,345,678".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn chain(rules: Ruleset, tie: TieBreak, opts: SolveOptions) -> Result<(&'static str, u32), SolveError> {
     let mut cache = HashMap::new();
     let m = perfect_match(rules, Side::South, tie, opts, &mut cache)?;
@@ -265,8 +278,8 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
     let subtitle = format!(
         "{} boards solved exactly (each within {} positions); random play: {} matches a board, 95% Wilson intervals in summary.csv",
         points.len(),
-        opts.max_positions,
-        args.matches
+        thousands(opts.max_positions),
+        thousands(args.matches)
     );
     written.extend(plot_perfect_play(&points, &subtitle, dir).map_err(CliError::failed)?);
     writeln!(
