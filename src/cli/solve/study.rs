@@ -29,7 +29,7 @@ pub const STUDY_MAX_POSITIONS: u64 = 60_000_000;
 
 /// Matches under perfect round play are played on boards whose round 1 has at most this many
 /// positions (every other round start of the match is solved too).
-const CHAIN_MAX_POSITIONS: u64 = 2_000_000;
+const CHAIN_MAX_POSITIONS: u64 = 20_000_000;
 
 /// One board of the study.
 #[derive(Clone, Debug, Serialize)]
