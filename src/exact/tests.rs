@@ -320,3 +320,18 @@ fn speed() {
         );
     }
 }
+
+#[test]
+fn endless_moves_forbidden_or_stopped_match_value_iteration() {
+    // 4x6 with final_four=stays has endless moves (R9): forbidding them or stopping them at the
+    // repeat reaches different positions; both solves equal value iteration everywhere.
+    let mut positions = Vec::new();
+    for endless in ["endless=forbid", "endless=stop"] {
+        let r = rules(4, 6, &["final_four=stays", endless]);
+        let (sol, _) = solve_round(r, (4, 4), Side::South);
+        let iterated = value_iteration(&sol);
+        sol.for_each(|pos, v| assert_eq!(iterated[&(pos.board().to_vec(), pos.turn())], v, "{endless}\n{pos}"));
+        positions.push(sol.stats().positions);
+    }
+    assert_ne!(positions[0], positions[1], "no endless move was met");
+}
