@@ -165,19 +165,21 @@ fn solve_error(e: SolveError) -> CliError {
 /// A progress bar of a solve on stderr when it is a terminal.
 struct SolveBar {
     bar: ProgressBar,
+    total_known: std::cell::Cell<bool>,
 }
 
 impl SolveBar {
     fn new(label: &str, quiet: bool) -> SolveBar {
-        SolveBar { bar: super::progress::positions_bar(label, quiet) }
+        SolveBar { bar: super::progress::positions_bar(label, quiet), total_known: std::cell::Cell::new(false) }
     }
 
     fn update(&self, p: Progress) {
-        if p.total > 0 {
+        if p.total > 0 && !self.total_known.replace(true) {
+            self.bar.set_style(super::progress::positions_style(true));
             self.bar.set_length(p.total);
         }
         self.bar.set_position(p.done);
-        self.bar.set_message(format!("{} level {}", p.phase, p.level));
+        self.bar.set_message(format!("{} level {} (counters on the board)", p.phase, p.level));
     }
 }
 
