@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "4G")]
     max_memory: String,
     /// The most positions a solve may reach (a budget by count, the same on every machine);
-    /// default: no limit, or 60,000,000 a board with --study.
+    /// default: no limit, or 150,000,000 a board with --study.
     #[arg(long, value_name = "N")]
     max_positions: Option<u64>,
     /// Solve every round start (each side 1..P pits open, both starters) and write the `starts`

@@ -23,9 +23,9 @@ use crate::plot::exact::{plot_perfect_play, BoardPoint};
 use crate::sim::table::{Column, ColumnData, Table};
 use crate::sim::{simulate_batch, Detail, FirstPolicy, RunConfig, Shard};
 
-/// The default budget of positions per board: the 7x4 board (57 million positions, a few
-/// minutes) is inside it.
-pub const STUDY_MAX_POSITIONS: u64 = 60_000_000;
+/// The default budget of positions per board: every board up to 7x7 is inside it (the largest,
+/// 7x6, has 113 million positions: about 4 minutes on 2 cores).
+pub const STUDY_MAX_POSITIONS: u64 = 150_000_000;
 
 /// Matches under perfect round play are played on boards whose round 1 has at most this many
 /// positions (every other round start of the match is solved too).
