@@ -3,6 +3,7 @@
 //! Layers, each depending only on those before it:
 //! - [`engine`]: the rules (RULES.md R1-R14), no I/O;
 //! - [`agents`]: players (random, greedy, minimax, MCTS);
+//! - [`exact`]: exact perfect-play values of small boards (R15), beside the players;
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
 //! - [`show`]: the replay page of a match (built from the engine alone);
 //! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
@@ -10,6 +11,7 @@
 
 pub mod agents;
 pub mod engine;
+pub mod exact;
 pub mod show;
 pub mod sim;
 

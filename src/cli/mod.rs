@@ -12,6 +12,7 @@ mod run;
 mod schema;
 mod show;
 mod simulate;
+mod solve;
 mod summarize;
 mod tournament;
 mod verify;
@@ -57,6 +58,8 @@ pub enum Command {
     Verify(verify::Args),
     /// Run a round robin from a tournament file and rate the players (Bradley-Terry, Elo scale).
     Tournament(tournament::Args),
+    /// Solve a round exactly (R15): perfect-play value, best opening moves, reachable positions.
+    Solve(solve::Args),
 }
 
 /// A failure, with the exit code it maps to.
@@ -153,6 +156,7 @@ pub fn main() -> i32 {
         Command::Show(a) => show::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Tournament(a) => tournament::run(a),
+        Command::Solve(a) => solve::run(a),
     };
     match result {
         Ok(()) => 0,

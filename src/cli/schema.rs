@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::sim::schema::ALL_TABLES;
+use crate::sim::schema::{TableSpec, ALL_TABLES};
 
 use super::output::Output;
 use super::CliError;
@@ -16,20 +16,19 @@ pub struct Args {
 
 /// The tables as Markdown: a section per table with a column table.
 pub fn markdown() -> String {
+    ALL_TABLES.iter().map(table_markdown).collect()
+}
+
+/// One table as Markdown (as in docs/data.md): its section and column table.
+pub fn table_markdown(t: &TableSpec) -> String {
     let mut s = String::new();
-    for t in ALL_TABLES {
-        let _ = writeln!(
-            s,
-            "### `{}`\n\nOne row per {}.\n\n| column | type | meaning |\n|---|---|---|",
-            t.name,
-            t.row.trim_start_matches("one ")
-        );
-        for c in t.columns {
-            let ty = serde_json::to_value(c.ty).unwrap();
-            let _ = writeln!(s, "| `{}` | {} | {} |", c.name, ty.as_str().unwrap(), c.meaning);
-        }
-        s.push('\n');
+    let _ =
+        writeln!(s, "### `{}`\n\nOne row per {}.\n\n| column | type | meaning |\n|---|---|---|", t.name, t.row.trim_start_matches("one "));
+    for c in t.columns {
+        let ty = serde_json::to_value(c.ty).unwrap();
+        let _ = writeln!(s, "| `{}` | {} | {} |", c.name, ty.as_str().unwrap(), c.meaning);
     }
+    s.push('\n');
     s
 }
 

@@ -316,6 +316,21 @@ impl Position {
         Ok(Position { rules, board, next: next_table(&rules, setup.open), reserve: setup.reserve, open: setup.open, turn: setup.turn })
     }
 
+    /// The same round (rules, open pits, reserves) with another board and side to move: exact
+    /// analysis (`crate::exact`) visits boards by index and needs no validation per board.
+    /// `board` holds the 2P counts in global order, 0 on closed pits (checked in debug builds).
+    pub fn with_board(&self, board: &[u8], turn: Side) -> Position {
+        debug_assert_eq!(board.len(), self.rules.pits());
+        let mut next = *self;
+        next.board = [0; SLOTS];
+        next.board[..board.len()].copy_from_slice(board);
+        debug_assert!(board.iter().enumerate().all(|(g, &n)| n == 0
+            || self.open[Side::from_index(g / self.rules.pits_per_row as usize)]
+                .contains(Pit::new_unchecked(g % self.rules.pits_per_row as usize))));
+        next.turn = turn;
+        next
+    }
+
     pub fn to_setup(&self) -> Setup {
         Setup { rules: self.rules, board: self.board().to_vec(), open: self.open, reserve: self.reserve, turn: self.turn }
     }

@@ -12,6 +12,7 @@
 //! so a reader sees either no chart or a whole one.
 
 mod charts;
+pub mod exact;
 mod layout;
 mod ratings;
 #[cfg(test)]

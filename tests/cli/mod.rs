@@ -7,6 +7,7 @@ mod readme;
 mod replay;
 mod show;
 mod simulate;
+mod solve;
 mod summarize;
 mod tournament;
 mod verify;

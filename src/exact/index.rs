@@ -1,0 +1,276 @@
+//! Compact position indexing: a board of n counters in k open pits is one of the
+//! C(n+k-1, k-1) compositions of n into k parts, numbered by its combinatorial rank
+//! ([`Compositions`]); the reachable boards of one level and side are a sorted set of ranks,
+//! stored as an Elias-Fano-like [`RankSet`] (a bucket table on the high bits, the low bits
+//! packed), whose index of a member is the member's slot in the value array.
+
+/// Ranks of the compositions of n counters into k open pits (k ≤ 18, n ≤ 127), by the
+/// combinatorial number system over the "bars" of stars and bars.
+#[derive(Clone, Debug)]
+pub struct Compositions {
+    k: usize,
+    /// binom[a][b] = C(a, b) for a ≤ MAX_A, b < 18, saturating at u64::MAX.
+    binom: Vec<[u64; 18]>,
+}
+
+const MAX_A: usize = 127 + 18;
+
+impl Compositions {
+    pub fn new(k: usize) -> Compositions {
+        assert!((1..=18).contains(&k), "1..=18 open pits");
+        let mut binom = vec![[0u64; 18]; MAX_A + 1];
+        for a in 0..=MAX_A {
+            binom[a][0] = 1;
+            for b in 1..18.min(a + 1) {
+                binom[a][b] = binom[a - 1][b - 1].saturating_add(if b < a { binom[a - 1][b] } else { 0 });
+            }
+        }
+        Compositions { k, binom }
+    }
+
+    /// Number of compositions of n into k parts, None if it does not fit 63 bits.
+    pub fn count(&self, n: usize) -> Option<u64> {
+        let c = self.binom[n + self.k - 1][self.k - 1];
+        (c < 1 << 63).then_some(c)
+    }
+
+    /// The rank of `parts` (k counts summing to n) among the compositions of n.
+    #[inline]
+    pub fn rank(&self, parts: &[u8]) -> u64 {
+        debug_assert_eq!(parts.len(), self.k);
+        let mut rank = 0;
+        let mut bar = 0usize;
+        for (j, &c) in parts[..self.k - 1].iter().enumerate() {
+            bar += c as usize;
+            rank += self.binom[bar + j][j + 1];
+        }
+        rank
+    }
+
+    /// The composition of n with rank `rank`, into `parts` (k counts).
+    #[inline]
+    pub fn unrank(&self, n: usize, mut rank: u64, parts: &mut [u8]) {
+        debug_assert_eq!(parts.len(), self.k);
+        // Bars b_j (j = k-2 .. 0), each the largest b below the previous with C(b, j+1) ≤ rank.
+        let mut upper = n + self.k - 1;
+        for j in (0..self.k - 1).rev() {
+            let mut b = upper - 1;
+            while self.binom[b][j + 1] > rank {
+                b -= 1;
+            }
+            rank -= self.binom[b][j + 1];
+            parts[j + 1] = (upper - b - 1) as u8;
+            upper = b;
+        }
+        parts[0] = upper as u8;
+    }
+}
+
+/// A sorted set of distinct ranks below a universe size, about `log2(universe/len) + 2` bits
+/// per member; [`RankSet::index`] gives a member's position in sorted order.
+#[derive(Clone, Debug, Default)]
+pub struct RankSet {
+    len: usize,
+    /// Members with high part h are at positions bucket[h]..bucket[h+1].
+    bucket: Vec<u32>,
+    /// Bits of a member below its high part.
+    low_bits: u32,
+    /// The low parts, `low_bits` each, packed into words.
+    lows: Vec<u64>,
+}
+
+/// Members per bucket on average: few enough for a short search, enough to make the bucket
+/// table small (32 bits per 16 members).
+const PER_BUCKET: usize = 16;
+
+impl RankSet {
+    /// Builds the set from sorted distinct `ranks`, all below `universe`.
+    pub fn new(ranks: &[u64], universe: u64) -> RankSet {
+        debug_assert!(ranks.windows(2).all(|w| w[0] < w[1]));
+        debug_assert!(ranks.last().is_none_or(|&r| r < universe));
+        assert!(ranks.len() < u32::MAX as usize, "a level holds fewer than 2^32 positions");
+        let universe_bits = 64 - universe.saturating_sub(1).leading_zeros();
+        let high_bits = (ranks.len() / PER_BUCKET).max(1).ilog2().min(universe_bits);
+        let low_bits = universe_bits - high_bits;
+        let buckets = 1usize << high_bits;
+        let mut bucket = vec![0u32; buckets + 1];
+        for &r in ranks {
+            bucket[(r >> low_bits) as usize + 1] += 1;
+        }
+        for h in 0..buckets {
+            bucket[h + 1] += bucket[h];
+        }
+        let mut lows = vec![0u64; (ranks.len() * low_bits as usize).div_ceil(64) + 1];
+        for (i, &r) in ranks.iter().enumerate() {
+            put_bits(&mut lows, i * low_bits as usize, low_bits, r & low_mask(low_bits));
+        }
+        RankSet { len: ranks.len(), bucket, low_bits, lows }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The position of `rank` in the set, None if it is not a member.
+    #[inline]
+    pub fn index(&self, rank: u64) -> Option<usize> {
+        let h = (rank >> self.low_bits) as usize;
+        if h + 1 >= self.bucket.len() {
+            return None;
+        }
+        let low = rank & low_mask(self.low_bits);
+        let (mut lo, mut hi) = (self.bucket[h] as usize, self.bucket[h + 1] as usize);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.low(mid).cmp(&low) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The member at position `i` (sorted order).
+    pub fn get(&self, i: usize) -> u64 {
+        let h = self.bucket.partition_point(|&start| start as usize <= i) - 1;
+        (h as u64) << self.low_bits | self.low(i)
+    }
+
+    /// The members at positions `start..end`, in increasing order.
+    pub fn range(&self, start: usize, end: usize) -> impl Iterator<Item = u64> + '_ {
+        let mut h = self.bucket.partition_point(|&b| b as usize <= start).saturating_sub(1);
+        (start..end).map(move |i| {
+            while self.bucket[h + 1] as usize <= i {
+                h += 1;
+            }
+            (h as u64) << self.low_bits | self.low(i)
+        })
+    }
+
+    /// Every member in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.bucket.len() - 1).flat_map(move |h| {
+            (self.bucket[h] as usize..self.bucket[h + 1] as usize).map(move |i| (h as u64) << self.low_bits | self.low(i))
+        })
+    }
+
+    #[inline]
+    fn low(&self, i: usize) -> u64 {
+        get_bits(&self.lows, i * self.low_bits as usize, self.low_bits)
+    }
+
+    /// Bytes of memory the set holds.
+    pub fn bytes(&self) -> usize {
+        self.bucket.len() * 4 + self.lows.len() * 8
+    }
+}
+
+#[inline]
+fn low_mask(bits: u32) -> u64 {
+    if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn put_bits(words: &mut [u64], at: usize, bits: u32, value: u64) {
+    if bits == 0 {
+        return;
+    }
+    let (w, s) = (at / 64, (at % 64) as u32);
+    words[w] |= value << s;
+    if s + bits > 64 {
+        words[w + 1] |= value >> (64 - s);
+    }
+}
+
+#[inline]
+fn get_bits(words: &[u64], at: usize, bits: u32) -> u64 {
+    if bits == 0 {
+        return 0;
+    }
+    let (w, s) = (at / 64, (at % 64) as u32);
+    let mut v = words[w] >> s;
+    if s + bits > 64 {
+        v |= words[w + 1] << (64 - s);
+    }
+    v & low_mask(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_number_every_composition_once_in_order() {
+        for k in 1..=5 {
+            let c = Compositions::new(k);
+            for n in 0..=7usize {
+                let count = c.count(n).unwrap();
+                let mut parts = vec![0u8; k];
+                let mut seen = vec![false; count as usize];
+                // Every composition of n into k parts, by brute force.
+                let mut all = Vec::new();
+                let mut stack = vec![(Vec::<u8>::new(), n)];
+                while let Some((prefix, left)) = stack.pop() {
+                    if prefix.len() == k - 1 {
+                        let mut p = prefix.clone();
+                        p.push(left as u8);
+                        all.push(p);
+                        continue;
+                    }
+                    for x in 0..=left {
+                        let mut p = prefix.clone();
+                        p.push(x as u8);
+                        stack.push((p, left - x));
+                    }
+                }
+                assert_eq!(all.len() as u64, count, "k={k} n={n}");
+                for p in all {
+                    let r = c.rank(&p);
+                    assert!(r < count && !seen[r as usize], "k={k} n={n} {p:?}");
+                    seen[r as usize] = true;
+                    c.unrank(n, r, &mut parts);
+                    assert_eq!(parts, p);
+                }
+            }
+        }
+        // The real board: 14 pits, 98 counters, fits 63 bits.
+        assert!(Compositions::new(14).count(98).is_some());
+    }
+
+    #[test]
+    fn rank_set_finds_members_and_only_them() {
+        let mut x = 12345u64;
+        for (len, universe) in [(0usize, 10u64), (1, 1), (5, 100), (1000, 1 << 40), (5000, 6000), (3000, u64::MAX >> 1)] {
+            let mut ranks: Vec<u64> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x % universe
+                })
+                .collect();
+            ranks.sort_unstable();
+            ranks.dedup();
+            let set = RankSet::new(&ranks, universe);
+            assert_eq!(set.len(), ranks.len());
+            assert_eq!(set.iter().collect::<Vec<_>>(), ranks);
+            assert_eq!(set.range(0, ranks.len()).collect::<Vec<_>>(), ranks);
+            for (i, &r) in ranks.iter().enumerate() {
+                assert_eq!(set.index(r), Some(i));
+                assert_eq!(set.get(i), r);
+                assert_eq!(set.range(i, ranks.len()).next(), Some(r));
+                if r + 1 < universe && ranks.get(i + 1) != Some(&(r + 1)) {
+                    assert_eq!(set.index(r + 1), None);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! Exact analysis of small boards: the perfect-play value of round positions (RULES.md R15)
+//! by retrograde analysis, and matches played by perfect round play. Depends on the engine only.
+
+mod chain;
+mod index;
+mod solver;
+#[cfg(test)]
+mod tests;
+
+pub use chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
+pub use index::{Compositions, RankSet};
+pub use solver::{Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, DEFAULT_MAX_MEMORY, MAX_COUNTERS};
+
+use crate::engine::{BySide, Position, Ruleset, Side};
+
+/// The starting position of a round with `open` pits per side (R12: open pits at the right
+/// end, each holding `seeds_per_pit`), `starter` to move. Reserves are irrelevant to R15.
+pub fn round_start(rules: Ruleset, open: BySide<u8>, starter: Side) -> Position {
+    let s = rules.seeds_per_pit as u32;
+    Position::round_start(rules, open.map(|o| o as u32 * s), starter).0
+}
+
+/// Checks an open-pit configuration: each side opens 1..=pits_per_row pits (R12).
+pub fn check_open(rules: &Ruleset, open: BySide<u8>) -> Result<(), String> {
+    let p = rules.pits_per_row;
+    for side in Side::ALL {
+        if !(1..=p).contains(&open[side]) {
+            return Err(format!("{side} opens {} pits; each side opens 1..={p} pits on a {p}-pit row (R12)", open[side]));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,609 @@
+//! Retrograde analysis of a round (R15), level by level of counters on the board.
+//!
+//! 1. Enumeration, from the highest level down: the positions reachable from the roots, with
+//!    the engine's own move generation ([`Position::legal_children`]), so every switch and the
+//!    closed pits (R12) apply exactly as in play. A capture lowers the level; a move without one
+//!    stays in it. Each finished level is stored as two [`RankSet`]s (one per side to move).
+//! 2. Solving, from level 0 up: a move leaving the level is an *exit* whose value is known
+//!    (its net captures minus the lower position's value); moves inside the level change no
+//!    score and may cycle. In South's terms (South maximizes, North minimizes), a position is
+//!    worth at least t > 0 exactly when South can force reaching an exit worth at least t,
+//!    since endless play is worth 0 (R15): an attractor. All thresholds are done in one pass
+//!    over decreasing t with counters of the in-level moves not yet attracted (as for
+//!    tablebases); then the same for North; what neither side attracts is worth 0.
+//!
+//! Memory is accounted as it is allocated and checked against [`SolveOptions::max_memory`]:
+//! a board too large for it gives [`SolveError::MemoryLimit`], never a crash.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+
+use super::index::{Compositions, RankSet};
+use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
+
+/// The most counters a solvable board may hold: values are stored in one signed byte.
+pub const MAX_COUNTERS: u32 = 127;
+
+/// Default memory allowance of a solve.
+pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
+
+#[derive(Clone, Copy, Debug)]
+pub struct SolveOptions {
+    /// The most bytes the solver's tables and working arrays may take.
+    pub max_memory: u64,
+    /// Keep the order in which each position's value was settled (4 bytes a position), so
+    /// that [`Solution::choose`] can make progress towards a won outcome (R15 play).
+    pub keep_order: bool,
+    /// The most positions a solve may reach: a budget by count, so that whether a board is
+    /// solved never depends on the machine's speed.
+    pub max_positions: u64,
+}
+
+impl Default for SolveOptions {
+    fn default() -> SolveOptions {
+        SolveOptions { max_memory: DEFAULT_MAX_MEMORY, keep_order: false, max_positions: u64::MAX }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    #[error(
+        "the board needs more than the allowed memory ({limit} bytes, --max-memory): {positions} positions found so far, \
+         {counters} counters on the board at the level being {phase} and {needed} bytes in use; \
+         allow more memory or solve a smaller board"
+    )]
+    MemoryLimit { limit: u64, needed: u64, positions: u64, counters: u32, phase: &'static str },
+    #[error("the board has more than {limit} reachable positions (--max-positions); allow more or solve a smaller board")]
+    PositionLimit { limit: u64 },
+    #[error("the board holds {counters} counters; the solver handles at most {MAX_COUNTERS} (values are stored in one byte)")]
+    TooManyCounters { counters: u32 },
+    #[error("the roots of one solve must share rules and open pits (R12)")]
+    MixedRoots,
+}
+
+/// What a solve is doing, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// "enumerating" (positions found so far, total unknown) or "solving" (positions solved of `total`).
+    pub phase: &'static str,
+    /// Counters on the board at the level being worked on.
+    pub level: u32,
+    pub done: u64,
+    /// Positions to solve (0 while enumerating).
+    pub total: u64,
+}
+
+/// Figures of a solve.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SolveStats {
+    /// Distinct (board, side to move) reachable from the roots (R15), roots and ends included.
+    pub positions: u64,
+    /// Positions by counters on the board (index = level).
+    pub level_positions: Vec<u64>,
+    /// Moves that stay within their level (no capture).
+    pub quiet_moves: u64,
+    /// Moves that capture (leave their level), and round ends (no legal move).
+    pub exits: u64,
+    /// Bytes of the finished tables (position sets, values, settle order).
+    pub table_bytes: u64,
+    /// Largest accounted memory at any time.
+    pub peak_bytes: u64,
+    pub enumerate_seconds: f64,
+    pub solve_seconds: f64,
+}
+
+impl SolveStats {
+    pub fn seconds(&self) -> f64 {
+        self.enumerate_seconds + self.solve_seconds
+    }
+    /// Bytes of the finished tables per position.
+    pub fn bytes_per_position(&self) -> f64 {
+        self.table_bytes as f64 / self.positions.max(1) as f64
+    }
+    pub fn positions_per_second(&self) -> f64 {
+        self.positions as f64 / self.seconds().max(1e-9)
+    }
+}
+
+/// The positions of one level (counters on the board) and their values.
+#[derive(Default)]
+struct Level {
+    /// By side to move.
+    sets: [RankSet; 2],
+    /// Value for the side to move (R15), in set order.
+    values: [Vec<i8>; 2],
+    /// Order in which each value was settled within the level (u32::MAX: never, value 0).
+    order: [Vec<u32>; 2],
+}
+
+/// How to choose among equally good moves in [`Solution::choose`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TieBreak {
+    /// The lowest local pit (the mover's leftmost).
+    Lowest,
+    /// The highest local pit.
+    Highest,
+}
+
+impl TieBreak {
+    pub fn name(self) -> &'static str {
+        match self {
+            TieBreak::Lowest => "lowest",
+            TieBreak::Highest => "highest",
+        }
+    }
+}
+
+/// The exact values of every position reachable from some round positions (R15).
+pub struct Solution {
+    template: Position,
+    /// Global indices of the open pits, in order.
+    pits: Vec<usize>,
+    comps: Compositions,
+    levels: Vec<Level>,
+    stats: SolveStats,
+}
+
+impl std::fmt::Debug for Solution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Solution").field("open", &self.open()).field("stats", &self.stats).finish()
+    }
+}
+
+/// Position key within a level: rank << 1 | side.
+type Key = u64;
+
+/// Positions expanded per wave of the enumeration (bounds the children buffered at once).
+const WAVE: usize = 1 << 18;
+/// Positions per parallel task.
+const CHUNK: usize = 2048;
+
+impl Solution {
+    /// Solves every position reachable from `roots` (same rules, same open pits).
+    pub fn solve(roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solution, SolveError> {
+        let template = roots[0];
+        if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
+            return Err(SolveError::MixedRoots);
+        }
+        let rules: Ruleset = *template.rules();
+        let p = rules.pits_per_row as usize;
+        let pits: Vec<usize> = Side::ALL.iter().flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p as u8))).collect();
+        let top = roots.iter().map(Position::on_board).max().unwrap_or(0);
+        if top > MAX_COUNTERS {
+            return Err(SolveError::TooManyCounters { counters: top });
+        }
+        let comps = Compositions::new(pits.len());
+        let mut solution = Solution {
+            template,
+            pits,
+            comps,
+            levels: (0..=top).map(|_| Level::default()).collect(),
+            stats: SolveStats { level_positions: vec![0; top as usize + 1], ..SolveStats::default() },
+        };
+        let start = Instant::now();
+        solution.enumerate(roots, opts, progress)?;
+        solution.stats.enumerate_seconds = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        solution.solve_levels(opts, progress)?;
+        solution.stats.solve_seconds = start.elapsed().as_secs_f64();
+        solution.stats.table_bytes = solution.table_bytes();
+        Ok(solution)
+    }
+
+    pub fn stats(&self) -> &SolveStats {
+        &self.stats
+    }
+
+    pub fn rules(&self) -> &Ruleset {
+        self.template.rules()
+    }
+
+    pub fn open(&self) -> BySide<PitSet> {
+        self.template.open()
+    }
+
+    fn table_bytes(&self) -> u64 {
+        self.levels.iter().flat_map(|l| (0..2).map(move |s| l.sets[s].bytes() + l.values[s].len() + l.order[s].len() * 4)).sum::<usize>()
+            as u64
+    }
+
+    #[inline]
+    fn key(&self, pos: &Position) -> Key {
+        let board = pos.board();
+        let mut parts = [0u8; 18];
+        for (i, &g) in self.pits.iter().enumerate() {
+            parts[i] = board[g];
+        }
+        self.comps.rank(&parts[..self.pits.len()]) << 1 | pos.turn().index() as u64
+    }
+
+    #[inline]
+    fn position(&self, level: u32, key: Key) -> Position {
+        let mut parts = [0u8; 18];
+        let k = self.pits.len();
+        self.comps.unrank(level as usize, key >> 1, &mut parts[..k]);
+        let mut board = [0u8; 18];
+        for (i, &g) in self.pits.iter().enumerate() {
+            board[g] = parts[i];
+        }
+        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index((key & 1) as usize))
+    }
+
+    /// Slot of a position within its level and side, if reachable.
+    #[inline]
+    fn slot(&self, pos: &Position) -> Option<(u32, usize, usize)> {
+        let level = pos.on_board();
+        let key = self.key(pos);
+        let side = (key & 1) as usize;
+        let l = self.levels.get(level as usize)?;
+        l.sets[side].index(key >> 1).map(|i| (level, side, i))
+    }
+
+    /// The value of a reachable position for its side to move (R15); None if the position is
+    /// not reachable from the roots (or has other rules or open pits).
+    pub fn value(&self, pos: &Position) -> Option<i32> {
+        if pos.rules() != self.template.rules() || pos.open() != self.template.open() {
+            return None;
+        }
+        self.slot(pos).map(|(level, side, i)| self.levels[level as usize].values[side][i] as i32)
+    }
+
+    /// Each legal move of a reachable position with its value for the mover: its captures
+    /// minus the opponent's, then minus the value of the position after it.
+    pub fn move_values(&self, pos: &Position) -> Vec<(Pit, i32)> {
+        let mover = pos.turn();
+        pos.legal_children()
+            .map(|(pit, child, summary)| {
+                let v = self.value(&child).expect("the children of a reachable position are reachable");
+                (pit, summary.net_gain(mover) - v)
+            })
+            .collect()
+    }
+
+    /// The moves that achieve the value (R15).
+    pub fn best_moves(&self, pos: &Position) -> PitSet {
+        let Some(value) = self.value(pos) else {
+            return PitSet::EMPTY;
+        };
+        let mut set = PitSet::EMPTY;
+        for (pit, v) in self.move_values(pos) {
+            if v == value {
+                set.insert(pit);
+            }
+        }
+        set
+    }
+
+    /// A best move that a perfect player makes: among the best moves, a player whose value is
+    /// positive plays only those that make progress towards the outcome (a capture, or an
+    /// in-level move to a position settled earlier), so that perfect play realizes the value
+    /// instead of cycling; the tie-break chooses among the rest. None when there is no legal move.
+    /// Needs a solve with [`SolveOptions::keep_order`].
+    pub fn choose(&self, pos: &Position, tie: TieBreak) -> Option<Pit> {
+        let (level, side, i) = self.slot(pos)?;
+        let l = &self.levels[level as usize];
+        let value = l.values[side][i] as i32;
+        assert!(!l.order[side].is_empty() || value == 0 || level == 0, "choose needs a solve with keep_order");
+        let order = l.order[side].get(i).copied().unwrap_or(u32::MAX);
+        let mover = pos.turn();
+        let mut chosen: Option<Pit> = None;
+        for (pit, child, summary) in pos.legal_children() {
+            let (cl, cs, ci) = self.slot(&child).expect("reachable");
+            let v = summary.net_gain(mover) - self.levels[cl as usize].values[cs][ci] as i32;
+            if v != value {
+                continue;
+            }
+            if value > 0 && cl == level && self.levels[cl as usize].order[cs][ci] >= order {
+                continue;
+            }
+            chosen = match (chosen, tie) {
+                (None, _) | (Some(_), TieBreak::Highest) => Some(pit),
+                (Some(c), TieBreak::Lowest) => Some(c),
+            };
+        }
+        chosen
+    }
+
+    /// Calls `f` with every reachable position and its value (for checks).
+    pub fn for_each(&self, mut f: impl FnMut(&Position, i32)) {
+        for (n, l) in self.levels.iter().enumerate() {
+            for side in 0..2 {
+                for (i, rank) in l.sets[side].iter().enumerate() {
+                    let pos = self.position(n as u32, rank << 1 | side as u64);
+                    f(&pos, l.values[side][i] as i32);
+                }
+            }
+        }
+    }
+
+    fn check_memory(&mut self, opts: &SolveOptions, working: u64, level: u32, found: u64, phase: &'static str) -> Result<(), SolveError> {
+        let needed = self.table_bytes() + working;
+        self.stats.peak_bytes = self.stats.peak_bytes.max(needed);
+        if needed > opts.max_memory {
+            return Err(SolveError::MemoryLimit { limit: opts.max_memory, needed, positions: found, counters: level, phase });
+        }
+        Ok(())
+    }
+
+    /// Step 1: the reachable positions, level by level from the top.
+    fn enumerate(&mut self, roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<(), SolveError> {
+        let top = self.levels.len() - 1;
+        let mut pending: Vec<FxHashSet<Key>> = (0..=top).map(|_| FxHashSet::default()).collect();
+        for r in roots {
+            pending[r.on_board() as usize].insert(self.key(r));
+        }
+        let set_bytes = |s: &FxHashSet<Key>| (s.capacity() as u64 * 8 / 7 + 1) * 9;
+        let mut found = 0u64;
+        for n in (0..=top).rev() {
+            let mut set = std::mem::take(&mut pending[n]);
+            let mut queue: Vec<Key> = set.iter().copied().collect();
+            while !queue.is_empty() {
+                // A wave of the queue: children generated in parallel, in the wave's order,
+                // then added to the sets in that order (the sets do not depend on it anyway).
+                let wave = queue.split_off(queue.len().saturating_sub(WAVE));
+                let children: Vec<(Vec<u8>, Vec<Key>)> = wave
+                    .par_chunks(CHUNK)
+                    .map(|chunk| {
+                        let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
+                        for &key in chunk {
+                            for (_, child, _) in self.position(n as u32, key).legal_children() {
+                                levels.push(child.on_board() as u8);
+                                keys.push(self.key(&child));
+                            }
+                        }
+                        (levels, keys)
+                    })
+                    .collect();
+                let buffer: u64 = children.iter().map(|(l, k)| l.capacity() as u64 + k.capacity() as u64 * 8).sum();
+                for (levels, keys) in children {
+                    for (m, ck) in levels.into_iter().zip(keys) {
+                        let m = m as usize;
+                        if m == n {
+                            if set.insert(ck) {
+                                queue.push(ck);
+                            }
+                        } else {
+                            pending[m].insert(ck);
+                        }
+                    }
+                }
+                if found + set.len() as u64 > opts.max_positions {
+                    return Err(SolveError::PositionLimit { limit: opts.max_positions });
+                }
+                let working = set_bytes(&set) + pending.iter().map(set_bytes).sum::<u64>() + queue.capacity() as u64 * 8 + buffer;
+                self.check_memory(&opts, working, n as u32, found + set.len() as u64, "enumerated")?;
+                progress(Progress { phase: "enumerating", level: n as u32, done: found + set.len() as u64, total: 0 });
+            }
+            drop(queue);
+            let mut keys: Vec<Key> = set.iter().copied().collect();
+            let working = set_bytes(&set) + pending.iter().map(set_bytes).sum::<u64>() + keys.len() as u64 * 8 * 2;
+            self.check_memory(&opts, working, n as u32, found + set.len() as u64, "enumerated")?;
+            drop(set);
+            keys.sort_unstable();
+            let universe = self.comps.count(n).expect("ranks of a board of at most 127 counters fit 63 bits");
+            let split = keys.iter().filter(|&&k| k & 1 == 0).count();
+            // Sorted by rank << 1 | side: each side's ranks stay sorted when split by side.
+            let (mut south, mut north): (Vec<u64>, Vec<u64>) = (Vec::with_capacity(split), Vec::with_capacity(keys.len() - split));
+            for k in keys {
+                if k & 1 == 0 {
+                    south.push(k >> 1);
+                } else {
+                    north.push(k >> 1);
+                }
+            }
+            let level = &mut self.levels[n];
+            level.sets = [RankSet::new(&south, universe), RankSet::new(&north, universe)];
+            let count = (south.len() + north.len()) as u64;
+            found += count;
+            if found > opts.max_positions {
+                return Err(SolveError::PositionLimit { limit: opts.max_positions });
+            }
+            self.stats.level_positions[n] = count;
+        }
+        self.stats.positions = found;
+        Ok(())
+    }
+
+    /// Step 2: the values, level by level from the bottom.
+    fn solve_levels(&mut self, opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<(), SolveError> {
+        let total = self.stats.positions;
+        let mut done = 0u64;
+        for n in 0..self.levels.len() {
+            let sizes = [self.levels[n].sets[0].len(), self.levels[n].sets[1].len()];
+            let m = sizes[0] + sizes[1];
+            let south_count = sizes[0];
+            let scan = self.scan_level(n, &mut done, total, progress);
+            self.stats.quiet_moves += scan.succ.len() as u64;
+            self.stats.exits += scan.exits;
+            let LevelScan { exit, degree, succ, .. } = scan;
+            // Predecessors, CSR.
+            let mut pred_start = vec![0u32; m + 1];
+            for &t in &succ {
+                pred_start[t as usize + 1] += 1;
+            }
+            for i in 0..m {
+                pred_start[i + 1] += pred_start[i];
+            }
+            let mut fill = pred_start.clone();
+            let mut preds = vec![0u32; succ.len()];
+            let mut at = 0usize;
+            for (x, &d) in degree.iter().enumerate() {
+                for &t in &succ[at..at + d as usize] {
+                    preds[fill[t as usize] as usize] = x as u32;
+                    fill[t as usize] += 1;
+                }
+                at += d as usize;
+            }
+            drop(fill);
+            let working = (exit.len() * 2 + degree.len() + succ.capacity() * 4 + preds.len() * 4 + pred_start.len() * 4) as u64
+                + m as u64 * (2 + 1 + if opts.keep_order { 4 } else { 0 });
+            self.check_memory(&opts, working, n as u32, total, "solved")?;
+            drop(succ);
+            let attractor = Attractor { n: n as i32, south_count, exit: &exit, degree: &degree, pred_start: &pred_start, preds: &preds };
+            let (u, order) = attractor.run(opts.keep_order);
+            let level = &mut self.levels[n];
+            for side in 0..2 {
+                let range = if side == 0 { 0..south_count } else { south_count..m };
+                let sign = if side == 0 { 1 } else { -1 };
+                level.values[side] = u[range.clone()].iter().map(|&x| (sign * x) as i8).collect();
+                if opts.keep_order {
+                    level.order[side] = order[range].to_vec();
+                }
+            }
+        }
+        progress(Progress { phase: "solving", level: self.levels.len() as u32 - 1, done, total });
+        Ok(())
+    }
+
+    /// The moves of every position of level `n`: the best exit of each in South's terms (the
+    /// max for South to move, the min for North), and the in-level successors. Chunks of
+    /// positions run in parallel and are joined in order.
+    fn scan_level(&self, n: usize, done: &mut u64, total: u64, progress: &mut dyn FnMut(Progress)) -> LevelScan {
+        let sets = &self.levels[n].sets;
+        let south_count = sets[0].len();
+        let mut scan = LevelScan { exit: Vec::new(), degree: Vec::new(), succ: Vec::new(), exits: 0 };
+        for (side, set) in sets.iter().enumerate() {
+            let mut start = 0;
+            while start < set.len() {
+                let end = (start + WAVE).min(set.len());
+                let ranks: Vec<u64> = set.range(start, end).collect();
+                let parts: Vec<LevelScan> = ranks.par_chunks(CHUNK).map(|chunk| self.scan_chunk(n, side, chunk, south_count)).collect();
+                for part in parts {
+                    scan.exit.extend_from_slice(&part.exit);
+                    scan.degree.extend_from_slice(&part.degree);
+                    scan.succ.extend_from_slice(&part.succ);
+                    scan.exits += part.exits;
+                }
+                *done += (end - start) as u64;
+                progress(Progress { phase: "solving", level: n as u32, done: *done, total });
+                start = end;
+            }
+        }
+        scan
+    }
+
+    fn scan_chunk(&self, n: usize, side: usize, ranks: &[u64], south_count: usize) -> LevelScan {
+        let mut scan =
+            LevelScan { exit: Vec::with_capacity(ranks.len()), degree: Vec::with_capacity(ranks.len()), succ: Vec::new(), exits: 0 };
+        let mover = Side::from_index(side);
+        let sign: i32 = if side == 0 { 1 } else { -1 };
+        for &rank in ranks {
+            let pos = self.position(n as u32, rank << 1 | side as u64);
+            // The mover's best exit, in the mover's terms.
+            let mut best: Option<i32> = None;
+            let mut any = false;
+            let mut degree = 0u8;
+            for (_, child, summary) in pos.legal_children() {
+                any = true;
+                let (cl, cs, ci) = self.slot(&child).expect("children of enumerated positions are enumerated");
+                if cl as usize == n {
+                    scan.succ.push((ci + cs * south_count) as u32);
+                    degree += 1;
+                } else {
+                    let v = summary.net_gain(mover) - self.levels[cl as usize].values[cs][ci] as i32;
+                    best = Some(best.map_or(v, |b| b.max(v)));
+                    scan.exits += 1;
+                }
+            }
+            if !any {
+                // R10, R15: no legal move; the opponent collects what is on the board.
+                best = Some(-(n as i32));
+                scan.exits += 1;
+            }
+            scan.exit.push(match best {
+                Some(b) => (sign * b) as i16,
+                None if side == 0 => i16::MIN,
+                None => i16::MAX,
+            });
+            scan.degree.push(degree);
+        }
+        scan
+    }
+}
+
+/// The moves of one level (see [`Solution::scan_level`]).
+struct LevelScan {
+    exit: Vec<i16>,
+    degree: Vec<u8>,
+    succ: Vec<u32>,
+    exits: u64,
+}
+
+/// The in-level game of one level: nodes 0..south_count have South to move, the rest North.
+struct Attractor<'a> {
+    n: i32,
+    south_count: usize,
+    /// Best exit in South's terms (max for South nodes, min for North nodes; i16::MIN / MAX: none).
+    exit: &'a [i16],
+    degree: &'a [u8],
+    pred_start: &'a [u32],
+    preds: &'a [u32],
+}
+
+impl Attractor<'_> {
+    /// Values in South's terms, and the order in which they were settled.
+    fn run(&self, keep_order: bool) -> (Vec<i16>, Vec<u32>) {
+        let m = self.degree.len();
+        let mut u = vec![0i16; m];
+        let mut order = if keep_order { vec![u32::MAX; m] } else { Vec::new() };
+        let mut counter = 0u32;
+        for forcer in Side::ALL {
+            self.phase(forcer, &mut u, &mut order, &mut counter);
+        }
+        (u, order)
+    }
+
+    /// Settles the positions whose value is at least 1 for `forcer` (in `forcer`'s terms),
+    /// thresholds from n down to 1.
+    fn phase(&self, forcer: Side, u: &mut [i16], order: &mut [u32], counter: &mut u32) {
+        let m = self.degree.len();
+        let sign: i32 = if forcer == Side::South { 1 } else { -1 };
+        let is_forcer = |x: usize| (x < self.south_count) == (forcer == Side::South);
+        // The best exit of the forcer's nodes and the worst of the others, in the forcer's terms.
+        let exit_value = |x: usize| sign * self.exit[x] as i32;
+        let mut left: Vec<u8> = (0..m).map(|x| if is_forcer(x) { 0 } else { self.degree[x] }).collect();
+        let mut bucket: Vec<Vec<u32>> = vec![Vec::new(); self.n as usize + 1];
+        for x in 0..m {
+            let f = exit_value(x);
+            if f >= 1 && (is_forcer(x) || self.degree[x] == 0) {
+                bucket[f as usize].push(x as u32);
+            }
+        }
+        let mut stack: Vec<u32> = Vec::new();
+        for t in (1..=self.n).rev() {
+            stack.append(&mut bucket[t as usize]);
+            while let Some(x) = stack.pop() {
+                let x = x as usize;
+                if u[x] != 0 {
+                    continue;
+                }
+                u[x] = (sign * t) as i16;
+                if !order.is_empty() {
+                    order[x] = *counter;
+                }
+                *counter += 1;
+                for &p in &self.preds[self.pred_start[x] as usize..self.pred_start[x + 1] as usize] {
+                    let p = p as usize;
+                    if u[p] != 0 {
+                        continue;
+                    }
+                    if is_forcer(p) {
+                        stack.push(p as u32);
+                    } else {
+                        left[p] -= 1;
+                        if left[p] == 0 {
+                            let f = exit_value(p);
+                            if f >= t {
+                                stack.push(p as u32);
+                            } else if f >= 1 {
+                                bucket[f as usize].push(p as u32);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! Charts of exact analysis (R15): the value of every round start of a board as a heat map
+//! (`rajapasu solve --all-starts`), and the perfect_play study's comparison of random play with
+//! perfect play by board size. Same fonts, palette and frame as the study charts; PNG and SVG.
+
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::layout::*;
+use super::{register_font, PlotError, HEIGHT, WIDTH};
+use crate::engine::{BySide, Side};
+use crate::io::atomic::write_atomically_via_path;
+use crate::io::write_string_atomically;
+
+/// A chart drawn on any backend.
+trait Draw {
+    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> AreaResult<(), DB>;
+}
+
+/// Writes `out_dir/STEM.png` and `out_dir/STEM.svg` atomically; returns their paths.
+fn write_chart(out_dir: &Path, stem: &str, chart: &impl Draw) -> Result<Vec<PathBuf>, PlotError> {
+    let png = out_dir.join(format!("{stem}.png"));
+    write_atomically_via_path(&png, |tmp| {
+        let root = BitMapBackend::new(tmp, (WIDTH, HEIGHT)).into_drawing_area();
+        chart.draw(&root).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: png.clone(), message: e.to_string() })
+    })?;
+    let svg_path = out_dir.join(format!("{stem}.svg"));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        chart.draw(&root).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: svg_path.clone(), message: e.to_string() })?;
+    }
+    write_string_atomically(&svg_path, &svg)?;
+    Ok(vec![png, svg_path])
+}
+
+struct StartValues<'a> {
+    cells: &'a [StartCell],
+    pits_per_row: u8,
+    subtitle: &'a str,
+}
+
+impl Draw for StartValues<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> AreaResult<(), DB> {
+        start_values(root, self.cells, self.pits_per_row, self.subtitle)
+    }
+}
+
+struct PerfectPlay<'a> {
+    points: &'a [BoardPoint],
+    subtitle: &'a str,
+}
+
+impl Draw for PerfectPlay<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> AreaResult<(), DB> {
+        perfect_play(root, self.points, self.subtitle)
+    }
+}
+
+/// The value of one round start (open pits, starter), as drawn in the heat map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StartCell {
+    pub open: BySide<u8>,
+    pub starter: Side,
+    /// Value for the starter (R15).
+    pub value: i32,
+}
+
+pub const START_VALUES_TITLE: &str = "Perfect-play value of a round for its starter, by open pits";
+
+/// One board of the perfect_play study, as drawn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardPoint {
+    pub pits_per_row: u8,
+    pub seeds_per_pit: u8,
+    /// Round-1 starter win rate under random play, 0..1.
+    pub random_win_rate: f64,
+    /// Perfect-play round-1 value for the starter as a share of the counters, -1..1.
+    pub perfect_share: f64,
+}
+
+pub const PERFECT_PLAY_TITLE: &str = "The round-1 starter's advantage, random play against perfect play, by board size";
+
+/// The colour of a value: Okabe-Ito blue for the starter's gain, vermillion for its loss, paler
+/// towards 0 (white), saturating at `scale`.
+fn value_colour(value: i32, scale: i32) -> RGBColor {
+    let t = (value.unsigned_abs() as f64 / scale.max(1) as f64).min(1.0);
+    let base = if value >= 0 { PALETTE[0] } else { PALETTE[1] };
+    let mix = |c: u8| (255.0 + (c as f64 - 255.0) * (0.15 + 0.85 * t)).round() as u8;
+    if value == 0 {
+        RGBColor(245, 245, 245)
+    } else {
+        RGBColor(mix(base.0), mix(base.1), mix(base.2))
+    }
+}
+
+/// Draws the heat map of `cells` (a board with `pits_per_row` pits a row) as
+/// `out_dir/start_values.png` and `.svg`; `subtitle` names the board and rules.
+pub fn plot_start_values(cells: &[StartCell], pits_per_row: u8, subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    register_font()?;
+    std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
+    write_chart(out_dir, "start_values", &StartValues { cells, pits_per_row, subtitle })
+}
+
+fn start_values<DB: DrawingBackend>(root: &Area<DB>, cells: &[StartCell], p: u8, subtitle: &str) -> AreaResult<(), DB> {
+    let scale = cells.iter().map(|c| c.value.abs()).max().unwrap_or(1).max(1);
+    let legend = Legend {
+        heading: Some("value for the starter".into()),
+        items: vec![
+            LegendItem { label: format!("+{scale}: the starter wins"), glyph: Glyph::Swatch(value_colour(scale, scale)) },
+            LegendItem { label: format!("+{}", (scale / 2).max(1)), glyph: Glyph::Swatch(value_colour((scale / 2).max(1), scale)) },
+            LegendItem { label: "0: a draw".into(), glyph: Glyph::Swatch(value_colour(0, scale)) },
+            LegendItem { label: format!("-{}", (scale / 2).max(1)), glyph: Glyph::Swatch(value_colour(-(scale / 2).max(1), scale)) },
+            LegendItem { label: format!("-{scale}: the starter loses"), glyph: Glyph::Swatch(value_colour(-scale, scale)) },
+        ],
+    };
+    let plot = frame(root, START_VALUES_TITLE, subtitle, &legend)?;
+    let panels = plot.split_evenly((1, 2));
+    for (panel, starter) in panels.iter().zip(Side::ALL) {
+        let (w, _) = panel.dim_in_pixel();
+        let heading = font(PANEL_TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Top));
+        panel.draw_text(&format!("{starter} starts"), &heading, (w as i32 / 2, 4))?;
+        let (_, body) = panel.split_vertically(line_height(PANEL_TITLE_SIZE) + 8);
+        let ticks: Vec<f64> = (1..=p).map(f64::from).collect();
+        let range = || Linear { lo: 0.5, hi: p as f64 + 0.5, ticks: ticks.clone() };
+        let mut chart = ChartBuilder::on(&body)
+            .margin_top(MARGIN.0)
+            .margin_right(MARGIN.1)
+            .margin_bottom(MARGIN.2)
+            .margin_left(MARGIN.3)
+            .x_label_area_size(X_LABEL_AREA)
+            .y_label_area_size(y_label_area(30))
+            .build_cartesian_2d(range(), range())?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .set_all_tick_mark_size(5)
+            .x_label_style(font(TICK_SIZE))
+            .y_label_style(font(TICK_SIZE))
+            .axis_desc_style(font(AXIS_DESC_SIZE))
+            .axis_style(TEXT_COLOUR.stroke_width(1))
+            .x_desc("South's open pits")
+            .y_desc("North's open pits")
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .draw()?;
+        let text = font(if p > 5 { 14.0 } else { 18.0 }).pos(Pos::new(HPos::Center, VPos::Center));
+        for c in cells.iter().filter(|c| c.starter == starter) {
+            let (x, y) = (c.open[Side::South] as f64, c.open[Side::North] as f64);
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
+                value_colour(c.value, scale).filled(),
+            )))?;
+            chart.draw_series(std::iter::once(Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], WHITE.stroke_width(1))))?;
+            chart.draw_series(std::iter::once(Text::new(format!("{}", c.value), (x, y), text.clone())))?;
+        }
+    }
+    Ok(())
+}
+
+/// Draws the perfect_play study's chart as `out_dir/perfect_play.png` and `.svg`.
+pub fn plot_perfect_play(points: &[BoardPoint], subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    register_font()?;
+    std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
+    write_chart(out_dir, "perfect_play", &PerfectPlay { points, subtitle })
+}
+
+fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subtitle: &str) -> AreaResult<(), DB> {
+    let mut rows: Vec<u8> = points.iter().map(|b| b.pits_per_row).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    let mut items: Vec<LegendItem> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let (colour, marker) = series_style(i);
+            LegendItem { label: format!("{p} pits per row"), glyph: Glyph::Line { colour, marker: Some(marker), dashed: false } }
+        })
+        .collect();
+    items.push(LegendItem { label: "label: pits x counters per pit".into(), glyph: Glyph::Swatch(WHITE) });
+    let legend = Legend { heading: Some("board".into()), items };
+    let plot = frame(root, PERFECT_PLAY_TITLE, subtitle, &legend)?;
+    let (x_ticks, _) = nice_ticks(0.0, 100.0, 10);
+    // From 0 (or below the lowest value) to 100% of the counters.
+    let lowest = points.iter().map(|b| 100.0 * b.perfect_share).fold(0.0, f64::min);
+    let y_lo = (((lowest - 5.0) / 20.0).floor() * 20.0).clamp(-100.0, -20.0);
+    let (y_ticks, _) = nice_ticks(y_lo, 100.0, 10);
+    let mut chart = ChartBuilder::on(&plot)
+        .margin_top(MARGIN.0)
+        .margin_right(MARGIN.1)
+        .margin_bottom(MARGIN.2)
+        .margin_left(MARGIN.3)
+        .x_label_area_size(X_LABEL_AREA)
+        .y_label_area_size(y_label_area(40))
+        .build_cartesian_2d(Linear { lo: 0.0, hi: 100.0, ticks: x_ticks }, Linear { lo: y_lo, hi: 100.0, ticks: y_ticks })?;
+    chart
+        .configure_mesh()
+        .set_all_tick_mark_size(5)
+        .x_label_style(font(TICK_SIZE))
+        .y_label_style(font(TICK_SIZE))
+        .axis_desc_style(font(AXIS_DESC_SIZE))
+        .bold_line_style(GRID_BOLD.stroke_width(1))
+        .light_line_style(GRID_LIGHT.stroke_width(1))
+        .axis_style(TEXT_COLOUR.stroke_width(1))
+        .x_desc("random play: round 1 won by its starter (%)")
+        .y_desc("perfect play: round-1 value for the starter (% of counters)")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .draw()?;
+    let reference = REFERENCE_COLOUR.stroke_width(2);
+    chart.draw_series(DashedLineSeries::new(vec![(50.0, y_lo), (50.0, 100.0)], 8, 6, reference))?;
+    chart.draw_series(DashedLineSeries::new(vec![(0.0, 0.0), (100.0, 0.0)], 8, 6, reference))?;
+    let label = font(12.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Left, VPos::Bottom));
+    for (i, p) in rows.iter().enumerate() {
+        let (colour, marker) = series_style(i);
+        let pts: Vec<(f64, f64)> =
+            points.iter().filter(|b| b.pits_per_row == *p).map(|b| (100.0 * b.random_win_rate, 100.0 * b.perfect_share)).collect();
+        draw_markers(&mut chart, &pts, marker, colour, 6)?;
+        for b in points.iter().filter(|b| b.pits_per_row == *p) {
+            let at = (100.0 * b.random_win_rate, 100.0 * b.perfect_share);
+            chart.draw_series(std::iter::once(
+                EmptyElement::at(at) + Text::new(format!("{}x{}", b.pits_per_row, b.seeds_per_pit), (7, -3), label.clone()),
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).unwrap().to_ascii_lowercase()
+    }
+
+    /// Every text drawn in an SVG chart, trimmed.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string())).collect()
+    }
+
+    fn png_size(bytes: &[u8]) -> (u32, u32) {
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        (u32::from_be_bytes(bytes[16..20].try_into().unwrap()), u32::from_be_bytes(bytes[20..24].try_into().unwrap()))
+    }
+
+    #[test]
+    fn heat_map_shows_every_value_in_its_colour() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cells = Vec::new();
+        for (i, (s, n)) in [(1, 1), (1, 2), (2, 1), (2, 2)].into_iter().enumerate() {
+            for starter in Side::ALL {
+                let value = [12, -12, 0, 3][i] * if starter == Side::South { 1 } else { -1 };
+                cells.push(StartCell { open: BySide::new(s, n), starter, value });
+            }
+        }
+        let written = plot_start_values(&cells, 2, "2 pits a row", dir.path()).unwrap();
+        assert_eq!(written, [dir.path().join("start_values.png"), dir.path().join("start_values.svg")]);
+        assert_eq!(png_size(&std::fs::read(&written[0]).unwrap()), (WIDTH, HEIGHT));
+        let svg = read(&written[1]);
+        let texts = texts(&svg);
+        for text in ["12", "-12", "0", "3", "-3", "south starts", "north starts", "south&apos;s open pits", "+12: the starter wins"] {
+            assert!(texts.iter().any(|t| t == text), "{text} not in {texts:?}");
+        }
+        // The largest gain in full blue, the largest loss in full vermillion, 0 in light grey.
+        for colour in ["#0072b2", "#d55e00", "#f5f5f5"] {
+            assert!(svg.contains(colour), "{colour}");
+        }
+        assert_eq!(value_colour(12, 12), PALETTE[0]);
+        assert_eq!(value_colour(-12, 12), PALETTE[1]);
+    }
+
+    #[test]
+    fn perfect_play_chart_labels_every_board() {
+        let dir = tempfile::tempdir().unwrap();
+        let points: Vec<BoardPoint> = (2..=7u8)
+            .flat_map(|p| {
+                (1..=3u8).map(move |s| BoardPoint {
+                    pits_per_row: p,
+                    seeds_per_pit: s,
+                    random_win_rate: 0.1 * s as f64 + 0.05 * p as f64,
+                    perfect_share: 0.3 - 0.1 * s as f64,
+                })
+            })
+            .collect();
+        let written = plot_perfect_play(&points, "test", dir.path()).unwrap();
+        assert_eq!(png_size(&std::fs::read(&written[0]).unwrap()), (WIDTH, HEIGHT));
+        let texts = texts(&read(&written[1]));
+        assert!(texts.iter().any(|t| t.starts_with("the round-1 starter")), "{texts:?}");
+        for p in 2..=7 {
+            assert!(texts.contains(&format!("{p} pits per row")));
+            for s in 1..=3 {
+                assert!(texts.contains(&format!("{p}x{s}")), "{p}x{s}");
+            }
+        }
+    }
+}

@@ -1,0 +1,154 @@
+use serde_json::Value;
+
+use crate::common::*;
+
+fn solve_json(args: &[&str]) -> Value {
+    let mut all = vec!["solve", "--json"];
+    all.extend_from_slice(args);
+    serde_json::from_str(ok(&all).trim()).unwrap()
+}
+
+#[test]
+fn solve_reproduces_the_golden_values() {
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(golden("solve.json")).unwrap()).unwrap();
+    for case in cases {
+        let mut args = vec![
+            format!("--rule=pits_per_row={}", case["pits_per_row"]),
+            format!("--rule=seeds_per_pit={}", case["seeds_per_pit"]),
+            format!("--open={},{}", case["open"][0], case["open"][1]),
+            format!("--starter={}", case["starter"].as_str().unwrap()),
+        ];
+        for (k, v) in case["rules"].as_object().unwrap() {
+            args.push(format!("--rule={k}={}", v.as_str().map_or(v.to_string(), str::to_owned)));
+        }
+        let got = solve_json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(got["value"], case["value"], "{case}");
+        assert_eq!(got["best_moves"], case["best_moves"], "{case}");
+        assert_eq!(got["positions"], case["positions"], "{case}");
+        let outcome = match case["value"].as_i64().unwrap().signum() {
+            1 => "starter_win",
+            0 => "draw",
+            _ => "starter_loss",
+        };
+        assert_eq!(got["outcome"], outcome);
+        assert!(got["peak_bytes"].as_u64().unwrap() > 0 && got["bytes_per_position"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn solve_prints_a_readable_report() {
+    let text = ok(&["solve", "--rule", "pits_per_row=3", "--rule", "seeds_per_pit=2"]);
+    for needle in ["value: 10 for south (starter win)", "best moves: 2\n", "positions: 39\n", "positions/s", "bytes/position"] {
+        assert!(text.contains(needle), "lacks {needle:?}:\n{text}");
+    }
+}
+
+#[test]
+fn solve_rejects_bad_input_with_exit_2() {
+    usage_error(&["solve", "--open", "0,3"], &["--open 0,3", "south opens 0 pits", "1..=7"]);
+    usage_error(&["solve", "--open", "8,2"], &["--open 8,2", "south opens 8 pits", "1..=7"]);
+    usage_error(&["solve", "--rule", "pits_per_row=3", "--open", "2,4"], &["north opens 4 pits", "1..=3"]);
+    usage_error(&["solve", "--open", "3"], &["expected S,N"]);
+    usage_error(&["solve", "--open", "a,3"], &["'a' is not a number"]);
+    usage_error(&["solve", "--max-memory", "lots"], &["--max-memory", "512M"]);
+    usage_error(&["solve", "--starter", "east"], &["east"]);
+    // The real board does not fit 64 MiB: a clear error, not a crash.
+    usage_error(&["solve", "--max-memory", "64M"], &["more than the allowed memory", "--max-memory"]);
+    usage_error(&["solve", "--max-positions", "1000"], &["more than 1000 reachable positions", "--max-positions"]);
+    usage_error(&["solve", "--rule", "pits_per_row=9", "--rule", "seeds_per_pit=8"], &["144 counters", "at most 127"]);
+    usage_error(&["solve", "--all-starts"], &["--out"]);
+}
+
+#[test]
+fn all_starts_writes_the_table_and_heat_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("starts");
+    let v: Value = serde_json::from_str(
+        ok(&["solve", "--all-starts", "--json", "--rule", "pits_per_row=3", "--rule", "seeds_per_pit=2", "--out", s(&out)]).trim(),
+    )
+    .unwrap();
+    let starts = v["starts"].as_array().unwrap();
+    assert_eq!(starts.len(), 3 * 3 * 2);
+    // Round 1 (all open, South starts) is the golden 3x2 case.
+    let round1 = starts.iter().find(|r| r["open"] == serde_json::json!([3, 3]) && r["starter"] == "south").unwrap();
+    assert_eq!((round1["value"].as_i64(), round1["positions"].as_u64()), (Some(10), Some(39)));
+    // Each start agrees with a single solve, and mirrored starts have the same value.
+    for r in starts {
+        let (so, no) = (r["open"][0].as_u64().unwrap(), r["open"][1].as_u64().unwrap());
+        let starter = r["starter"].as_str().unwrap();
+        let mirror = starts.iter().find(|m| m["open"] == serde_json::json!([no, so]) && m["starter"] != r["starter"]).unwrap();
+        assert_eq!(mirror["value"], r["value"], "{r} vs {mirror}");
+        assert_eq!(mirror["best_moves"], r["best_moves"]);
+        if so == 2 && no == 1 {
+            let single = solve_json(&["--rule=pits_per_row=3", "--rule=seeds_per_pit=2", "--open=2,1", &format!("--starter={starter}")]);
+            assert_eq!((&single["value"], &single["best_moves"], &single["positions"]), (&r["value"], &r["best_moves"], &r["positions"]));
+        }
+    }
+    let names = files(&out);
+    assert_eq!(names, ["solve.json", "start_values.png", "start_values.svg", "starts.csv", "starts.parquet"]);
+    // The CSV and the Parquet file hold the same rows.
+    use rajapasu::sim::schema::{ColumnSpec, TableSpec};
+    use rajapasu::sim::table::ColumnType::*;
+    let column = |name, ty| ColumnSpec { name, ty, meaning: "" };
+    let columns = [
+        column("rules_hash", Text),
+        column("pits_per_row", U32),
+        column("seeds_per_pit", U32),
+        column("south_open", U32),
+        column("north_open", U32),
+        column("starter", Sym),
+        column("value", I64),
+        column("outcome", Text),
+        column("best_moves", Text),
+        column("positions", U64),
+    ];
+    let columns: &'static [ColumnSpec] = Box::leak(Box::new(columns));
+    let spec = TableSpec { name: "starts", row: "", columns };
+    let from_csv = rajapasu::io::read_table(&out.join("starts.csv"), &spec).unwrap();
+    let from_parquet = rajapasu::io::read_table(&out.join("starts.parquet"), &spec).unwrap();
+    assert_eq!(from_csv, from_parquet);
+    assert_eq!(from_csv.rows(), 18);
+    let csv = std::fs::read_to_string(out.join("starts.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "rules_hash,pits_per_row,seeds_per_pit,south_open,north_open,starter,value,outcome,best_moves,positions"
+    );
+    assert_eq!(lines.count(), 18);
+    assert!(csv.contains(",3,2,3,3,south,10,starter_win,2,39\n"), "{csv}");
+    // The heat map is a real PNG of the chart size.
+    let png = std::fs::read(out.join("start_values.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let (w, h) = (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()));
+    assert_eq!((w, h), (1200, 750));
+    let svg = std::fs::read_to_string(out.join("start_values.svg")).unwrap();
+    assert!(svg.contains("Perfect-play value of a round for its starter") && svg.contains("south starts"));
+}
+
+#[test]
+fn perfect_match_chains_round_starts() {
+    let v = solve_json(&["--perfect-match", "--rule=pits_per_row=3", "--rule=seeds_per_pit=4"]);
+    let matches = v["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 2);
+    assert_eq!((matches[0]["tie_break"].as_str(), matches[1]["tie_break"].as_str()), (Some("lowest"), Some("highest")));
+    for m in matches {
+        let rounds = m["rounds"].as_array().unwrap();
+        // Round 1 is the golden-style round-1 solve: all pits open, South starts, value -6.
+        assert_eq!(rounds[0]["open"], serde_json::json!([3, 3]));
+        assert_eq!(rounds[0]["value"], -6);
+        assert_eq!(m["outcome"], "second");
+        for (i, r) in rounds.iter().enumerate() {
+            // Each round realizes its value, and holdings follow R12: kept plus captured.
+            let (c, h) = (&r["captured"], &r["holdings"]);
+            let starter = if r["starter"] == "south" { 0 } else { 1 };
+            assert_eq!(c[starter].as_i64().unwrap() - c[1 - starter].as_i64().unwrap(), r["value"].as_i64().unwrap());
+            assert_eq!(h[0].as_u64().unwrap() + h[1].as_u64().unwrap(), 24);
+            if let Some(next) = rounds.get(i + 1) {
+                let kept = |side: usize| h[side].as_u64().unwrap() - 4 * r["open"][side].as_u64().unwrap();
+                assert_eq!(next["holdings"][0].as_u64().unwrap(), kept(0) + c[0].as_u64().unwrap());
+            }
+        }
+    }
+    let text = ok(&["solve", "--perfect-match", "--rule=pits_per_row=3", "--rule=seeds_per_pit=4"]);
+    assert!(text.contains("ties broken by the lowest local pit") && text.contains("outcome: north wins (the second player)"), "{text}");
+}
