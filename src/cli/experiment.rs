@@ -28,7 +28,7 @@ use toml::Spanned;
 use crate::agents::AgentSpec;
 use crate::engine::Ruleset;
 use crate::io::Formats;
-use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy};
+use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
 use super::CliError;
 
@@ -73,6 +73,23 @@ pub struct Arm {
     pub format: Formats,
     pub batch_size: u64,
     pub rules: Ruleset,
+}
+
+impl Arm {
+    /// The run of this arm, with at most `matches` matches (a quick trial may play fewer).
+    pub fn run_config(&self, matches: u64) -> RunConfig {
+        RunConfig {
+            rules: self.rules,
+            south: self.south,
+            north: self.north,
+            first: self.first,
+            seed: self.seed,
+            matches: matches.min(self.matches),
+            detail: self.detail,
+            batch_size: self.batch_size,
+            shard: Shard::WHOLE,
+        }
+    }
 }
 
 /// A validated experiment.

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use crate::analysis::summarize::summarize_path;
 use crate::io::lock::DirLock;
 use crate::io::write_string_atomically;
-use crate::sim::{RunConfig, Shard};
 
 use super::experiment::Experiment;
 use super::output::Output;
@@ -61,18 +60,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let args = args.study;
     let (study_dir, _lock) = args.open_study(&experiment.name, "experiment.toml", &experiment.source)?;
     for (i, arm) in experiment.arms.iter().enumerate() {
-        let matches = args.matches.map_or(arm.matches, |m| m.min(arm.matches));
-        let cfg = RunConfig {
-            rules: arm.rules,
-            south: arm.south,
-            north: arm.north,
-            first: arm.first,
-            seed: arm.seed,
-            matches,
-            detail: arm.detail,
-            batch_size: arm.batch_size,
-            shard: Shard::WHOLE,
-        };
+        let cfg = arm.run_config(args.matches.unwrap_or(arm.matches));
         let label = format!("[{}/{}] {}", i + 1, experiment.arms.len(), arm.name);
         // Always resumable: a finished arm is kept, an interrupted one continues.
         let job =

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use crate::io::dataset::read_manifests;
 use crate::io::Dataset;
-use crate::sim::{RunConfig, Shard};
 
 use super::experiment::Experiment;
 use super::output::Output;
@@ -67,17 +66,7 @@ fn check_study_arms(dir: &Path, reports: &mut Vec<Report>) -> Result<(), CliErro
         if !arm_dir.is_dir() {
             problem = Some(format!("arm `{}` of experiment.toml has no dataset", arm.name));
         } else if let Ok(manifests) = read_manifests(&arm_dir) {
-            let cfg = RunConfig {
-                rules: arm.rules,
-                south: arm.south,
-                north: arm.north,
-                first: arm.first,
-                seed: arm.seed,
-                matches: arm.matches,
-                detail: arm.detail,
-                batch_size: arm.batch_size,
-                shard: Shard::WHOLE,
-            };
+            let cfg = arm.run_config(arm.matches);
             if let Some((path, m)) = manifests.iter().find(|(_, m)| m.run_id != cfg.run_id()) {
                 problem = Some(format!(
                     "{}: run {} is not arm `{}` of experiment.toml (its rules, players, first player and seed give run {})",

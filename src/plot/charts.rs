@@ -58,7 +58,7 @@ fn study_line(study: &StudySummary) -> String {
 }
 
 /// 12345678 as "12,345,678".
-fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

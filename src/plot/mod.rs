@@ -28,6 +28,7 @@ use plotters::style::FontStyle;
 use crate::analysis::summary::StudySummary;
 use crate::io::atomic::write_atomically_via_path;
 use crate::io::{write_string_atomically, IoError};
+pub use charts::thousands;
 use layout::{Area, AreaResult, FAMILY};
 pub use ratings::{plot_ratings, RatingsChart};
 

@@ -20,6 +20,7 @@ use crate::engine::{Ruleset, Side};
 use crate::exact::{perfect_match, ChainOutcome, SolveError, SolveOptions, TieBreak};
 use crate::io::write_string_atomically;
 use crate::plot::exact::{plot_perfect_play, BoardPoint};
+use crate::plot::thousands;
 use crate::sim::table::{Column, ColumnData, Table};
 use crate::sim::{simulate_batch, Detail, FirstPolicy, RunConfig, Shard};
 
@@ -92,19 +93,6 @@ fn random_round1(rules: Ruleset, matches: u64, seed: u64) -> u64 {
             m.first.iter().zip(&m.round1_winner).filter(|(f, w)| w.winner() == Some(**f)).count() as u64
         })
         .sum()
-}
-
-/// 12345678 as "12,345,678".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn chain(rules: Ruleset, tie: TieBreak, opts: SolveOptions) -> Result<(&'static str, u32), SolveError> {
