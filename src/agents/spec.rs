@@ -8,8 +8,11 @@
 //! external:PROGRAM [ARGS...]               or external:timeout=S,cmd=PROGRAM [ARGS...]
 //! ```
 //!
-//! [`AgentSpec`]'s `Display` prints every parameter (`minimax:depth=2,nodes=unlimited,eval=match`),
-//! so a dataset's manifest and rows record what each player really was.
+//! [`AgentSpec`]'s `Display` prints every parameter that decides a choice
+//! (`minimax:depth=2,nodes=unlimited,eval=match`), so a dataset's manifest and rows record what
+//! each player really was. That canonical form is a player's identity: the run id, the
+//! manifest, the rows' player columns and a tournament's pairing seeds are made from it. An
+//! external player's timeout never changes a choice, so it is not part of it (nor of `==`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -23,8 +26,11 @@ pub const MAX_MINIMAX_NODES: u64 = 1_000_000_000;
 pub const MAX_MCTS_PLAYOUTS: u32 = 1_000_000;
 /// The exploration constant is kept in thousandths (exact, printable, hashable).
 pub const MAX_MCTS_C_MILLI: u32 = 100_000;
-/// Longest per-move timeout of an external program, in milliseconds (one hour).
-pub const MAX_TIMEOUT_MS: u32 = 3_600_000;
+/// Longest per-move timeout of an external program, in milliseconds (ten minutes).
+pub const MAX_TIMEOUT_MS: u32 = 600_000;
+/// Shortest per-move timeout, in milliseconds: below it even a fast program is given up on
+/// whenever the machine is busy.
+pub const MIN_TIMEOUT_MS: u32 = 100;
 
 /// Alpha-beta search with a transposition table and iterative deepening (see `minimax.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,20 +80,36 @@ impl MctsParams {
 /// The command is a `&'static str` so that [`AgentSpec`] stays a small `Copy` value like the
 /// other players' parameters; a spec is parsed a handful of times per command, so the few
 /// bytes each parse leaks are bounded by the input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug)]
 pub struct ExternalParams {
-    /// Program and arguments, separated by whitespace.
+    /// Program and arguments, split and quoted as a POSIX shell splits words (no expansion of
+    /// any kind): canonical, each word quoted only where it needs to be.
     pub command: &'static str,
     /// Wall-clock limit of one answer. It only decides when to give up on a program; it never
-    /// changes a choice, so rows stay reproducible.
+    /// changes a choice, so it is not part of the player's identity (see the module's note).
     pub timeout_ms: u32,
 }
 
 impl ExternalParams {
     pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
     /// The program and its arguments.
-    pub fn argv(&self) -> Vec<&'static str> {
-        self.command.split_whitespace().collect()
+    pub fn argv(&self) -> Vec<String> {
+        shlex::split(self.command).expect("a parsed command splits")
+    }
+}
+
+/// Equal programs are the same player whatever their timeouts.
+impl PartialEq for ExternalParams {
+    fn eq(&self, other: &ExternalParams) -> bool {
+        self.command == other.command
+    }
+}
+
+impl Eq for ExternalParams {}
+
+impl std::hash::Hash for ExternalParams {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.command.hash(state);
     }
 }
 
@@ -237,7 +259,9 @@ fn parse_external(param: Option<&str>) -> Result<ExternalParams, String> {
                 return Err(format!("'{rest}' must be followed by ,cmd=PROGRAM [ARGS]"));
             };
             match item.split_once('=') {
-                Some(("timeout", v)) => timeout_ms = thousandths("timeout", v.trim(), MAX_TIMEOUT_MS, " of seconds")?,
+                Some(("timeout", v)) => {
+                    timeout_ms = thousandths("timeout", v.trim(), MAX_TIMEOUT_MS, "").map_err(|_| timeout_error(v.trim()))?
+                }
                 _ => return Err(format!("unknown key in '{item}' for external; allowed keys: timeout, cmd (last)")),
             }
             rest = after.trim_start();
@@ -245,14 +269,30 @@ fn parse_external(param: Option<&str>) -> Result<ExternalParams, String> {
     } else {
         text
     };
-    let command = command.split_whitespace().collect::<Vec<_>>().join(" ");
-    if command.is_empty() {
-        return Err("external needs a program, as external:PROGRAM [ARGS]".into());
-    }
-    if timeout_ms == 0 {
-        return Err("timeout=0: timeout must be more than 0 seconds".into());
+    let command = canonical_command(command)?;
+    if timeout_ms < MIN_TIMEOUT_MS {
+        return Err(timeout_error(&decimal(timeout_ms)));
     }
     Ok(ExternalParams { command: Box::leak(command.into_boxed_str()), timeout_ms })
+}
+
+fn timeout_error(value: &str) -> String {
+    format!(
+        "timeout={value}: timeout must be a number of seconds in {}..={} with at most 3 decimals",
+        decimal(MIN_TIMEOUT_MS),
+        decimal(MAX_TIMEOUT_MS)
+    )
+}
+
+/// The words of a command, split as a POSIX shell splits them (quotes and backslashes group,
+/// nothing is expanded) and joined again with each word quoted only where needed, so a program
+/// path with spaces is written `'/my players/bot' --level 2`.
+pub fn canonical_command(text: &str) -> Result<String, String> {
+    let words = shlex::split(text).ok_or_else(|| format!("'{text}': an unclosed quote or a trailing backslash"))?;
+    if words.is_empty() {
+        return Err("external needs a program, as external:PROGRAM [ARGS]".into());
+    }
+    shlex::try_join(words.iter().map(String::as_str)).map_err(|_| format!("'{text}': a command cannot hold a NUL character"))
 }
 
 impl FromStr for AgentSpec {
@@ -277,7 +317,9 @@ impl FromStr for AgentSpec {
 }
 
 impl fmt::Display for AgentSpec {
-    /// The canonical form: every parameter, keyed, in a fixed order. Parsing it gives the same spec.
+    /// The canonical form, which is the player's identity: every parameter that decides a choice,
+    /// keyed, in a fixed order (an external player's timeout is left out). Parsing it gives an
+    /// equal spec.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AgentSpec::Random => f.write_str("random"),
@@ -291,7 +333,8 @@ impl fmt::Display for AgentSpec {
                 write!(f, ",eval={}", p.eval)
             }
             AgentSpec::Mcts(p) => write!(f, "mcts:playouts={},c={},eval={},reuse={}", p.playouts, decimal(p.c_milli), p.eval, p.reuse),
-            AgentSpec::External(p) => write!(f, "external:timeout={},cmd={}", decimal(p.timeout_ms), p.command),
+            // Without the timeout: it is not part of the player's identity.
+            AgentSpec::External(p) => write!(f, "external:cmd={}", p.command),
         }
     }
 }

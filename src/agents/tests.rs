@@ -45,9 +45,10 @@ fn specs_print_every_parameter_and_parse_back() {
         ("mcts", "mcts:playouts=256,c=0.1,eval=match,reuse=true"),
         ("mcts:playouts=256,c=1.2", "mcts:playouts=256,c=1.2,eval=match,reuse=true"),
         ("mcts:c=0.05,reuse=false,eval=round", "mcts:playouts=256,c=0.05,eval=round,reuse=false"),
-        ("external:./bot", "external:timeout=10,cmd=./bot"),
-        ("external:python3  bot.py --level 2", "external:timeout=10,cmd=python3 bot.py --level 2"),
-        ("external:timeout=2.5,cmd=bot a,b", "external:timeout=2.5,cmd=bot a,b"),
+        ("external:./bot", "external:cmd=./bot"),
+        ("external:python3  bot.py --level 2", "external:cmd=python3 bot.py --level 2"),
+        ("external:timeout=2.5,cmd=bot a,b", "external:cmd=bot a,b"),
+        ("external:'/my players/bot' \"a b\"", "external:cmd='/my players/bot' 'a b'"),
     ] {
         let parsed = spec(given);
         assert_eq!(parsed.to_string(), canonical, "{given}");
@@ -56,7 +57,40 @@ fn specs_print_every_parameter_and_parse_back() {
     assert_eq!(spec("minimax:3"), AgentSpec::Minimax(MinimaxParams::with_depth(3)));
     assert_eq!(spec("mcts:7"), AgentSpec::Mcts(MctsParams::with_playouts(7)));
     let AgentSpec::External(p) = spec("external:timeout=0.5,cmd=python3 x.py -v") else { panic!() };
-    assert_eq!((p.argv(), p.timeout_ms), (vec!["python3", "x.py", "-v"], 500));
+    assert_eq!((p.argv(), p.timeout_ms), (vec!["python3".to_string(), "x.py".into(), "-v".into()], 500));
+    let AgentSpec::External(p) = spec("external:timeout=600,cmd='/my players/bot' --name \"it's\" $HOME") else { panic!() };
+    assert_eq!(p.argv(), ["/my players/bot", "--name", "it's", "$HOME"], "quotes group words; nothing is expanded");
+    assert_eq!((p.timeout_ms, spec(&AgentSpec::External(p).to_string())), (600_000, AgentSpec::External(p)));
+}
+
+#[test]
+fn an_external_players_timeout_is_not_part_of_its_identity() {
+    // Issue 20 item 9: the canonical form (run id, manifest, rows, pairing seeds) and == leave
+    // the timeout out, so a run can be resumed with a longer one.
+    let (short, long) = (spec("external:timeout=0.5,cmd=./bot -x"), spec("external:timeout=60,cmd=./bot  -x"));
+    assert_eq!(short.to_string(), long.to_string());
+    assert_eq!(short.to_string(), "external:cmd=./bot -x");
+    assert_eq!(short, long);
+    let hash = |s: AgentSpec| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        s.hash(&mut h);
+        h.finish()
+    };
+    assert_eq!(hash(short), hash(long));
+    assert_ne!(short, spec("external:./bot -y"), "the command is the identity");
+    let cfg = |south| crate::sim::RunConfig {
+        rules: Ruleset::default(),
+        south,
+        north: AgentSpec::Random,
+        first: crate::sim::FirstPolicy::Alternate,
+        seed: 1,
+        matches: 10,
+        detail: crate::sim::Detail::Match,
+        batch_size: 5,
+        shard: crate::sim::Shard::WHOLE,
+    };
+    assert_eq!(cfg(short).run_id(), cfg(long).run_id());
 }
 
 #[test]
@@ -80,8 +114,11 @@ fn bad_specs_name_the_key_and_what_is_allowed() {
         ("greedy:2", &["takes no parameter"]),
         ("external", &["needs a program"]),
         ("external:timeout=5", &["cmd=PROGRAM"]),
-        ("external:timeout=0,cmd=x", &["timeout=0"]),
+        ("external:timeout=0,cmd=x", &["timeout=0", "0.1..=600"]),
+        ("external:timeout=0.05,cmd=x", &["timeout=0.05", "0.1..=600"]),
+        ("external:timeout=601,cmd=x", &["timeout=601", "0.1..=600"]),
         ("external:timeout=x,cmd=x", &["timeout=x", "seconds"]),
+        ("external:'/my players/bot", &["unclosed quote"]),
         ("external:speed=2,cmd=x", &["unknown key", "timeout, cmd"]),
         ("", &["unknown player ''"]),
     ] {
@@ -404,7 +441,7 @@ fn deeper_search_beats_greedy_play() {
     // A real check of strength: minimax at depth 3 against greedy, eight matches on a small
     // board, seats and first player alternating.
     let rules = Ruleset::from_assignments(["pits_per_row=5", "seeds_per_pit=4", "max_rounds=200"]).unwrap();
-    let bench = crate::sim::bench::bench_players(rules, spec("minimax:3"), AgentSpec::Greedy, 8, 5);
+    let bench = crate::sim::bench::bench_players(rules, spec("minimax:3"), AgentSpec::Greedy, 8, 5).unwrap();
     assert!(bench.player_wins > bench.opponent_wins, "{bench:?}");
 }
 
@@ -487,4 +524,92 @@ fn an_external_player_is_not_asked_without_a_legal_move() {
     let pos = Position::from_setup(Setup { rules, board, open, reserve: BySide::new(40, 53), turn: Side::South }).unwrap();
     let mut agent = Agent::new(external("/nonexistent/player", "1"), Rng::from_seed(1));
     assert_eq!(agent.choose(&pos), Ok(None));
+}
+
+// Issue 20: an external program's output is untrusted, and nothing it forks outlives it.
+
+fn misbehaving(mode: &str) -> String {
+    format!("python3 {}/tests/data/players/misbehaving_player.py {mode}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Whether process `pid` is gone (a zombie waiting for a reaper counts as gone).
+fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Waits up to 20 s for every pid in `pidfile` to be gone; returns those that are not.
+fn survivors(pidfile: &std::path::Path) -> Vec<String> {
+    let pids: Vec<String> = std::fs::read_to_string(pidfile).unwrap_or_default().lines().map(str::to_string).collect();
+    for _ in 0..200 {
+        if pids.iter().all(|p| gone(p)) {
+            return Vec::new();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    pids.into_iter().filter(|p| !gone(p)).collect()
+}
+
+#[test]
+fn an_external_players_answers_are_bounded_strict_and_one_per_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let pos = Position::opening(Ruleset::default(), Side::South);
+    let cases = [
+        // A list is not the protocol's object (docs/external-players.md: refused).
+        (misbehaving("list"), "answered \"[0]\", which is not a JSON object with an integer \"pit\" such as {\"pit\":3} (a JSON array"),
+        ("echo 3; sleep 30".to_string(), "(a JSON number, not an object)"),
+        ("echo '{\"pit\": \"3\"}'; sleep 30".to_string(), "\"pit\" is a JSON string, not an integer"),
+        // Endless output without a newline is cut at the limit, not read into memory.
+        ("cat /dev/zero".to_string(), "wrote more than 4096 bytes on stdout without a newline"),
+        (misbehaving("long-line"), "wrote more than 4096 bytes"),
+    ];
+    for (cmd, needle) in cases {
+        let cmd = if cmd.starts_with("python3") || cmd.starts_with("cat") { cmd } else { script(&dir, "answer.sh", &format!("read line; {cmd}")) };
+        let e = Agent::new(external(&cmd, "5"), Rng::from_seed(1)).choose(&pos).unwrap_err().to_string();
+        assert!(e.contains(needle), "{cmd}: {e}");
+    }
+    // A second line to one request is an error at the next request, not the next answer.
+    let mut twice = Agent::new(external(&misbehaving("twice"), "5"), Rng::from_seed(1));
+    assert_eq!(twice.choose(&pos).unwrap(), Some(Pit::new(0, 7).unwrap()));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let e = twice.choose(&pos).unwrap_err().to_string();
+    assert!(e.contains("wrote the line \"{\\\"pit\\\": 0}\" when it was not asked"), "{e}");
+}
+
+#[test]
+fn an_external_players_stderr_is_kept_as_bytes_and_only_its_end() {
+    let pos = Position::opening(Ruleset::default(), Side::South);
+    // Bytes that are not UTF-8 on stderr do not stop a working player.
+    let mut agent = Agent::new(external(&misbehaving("binary-stderr"), "5"), Rng::from_seed(1));
+    for _ in 0..20 {
+        assert_eq!(agent.choose(&pos).unwrap(), Some(Pit::new(0, 7).unwrap()));
+    }
+    // A 20 MB line on stderr: the message keeps its last few KiB.
+    let e = Agent::new(external(&misbehaving("huge-stderr"), "5"), Rng::from_seed(1)).choose(&pos).unwrap_err().to_string();
+    assert!(e.contains("exited (exit status: 3)") && e.ends_with("the end of a huge line"), "{}", &e[..300.min(e.len())]);
+    assert!(e.len() < 2 * super::external::STDERR_BYTES, "{} bytes", e.len());
+}
+
+#[test]
+fn what_an_external_player_forks_ends_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pids");
+    let pos = Position::opening(Ruleset::default(), Side::South);
+    let mut agent = Agent::new(external(&format!("{} {}", misbehaving("fork"), pidfile.display()), "5"), Rng::from_seed(1));
+    agent.choose(&pos).unwrap();
+    assert_eq!(std::fs::read_to_string(&pidfile).unwrap().lines().count(), 3, "two sleeps and the player");
+    let pids = std::fs::read_to_string(&pidfile).unwrap();
+    assert!(pids.lines().all(|p| !gone(p)), "alive while the match goes on");
+    drop(agent);
+    assert_eq!(survivors(&pidfile), Vec::<String>::new());
+    // A timeout ends the group too.
+    let pidfile = dir.path().join("pids-silent");
+    let silent = script(&dir, "silent.sh", &format!("sleep 300 & echo $! >> {0}; echo $$ >> {0}; read line; sleep 300", pidfile.display()));
+    let mut agent = Agent::new(external(&silent, "0.3"), Rng::from_seed(1));
+    let e = agent.choose(&pos).unwrap_err().to_string();
+    assert!(e.contains("gave no answer within 0.3 s") && e.contains("flush each answer line"), "{e}");
+    assert_eq!(std::fs::read_to_string(&pidfile).unwrap().lines().count(), 2);
+    assert_eq!(survivors(&pidfile), Vec::<String>::new());
 }

@@ -62,7 +62,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     let engine = best.map_or(0.0, |b| b.moves_per_second);
     for &player in &args.player {
-        let p = bench_players(rules, player, args.against.unwrap_or(player), args.player_matches, args.seed);
+        let against = args.against.unwrap_or(player);
+        // A player that cannot decide is a failure here as in a run (exit 1), not an unfinished match.
+        let p = bench_players(rules, player, against, args.player_matches, args.seed)
+            .map_err(|e| CliError::failed(format!("bench --player {player} against {against}: {e}")))?;
         if args.json {
             out.line(serde_json::to_string(&p).unwrap())?;
             continue;

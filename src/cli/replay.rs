@@ -36,6 +36,22 @@ fn parse_pit(text: &str, what: &str) -> Result<usize, CliError> {
         .map_err(|_| CliError::usage(format!("{what}: '{text}' is not a pit number (a local pit 0..pits_per_row-1)")))
 }
 
+/// Longest --moves-file, in bytes: the longest match of a million takes about 20 KB, and the
+/// file may be anything (`/dev/zero`), so it is read only this far.
+pub const MAX_MOVES_FILE_BYTES: u64 = 16 << 20;
+
+fn read_moves_file(path: &std::path::Path) -> Result<String, CliError> {
+    use std::io::Read;
+    let bad = |what: String| CliError::usage(format!("--moves-file {}: {what}", path.display()));
+    let file = std::fs::File::open(path).map_err(|e| bad(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_MOVES_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
+    if bytes.len() as u64 > MAX_MOVES_FILE_BYTES {
+        return Err(bad(format!("longer than {} MiB, the limit of a moves file", MAX_MOVES_FILE_BYTES >> 20)));
+    }
+    String::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 text ({e})")))
+}
+
 impl MoveArgs {
     /// The rules, the first player and the moves (from --moves, then --moves-file).
     pub fn parse(&self) -> Result<(Ruleset, Side, Vec<usize>), CliError> {
@@ -46,7 +62,7 @@ impl MoveArgs {
             moves.push(parse_pit(m, &format!("--moves item {}", i + 1))?);
         }
         if let Some(path) = &self.moves_file {
-            let text = std::fs::read_to_string(path).map_err(|e| CliError::usage(format!("--moves-file {}: {e}", path.display())))?;
+            let text = read_moves_file(path)?;
             for (n, line) in text.lines().enumerate() {
                 let line = line.split('#').next().unwrap_or("");
                 for item in line.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()) {

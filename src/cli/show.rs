@@ -2,25 +2,33 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::agents::AgentSpec;
 use crate::engine::{Ruleset, Side};
 use crate::io::{read_table, write_string_atomically, Dataset};
 use crate::show::{page_html, state_svg, Film, PageInfo};
-use crate::sim::schema::MATCHES;
+use crate::sim::schema::{MATCHES, MOVES};
 use crate::sim::table::{ColumnData, Table};
-use crate::sim::{play_match, Batch, Detail, RunConfig, Shard};
+use crate::sim::{play_match, replay_match, Batch, Detail, RunConfig, Shard};
 
 use super::replay::{replay_error, MoveArgs};
 use super::CliError;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A dataset directory: the match given by --match is played again from its manifest
-    /// (rules, players, seed, first player) and checked against the dataset's matches row.
+    /// A dataset directory: the match given by --match is replayed from its recorded moves
+    /// (detail move or lap), or else played again by its players from its manifest (rules,
+    /// players, seed, first player), and checked against the dataset's matches row.
     #[arg(value_name = "DIR", requires = "match_id", conflicts_with_all = ["moves", "moves_file", "first", "rules"])]
     dir: Option<PathBuf>,
     /// The match of DIR to show (its match_id, from 0).
     #[arg(long = "match", value_name = "ID", requires = "dir")]
     match_id: Option<u64>,
+    /// Allow the external player of DIR's manifest that runs COMMAND (its program and arguments,
+    /// exactly as the manifest's cmd=, optionally as timeout=S,cmd=COMMAND) to be run again, to
+    /// show a match whose moves DIR does not record. Nothing else ever runs a program named in a
+    /// dataset. Repeat for a second program.
+    #[arg(long = "run-external", value_name = "COMMAND", requires = "dir")]
+    run_external: Vec<String>,
     #[command(flatten)]
     moves: MoveArgs,
     /// The file to write: the HTML page, or with --svg the SVG.
@@ -37,7 +45,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let (film, mut info) = match (&args.dir, args.match_id) {
-        (Some(dir), Some(id)) => from_dataset(dir, id)?,
+        (Some(dir), Some(id)) => from_dataset(dir, id, &args.run_external)?,
         _ => from_moves(&args.moves)?,
     };
     let ply = args.ply.unwrap_or(0);
@@ -70,16 +78,17 @@ fn from_moves(args: &MoveArgs) -> Result<(Film, PageInfo), CliError> {
     Ok((film, PageInfo { title: format!("Raja Pasu: a replay of {} moves", moves.len()), about, initial_ply: 0 }))
 }
 
-/// Plays match `id` of the dataset in `dir` again, as `simulate` played it, and checks it
-/// against the dataset's row of that match.
-fn from_dataset(dir: &Path, id: u64) -> Result<(Film, PageInfo), CliError> {
+/// Match `id` of the dataset in `dir`, replayed from its recorded moves or else played again by
+/// its players as `simulate` played it (an external player only when `run_external` names its
+/// program), and checked against the dataset's row of that match.
+fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, PageInfo), CliError> {
     let dataset = Dataset::open(dir)?;
     let m = dataset.manifest().clone();
     if id >= m.matches {
         return Err(CliError::usage(format!("--match {id}: {} holds matches 0..={}", dir.display(), m.matches - 1)));
     }
     // The run played again match by match (its shard aside), with move records to replay.
-    let cfg = RunConfig { detail: Detail::Move, shard: Shard::WHOLE, ..m.config() };
+    let mut cfg = RunConfig { detail: Detail::Move, shard: Shard::WHOLE, ..m.config() };
     let first = m.first;
     if cfg.run_id() != dataset.run_id {
         return Err(CliError::usage(format!(
@@ -90,7 +99,17 @@ fn from_dataset(dir: &Path, id: u64) -> Result<(Film, PageInfo), CliError> {
         )));
     }
     let mut batch = Batch::default();
-    play_match(&cfg, id, &mut batch).map_err(|e| CliError::usage(format!("match {id} cannot be played again: {e}")))?;
+    let source = if m.detail >= Detail::Move {
+        // The dataset's own moves: no player runs.
+        let (part, moves) = recorded_moves(&dataset, id)?;
+        replay_match(&cfg, id, &moves, &mut batch)
+            .map_err(|e| CliError::usage(format!("{}: the recorded moves of match {id} do not replay: {e}", part.display())))?;
+        format!("Replayed by rajapasu {} from the dataset's moves table and checked against its matches row.", env!("CARGO_PKG_VERSION"))
+    } else {
+        allow_externals(&mut cfg, m.detail, dir, id, run_external)?;
+        play_match(&cfg, id, &mut batch).map_err(|e| CliError::usage(format!("match {id} cannot be played again: {e}")))?;
+        format!("Played again by rajapasu {} from the dataset's manifest and checked against its matches row.", env!("CARGO_PKG_VERSION"))
+    };
     let recorded = dataset_row(&dataset, id)?;
     check_row(&batch.matches.clone().into_table(), &recorded, id, dir)?;
     let moves: Vec<usize> = batch.moves.pit.iter().map(|&p| p as usize).collect();
@@ -108,20 +127,94 @@ fn from_dataset(dir: &Path, id: u64) -> Result<(Film, PageInfo), CliError> {
         ),
         rules_line(&cfg.rules),
         outcome_line(&film),
-        format!("Played again by rajapasu {} from the dataset's manifest and checked against its matches row.", env!("CARGO_PKG_VERSION")),
+        source,
     ];
     Ok((film, PageInfo { title: format!("Raja Pasu: match {id} of {dir_name}"), about, initial_ply: 0 }))
 }
 
-/// The dataset's matches row of match `id`, as a one-row table, from the part file of its batch.
-fn dataset_row(dataset: &Dataset, id: u64) -> Result<Table, CliError> {
+/// An external player of the manifest runs again only when `run_external` names its program;
+/// the flag's spec (its timeout) replaces the manifest's.
+fn allow_externals(cfg: &mut RunConfig, recorded: Detail, dir: &Path, id: u64, run_external: &[String]) -> Result<(), CliError> {
+    let mut allowed = Vec::new();
+    for given in run_external {
+        // The manifest's whole spec (external:cmd=...) is accepted too.
+        match format!("external:{}", given.strip_prefix("external:").unwrap_or(given)).parse::<AgentSpec>() {
+            Ok(AgentSpec::External(p)) => allowed.push(p),
+            Ok(_) => unreachable!("an external: spec is external"),
+            Err(e) => return Err(CliError::usage(format!("--run-external {given}: {}", e.reason))),
+        }
+    }
+    let mut externals = Vec::new();
+    for (seat, spec) in [(Side::South, &mut cfg.south), (Side::North, &mut cfg.north)] {
+        let AgentSpec::External(theirs) = *spec else { continue };
+        externals.push(theirs.command);
+        match allowed.iter().find(|p| **p == theirs) {
+            Some(p) => *spec = AgentSpec::External(*p),
+            None => {
+                return Err(CliError::usage(format!(
+                    "{}: match {id} is not recorded move by move (detail {}), and {} is the external player '{}': showing the match \
+                     means running that program again, which show does only when asked. Pass --run-external {} to run it \
+                     (or simulate again with --detail move, whose moves show replays without running anything)",
+                    dir.display(),
+                    recorded,
+                    capital(seat),
+                    theirs.command,
+                    shell_word(theirs.command)
+                )))
+            }
+        }
+    }
+    if let Some(stray) = allowed.iter().find(|p| !externals.contains(&p.command)) {
+        let players = if externals.is_empty() { "none".to_string() } else { externals.join("; ") };
+        return Err(CliError::usage(format!(
+            "--run-external {}: no player of {} runs that program (its external players: {players})",
+            shell_word(stray.command),
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// `text` as one shell word, for a command line to copy.
+fn shell_word(text: &str) -> String {
+    shlex::try_quote(text).map_or_else(|_| text.to_string(), |q| q.into_owned())
+}
+
+/// The part file of `table` that holds match `id`.
+fn batch_part(dataset: &Dataset, table: &str, id: u64) -> Result<PathBuf, CliError> {
     let batch = id / dataset.manifest().batch_size;
-    let parts = dataset.parts(MATCHES.name)?;
+    let parts = dataset.parts(table)?;
     let batch_of =
         |path: &Path| path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.rsplit_once('-')).and_then(|(_, b)| b.parse::<u64>().ok());
-    let part = parts.iter().find(|p| batch_of(p) == Some(batch)).ok_or_else(|| {
-        CliError::usage(format!("{}: no part file of batch {batch} (which holds match {id}) in matches/", dataset.dir.display()))
-    })?;
+    parts.into_iter().find(|p| batch_of(p) == Some(batch)).ok_or_else(|| {
+        CliError::usage(format!("{}: no part file of batch {batch} (which holds match {id}) in {table}/", dataset.dir.display()))
+    })
+}
+
+/// The recorded moves of match `id` (local pits in ply order), with the part file they are from.
+fn recorded_moves(dataset: &Dataset, id: u64) -> Result<(PathBuf, Vec<u32>), CliError> {
+    let part = batch_part(dataset, MOVES.name, id)?;
+    let table = read_table(&part, &MOVES).map_err(CliError::usage)?;
+    let (Some(ColumnData::U64(ids)), Some(ColumnData::U32(plies)), Some(ColumnData::U32(pits))) =
+        (table.column("match_id"), table.column("ply"), table.column("pit"))
+    else {
+        unreachable!("read_table checks the schema")
+    };
+    let mut moves: Vec<(u32, u32)> = (0..ids.len()).filter(|&i| ids[i] == id).map(|i| (plies[i], pits[i])).collect();
+    moves.sort_unstable();
+    if let Some((at, (ply, _))) = moves.iter().enumerate().find(|(i, (ply, _))| *ply as usize != i + 1) {
+        return Err(CliError::usage(format!(
+            "{}: the moves of match {id} are not plies 1, 2, 3, ...: ply {ply} where ply {} belongs",
+            part.display(),
+            at + 1
+        )));
+    }
+    Ok((part, moves.into_iter().map(|(_, pit)| pit).collect()))
+}
+
+/// The dataset's matches row of match `id`, as a one-row table, from the part file of its batch.
+fn dataset_row(dataset: &Dataset, id: u64) -> Result<Table, CliError> {
+    let part = &batch_part(dataset, MATCHES.name, id)?;
     let table = read_table(part, &MATCHES).map_err(CliError::usage)?;
     let ids = match table.column("match_id") {
         Some(ColumnData::U64(ids)) => ids,

@@ -58,9 +58,15 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The digest of a file on disk.
+/// The digest of a file on disk. Only a regular file is read (a symlink to one too): a FIFO
+/// or a device named like a part file is an error, never a wait or an endless read.
 pub fn hash_file(path: &Path) -> std::io::Result<FileDigest> {
-    let mut file = File::open(path)?;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Non-blocking, so that opening a FIFO does not wait for a writer.
+    let mut file = File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file (a FIFO, device or directory)"));
+    }
     let mut hashing = HashingWriter::new(std::io::sink());
     let mut buf = vec![0u8; 1 << 20];
     loop {
@@ -70,6 +76,24 @@ pub fn hash_file(path: &Path) -> std::io::Result<FileDigest> {
         }
         hashing.write_all(&buf[..n])?;
     }
+}
+
+/// Longest progress marker read, in bytes (a marker of five tables is well under 2 KB).
+const MAX_MARKER_BYTES: u64 = 1 << 20;
+
+/// The text of a small regular file, read at most `limit` bytes far (see [`hash_file`]).
+pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file (a FIFO, device or directory)"));
+    }
+    let mut text = String::new();
+    file.take(limit + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("longer than {limit} bytes")));
+    }
+    Ok(text)
 }
 
 /// One part file as its batch's marker records it.
@@ -172,7 +196,7 @@ impl Layout {
     pub fn check_batch(&self, batch: u64) -> (Option<Marker>, Vec<Problem>) {
         let marker_name = Layout::marker_name(batch);
         let marker_problem = |what: String| vec![Problem { file: marker_name.clone(), kind: ProblemKind::Marker, what }];
-        let text = match std::fs::read_to_string(self.dir.join(&marker_name)) {
+        let text = match read_regular_file(&self.dir.join(&marker_name), MAX_MARKER_BYTES) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return (None, marker_problem(format!("batch {batch} has no progress marker: the batch was never completed")))
@@ -346,6 +370,7 @@ fn check_file(dir: &Path, relative: &Path, record: &PartRecord) -> Option<Proble
     let problem = |kind, what: String| Some(Problem { file: relative.to_path_buf(), kind, what });
     let path = dir.join(relative);
     let bytes = match std::fs::metadata(&path) {
+        Ok(m) if !m.is_file() => return problem(ProblemKind::Altered, "not a regular file (a FIFO, device or directory)".into()),
         Ok(m) => m.len(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return problem(

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use crate::agents::{seat_rng, Agent, AgentSpec};
+use crate::agents::{seat_rng, Agent, AgentSpec, MatchError};
 use crate::engine::{Game, Ruleset, Side};
 
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -61,7 +61,8 @@ pub struct PlayerBench {
 
 /// Plays `matches` matches of `a` against `b` (self-play when they are equal) on the calling
 /// thread, seats and first player alternating, with the seat streams of a run of seed `seed`.
-pub fn bench_players(rules: Ruleset, a: AgentSpec, b: AgentSpec, matches: u64, seed: u64) -> PlayerBench {
+/// A player that cannot decide (an external program) is an error, as in a run.
+pub fn bench_players(rules: Ruleset, a: AgentSpec, b: AgentSpec, matches: u64, seed: u64) -> Result<PlayerBench, MatchError> {
     let start = Instant::now();
     let mut out = PlayerBench {
         player: a.to_string(),
@@ -85,13 +86,13 @@ pub fn bench_players(rules: Ruleset, a: AgentSpec, b: AgentSpec, matches: u64, s
         let mut agents = Side::ALL.map(|side| Agent::new(spec(side), seat_rng(seed, i, side)));
         while !game.is_over() {
             let side = game.position().turn();
+            let ply = game.ply() + 1;
             match agents[side.index()].play(&mut game, &mut ()) {
                 Ok(Some(_)) => out.moves += 1,
                 Ok(None) => {
                     game.end_round();
                 }
-                // An external program that fails ends the match unfinished.
-                Err(_) => break,
+                Err(error) => return Err(MatchError { match_index: i, ply, side, error }),
             }
         }
         out.nodes += agents.iter().map(Agent::search_nodes).sum::<u64>();
@@ -107,5 +108,5 @@ pub fn bench_players(rules: Ruleset, a: AgentSpec, b: AgentSpec, matches: u64, s
     out.seconds = start.elapsed().as_secs_f64();
     out.nodes_per_second = out.nodes as f64 / out.seconds;
     out.micros_per_move = out.seconds * 1e6 / out.moves.max(1) as f64;
-    out
+    Ok(out)
 }

@@ -7,8 +7,8 @@ use rayon::prelude::*;
 use super::config::{Detail, RunConfig};
 use super::record::*;
 use super::schema::*;
-use crate::agents::{seat_rng, Agent, MatchError};
-use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, RoundEnd, RoundStart, Side};
+use crate::agents::{seat_rng, Agent, MatchError, PlayerError};
+use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, Pit, RoundEnd, RoundStart, Side};
 
 /// The laps of the move being sown, and the histograms of the moves taken so far.
 ///
@@ -335,16 +335,70 @@ impl Recorder for LapRecorder<'_> {
 /// Plays match `index` of the run and appends its records to `batch`. Fails only when a
 /// player cannot decide (an external program); `batch` then holds part of the match.
 pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) -> Result<(), MatchError> {
+    let mut agents =
+        [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))];
+    record_match(cfg, index, &mut agents, batch)
+}
+
+/// Plays match `index` of the run again from its recorded moves (local pits, in ply order)
+/// instead of its players, so that no player (no external program) runs, and appends its
+/// records to `batch` as [`play_match`] would. Fails when a recorded move is not legal, or
+/// the moves end before the match or go on after it.
+pub fn replay_match(cfg: &RunConfig, index: u64, moves: &[u32], batch: &mut Batch) -> Result<(), String> {
+    let mut recorded = Recorded { moves, next: 0 };
+    record_match(cfg, index, &mut recorded, batch).map_err(|e| e.to_string())?;
+    if recorded.next < moves.len() {
+        return Err(format!("match {index}: {} moves are recorded but the match ends after {}", moves.len(), recorded.next));
+    }
+    Ok(())
+}
+
+/// Who plays the moves of a match: its two players, or the moves a dataset recorded.
+trait Movers {
+    /// Plays a move for the side to move, or None when it has no legal move (R10).
+    fn play(&mut self, game: &mut Game, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError>;
+}
+
+impl Movers for [Agent; 2] {
+    #[inline(always)]
+    fn play(&mut self, game: &mut Game, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+        self[game.position().turn().index()].play(game, log)
+    }
+}
+
+struct Recorded<'a> {
+    moves: &'a [u32],
+    next: usize,
+}
+
+impl Movers for Recorded<'_> {
+    fn play(&mut self, game: &mut Game, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+        if game.legal_moves().is_empty() {
+            return Ok(None);
+        }
+        let ply = self.next + 1;
+        let &pit = self.moves.get(self.next).ok_or_else(|| {
+            PlayerError::Recorded(format!("the recorded moves end after {} moves, before the match does", self.next))
+        })?;
+        let summary = game
+            .play_checked_observed(pit as usize, log)
+            .map_err(|e| PlayerError::Recorded(format!("the recorded move of ply {ply}, pit {pit}, cannot be played: {e}")))?;
+        self.next += 1;
+        Ok(Some((Pit::new_unchecked(pit as usize), summary)))
+    }
+}
+
+fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &mut Batch) -> Result<(), MatchError> {
     let Batch { matches, rounds, moves, laps, histograms, .. } = batch;
     // Each detail adds its recorder to those of the details before it (one game loop per detail).
     let mut whole = MatchRecorder::default();
     let (round, moved, lapped) =
         (RoundRecorder { match_id: index, rows: rounds }, MoveRecorder { rows: moves }, LapRecorder { rows: laps });
     let (outcome, holdings) = match cfg.detail {
-        Detail::Match => game_loop(cfg, index, &mut whole, histograms)?,
-        Detail::Round => game_loop(cfg, index, &mut (&mut whole, round), histograms)?,
-        Detail::Move => game_loop(cfg, index, &mut (&mut whole, (round, moved)), histograms)?,
-        Detail::Lap => game_loop(cfg, index, &mut (&mut whole, (round, (moved, lapped))), histograms)?,
+        Detail::Match => game_loop(cfg, index, movers, &mut whole, histograms)?,
+        Detail::Round => game_loop(cfg, index, movers, &mut (&mut whole, round), histograms)?,
+        Detail::Move => game_loop(cfg, index, movers, &mut (&mut whole, (round, moved)), histograms)?,
+        Detail::Lap => game_loop(cfg, index, movers, &mut (&mut whole, (round, (moved, lapped))), histograms)?,
     };
     matches.push(&MatchRecord {
         match_id: index,
@@ -363,24 +417,22 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) -> Result<(), 
 /// `histograms`; returns how it ended and the final holdings, or the error of a player that
 /// cannot decide.
 #[inline(always)]
-fn game_loop<R: Recorder>(
+fn game_loop<M: Movers, R: Recorder>(
     cfg: &RunConfig,
     index: u64,
+    movers: &mut M,
     recorder: &mut R,
     histograms: &mut Histograms,
 ) -> Result<(Outcome, BySide<u32>), MatchError> {
     let first = cfg.first.for_match(index);
     let mut game = Game::new(cfg.rules, first);
-    let mut agents =
-        [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))];
     let mut log = LapLog::default();
     let mut tally = RoundTally::default();
     loop {
         let mover = game.position().turn();
         let round = game.round();
         let ply = game.ply() + 1;
-        let played =
-            agents[mover.index()].play(&mut game, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
+        let played = movers.play(&mut game, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
         if let Some((pit, summary)) = played {
             tally.add_move(mover, &summary);
             let record = MoveRecord { match_id: index, round, ply: game.ply(), mover, pit, summary };

@@ -438,7 +438,7 @@ fn search_and_external_players_give_the_same_rows_on_any_thread_count() {
     assert_eq!(m["north"], "mcts:playouts=30,c=1.2,eval=match,reuse=true");
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("external-1/manifest.json")).unwrap()).unwrap();
-    assert_eq!(m["south"].as_str().unwrap(), external.replacen("external:", "external:timeout=10,cmd=", 1));
+    assert_eq!(m["south"].as_str().unwrap(), external.replacen("external:", "external:cmd=", 1));
 }
 
 #[test]
