@@ -42,7 +42,7 @@ pub enum PlayerError {
     #[error(
         "external player '{command}' gave no answer within {seconds} s (the timeout, at most 600 s; external:timeout=S,cmd=... sets it). \
          If it answers when run by hand, it buffers its output: flush each answer line (Python print(..., flush=True) or python3 -u, \
-         C fflush(stdout), awk fflush() or mawk -W interactive; see {DOCS}){stderr}"
+         C fflush(stdout), awk fflush() and, with mawk, -W interactive; see {DOCS}){stderr}"
     )]
     Timeout { command: String, seconds: String, stderr: String },
     #[error("external player '{command}' answered {answer:?}, which is not a JSON object with an integer \"pit\" such as {{\"pit\":3}} ({reason})")]
@@ -255,11 +255,11 @@ impl External {
                 answer: String::from_utf8_lossy(&answer).chars().take(SHOWN).collect(),
                 reason,
             })?;
-            usize::try_from(pit)
-                .ok()
-                .and_then(|i| Pit::new(i, p))
-                .filter(|&pit| legal.contains(pit))
-                .ok_or_else(|| PlayerError::Illegal { command: self.command(), pit, legal: legal_list(legal) })
+            usize::try_from(pit).ok().and_then(|i| Pit::new(i, p)).filter(|&pit| legal.contains(pit)).ok_or_else(|| PlayerError::Illegal {
+                command: self.command(),
+                pit,
+                legal: legal_list(legal),
+            })
         });
         if chosen.is_err() {
             // A program that failed once is not asked again.
@@ -327,7 +327,15 @@ impl Process {
             return String::new();
         }
         let last = &lines[lines.len().saturating_sub(STDERR_LINES)..];
-        let shown: Vec<String> = last.iter().map(|l| l.chars().filter(|c| !c.is_control()).take(SHOWN * 2).collect()).collect();
+        // The end of each line, where a program says what went wrong.
+        let shown: Vec<String> = last
+            .iter()
+            .map(|l| {
+                let chars: Vec<char> = l.chars().filter(|c| !c.is_control()).collect();
+                let from = chars.len().saturating_sub(2 * SHOWN);
+                (if from > 0 { "..." } else { "" }).to_string() + &chars[from..].iter().collect::<String>()
+            })
+            .collect();
         format!("; its last stderr lines: {}", shown.join(" | "))
     }
 }

@@ -292,7 +292,25 @@ pub fn canonical_command(text: &str) -> Result<String, String> {
     if words.is_empty() {
         return Err("external needs a program, as external:PROGRAM [ARGS]".into());
     }
-    shlex::try_join(words.iter().map(String::as_str)).map_err(|_| format!("'{text}': a command cannot hold a NUL character"))
+    if words.iter().any(|w| w.contains('\0')) {
+        return Err(format!("'{text}': a command cannot hold a NUL character"));
+    }
+    Ok(words.iter().map(|w| quote_word(w)).collect::<Vec<_>>().join(" "))
+}
+
+/// A word as `shlex::split` reads it back: as it is unless it holds what splitting reads
+/// specially (blanks, quotes, a backslash, a leading `#`), then in quotes. `$` and the like are
+/// not special: nothing is expanded.
+fn quote_word(word: &str) -> String {
+    let plain = !word.is_empty() && !word.starts_with('#') && !word.chars().any(|c| c.is_whitespace() || "'\"\\".contains(c));
+    if plain {
+        word.to_string()
+    } else if !word.contains('\'') {
+        format!("'{word}'")
+    } else {
+        let escaped: String = word.chars().flat_map(|c| if "\"\\$`".contains(c) { vec!['\\', c] } else { vec![c] }).collect();
+        format!("\"{escaped}\"")
+    }
 }
 
 impl FromStr for AgentSpec {

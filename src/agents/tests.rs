@@ -61,6 +61,13 @@ fn specs_print_every_parameter_and_parse_back() {
     let AgentSpec::External(p) = spec("external:timeout=600,cmd='/my players/bot' --name \"it's\" $HOME") else { panic!() };
     assert_eq!(p.argv(), ["/my players/bot", "--name", "it's", "$HOME"], "quotes group words; nothing is expanded");
     assert_eq!((p.timeout_ms, spec(&AgentSpec::External(p).to_string())), (600_000, AgentSpec::External(p)));
+    // Any word survives the canonical form: it splits back to the same words.
+    let text = r#"bot 'a b' "it's" $x '#c' '' 'back\slash' 'q"uote' "mix ' \" \$ \`" a,b --k=v"#;
+    let words = ["bot", "a b", "it's", "$x", "#c", "", "back\\slash", "q\"uote", "mix ' \" $ `", "a,b", "--k=v"];
+    let AgentSpec::External(p) = spec(&format!("external:{text}")) else { panic!() };
+    assert_eq!(p.argv(), words);
+    let AgentSpec::External(again) = spec(&AgentSpec::External(p).to_string()) else { panic!() };
+    assert_eq!(again.argv(), words, "{}", p.command);
 }
 
 #[test]
@@ -566,7 +573,11 @@ fn an_external_players_answers_are_bounded_strict_and_one_per_request() {
         (misbehaving("long-line"), "wrote more than 4096 bytes"),
     ];
     for (cmd, needle) in cases {
-        let cmd = if cmd.starts_with("python3") || cmd.starts_with("cat") { cmd } else { script(&dir, "answer.sh", &format!("read line; {cmd}")) };
+        let cmd = if cmd.starts_with("python3") || cmd.starts_with("cat") {
+            cmd
+        } else {
+            script(&dir, "answer.sh", &format!("read line; {cmd}"))
+        };
         let e = Agent::new(external(&cmd, "5"), Rng::from_seed(1)).choose(&pos).unwrap_err().to_string();
         assert!(e.contains(needle), "{cmd}: {e}");
     }

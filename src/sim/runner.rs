@@ -377,9 +377,10 @@ impl Movers for Recorded<'_> {
             return Ok(None);
         }
         let ply = self.next + 1;
-        let &pit = self.moves.get(self.next).ok_or_else(|| {
-            PlayerError::Recorded(format!("the recorded moves end after {} moves, before the match does", self.next))
-        })?;
+        let &pit = self
+            .moves
+            .get(self.next)
+            .ok_or_else(|| PlayerError::Recorded(format!("the recorded moves end after {} moves, before the match does", self.next)))?;
         let summary = game
             .play_checked_observed(pit as usize, log)
             .map_err(|e| PlayerError::Recorded(format!("the recorded move of ply {ply}, pit {pit}, cannot be played: {e}")))?;

@@ -2,7 +2,7 @@
 //! 11, 12; issue 15 item 8): no program runs from a dataset, a player's output is bounded,
 //! nothing it forks outlives it, its timeout is not part of a run's identity.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -118,7 +118,8 @@ fn show_runs_no_program_named_in_a_dataset_unless_the_user_names_it() {
     // Named exactly as the manifest records it (the canonical cmd=), the program is run.
     let m = manifest(&cwd.join("evil"));
     let command = m["south"].as_str().unwrap().strip_prefix("external:cmd=").unwrap().to_string();
-    let (code, _, err) = run_in(cwd, &["show", "evil", "--match", "1", "--out", "e.html", "--run-external", &format!("timeout=20,cmd={command}")]);
+    let (code, _, err) =
+        run_in(cwd, &["show", "evil", "--match", "1", "--out", "e.html", "--run-external", &format!("timeout=20,cmd={command}")]);
     assert_eq!(code, 0, "{err}");
     assert!(pwned.exists() && cwd.join("e.html").exists());
     std::fs::remove_file(&pwned).unwrap();
@@ -174,7 +175,9 @@ fn show_replays_recorded_moves_and_refuses_moves_that_do_not_replay() {
 #[test]
 fn an_external_player_flooding_stdout_is_stopped_at_the_answer_limit() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, player) in [("zero", "external:timeout=3,cmd=cat /dev/zero".to_string()), ("long", format!("external:{}", misbehaving("long-line")))] {
+    for (name, player) in
+        [("zero", "external:timeout=3,cmd=cat /dev/zero".to_string()), ("long", format!("external:{}", misbehaving("long-line")))]
+    {
         let out = dir.path().join(name);
         let (code, text) = run_bounded(&simulate_args(s(&out), &player, &["--first", "south"]));
         assert_eq!(code, 1, "{name}: {text}");
@@ -218,7 +221,7 @@ fn nothing_an_external_player_forks_outlives_its_match() {
     let dir = tempfile::tempdir().unwrap();
     let (out, pidfile) = (dir.path().join("d"), dir.path().join("pids"));
     let player = format!("external:{} {}", misbehaving("fork"), pidfile.display());
-    ok(&simulate_args(s(&out), &player, &[]));
+    ok(&simulate_args(s(&out), &player, &["--first", "south"]));
     // Four matches, each a player with two `sleep 300` grandchildren.
     assert_eq!(std::fs::read_to_string(&pidfile).unwrap().lines().count(), 12);
     assert_eq!(survivors(&pidfile), Vec::<String>::new());
@@ -304,7 +307,10 @@ fn a_run_that_timed_out_resumes_with_a_longer_timeout_and_pairings_keep_their_se
 fn bench_with_an_external_player_that_cannot_start_is_an_error() {
     let (code, out, err) = run(&["bench", "--matches", "10", "--repeat", "1", "--player", "external:/nonexistent/prog"]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(err.contains("bench --player external:cmd=/nonexistent/prog") && err.contains("cannot start external player '/nonexistent/prog'"), "{err}");
+    assert!(
+        err.contains("bench --player external:cmd=/nonexistent/prog") && err.contains("cannot start external player '/nonexistent/prog'"),
+        "{err}"
+    );
     assert!(!out.contains("unfinished"), "{out}");
 }
 
@@ -362,16 +368,13 @@ fn verify_opens_only_regular_files() {
     };
     // A FIFO and a symlink to /dev/zero named like a part file of batch 7 (which this run has
     // not), and in place of the recorded part file of batch 0.
-    let stray = part(7);
-    let cases: [(&str, PathBuf, Box<dyn Fn()>); 4] = [
-        ("stray fifo", stray.clone(), Box::new(|| mkfifo(&stray))),
-        ("stray symlink", stray.clone(), Box::new(|| std::os::unix::fs::symlink("/dev/zero", &stray).unwrap())),
-        ("part fifo", part(0), Box::new(|| mkfifo(&part(0)))),
-        ("part symlink", part(0), Box::new(|| std::os::unix::fs::symlink("/dev/zero", part(0)).unwrap())),
-    ];
-    for (name, file, make) in cases {
+    for (name, file) in [("stray fifo", part(7)), ("stray symlink", part(7)), ("part fifo", part(0)), ("part symlink", part(0))] {
         let _ = std::fs::remove_file(&file);
-        make();
+        if name.ends_with("fifo") {
+            mkfifo(&file);
+        } else {
+            std::os::unix::fs::symlink("/dev/zero", &file).unwrap();
+        }
         let (code, text) = run_bounded(&["verify", s(&out)]);
         assert_eq!(code, 2, "{name}: {text}");
         assert!(text.contains(&format!("part-{run_id}-0000000")), "{name}: names the file: {text}");
@@ -402,23 +405,27 @@ fn the_docs_say_how_to_flush_in_each_language_and_an_unflushed_player_gets_the_h
     for needle in ["**awk**", "-W interactive", "fflush()", "**C**", "setvbuf", "**Shell**", "**Python**", "flush=True", "python3 -u"] {
         assert!(docs.contains(needle), "docs/external-players.md lacks {needle}");
     }
-    // awk as the docs say (fflush after each answer) plays; without it, its answers wait in a
-    // buffer and the timeout's message says why.
+    // awk as the docs say (fflush after each answer; mawk also -W interactive, or it waits to
+    // fill its input buffer) plays; without the flush, its answers wait in a buffer and the
+    // timeout's message says why.
     let dir = tempfile::tempdir().unwrap();
+    let version = std::process::Command::new("awk").args(["-W", "version"]).stdin(Stdio::null()).output().unwrap();
+    let awk = if String::from_utf8_lossy(&version.stdout).starts_with("mawk") { "awk -W interactive" } else { "awk" };
     let program = |flush: &str| {
-        format!(
-            "{{ match($0, /\"legal\":\\[[0-9]+/); print \"{{\\\"pit\\\":\" substr($0, RSTART + 9, RLENGTH - 9) \"}}\"{flush} }}"
-        )
+        format!("{{ match($0, /\"legal\":\\[[0-9]+/); print \"{{\\\"pit\\\":\" substr($0, RSTART + 9, RLENGTH - 9) \"}}\"{flush} }}")
     };
-    for (name, flush) in [("flushed", "; fflush()"), ("buffered", "")] {
+    for (name, flush, awk) in [("flushed", "; fflush()", awk), ("buffered", "", "awk")] {
         let path = dir.path().join(format!("{name}.awk"));
         std::fs::write(&path, program(flush)).unwrap();
         let out = dir.path().join(name);
-        let player = format!("external:timeout=1,cmd=awk -f {}", path.display());
+        let player = format!("external:timeout=1,cmd={awk} -f {}", path.display());
         let (code, _, err) = run(&simulate_args(s(&out), &player, &["--first", "south"]));
         if flush.is_empty() {
             assert_eq!(code, 1, "{err}");
-            assert!(err.contains("gave no answer within 1 s") && err.contains("flush each answer line") && err.contains("awk fflush()"), "{err}");
+            assert!(
+                err.contains("gave no answer within 1 s") && err.contains("flush each answer line") && err.contains("awk fflush()"),
+                "{err}"
+            );
         } else {
             assert_eq!(code, 0, "{err}");
         }
