@@ -74,7 +74,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
                 HistogramMetric::LapLength => &mut lap_length,
                 HistogramMetric::LapsPerMove => &mut laps_per_move,
             };
-            add(hist, h.value[i], h.count[i]);
+            add(hist, h.value[i] as u64, h.count[i] as u64);
         }
         Ok(())
     })?;
@@ -88,7 +88,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
             for i in 0..r.len() {
                 add(&mut per_round, r.moves[i] as u64, 1);
                 let open_pits = r.open(i);
-                let acc = open.entry(r.round[i]).or_default();
+                let acc = open.entry(r.round[i] as u32).or_default();
                 acc.matches += 1;
                 acc.south += open_pits[Side::South] as u64;
                 acc.north += open_pits[Side::North] as u64;
