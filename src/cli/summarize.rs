@@ -283,8 +283,11 @@ fn vs_first(a: &ArmSummary, value: fn(&Difference) -> String) -> String {
     a.first_player_vs_first_arm.as_ref().map_or(String::new(), |d| value(&d.difference))
 }
 
+/// A column of `summary_by_round.csv`: its header and how its value is read off a group.
+type ByRoundColumn = (&'static str, fn(&RoundsByNumber) -> String);
+
 /// The columns of `summary_by_round.csv`: one row per arm and group of round numbers.
-const BY_ROUND_COLUMNS: &[(&str, fn(&RoundsByNumber) -> String)] = &[
+const BY_ROUND_COLUMNS: &[ByRoundColumn] = &[
     ("first_round", |g| g.first_round.to_string()),
     ("last_round", |g| g.last_round.to_string()),
     ("rounds", |g| g.rounds.to_string()),

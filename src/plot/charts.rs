@@ -239,6 +239,9 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
 
 // --- 2, 3, 5. distributions -------------------------------------------------------------------
 
+/// The note on a gap in a distribution chart's values, from its series (value, share) per arm.
+pub(super) type GapNote = fn(&[Vec<(f64, f64)>]) -> Option<String>;
+
 /// A distribution chart: one line per arm, the share of observations at each value.
 pub(super) struct DistributionChart {
     pub title: &'static str,
@@ -249,7 +252,7 @@ pub(super) struct DistributionChart {
     /// The note drawn when no arm has any observation.
     pub empty: &'static str,
     /// A note explaining a gap in the values, if there is one to explain.
-    pub gap_note: fn(&[Vec<(f64, f64)>]) -> Option<String>,
+    pub gap_note: GapNote,
 }
 
 pub(super) const LAP_LENGTH: DistributionChart = DistributionChart {

@@ -416,7 +416,6 @@ mod tests {
         let err = RoundColumns::read(t.clone()).unwrap_err();
         assert_eq!(err, "column `starter`: \"tie\" is not one of south, north");
         // A negative count (a file written by something else) is refused too.
-        let mut t = t;
         for c in &mut t.columns {
             if c.name == "starter" {
                 c.data = ColumnData::Sym(vec![Some("north")]);
