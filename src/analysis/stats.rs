@@ -498,11 +498,9 @@ mod tests {
     #[test]
     fn the_log10_p_value_does_not_underflow() {
         // References: log10(2 sum_{k<=m} C(n,k) / 2^n) in 40-digit arithmetic (mpmath).
-        for (k, n, want) in [
-            (550_119, 1_000_000, -2_187.544_831_987_2),
-            (780_537, 1_000_000, -72_494.886_053_571_7),
-            (300, 1000, -36.752_869_689_706_02),
-        ] {
+        for (k, n, want) in
+            [(550_119, 1_000_000, -2_187.544_831_987_2), (780_537, 1_000_000, -72_494.886_053_571_7), (300, 1000, -36.752_869_689_706_02)]
+        {
             let got = log10_binomial_test_half(k, n);
             assert!(close(got, want, 1e-8 * want.abs()), "{k} of {n}: {got}, want {want}");
             assert_eq!(log10_binomial_test_half(n - k, n), got, "symmetric");
