@@ -195,14 +195,21 @@ fn batch_part(dataset: &Dataset, table: &str, id: u64) -> Result<PathBuf, CliErr
 fn recorded_moves(dataset: &Dataset, id: u64) -> Result<(PathBuf, Vec<u32>), CliError> {
     let part = batch_part(dataset, MOVES.name, id)?;
     let table = read_table(&part, &MOVES).map_err(CliError::usage)?;
-    let (Some(ColumnData::U64(ids)), Some(ColumnData::U32(plies)), Some(ColumnData::U32(pits))) =
+    let (Some(ColumnData::U64(ids)), Some(ColumnData::I64(plies)), Some(ColumnData::I64(pits))) =
         (table.column("match_id"), table.column("ply"), table.column("pit"))
     else {
         unreachable!("read_table checks the schema")
     };
-    let mut moves: Vec<(u32, u32)> = (0..ids.len()).filter(|&i| ids[i] == id).map(|i| (plies[i], pits[i])).collect();
+    let mut moves: Vec<(i64, u32)> = Vec::new();
+    for i in (0..ids.len()).filter(|&i| ids[i] == id) {
+        // A pit out of range is refused by the replay; one that is not even a u32 here.
+        let pit = u32::try_from(pits[i]).map_err(|_| {
+            CliError::usage(format!("{}: match {id}, ply {}: pit {} is not a pit number", part.display(), plies[i], pits[i]))
+        })?;
+        moves.push((plies[i], pit));
+    }
     moves.sort_unstable();
-    if let Some((at, (ply, _))) = moves.iter().enumerate().find(|(i, (ply, _))| *ply as usize != i + 1) {
+    if let Some((at, (ply, _))) = moves.iter().enumerate().find(|(i, (ply, _))| *ply != *i as i64 + 1) {
         return Err(CliError::usage(format!(
             "{}: the moves of match {id} are not plies 1, 2, 3, ...: ply {ply} where ply {} belongs",
             part.display(),
