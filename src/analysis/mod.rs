@@ -3,3 +3,4 @@
 pub mod stats;
 pub mod summarize;
 pub mod summary;
+pub mod metrics;

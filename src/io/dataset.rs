@@ -202,7 +202,7 @@ fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
 /// Versions recorded in every manifest. `rows` changes whenever the same run would give other
 /// rows; polars is pinned exactly in Cargo.toml.
 pub fn versions() -> BTreeMap<String, String> {
-    [("rajapasu", env!("CARGO_PKG_VERSION")), ("rows", "2"), ("rng", crate::engine::GENERATOR), ("polars", "0.55.2")]
+    [("rajapasu", env!("CARGO_PKG_VERSION")), ("rows", "3"), ("rng", crate::engine::GENERATOR), ("polars", "0.55.2")]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .chain([("parquet_compression".to_string(), format!("zstd level {}", super::parquet::ENCODINGS.zstd_level))])

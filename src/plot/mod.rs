@@ -13,6 +13,7 @@
 
 mod charts;
 pub mod exact;
+pub mod metrics;
 mod layout;
 mod ratings;
 #[cfg(test)]

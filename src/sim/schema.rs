@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::quality::{ByRoundRecord, QualityRecord};
 use super::record::*;
 use super::table::{Column, ColumnData, ColumnType, Table};
 use crate::engine::{BySide, Side};
@@ -58,7 +59,7 @@ macro_rules! plain_values {
     )*};
 }
 
-plain_values!(u32 = U32, u64 = U64, bool = Bool, String = Text);
+plain_values!(u32 = U32, u64 = U64, i64 = I64, bool = Bool, String = Text);
 
 impl<S: Symbol> ColumnValue for S {
     const TYPE: ColumnType = ColumnType::Sym;
@@ -221,6 +222,7 @@ tables! {
         ply: u32 = |m| m.ply, "move number in the match, from 1";
         side: Side = |m| m.mover, "the mover: south or north";
         pit: u32 = |m| m.pit.index() as u32, "local pit played, 0 = the mover's left end (R3)";
+        legal_moves: u32 = |m| m.legal, "moves open to the mover before this move: its open pits holding counters (R4; an endless one, forbidden by R9, is counted: docs/metrics.md)";
         laps: u32 = |m| m.summary.laps, "laps of the move (R7)";
         sown: u32 = |m| m.summary.sown, "counters sown over its laps";
         pussa: u32 = |m| m.summary.pussa, "counters the mover captured by pussa (R8)";
@@ -244,6 +246,40 @@ tables! {
         metric: HistogramMetric = |h| h.metric, "lap_length (counters sown in a lap) or laps_per_move";
         value: u64 = |h| h.value, "the bin's value";
         count: u64 = |h| h.count, "how many laps (lap_length) or moves (laps_per_move) had this value";
+    }
+
+    /// Game-quality tallies, at every detail (docs/metrics.md).
+    QualityRecord => QualityColumns, QUALITY, "quality", "one match's game-quality tallies over the positions before each move" {
+        match_id: u64 = |q| q.match_id, "the match";
+        decision_moves: u32 = |q| q.decision_moves, "positions with more than one legal move";
+        legal_sum: u64 = |q| q.legal_sum, "legal moves summed over the positions";
+        legal_max: u32 = |q| q.legal_max, "most legal moves at a position";
+        legal_first: u32 = |q| q.legal_first, "legal moves before the first move";
+        legal_last: u32 = |q| q.legal_last, "legal moves before the last move";
+        pits_played: u32 = |q| q.pits_played, "distinct pits lifted by a move at least once";
+        lead_changes: u32 = |q| q.lead_changes, "positions whose leader (South, North or nobody, by holdings difference) differs from the previous position's";
+        lead_sum: i64 = |q| q.lead_sum, "South's lead (South's reserve minus North's: kept plus captured) summed over the positions";
+        lead_squares: u64 = |q| q.lead_squares, "squares of South's lead, summed over the positions";
+        south_peak: u32 = |q| q.peak[S], "South's largest lead at a position";
+        north_peak: u32 = |q| q.peak[N], "North's largest lead at a position";
+        south_deficit_sum: u64 = |q| q.deficit_sum[S], "North's lead summed over the positions where South trails";
+        north_deficit_sum: u64 = |q| q.deficit_sum[N], "South's lead summed over the positions where North trails";
+        south_behind: u32 = |q| q.behind[S], "positions where South trails";
+        north_behind: u32 = |q| q.behind[N], "positions where North trails";
+        decisive_ply: u32 = |q| q.decisive_ply, "positions before the winner's lead first exceeds the loser's peak lead (all positions if never, or unfinished)";
+        south_round_deficit: u32 = |q| q.round_deficit[S], "South's largest holdings deficit after a round (0: never behind)";
+        north_round_deficit: u32 = |q| q.round_deficit[N], "North's largest holdings deficit after a round";
+    }
+
+    /// Sums by round number, at every detail: summed over part files they give exact counts.
+    ByRoundRecord => ByRoundColumns, BY_ROUND, "by_round", "the rounds numbered `round` of one part file" {
+        round: u32 = |r| r.round, "round number, from 1";
+        rounds: u64 = |r| r.rounds, "rounds with this number (one per match that reached it)";
+        starter_wins: u64 = |r| r.starter_wins, "of them, won by the player who started them (R13)";
+        ties: u64 = |r| r.ties, "of them, tied (R11)";
+        first_player_wins: u64 = |r| r.first_player_wins, "of them, won by the match's first player";
+        open_pits: u64 = |r| r.open_pits, "open pits of both sides at their starts, summed (R12)";
+        open_pits_squares: u64 = |r| r.open_pits_squares, "squares of those open pit counts, summed";
     }
 }
 
@@ -275,7 +311,7 @@ impl RoundColumns {
 }
 
 /// Every table, in dependency order.
-pub const ALL_TABLES: [TableSpec; 5] = [MATCHES, ROUNDS, MOVES, LAPS, HISTOGRAMS];
+pub const ALL_TABLES: [TableSpec; 7] = [MATCHES, ROUNDS, MOVES, LAPS, HISTOGRAMS, QUALITY, BY_ROUND];
 
 pub fn table_spec(name: &str) -> Option<&'static TableSpec> {
     ALL_TABLES.iter().find(|t| t.name == name)
@@ -338,7 +374,7 @@ mod tests {
         let summary = MoveSummary { laps: 3, sown: 11, pussa: 2, fours: BySide::new(4, 8), endless: true };
         let pit = crate::engine::Pit::new(5, 7).unwrap();
         let mut b = MoveColumns::default();
-        b.push(&MoveRecord { match_id: 9, round: 2, ply: 17, mover: Side::North, pit, summary });
+        b.push(&MoveRecord { match_id: 9, round: 2, ply: 17, mover: Side::North, pit, legal: 3, summary });
         let t = b.clone().into_table();
         // Fours are relative to the mover; the side is written by its name.
         assert_eq!(t.column("fours_mover"), Some(&ColumnData::U32(vec![8])));

@@ -1,5 +1,6 @@
 mod bench;
 mod experiments;
+mod metrics;
 mod output;
 mod perft;
 mod plot;
