@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::analysis::metrics::{dataset_metrics, ArmMetrics, RESAMPLES, SEED};
-use crate::io::{Dataset, DatasetError};
 use crate::io::write_string_atomically;
+use crate::io::{Dataset, DatasetError};
 
 use super::output::Output;
 use super::CliError;
@@ -132,7 +132,11 @@ pub fn to_text(m: &StudyMetrics) -> String {
             let eval = x.evaluation.map(|e| format!("  ({e})")).unwrap_or_default();
             let _ = writeln!(s, "   {:<30}{:>10}  [{}, {}]{eval}", x.name, fmt(x.value), fmt(x.ci_low), fmt(x.ci_high));
         }
-        let _ = writeln!(s, "   {:<8}{:>10}{:>24}{:>24}{:>10}", "round", "rounds", "starter wins [95% CI]", "first player [95% CI]", "open pits");
+        let _ = writeln!(
+            s,
+            "   {:<8}{:>10}{:>24}{:>24}{:>10}",
+            "round", "rounds", "starter wins [95% CI]", "first player [95% CI]", "open pits"
+        );
         for r in a.by_round.iter().filter(|r| r.round <= 10 || r.round % 10 == 0) {
             let _ = writeln!(
                 s,

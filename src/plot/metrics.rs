@@ -127,7 +127,8 @@ fn draw<DB: DrawingBackend>(root: &Area<DB>, arms: &[ArmMetrics]) -> AreaResult<
             let (colour, marker) = series_style(s);
             let offset = |x: usize| x as f64 + 1.0 - 0.3 + width * (s as f64 + 0.5);
             let mine: Vec<&Mark> = marks.iter().filter(|m| m.1 == s).collect();
-            chart.draw_series(mine.iter().map(|m| PathElement::new(vec![(offset(m.0), m.3), (offset(m.0), m.4)], colour.stroke_width(2))))?;
+            chart
+                .draw_series(mine.iter().map(|m| PathElement::new(vec![(offset(m.0), m.3), (offset(m.0), m.4)], colour.stroke_width(2))))?;
             let points: Vec<(f64, f64)> = mine.iter().map(|m| (offset(m.0), m.2)).collect();
             draw_markers(&mut chart, &points, marker, colour, 4)?;
         }

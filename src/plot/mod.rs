@@ -13,8 +13,8 @@
 
 mod charts;
 pub mod exact;
-pub mod metrics;
 mod layout;
+pub mod metrics;
 mod ratings;
 #[cfg(test)]
 mod tests;

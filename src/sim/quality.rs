@@ -207,7 +207,9 @@ mod tests {
     fn a_match_with_lead_changes_gives_its_tallies() {
         let mut leads = Vec::new();
         let mut t = QualityTally::new(7, &mut leads);
-        for (legal, r, pit) in [(7, reserve(0, 0), 3), (1, reserve(4, 0), 9), (3, reserve(4, 4), 3), (2, reserve(2, 8), 12), (5, reserve(0, 10), 0)] {
+        for (legal, r, pit) in
+            [(7, reserve(0, 0), 3), (1, reserve(4, 0), 9), (3, reserve(4, 4), 3), (2, reserve(2, 8), 12), (5, reserve(0, 10), 0)]
+        {
             t.position(legal, r);
             t.moved(pit);
         }

@@ -161,7 +161,8 @@ fn components(m: &MatchFacts, board: Board) -> [f64; K] {
     x[c::DECISION_SHARE] = q.decision_moves as f64 / moves;
     if q.decision_moves > 0 {
         // Positions that are not decisions have exactly one legal move.
-        x[c::DECISION_FACTOR] = q.legal_sum.saturating_sub(m.moves.saturating_sub(q.decision_moves) as u64) as f64 / q.decision_moves as f64;
+        x[c::DECISION_FACTOR] =
+            q.legal_sum.saturating_sub(m.moves.saturating_sub(q.decision_moves) as u64) as f64 / q.decision_moves as f64;
         x[c::HAS_DECISION] = 1.0;
     }
     x[c::COVERAGE] = q.pits_played as f64 / board.pits;
@@ -224,12 +225,9 @@ const METRICS: &[(&str, &str, Option<&str>, Stat)] = &[
         Some(HOLDINGS),
         |s| s[c::THRESHOLD] / s[c::WON],
     ),
-    (
-        "DecisivenessMoves",
-        "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java",
-        Some(HOLDINGS),
-        |s| s[c::DECISIVE] / s[c::WON],
-    ),
+    ("DecisivenessMoves", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java", Some(HOLDINGS), |s| {
+        s[c::DECISIVE] / s[c::WON]
+    }),
     ("Comebacks", "rajapasu", Some(HOLDINGS), |s| s[c::COMEBACK] / s[c::WON]),
     ("LapsPerMove", "rajapasu", None, |s| s[c::LAPS] / s[c::MOVES]),
     ("CountersPerLap", "rajapasu", None, |s| s[c::SOWN] / s[c::LAPS]),

@@ -60,7 +60,8 @@ fn a_balanced_set_has_no_advantage_full_balance_and_least_uniform_outcomes() {
 
 #[test]
 fn a_one_sided_set_has_full_advantage_and_no_balance_with_a_degenerate_interval() {
-    let set: Vec<MatchFacts> = (0..40).map(|i| plain(i, Side::from_index(i as usize % 2), Some(Side::from_index(i as usize % 2)))).collect();
+    let set: Vec<MatchFacts> =
+        (0..40).map(|i| plain(i, Side::from_index(i as usize % 2), Some(Side::from_index(i as usize % 2)))).collect();
     let m = metrics_of(&set, 200);
     let adv = m.iter().find(|m| m.name == "AdvantageP1").unwrap();
     assert_eq!((adv.value, adv.ci_low, adv.ci_high), (1.0, 1.0, 1.0), "every resample is one-sided too");
