@@ -313,33 +313,36 @@ pub fn match_facts(m: &MatchColumns, i: usize, quality: QualityRecord) -> MatchF
         match_id: m.match_id[i],
         first: m.first[i],
         winner: m.winner[i],
-        rounds: m.rounds[i],
-        moves: m.moves[i],
-        laps: m.laps[i],
-        sown: m.sown[i],
+        rounds: m.rounds[i] as u32,
+        moves: m.moves[i] as u32,
+        laps: m.laps[i] as u64,
+        sown: m.sown[i] as u64,
         captures: m.captures(i),
         quality,
     }
 }
 
-/// Row `i` of a quality table.
+/// Row `i` of a quality table (counts are never negative: the reader refuses them).
 pub fn quality_record(q: &QualityColumns, i: usize) -> QualityRecord {
+    let (u, w) = (|x: i64| x as u32, |x: i64| x as u64);
+    let deficit_sum = BySide::new(w(q.south_deficit_sum[i]), w(q.north_deficit_sum[i]));
     QualityRecord {
         match_id: q.match_id[i],
-        decision_moves: q.decision_moves[i],
-        legal_sum: q.legal_sum[i],
-        legal_max: q.legal_max[i],
-        legal_first: q.legal_first[i],
-        legal_last: q.legal_last[i],
-        pits_played: q.pits_played[i],
-        lead_changes: q.lead_changes[i],
-        lead_sum: q.lead_sum[i],
-        lead_squares: q.lead_squares[i],
-        peak: BySide::new(q.south_peak[i], q.north_peak[i]),
-        deficit_sum: BySide::new(q.south_deficit_sum[i], q.north_deficit_sum[i]),
-        behind: BySide::new(q.south_behind[i], q.north_behind[i]),
-        decisive_ply: q.decisive_ply[i],
-        round_deficit: BySide::new(q.south_round_deficit[i], q.north_round_deficit[i]),
+        decision_moves: u(q.decision_moves[i]),
+        legal_sum: w(q.legal_sum[i]),
+        legal_max: u(q.legal_max[i]),
+        legal_first: u(q.legal_first[i]),
+        legal_last: u(q.legal_last[i]),
+        pits_played: u(q.pits_played[i]),
+        lead_changes: u(q.lead_changes[i]),
+        // South's lead summed: what it led by, less what it trailed by.
+        lead_sum: q.north_deficit_sum[i] - q.south_deficit_sum[i],
+        lead_squares: w(q.lead_squares[i]),
+        peak: BySide::new(u(q.south_peak[i]), u(q.north_peak[i])),
+        deficit_sum,
+        behind: BySide::new(u(q.south_behind[i]), u(q.north_behind[i])),
+        decisive_ply: u(q.decisive_ply[i]),
+        round_deficit: BySide::new(u(q.south_round_deficit[i]), u(q.north_round_deficit[i])),
     }
 }
 
@@ -370,18 +373,19 @@ pub fn accumulate(dataset: &Dataset) -> Result<Accumulator, DatasetError> {
         let r = ByRoundColumns::read(t).map_err(|e| invalid(dir, format!("by_round: {e}")))?;
         let mut part = ByRound::default();
         for i in 0..r.len() {
-            if r.round[i] == 0 || r.round[i] > max_rounds {
-                return Err(invalid(dir, format!("by_round: round {} out of range 1..={max_rounds} (max_rounds)", r.round[i])));
+            let round = r.round[i];
+            if round == 0 || round > max_rounds as i64 {
+                return Err(invalid(dir, format!("by_round: round {round} out of range 1..={max_rounds} (max_rounds)")));
             }
-            part.rounds.resize_with(part.rounds.len().max(r.round[i] as usize), Default::default);
-            let slot = &mut part.rounds[r.round[i] as usize - 1];
-            slot.round = r.round[i];
-            slot.rounds += r.rounds[i];
-            slot.starter_wins += r.starter_wins[i];
-            slot.ties += r.ties[i];
-            slot.first_player_wins += r.first_player_wins[i];
-            slot.open_pits += r.open_pits[i];
-            slot.open_pits_squares += r.open_pits_squares[i];
+            part.rounds.resize_with(part.rounds.len().max(round as usize), Default::default);
+            let slot = &mut part.rounds[round as usize - 1];
+            slot.round = round as u32;
+            slot.rounds += r.rounds[i] as u64;
+            slot.starter_wins += r.starter_wins[i] as u64;
+            slot.ties += r.ties[i] as u64;
+            slot.first_player_wins += r.first_player_wins[i] as u64;
+            slot.open_pits += r.open_pits[i] as u64;
+            slot.open_pits_squares += r.open_pits_squares[i] as u64;
         }
         acc.add_by_round(&part);
         Ok(())
