@@ -41,8 +41,7 @@ pub fn from_rows(matches: &MatchColumns, rounds: &RoundColumns, moves: &MoveColu
                 reserve[mover] += (moves.pussa[i] + moves.fours_mover[i]) as u32;
                 reserve[mover.other()] += moves.fours_opponent[i] as u32;
             }
-            let holdings =
-                BySide::new(kept[Side::South] + rounds.south_total[r] as u32, kept[Side::North] + rounds.north_total[r] as u32);
+            let holdings = BySide::new(kept[Side::South] + rounds.south_total[r] as u32, kept[Side::North] + rounds.north_total[r] as u32);
             tally.round_ended(holdings);
             let open = BySide::new(rounds.south_open[r] as u8, rounds.north_open[r] as u8);
             by_round.add(matches.first[m], rounds.round[r] as u32, rounds.starter[r], open, rounds.winner[r].winner());
