@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 cargo build --release
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-  names=(quickstart first_player rule_variants small_boards ladder)
+  names=(quickstart first_player rule_variants small_boards ladder readings)
 fi
 for name in "${names[@]}"; do
   echo "== $name"
@@ -17,6 +17,10 @@ for name in "${names[@]}"; do
     ./target/release/rajapasu tournament "experiments/$name.toml" --out-root data
   else
     ./target/release/rajapasu run "experiments/$name.toml" --out-root data
+  fi
+  if [ "$name" = readings ]; then
+    # Its question is answered by the game-quality metrics (docs/metrics.md).
+    ./target/release/rajapasu metrics "data/$name" > /dev/null
   fi
   # Every part file against the SHA-256 its batch recorded: check before publishing.
   ./target/release/rajapasu verify "data/$name"

@@ -3,6 +3,7 @@
 
 mod bench;
 mod experiment;
+mod metrics;
 mod output;
 mod perft;
 mod plot;
@@ -46,6 +47,7 @@ pub enum Command {
     Simulate(simulate::Args),
     /// Summarize a dataset, or a study's directory of datasets.
     Summarize(summarize::Args),
+    Metrics(metrics::Args),
     /// Draw the charts of a dataset or study as PNG and SVG.
     Plot(plot::Args),
     /// Run a study from an experiment file: datasets, summary and charts.
@@ -150,6 +152,7 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Summarize(a) => summarize::run(a),
+        Command::Metrics(a) => metrics::run(a),
         Command::Plot(a) => plot::run(a),
         Command::Run(a) => run::run(a),
         Command::Schema(a) => schema::run(a),

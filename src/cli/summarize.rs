@@ -335,6 +335,16 @@ pub fn write_summary(study: &StudySummary, dir: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Where the game-quality metrics of `dir` are, if `rajapasu metrics` computed them.
+fn metrics_note(dir: &Path) -> String {
+    let path = dir.join("metrics.txt");
+    if path.is_file() {
+        format!("game-quality metrics: {} (and metrics.json, metrics.csv; `rajapasu metrics`)\n", path.display())
+    } else {
+        String::new()
+    }
+}
+
 pub fn run(args: Args) -> Result<(), CliError> {
     let study = summarize_path(&args.dir, None)?;
     let saved = write_summary(&study, args.out.as_deref().unwrap_or(&args.dir));
@@ -342,6 +352,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let mut out = Output::lines();
     let printed =
         if args.json { out.line(serde_json::to_string_pretty(&study).map_err(CliError::failed)?) } else { out.text(&study_text(&study)) }
+            .and_then(|()| if args.json { Ok(()) } else { out.text(&metrics_note(&args.dir)) })
             .and_then(|()| out.finish());
     match saved {
         Ok(()) => printed,

@@ -14,6 +14,7 @@
 mod charts;
 pub mod exact;
 mod layout;
+pub mod metrics;
 mod ratings;
 #[cfg(test)]
 mod tests;

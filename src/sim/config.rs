@@ -85,6 +85,8 @@ impl Detail {
         if self >= Detail::Lap {
             t.push("laps");
         }
+        // Game-quality tallies (docs/metrics.md), at every detail.
+        t.extend(["quality", "by_round"]);
         t
     }
 }

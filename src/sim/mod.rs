@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod quality;
 pub mod record;
 pub mod runner;
 pub mod schema;

@@ -213,6 +213,8 @@ pub struct MoveRecord {
     pub ply: u32,
     pub mover: Side,
     pub pit: Pit,
+    /// Legal moves before the move (R4, R9).
+    pub legal: u32,
     pub summary: MoveSummary,
 }
 

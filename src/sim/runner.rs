@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::config::{Detail, RunConfig};
+use super::quality::{ByRound, QualityTally};
 use super::record::*;
 use super::schema::*;
 use crate::agents::{seat_rng, Agent, MatchError, PlayerError};
@@ -134,6 +135,11 @@ pub struct Batch {
     pub moves: MoveColumns,
     pub laps: LapColumns,
     pub histograms: Histograms,
+    /// Game-quality tallies, a row per match, and sums by round number (every detail).
+    pub quality: QualityColumns,
+    pub by_round: ByRound,
+    /// The leads of the current match's positions (see [`QualityTally`]).
+    leads: Vec<i32>,
 }
 
 impl Batch {
@@ -148,6 +154,7 @@ impl Batch {
                 name if name == ROUNDS.name => batch.rounds = RoundColumns::recycle(table),
                 name if name == MOVES.name => batch.moves = MoveColumns::recycle(table),
                 name if name == LAPS.name => batch.laps = LapColumns::recycle(table),
+                name if name == QUALITY.name => batch.quality = QualityColumns::recycle(table),
                 _ => {}
             }
         }
@@ -161,6 +168,8 @@ impl Batch {
         self.moves.clear();
         self.laps.clear();
         self.histograms = Histograms::default();
+        self.quality.clear();
+        self.by_round = ByRound::default();
     }
 
     /// The tables of this batch that `detail` records.
@@ -172,11 +181,21 @@ impl Batch {
             self.rounds.into_table(),
             self.moves.into_table(),
             self.laps.into_table(),
+            self.quality.into_table(),
+            by_round_columns(&self.by_round).into_table(),
         ]
         .into_iter()
         .filter(|t| recorded.contains(&t.name))
         .collect()
     }
+}
+
+fn by_round_columns(by_round: &ByRound) -> ByRoundColumns {
+    let mut out = ByRoundColumns::default();
+    for r in by_round.played() {
+        out.push(r);
+    }
+    out
 }
 
 /// What the moves of one round added up to, kept by the game loop for the recorders.
@@ -397,7 +416,8 @@ impl Movers for Recorded<'_> {
 }
 
 fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &mut Batch) -> Result<(), MatchError> {
-    let Batch { matches, rounds, moves, laps, histograms, .. } = batch;
+    let Batch { matches, rounds, moves, laps, histograms, quality, by_round, leads, .. } = batch;
+    let mut tallies = Tallies { histograms, quality: QualityTally::new(index, leads), by_round };
     // Each detail adds its recorder to those of the details before it (one game loop per detail).
     let mut whole = MatchRecorder::default();
     let (round, moved, lapped) = (
@@ -406,11 +426,12 @@ fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &
         LapRecorder { rows: laps },
     );
     let (outcome, holdings) = match cfg.detail {
-        Detail::Match => game_loop(cfg, index, movers, &mut whole, histograms)?,
-        Detail::Round => game_loop(cfg, index, movers, &mut (&mut whole, round), histograms)?,
-        Detail::Move => game_loop(cfg, index, movers, &mut (&mut whole, (round, moved)), histograms)?,
-        Detail::Lap => game_loop(cfg, index, movers, &mut (&mut whole, (round, (moved, lapped))), histograms)?,
+        Detail::Match => game_loop(cfg, index, movers, &mut whole, &mut tallies)?,
+        Detail::Round => game_loop(cfg, index, movers, &mut (&mut whole, round), &mut tallies)?,
+        Detail::Move => game_loop(cfg, index, movers, &mut (&mut whole, (round, moved)), &mut tallies)?,
+        Detail::Lap => game_loop(cfg, index, movers, &mut (&mut whole, (round, (moved, lapped))), &mut tallies)?,
     };
+    quality.push(&tallies.quality.finish(outcome));
     matches.push(&MatchRecord {
         match_id: index,
         seed: cfg.seed,
@@ -424,8 +445,15 @@ fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &
     Ok(())
 }
 
-/// Plays match `index` to its end, feeding its moves and rounds to `recorder` and its laps to
-/// `histograms`; returns how it ended and the final holdings, or the error of a player that
+/// What is kept at every detail besides the match row: histograms, quality tallies, sums by round.
+struct Tallies<'a, 'b> {
+    histograms: &'a mut Histograms,
+    quality: QualityTally<'b>,
+    by_round: &'a mut ByRound,
+}
+
+/// Plays match `index` to its end, feeding its moves and rounds to `recorder` and its laps,
+/// positions and rounds to `tallies`; returns how it ended and the final holdings, or the error of a player that
 /// cannot decide.
 #[inline(always)]
 fn game_loop<M: Movers, R: Recorder>(
@@ -433,8 +461,10 @@ fn game_loop<M: Movers, R: Recorder>(
     index: u64,
     movers: &mut M,
     recorder: &mut R,
-    histograms: &mut Histograms,
+    tallies: &mut Tallies,
 ) -> Result<(Outcome, BySide<u32>), MatchError> {
+    let histograms = &mut *tallies.histograms;
+    let pits = cfg.rules.pits_per_row;
     let first = cfg.first.for_match(index);
     let mut game = Game::new(cfg.rules, first);
     let mut log = LapLog::default();
@@ -443,10 +473,16 @@ fn game_loop<M: Movers, R: Recorder>(
         let mover = game.position().turn();
         let round = game.round();
         let ply = game.ply() + 1;
+        // R4's moves; R9 forbids an endless one among them at about 5 positions in a million
+        // (final_four=stays) and deciding which costs a simulation per move (docs/metrics.md).
+        let legal = game.position().candidates().len() as u32;
+        let reserve = game.position().reserve();
         let played = movers.play(&mut game, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
         if let Some((pit, summary)) = played {
             tally.add_move(mover, &summary);
-            let record = MoveRecord { match_id: index, round, ply: game.ply(), mover, pit, summary };
+            tallies.quality.position(legal, reserve);
+            tallies.quality.moved(pit.global(mover, pits));
+            let record = MoveRecord { match_id: index, round, ply: game.ply(), mover, pit, legal, summary };
             recorder.moved(&MoveEvent { record, laps: &log });
             log.take(histograms);
             continue;
@@ -456,6 +492,8 @@ fn game_loop<M: Movers, R: Recorder>(
         let end = game.end_round();
         tally.captures[end.collector].remainder = end.remainder;
         recorder.round_ended(&RoundEvent { start: &start, end: &end, tally: &tally });
+        tallies.quality.round_ended(end.holdings);
+        tallies.by_round.add(first, end.round, start.starter, start.open, end.winner);
         tally = RoundTally::default();
         if let Some(outcome) = end.outcome {
             log.drain_into(histograms);

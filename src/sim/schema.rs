@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::quality::{ByRoundRecord, QualityRecord};
 use super::record::*;
 use super::table::{Column, ColumnData, ColumnType, Table};
 use crate::engine::{BySide, Side};
@@ -244,6 +245,7 @@ tables! {
         ply: i64 = |m| i64::from(m.ply), "move number in the match, from 1";
         side: Side = |m| m.mover, "the mover: south or north";
         pit: i64 = |m| m.pit.index() as i64, "local pit played, 0 = the mover's left end (R3)";
+        legal_moves: i64 = |m| i64::from(m.legal), "moves open to the mover before this move: its open pits holding counters (R4; an endless one, forbidden by R9, is counted: docs/metrics.md)";
         laps: i64 = |m| i64::from(m.summary.laps), "laps of the move (R7)";
         sown: i64 = |m| i64::from(m.summary.sown), "counters sown over its laps";
         pussa: i64 = |m| i64::from(m.summary.pussa), "counters the mover captured by pussa (R8)";
@@ -267,6 +269,39 @@ tables! {
         metric: HistogramMetric = |h| h.metric, "lap_length (counters sown in a lap) or laps_per_move";
         value: i64 = |h| h.value as i64, "the bin's value";
         count: i64 = |h| h.count as i64, "how many laps (lap_length) or moves (laps_per_move) had this value";
+    }
+
+    /// Game-quality tallies, at every detail (docs/metrics.md).
+    QualityRecord => QualityColumns, QUALITY, "quality", "one match's game-quality tallies over the positions before each move" {
+        match_id: u64 = |q| q.match_id, "the match";
+        decision_moves: i64 = |q| i64::from(q.decision_moves), "positions with more than one legal move";
+        legal_sum: i64 = |q| q.legal_sum as i64, "legal moves summed over the positions";
+        legal_max: i64 = |q| i64::from(q.legal_max), "most legal moves at a position";
+        legal_first: i64 = |q| i64::from(q.legal_first), "legal moves before the first move";
+        legal_last: i64 = |q| i64::from(q.legal_last), "legal moves before the last move";
+        pits_played: i64 = |q| i64::from(q.pits_played), "distinct pits lifted by a move at least once";
+        lead_changes: i64 = |q| i64::from(q.lead_changes), "positions whose leader (South, North or nobody, by holdings difference) differs from the previous position's";
+        lead_squares: i64 = |q| q.lead_squares as i64, "squares of South's lead, summed over the positions";
+        south_peak: i64 = |q| i64::from(q.peak[S]), "South's largest lead at a position";
+        north_peak: i64 = |q| i64::from(q.peak[N]), "North's largest lead at a position";
+        south_deficit_sum: i64 = |q| q.deficit_sum[S] as i64, "North's lead summed over the positions where South trails";
+        north_deficit_sum: i64 = |q| q.deficit_sum[N] as i64, "South's lead summed over the positions where North trails";
+        south_behind: i64 = |q| i64::from(q.behind[S]), "positions where South trails";
+        north_behind: i64 = |q| i64::from(q.behind[N]), "positions where North trails";
+        decisive_ply: i64 = |q| i64::from(q.decisive_ply), "positions before the winner's lead first exceeds the loser's peak lead (all positions if never, or unfinished)";
+        south_round_deficit: i64 = |q| i64::from(q.round_deficit[S]), "South's largest holdings deficit after a round (0: never behind)";
+        north_round_deficit: i64 = |q| i64::from(q.round_deficit[N]), "North's largest holdings deficit after a round";
+    }
+
+    /// Sums by round number, at every detail: summed over part files they give exact counts.
+    ByRoundRecord => ByRoundColumns, BY_ROUND, "by_round", "the rounds numbered `round` of one part file" {
+        round: i64 = |r| i64::from(r.round), "round number, from 1";
+        rounds: i64 = |r| r.rounds as i64, "rounds with this number (one per match that reached it)";
+        starter_wins: i64 = |r| r.starter_wins as i64, "of them, won by the player who started them (R13)";
+        ties: i64 = |r| r.ties as i64, "of them, tied (R11)";
+        first_player_wins: i64 = |r| r.first_player_wins as i64, "of them, won by the match's first player";
+        open_pits: i64 = |r| r.open_pits as i64, "open pits of both sides at their starts, summed (R12)";
+        open_pits_squares: i64 = |r| r.open_pits_squares as i64, "squares of those open pit counts, summed";
     }
 }
 
@@ -298,7 +333,7 @@ impl RoundColumns {
 }
 
 /// Every table, in dependency order.
-pub const ALL_TABLES: [TableSpec; 5] = [MATCHES, ROUNDS, MOVES, LAPS, HISTOGRAMS];
+pub const ALL_TABLES: [TableSpec; 7] = [MATCHES, ROUNDS, MOVES, LAPS, HISTOGRAMS, QUALITY, BY_ROUND];
 
 pub fn table_spec(name: &str) -> Option<&'static TableSpec> {
     ALL_TABLES.iter().find(|t| t.name == name)
@@ -361,7 +396,7 @@ mod tests {
         let summary = MoveSummary { laps: 3, sown: 11, pussa: 2, fours: BySide::new(4, 8), endless: true };
         let pit = crate::engine::Pit::new(5, 7).unwrap();
         let mut b = MoveColumns::default();
-        b.push(&MoveRecord { match_id: 9, round: 2, ply: 17, mover: Side::North, pit, summary });
+        b.push(&MoveRecord { match_id: 9, round: 2, ply: 17, mover: Side::North, pit, legal: 3, summary });
         let t = b.clone().into_table();
         // Fours are relative to the mover; the side is written by its name.
         assert_eq!(t.column("fours_mover"), Some(&ColumnData::I64(vec![8])));

@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
-use super::schema::{LAPS, MATCHES, MOVES, ROUNDS};
+use super::schema::{LAPS, MATCHES, MOVES, QUALITY, ROUNDS};
 use super::table::{ColumnData, Table};
 use super::*;
 use crate::agents::{AgentSpec, MatchError};
@@ -42,17 +42,19 @@ impl BatchSink for MemorySink {
 impl MemorySink {
     /// All rows of every table, concatenated in batch order, and the merged histograms.
     fn merged(&self) -> Merged {
-        let mut tables: Vec<Table> = [MATCHES, ROUNDS, MOVES, LAPS].iter().map(schema::empty_table).collect();
+        let mut tables: Vec<Table> = [MATCHES, ROUNDS, MOVES, LAPS, QUALITY].iter().map(schema::empty_table).collect();
         let mut histograms = Histograms::default();
+        let mut by_round = quality::ByRound::default();
         for b in self.batches.lock().unwrap().values() {
             histograms.merge(&b.histograms);
+            by_round.merge(&b.by_round);
             for t in b.clone().into_tables(Detail::Lap) {
                 if let Some(all) = tables.iter_mut().find(|a| a.name == t.name) {
                     all.append(&t);
                 }
             }
         }
-        Merged { tables, histograms }
+        Merged { tables, histograms, by_round }
     }
 }
 
@@ -61,6 +63,7 @@ impl MemorySink {
 struct Merged {
     tables: Vec<Table>,
     histograms: Histograms,
+    by_round: quality::ByRound,
 }
 
 impl Merged {
@@ -83,7 +86,7 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
     let a = run_all(&config(60, Detail::Lap, 7), 1).merged();
     let b = run_all(&config(60, Detail::Lap, 7), 2).merged();
     let c = run_all(&config(60, Detail::Lap, 25), 2).merged();
-    // Every column of every table, and the histograms.
+    // Every column of every table, the histograms and the sums by round number.
     assert_eq!(a, b);
     assert_eq!(a, c);
     let mut sharded = Vec::new();
@@ -97,7 +100,8 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
     }
     assert_eq!(union.merged(), a);
     // The comparison covers every column of every table, each holding rows.
-    for (t, spec) in a.tables.iter().zip([MATCHES, ROUNDS, MOVES, LAPS]) {
+    assert!(a.by_round.played().count() > 5);
+    for (t, spec) in a.tables.iter().zip([MATCHES, ROUNDS, MOVES, LAPS, QUALITY]) {
         assert_eq!(t.columns.iter().map(|c| c.name).collect::<Vec<_>>(), spec.columns.iter().map(|c| c.name).collect::<Vec<_>>());
         assert!(t.rows() >= 60, "{} has {} rows", t.name, t.rows());
     }

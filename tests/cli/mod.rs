@@ -1,6 +1,7 @@
 mod bench;
 mod experiments;
 mod external;
+mod metrics;
 mod output;
 mod perft;
 mod plot;

@@ -57,6 +57,21 @@ fn rows_are_identical_for_any_thread_count_batch_size_and_sharding() {
     assert_eq!(hist(&ref_tables[1]), hist(&other_tables[1]));
     other_tables.remove(1);
     ref_tables.remove(1);
+    // So are the sums by round number (the last table).
+    let by_round = |t: &Table| {
+        let mut m = std::collections::BTreeMap::new();
+        let sums = ["rounds", "starter_wins", "ties", "first_player_wins", "open_pits", "open_pits_squares"].map(|c| u64s(t, c));
+        for (i, round) in u64s(t, "round").into_iter().enumerate() {
+            let e = m.entry(round).or_insert([0u64; 6]);
+            for (k, column) in sums.iter().enumerate() {
+                e[k] += column[i];
+            }
+        }
+        m
+    };
+    let (mine, theirs) = (ref_tables.pop().unwrap(), other_tables.pop().unwrap());
+    assert_eq!(mine.name, "by_round");
+    assert_eq!(by_round(&mine), by_round(&theirs));
     assert_eq!(ref_tables, other_tables);
     // A different seed gives different rows.
     let seeded = dir.path().join("seeded");
@@ -257,7 +272,7 @@ fn the_manifest_records_the_run() {
     assert!(docs.contains(&format!("zstd-compressed (level {level})")), "manifest says {compression}; docs/data.md disagrees");
     let schema = m["schema"].as_array().unwrap();
     let names: Vec<&str> = schema.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["matches", "rounds", "histograms"]);
+    assert_eq!(names, ["matches", "rounds", "histograms", "quality", "by_round"]);
     assert!(schema[0]["columns"]
         .as_array()
         .unwrap()

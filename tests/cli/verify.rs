@@ -108,7 +108,7 @@ fn every_damaged_part_file_is_named_and_resume_repairs_what_it_wrote() {
     ok(&strs(&simulate_args(&good, "3")));
     ok(&strs(&simulate_args(&other, "4")));
     let verified = ok(&["verify", s(&good)]);
-    assert!(verified.contains("ok: 3 batches, 15 part files"), "{verified}");
+    assert!(verified.contains("ok: 3 batches, 21 part files"), "{verified}");
     let reference = contents(&good);
     for table in TABLES {
         for how in [Damage::Removed, Damage::Truncated, Damage::Altered, Damage::Duplicated, Damage::Foreign] {
@@ -185,7 +185,7 @@ fn markers_and_manifests_are_checked_too() {
     owned.extend(["--format".to_string(), "both".to_string()]);
     let args = strs(&owned);
     ok(&args);
-    assert!(ok(&["verify", s(&both)]).contains("ok: 3 batches, 30 part files"));
+    assert!(ok(&["verify", s(&both)]).contains("ok: 3 batches, 42 part files"));
     let csv = std::fs::read_dir(both.join("laps")).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().unwrap() == "csv").unwrap();
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::write(&csv, text.replacen(",1,", ",2,", 1)).unwrap();

@@ -1,0 +1,415 @@
+//! Ludii-style game-quality metrics with bootstrap intervals (docs/metrics.md), from the
+//! `matches`, `quality` and `by_round` tables that every detail writes, one part file at a time.
+
+pub mod bootstrap;
+pub mod rows;
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use self::bootstrap::Blocks;
+use super::stats::wilson;
+use crate::engine::{BySide, Ruleset, Side};
+use crate::io::{Dataset, DatasetError};
+use crate::sim::quality::{ByRound, ByRoundRecord, QualityRecord};
+use crate::sim::schema::{ByRoundColumns, MatchColumns, QualityColumns};
+use crate::sim::CaptureCounts;
+
+/// Bootstrap replicates and the seed of their streams, unless the caller says otherwise.
+pub const RESAMPLES: u32 = 1000;
+pub const SEED: u64 = 17;
+const CONFIDENCE: f64 = 0.95;
+
+/// What the holdings-difference metrics evaluate positions by.
+pub const HOLDINGS: &str = "holdings difference";
+
+/// One metric: value and 95% interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Metric {
+    pub name: &'static str,
+    pub value: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// The position evaluation it uses, for the evaluation-based metrics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evaluation: Option<&'static str>,
+    /// The Ludii source file it follows (repository Ludeme/Ludii), or `rajapasu`.
+    pub source: &'static str,
+}
+
+/// The rounds of one number: the starter's and the first player's share of them, open pits.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RoundPoint {
+    pub round: u32,
+    pub rounds: u64,
+    /// Round wins of the round's starter, a tie as half (Wilson interval on wins + ties/2 is
+    /// not exact for halves, so wins alone carry the interval).
+    pub starter_wins: f64,
+    pub starter_ci: (f64, f64),
+    pub first_player_wins: f64,
+    pub first_player_ci: (f64, f64),
+    pub ties: f64,
+    pub open_pits_mean: f64,
+    pub open_pits_ci: (f64, f64),
+}
+
+/// The metrics of one dataset.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ArmMetrics {
+    pub name: String,
+    pub south: String,
+    pub north: String,
+    pub rules: String,
+    pub matches: u64,
+    pub resamples: u32,
+    pub seed: u64,
+    pub metrics: Vec<Metric>,
+    pub by_round: Vec<RoundPoint>,
+}
+
+/// Per-match components: every metric is a function of their sums over matches.
+mod c {
+    pub const N: usize = 0;
+    pub const WON: usize = 1;
+    pub const FIRST_WIN: usize = 2;
+    pub const SECOND_WIN: usize = 3;
+    pub const SOUTH_POINTS: usize = 4;
+    pub const MOVES: usize = 5;
+    pub const MOVES_SQ: usize = 6;
+    pub const LAPS: usize = 7;
+    pub const SOWN: usize = 8;
+    pub const ROUNDS: usize = 9;
+    pub const PUSSA: usize = 10;
+    pub const OWN_FOURS: usize = 11;
+    pub const GIFTED_FOURS: usize = 12;
+    pub const REMAINDER: usize = 13;
+    pub const BF_AVG: usize = 14;
+    pub const BF_MAX: usize = 15;
+    pub const BF_CHANGE: usize = 16;
+    pub const DECISION_SHARE: usize = 17;
+    pub const DECISION_FACTOR: usize = 18;
+    pub const HAS_DECISION: usize = 19;
+    pub const COVERAGE: usize = 20;
+    pub const LEAD_CHANGE: usize = 21;
+    pub const STABILITY: usize = 22;
+    pub const DRAMA_AVG: usize = 23;
+    pub const DRAMA_MAX: usize = 24;
+    pub const DRAMA_SHARE: usize = 25;
+    pub const THRESHOLD: usize = 26;
+    pub const DECISIVE: usize = 27;
+    pub const COMEBACK: usize = 28;
+    pub const K: usize = 29;
+}
+use c::K;
+
+/// What one match contributes.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchFacts {
+    pub match_id: u64,
+    pub first: Side,
+    pub winner: Option<Side>,
+    pub rounds: u32,
+    pub moves: u32,
+    pub laps: u64,
+    pub sown: u64,
+    pub captures: BySide<CaptureCounts<u64>>,
+    pub quality: QualityRecord,
+}
+
+/// The board: counters in play (evaluations are leads as a share of them) and pits.
+#[derive(Clone, Copy, Debug)]
+pub struct Board {
+    pub counters: f64,
+    pub pits: f64,
+}
+
+impl Board {
+    pub fn of(rules: &Ruleset) -> Board {
+        let pits = 2 * rules.pits_per_row as u32;
+        Board { counters: (pits * rules.seeds_per_pit as u32) as f64, pits: pits as f64 }
+    }
+}
+
+fn components(m: &MatchFacts, board: Board) -> [f64; K] {
+    let mut x = [0.0; K];
+    let q = &m.quality;
+    let moves = m.moves.max(1) as f64;
+    let t = board.counters;
+    x[c::N] = 1.0;
+    x[c::WON] = m.winner.is_some() as u32 as f64;
+    x[c::FIRST_WIN] = (m.winner == Some(m.first)) as u32 as f64;
+    x[c::SECOND_WIN] = (m.winner == Some(m.first.other())) as u32 as f64;
+    x[c::SOUTH_POINTS] = match m.winner {
+        Some(Side::South) => 1.0,
+        Some(Side::North) => 0.0,
+        None => 0.5,
+    };
+    x[c::MOVES] = m.moves as f64;
+    x[c::MOVES_SQ] = m.moves as f64 * m.moves as f64;
+    x[c::LAPS] = m.laps as f64;
+    x[c::SOWN] = m.sown as f64;
+    x[c::ROUNDS] = m.rounds as f64;
+    let both = |f: fn(&CaptureCounts<u64>) -> u64| (f(&m.captures[Side::South]) + f(&m.captures[Side::North])) as f64;
+    x[c::PUSSA] = both(|c| c.pussa);
+    x[c::OWN_FOURS] = both(|c| c.own_fours);
+    x[c::GIFTED_FOURS] = both(|c| c.gifted_fours);
+    x[c::REMAINDER] = both(|c| c.remainder);
+    x[c::BF_AVG] = q.legal_sum as f64 / moves;
+    x[c::BF_MAX] = q.legal_max as f64;
+    x[c::BF_CHANGE] = if m.moves > 1 { (q.legal_last as f64 - q.legal_first as f64) / (m.moves - 1) as f64 } else { 0.0 };
+    x[c::DECISION_SHARE] = q.decision_moves as f64 / moves;
+    if q.decision_moves > 0 {
+        // Positions that are not decisions have exactly one legal move.
+        x[c::DECISION_FACTOR] =
+            q.legal_sum.saturating_sub(m.moves.saturating_sub(q.decision_moves) as u64) as f64 / q.decision_moves as f64;
+        x[c::HAS_DECISION] = 1.0;
+    }
+    x[c::COVERAGE] = q.pits_played as f64 / board.pits;
+    x[c::LEAD_CHANGE] = q.lead_changes as f64 / moves;
+    // Each player's evaluation is its lead over the counters in play; the two variances are equal.
+    let mean = q.lead_sum as f64 / moves;
+    x[c::STABILITY] = 2.0 * ((q.lead_squares as f64 / moves - mean * mean).max(0.0)) / (t * t);
+    if let Some(winner) = m.winner {
+        let loser = winner.other();
+        // Ludii's Drama: the highest evaluation minus the winner's, 2 * deficit / counters.
+        x[c::DRAMA_AVG] = 2.0 * q.deficit_sum[winner] as f64 / t / moves;
+        x[c::DRAMA_MAX] = 2.0 * q.peak[loser] as f64 / t;
+        x[c::DRAMA_SHARE] = q.behind[winner] as f64 / moves;
+        x[c::THRESHOLD] = q.peak[loser] as f64 / t;
+        x[c::DECISIVE] = q.decisive_ply as f64 / moves;
+        x[c::COMEBACK] = (q.round_deficit[winner] > 0) as u32 as f64;
+    }
+    x
+}
+
+type Stat = fn(&[f64; K]) -> f64;
+
+/// Each metric: name, source, evaluation, statistic.
+const METRICS: &[(&str, &str, Option<&str>, Stat)] = &[
+    ("AdvantageP1", "Evaluation/src/metrics/single/outcome/AdvantageP1.java", None, |s| {
+        (s[c::FIRST_WIN] + 0.5 * (s[c::N] - s[c::WON])) / s[c::N]
+    }),
+    ("Balance", "Evaluation/src/metrics/single/outcome/Balance.java", None, |s| 1.0 - (s[c::FIRST_WIN] - s[c::SECOND_WIN]).abs() / s[c::N]),
+    ("Completion", "Evaluation/src/metrics/single/outcome/Completion.java", None, |s| s[c::WON] / s[c::N]),
+    ("Drawishness", "Evaluation/src/metrics/single/outcome/Drawishness.java", None, |s| 1.0 - s[c::WON] / s[c::N]),
+    ("Timeouts", "Evaluation/src/metrics/single/outcome/Timeouts.java", None, |s| 1.0 - s[c::WON] / s[c::N]),
+    ("OutcomeUniformity", "Evaluation/src/metrics/single/outcome/OutcomeUniformity.java", None, |s| {
+        let mean = (s[c::FIRST_WIN] - s[c::SECOND_WIN]) / s[c::N];
+        1.0 - (s[c::WON] / s[c::N] - mean * mean)
+    }),
+    ("SouthScore", "rajapasu", None, |s| s[c::SOUTH_POINTS] / s[c::N]),
+    ("DurationTurns", "Evaluation/src/metrics/single/duration/DurationTurns.java", None, |s| s[c::MOVES] / s[c::N]),
+    ("DurationTurnsStdDev", "Evaluation/src/metrics/single/duration/DurationTurnsStdDev.java", None, |s| {
+        let mean = s[c::MOVES] / s[c::N];
+        (s[c::MOVES_SQ] / s[c::N] - mean * mean).max(0.0).sqrt()
+    }),
+    ("DurationMoves", "Evaluation/src/metrics/single/duration/DurationMoves.java", None, |s| s[c::LAPS] / s[c::N]),
+    ("DurationRounds", "rajapasu", None, |s| s[c::ROUNDS] / s[c::N]),
+    ("DecisionMoves", "Evaluation/src/metrics/single/complexity/DecisionMoves.java", None, |s| s[c::DECISION_SHARE] / s[c::N]),
+    ("DecisionFactorAvg", "Evaluation/src/metrics/multiple/metrics/DecisionFactor.java", None, |s| {
+        s[c::DECISION_FACTOR] / s[c::HAS_DECISION]
+    }),
+    ("BranchingFactorAvg", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s[c::BF_AVG] / s[c::N]),
+    ("BranchingFactorMax", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s[c::BF_MAX] / s[c::N]),
+    ("BranchingFactorChangeAverage", "Evaluation/src/metrics/multiple/MultiMetricFramework.java", None, |s| s[c::BF_CHANGE] / s[c::N]),
+    ("BoardCoverage", "Evaluation/src/metrics/multiple/metrics/BoardCoverage.java", None, |s| s[c::COVERAGE] / s[c::N]),
+    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(HOLDINGS), |s| s[c::LEAD_CHANGE] / s[c::N]),
+    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(HOLDINGS), |s| s[c::STABILITY] / s[c::N]),
+    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s[c::DRAMA_AVG] / s[c::WON]),
+    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s[c::DRAMA_MAX] / s[c::WON]),
+    ("DramaShare", "rajapasu", Some(HOLDINGS), |s| s[c::DRAMA_SHARE] / s[c::WON]),
+    (
+        "DecisivenessThreshold",
+        "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessThreshold.java",
+        Some(HOLDINGS),
+        |s| s[c::THRESHOLD] / s[c::WON],
+    ),
+    ("DecisivenessMoves", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java", Some(HOLDINGS), |s| {
+        s[c::DECISIVE] / s[c::WON]
+    }),
+    ("Comebacks", "rajapasu", Some(HOLDINGS), |s| s[c::COMEBACK] / s[c::WON]),
+    ("LapsPerMove", "rajapasu", None, |s| s[c::LAPS] / s[c::MOVES]),
+    ("CountersPerLap", "rajapasu", None, |s| s[c::SOWN] / s[c::LAPS]),
+    ("CaptureSharePussa", "rajapasu", None, |s| s[c::PUSSA] / captured(s)),
+    ("CaptureShareOwnFours", "rajapasu", None, |s| s[c::OWN_FOURS] / captured(s)),
+    ("CaptureShareGiftedFours", "rajapasu", None, |s| s[c::GIFTED_FOURS] / captured(s)),
+    ("CaptureShareRemainder", "rajapasu", None, |s| s[c::REMAINDER] / captured(s)),
+];
+
+fn captured(s: &[f64; K]) -> f64 {
+    s[c::PUSSA] + s[c::OWN_FOURS] + s[c::GIFTED_FOURS] + s[c::REMAINDER]
+}
+
+/// The names of the metrics, in the order they are reported.
+pub fn metric_names() -> impl Iterator<Item = &'static str> {
+    METRICS.iter().map(|m| m.0)
+}
+
+/// Accumulates matches and round sums; [`Accumulator::finish`] gives the metrics.
+pub struct Accumulator {
+    board: Board,
+    blocks: Blocks<K>,
+    by_round: ByRound,
+    matches: u64,
+}
+
+impl Accumulator {
+    pub fn new(board: Board) -> Accumulator {
+        Accumulator { board, blocks: Blocks::default(), by_round: ByRound::default(), matches: 0 }
+    }
+
+    pub fn add_match(&mut self, m: &MatchFacts) {
+        self.matches += 1;
+        self.blocks.add(m.match_id, &components(m, self.board));
+    }
+
+    pub fn add_by_round(&mut self, r: &ByRound) {
+        self.by_round.merge(r);
+    }
+
+    pub fn matches(&self) -> u64 {
+        self.matches
+    }
+
+    /// The metrics, in [`METRICS`] order, and the per-round-number points.
+    pub fn finish(&self, resamples: u32, seed: u64) -> (Vec<Metric>, Vec<RoundPoint>) {
+        let stats: Vec<Stat> = METRICS.iter().map(|m| m.3).collect();
+        let values = self.blocks.intervals(&stats, resamples, seed, CONFIDENCE);
+        let metrics = METRICS
+            .iter()
+            .zip(values)
+            .map(|(&(name, source, evaluation, _), (value, ci_low, ci_high))| Metric { name, value, ci_low, ci_high, evaluation, source })
+            .collect();
+        (metrics, self.by_round.played().map(round_point).collect())
+    }
+}
+
+fn round_point(r: &ByRoundRecord) -> RoundPoint {
+    let n = r.rounds as f64;
+    let mean = r.open_pits as f64 / n;
+    let var = (r.open_pits_squares as f64 / n - mean * mean).max(0.0);
+    let half = 1.96 * (var / n).sqrt();
+    RoundPoint {
+        round: r.round,
+        rounds: r.rounds,
+        starter_wins: r.starter_wins as f64 / n,
+        starter_ci: wilson(r.starter_wins, r.rounds, CONFIDENCE),
+        first_player_wins: r.first_player_wins as f64 / n,
+        first_player_ci: wilson(r.first_player_wins, r.rounds, CONFIDENCE),
+        ties: r.ties as f64 / n,
+        open_pits_mean: mean,
+        open_pits_ci: (mean - half, mean + half),
+    }
+}
+
+fn invalid(path: &Path, what: impl Into<String>) -> DatasetError {
+    DatasetError::Invalid { path: path.to_path_buf(), what: what.into() }
+}
+
+/// The facts of row `i` of a matches part and the quality record beside it.
+pub fn match_facts(m: &MatchColumns, i: usize, quality: QualityRecord) -> MatchFacts {
+    MatchFacts {
+        match_id: m.match_id[i],
+        first: m.first[i],
+        winner: m.winner[i],
+        rounds: m.rounds[i] as u32,
+        moves: m.moves[i] as u32,
+        laps: m.laps[i] as u64,
+        sown: m.sown[i] as u64,
+        captures: m.captures(i),
+        quality,
+    }
+}
+
+/// Row `i` of a quality table (counts are never negative: the reader refuses them).
+pub fn quality_record(q: &QualityColumns, i: usize) -> QualityRecord {
+    let (u, w) = (|x: i64| x as u32, |x: i64| x as u64);
+    let deficit_sum = BySide::new(w(q.south_deficit_sum[i]), w(q.north_deficit_sum[i]));
+    QualityRecord {
+        match_id: q.match_id[i],
+        decision_moves: u(q.decision_moves[i]),
+        legal_sum: w(q.legal_sum[i]),
+        legal_max: u(q.legal_max[i]),
+        legal_first: u(q.legal_first[i]),
+        legal_last: u(q.legal_last[i]),
+        pits_played: u(q.pits_played[i]),
+        lead_changes: u(q.lead_changes[i]),
+        // South's lead summed: what it led by, less what it trailed by.
+        lead_sum: q.north_deficit_sum[i] - q.south_deficit_sum[i],
+        lead_squares: w(q.lead_squares[i]),
+        peak: BySide::new(u(q.south_peak[i]), u(q.north_peak[i])),
+        deficit_sum,
+        behind: BySide::new(u(q.south_behind[i]), u(q.north_behind[i])),
+        decisive_ply: u(q.decisive_ply[i]),
+        round_deficit: BySide::new(u(q.south_round_deficit[i]), u(q.north_round_deficit[i])),
+    }
+}
+
+/// Reads a dataset's matches, quality and by_round tables, one part file at a time.
+pub fn accumulate(dataset: &Dataset) -> Result<Accumulator, DatasetError> {
+    let dir = &dataset.dir;
+    let mut acc = Accumulator::new(Board::of(&dataset.manifest().rules));
+    let (match_parts, quality_parts) = (dataset.parts("matches")?, dataset.parts("quality")?);
+    if match_parts.len() != quality_parts.len() {
+        return Err(invalid(dir, format!("{} matches part files but {} quality part files", match_parts.len(), quality_parts.len())));
+    }
+    let (mspec, qspec) = (&crate::sim::schema::MATCHES, &crate::sim::schema::QUALITY);
+    for (mp, qp) in match_parts.iter().zip(&quality_parts) {
+        let m = MatchColumns::read(crate::io::read_table(mp, mspec)?).map_err(|e| invalid(mp, format!("matches: {e}")))?;
+        let q = QualityColumns::read(crate::io::read_table(qp, qspec)?).map_err(|e| invalid(qp, format!("quality: {e}")))?;
+        if m.len() != q.len() {
+            return Err(invalid(qp, format!("{} quality rows beside {} matches rows", q.len(), m.len())));
+        }
+        for i in 0..m.len() {
+            if m.match_id[i] != q.match_id[i] {
+                return Err(invalid(qp, format!("row {i}: quality of match {} beside match {}", q.match_id[i], m.match_id[i])));
+            }
+            acc.add_match(&match_facts(&m, i, quality_record(&q, i)));
+        }
+    }
+    let max_rounds = dataset.manifest().rules.max_rounds;
+    dataset.for_each_part("by_round", |t| {
+        let r = ByRoundColumns::read(t).map_err(|e| invalid(dir, format!("by_round: {e}")))?;
+        let mut part = ByRound::default();
+        for i in 0..r.len() {
+            let round = r.round[i];
+            if round == 0 || round > max_rounds as i64 {
+                return Err(invalid(dir, format!("by_round: round {round} out of range 1..={max_rounds} (max_rounds)")));
+            }
+            part.rounds.resize_with(part.rounds.len().max(round as usize), Default::default);
+            let slot = &mut part.rounds[round as usize - 1];
+            slot.round = round as u32;
+            slot.rounds += r.rounds[i] as u64;
+            slot.starter_wins += r.starter_wins[i] as u64;
+            slot.ties += r.ties[i] as u64;
+            slot.first_player_wins += r.first_player_wins[i] as u64;
+            slot.open_pits += r.open_pits[i] as u64;
+            slot.open_pits_squares += r.open_pits_squares[i] as u64;
+        }
+        acc.add_by_round(&part);
+        Ok(())
+    })?;
+    Ok(acc)
+}
+
+/// The metrics of one dataset.
+pub fn dataset_metrics(dataset: &Dataset, name: &str, resamples: u32, seed: u64) -> Result<ArmMetrics, DatasetError> {
+    let acc = accumulate(dataset)?;
+    let (metrics, by_round) = acc.finish(resamples, seed);
+    let m = dataset.manifest();
+    Ok(ArmMetrics {
+        name: name.to_string(),
+        south: m.south.to_string(),
+        north: m.north.to_string(),
+        rules: m.rules.to_string(),
+        matches: acc.matches(),
+        resamples,
+        seed,
+        metrics,
+        by_round,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,166 @@
+use super::*;
+use crate::agents::AgentSpec;
+use crate::engine::Outcome;
+use crate::sim::quality::QualityTally;
+use crate::sim::{Detail, FirstPolicy, RunConfig, Shard};
+
+const BOARD: Board = Board { counters: 98.0, pits: 14.0 };
+
+/// A finished or unfinished match of `moves` moves with first player `first`, nothing else.
+fn plain(match_id: u64, first: Side, winner: Option<Side>) -> MatchFacts {
+    MatchFacts {
+        match_id,
+        first,
+        winner,
+        rounds: 1,
+        moves: 10,
+        laps: 20,
+        sown: 60,
+        captures: BySide::splat(CaptureCounts::default()),
+        quality: QualityRecord { match_id, legal_sum: 10, legal_max: 1, legal_first: 1, legal_last: 1, ..QualityRecord::default() },
+    }
+}
+
+fn metrics_of(matches: &[MatchFacts], resamples: u32) -> Vec<Metric> {
+    let mut acc = Accumulator::new(BOARD);
+    matches.iter().for_each(|m| acc.add_match(m));
+    acc.finish(resamples, 1).0
+}
+
+fn value(metrics: &[Metric], name: &str) -> f64 {
+    metrics.iter().find(|m| m.name == name).unwrap_or_else(|| panic!("no metric {name}")).value
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+#[test]
+fn a_balanced_set_has_no_advantage_full_balance_and_least_uniform_outcomes() {
+    let (s, n) = (Side::South, Side::North);
+    let set = [plain(0, s, Some(s)), plain(1, n, Some(n)), plain(2, s, Some(n)), plain(3, n, Some(s))];
+    let m = metrics_of(&set, 0);
+    assert!(close(value(&m, "AdvantageP1"), 0.5));
+    assert!(close(value(&m, "Balance"), 1.0));
+    assert!(close(value(&m, "Completion"), 1.0));
+    assert!(close(value(&m, "Drawishness"), 0.0));
+    // Utilities +1 and -1 equally often: variance 1.
+    assert!(close(value(&m, "OutcomeUniformity"), 0.0));
+    assert!(close(value(&m, "SouthScore"), 0.5));
+    assert!(close(value(&m, "DurationTurns"), 10.0));
+    assert!(close(value(&m, "DurationTurnsStdDev"), 0.0));
+    assert!(close(value(&m, "DurationMoves"), 20.0));
+    assert!(close(value(&m, "LapsPerMove"), 2.0));
+    assert!(close(value(&m, "CountersPerLap"), 3.0));
+    // One legal move everywhere: no decisions, branching factor 1.
+    assert!(close(value(&m, "DecisionMoves"), 0.0));
+    assert!(value(&m, "DecisionFactorAvg").is_nan(), "no decision anywhere: undefined");
+    assert!(close(value(&m, "BranchingFactorAvg"), 1.0));
+}
+
+#[test]
+fn a_one_sided_set_has_full_advantage_and_no_balance_with_a_degenerate_interval() {
+    let set: Vec<MatchFacts> =
+        (0..40).map(|i| plain(i, Side::from_index(i as usize % 2), Some(Side::from_index(i as usize % 2)))).collect();
+    let m = metrics_of(&set, 200);
+    let adv = m.iter().find(|m| m.name == "AdvantageP1").unwrap();
+    assert_eq!((adv.value, adv.ci_low, adv.ci_high), (1.0, 1.0, 1.0), "every resample is one-sided too");
+    assert!(close(value(&m, "Balance"), 0.0));
+    assert!(close(value(&m, "OutcomeUniformity"), 1.0));
+    assert!(close(value(&m, "SouthScore"), 0.5), "each seat starts half the matches");
+}
+
+#[test]
+fn unfinished_matches_count_as_half_a_win_and_as_timeouts() {
+    let s = Side::South;
+    let mut won = plain(0, s, Some(s));
+    won.quality.decisive_ply = 5;
+    let mut unfinished = plain(1, s, None);
+    unfinished.quality.decisive_ply = 10;
+    let m = metrics_of(&[won, unfinished], 0);
+    assert!(close(value(&m, "AdvantageP1"), 0.75));
+    assert!(close(value(&m, "Completion"), 0.5));
+    assert!(close(value(&m, "Drawishness"), 0.5));
+    assert!(close(value(&m, "Timeouts"), 0.5));
+    assert!(close(value(&m, "Balance"), 0.5));
+    // Utilities +1 and 0: mean 1/2, variance 1/4.
+    assert!(close(value(&m, "OutcomeUniformity"), 0.75));
+    // Evaluation metrics are over finished matches only: the unfinished one does not dilute them.
+    assert!(close(value(&m, "DecisivenessMoves"), 0.5));
+}
+
+/// The match of `sim::quality`'s test: leads 0, +4, 0, -6, -10 (South's), North wins; it fell
+/// behind after round 1 (holdings 52 to 46) and came back.
+#[test]
+fn a_match_with_lead_changes_gives_the_evaluation_metrics_by_hand() {
+    let mut leads = Vec::new();
+    let mut t = QualityTally::new(0, &mut leads);
+    for (legal, (south, north), pit) in [(7, (0, 0), 3), (1, (4, 0), 9), (3, (4, 4), 3), (2, (2, 8), 12), (5, (0, 10), 0)] {
+        t.position(legal, BySide::new(south, north));
+        t.moved(pit);
+    }
+    t.round_ended(BySide::new(52, 46));
+    let quality = t.finish(Outcome::Won(Side::North));
+    let captures = BySide::new(
+        CaptureCounts { pussa: 1, own_fours: 4, gifted_fours: 0, remainder: 5 },
+        CaptureCounts { pussa: 0, own_fours: 8, gifted_fours: 2, remainder: 0 },
+    );
+    let facts = MatchFacts { moves: 5, captures, quality, ..plain(0, Side::South, Some(Side::North)) };
+    let m = metrics_of(&[facts], 10);
+    let t = 98.0;
+    assert!(close(value(&m, "LeadChange"), 3.0 / 5.0));
+    // Mean lead -12/5, mean square 152/5: variance 24.64, for each of the two players.
+    assert!(close(value(&m, "Stability"), 2.0 * 24.64 / (t * t)));
+    // The winner (North) trails only at the second position, by 4.
+    assert!(close(value(&m, "DramaAverage"), 2.0 * 4.0 / t / 5.0));
+    assert!(close(value(&m, "DramaMax"), 2.0 * 4.0 / t));
+    assert!(close(value(&m, "DramaShare"), 1.0 / 5.0));
+    assert!(close(value(&m, "DecisivenessThreshold"), 4.0 / t));
+    assert!(close(value(&m, "DecisivenessMoves"), 3.0 / 5.0));
+    assert!(close(value(&m, "Comebacks"), 1.0));
+    assert!(close(value(&m, "BranchingFactorAvg"), 18.0 / 5.0));
+    assert!(close(value(&m, "BranchingFactorMax"), 7.0));
+    assert!(close(value(&m, "BranchingFactorChangeAverage"), -0.5));
+    assert!(close(value(&m, "DecisionMoves"), 4.0 / 5.0));
+    // The four decisions offer 7, 3, 2 and 5 moves.
+    assert!(close(value(&m, "DecisionFactorAvg"), 17.0 / 4.0));
+    assert!(close(value(&m, "BoardCoverage"), 4.0 / 14.0));
+    assert!(close(value(&m, "CaptureSharePussa"), 1.0 / 20.0));
+    assert!(close(value(&m, "CaptureShareOwnFours"), 12.0 / 20.0));
+    assert!(close(value(&m, "CaptureShareGiftedFours"), 2.0 / 20.0));
+    assert!(close(value(&m, "CaptureShareRemainder"), 5.0 / 20.0));
+    assert!(m.iter().filter(|x| x.evaluation == Some(HOLDINGS)).count() >= 6);
+}
+
+fn config(rules: &[&str], detail: Detail) -> RunConfig {
+    RunConfig {
+        rules: Ruleset::from_assignments(rules.iter().copied()).unwrap(),
+        south: AgentSpec::Random,
+        north: AgentSpec::Greedy,
+        first: FirstPolicy::Alternate,
+        seed: 11,
+        matches: 30,
+        detail,
+        batch_size: 30,
+        shard: Shard::WHOLE,
+    }
+}
+
+#[test]
+fn the_streamed_tallies_equal_those_recomputed_from_the_move_rows() {
+    for rules in [&[][..], &["final_four=stays", "endless=stop"][..], &["pits_per_row=4", "pussa_chain=true"][..]] {
+        let cfg = config(rules, Detail::Move);
+        let batch = crate::sim::simulate_batch(&cfg, 0).unwrap();
+        let (records, by_round) = rows::from_rows(&batch.matches, &batch.rounds, &batch.moves, cfg.rules.pits_per_row);
+        let streamed: Vec<QualityRecord> = (0..batch.quality.len()).map(|i| quality_record(&batch.quality, i)).collect();
+        assert_eq!(records, streamed, "rules {rules:?}");
+        assert_eq!(by_round, batch.by_round, "rules {rules:?}");
+        assert!(streamed.iter().any(|q| q.lead_changes > 2 && q.decision_moves > 0));
+        // The legal moves column is what the tallies saw.
+        assert_eq!(batch.moves.legal_moves.iter().map(|&l| l as u64).sum::<u64>(), streamed.iter().map(|q| q.legal_sum).sum::<u64>());
+        // The same matches at match detail stream the same tallies.
+        let whole = crate::sim::simulate_batch(&RunConfig { detail: Detail::Match, ..cfg }, 0).unwrap();
+        assert_eq!(whole.quality, batch.quality);
+        assert_eq!(whole.by_round, batch.by_round);
+    }
+}

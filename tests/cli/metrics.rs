@@ -1,0 +1,134 @@
+//! `rajapasu metrics`: files and JSON shape, values recomputed from the rows, and independence
+//! from threads, shards and detail.
+
+use std::path::Path;
+
+use rajapasu::sim::table::{ColumnData, Table};
+use serde_json::Value;
+
+use crate::common::*;
+
+fn simulate(out: &Path, extra: &[&str]) {
+    let mut args = vec!["simulate", "--matches", "90", "--seed", "5", "--south", "random", "--north", "greedy", "--out", s(out), "--quiet"];
+    args.extend_from_slice(extra);
+    ok(&args);
+}
+
+fn metric<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list.as_array().unwrap().iter().find(|m| m["name"] == name).unwrap_or_else(|| panic!("no metric {name} in {list}"))
+}
+
+fn syms<'a>(t: &'a Table, c: &str) -> &'a [Option<&'static str>] {
+    match t.column(c).unwrap() {
+        ColumnData::Sym(v) => v,
+        _ => panic!("{c} is not a symbol column"),
+    }
+}
+
+#[test]
+fn metrics_are_written_beside_the_summary_and_agree_with_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    simulate(&d, &["--detail", "move", "--batch-size", "20"]);
+    let printed: Value = serde_json::from_str(&ok(&["metrics", s(&d), "--json"])).unwrap();
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(d.join("metrics.json")).unwrap()).unwrap();
+    assert_eq!(printed, written);
+    assert!(d.join("metrics.csv").is_file() && d.join("metrics.txt").is_file());
+    let list = &written["metrics"];
+    for m in list.as_array().unwrap() {
+        for key in ["name", "value", "ci_low", "ci_high", "source"] {
+            assert!(m.get(key).is_some(), "{m} lacks {key}");
+        }
+    }
+    assert_eq!(metric(list, "LeadChange")["evaluation"], "holdings difference");
+    assert!(metric(list, "AdvantageP1").get("evaluation").is_none());
+    // AdvantageP1 and DurationTurns counted from the matches table.
+    let t = tables(&d);
+    let matches = &t[0];
+    let (first, winner) = (syms(matches, "first"), syms(matches, "winner"));
+    let points: f64 = (0..90)
+        .map(|i| {
+            if winner[i].is_none() {
+                0.5
+            } else if winner[i] == first[i] {
+                1.0
+            } else {
+                0.0
+            }
+        })
+        .sum();
+    let adv = metric(list, "AdvantageP1");
+    assert!((adv["value"].as_f64().unwrap() - points / 90.0).abs() < 1e-12, "{adv}");
+    assert!(
+        adv["ci_low"].as_f64().unwrap() < adv["value"].as_f64().unwrap()
+            && adv["value"].as_f64().unwrap() < adv["ci_high"].as_f64().unwrap()
+    );
+    let moves = matches.column("moves").unwrap().as_u64().unwrap();
+    let turns = metric(list, "DurationTurns")["value"].as_f64().unwrap();
+    assert!((turns - moves.iter().sum::<u64>() as f64 / 90.0).abs() < 1e-9);
+    // BranchingFactorAvg from the moves table's legal_moves column: per match, then the mean.
+    let mv = t.iter().find(|t| t.name == "moves").unwrap();
+    let (ids, legal) = (mv.column("match_id").unwrap().as_u64().unwrap(), mv.column("legal_moves").unwrap().as_u64().unwrap());
+    let mut per_match = vec![(0u64, 0u64); 90];
+    for (id, l) in ids.iter().zip(&legal) {
+        per_match[*id as usize].0 += l;
+        per_match[*id as usize].1 += 1;
+    }
+    let bf = per_match.iter().map(|(l, n)| *l as f64 / *n as f64).sum::<f64>() / 90.0;
+    assert!((metric(list, "BranchingFactorAvg")["value"].as_f64().unwrap() - bf).abs() < 1e-9);
+    assert!(bf > 1.5, "random play has choices: {bf}");
+    let text = std::fs::read_to_string(d.join("metrics.txt")).unwrap();
+    assert!(text.contains("DecisivenessMoves") && text.contains("starter wins"), "{text}");
+    // The seed of the bootstrap is what moves the interval.
+    let other: Value = serde_json::from_str(&ok(&["metrics", s(&d), "--json", "--seed", "18", "--out", s(&dir.path().join("o"))])).unwrap();
+    let (mine, theirs) = (metric(list, "DurationTurns"), metric(&other["metrics"], "DurationTurns"));
+    assert_eq!(theirs["value"], mine["value"]);
+    assert_ne!(theirs["ci_low"], mine["ci_low"]);
+}
+
+#[test]
+fn metrics_do_not_depend_on_threads_shards_batches_or_detail() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, sharded, coarse) = (dir.path().join("one"), dir.path().join("sharded"), dir.path().join("coarse"));
+    simulate(&one, &["--threads", "1", "--detail", "move", "--batch-size", "7"]);
+    for k in 1..=3 {
+        simulate(&sharded, &["--threads", "2", "--detail", "move", "--batch-size", "7", "--shard", &format!("{k}/3")]);
+    }
+    simulate(&coarse, &["--threads", "2", "--detail", "match", "--batch-size", "50"]);
+    let of = |d: &Path| -> Value {
+        let v: Value = serde_json::from_str(&ok(&["metrics", s(d), "--json", "--out", s(&d.with_extension("m"))])).unwrap();
+        serde_json::json!({ "metrics": v["metrics"], "by_round": v["by_round"] })
+    };
+    let reference = of(&one);
+    assert_eq!(reference, of(&sharded));
+    assert_eq!(reference, of(&coarse), "detail match streams what detail move streams");
+}
+
+#[test]
+fn a_study_has_an_object_of_arms_a_chart_and_summarize_points_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = dir.path().join("study");
+    for (arm, rules) in [("default--random", "final_four=owner"), ("skip_origin--random", "skip_origin=true")] {
+        ok(&["simulate", "--matches", "40", "--seed", "2", "--rule", rules, "--detail", "match", "--out", s(&study.join(arm)), "--quiet"]);
+    }
+    let v: Value = serde_json::from_str(&ok(&["metrics", s(&study), "--json"])).unwrap();
+    let arms = v["arms"].as_object().unwrap();
+    assert_eq!(arms.keys().collect::<Vec<_>>(), ["default--random", "skip_origin--random"]);
+    assert!(metric(&arms["skip_origin--random"], "Completion")["value"].as_f64().unwrap() > 0.0);
+    assert_ne!(arms["default--random"], arms["skip_origin--random"]);
+    let mut reader = png::Decoder::new(std::fs::File::open(study.join("charts/metrics.png")).unwrap()).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert!(info.width >= 1200 && info.height >= 1000);
+    let channels = info.color_type.samples();
+    let pixels: Vec<&[u8]> = buf[..info.buffer_size()].chunks(channels).collect();
+    // The first player's colour (blue of the palette) marks each arm's value in every panel.
+    let coloured = pixels.iter().filter(|p| p[0] < 40 && p[1] > 90 && p[1] < 140 && p[2] > 150).count();
+    assert!(coloured > 200, "marks are drawn in colour: {coloured} coloured pixels");
+    let svg = std::fs::read_to_string(study.join("charts/metrics.svg")).unwrap();
+    assert!(svg.contains("LeadChange") && svg.contains("AdvantageP1"));
+    let summary = ok(&["summarize", s(&study)]);
+    assert!(summary.contains("metrics.txt"), "{summary}");
+    // A directory that is neither: a usage error naming it.
+    usage_error(&["metrics", s(&dir.path().join("nothing"))], &["no such directory"]);
+}
