@@ -6,7 +6,7 @@ use crate::engine::{MoveObserver, MoveSummary, Pit, Position, Rng};
 /// `endless = forbid`, R9) leaves the position unchanged and is struck out before the next draw.
 /// This is uniform over the legal moves and costs one simulation per move in the common case.
 /// None: no legal move (R10), and `pos` is unchanged.
-#[inline]
+#[inline(always)]
 pub(crate) fn play<O: MoveObserver>(pos: &mut Position, rng: &mut Rng, obs: &mut O) -> Option<(Pit, MoveSummary)> {
     let mut candidates = pos.candidates();
     while !candidates.is_empty() {

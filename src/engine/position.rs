@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use super::{BySide, Endless, FinalFour, Pit, PitSet, Ruleset, Side, MAX_PITS};
+use super::{BySide, Endless, FinalFour, Pit, PitSet, Ruleset, Side, MAX_PITS, MAX_PITS_PER_ROW};
 
 /// Storage length of the board arrays: a power of two at least MAX_PITS, so that an index
 /// masked with `& SLOT` is provably in bounds and the hot loop carries no bounds checks.
@@ -267,13 +267,18 @@ impl Position {
         let mut board = [0u8; SLOTS];
         let mut open = BySide::splat(PitSet::EMPTY);
         let mut kept = BySide::splat(0);
+        let row = (1u16 << p) - 1;
         for side in Side::ALL {
             let filled = ((holdings[side] / s) as usize).min(p);
-            for local in p - filled..p {
-                let pit = Pit::new_unchecked(local);
-                open[side].insert(pit);
-                board[pit.global(side, p as u8)] = s as u8;
-            }
+            // The `filled` pits at the right end of the row: local pits p - filled .. p.
+            let set = PitSet(row & !((1u16 << (p - filled)) - 1));
+            open[side] = set;
+            // S counters in each open pit, eight pits at a time (a row is at most nine pits;
+            // South's words reach into North's row, which is written after them).
+            let base = side.index() * p;
+            let fill = |bits: u16| SPREAD[bits as usize & 0xff].wrapping_mul(s as u64);
+            board[base..base + 8].copy_from_slice(&fill(set.0).to_le_bytes());
+            board[base + 8] = ((set.0 >> 8) as u8 & 1) * s as u8;
             kept[side] = holdings[side] - filled as u32 * s;
         }
         let pos = Position { rules, board, next: next_table(&rules, open), reserve: kept, open, turn: starter };
@@ -621,11 +626,47 @@ impl Position {
 /// over a mask of the open global pits (no division: this runs at every round's start).
 fn next_table(rules: &Ruleset, open: BySide<PitSet>) -> [u8; SLOTS] {
     let p = rules.pits_per_row as usize;
-    let mask = open[Side::South].0 as u32 | (open[Side::North].0 as u32) << p;
+    // Open pits are a run at each row's right end (R12; `from_setup` checks it), so the table
+    // is one of a few hundred, made at compile time.
+    let closed = open.map(|set| if set.is_empty() { p } else { set.0.trailing_zeros() as usize });
+    let row = (1u16 << p) - 1;
+    if open[Side::South].0 == row & !((1 << closed[Side::South]) - 1) && open[Side::North].0 == row & !((1 << closed[Side::North]) - 1) {
+        return NEXT_TABLES[p][closed[Side::South]][closed[Side::North]];
+    }
+    next_table_of(p, open[Side::South].0 as u32 | (open[Side::North].0 as u32) << p)
+}
+
+/// NEXT_TABLES[p][c][d]: the next table of rows of p pits, South's first c pits closed and
+/// North's first d.
+static NEXT_TABLES: [[[[u8; SLOTS]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1] = {
+    let mut tables = [[[[0u8; SLOTS]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1];
+    let mut p = 1;
+    while p <= MAX_PITS_PER_ROW {
+        let row = (1u32 << p) - 1;
+        let mut c = 0;
+        while c <= p {
+            let mut d = 0;
+            while d <= p {
+                let south = row & !((1 << c) - 1);
+                let north = row & !((1 << d) - 1);
+                tables[p][c][d] = next_table_of(p, south | north << p);
+                d += 1;
+            }
+            c += 1;
+        }
+        p += 1;
+    }
+    tables
+};
+
+/// The next table of rows of `p` pits whose open global pits are the bits of `mask`.
+const fn next_table_of(p: usize, mask: u32) -> [u8; SLOTS] {
     let mut next = [0u8; SLOTS];
     // After the last pit comes the first open pit of the board (wrapping round).
     let mut following = mask.trailing_zeros() as u8;
-    for g in (0..2 * p).rev() {
+    let mut g = 2 * p;
+    while g > 0 {
+        g -= 1;
         next[g] = following;
         if mask >> g & 1 != 0 {
             following = g as u8;
@@ -633,6 +674,23 @@ fn next_table(rules: &Ruleset, open: BySide<PitSet>) -> [u8; SLOTS] {
     }
     next
 }
+
+/// SPREAD[bits]: bit i of `bits` as the value 1 in byte i (a row's open pits as counts of one).
+static SPREAD: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut bits = 0;
+    while bits < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if bits >> i & 1 != 0 {
+                table[bits] |= 1 << (8 * i);
+            }
+            i += 1;
+        }
+        bits += 1;
+    }
+    table
+};
 
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -661,5 +719,43 @@ impl fmt::Display for Position {
         writeln!(f, "north {} | reserve {}", north.join(""), self.reserve[Side::North])?;
         writeln!(f, "south {} | reserve {}", south.join(""), self.reserve[Side::South])?;
         write!(f, "{} to move", self.turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tables made at compile time, and the boards filled eight pits at a time, against
+    /// the plain definitions, for every row size and every number of open pits of each side.
+    #[test]
+    fn round_starts_match_their_plain_definition() {
+        for p in 2..=MAX_PITS_PER_ROW as u8 {
+            for s in [1u8, 4, 7, 12] {
+                let rules = Ruleset { pits_per_row: p, seeds_per_pit: s, ..Ruleset::default() };
+                for south in 0..=p as u32 {
+                    for north in 0..=p as u32 {
+                        let holdings = BySide::new(south * s as u32 + (south % 3).min(s as u32 - 1), north * s as u32);
+                        let (pos, kept) = Position::round_start(rules, holdings, Side::North);
+                        let (p, open) = (p as usize, BySide::new(south as usize, north as usize));
+                        let mut board = [0u8; SLOTS];
+                        for side in Side::ALL {
+                            for local in p - open[side]..p {
+                                board[side.index() * p + local] = s;
+                            }
+                        }
+                        assert_eq!(pos.board, board, "p {p}, s {s}, open {open:?}");
+                        assert_eq!(kept, BySide::new((south % 3).min(s as u32 - 1), 0));
+                        // next[g]: the first open pit after g, wrapping round (R2, R5, R12).
+                        let is_open = |g: usize| g % p >= p - open[Side::from_index(g / p)];
+                        for g in 0..2 * p {
+                            let want = (1..=2 * p).map(|k| (g + k) % (2 * p)).find(|&h| is_open(h)).map_or(32, |h| h as u8);
+                            assert_eq!(pos.next[g], want, "p {p}, open {open:?}, pit {g}");
+                        }
+                        assert!(pos.next[2 * p..].iter().all(|&n| n == 0));
+                    }
+                }
+            }
+        }
     }
 }

@@ -13,9 +13,9 @@ use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, Pit, Round
 
 /// The laps of the move being sown, and the histograms of the moves taken so far.
 ///
-/// A move may be sown again from its start (R9's exact pass, or a random player's endless
-/// trial that is struck out), so `begin` forgets the laps logged so far and a move's laps are
-/// counted only when it is taken with [`LapLog::take`].
+/// Laps are counted as they are sown. A move may be sown again from its start (R9's exact
+/// pass, or a random player's endless trial that is struck out), so `begin` forgets the laps
+/// of a sowing that was not taken with [`LapLog::take`].
 struct LapLog {
     /// lap_length[n]: laps of taken moves that sowed n counters.
     lap_length: [u32; 256],
@@ -42,22 +42,35 @@ impl LapLog {
         self.laps[..self.count.min(SHORT_MOVE)].iter().chain(&self.long).copied()
     }
 
-    /// The current move is played: its laps are counted.
+    /// The current move is played: its laps stay counted.
     #[inline(always)]
     fn take(&mut self, histograms: &mut Histograms) {
-        for &(_, sown) in self.laps[..self.count.min(SHORT_MOVE)].iter().chain(&self.long) {
-            self.lap_length[sown as usize] += 1;
-        }
         if self.count < SHORT_MOVE {
             self.laps_per_move[self.count] += 1;
         } else {
             Histograms::add(&mut histograms.laps_per_move, self.count, 1);
+            self.long.clear();
         }
+        self.count = 0;
+    }
+
+    /// The laps logged since the last move taken were a sowing that was not played (a long
+    /// move's first pass, or a struck-out trial): they are no longer counted.
+    #[cold]
+    #[inline(never)]
+    fn forget(&mut self) {
+        for &(_, sown) in self.laps[..self.count.min(SHORT_MOVE)].iter().chain(&self.long) {
+            self.lap_length[sown as usize] -= 1;
+        }
+        self.long.clear();
         self.count = 0;
     }
 
     /// Adds the counts to `histograms` and clears them.
     fn drain_into(&mut self, histograms: &mut Histograms) {
+        if self.count > 0 {
+            self.forget();
+        }
         for (bins, counts) in
             [(&mut histograms.lap_length, &mut self.lap_length[..]), (&mut histograms.laps_per_move, &mut self.laps_per_move[..])]
         {
@@ -72,11 +85,14 @@ impl LapLog {
 impl MoveObserver for LapLog {
     #[inline(always)]
     fn begin(&mut self) {
-        self.count = 0;
-        self.long.clear();
+        if self.count > 0 {
+            self.forget();
+        }
     }
+    /// Counts the lap at once (moves that are not taken are rare, and forgotten in `begin`).
     #[inline(always)]
     fn lap(&mut self, start: u8, sown: u8) {
+        self.lap_length[sown as usize] += 1;
         if self.count < SHORT_MOVE {
             self.laps[self.count] = (start, sown);
         } else {
