@@ -455,12 +455,14 @@ fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
             for starter in Side::ALL {
                 let solved = solve_start(rules, BySide::new(south, north), starter, opts, args.quiet).map_err(solve_error)?;
                 if !args.json {
-                    out.line(format_args!("{south} {north} {starter} {} {} {} {} {:.3}",
+                    out.line(format_args!(
+                        "{south} {north} {starter} {} {} {} {} {:.3}",
                         solved.value,
                         outcome(solved.value),
                         if solved.best_moves.is_empty() { "-".into() } else { solved.best_moves.to_string() },
                         solved.stats.positions,
-                        solved.stats.seconds()))?;
+                        solved.stats.seconds()
+                    ))?;
                 }
                 rows.push(solved);
             }

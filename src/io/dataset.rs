@@ -198,8 +198,12 @@ impl Manifest {
         if !unknown.is_empty() {
             return field("identity", format!("records fields that no manifest has: {}", unknown.join(", ")));
         }
-        crate::sim::check_matches(self.matches).or_else(|e| field("matches", e))?;
-        crate::sim::check_batch_size(self.batch_size).or_else(|e| field("batch_size", e))?;
+        if let Err(e) = crate::sim::check_matches(self.matches) {
+            return field("matches", e);
+        }
+        if let Err(e) = crate::sim::check_batch_size(self.batch_size) {
+            return field("batch_size", e);
+        }
         if manifest_name(self.shard) != file_name {
             return field("shard", format!("shard {} has the manifest {}, not {file_name}", self.shard, manifest_name(self.shard)));
         }
@@ -353,9 +357,10 @@ fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<(&'static str, String
         ("format", a.format.to_string(), b.format.to_string()),
         ("versions", versions(a), versions(b)),
     ];
-    checks.into_iter().find(|c| c.1 != c.2).or_else(|| {
-        (a.identity != b.identity).then(|| ("identity", identity_digest(&a.identity), identity_digest(&b.identity)))
-    })
+    checks
+        .into_iter()
+        .find(|c| c.1 != c.2)
+        .or_else(|| (a.identity != b.identity).then(|| ("identity", identity_digest(&a.identity), identity_digest(&b.identity))))
 }
 
 fn describe_mismatch((what, there, here): &(&'static str, String, String)) -> String {
@@ -672,7 +677,10 @@ fn refuse_foreign(dir: &Path, dest: &Destination) -> Result<(), DatasetError> {
             Destination::Out => "choose an empty or new directory".to_string(),
             Destination::Study { .. } => dest.elsewhere(dir),
         };
-        Err(invalid(dir, format!("{} is not empty and holds no rajapasu dataset (found {}); {instead}", dest.subject(), foreign.join(", "))))
+        Err(invalid(
+            dir,
+            format!("{} is not empty and holds no rajapasu dataset (found {}); {instead}", dest.subject(), foreign.join(", ")),
+        ))
     }
 }
 

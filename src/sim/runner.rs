@@ -485,15 +485,20 @@ fn play_batch(cfg: &RunConfig, b: u64, spare: Batch, pieces: u64, halt: &Halt) -
     if pieces == 1 {
         return Ok(play_range(cfg, range, &mut batch, halt)?.then_some(batch));
     }
-    let parts: Vec<Result<Option<Batch>, MatchError>> = (0..pieces)
-        .into_par_iter()
-        .map(|k| {
-            let mut part = Batch::default();
-            let start = range.start + k * n / pieces;
-            let end = range.start + (k + 1) * n / pieces;
-            Ok(play_range(cfg, start..end, &mut part, halt)?.then_some(part))
-        })
-        .collect();
+    // Scoped threads, one per piece: each piece surely runs at the same time as the others (a
+    // piece blocked on an external program must not hold back the pieces queued behind it).
+    let parts: Vec<Result<Option<Batch>, MatchError>> = std::thread::scope(|scope| {
+        let pieces: Vec<_> = (0..pieces)
+            .map(|k| {
+                let (start, end) = (range.start + k * n / pieces, range.start + (k + 1) * n / pieces);
+                scope.spawn(move || -> Result<Option<Batch>, MatchError> {
+                    let mut part = Batch::default();
+                    Ok(play_range(cfg, start..end, &mut part, halt)?.then_some(part))
+                })
+            })
+            .collect();
+        pieces.into_iter().map(|p| p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
     // Any error first (a halted part may come before the part that failed).
     let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
     for part in parts {

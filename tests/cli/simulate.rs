@@ -329,13 +329,19 @@ fn a_shard_of_another_split_is_refused_naming_the_run_there() {
         }
         v
     };
-    let strs = |v: &[String]| v.iter().map(String::as_str).collect::<Vec<_>>();
+    fn strs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
     ok(&strs(&args("200", "1/1", false)));
     let before = files(&out);
     for resume in [false, true] {
-        usage_error(&strs(&args("200", "2/3", resume)), &["split into 1 shard", "manifest.json: shard 1/1, complete", "this is shard 2 of 3"]);
+        usage_error(
+            &strs(&args("200", "2/3", resume)),
+            &["split into 1 shard", "manifest.json: shard 1/1, complete", "this is shard 2 of 3"],
+        );
     }
-    assert_eq!(files(&out), before, "nothing written by the refused shard");
+    let unlocked = |d: &Path| files(d).into_iter().filter(|f| !f.starts_with(".lock")).collect::<Vec<_>>();
+    assert_eq!(unlocked(&out), before.into_iter().filter(|f| !f.starts_with(".lock")).collect::<Vec<_>>(), "nothing written");
     ok(&["verify", s(&out)]);
     // Still being written: the refusal names the writer.
     std::fs::remove_dir_all(&out).unwrap();
@@ -469,7 +475,11 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
         datasets.push(out);
     }
     let bytes = |d: &Path| -> Vec<(String, Vec<u8>)> {
-        files(d).into_iter().filter(|f| !f.starts_with("manifest") && !f.starts_with(".lock")).map(|f| (f.clone(), std::fs::read(d.join(&f)).unwrap())).collect()
+        files(d)
+            .into_iter()
+            .filter(|f| !f.starts_with("manifest") && !f.starts_with(".lock"))
+            .map(|f| (f.clone(), std::fs::read(d.join(&f)).unwrap()))
+            .collect()
     };
     let one = bytes(&datasets[0]);
     assert!(one.iter().any(|(f, _)| f.starts_with("laps/")), "{:?}", one.iter().map(|f| &f.0).collect::<Vec<_>>());
@@ -493,7 +503,9 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
     );
     let rendezvous = script(dir.path(), "rendezvous.sh", &body).replace("timeout=0.5", "timeout=120");
     let out = dir.path().join("two");
-    let mut args = vec!["simulate", "--matches", "2", "--threads", "2", "--south", &rendezvous, "--out", s(&out), "--quiet"];
+    // South starts both matches: its program is asked at ply 1 of each.
+    let mut args =
+        vec!["simulate", "--matches", "2", "--threads", "2", "--first", "south", "--south", &rendezvous, "--out", s(&out), "--quiet"];
     args.extend(SMALL);
     ok(&args);
     assert_eq!(std::fs::read_dir(&meeting).unwrap().count(), 2);
@@ -509,7 +521,7 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
     );
     let failing = script(dir.path(), "fails_first.sh", &body).replace("timeout=0.5", "timeout=120");
     let out = dir.path().join("failed");
-    let mut args = vec!["simulate", "--matches", "40", "--batch-size", "20", "--threads", "2", "--south", &failing];
+    let mut args = vec!["simulate", "--matches", "40", "--batch-size", "20", "--threads", "2", "--first", "south", "--south", &failing];
     args.extend(["--out", s(&out), "--quiet"]);
     args.extend(SMALL);
     let (code, _, err) = run(&args);

@@ -260,18 +260,17 @@ fn an_edited_or_malformed_manifest_is_an_error_naming_the_field() {
         resume.push("--resume".into());
         refused(&strs(&resume), &["manifest.json was edited", &named]);
     }
-    // The identity's own record edited along with the seed (and the run id made to fit): the
-    // progress markers still record the digest of the identity the batches were written under.
+    // The identity's own record edited along with the batch size: the progress markers still
+    // record the digest of the identity the batches were written under.
     let forged = edited("forged", &|m| {
         let mut typed: rajapasu::io::Manifest = serde_json::from_value(m.clone()).unwrap();
-        typed.seed = 5;
-        typed.run_id = typed.config().run_id();
+        typed.batch_size = 10;
         typed.identity = typed.current_identity();
         *m = serde_json::to_value(&typed).unwrap();
     });
     readers(&forged, &["manifest.json was edited: its identity no longer matches the digest recorded by the batches"]);
     let mut resume = simulate(&forged);
-    resume[4] = "5".into();
+    resume[8] = "10".into();
     resume.push("--resume".into());
     refused(&strs(&resume), &["the manifest was edited: its identity no longer matches the digest recorded by the batches"]);
     // Malformed fields: errors naming them, never a panic or a huge allocation.

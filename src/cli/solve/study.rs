@@ -177,7 +177,8 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
                 });
             }
             let cell = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-            out.line(format_args!("| {p}x{s} | {counters} | {} | {} | {} | {} | {:.1}% ({:.1}..{:.1}) | {} / {} | {} |",
+            out.line(format_args!(
+                "| {p}x{s} | {counters} | {} | {} | {} | {} | {:.1}% ({:.1}..{:.1}) | {} / {} | {} |",
                 row.value.map_or("beyond limit".into(), |v| format!("{v:+}")),
                 cell(row.outcome.map(|o| o.replace('_', " "))),
                 cell(row.best_moves.clone()),
@@ -187,7 +188,8 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
                 100.0 * rate.ci_high,
                 cell(lowest.map(|c| format!("{} ({} rounds)", c.0, c.1))),
                 cell(highest.map(|c| format!("{} ({} rounds)", c.0, c.1))),
-                cell(solved.as_ref().map(|x| format!("{:.2}", x.stats.seconds()))),))?;
+                cell(solved.as_ref().map(|x| format!("{:.2}", x.stats.seconds()))),
+            ))?;
             rows.push(row);
         }
     }
@@ -270,11 +272,13 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
         thousands(args.matches)
     );
     written.extend(plot_perfect_play(&points, &subtitle, dir).map_err(CliError::failed)?);
-    out.line(format_args!("\n{} of {} boards solved in {:.1} s (process peak memory {}); wrote:",
+    out.line(format_args!(
+        "\n{} of {} boards solved in {:.1} s (process peak memory {}); wrote:",
         points.len(),
         rows.len(),
         started.elapsed().as_secs_f64(),
-        peak_rss().map_or("unknown".into(), human_bytes)))?;
+        peak_rss().map_or("unknown".into(), human_bytes)
+    ))?;
     for w in written {
         out.line(format_args!("  {}", w.display()))?;
     }
