@@ -175,6 +175,14 @@ impl Manifest {
         if self.tool != "rajapasu" {
             return field("tool", format!("'{}' is not rajapasu", self.tool));
         }
+        // An older row format is named first: its manifest may predate the identity too.
+        let rows_version = self.versions.get("rows").map_or("none", String::as_str);
+        if rows_version != ROWS_VERSION {
+            return Err(format!(
+                "versions.rows is {rows_version}: this rajapasu reads row format {ROWS_VERSION} only (docs/data.md, \"Row format\"); \
+                 regenerate the dataset with its manifest's command"
+            ));
+        }
         if self.identity.is_empty() {
             return field(
                 "identity",
@@ -347,8 +355,10 @@ fn culprit_field(value: &serde_json::Value, error: &str) -> Option<String> {
 /// manifests of one dataset: (what, there, here) of the first difference.
 fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<(&'static str, String, String)> {
     let versions = |m: &Manifest| m.versions.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
-    let checks: [(&str, String, String); 8] = [
+    let rows_version = |m: &Manifest| m.versions.get("rows").cloned().unwrap_or_else(|| "none".into());
+    let checks: [(&str, String, String); 9] = [
         ("run (rules, players, first player, seed)", a.run_id.clone(), b.run_id.clone()),
+        ("row format version", rows_version(a), rows_version(b)),
         ("rules hash", a.rules_hash.clone(), b.rules_hash.clone()),
         ("matches", a.matches.to_string(), b.matches.to_string()),
         ("batch size", a.batch_size.to_string(), b.batch_size.to_string()),
@@ -367,10 +377,14 @@ fn describe_mismatch((what, there, here): &(&'static str, String, String)) -> St
     format!("{what} is {there} there, {here} here")
 }
 
+/// The row format: 3 gave counts signed 64-bit types and the rounds table the match's first
+/// player and each side's holdings and closed pits at the round's start.
+pub const ROWS_VERSION: &str = "3";
+
 /// Versions recorded in every manifest. `rows` changes whenever the same run would give other
 /// rows; polars is pinned exactly in Cargo.toml.
 pub fn versions() -> BTreeMap<String, String> {
-    [("rajapasu", env!("CARGO_PKG_VERSION")), ("rows", "2"), ("rng", crate::engine::GENERATOR), ("polars", "0.55.2")]
+    [("rajapasu", env!("CARGO_PKG_VERSION")), ("rows", ROWS_VERSION), ("rng", crate::engine::GENERATOR), ("polars", "0.55.2")]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .chain([("parquet_compression".to_string(), format!("zstd level {}", super::parquet::ENCODINGS.zstd_level))])
@@ -779,6 +793,16 @@ impl Dataset {
         let Some((first_path, first)) = manifests.first() else {
             return Err(invalid(dir, "not a rajapasu dataset: no manifest.json (run `rajapasu simulate --out DIR` to make one)"));
         };
+        let rows_version = first.versions.get("rows").map_or("none", String::as_str);
+        if rows_version != ROWS_VERSION {
+            return Err(invalid(
+                first_path,
+                format!(
+                    "versions.rows is {rows_version}: this rajapasu reads row format {ROWS_VERSION} only (docs/data.md, \"Row format\"); \
+                     regenerate the dataset with its manifest's command"
+                ),
+            ));
+        }
         for (path, m) in &manifests {
             if let Some(diff) = identity_mismatch(first, m) {
                 return Err(invalid(

@@ -250,7 +250,7 @@ fn an_edited_or_malformed_manifest_is_an_error_naming_the_field() {
         ("matches", &|m| m["matches"] = 25.into()),
         ("batch_size", &|m| m["batch_size"] = 10.into()),
         ("detail", &|m| m["detail"] = "round".into()),
-        ("versions", &|m| m["versions"]["rows"] = "1".into()),
+        ("versions", &|m| m["versions"]["polars"] = "0.1.0".into()),
     ];
     for (field, edit) in edits {
         let dir = edited(field, edit);
