@@ -42,11 +42,21 @@ pub struct StudyArgs {
 
 /// The files of a study's directory besides its datasets, by the command that writes it.
 const STUDY_FILES: [(&str, &str, &[&str]); 2] = [
-    ("experiment.toml", "rajapasu run", &["summary.json", "summary.csv", "summary.txt", "charts"]),
+    ("experiment.toml", "rajapasu run", &["summary.json", "summary.csv", "summary_by_round.csv", "summary.txt", "charts"]),
     (
         "tournament.toml",
         "rajapasu tournament",
-        &["summary.json", "summary.csv", "summary.txt", "ratings.json", "ratings.csv", "ratings.txt", "pairs.csv", "charts"],
+        &[
+            "summary.json",
+            "summary.csv",
+            "summary_by_round.csv",
+            "summary.txt",
+            "ratings.json",
+            "ratings.csv",
+            "ratings.txt",
+            "pairs.csv",
+            "charts",
+        ],
     ),
 ];
 
