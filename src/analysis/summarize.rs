@@ -224,7 +224,7 @@ pub fn summarize_path(dir: &Path, order: Option<&[String]>) -> Result<StudySumma
         return Err(invalid(dir, "no such directory"));
     }
     let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "dataset".into());
-    if !crate::io::dataset::read_manifests(dir)?.is_empty() {
+    if !crate::io::dataset::manifest_names(dir)?.is_empty() {
         let dataset = Dataset::open(dir)?;
         return Ok(StudySummary { name: name.clone(), arms: vec![summarize_dataset(&dataset, &name)?] });
     }
@@ -234,7 +234,8 @@ pub fn summarize_path(dir: &Path, order: Option<&[String]>) -> Result<StudySumma
             let mut v: Vec<String> = std::fs::read_dir(dir)
                 .map_err(|e| invalid(dir, format!("cannot read: {e}")))?
                 .filter_map(|e| e.ok())
-                .filter(|e| e.path().is_dir() && !crate::io::dataset::read_manifests(&e.path()).map(|m| m.is_empty()).unwrap_or(true))
+                // An arm whose manifest cannot be read is an error, not an arm left out.
+                .filter(|e| e.path().is_dir() && crate::io::dataset::manifest_names(&e.path()).is_ok_and(|m| !m.is_empty()))
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect();
             v.sort();

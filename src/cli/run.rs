@@ -1,8 +1,9 @@
 //! `rajapasu run`: a study from an experiment file: one dataset per arm, a summary, charts.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::analysis::summarize::summarize_path;
+use crate::io::dataset::Destination;
 use crate::io::lock::DirLock;
 use crate::io::write_string_atomically;
 
@@ -39,15 +40,41 @@ pub struct StudyArgs {
     pub quiet: bool,
 }
 
+/// The files of a study's directory besides its datasets, by the command that writes it.
+const STUDY_FILES: [(&str, &str, &[&str]); 2] = [
+    ("experiment.toml", "rajapasu run", &["summary.json", "summary.csv", "summary_by_round.csv", "summary.txt", "charts"]),
+    (
+        "tournament.toml",
+        "rajapasu tournament",
+        &[
+            "summary.json",
+            "summary.csv",
+            "summary_by_round.csv",
+            "summary.txt",
+            "ratings.json",
+            "ratings.csv",
+            "ratings.txt",
+            "pairs.csv",
+            "charts",
+        ],
+    ),
+];
+
 impl StudyArgs {
     /// Checks the options and creates the study's directory `OUT_ROOT/name`, locked for this
     /// process (one run of a study at a time; each dataset is also locked by its writer), with
-    /// the file it was run from copied in as `copy_as`.
-    pub fn open_study(&self, name: &str, copy_as: &str, source: &str) -> Result<(PathBuf, DirLock), CliError> {
+    /// the file it was run from copied in as `copy_as` (`experiment.toml` or `tournament.toml`).
+    /// A directory that holds another kind of study, or files that are not this study's
+    /// (its file, its outputs and the directories of `datasets`), is refused before anything
+    /// is written into it.
+    pub fn open_study(&self, name: &str, copy_as: &str, source: &str, datasets: &[String]) -> Result<(PathBuf, DirLock), CliError> {
         if let Some(m) = self.matches {
             crate::sim::check_matches(m).map_err(|e| CliError::usage(format!("--matches {e}")))?;
         }
         let dir = self.out_root.join(name);
+        if dir.exists() {
+            check_study_dir(&dir, copy_as, datasets)?;
+        }
         std::fs::create_dir_all(&dir).map_err(|e| CliError::failed(format!("{}: cannot create: {e}", dir.display())))?;
         let lock = DirLock::try_acquire(&dir, crate::io::lock::SETUP_LOCK, "this study")?;
         write_string_atomically(&dir.join(copy_as), source).map_err(CliError::failed)?;
@@ -55,16 +82,66 @@ impl StudyArgs {
     }
 }
 
+/// Refuses a study directory that holds another kind of study or files that are not this study's.
+fn check_study_dir(dir: &Path, copy_as: &str, datasets: &[String]) -> Result<(), CliError> {
+    if !dir.is_dir() {
+        return Err(CliError::usage(format!("{}: exists and is not a directory; choose another --out-root", dir.display())));
+    }
+    let (_, command, outputs) = STUDY_FILES.iter().find(|(file, _, _)| *file == copy_as).expect("a study file");
+    for (file, other_command, _) in STUDY_FILES.iter().filter(|(file, _, _)| *file != copy_as) {
+        if dir.join(file).exists() {
+            return Err(CliError::usage(format!(
+                "{}: holds a study of `{other_command}` ({file}), not of `{command}`: writing into it would overwrite its \
+                 summary and charts; give this study another name, or choose another --out-root",
+                dir.display()
+            )));
+        }
+    }
+    let own = |name: &str| {
+        name == copy_as
+            || crate::io::lock::is_lock_name(name)
+            || outputs.contains(&name)
+            || datasets.iter().any(|d| d == name)
+            || crate::io::atomic::temporary_target(name).is_some_and(|t| t == copy_as || outputs.contains(&t))
+    };
+    let mut foreign: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| CliError::failed(format!("{}: cannot read: {e}", dir.display())))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !own(name))
+        .collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    let what = if copy_as == "experiment.toml" { "arms of the experiment file" } else { "pairings of the tournament file" };
+    Err(CliError::usage(format!(
+        "{}: holds files that are not part of this study (not its file, its outputs or the {what}): {}; \
+         move them away, give this study another name, or choose another --out-root",
+        dir.display(),
+        foreign.join(", ")
+    )))
+}
+
 pub fn run(args: Args) -> Result<(), CliError> {
     let experiment = Experiment::load(&args.file)?;
     let args = args.study;
-    let (study_dir, _lock) = args.open_study(&experiment.name, "experiment.toml", &experiment.source)?;
+    let arms: Vec<String> = experiment.arms.iter().map(|a| a.name.clone()).collect();
+    let (study_dir, _lock) = args.open_study(&experiment.name, "experiment.toml", &experiment.source, &arms)?;
     for (i, arm) in experiment.arms.iter().enumerate() {
         let cfg = arm.run_config(args.matches.unwrap_or(arm.matches));
         let label = format!("[{}/{}] {}", i + 1, experiment.arms.len(), arm.name);
         // Always resumable: a finished arm is kept, an interrupted one continues.
-        let job =
-            Job { cfg, out: study_dir.join(&arm.name), format: arm.format, threads: args.threads, resume: true, quiet: args.quiet, label };
+        let job = Job {
+            cfg,
+            out: study_dir.join(&arm.name),
+            format: arm.format,
+            threads: args.threads,
+            resume: true,
+            quiet: args.quiet,
+            label,
+            destination: Destination::Study { what: format!("arm `{}`", arm.name) },
+        };
         run_job(&job)?;
     }
     let order: Vec<String> = experiment.arms.iter().map(|a| a.name.clone()).collect();

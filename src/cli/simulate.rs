@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use crate::agents::AgentSpec;
+use crate::io::dataset::Destination;
 use crate::io::{DatasetWriter, Formats, Manifest};
 use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
@@ -64,6 +65,8 @@ pub struct Job {
     pub resume: bool,
     pub quiet: bool,
     pub label: String,
+    /// How errors name `out`: `--out`, or the study's arm or pairing.
+    pub destination: Destination,
 }
 
 /// Most worker threads: far more than any machine's cores, few enough not to swamp it.
@@ -86,13 +89,14 @@ pub fn validate_counts(matches: u64, batch_size: Option<u64>, detail: Detail) ->
 }
 
 pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
-    let writer = DatasetWriter::create(&job.out, &job.cfg, job.format, job.resume, &super::command_line())?;
+    let writer = DatasetWriter::create(&job.out, &job.cfg, job.format, job.resume, &super::command_line(), &job.destination)?;
     let total = job.cfg.shard_matches();
     let bar = progress::bar(total, &job.label, job.quiet);
     let progress = |n: u64| bar.inc(n);
     let stop = AtomicBool::new(false);
-    // More threads than batches would only wait (0 keeps rayon's one per core).
-    let threads = job.threads.min(job.cfg.shard_batches().count().max(1));
+    // Fewer batches than threads are played in pieces, so every thread has work; more threads
+    // than matches would only wait (0 keeps rayon's one per core).
+    let threads = job.threads.min(usize::try_from(total.max(1)).unwrap_or(usize::MAX));
     let counts = crate::sim::run(&job.cfg, threads, &writer, &progress, &stop)?;
     bar.finish_and_clear();
     let manifest = writer.finish(true)?;
@@ -129,6 +133,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
         shard: args.shard,
     };
     let label = Path::new(&args.out).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let job = Job { cfg, out: args.out, format: args.format, threads: args.threads, resume: args.resume, quiet: args.quiet, label };
+    let job = Job {
+        cfg,
+        out: args.out,
+        format: args.format,
+        threads: args.threads,
+        resume: args.resume,
+        quiet: args.quiet,
+        label,
+        destination: Destination::Out,
+    };
     run_job(&job).map(|_| ())
 }

@@ -19,6 +19,7 @@ use crate::io::{write_string_atomically, write_table, Formats};
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
+use super::output::Output;
 use super::{stdout_error, CliError};
 
 #[derive(clap::Args, Debug)]
@@ -439,29 +440,29 @@ pub fn write_formats(table: &Table, dir: &Path, formats: Formats) -> Result<Vec<
 fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let dir = args.out.as_ref().expect("clap requires --out");
     let formats = formats(args)?;
-    std::fs::create_dir_all(dir).map_err(|e| CliError::failed(format!("{}: cannot create the directory: {e}", dir.display())))?;
     let p = rules.pits_per_row;
+    // The largest start (every pit open) decides whether the board can be solved at all.
+    crate::exact::check_board_size(2 * p as usize, rules.total_counters()).map_err(solve_error)?;
+    std::fs::create_dir_all(dir).map_err(|e| CliError::failed(format!("{}: cannot create the directory: {e}", dir.display())))?;
     let started = Instant::now();
     let mut rows = Vec::new();
-    let mut out = std::io::stdout().lock();
+    let mut out = Output::progress();
     if !args.json {
-        writeln!(out, "south_open north_open starter value outcome best_moves positions seconds").map_err(stdout_error)?;
+        out.line(format_args!("south_open north_open starter value outcome best_moves positions seconds"))?;
     }
     for south in 1..=p {
         for north in 1..=p {
             for starter in Side::ALL {
                 let solved = solve_start(rules, BySide::new(south, north), starter, opts, args.quiet).map_err(solve_error)?;
                 if !args.json {
-                    writeln!(
-                        out,
+                    out.line(format_args!(
                         "{south} {north} {starter} {} {} {} {} {:.3}",
                         solved.value,
                         outcome(solved.value),
                         if solved.best_moves.is_empty() { "-".into() } else { solved.best_moves.to_string() },
                         solved.stats.positions,
                         solved.stats.seconds()
-                    )
-                    .map_err(stdout_error)?;
+                    ))?;
                 }
                 rows.push(solved);
             }
@@ -498,14 +499,14 @@ fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
             "seconds": started.elapsed().as_secs_f64(),
             "files": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         });
-        writeln!(out, "{v}").map_err(stdout_error)?;
+        out.line(format_args!("{v}"))?;
     } else {
-        writeln!(out, "{} round starts solved in {:.2} s; wrote:", rows.len(), started.elapsed().as_secs_f64()).map_err(stdout_error)?;
+        out.line(format_args!("{} round starts solved in {:.2} s; wrote:", rows.len(), started.elapsed().as_secs_f64()))?;
         for w in &written {
-            writeln!(out, "  {}", w.display()).map_err(stdout_error)?;
+            out.line(format_args!("  {}", w.display()))?;
         }
     }
-    Ok(())
+    out.finish()
 }
 
 #[cfg(test)]

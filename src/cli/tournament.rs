@@ -34,8 +34,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let t = Tournament::load(&args.file)?;
     let args = args.study;
-    let (dir, _lock) = args.open_study(&t.name, "tournament.toml", &t.source)?;
     let pairings = round_robin::schedule(&t);
+    let datasets: Vec<String> = pairings.iter().map(|p| p.dir.clone()).collect();
+    let (dir, _lock) = args.open_study(&t.name, "tournament.toml", &t.source, &datasets)?;
     for (k, p) in pairings.iter().enumerate() {
         let full = p.matches;
         let matches = args.matches.map_or(full, |m| if p.is_self_play() { (2 * m).min(full) } else { m.min(full) });
@@ -48,6 +49,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             resume: true,
             quiet: args.quiet,
             label,
+            destination: crate::io::dataset::Destination::Study { what: format!("pairing `{}`", p.dir) },
         };
         run_job(&job)?;
     }

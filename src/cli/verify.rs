@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::io::dataset::read_manifests;
+use crate::io::dataset::{manifest_names, read_manifests};
 use crate::io::Dataset;
 
 use super::experiment::Experiment;
@@ -129,7 +129,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         return Err(CliError::usage(format!("{}: no such directory (expected a dataset or a study directory)", dir.display())));
     }
     let mut reports = Vec::new();
-    if !read_manifests(dir)?.is_empty() {
+    // A manifest that cannot be read is reported as the dataset's problem, not skipped.
+    if !manifest_names(dir)?.is_empty() {
         let mut report = verify_dataset(dir);
         let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         report.problems.extend(check_summary(dir, &[(name, dir.clone())]));
@@ -139,7 +140,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .map_err(|e| CliError::failed(format!("{}: cannot read: {e}", dir.display())))?
             .filter_map(|e| e.ok())
             .map(|e| e.path())
-            .filter(|p| p.is_dir() && read_manifests(p).is_ok_and(|m| !m.is_empty()))
+            .filter(|p| p.is_dir() && manifest_names(p).is_ok_and(|m| !m.is_empty()))
             .collect();
         arms.sort();
         reports.extend(arms.iter().map(|a| verify_dataset(a)));

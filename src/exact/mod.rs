@@ -9,7 +9,7 @@ mod tests;
 
 pub use chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
 pub use index::{Compositions, RankSet};
-pub use solver::{Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, DEFAULT_MAX_MEMORY, MAX_COUNTERS};
+pub use solver::{check_board_size, Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, DEFAULT_MAX_MEMORY, MAX_COUNTERS};
 
 use crate::engine::{BySide, Position, Ruleset, Side};
 

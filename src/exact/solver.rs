@@ -61,6 +61,25 @@ pub enum SolveError {
     TooManyCounters { counters: u32 },
     #[error("the roots of one solve must share rules and open pits (R12)")]
     MixedRoots,
+    /// The solver numbers a level's boards in 63 bits (8x7, 9x5, 9x6 and 9x7 boards with every
+    /// pit open do not fit; their reachable positions would exceed any memory anyway).
+    #[error(
+        "a board of {pits} open pits and {counters} counters has more than 2^63 arrangements, more than the solver can number; \
+         solve a smaller board (fewer pits a row, counters a pit or open pits)"
+    )]
+    TooManyArrangements { pits: usize, counters: u32 },
+}
+
+/// Checks that boards of `counters` counters in `pits` open pits can be numbered by the solver
+/// (a [`Solution::solve`] of such a board fails at once with the same error).
+pub fn check_board_size(pits: usize, counters: u32) -> Result<(), SolveError> {
+    if counters > MAX_COUNTERS {
+        return Err(SolveError::TooManyCounters { counters });
+    }
+    match Compositions::new(pits).count(counters as usize) {
+        Some(_) => Ok(()),
+        None => Err(SolveError::TooManyArrangements { pits, counters }),
+    }
 }
 
 /// What a solve is doing, for a progress display.
@@ -171,9 +190,7 @@ impl Solution {
         let p = rules.pits_per_row as usize;
         let pits: Vec<usize> = Side::ALL.iter().flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p as u8))).collect();
         let top = roots.iter().map(Position::on_board).max().unwrap_or(0);
-        if top > MAX_COUNTERS {
-            return Err(SolveError::TooManyCounters { counters: top });
-        }
+        check_board_size(pits.len(), top)?;
         let comps = Compositions::new(pits.len());
         let mut solution = Solution {
             template,

@@ -352,3 +352,20 @@ fn value_iteration_on_larger_boards() {
         println!("{p}x{s}: {checked} positions equal value iteration, cycles: {}", has_cycle(&sol));
     }
 }
+
+#[test]
+fn boards_whose_arrangements_do_not_fit_63_bits_are_refused_before_solving() {
+    // The real board (14 pits, 98 counters) fits; 8x7, 9x5, 9x6 and 9x7 with every pit open do not.
+    assert_eq!(check_board_size(14, 98), Ok(()));
+    for (pits, seeds) in [(8u8, 7u8), (9, 5), (9, 6), (9, 7)] {
+        let board = rules(pits, seeds, &[]);
+        let counters = board.total_counters();
+        assert_eq!(
+            check_board_size(2 * pits as usize, counters),
+            Err(SolveError::TooManyArrangements { pits: 2 * pits as usize, counters })
+        );
+        let root = round_start(board, BySide::splat(pits), Side::South);
+        let err = Solution::solve(&[root], SolveOptions::default(), &mut |_| {}).unwrap_err();
+        assert_eq!(err, SolveError::TooManyArrangements { pits: 2 * pits as usize, counters });
+    }
+}

@@ -101,6 +101,12 @@ pub struct Manifest {
     pub command: String,
     /// Every table written: its columns, their types and meanings.
     pub schema: serde_json::Value,
+    /// What determines the dataset's rows and files, field by field: a short hash of each
+    /// field named in [`Manifest::identity_fields`], recorded when the run was created. Every
+    /// progress marker records the digest of this map ([`identity_digest`]): an edit of a
+    /// field no longer matches its hash, an edit of the hashes no longer matches the markers.
+    #[serde(default)]
+    pub identity: BTreeMap<String, String>,
 }
 
 /// Where a run (or shard) stands.
@@ -125,6 +131,105 @@ impl std::fmt::Display for RunStatus {
 impl Manifest {
     pub fn is_complete(&self) -> bool {
         self.status == RunStatus::Complete
+    }
+
+    /// The fields that determine the rows and files (not status, rows, times or command), as
+    /// (field, canonical text). The shard's index is left out (every shard's manifest has the
+    /// same identity); its file name and match range are checked against it instead.
+    pub fn identity_fields(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("tool", self.tool.clone()),
+            ("version", self.version.clone()),
+            ("versions", serde_json::to_string(&self.versions).expect("serializable")),
+            ("run_id", self.run_id.clone()),
+            ("rules", self.rules.to_json()),
+            ("rules_hash", self.rules_hash.clone()),
+            ("south", crate::sim::config::player_identity(&self.south)),
+            ("north", crate::sim::config::player_identity(&self.north)),
+            ("first", self.first.to_string()),
+            ("seed", self.seed.to_string()),
+            ("matches", self.matches.to_string()),
+            ("batch_size", self.batch_size.to_string()),
+            ("shard_count", self.shard.count.to_string()),
+            ("detail", self.detail.to_string()),
+            ("format", self.format.to_string()),
+            ("schema", self.schema.to_string()),
+        ]
+    }
+
+    /// The identity of this manifest's fields as they are now (see [`Manifest::identity`]).
+    pub fn current_identity(&self) -> BTreeMap<String, String> {
+        self.identity_fields().into_iter().map(|(k, v)| (k.to_string(), crate::engine::short_hash(&format!("{k}={v}")))).collect()
+    }
+
+    /// The digest of the recorded identity, as the progress markers record it.
+    pub fn identity_digest(&self) -> String {
+        identity_digest(&self.identity)
+    }
+
+    /// Checks a manifest read from `file_name`: every field in range, the fields derived from
+    /// others consistent, and the identity fields as recorded at the run's creation. The error
+    /// names the field.
+    pub fn check(&self, file_name: &str) -> Result<(), String> {
+        let field = |name: &str, what: String| Err(format!("field `{name}`: {what}"));
+        if self.tool != "rajapasu" {
+            return field("tool", format!("'{}' is not rajapasu", self.tool));
+        }
+        // An older row format is named first: its manifest may predate the identity too.
+        let rows_version = self.versions.get("rows").map_or("none", String::as_str);
+        if rows_version != ROWS_VERSION {
+            return Err(format!(
+                "versions.rows is {rows_version}: this rajapasu reads row format {ROWS_VERSION} only (docs/data.md, \"Row format\"); \
+                 regenerate the dataset with its manifest's command"
+            ));
+        }
+        if self.identity.is_empty() {
+            return field(
+                "identity",
+                "missing: written by an older rajapasu, which recorded no identity to check the manifest against; \
+                 write the dataset again with this version"
+                    .into(),
+            );
+        }
+        let current = self.current_identity();
+        let edited: Vec<&str> = current.iter().filter(|(k, v)| self.identity.get(*k) != Some(v)).map(|(k, _)| k.as_str()).collect();
+        let unknown: Vec<&str> = self.identity.keys().filter(|k| !current.contains_key(*k)).map(String::as_str).collect();
+        if !edited.is_empty() {
+            return Err(format!(
+                "{file_name} was edited: field{} {} no longer match{} the identity recorded when the run was created \
+                 (the rows were made with other values); restore the manifest or write the dataset again",
+                if edited.len() == 1 { "" } else { "s" },
+                edited.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
+                if edited.len() == 1 { "es" } else { "" }
+            ));
+        }
+        if !unknown.is_empty() {
+            return field("identity", format!("records fields that no manifest has: {}", unknown.join(", ")));
+        }
+        if let Err(e) = crate::sim::check_matches(self.matches) {
+            return field("matches", e);
+        }
+        if let Err(e) = crate::sim::check_batch_size(self.batch_size) {
+            return field("batch_size", e);
+        }
+        if manifest_name(self.shard) != file_name {
+            return field("shard", format!("shard {} has the manifest {}, not {file_name}", self.shard, manifest_name(self.shard)));
+        }
+        if self.rules_hash != self.rules.hash() {
+            return field("rules_hash", format!("{} is not the hash of the manifest's rules ({})", self.rules_hash, self.rules.hash()));
+        }
+        let cfg = self.config();
+        if self.run_id != cfg.run_id() {
+            return field(
+                "run_id",
+                format!("{} is not the run of the manifest's rules, players, first player and seed ({})", self.run_id, cfg.run_id()),
+            );
+        }
+        if self.match_range != match_range(&cfg) {
+            let [a, b] = match_range(&cfg);
+            return field("match_range", format!("{:?} is not the range of shard {} ([{a}, {b}])", self.match_range, self.shard));
+        }
+        Ok(())
     }
 
     /// The run this manifest records (what `simulate` was given).
@@ -159,6 +264,24 @@ fn io_err(path: &Path, action: &str, error: std::io::Error) -> DatasetError {
     DatasetError::Io(IoError::File { path: path.to_path_buf(), action: action.into(), error })
 }
 
+/// The digest of a manifest's identity (see [`Manifest::identity`]).
+pub fn identity_digest(identity: &BTreeMap<String, String>) -> String {
+    crate::engine::short_hash(&format!("identity-v1|{}", serde_json::to_string(identity).expect("serializable")))
+}
+
+/// The matches of a shard, [start, end).
+fn match_range(cfg: &RunConfig) -> [u64; 2] {
+    let range = cfg.shard_batches();
+    if range.is_empty() {
+        [0, 0]
+    } else {
+        [cfg.batch_range(range.start).start, cfg.batch_range(range.end - 1).end]
+    }
+}
+
+/// The most bytes of a manifest (its schema is a few KB).
+pub const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+
 pub fn manifest_name(shard: crate::sim::Shard) -> String {
     if shard.count == 1 {
         "manifest.json".into()
@@ -171,34 +294,87 @@ fn is_manifest_name(name: &str) -> bool {
     name == "manifest.json" || (name.starts_with("manifest-shard-") && name.ends_with(".json"))
 }
 
-/// Reads every manifest in `dir` (sorted by file name).
+/// Reads every manifest in `dir` (sorted by file name), each checked ([`read_manifest`]).
 pub fn read_manifests(dir: &Path) -> Result<Vec<(PathBuf, Manifest)>, DatasetError> {
     let mut out = Vec::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read the directory", e))?;
-    let mut names: Vec<String> = entries.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).collect();
-    names.sort();
-    for name in names.into_iter().filter(|n| is_manifest_name(n)) {
+    for name in manifest_names(dir)? {
         let path = dir.join(&name);
-        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, "cannot read", e))?;
-        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| invalid(&path, format!("not a rajapasu manifest: {e}")))?;
+        let manifest = read_manifest(&path)?;
         out.push((path, manifest));
     }
     Ok(out)
 }
 
-/// What must agree between a new invocation and a dataset it writes into.
-fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
+/// The names of the manifest files in `dir`, sorted (whether or not they can be read).
+pub fn manifest_names(dir: &Path) -> Result<Vec<String>, DatasetError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read the directory", e))?;
+    let mut names: Vec<String> =
+        entries.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).filter(|n| is_manifest_name(n)).collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Reads one manifest: someone else's file, so bounded in size, and every field checked
+/// ([`Manifest::check`]); a malformed field is an error naming it.
+pub fn read_manifest(path: &Path) -> Result<Manifest, DatasetError> {
+    let text = super::verify::read_regular_file(path, MAX_MANIFEST_BYTES).map_err(|e| io_err(path, "cannot read", e))?;
+    let not_manifest = |what: String| invalid(path, format!("not a rajapasu manifest: {what}"));
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| not_manifest(e.to_string()))?;
+    let manifest: Manifest = match serde_json::from_value(value.clone()) {
+        Ok(m) => m,
+        Err(e) => {
+            let what = match culprit_field(&value, &e.to_string()) {
+                Some(field) if !e.to_string().contains(&format!("`{field}`")) => format!("field `{field}`: {e}"),
+                _ => e.to_string(),
+            };
+            return Err(not_manifest(what));
+        }
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    manifest.check(&name).map_err(|e| invalid(path, e))?;
+    Ok(manifest)
+}
+
+/// The top-level field of a manifest's JSON that makes it fail to read with `error`: the
+/// first whose removal changes the error (fields are read in order and the first bad one
+/// stops the reading; a removed good field is only missed at the end).
+fn culprit_field(value: &serde_json::Value, error: &str) -> Option<String> {
+    let object = value.as_object()?;
+    object.keys().find_map(|key| {
+        let mut without = object.clone();
+        without.remove(key);
+        match serde_json::from_value::<Manifest>(serde_json::Value::Object(without)) {
+            Ok(_) => Some(key.clone()),
+            Err(e) if e.to_string() != error => Some(key.clone()),
+            Err(_) => None,
+        }
+    })
+}
+
+/// What must agree between a new invocation and a dataset it writes into, and between the
+/// manifests of one dataset: (what, there, here) of the first difference.
+fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<(&'static str, String, String)> {
+    let versions = |m: &Manifest| m.versions.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
     let rows_version = |m: &Manifest| m.versions.get("rows").cloned().unwrap_or_else(|| "none".into());
-    let checks: [(&str, String, String); 7] = [
+    let checks: [(&str, String, String); 9] = [
         ("run (rules, players, first player, seed)", a.run_id.clone(), b.run_id.clone()),
         ("row format version", rows_version(a), rows_version(b)),
         ("rules hash", a.rules_hash.clone(), b.rules_hash.clone()),
         ("matches", a.matches.to_string(), b.matches.to_string()),
         ("batch size", a.batch_size.to_string(), b.batch_size.to_string()),
+        ("shard count", a.shard.count.to_string(), b.shard.count.to_string()),
         ("detail", a.detail.to_string(), b.detail.to_string()),
         ("format", a.format.to_string(), b.format.to_string()),
+        ("versions", versions(a), versions(b)),
     ];
-    checks.iter().find(|c| c.1 != c.2).map(|c| format!("{} is {} there, {} here", c.0, c.1, c.2))
+    checks
+        .into_iter()
+        .find(|c| c.1 != c.2)
+        .or_else(|| (a.identity != b.identity).then(|| ("identity", identity_digest(&a.identity), identity_digest(&b.identity))))
+}
+
+fn describe_mismatch((what, there, here): &(&'static str, String, String)) -> String {
+    format!("{what} is {there} there, {here} here")
 }
 
 /// The row format: 3 gave counts signed 64-bit types and the rounds table the match's first
@@ -233,27 +409,72 @@ pub struct DatasetWriter {
     _lock: DirLock,
 }
 
+/// How errors name the directory a run writes into, and what to do instead of writing there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    /// `simulate --out DIR`.
+    Out,
+    /// One dataset of a study (`run`, `tournament`); `what` names it, e.g. "arm `greedy`".
+    Study { what: String },
+}
+
+impl Destination {
+    fn subject(&self) -> String {
+        match self {
+            Destination::Out => "--out".into(),
+            Destination::Study { what } => format!("the directory of {what}"),
+        }
+    }
+
+    /// What to do instead.
+    fn elsewhere(&self, dir: &Path) -> String {
+        match self {
+            Destination::Out => "choose another --out".into(),
+            Destination::Study { what } => format!("move {} away to play {what} again", dir.display()),
+        }
+    }
+}
+
+/// Where an existing shard stands, for messages: complete, being written (by whom), or interrupted.
+fn shard_state(dir: &Path, m: &Manifest) -> String {
+    if m.is_complete() {
+        return "complete".into();
+    }
+    match DirLock::holder(dir, &writer_lock_name(m.shard)) {
+        Some(holder) => format!("being written by {holder}"),
+        None => "interrupted".into(),
+    }
+}
+
 impl DatasetWriter {
     /// Prepares `dir` for the run. Refuses a directory that holds anything but this run's
-    /// dataset, one that already holds this shard unless `resume` is set, and one whose shard
-    /// another process is writing (the lock is held until the writer is dropped).
-    pub fn create(dir: &Path, cfg: &RunConfig, format: Formats, resume: bool, command: &str) -> Result<DatasetWriter, DatasetError> {
+    /// dataset (another run, the same run split in another number of shards, a manifest edited
+    /// since its batches were written), one that already holds this shard unless `resume` is
+    /// set, and one whose shard another process is writing (the lock is held until the writer
+    /// is dropped). `dest` says how errors name the directory.
+    pub fn create(
+        dir: &Path,
+        cfg: &RunConfig,
+        format: Formats,
+        resume: bool,
+        command: &str,
+        dest: &Destination,
+    ) -> Result<DatasetWriter, DatasetError> {
+        let subject = dest.subject();
         if dir.exists() && !dir.is_dir() {
-            return Err(invalid(dir, "--out exists and is not a directory"));
+            return Err(invalid(dir, format!("{subject} exists and is not a directory")));
         }
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create the output directory", e))?;
         // Writers check the directory and write their manifest one at a time; each shard has
         // one writer for the whole run.
         // A directory of someone else's files is refused before anything is written into it
         // (and again under the lock).
-        if read_manifests(dir)?.is_empty() {
-            refuse_foreign(dir)?;
+        if manifest_names(dir)?.is_empty() {
+            refuse_foreign(dir, dest)?;
         }
         let setup = DirLock::acquire(dir, SETUP_LOCK)?;
         let lock = DirLock::try_acquire(dir, &writer_lock_name(cfg.shard), &format!("shard {} of this dataset", cfg.shard))?;
         let run_id = cfg.run_id();
-        let range = cfg.shard_batches();
-        let match_range = if range.is_empty() { [0, 0] } else { [cfg.batch_range(range.start).start, cfg.batch_range(range.end - 1).end] };
         let mut manifest = Manifest {
             tool: "rajapasu".into(),
             version: env!("CARGO_PKG_VERSION").into(),
@@ -267,7 +488,7 @@ impl DatasetWriter {
             first: cfg.first,
             seed: cfg.seed,
             matches: cfg.matches,
-            match_range,
+            match_range: match_range(cfg),
             shard: cfg.shard,
             batch_size: cfg.batch_size,
             detail: cfg.detail,
@@ -279,21 +500,39 @@ impl DatasetWriter {
             command: command.into(),
             schema: serde_json::to_value(ALL_TABLES.iter().filter(|t| cfg.detail.tables().contains(&t.name)).collect::<Vec<_>>())
                 .expect("schemas serialize"),
+            identity: BTreeMap::new(),
         };
-        let manifests = read_manifests(dir)?;
+        manifest.identity = manifest.current_identity();
+        let manifests = read_manifests(dir).map_err(|e| match e {
+            DatasetError::Invalid { path, what } => {
+                invalid(&path, format!("{what}\n({subject} holds a dataset whose manifest cannot be trusted; {})", dest.elsewhere(dir)))
+            }
+            other => other,
+        })?;
         let manifest_path = dir.join(manifest_name(cfg.shard));
         if manifests.is_empty() {
-            refuse_foreign(dir)?;
+            refuse_foreign(dir, dest)?;
         }
         for (path, other) in &manifests {
+            let file = path.file_name().unwrap().to_string_lossy().into_owned();
             if let Some(diff) = identity_mismatch(other, &manifest) {
-                return Err(invalid(
-                    dir,
+                let state = shard_state(dir, other);
+                let what = if diff.0 == "shard count" {
                     format!(
-                        "--out holds a different dataset ({}): {diff}; choose another --out",
-                        path.file_name().unwrap().to_string_lossy()
-                    ),
-                ));
+                        "{subject} holds a run split into {} shard{} ({file}: shard {}, {state}); this is shard {} of {}: \
+                         all shards of a dataset split the run the same way; {}, or play --shard K/{}",
+                        other.shard.count,
+                        if other.shard.count == 1 { "" } else { "s" },
+                        other.shard,
+                        cfg.shard.index,
+                        cfg.shard.count,
+                        dest.elsewhere(dir),
+                        other.shard.count
+                    )
+                } else {
+                    format!("{subject} holds a different dataset ({file}, {state}): {}; {}", describe_mismatch(&diff), dest.elsewhere(dir))
+                };
+                return Err(invalid(dir, what));
             }
             if *path == manifest_path {
                 if !resume {
@@ -301,14 +540,26 @@ impl DatasetWriter {
                     return Err(invalid(
                         dir,
                         format!(
-                            "--out already holds {what} run of shard {}; pass --resume to continue it, or choose another --out",
-                            other.shard
+                            "{subject} already holds {what} run of shard {}; pass --resume to continue it, or {}",
+                            other.shard,
+                            dest.elsewhere(dir)
                         ),
                     ));
                 }
                 manifest.started = other.started.clone();
                 manifest.seconds = other.seconds;
             }
+        }
+        let layout = Layout {
+            dir: dir.to_path_buf(),
+            run_id: run_id.clone(),
+            identity: manifest.identity_digest(),
+            tables: cfg.detail.tables(),
+            formats: format.list(),
+            batches: cfg.batches(),
+        };
+        if manifests.iter().any(|(path, _)| *path == manifest_path) {
+            refuse_edited_manifest(&layout, cfg, &manifest_path, dest)?;
         }
         for table in cfg.detail.tables() {
             let table_dir = dir.join(table);
@@ -319,13 +570,6 @@ impl DatasetWriter {
         std::fs::create_dir_all(&progress).map_err(|e| io_err(&progress, "cannot create", e))?;
         remove_temporaries(&progress, cfg)?;
         remove_manifest_temporaries(dir, &manifest_path)?;
-        let layout = Layout {
-            dir: dir.to_path_buf(),
-            run_id: run_id.clone(),
-            tables: cfg.detail.tables(),
-            formats: format.list(),
-            batches: cfg.batches(),
-        };
         // Files this run would not write are the user's to sort out: resuming around them
         // would give a dataset that differs from an uninterrupted run's.
         let strays = layout.strays(&Default::default(), false).map_err(|e| io_err(dir, "cannot read", e))?;
@@ -333,7 +577,7 @@ impl DatasetWriter {
             return Err(invalid(
                 dir,
                 format!(
-                    "--out holds files that are not part of this run; move them away, then run the command again:\n{}",
+                    "{subject} holds files that are not part of this run; move them away, then run the command again:\n{}",
                     problem_list(&strays)
                 ),
             ));
@@ -383,6 +627,28 @@ impl DatasetWriter {
     }
 }
 
+/// Refuses to resume a shard whose manifest no longer has the identity its batches were
+/// written under (the manifest agrees with itself, but not with its progress markers).
+fn refuse_edited_manifest(layout: &Layout, cfg: &RunConfig, manifest_path: &Path, dest: &Destination) -> Result<(), DatasetError> {
+    let checked = layout.check_batches(cfg.shard_batches());
+    let other: Vec<&Problem> = checked.problems.iter().filter(|p| p.kind == ProblemKind::Identity).collect();
+    if other.is_empty() {
+        return Ok(());
+    }
+    Err(invalid(
+        manifest_path,
+        format!(
+            "the manifest was edited: its identity no longer matches the digest recorded by the batches \
+             ({} progress marker{} record another, e.g. {}: {}); restore the manifest, or {}",
+            other.len(),
+            if other.len() == 1 { "" } else { "s" },
+            other[0].file.display(),
+            other[0].what,
+            dest.elsewhere(&layout.dir)
+        ),
+    ))
+}
+
 fn to_json<T: Serialize>(v: &T) -> String {
     serde_json::to_string_pretty(v).expect("serializable") + "\n"
 }
@@ -402,7 +668,7 @@ fn remove_temporaries(dir: &Path, cfg: &RunConfig) -> Result<(), DatasetError> {
 }
 
 /// Refuses a directory without a manifest that holds anything but a dataset's own files.
-fn refuse_foreign(dir: &Path) -> Result<(), DatasetError> {
+fn refuse_foreign(dir: &Path, dest: &Destination) -> Result<(), DatasetError> {
     // A shard starting at the same time as another may find the table directories before any
     // manifest: those are the dataset's own, anything else is foreign. So are the lock files
     // and a manifest under its temporary name (a run killed before its manifest was in place).
@@ -421,9 +687,13 @@ fn refuse_foreign(dir: &Path) -> Result<(), DatasetError> {
     if foreign.is_empty() {
         Ok(())
     } else {
+        let instead = match dest {
+            Destination::Out => "choose an empty or new directory".to_string(),
+            Destination::Study { .. } => dest.elsewhere(dir),
+        };
         Err(invalid(
             dir,
-            format!("--out is not empty and holds no rajapasu dataset (found {}); choose an empty or new directory", foreign.join(", ")),
+            format!("{} is not empty and holds no rajapasu dataset (found {}); {instead}", dest.subject(), foreign.join(", ")),
         ))
     }
 }
@@ -480,7 +750,7 @@ impl BatchSink for DatasetWriter {
                 });
             }
         }
-        let marker = Marker { run_id: self.run_id.clone(), batch: index, rows, files };
+        let marker = Marker { run_id: self.run_id.clone(), identity: self.layout.identity.clone(), batch: index, rows, files };
         write_string_atomically(&self.marker(index), &to_json(&marker))?;
         Ok(Batch::recycle(tables))
     }
@@ -538,9 +808,10 @@ impl Dataset {
                 return Err(invalid(
                     dir,
                     format!(
-                        "mixes datasets: {} and {} differ ({diff})",
+                        "mixes datasets: {} and {} differ ({})",
                         first_path.file_name().unwrap().to_string_lossy(),
-                        path.file_name().unwrap().to_string_lossy()
+                        path.file_name().unwrap().to_string_lossy(),
+                        describe_mismatch(&diff)
                     ),
                 ));
             }
@@ -577,6 +848,7 @@ impl Dataset {
         Layout {
             dir: self.dir.clone(),
             run_id: self.run_id.clone(),
+            identity: m.identity_digest(),
             tables: m.detail.tables(),
             formats: m.format.list(),
             batches: m.matches.div_ceil(m.batch_size.max(1)),
@@ -592,7 +864,24 @@ impl Dataset {
         for m in &self.manifests {
             let shard = m.shard;
             let checked = layout.check_batches(shard.batches(layout.batches));
-            problems.extend(checked.problems);
+            // Markers of another identity: one problem for the manifest, not one per batch.
+            let (other, rest): (Vec<Problem>, Vec<Problem>) = checked.problems.into_iter().partition(|p| p.kind == ProblemKind::Identity);
+            problems.extend(rest);
+            if let Some(example) = other.first() {
+                problems.push(Problem {
+                    file: PathBuf::from(manifest_name(shard)),
+                    kind: ProblemKind::Identity,
+                    what: format!(
+                        "{} was edited: its identity no longer matches the digest recorded by the batches \
+                         ({} progress marker{} record another, e.g. {}: {})",
+                        manifest_name(shard),
+                        other.len(),
+                        if other.len() == 1 { "" } else { "s" },
+                        example.file.display(),
+                        example.what
+                    ),
+                });
+            }
             recorded.extend(checked.recorded);
             if checked.rows != m.rows {
                 let show = |r: &BTreeMap<String, u64>| r.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ");
@@ -695,7 +984,7 @@ mod manifest_tests {
     fn the_manifest_holds_the_typed_run_and_reads_back_as_written() {
         let dir = tempfile::tempdir().unwrap();
         let cfg = config();
-        let writer = DatasetWriter::create(dir.path(), &cfg, Formats::Csv, false, "test").unwrap();
+        let writer = DatasetWriter::create(dir.path(), &cfg, Formats::Csv, false, "test", &Destination::Out).unwrap();
         let manifest = writer.finish(true).unwrap();
         assert_eq!(manifest.status, RunStatus::Complete);
         assert_eq!(manifest.config(), cfg);
@@ -716,7 +1005,7 @@ mod manifest_tests {
     #[test]
     fn a_manifest_with_an_unknown_status_or_shard_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
-        DatasetWriter::create(dir.path(), &config(), Formats::Csv, false, "test").unwrap().finish(true).unwrap();
+        DatasetWriter::create(dir.path(), &config(), Formats::Csv, false, "test", &Destination::Out).unwrap().finish(true).unwrap();
         let path = dir.path().join("manifest-shard-2-of-3.json");
         let good = std::fs::read_to_string(&path).unwrap();
         for (from, to, says) in [

@@ -112,6 +112,10 @@ pub struct PartRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Marker {
     pub run_id: String,
+    /// The digest of the manifest's identity when the batch was written (see
+    /// [`super::dataset::Manifest::identity`]): an edit of the manifest no longer matches it.
+    #[serde(default)]
+    pub identity: String,
     pub batch: u64,
     /// Rows per table.
     pub rows: BTreeMap<String, u64>,
@@ -138,13 +142,16 @@ pub enum ProblemKind {
     Marker,
     /// Row counts of the markers and the manifest disagree.
     Rows,
+    /// A progress marker written for a manifest of another identity: the manifest was edited,
+    /// or the batch belongs to another run of the same rules, players and seed.
+    Identity,
 }
 
 impl ProblemKind {
     /// Whether `--resume` repairs it by playing the file's batch again (the others are files
     /// the run did not write, which it leaves to the user).
     pub fn replayable(self) -> bool {
-        matches!(self, ProblemKind::Missing | ProblemKind::Truncated | ProblemKind::Altered | ProblemKind::Marker)
+        matches!(self, ProblemKind::Missing | ProblemKind::Truncated | ProblemKind::Altered | ProblemKind::Marker | ProblemKind::Identity)
     }
 }
 
@@ -167,6 +174,8 @@ impl std::fmt::Display for Problem {
 pub struct Layout {
     pub dir: PathBuf,
     pub run_id: String,
+    /// The digest of the manifest's identity, which every progress marker records.
+    pub identity: String,
     pub tables: Vec<&'static str>,
     pub formats: Vec<Format>,
     /// Batches of the whole run (all shards): 0..batches.
@@ -223,6 +232,14 @@ impl Layout {
                     marker.batch, marker.run_id, self.run_id
                 )),
             );
+        }
+        if marker.identity != self.identity {
+            let what = if marker.identity.is_empty() {
+                "records no manifest identity (written by an older rajapasu)".to_string()
+            } else {
+                format!("records manifest identity {}, not the manifest's {}", marker.identity, self.identity)
+            };
+            return (None, vec![Problem { file: marker_name, kind: ProblemKind::Identity, what }]);
         }
         let mut problems = Vec::new();
         let expected = self.expected_parts(batch);
@@ -325,10 +342,17 @@ impl Layout {
 
     /// Checks every batch in `batches` (in parallel). Returns the problems, the rows per table
     /// the markers record, and the recorded files by SHA-256 (to name the original of a copy).
-    pub fn check_batches(&self, batches: impl Iterator<Item = u64>) -> BatchesChecked {
-        let batches: Vec<u64> = batches.collect();
-        let checked: Vec<(Option<Marker>, Vec<Problem>)> = batches.par_iter().map(|&b| self.check_batch(b)).collect();
+    /// Only the markers present are read: batches without one are reported as runs of missing
+    /// batches, so a manifest claiming a huge number of batches costs nothing.
+    pub fn check_batches(&self, batches: std::ops::Range<u64>) -> BatchesChecked {
+        let present = self.present_markers(&batches);
+        let checked: Vec<(Option<Marker>, Vec<Problem>)> = present.par_iter().map(|&b| self.check_batch(b)).collect();
         let mut out = BatchesChecked::default();
+        let mut next = batches.start;
+        for &b in present.iter().chain(std::iter::once(&batches.end)) {
+            out.problems.extend(self.missing_markers(next..b));
+            next = b + 1;
+        }
         for (marker, problems) in checked {
             out.problems.extend(problems);
             for m in marker.iter() {
@@ -341,6 +365,46 @@ impl Layout {
             }
         }
         out
+    }
+
+    /// The batches of `range` with a progress marker file, sorted.
+    fn present_markers(&self, range: &std::ops::Range<u64>) -> Vec<u64> {
+        let Ok(entries) = std::fs::read_dir(self.dir.join(".progress")) else { return Vec::new() };
+        let mut present: Vec<u64> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let batch: u64 = name.strip_prefix("batch-")?.strip_suffix(".json")?.parse().ok()?;
+                (Layout::marker_name(batch).file_name()? == e.file_name().as_os_str()).then_some(batch)
+            })
+            .filter(|b| range.contains(b))
+            .collect();
+        present.sort_unstable();
+        present
+    }
+
+    /// Problems for batches without a marker: one each for a few, one for a long run of them.
+    fn missing_markers(&self, range: std::ops::Range<u64>) -> Vec<Problem> {
+        const NAMED: u64 = 16;
+        if range.end.saturating_sub(range.start) > NAMED {
+            return vec![Problem {
+                file: PathBuf::from(".progress"),
+                kind: ProblemKind::Marker,
+                what: format!(
+                    "batches {}..={} ({} batches) have no progress marker: they were never completed",
+                    range.start,
+                    range.end - 1,
+                    range.end - range.start
+                ),
+            }];
+        }
+        range
+            .map(|batch| Problem {
+                file: Layout::marker_name(batch),
+                kind: ProblemKind::Marker,
+                what: format!("batch {batch} has no progress marker: the batch was never completed"),
+            })
+            .collect()
     }
 
     /// The tables whose directories are missing.

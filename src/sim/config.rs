@@ -164,6 +164,12 @@ impl<'de> Deserialize<'de> for Shard {
     }
 }
 
+/// A player as it determines the rows: the one text that run ids, dataset identities and a
+/// tournament's pairing seeds and duplicate check are made of.
+pub fn player_identity(spec: &AgentSpec) -> String {
+    spec.to_string()
+}
+
 /// Most matches in one run.
 pub const MAX_MATCHES: u64 = 1 << 40;
 /// Most matches in one batch (a batch's rows are held in memory).
@@ -230,7 +236,8 @@ impl RunConfig {
     /// Identifies the generator of the rows (not the match count, detail, batching or shard):
     /// part files of one run carry it in their names, so mixed runs are detected.
     pub fn run_id(&self) -> String {
-        let key = format!("rows-v2|{}|{}|{}|{}|{}", self.rules.to_json(), self.south, self.north, self.first, self.seed);
+        let (south, north) = (player_identity(&self.south), player_identity(&self.north));
+        let key = format!("rows-v2|{}|{south}|{north}|{}|{}", self.rules.to_json(), self.first, self.seed);
         crate::engine::short_hash(&key)
     }
 }

@@ -130,6 +130,10 @@ macro_rules! tables {
             pub fn clear(&mut self) {
                 $(self.$column.clear();)*
             }
+            /// Moves the rows of `other` after these (a batch played in pieces, joined in order).
+            pub fn append(&mut self, other: &mut Self) {
+                $(self.$column.append(&mut other.$column);)*
+            }
             /// Makes room for `rows` more rows in every column.
             pub fn reserve(&mut self, rows: usize) {
                 $(self.$column.reserve(rows);)*

@@ -356,6 +356,57 @@ fn a_second_writer_is_refused_naming_the_first_and_a_killed_writer_blocks_nobody
     ok(&["verify", s(&out)]);
 }
 
+/// Issue 20, item 4: the shard count is part of a dataset's identity. A shard of another split
+/// is refused at the start, naming the run there, finished or still writing, with and without
+/// --resume.
+#[test]
+fn a_shard_of_another_split_is_refused_naming_the_run_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("whole");
+    let args = |matches: &str, shard: &str, resume: bool| -> Vec<String> {
+        let mut v: Vec<String> = ["simulate", "--matches", matches, "--seed", "1", "--detail", "match", "--threads", "1", "--quiet"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        v.extend(["--shard".into(), shard.into(), "--out".into(), s(&out).into()]);
+        if resume {
+            v.push("--resume".into());
+        }
+        v
+    };
+    fn strs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    ok(&strs(&args("200", "1/1", false)));
+    let before = files(&out);
+    for resume in [false, true] {
+        usage_error(
+            &strs(&args("200", "2/3", resume)),
+            &["split into 1 shard", "manifest.json: shard 1/1, complete", "this is shard 2 of 3"],
+        );
+    }
+    let unlocked = |d: &Path| files(d).into_iter().filter(|f| !f.starts_with(".lock")).collect::<Vec<_>>();
+    assert_eq!(unlocked(&out), before.into_iter().filter(|f| !f.starts_with(".lock")).collect::<Vec<_>>(), "nothing written");
+    ok(&["verify", s(&out)]);
+    // Still being written: the refusal names the writer.
+    std::fs::remove_dir_all(&out).unwrap();
+    let mut first = bin().args(args("150000", "1/1", false)).spawn().unwrap();
+    wait_for(&out.join("manifest.json"));
+    for resume in [false, true] {
+        usage_error(
+            &strs(&args("150000", "2/3", resume)),
+            &["split into 1 shard", "manifest.json: shard 1/1, being written by process", &first.id().to_string()],
+        );
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(!out.join("manifest-shard-2-of-3.json").exists());
+    // And the other way round: a whole run into a directory of shards.
+    std::fs::remove_dir_all(&out).unwrap();
+    ok(&strs(&args("200", "1/2", false)));
+    usage_error(&strs(&args("200", "1/1", true)), &["split into 2 shards", "manifest-shard-1-of-2.json: shard 1/2, complete"]);
+}
+
 #[test]
 fn two_writers_started_together_never_both_write() {
     let dir = tempfile::tempdir().unwrap();
@@ -447,6 +498,82 @@ fn thread_counts_repeated_rules_and_shards_are_checked_with_the_limits_stated() 
     usage_error(&["run", s(&exp), "--out-root", o], &["twice.toml", "final_four", "line 7"]);
     // Fewer batches than threads: the run uses no more threads than it has batches.
     ok(&["simulate", "--matches", "10", "--out", o, "--threads", "1024", "--quiet"]);
+}
+
+/// Issue 20, item 10: a run smaller than one batch plays its batch in pieces, one per thread:
+/// its files are byte for byte those of one thread; each thread really has a match to play;
+/// and an error in one worker stops the others before their next match.
+#[test]
+fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // One batch (lap detail: 200 matches a batch) on 1, 3 and 4 threads, and in 2 batches.
+    let mut datasets = Vec::new();
+    for (threads, batch) in [("1", None), ("3", None), ("4", None), ("2", Some("30"))] {
+        let out = dir.path().join(format!("t{threads}-{}", batch.unwrap_or("default")));
+        let mut args = vec!["--detail", "lap", "--threads", threads];
+        if let Some(b) = batch {
+            args.extend(["--batch-size", b]);
+        }
+        let mut all = vec!["simulate", "--matches", "60", "--seed", "9", "--north", "greedy", "--out", s(&out), "--quiet"];
+        all.extend(args);
+        ok(&all);
+        datasets.push(out);
+    }
+    let bytes = |d: &Path| -> Vec<(String, Vec<u8>)> {
+        files(d)
+            .into_iter()
+            .filter(|f| !f.starts_with("manifest") && !f.starts_with(".lock"))
+            .map(|f| (f.clone(), std::fs::read(d.join(&f)).unwrap()))
+            .collect()
+    };
+    let one = bytes(&datasets[0]);
+    assert!(one.iter().any(|(f, _)| f.starts_with("laps/")), "{:?}", one.iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert!(bytes(&datasets[1]) == one && bytes(&datasets[2]) == one, "every file byte for byte, on any thread count");
+    // In 2 batches the part files differ, the rows do not (histograms are per part file).
+    let (a, b) = (tables(&datasets[0]), tables(&datasets[3]));
+    for (x, y) in a.iter().zip(&b).filter(|(x, _)| x.name != "histograms") {
+        assert_eq!(x, y, "{}", x.name);
+    }
+    // Two matches, one batch, two threads: each match's player waits until the other match's
+    // has started too, which only happens when both threads play (alone, it gives up).
+    let meeting = dir.path().join("meeting");
+    std::fs::create_dir(&meeting).unwrap();
+    let player = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/example_player.py");
+    let body = format!(
+        "touch {m}/arrived-$$\nn=0\nwhile [ $(ls {m} | grep -c arrived-) -lt 2 ]; do\n  n=$((n+1))\n  \
+         if [ $n -gt 1500 ]; then echo 'alone: no other match is being played' >&2; exit 3; fi\n  sleep 0.02\ndone\n\
+         exec python3 {}\n",
+        player.display(),
+        m = meeting.display()
+    );
+    let rendezvous = script(dir.path(), "rendezvous.sh", &body).replace("timeout=0.5", "timeout=120");
+    let out = dir.path().join("two");
+    // South starts both matches: its program is asked at ply 1 of each.
+    let mut args =
+        vec!["simulate", "--matches", "2", "--threads", "2", "--first", "south", "--south", &rendezvous, "--out", s(&out), "--quiet"];
+    args.extend(SMALL);
+    ok(&args);
+    assert_eq!(std::fs::read_dir(&meeting).unwrap().count(), 2);
+    // A player that fails at once in one worker; the other worker's batch of 20 slow matches
+    // is not played to its end: it stops before its next match.
+    let started = dir.path().join("started");
+    std::fs::create_dir(&started).unwrap();
+    let body = format!(
+        "if mkdir {s}/first 2>/dev/null; then read line; echo 'first player fails' >&2; exit 5; fi\n\
+         touch {s}/match-$$\nexec python3 {}\n",
+        player.display(),
+        s = started.display()
+    );
+    let failing = script(dir.path(), "fails_first.sh", &body).replace("timeout=0.5", "timeout=120");
+    let out = dir.path().join("failed");
+    let mut args = vec!["simulate", "--matches", "40", "--batch-size", "20", "--threads", "2", "--first", "south", "--south", &failing];
+    args.extend(["--out", s(&out), "--quiet"]);
+    args.extend(SMALL);
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("first player fails"), "{err}");
+    let played = std::fs::read_dir(&started).unwrap().count() - 1;
+    assert!(played < 10, "{played} matches of the other batch were started after the failure");
 }
 
 // Search players and external players (docs/players.md, docs/external-players.md).

@@ -125,6 +125,54 @@ fn all_starts_writes_the_table_and_heat_map() {
     assert!(svg.contains("Perfect-play value of a round for its starter") && svg.contains("south starts"));
 }
 
+/// Issue 20, item 5: boards whose positions the solver cannot number (8x7, 9x5, 9x6, 9x7 with
+/// every pit open) are refused with exit 2, not a panic; `--all-starts` refuses them before
+/// solving anything, and `--study` counts them beyond its limit.
+#[test]
+fn boards_too_large_to_number_are_refused_with_exit_2() {
+    for (pits, seeds) in [(8, 7), (9, 5), (9, 6), (9, 7)] {
+        let (p, s) = (format!("pits_per_row={pits}"), format!("seeds_per_pit={seeds}"));
+        usage_error(&["solve", "--rule", &p, "--rule", &s], &["more than 2^63 arrangements", "solve a smaller board"]);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("starts");
+    usage_error(&["solve", "--all-starts", "--rule", "pits_per_row=9", "--rule", "seeds_per_pit=5", "--out", s(&out)], &["2^63"]);
+    assert!(!out.exists(), "nothing written");
+    let study = dir.path().join("study");
+    let args = ["--study-pits", "8", "--study-seeds", "7", "--max-positions", "500", "--matches", "2", "--format", "csv"];
+    ok(&[&["solve", "--study", "--quiet", "--out", s(&study)][..], &args].concat());
+    let csv = std::fs::read_to_string(study.join("summary.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("8,7,112,beyond_limit,")), "{csv}");
+}
+
+/// Issue 20, item 6: `--all-starts` and `--study` write their files even when the reader of
+/// their output has gone away (`| head -1`); the closed pipe is not an error.
+#[test]
+fn solve_writes_its_files_when_the_reader_goes_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[&str], &[&str]); 2] = [
+        (
+            "starts",
+            &["--all-starts", "--rule", "pits_per_row=2", "--rule", "seeds_per_pit=1"],
+            &["solve.json", "start_values.png", "start_values.svg", "starts.csv", "starts.parquet"],
+        ),
+        (
+            "study",
+            &["--study", "--study-pits", "2", "--study-seeds", "2", "--matches", "4"],
+            &["frontier.csv", "perfect_play.png", "perfect_play.svg", "summary.csv", "summary.json", "summary.parquet"],
+        ),
+    ];
+    for (name, args, expected) in cases {
+        let out = dir.path().join(name);
+        // A reader that is gone before the first line: every write fails with a broken pipe.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let run = bin().arg("solve").args(args).args(["--quiet", "--out", s(&out)]).stdout(writer).output().unwrap();
+        assert_eq!(run.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&run.stderr));
+        assert_eq!(files(&out), expected, "{name}");
+    }
+}
+
 #[test]
 fn perfect_match_chains_round_starts() {
     let v = solve_json(&["--perfect-match", "--rule=pits_per_row=3", "--rule=seeds_per_pit=4"]);

@@ -123,6 +123,85 @@ fn a_round_robin_rates_its_players_from_the_rows_and_resumes() {
     assert_eq!(json(&one.join("mini/ratings.json")), r);
 }
 
+/// Issue 20, item 7: a study directory is checked before it is reused, pairing names must not
+/// collide, and the errors of `run` and `tournament` name the arm or pairing (they have no --out).
+#[test]
+fn a_study_directory_is_checked_before_reuse_and_errors_name_the_arm_or_pairing() {
+    let dir = tempfile::tempdir().unwrap();
+    let tournament = dir.path().join("mini.toml");
+    std::fs::write(&tournament, MINI.replace("matches_per_pair = 16", "matches_per_pair = 2")).unwrap();
+    let experiment = dir.path().join("exp.toml");
+    let exp_text = "name = \"mini\"\n[defaults]\nmatches = 10\nseed = 1\n[[arms]]\nname = \"a\"\n";
+    std::fs::write(&experiment, exp_text).unwrap();
+    // `run` and `tournament` have --out-root, not --out.
+    let not_out = |err: &str| assert!(!err.replace("--out-root", "").contains("--out"), "{err}");
+    // A tournament named like a `run` study, and a `run` study named like a tournament.
+    let root = dir.path().join("runs");
+    ok(&["run", s(&experiment), "--out-root", s(&root), "--quiet"]);
+    let summary = std::fs::read(root.join("mini/summary.json")).unwrap();
+    let err = usage_error(
+        &["tournament", s(&tournament), "--out-root", s(&root), "--quiet"],
+        &["holds a study of `rajapasu run` (experiment.toml)"],
+    );
+    not_out(&err);
+    assert_eq!(std::fs::read(root.join("mini/summary.json")).unwrap(), summary, "the run study's summary is kept");
+    assert!(!root.join("mini/tournament.toml").exists());
+    let root = dir.path().join("tournaments");
+    ok(&["tournament", s(&tournament), "--out-root", s(&root), "--quiet"]);
+    usage_error(&["run", s(&experiment), "--out-root", s(&root), "--quiet"], &["holds a study of `rajapasu tournament` (tournament.toml)"]);
+    assert!(!root.join("mini/experiment.toml").exists());
+    // A directory holding unrelated files, named.
+    let root = dir.path().join("other");
+    std::fs::create_dir_all(root.join("mini")).unwrap();
+    std::fs::write(root.join("mini/notes.txt"), "mine").unwrap();
+    for command in [["run", s(&experiment)], ["tournament", s(&tournament)]] {
+        usage_error(&[&command[..], &["--out-root", s(&root), "--quiet"]].concat(), &["not part of this study", "notes.txt"]);
+    }
+    assert_eq!(files(&root), ["mini/notes.txt"]);
+    // Errors in one dataset name its pairing or arm.
+    let root = dir.path().join("named");
+    std::fs::create_dir_all(root.join("mini/random_vs_greedy")).unwrap();
+    std::fs::write(root.join("mini/random_vs_greedy/notes.txt"), "mine").unwrap();
+    let err = usage_error(&["tournament", s(&tournament), "--out-root", s(&root), "--quiet"], &["pairing `random_vs_greedy`", "notes.txt"]);
+    not_out(&err);
+    let root = dir.path().join("runs");
+    std::fs::write(&experiment, exp_text.replace("seed = 1", "seed = 2")).unwrap();
+    let err = usage_error(&["run", s(&experiment), "--out-root", s(&root), "--quiet"], &["arm `a`", "holds a different dataset"]);
+    not_out(&err);
+    // Pairings whose directory names collide: both named.
+    let colliding = dir.path().join("collide.toml");
+    std::fs::write(
+        &colliding,
+        "name = \"c\"\nplayers = [{ name = \"a\", player = \"random\" }, { name = \"b_vs_c\", player = \"greedy\" }, \
+         { name = \"a_vs_b\", player = \"minimax:1\" }, { name = \"c\", player = \"minimax:2\" }]\nmatches_per_pair = 2\nseed = 1\n",
+    )
+    .unwrap();
+    usage_error(
+        &["tournament", s(&colliding), "--out-root", s(&root)],
+        &["line 2", "the pairings 'a' vs 'b_vs_c' and 'a_vs_b' vs 'c' would both be written to the directory a_vs_b_vs_c"],
+    );
+}
+
+/// Issue 20, item 8: two players with the same specification under different names are one
+/// player (their pairings would be identical datasets): refused, naming both.
+#[test]
+fn two_names_for_one_specification_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("twins.toml");
+    let root = dir.path().join("data");
+    for (players, needles) in [
+        ("[\"random\", { name = \"r2\", player = \"random\" }]", ["players 'random' and 'r2'", "same specification (random)"]),
+        (
+            "[\"greedy\", \"minimax:2\", { name = \"deep\", player = \"minimax:depth=2,eval=match\" }]",
+            ["players 'minimax:2' and 'deep'", "same specification (minimax:depth=2,nodes=unlimited,eval=match)"],
+        ),
+    ] {
+        std::fs::write(&file, format!("name = \"twins\"\nplayers = {players}\nmatches_per_pair = 2\nseed = 1\n")).unwrap();
+        usage_error(&["tournament", s(&file), "--out-root", s(&root), "--quiet"], &needles);
+    }
+    assert!(!root.exists(), "nothing is written");
+}
+
 #[test]
 fn malformed_tournament_files_name_the_line_and_field() {
     let dir = tempfile::tempdir().unwrap();

@@ -159,8 +159,9 @@ fn markers_and_manifests_are_checked_too() {
     // A manifest whose row counts disagree with the markers.
     let rows = tmp.path().join("rows");
     copy_dir(&good, &rows);
-    let m = std::fs::read_to_string(rows.join("manifest.json")).unwrap().replace("\"matches\": 60", "\"matches\": 61");
-    std::fs::write(rows.join("manifest.json"), m).unwrap();
+    let mut m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(rows.join("manifest.json")).unwrap()).unwrap();
+    m["rows"]["matches"] = 61.into();
+    std::fs::write(rows.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap()).unwrap();
     let (code, out, _) = run(&["verify", s(&rows)]);
     assert_eq!(code, 2);
     assert!(out.contains("manifest.json: the manifest records") && out.contains("61 matches"), "{out}");
@@ -195,6 +196,105 @@ fn markers_and_manifests_are_checked_too() {
     assert!(out.contains(&format!("laps/{name}: altered: its SHA-256 differs")), "{out}");
     ok(&[&args[..], &["--resume"]].concat());
     ok(&["verify", s(&both)]);
+}
+
+/// Runs `args` and asserts exit 2 (never a panic's 101) with every needle in stdout or stderr.
+fn refused(args: &[&str], needles: &[&str]) {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 2, "rajapasu {} should fail with exit 2:\n{out}\n{err}", args.join(" "));
+    for n in needles {
+        assert!(out.contains(n) || err.contains(n), "rajapasu {} does not say '{n}':\n{out}\n{err}", args.join(" "));
+    }
+}
+
+/// Issue 20, item 3: the manifest's identity is checked by verify, summarize, plot, show, run
+/// and --resume, and a malformed manifest is an error naming the field, never a panic.
+#[test]
+fn an_edited_or_malformed_manifest_is_an_error_naming_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = tmp.path().join("good");
+    let simulate = |out: &Path| -> Vec<String> {
+        ["simulate", "--matches", "20", "--seed", "4", "--detail", "match", "--batch-size", "5", "--quiet", "--out", s(out)]
+            .iter()
+            .map(|a| a.to_string())
+            .collect()
+    };
+    ok(&strs(&simulate(&good)));
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(good.join("manifest.json")).unwrap()).unwrap();
+    let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let dir = tmp.path().join(name);
+        copy_dir(&good, &dir);
+        let mut m = manifest.clone();
+        edit(&mut m);
+        std::fs::write(dir.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap()).unwrap();
+        dir
+    };
+    let readers = |dir: &Path, needles: &[&str]| {
+        let charts = dir.join("charts");
+        let page = dir.join("page.html");
+        for args in [
+            vec!["verify", s(dir)],
+            vec!["summarize", s(dir)],
+            vec!["plot", s(dir), "--out", s(&charts)],
+            vec!["show", s(dir), "--match", "1", "--out", s(&page)],
+        ] {
+            refused(&args, needles);
+        }
+        assert!(!charts.exists() && !page.exists(), "nothing is made of an untrusted dataset");
+    };
+    // Fields of the identity edited: each is named, by every reader and by --resume.
+    let edits: [(&str, &dyn Fn(&mut serde_json::Value)); 7] = [
+        ("seed", &|m| m["seed"] = 5.into()),
+        ("south", &|m| m["south"] = "greedy".into()),
+        ("rules", &|m| m["rules"]["pits_per_row"] = 6.into()),
+        ("matches", &|m| m["matches"] = 25.into()),
+        ("batch_size", &|m| m["batch_size"] = 10.into()),
+        ("detail", &|m| m["detail"] = "round".into()),
+        ("versions", &|m| m["versions"]["polars"] = "0.1.0".into()),
+    ];
+    for (field, edit) in edits {
+        let dir = edited(field, edit);
+        let named = format!("`{field}`");
+        readers(&dir, &["manifest.json was edited", &named]);
+        let mut resume = simulate(&dir);
+        resume.push("--resume".into());
+        refused(&strs(&resume), &["manifest.json was edited", &named]);
+    }
+    // The identity's own record edited along with the batch size: the progress markers still
+    // record the digest of the identity the batches were written under.
+    let forged = edited("forged", &|m| {
+        let mut typed: rajapasu::io::Manifest = serde_json::from_value(m.clone()).unwrap();
+        typed.batch_size = 10;
+        typed.identity = typed.current_identity();
+        *m = serde_json::to_value(&typed).unwrap();
+    });
+    readers(&forged, &["manifest.json was edited: its identity no longer matches the digest recorded by the batches"]);
+    let mut resume = simulate(&forged);
+    resume[8] = "10".into();
+    resume.push("--resume".into());
+    refused(&strs(&resume), &["the manifest was edited: its identity no longer matches the digest recorded by the batches"]);
+    // Malformed fields: errors naming them, never a panic or a huge allocation.
+    let malformed: [(&str, &dyn Fn(&mut serde_json::Value)); 6] = [
+        ("batch_size", &|m| m["batch_size"] = 0.into()),
+        ("matches", &|m| m["matches"] = u64::MAX.into()),
+        ("seed", &|m| m["seed"] = "four".into()),
+        ("batch_size", &|m| m["batch_size"] = serde_json::json!([5])),
+        ("south", &|m| m["south"] = 7.into()),
+        ("rules", &|m| m["rules"]["pits_per_row"] = "six".into()),
+    ];
+    for (i, (field, edit)) in malformed.into_iter().enumerate() {
+        let dir = edited(&format!("malformed-{i}"), edit);
+        readers(&dir, &[&format!("`{field}`")]);
+    }
+    // A study's arm with an edited manifest: `run` and `verify` of the study name it.
+    let exp = tmp.path().join("solo.toml");
+    std::fs::write(&exp, "name = \"solo\"\n[defaults]\nmatches = 10\nseed = 2\n[[arms]]\nname = \"a\"\n").unwrap();
+    let root = tmp.path().join("data");
+    ok(&["run", s(&exp), "--out-root", s(&root), "--quiet"]);
+    let arm = root.join("solo/a/manifest.json");
+    std::fs::write(&arm, std::fs::read_to_string(&arm).unwrap().replace("\"seed\": 2", "\"seed\": 3")).unwrap();
+    refused(&["run", s(&exp), "--out-root", s(&root), "--quiet"], &["arm `a`", "manifest.json was edited", "`seed`"]);
+    refused(&["verify", s(&root.join("solo"))], &["a/manifest.json", "was edited", "`seed`"]);
 }
 
 #[test]

@@ -5,7 +5,6 @@
 //! either tie-break. Everything but the timings (frontier.csv) is the same on every rerun.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -15,7 +14,8 @@ use serde_json::json;
 use super::{formats, human_bytes, outcome, peak_rss, solve_start, write_formats, Args};
 use crate::agents::AgentSpec;
 use crate::analysis::stats::proportion;
-use crate::cli::{stdout_error, CliError};
+use crate::cli::output::Output;
+use crate::cli::CliError;
 use crate::engine::{Ruleset, Side};
 use crate::exact::{perfect_match, ChainOutcome, SolveError, SolveOptions, TieBreak};
 use crate::io::write_string_atomically;
@@ -113,10 +113,9 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
     let started = Instant::now();
     let mut rows = Vec::new();
     let mut frontier = Vec::new();
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "| board | counters | perfect-play value | outcome | best moves | positions | random play: starter wins round 1 | match (lowest / highest) | seconds |")
-        .map_err(stdout_error)?;
-    writeln!(out, "|---|---|---|---|---|---|---|---|---|").map_err(stdout_error)?;
+    let mut out = Output::progress();
+    out.line(format_args!("| board | counters | perfect-play value | outcome | best moves | positions | random play: starter wins round 1 | match (lowest / highest) | seconds |"))?;
+    out.line(format_args!("|---|---|---|---|---|---|---|---|---|"))?;
     for p in 2..=args.study_pits {
         for s in 1..=args.study_seeds {
             let mut rules = base;
@@ -125,7 +124,12 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
             let counters = rules.total_counters();
             let solved = match solve_start(rules, crate::engine::BySide::splat(p), Side::South, opts, args.quiet) {
                 Ok(solved) => Some(solved),
-                Err(SolveError::PositionLimit { .. } | SolveError::MemoryLimit { .. } | SolveError::TooManyCounters { .. }) => None,
+                Err(
+                    SolveError::PositionLimit { .. }
+                    | SolveError::MemoryLimit { .. }
+                    | SolveError::TooManyCounters { .. }
+                    | SolveError::TooManyArrangements { .. },
+                ) => None,
                 Err(e) => return Err(CliError::failed(e)),
             };
             let wins = random_round1(rules, args.matches, args.seed);
@@ -173,8 +177,7 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
                 });
             }
             let cell = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-            writeln!(
-                out,
+            out.line(format_args!(
                 "| {p}x{s} | {counters} | {} | {} | {} | {} | {:.1}% ({:.1}..{:.1}) | {} / {} | {} |",
                 row.value.map_or("beyond limit".into(), |v| format!("{v:+}")),
                 cell(row.outcome.map(|o| o.replace('_', " "))),
@@ -186,8 +189,7 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
                 cell(lowest.map(|c| format!("{} ({} rounds)", c.0, c.1))),
                 cell(highest.map(|c| format!("{} ({} rounds)", c.0, c.1))),
                 cell(solved.as_ref().map(|x| format!("{:.2}", x.stats.seconds()))),
-            )
-            .map_err(stdout_error)?;
+            ))?;
             rows.push(row);
         }
     }
@@ -270,17 +272,15 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
         thousands(args.matches)
     );
     written.extend(plot_perfect_play(&points, &subtitle, dir).map_err(CliError::failed)?);
-    writeln!(
-        out,
+    out.line(format_args!(
         "\n{} of {} boards solved in {:.1} s (process peak memory {}); wrote:",
         points.len(),
         rows.len(),
         started.elapsed().as_secs_f64(),
         peak_rss().map_or("unknown".into(), human_bytes)
-    )
-    .map_err(stdout_error)?;
+    ))?;
     for w in written {
-        writeln!(out, "  {}", w.display()).map_err(stdout_error)?;
+        out.line(format_args!("  {}", w.display()))?;
     }
-    Ok(())
+    out.finish()
 }

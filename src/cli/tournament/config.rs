@@ -25,6 +25,7 @@ use toml::Spanned;
 
 use crate::agents::AgentSpec;
 use crate::engine::Ruleset;
+use crate::sim::config::player_identity;
 use crate::sim::{check_matches, Detail};
 
 use super::super::CliError;
@@ -149,6 +150,15 @@ impl Tournament {
                     other.name
                 )));
             }
+            // Pairing seeds derive from the specifications: two names for one specification
+            // would play byte-identical datasets, counted as if they were independent.
+            if let Some(other) = players.iter().find(|p| player_identity(&p.spec) == player_identity(&spec)) {
+                return Err(bad(format!(
+                    "players '{}' and '{name}' have the same specification ({spec}): they are one player, and their \
+                     pairings would play identical matches; list each player once (self-play already plays a player against itself)",
+                    other.name
+                )));
+            }
             players.push(Player { name, spec, slug });
         }
         if players.len() < 2 {
@@ -186,7 +196,7 @@ impl Tournament {
                 rules.set(k, &value).map_err(|e| at(table.span(), &format!("rules.{k}"), e.to_string()))?;
             }
         }
-        Ok(Tournament {
+        let tournament = Tournament {
             name: file.name.into_inner(),
             description: file.description,
             players,
@@ -199,8 +209,29 @@ impl Tournament {
             detail: file.detail.unwrap_or(Detail::Match),
             rules,
             source: text.to_string(),
-        })
+        };
+        check_pairing_names(&tournament).map_err(|e| at(file.players.span(), "players", e))?;
+        Ok(tournament)
     }
+}
+
+/// Two pairings whose directory names coincide (players `a` and `b_vs_c`, `a_vs_b` and `c`)
+/// would write into one dataset: an error naming both.
+fn check_pairing_names(t: &Tournament) -> Result<(), String> {
+    let pairings = super::round_robin::schedule(t);
+    for (i, p) in pairings.iter().enumerate() {
+        if let Some(q) = pairings[..i].iter().find(|q| q.dir == p.dir) {
+            let pair = |x: &super::round_robin::Pairing| format!("'{}' vs '{}'", t.players[x.south].name, t.players[x.north].name);
+            return Err(format!(
+                "the pairings {} and {} would both be written to the directory {}; rename one of these players \
+                 (as {{ name = \"...\", player = \"...\" }})",
+                pair(q),
+                pair(p),
+                p.dir
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::engine::Side;
 use crate::io::Dataset;
 use crate::ratings::bradley_terry::PairResults;
 use crate::ratings::report::SelfPlay;
+use crate::sim::config::player_identity;
 use crate::sim::{FirstPolicy, RunConfig, Shard};
 
 use super::config::Tournament;
@@ -71,7 +72,7 @@ pub fn schedule(t: &Tournament) -> Vec<Pairing> {
                 south: i,
                 north: j,
                 dir: format!("{}_vs_{}", a.slug, b.slug),
-                seed: pairing_seed(t.seed, &a.spec.to_string(), &b.spec.to_string()),
+                seed: pairing_seed(t.seed, &player_identity(&a.spec), &player_identity(&b.spec)),
                 matches: if i == j { 2 * t.matches_per_pair } else { t.matches_per_pair },
             });
         }
