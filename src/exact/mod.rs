@@ -3,12 +3,19 @@
 
 mod chain;
 mod index;
+mod match_solver;
+mod round_graph;
 mod solver;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod match_tests;
 
 pub use chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
 pub use index::{Compositions, RankSet};
+pub use match_solver::{
+    open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, MatchValue, StateValue, NEVER,
+};
 pub use solver::{Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, DEFAULT_MAX_MEMORY, MAX_COUNTERS};
 
 use crate::engine::{BySide, Position, Ruleset, Side};
