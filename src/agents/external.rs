@@ -35,6 +35,9 @@ pub enum PlayerError {
     Garbage { command: String, answer: String, reason: String },
     #[error("external player '{command}' played pit {pit}, which is not legal; legal pits: {legal}")]
     Illegal { command: String, pit: i64, legal: String },
+    /// A perfect player whose tables cannot be had (a board too large, an unreadable table file).
+    #[error(transparent)]
+    Perfect(#[from] crate::exact::PerfectError),
 }
 
 /// A decision: what the program is told (docs/external-players.md).

@@ -11,6 +11,7 @@
 //! [`AgentSpec`]'s `Display` prints every parameter (`minimax:depth=2,nodes=unlimited,eval=match`),
 //! so a dataset's manifest and rows record what each player really was.
 
+use crate::exact::PerfectKind;
 use std::fmt;
 use std::str::FromStr;
 
@@ -101,11 +102,14 @@ pub enum AgentSpec {
     Minimax(MinimaxParams),
     Mcts(MctsParams),
     External(ExternalParams),
+    /// Perfect play from exact tables (`exact::PerfectPlayer`): `perfect:match` (R17) or
+    /// `perfect:round` (R15 in each round). The spec names it; `exact` builds and plays it.
+    Perfect(PerfectKind),
 }
 
 /// The grammar, for error messages.
 pub const ALLOWED: &str = "random, greedy, minimax[:depth=D,nodes=N,eval=E] (or minimax:D), \
-mcts[:playouts=N,c=C,eval=E,reuse=B] (or mcts:N), external:PROGRAM [ARGS] (or external:timeout=S,cmd=PROGRAM [ARGS])";
+mcts[:playouts=N,c=C,eval=E,reuse=B] (or mcts:N), external:PROGRAM [ARGS] (or external:timeout=S,cmd=PROGRAM [ARGS]), perfect:match, perfect:round";
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bad player '{spec}': {reason}; allowed: {ALLOWED}")]
@@ -271,6 +275,11 @@ impl FromStr for AgentSpec {
             "minimax" => parse_minimax(param).map(AgentSpec::Minimax).map_err(err),
             "mcts" => parse_mcts(param).map(AgentSpec::Mcts).map_err(err),
             "external" => parse_external(param).map(AgentSpec::External).map_err(err),
+            "perfect" => match param {
+                Some("match") => Ok(AgentSpec::Perfect(PerfectKind::Match)),
+                Some("round") => Ok(AgentSpec::Perfect(PerfectKind::Round)),
+                _ => Err(err("perfect takes match (perfect match play, R17) or round (perfect round play, R15): perfect:match, perfect:round".into())),
+            },
             _ => Err(err(format!("unknown player '{name}'"))),
         }
     }
@@ -292,6 +301,7 @@ impl fmt::Display for AgentSpec {
             }
             AgentSpec::Mcts(p) => write!(f, "mcts:playouts={},c={},eval={},reuse={}", p.playouts, decimal(p.c_milli), p.eval, p.reuse),
             AgentSpec::External(p) => write!(f, "external:timeout={},cmd={}", decimal(p.timeout_ms), p.command),
+            AgentSpec::Perfect(k) => write!(f, "perfect:{}", k.name()),
         }
     }
 }

@@ -27,8 +27,13 @@ use crate::engine::{BySide, NextStarter, PitSet, Ruleset, Side};
 pub enum MatchError {
     #[error(transparent)]
     Solve(#[from] SolveError),
+    /// A table file that cannot be read or written.
+    #[error("{0}")]
+    Io(String),
     #[error("the checkpoint cannot be resumed: {0}; delete it to start again")]
     Checkpoint(String),
+    #[error("stopped after {iterations} iterations of the rounds loop, as asked; the checkpoint keeps them: run again to continue")]
+    Interrupted { iterations: u32 },
 }
 
 /// "Cannot force the win" in a rounds table.
@@ -86,10 +91,12 @@ pub struct MatchProgress {
     pub round: u32,
     pub done: u64,
     pub total: u64,
+    /// The open pits (South, North) of the graph being worked on.
+    pub open: (u8, u8),
 }
 
 /// Figures of a match solve.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MatchStats {
     /// Open-pit configurations (round graphs).
     pub graphs: u64,
@@ -104,6 +111,8 @@ pub struct MatchStats {
     pub attractors: u64,
     /// Bytes of the graphs.
     pub graph_bytes: u64,
+    /// Round positions of each graph: (South's open pits, North's, positions).
+    pub graph_positions: Vec<(u8, u8, u64)>,
     /// Largest accounted memory (graphs plus one attractor's masks).
     pub peak_bytes: u64,
     pub enumerate_seconds: f64,
@@ -126,7 +135,7 @@ impl MatchStats {
 
 /// The state of the rounds loop after a finished iteration: enough to continue an interrupted
 /// solve (the graphs are enumerated again, deterministically).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchCheckpoint {
     pub rules: Ruleset,
     /// Iterations finished.
@@ -135,6 +144,33 @@ pub struct MatchCheckpoint {
     pub wins: [Vec<[u32; 2]>; 2],
     /// The same for the position after each opening move: child[f][h][starter][local pit].
     pub child: [Vec<[[u32; 9]; 2]>; 2],
+    /// The last iteration added nothing: the table is final.
+    pub complete: bool,
+    /// Figures of the solve that completed the table.
+    pub stats: Option<MatchStats>,
+}
+
+impl MatchCheckpoint {
+    /// Checks a checkpoint read from a file against the rules it is meant for.
+    pub fn check(&self, rules: &Ruleset) -> Result<(), MatchError> {
+        let bad = |why: String| Err(MatchError::Checkpoint(why));
+        if self.rules != *rules {
+            return bad("it was made with other rules".into());
+        }
+        let total = rules.total_counters();
+        if total > super::MAX_COUNTERS {
+            return bad(format!("its board holds {total} counters, more than {}", super::MAX_COUNTERS));
+        }
+        let len = total as usize + 1;
+        if self.wins.iter().any(|w| w.len() != len) || self.child.iter().any(|c| c.len() != len) {
+            return bad(format!("field wins or child does not have {len} rows (holdings 0..={total})"));
+        }
+        let valid = |w: u32| w == NEVER || w <= self.iterations;
+        if self.wins.iter().flatten().flatten().chain(self.child.iter().flatten().flatten().flatten()).any(|&w| !valid(w)) {
+            return bad(format!("field wins or child has a rounds value above its {} iterations", self.iterations));
+        }
+        Ok(())
+    }
 }
 
 /// The match values of every match state of a board (R17).
@@ -145,6 +181,7 @@ pub struct MatchTable {
     /// holds h, `starter` to start; 0 when already won (R14), [`NEVER`] when f cannot.
     wins: [Vec<[u32; 2]>; 2],
     child: [Vec<[[u32; 9]; 2]>; 2],
+    iterations: u32,
     stats: MatchStats,
 }
 
@@ -162,8 +199,8 @@ pub fn state_holdings(rules: &Ruleset) -> std::ops::RangeInclusive<u32> {
 }
 
 /// How a round's end labels the next match state (R11, R13).
-#[derive(Clone, Copy, Debug)]
-enum Ending {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Ending {
     /// The collector starts next: the label depends on South's final holdings only.
     Collector,
     /// The round's winner starts next (the starter on a tie): the label depends on the round's
@@ -173,7 +210,7 @@ enum Ending {
 
 /// The next match state after a round's end with `left` counters on the board, `mover` unable
 /// to move and South holding `off` off the board: (South's holdings, next starter).
-fn next_state(rules: &Ruleset, ending: Ending, round_counters: u32, left: u32, mover: Side, off: u32) -> Option<(u32, Side)> {
+pub(crate) fn next_state(rules: &Ruleset, ending: Ending, round_counters: u32, left: u32, mover: Side, off: u32) -> Option<(u32, Side)> {
     let collector = mover.other();
     let south = off + if collector == Side::South { left } else { 0 };
     let next = match ending {
@@ -193,7 +230,7 @@ fn next_state(rules: &Ruleset, ending: Ending, round_counters: u32, left: u32, m
 }
 
 /// The labels of one attractor: which round ends lead to a state in a target set.
-fn end_masks(rules: &Ruleset, ending: Ending, round_counters: u32, target: &dyn Fn(u32, Side) -> bool) -> Vec<[Mask; 2]> {
+pub(crate) fn end_masks(rules: &Ruleset, ending: Ending, round_counters: u32, target: &dyn Fn(u32, Side) -> bool) -> Vec<[Mask; 2]> {
     let total = rules.total_counters();
     (0..=round_counters)
         .map(|left| {
@@ -221,11 +258,14 @@ struct Labelling {
 
 impl MatchTable {
     /// Solves every match state of `rules` (R17). `resume` continues from a checkpoint of the
-    /// same rules; `checkpoint` is called after each finished iteration.
+    /// same rules (a complete one is the table); `checkpoint` is called after each finished
+    /// iteration and with the complete table; `max_iterations` stops the loop after that many
+    /// iterations in all ([`MatchError::Interrupted`]; resume from the checkpoint).
     pub fn solve(
         rules: Ruleset,
         opts: SolveOptions,
         resume: Option<MatchCheckpoint>,
+        max_iterations: Option<u32>,
         progress: &mut dyn FnMut(MatchProgress),
         checkpoint: &mut dyn FnMut(&MatchCheckpoint),
     ) -> Result<MatchTable, MatchError> {
@@ -246,7 +286,7 @@ impl MatchTable {
         let mut largest = 0u64;
         for (i, (&(south, north), _)) in configs.iter().enumerate() {
             let open = BySide::new(south, north);
-            progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64 });
+            progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open: (south, north) });
             let allowance = SolveOptions { max_memory: opts.max_memory.saturating_sub(stats.graph_bytes), ..opts };
             let g = RoundGraph::build(rules, open, allowance)?;
             stats.graph_bytes += g.bytes();
@@ -263,6 +303,7 @@ impl MatchTable {
                 }));
             }
             stats.positions += g.nodes() as u64;
+            stats.graph_positions.push((south, north, g.nodes() as u64));
             stats.moves += g.moves() as u64;
             graphs.push(g);
         }
@@ -288,16 +329,9 @@ impl MatchTable {
             .collect();
         let mut cp = match resume {
             Some(cp) => {
-                if cp.rules != rules {
-                    return Err(MatchError::Checkpoint("it was made with other rules".into()));
-                }
-                let len = total as usize + 1;
-                if cp.wins.iter().any(|w| w.len() != len) || cp.child.iter().any(|c| c.len() != len) {
-                    return Err(MatchError::Checkpoint(format!("its tables do not have {len} rows (holdings 0..={total})")));
-                }
-                let valid = |w: u32| w == NEVER || w < cp.iterations.max(1);
-                if cp.wins.iter().flatten().flatten().any(|&w| !valid(w)) {
-                    return Err(MatchError::Checkpoint(format!("a rounds value is not below its {} iterations", cp.iterations)));
+                cp.check(&rules)?;
+                if cp.complete {
+                    return MatchTable::from_checkpoint(cp);
                 }
                 cp
             }
@@ -311,7 +345,7 @@ impl MatchTable {
                     }
                 }
                 let child = [vec![[[NEVER; 9]; 2]; total as usize + 1], vec![[[NEVER; 9]; 2]; total as usize + 1]];
-                MatchCheckpoint { rules, iterations: 0, wins, child }
+                MatchCheckpoint { rules, iterations: 0, wins, child, complete: false, stats: None }
             }
         };
         // Which holdings got a new value in the last iteration, by side (all, at the start).
@@ -320,7 +354,8 @@ impl MatchTable {
             let k = cp.iterations + 1;
             let mut updates: Vec<(usize, u32, Side)> = Vec::new();
             for (gi, (graph, labels)) in graphs.iter().zip(&labellings).enumerate() {
-                progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: graphs.len() as u64 });
+                let open = (graph.open[Side::South], graph.open[Side::North]);
+                progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: graphs.len() as u64, open });
                 let n0 = graph.on_board();
                 let kept_of = |h: u32| h - graph.open[Side::South] as u32 * s;
                 for label in labels {
@@ -363,9 +398,13 @@ impl MatchTable {
                 changed[fi][h as usize] = true;
             }
             cp.iterations = k;
-            checkpoint(&cp);
+            cp.complete = done;
             if done {
                 break;
+            }
+            checkpoint(&cp);
+            if max_iterations.is_some_and(|m| k >= m) {
+                return Err(MatchError::Interrupted { iterations: k });
             }
         }
         stats.iterations = cp.iterations;
@@ -379,11 +418,44 @@ impl MatchTable {
             })
             .sum();
         stats.solve_seconds = start.elapsed().as_secs_f64();
-        Ok(MatchTable { rules, wins: cp.wins, child: cp.child, stats })
+        cp.stats = Some(stats.clone());
+        checkpoint(&cp);
+        Ok(MatchTable { rules, wins: cp.wins, child: cp.child, iterations: cp.iterations, stats })
+    }
+
+    /// A finished table from its saved form (checked: rules, sizes, values).
+    pub fn from_checkpoint(cp: MatchCheckpoint) -> Result<MatchTable, MatchError> {
+        cp.check(&cp.rules)?;
+        if !cp.complete {
+            return Err(MatchError::Checkpoint(format!("it is not complete ({} iterations done)", cp.iterations)));
+        }
+        Ok(MatchTable { rules: cp.rules, wins: cp.wins, child: cp.child, iterations: cp.iterations, stats: cp.stats.unwrap_or_default() })
+    }
+
+    /// The table in its saved form.
+    pub fn to_checkpoint(&self) -> MatchCheckpoint {
+        MatchCheckpoint {
+            rules: self.rules,
+            iterations: self.iterations,
+            wins: self.wins.clone(),
+            child: self.child.clone(),
+            complete: true,
+            stats: Some(self.stats.clone()),
+        }
     }
 
     pub fn rules(&self) -> &Ruleset {
         &self.rules
+    }
+
+    /// wins[f][h][starter] for side `f` (see the struct).
+    pub(crate) fn wins_of(&self, f: Side) -> &[[u32; 2]] {
+        &self.wins[f.index()]
+    }
+
+    /// The largest finite rounds value of the table.
+    pub(crate) fn max_rounds(&self) -> u32 {
+        self.wins.iter().flatten().flatten().copied().filter(|&w| w != NEVER).max().unwrap_or(0)
     }
 
     pub fn stats(&self) -> &MatchStats {

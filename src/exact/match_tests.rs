@@ -15,7 +15,7 @@ fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
 }
 
 pub(super) fn table(r: Ruleset) -> MatchTable {
-    MatchTable::solve(r, SolveOptions { max_memory: 1 << 30, ..SolveOptions::default() }, None, &mut |_| {}, &mut |_| {}).unwrap()
+    MatchTable::solve(r, SolveOptions { max_memory: 1 << 30, ..SolveOptions::default() }, None, None, &mut |_| {}, &mut |_| {}).unwrap()
 }
 
 const GOLDEN: &str = include_str!("../../tests/data/golden/solve_match.json");
@@ -250,4 +250,41 @@ fn every_match_state_equals_a_fixed_point_over_the_whole_product_graph() {
         }
     }
     assert_eq!(values.len(), 3, "the boards checked have wins, draws and losses");
+}
+
+#[test]
+fn an_interrupted_solve_resumed_from_its_checkpoint_gives_the_same_table() {
+    for r in [rules(3, 4, &[]), rules(4, 4, &[]), rules(3, 2, &["next_starter=round_winner"])] {
+        let opts = SolveOptions { max_memory: 1 << 30, ..SolveOptions::default() };
+        let whole = table(r);
+        assert!(whole.stats().iterations >= 3, "{r:?}: too few iterations to interrupt");
+        for stop in 1..whole.stats().iterations {
+            let mut saved = None;
+            let e = MatchTable::solve(r, opts, None, Some(stop), &mut |_| {}, &mut |cp| saved = Some(cp.clone())).unwrap_err();
+            assert_eq!(e, MatchError::Interrupted { iterations: stop });
+            let cp = saved.unwrap();
+            assert_eq!((cp.iterations, cp.complete), (stop, false));
+            // Through its saved form, as a file would hold it.
+            let cp: MatchCheckpoint = serde_json::from_str(&serde_json::to_string(&cp).unwrap()).unwrap();
+            let resumed = MatchTable::solve(r, opts, Some(cp), None, &mut |_| {}, &mut |_| {}).unwrap();
+            assert_eq!(resumed.states(), whole.states(), "{r:?} stopped after {stop}");
+            assert_eq!(resumed.to_checkpoint().wins, whole.to_checkpoint().wins);
+        }
+        // A complete table read back is the table; one for other rules is refused.
+        let back = MatchTable::from_checkpoint(whole.to_checkpoint()).unwrap();
+        assert_eq!(back.states(), whole.states());
+        let mut other = whole.to_checkpoint();
+        other.rules.pits_per_row += 1;
+        assert!(matches!(MatchTable::solve(r, opts, Some(other), None, &mut |_| {}, &mut |_| {}), Err(MatchError::Checkpoint(_))));
+        let mut bad = whole.to_checkpoint();
+        bad.wins[0][3][0] = bad.iterations + 5;
+        assert!(matches!(MatchTable::from_checkpoint(bad), Err(MatchError::Checkpoint(_))));
+    }
+}
+
+#[test]
+fn a_board_too_large_for_the_memory_allowance_is_an_error() {
+    let r = rules(5, 4, &[]);
+    let e = MatchTable::solve(r, SolveOptions { max_memory: 200_000, ..SolveOptions::default() }, None, None, &mut |_| {}, &mut |_| {}).unwrap_err();
+    assert!(matches!(e, MatchError::Solve(SolveError::MemoryLimit { .. })), "{e:?}");
 }

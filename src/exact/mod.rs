@@ -4,8 +4,10 @@
 mod chain;
 mod index;
 mod match_solver;
+mod perfect;
 mod round_graph;
 mod solver;
+mod tables;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -16,6 +18,8 @@ pub use index::{Compositions, RankSet};
 pub use match_solver::{
     open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, MatchValue, StateValue, NEVER,
 };
+pub use perfect::{match_table, set_cache_bytes, set_tables_dir, PerfectError, PerfectKind, PerfectPlayer, DEFAULT_CACHE_BYTES};
+pub use tables::{default_tables_dir, load_or_solve, read_checkpoint, table_path, write_checkpoint, MAX_TABLE_BYTES, TABLES_ENV};
 pub use solver::{Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, DEFAULT_MAX_MEMORY, MAX_COUNTERS};
 
 use crate::engine::{BySide, Position, Ruleset, Side};

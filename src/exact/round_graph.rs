@@ -214,6 +214,14 @@ impl RoundGraph {
     /// round forever never reaches a target (R17: a round that never ends is a draw).
     /// One mask per node.
     pub fn attract(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync)) -> Vec<Mask> {
+        self.attract_observed(forcer, end, |_, _| {})
+    }
+
+    /// [`RoundGraph::attract`], telling `added(node, bits)` each time bits join a node's mask,
+    /// in the order they join: a forcer's bit always joins after the successor's bit that
+    /// brought it, so the order is a progress measure (a perfect player converts a win by
+    /// moving to a successor whose bit joined earlier).
+    pub fn attract_observed(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync), mut added: impl FnMut(u32, Mask)) -> Vec<Mask> {
         let mut win = vec![0 as Mask; self.nodes()];
         let mut stack = Vec::new();
         for n in 0..=self.on_board as usize {
@@ -239,6 +247,7 @@ impl RoundGraph {
                 let v = eval(&win, x);
                 if v != 0 {
                     win[x as usize] = v;
+                    added(x, v);
                     stack.push(x);
                 }
             }
@@ -246,6 +255,7 @@ impl RoundGraph {
                 for &p in &self.preds[self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize] {
                     let v = eval(&win, p);
                     if v != win[p as usize] {
+                        added(p, v & !win[p as usize]);
                         win[p as usize] = v;
                         stack.push(p);
                     }

@@ -634,6 +634,28 @@ impl Solution {
         self.levels[n].sets[side].range(start, end).map(move |rank| self.position(n as u32, rank << 1 | side as u64))
     }
 
+    /// Every move that [`Solution::choose`] may make (before its tie-break): the best moves,
+    /// and with a positive value only those that make progress. Needs `keep_order`.
+    pub(crate) fn progress_moves(&self, pos: &Position) -> PitSet {
+        let Some((level, side, i)) = self.slot(pos) else { return PitSet::EMPTY };
+        let l = &self.levels[level as usize];
+        let value = l.values[side][i] as i32;
+        let order = l.order[side].get(i).copied().unwrap_or(u32::MAX);
+        let mut set = PitSet::EMPTY;
+        for (pit, child, summary) in pos.legal_children() {
+            let (cl, cs, ci) = self.slot(&child).expect("reachable");
+            let c = &self.levels[cl as usize];
+            if summary.net_gain(pos.turn()) - c.values[cs][ci] as i32 != value {
+                continue;
+            }
+            if value > 0 && cl == level && c.order[cs].get(ci).copied().unwrap_or(u32::MAX) >= order {
+                continue;
+            }
+            set.insert(pit);
+        }
+        set
+    }
+
     /// The slot of a reachable position (same rules and open pits), None otherwise.
     pub(crate) fn slot_of(&self, pos: &Position) -> Option<(u32, usize, usize)> {
         if pos.rules() != self.template.rules() || pos.open() != self.template.open() {
