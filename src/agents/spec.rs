@@ -278,7 +278,9 @@ impl FromStr for AgentSpec {
             "perfect" => match param {
                 Some("match") => Ok(AgentSpec::Perfect(PerfectKind::Match)),
                 Some("round") => Ok(AgentSpec::Perfect(PerfectKind::Round)),
-                _ => Err(err("perfect takes match (perfect match play, R17) or round (perfect round play, R15): perfect:match, perfect:round".into())),
+                _ => Err(err(
+                    "perfect takes match (perfect match play, R17) or round (perfect round play, R15): perfect:match, perfect:round".into(),
+                )),
             },
             _ => Err(err(format!("unknown player '{name}'"))),
         }

@@ -348,6 +348,23 @@ impl MatchTable {
                 MatchCheckpoint { rules, iterations: 0, wins, child, complete: false, stats: None }
             }
         };
+        // The attractors of each graph, labelling and side, kept between iterations when they
+        // fit the memory allowance (each iteration then visits only what its new targets
+        // change); otherwise recomputed, two at a time.
+        let kept_bytes: u64 = graphs.iter().zip(&labellings).map(|(g, l)| g.nodes() as u64 * l.len() as u64 * 2 * 16).sum();
+        let mut persist: Option<Vec<Vec<[Vec<Mask>; 2]>>> = (stats.graph_bytes + kept_bytes <= opts.max_memory).then(|| {
+            graphs.iter().zip(&labellings).map(|(g, l)| l.iter().map(|_| [vec![0; g.nodes()], vec![0; g.nodes()]]).collect()).collect()
+        });
+        stats.peak_bytes = stats.peak_bytes.max(stats.graph_bytes + if persist.is_some() { kept_bytes } else { 2 * largest });
+        if stats.peak_bytes > opts.max_memory {
+            return Err(MatchError::Solve(SolveError::MemoryLimit {
+                limit: opts.max_memory,
+                needed: stats.peak_bytes,
+                positions: stats.positions,
+                counters: total,
+                phase: "solved",
+            }));
+        }
         // Which holdings got a new value in the last iteration, by side (all, at the start).
         let mut changed = [vec![true; total as usize + 1], vec![true; total as usize + 1]];
         loop {
@@ -358,21 +375,54 @@ impl MatchTable {
                 progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: graphs.len() as u64, open });
                 let n0 = graph.on_board();
                 let kept_of = |h: u32| h - graph.open[Side::South] as u32 * s;
-                for label in labels {
+                for (li, label) in labels.iter().enumerate() {
                     let lo = label.states.iter().map(|&(h, _)| kept_of(h)).min().unwrap();
                     let hi = (label.states.iter().map(|&(h, _)| kept_of(h)).max().unwrap() + n0).min(total);
+                    let needs = |f: Side| {
+                        let fi = f.index();
+                        changed[fi][lo as usize..=hi as usize].iter().any(|&c| c)
+                            && label.states.iter().any(|&(h, st)| cp.wins[fi][h as usize][st.index()] == NEVER)
+                    };
+                    let need = Side::ALL.map(needs);
+                    let ends = Side::ALL.map(|f| {
+                        let wins = &cp.wins[f.index()];
+                        need[f.index()].then(|| end_masks(&rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k))
+                    });
+                    // Both sides' attractors at once (one per core), continued from the last
+                    // iteration's when they are kept.
+                    let run = |f: Side, kept: Option<&mut Vec<Mask>>| -> Option<Vec<Mask>> {
+                        let masks = ends[f.index()].as_ref()?;
+                        let end = |left: u32, mover: Side| masks[left as usize][mover.index()];
+                        match kept {
+                            Some(win) => {
+                                graph.attract_more(f, &end, win);
+                                None
+                            }
+                            None => Some(graph.attract(f, &end)),
+                        }
+                    };
+                    let fresh: [Option<Vec<Mask>>; 2] = match persist.as_mut() {
+                        Some(p) => {
+                            let [south, north] = &mut p[gi][li];
+                            let (a, b) = rayon::join(|| run(Side::South, Some(south)), || run(Side::North, Some(north)));
+                            [a, b]
+                        }
+                        None => {
+                            let (a, b) = rayon::join(|| run(Side::South, None), || run(Side::North, None));
+                            [a, b]
+                        }
+                    };
                     for f in Side::ALL {
                         let fi = f.index();
-                        if !changed[fi][lo as usize..=hi as usize].iter().any(|&c| c) {
+                        if !need[fi] {
                             continue;
                         }
-                        if label.states.iter().all(|&(h, st)| cp.wins[fi][h as usize][st.index()] != NEVER) {
-                            continue;
-                        }
-                        let wins = &cp.wins[fi];
-                        let masks = end_masks(&rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k);
-                        let win = graph.attract(f, &|left, mover| masks[left as usize][mover.index()]);
                         stats.attractors += 1;
+                        let win: &[Mask] = match (&fresh[fi], persist.as_ref()) {
+                            (Some(w), _) => w,
+                            (None, Some(p)) => &p[gi][li][fi],
+                            (None, None) => unreachable!("an attractor was computed"),
+                        };
                         for &(h, st) in &label.states {
                             let kept = kept_of(h);
                             let root = graph.root(st);

@@ -47,8 +47,11 @@ struct Settings {
     solve: SolveOptions,
 }
 
-static SETTINGS: Mutex<Settings> =
-    Mutex::new(Settings { tables: None, cache_bytes: DEFAULT_CACHE_BYTES, solve: SolveOptions { max_memory: 6 << 30, keep_order: true, max_positions: u64::MAX } });
+static SETTINGS: Mutex<Settings> = Mutex::new(Settings {
+    tables: None,
+    cache_bytes: DEFAULT_CACHE_BYTES,
+    solve: SolveOptions { max_memory: 6 << 30, keep_order: true, max_positions: u64::MAX },
+});
 
 /// The tables directory of the perfect players (default: [`super::default_tables_dir`]).
 pub fn set_tables_dir(dir: Option<PathBuf>) {
@@ -314,7 +317,8 @@ impl PerfectPlayer {
                     Ok(v)
                 })
                 .map_err(|e| err(self.kind, e.to_string()))?;
-                let node = values.graph.node(pos).ok_or_else(|| err(self.kind, "the position is not reachable from its round's start".into()))?;
+                let node =
+                    values.graph.node(pos).ok_or_else(|| err(self.kind, "the position is not reachable from its round's start".into()))?;
                 let off = pos.reserve()[Side::South];
                 if !(values.lo..values.lo + values.width).contains(&off) {
                     return Err(err(self.kind, format!("South's reserve {off} is not one of this round's")));
@@ -372,7 +376,11 @@ mod tests {
                 // The player's moves at the round's start are among the state's best moves.
                 if !v.best_moves.is_empty() {
                     let chosen = values.best(root, kept, state.starter);
-                    assert!(!chosen.is_empty() && chosen.iter().all(|p| v.best_moves.contains(p)), "{r:?} {state:?} {chosen} {}", v.best_moves);
+                    assert!(
+                        !chosen.is_empty() && chosen.iter().all(|p| v.best_moves.contains(p)),
+                        "{r:?} {state:?} {chosen} {}",
+                        v.best_moves
+                    );
                 }
             }
         }
@@ -393,7 +401,14 @@ mod tests {
         isolated();
         let opponents = ["random", "greedy", "minimax:2", "mcts:16", "perfect:round", "perfect:match"];
         let mut seen = std::collections::HashSet::new();
-        for r in [rules(3, 2, &[]), rules(4, 2, &[]), rules(3, 3, &[]), rules(3, 4, &[]), rules(4, 4, &[]), rules(3, 2, &["next_starter=round_winner"])] {
+        for r in [
+            rules(3, 2, &[]),
+            rules(4, 2, &[]),
+            rules(3, 3, &[]),
+            rules(3, 4, &[]),
+            rules(4, 4, &[]),
+            rules(3, 2, &["next_starter=round_winner"]),
+        ] {
             let table = match_table(r).unwrap();
             for opponent in opponents {
                 let other: AgentSpec = opponent.parse().unwrap();
@@ -406,7 +421,8 @@ mod tests {
                         } else {
                             [other, AgentSpec::Perfect(PerfectKind::Match)]
                         };
-                        let mut agents = [Agent::new(specs[0], seat_rng(9, index, Side::South)), Agent::new(specs[1], seat_rng(9, index, Side::North))];
+                        let mut agents =
+                            [Agent::new(specs[0], seat_rng(9, index, Side::South)), Agent::new(specs[1], seat_rng(9, index, Side::North))];
                         let (mut value, mut rounds) = promise(&table, &game, me);
                         seen.insert(value);
                         let mut plies = 0;
@@ -436,7 +452,9 @@ mod tests {
                                 }
                                 MatchValue::Draw => assert_ne!(v, MatchValue::Loss, "{r:?} vs {opponent}: a draw became a loss"),
                                 // A loss is held out: the opponent never wins sooner than the table says.
-                                MatchValue::Loss if v == MatchValue::Loss => assert!(k.unwrap() + 1 >= rounds.unwrap(), "{r:?} vs {opponent}"),
+                                MatchValue::Loss if v == MatchValue::Loss => {
+                                    assert!(k.unwrap() + 1 >= rounds.unwrap(), "{r:?} vs {opponent}")
+                                }
                                 MatchValue::Loss => {}
                             }
                             (value, rounds) = (v, k);

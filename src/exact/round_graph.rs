@@ -35,9 +35,11 @@ pub(crate) struct RoundGraph {
     gain: Vec<u8>,
     /// The local pit of each move.
     pit: Vec<u8>,
-    /// In-level predecessors (moves without a capture), CSR.
+    /// Predecessors, CSR (in the same level or higher; `attract` follows the in-level ones).
     pred_start: Vec<u32>,
     preds: Vec<u32>,
+    /// The nodes without a move (round ends, R10).
+    ends: Vec<u32>,
     /// The round's start with each side to move.
     roots: BySide<u32>,
     /// Counters on the board at the round's start, and in the whole game.
@@ -100,16 +102,9 @@ impl RoundGraph {
                 }
             }
         }
-        // In-level predecessors: a move without a capture keeps the level.
-        let level_of = |x: u32| level_start.partition_point(|&s| s <= x) - 1;
         let mut pred_start = vec![0u32; nodes + 1];
-        for x in 0..nodes {
-            let lx = level_of(x as u32);
-            for &y in &succ[succ_start[x] as usize..succ_start[x + 1] as usize] {
-                if y >= level_start[lx] {
-                    pred_start[y as usize + 1] += 1;
-                }
-            }
+        for &y in &succ {
+            pred_start[y as usize + 1] += 1;
         }
         for i in 0..nodes {
             pred_start[i + 1] += pred_start[i];
@@ -117,14 +112,13 @@ impl RoundGraph {
         let mut fill = pred_start.clone();
         let mut preds = vec![0u32; pred_start[nodes] as usize];
         for x in 0..nodes {
-            let lx = level_of(x as u32);
             for &y in &succ[succ_start[x] as usize..succ_start[x + 1] as usize] {
-                if y >= level_start[lx] {
-                    preds[fill[y as usize] as usize] = x as u32;
-                    fill[y as usize] += 1;
-                }
+                preds[fill[y as usize] as usize] = x as u32;
+                fill[y as usize] += 1;
             }
         }
+        drop(fill);
+        let ends: Vec<u32> = (0..nodes as u32).filter(|&x| succ_start[x as usize] == succ_start[x as usize + 1]).collect();
         let slot = |r: &Position| id(positions.slot_of(r).expect("the roots are enumerated"));
         let roots = BySide::new(slot(&roots[0]), slot(&roots[1]));
         let on_board = top as u32;
@@ -139,6 +133,7 @@ impl RoundGraph {
             pit,
             pred_start,
             preds,
+            ends,
             roots,
             on_board,
             total: rules.total_counters(),
@@ -168,7 +163,7 @@ impl RoundGraph {
             + 4 * (self.level_start.len() + self.south_end.len() + self.succ_start.len() + self.succ.len())
             + self.gain.len()
             + self.pit.len()
-            + 4 * (self.pred_start.len() + self.preds.len())) as u64
+            + 4 * (self.pred_start.len() + self.preds.len() + self.ends.len())) as u64
     }
 
     /// The node of a position of this round, None if it is not reachable from the start.
@@ -251,8 +246,13 @@ impl RoundGraph {
                     stack.push(x);
                 }
             }
+            let level_end = self.level_start[n + 1];
             while let Some(y) = stack.pop() {
                 for &p in &self.preds[self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize] {
+                    if p >= level_end {
+                        // A higher level: its sweep comes later.
+                        continue;
+                    }
                     let v = eval(&win, p);
                     if v != win[p as usize] {
                         added(p, v & !win[p as usize]);
@@ -263,5 +263,54 @@ impl RoundGraph {
             }
         }
         win
+    }
+
+    fn level_of(&self, x: u32) -> usize {
+        self.level_start.partition_point(|&s| s <= x) - 1
+    }
+
+    /// The attractor for larger targets, continued from `win`, the attractor of smaller ones
+    /// (or all empty): the ends whose targets grew are re-evaluated and the change is carried
+    /// to their predecessors, level by level or not (the least fixed point is reached from any
+    /// start below it). The rounds loop of the match solver gains targets at every iteration;
+    /// this visits only what they change.
+    pub fn attract_more(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync), win: &mut [Mask]) {
+        let eval = |win: &[Mask], x: u32| -> Mask {
+            let n = self.level_of(x);
+            let moves = self.succ_start[x as usize] as usize..self.succ_start[x as usize + 1] as usize;
+            let mover = self.mover(n, x);
+            let valid = self.valid(n);
+            if moves.is_empty() {
+                return end(n as u32, mover) & valid;
+            }
+            let mut m = if mover == forcer { 0 } else { Mask::MAX };
+            for e in moves {
+                let w = win[self.succ[e] as usize] >> self.gain[e];
+                if mover == forcer {
+                    m |= w;
+                } else {
+                    m &= w;
+                }
+            }
+            m & valid
+        };
+        let mut stack = Vec::new();
+        for &x in &self.ends {
+            let v = eval(win, x) | win[x as usize];
+            if v != win[x as usize] {
+                win[x as usize] = v;
+                stack.push(x);
+            }
+        }
+        while let Some(y) = stack.pop() {
+            for &p in &self.preds[self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize] {
+                let v = eval(win, p);
+                if v != win[p as usize] {
+                    debug_assert_eq!(v & win[p as usize], win[p as usize], "masks only grow");
+                    win[p as usize] = v;
+                    stack.push(p);
+                }
+            }
+        }
     }
 }

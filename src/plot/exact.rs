@@ -78,6 +78,9 @@ pub struct BoardPoint {
     pub random_win_rate: f64,
     /// Perfect-play round-1 value for the starter as a share of the counters, -1..1.
     pub perfect_share: f64,
+    /// The perfect-match value (R17) says otherwise than round 1 (win/draw/loss for the first
+    /// player against the sign of the round-1 value); drawn ringed.
+    pub match_differs: bool,
 }
 
 pub const PERFECT_PLAY_TITLE: &str = "The round-1 starter's advantage, random play against perfect play, by board size";
@@ -179,6 +182,9 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
         })
         .collect();
     items.push(LegendItem { label: "label: pits x counters per pit".into(), glyph: Glyph::Swatch(WHITE) });
+    if points.iter().any(|b| b.match_differs) {
+        items.push(LegendItem { label: "ringed: the match's perfect answer differs from round 1's".into(), glyph: Glyph::Swatch(WHITE) });
+    }
     let legend = Legend { heading: Some("board".into()), items };
     let plot = frame(root, PERFECT_PLAY_TITLE, subtitle, &legend)?;
     let (x_ticks, _) = nice_ticks(0.0, 100.0, 10);
@@ -219,6 +225,9 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
         draw_markers(&mut chart, &pts, marker, colour, 6)?;
         for b in points.iter().filter(|b| b.pits_per_row == *p) {
             let at = (100.0 * b.random_win_rate, 100.0 * b.perfect_share);
+            if b.match_differs {
+                chart.draw_series(std::iter::once(Circle::new(at, 11, TEXT_COLOUR.stroke_width(2))))?;
+            }
             chart.draw_series(std::iter::once(
                 EmptyElement::at(at) + Text::new(format!("{}x{}", b.pits_per_row, b.seeds_per_pit), (7, -3), label.clone()),
             ))?;
@@ -281,6 +290,7 @@ mod tests {
                     seeds_per_pit: s,
                     random_win_rate: 0.1 * s as f64 + 0.05 * p as f64,
                     perfect_share: 0.3 - 0.1 * s as f64,
+                    match_differs: s == 2,
                 })
             })
             .collect();
@@ -288,6 +298,12 @@ mod tests {
         assert_eq!(png_size(&std::fs::read(&written[0]).unwrap()), (WIDTH, HEIGHT));
         let texts = texts(&read(&written[1]));
         assert!(texts.iter().any(|t| t.starts_with("the round-1 starter")), "{texts:?}");
+        assert!(texts.iter().any(|t| t.starts_with("ringed: the match")), "{texts:?}");
+        assert_eq!(
+            read(&written[1]).matches("<circle").count() - points.len(),
+            points.iter().filter(|b| b.match_differs).count(),
+            "one ring per board that differs"
+        );
         for p in 2..=7 {
             assert!(texts.contains(&format!("{p} pits per row")));
             for s in 1..=3 {
@@ -376,7 +392,13 @@ fn match_equity<DB: DrawingBackend>(root: &Area<DB>, cells: &[EquityCell], subti
         .y_label_formatter(&|v| if *v < 0.5 { "North starts".into() } else { "South starts".into() })
         .draw()?;
     let columns = (hi - lo + 1.0).max(1.0);
-    let text_size = if columns > 60.0 { 10.0 } else if columns > 30.0 { 13.0 } else { 18.0 };
+    let text_size = if columns > 60.0 {
+        10.0
+    } else if columns > 30.0 {
+        13.0
+    } else {
+        18.0
+    };
     let text = font(text_size).pos(Pos::new(HPos::Center, VPos::Center));
     for c in cells {
         let (x, y) = (c.south as f64, if c.starter == Side::South { 1.0 } else { 0.0 });

@@ -14,7 +14,9 @@ use serde_json::json;
 use super::{formats, human_bytes, other_rules, peak_rss, write_formats, Args};
 use crate::cli::{stdout_error, CliError};
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::{default_tables_dir, load_or_solve, open_pits, table_path, MatchError, MatchProgress, MatchState, MatchTable, SolveOptions};
+use crate::exact::{
+    default_tables_dir, load_or_solve, open_pits, table_path, MatchError, MatchProgress, MatchState, MatchTable, SolveOptions,
+};
 use crate::io::write_string_atomically;
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
@@ -58,7 +60,10 @@ fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> 
     let num = |x: &str| x.parse::<u32>().map_err(|_| bad(format!("'{x}' is not a number of counters")));
     let h = BySide::new(num(south)?, num(north)?);
     if h[Side::South] as u64 + h[Side::North] as u64 != total as u64 {
-        return Err(bad(format!("the holdings sum to {}; this board has {total} counters (2 x pits_per_row x seeds_per_pit)", h[Side::South] as u64 + h[Side::North] as u64)));
+        return Err(bad(format!(
+            "the holdings sum to {}; this board has {total} counters (2 x pits_per_row x seeds_per_pit)",
+            h[Side::South] as u64 + h[Side::North] as u64
+        )));
     }
     for side in Side::ALL {
         if h[side] < s {
@@ -76,14 +81,21 @@ fn match_error(e: MatchError) -> CliError {
 }
 
 /// The match table of `rules`: from the tables directory or solved there, with a progress bar.
-pub fn table(rules: Ruleset, opts: SolveOptions, tables: Option<&PathBuf>, max_iterations: Option<u32>, quiet: bool) -> Result<(MatchTable, bool, PathBuf), CliError> {
+pub fn table(
+    rules: Ruleset,
+    opts: SolveOptions,
+    tables: Option<&PathBuf>,
+    max_iterations: Option<u32>,
+    quiet: bool,
+) -> Result<(MatchTable, bool, PathBuf), CliError> {
     let dir = tables.cloned().unwrap_or_else(default_tables_dir);
     let bar = super::super::progress::positions_bar(&format!("solve --match {}x{}", rules.pits_per_row, rules.seeds_per_pit), quiet);
     let total_known = Cell::new(false);
     let result = load_or_solve(rules, &dir, opts, max_iterations, &mut |p: MatchProgress| {
         if !total_known.replace(true) {
             bar.set_style(
-                indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} round graphs, {msg}").expect("valid template"),
+                indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} round graphs, {msg}")
+                    .expect("valid template"),
             );
         }
         bar.set_length(p.total);
@@ -228,12 +240,18 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
         "table": MATCH_STATES,
     });
     let meta_path = dir.join("solve_match.json");
-    write_string_atomically(&meta_path, &(serde_json::to_string_pretty(&meta).map_err(CliError::failed)? + "\n")).map_err(CliError::failed)?;
+    write_string_atomically(&meta_path, &(serde_json::to_string_pretty(&meta).map_err(CliError::failed)? + "\n"))
+        .map_err(CliError::failed)?;
     written.push(meta_path);
     let cells: Vec<crate::plot::exact::EquityCell> = table
         .states()
         .iter()
-        .map(|(s, v)| crate::plot::exact::EquityCell { south: s.holdings[Side::South], starter: s.starter, value: v.value, rounds: v.rounds })
+        .map(|(s, v)| crate::plot::exact::EquityCell {
+            south: s.holdings[Side::South],
+            starter: s.starter,
+            value: v.value,
+            rounds: v.rounds,
+        })
         .collect();
     let subtitle = format!(
         "{} pits a row, {} counters a pit; other rules: {}; the match's start: {} for its first player{}",
