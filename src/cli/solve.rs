@@ -5,8 +5,6 @@
 mod match_solve;
 mod study;
 
-pub use match_solve::MATCH_STATES;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -34,7 +34,7 @@ pub const MATCH_STATES: TableSpec = TableSpec {
         ColumnSpec { name: "starter", ty: ColumnType::Sym, meaning: "who starts the round: south or north" },
         ColumnSpec { name: "south_open", ty: ColumnType::U32, meaning: "South's open pits in the round (R12)" },
         ColumnSpec { name: "north_open", ty: ColumnType::U32, meaning: "North's open pits in the round (R12)" },
-        ColumnSpec { name: "value", ty: ColumnType::Sym, meaning: "the match value for the starter under perfect match play: win, draw or loss (R17)" },
+        ColumnSpec { name: "value", ty: ColumnType::Text, meaning: "the match value for the starter under perfect match play: win, draw or loss (R17)" },
         ColumnSpec {
             name: "rounds",
             ty: ColumnType::U32,
@@ -210,7 +210,7 @@ pub fn states_table(table: &MatchTable) -> Table {
             col("starter", ColumnData::Sym(rows.iter().map(|(s, _)| Some(s.starter.name())).collect())),
             col("south_open", ColumnData::U32(rows.iter().map(|(s, _)| open(s.holdings[Side::South])[Side::South] as u32).collect())),
             col("north_open", ColumnData::U32(rows.iter().map(|(s, _)| open(s.holdings[Side::South])[Side::North] as u32).collect())),
-            col("value", ColumnData::Sym(rows.iter().map(|(_, v)| Some(v.value.name())).collect())),
+            col("value", ColumnData::Text(rows.iter().map(|(_, v)| v.value.name().to_string()).collect())),
             col("rounds", ColumnData::U32(rows.iter().map(|(_, v)| v.rounds.unwrap_or(0)).collect())),
             col("best_moves", ColumnData::Text(rows.iter().map(|(_, v)| v.best_moves.to_string()).collect())),
         ],
