@@ -309,7 +309,7 @@
   const caption = svg.querySelector(".caption");
   const $ = function (id) { return document.getElementById(id); };
   const ui = {
-    round: $("round"), ply: $("ply"), mover: $("mover"), lap: $("lap"), hand: $("hand"), event: $("event"), endless: $("endless"),
+    round: $("round"), ply: $("ply"), mover: $("mover"), toMove: $("to-move"), lap: $("lap"), hand: $("hand"), event: $("event"), endless: $("endless"),
     play: $("play"), unit: $("unit"), speed: $("speed"), speedValue: $("speed-value"), goto: $("goto"), gotoButton: $("goto-button"),
     timeline: $("timeline"),
   };
@@ -376,6 +376,22 @@
       ". Reserves: South " + st.reserve[0] + ", North " + st.reserve[1] + ".";
   }
 
+  // Who plays the next ply from frame f: at a round's start its starter; during and after
+  // move k the mover of move k + 1, or, when move k ended the round, the side whose turn it is,
+  // which has no legal move (R10); after a round's end the next round's starter (R13).
+  function nextToMove(f) {
+    const kind = fKind[f], k = fPly[f], r = rounds[fRound[f] - 1];
+    if (kind === START) return { side: r.starter, note: "" };
+    if (kind === END) {
+      return r.number < rounds.length ? { side: rounds[r.number].starter, note: "starts round " + (r.number + 1) } : { side: -1, note: "the match is over" };
+    }
+    const m = moves[k - 1];
+    if (k < N && moves[k].round === m.round) return { side: moves[k].mover, note: "" };
+    // A move list may stop before its round ends: then the opponent is to move, as after any move.
+    if (!rounds[m.round - 1].ended) return { side: 1 - m.mover, note: "" };
+    return { side: 1 - m.mover, note: "no legal move: the round ends, R10" };
+  }
+
   let current = -1;
   let addressTimer = 0;
 
@@ -407,8 +423,12 @@
       reserves[side].el.setAttribute("class", "reserve" + reserveMarks[side]);
     }
     const m = kind === LAP || kind === DONE ? moves[fPly[f] - 1] : null;
-    const mover = m ? m.mover : kind === START ? r.starter : -1;
-    for (let side = 0; side < 2; side++) bands[side].setAttribute("class", "side side-" + SIDE_KEY[side] + (side === mover ? " mover" : ""));
+    // The mover plays the ply shown; the side to move plays the next one (docs/show.md).
+    const mover = m ? m.mover : -1;
+    const next = nextToMove(f);
+    for (let side = 0; side < 2; side++) {
+      bands[side].setAttribute("class", "side side-" + SIDE_KEY[side] + (side === mover ? " mover" : "") + (side === next.side ? " next" : ""));
+    }
     const cap = captionOf(f);
     caption.textContent = cap;
     svg.setAttribute("aria-label", describeBoard(st, open, cap));
@@ -416,6 +436,8 @@
     ui.round.textContent = r.number + " of " + rounds.length;
     ui.ply.textContent = fPly[f] + " of " + N;
     ui.mover.textContent = mover >= 0 ? SIDE[mover] : "\u2013";
+    ui.toMove.textContent = (next.side >= 0 ? SIDE[next.side] : "\u2013") + (next.note ? " (" + next.note + ")" : "");
+    ui.toMove.setAttribute("data-side", next.side >= 0 ? SIDE_KEY[next.side] : "");
     ui.lap.textContent = m ? fLap[f] + " of " + m.laps.length : "\u2013";
     ui.hand.textContent = st.hand;
     ui.hand.setAttribute("data-hand", st.hand);
@@ -460,9 +482,17 @@
   const SVGNS = "http://www.w3.org/2000/svg";
   let timelineCursor = null;
   function holdingsAtStart(r) { return [r.kept[0] + r.open[0] * S, r.kept[1] + r.open[1] * S]; }
+  // A round's result (R11): "south", "north" or "tie", and a sentence; "" while it has not ended.
+  function roundResult(r) {
+    if (!r.ended) return { key: "", text: "not finished" };
+    const [s, n] = r.captured;
+    if (s === n) return { key: "tie", text: "tied " + s + " to " + n };
+    return { key: s > n ? "south" : "north", text: SIDE[s > n ? 0 : 1] + " won it, " + Math.max(s, n) + " to " + Math.min(s, n) };
+  }
   (function drawTimeline() {
     const t = ui.timeline, R = rounds.length;
-    t.setAttribute("viewBox", "0 0 " + R + " 100");
+    // Holdings in 0..100, then a strip with each round's winner.
+    t.setAttribute("viewBox", "0 0 " + R + " 114");
     t.setAttribute("aria-valuemax", R);
     function add(name, attrs) {
       const el = document.createElementNS(SVGNS, name);
@@ -483,17 +513,37 @@
       for (let k = r.before; k < r.before + r.moves; k++) endless = endless || moves[k].endless;
       if (endless) add("rect", { class: "endless-mark", x: i + 0.2, y: 0, width: 0.6, height: 8 });
     });
+    rounds.forEach(function (r, i) {
+      const result = roundResult(r);
+      const cell = add("rect", { class: "result result-" + (result.key || "none"), x: i, y: 102, width: 1, height: 12, "data-round": r.number, "data-winner": result.key });
+      const tip = document.createElementNS(SVGNS, "title");
+      tip.textContent = "Round " + r.number + ": " + result.text;
+      cell.appendChild(tip);
+    });
     const title = document.createElementNS(SVGNS, "title");
-    title.textContent = "Holdings at each round's start: South shaded from the bottom, North from the top";
+    title.textContent = "Holdings at each round's start: South shaded from the bottom, North from the top; below, each round's winner";
     t.insertBefore(title, t.firstChild);
-    timelineCursor = add("rect", { class: "cursor", x: 0, y: 1, width: 1, height: 98 });
+    timelineCursor = add("rect", { class: "cursor", x: 0, y: 1, width: 1, height: 112 });
+    // Round numbers under the timeline: round 1, every `step`-th and the last, at their centres.
+    const axis = document.getElementById("timeline-axis");
+    const step = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].find(function (s) { return R / s <= 12; }) || 1000;
+    const labelled = [1];
+    for (let n = step; n <= R; n += step) if (n > 1) labelled.push(n);
+    if (labelled[labelled.length - 1] !== R && (R - labelled[labelled.length - 1]) / step > 0.5) labelled.push(R);
+    labelled.forEach(function (n) {
+      const label = document.createElement("span");
+      label.textContent = n;
+      label.setAttribute("data-round", n);
+      label.style.left = (100 * (n - 0.5) / R) + "%";
+      axis.appendChild(label);
+    });
   })();
   function drawTimelineCursor(round) {
     const r = rounds[round - 1];
     timelineCursor.setAttribute("x", round - 1);
     const h = holdingsAtStart(r);
     ui.timeline.setAttribute("aria-valuenow", round);
-    ui.timeline.setAttribute("aria-valuetext", "Round " + round + " of " + rounds.length + ": at its start South holds " + h[0] + " and North " + h[1]);
+    ui.timeline.setAttribute("aria-valuetext", "Round " + round + " of " + rounds.length + ": at its start South holds " + h[0] + " and North " + h[1] + "; " + roundResult(r).text);
   }
   function goRound(round) {
     go(roundStartFrame[Math.max(1, Math.min(rounds.length, round))]);

@@ -4,7 +4,7 @@
 //! The distributions come from `statrs`; nothing here re-implements a distribution function.
 
 use serde::Serialize;
-use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal};
+use statrs::distribution::{Binomial, ContinuousCDF, Discrete, DiscreteCDF, Normal};
 
 /// The confidence level of the interval in a [`Proportion`].
 pub const CONFIDENCE: f64 = 0.95;
@@ -20,8 +20,12 @@ pub struct Proportion {
     /// Wilson score interval at [`CONFIDENCE`]; [0, 1] when there are no trials.
     pub ci_low: f64,
     pub ci_high: f64,
-    /// Exact two-sided binomial test against p = 1/2 (see [`binomial_test_half`]).
+    /// Exact two-sided binomial test against p = 1/2 (see [`binomial_test_half`]); 0 when it is
+    /// below the smallest double (about 1e-308): `log10_p_value` has it then.
     pub p_value: f64,
+    /// The base-10 logarithm of the same p-value, which does not underflow (see
+    /// [`log10_binomial_test_half`]): -2187.54 for 550,119 wins of 1,000,000.
+    pub log10_p_value: f64,
 }
 
 /// Rate, 95% Wilson interval and exact two-sided binomial test against p = 1/2.
@@ -34,7 +38,8 @@ pub fn proportion(successes: u64, trials: u64) -> Proportion {
     assert!(successes <= trials, "proportion: {successes} successes out of {trials} trials");
     let rate = if trials == 0 { f64::NAN } else { successes as f64 / trials as f64 };
     let (ci_low, ci_high) = wilson(successes, trials, CONFIDENCE);
-    Proportion { successes, trials, rate, ci_low, ci_high, p_value: binomial_test_half(successes, trials) }
+    let p_value = binomial_test_half(successes, trials);
+    Proportion { successes, trials, rate, ci_low, ci_high, p_value, log10_p_value: log10_binomial_test_half(successes, trials) }
 }
 
 /// The Wilson score interval for `successes` out of `trials` at the given two-sided
@@ -96,6 +101,83 @@ pub fn binomial_test_half(successes: u64, trials: u64) -> f64 {
     }
     let binomial = Binomial::new(0.5, trials).expect("1/2 is a valid probability");
     (2.0 * binomial.cdf(m)).min(1.0)
+}
+
+/// The base-10 logarithm of [`binomial_test_half`], accurate where the p-value itself underflows
+/// to 0 (a million matches at 55% give 10^-2187.5).
+///
+/// Where the p-value is above 1e-250 this is its logarithm. Below, it is computed from the
+/// lower tail as a sum relative to its last term: P[X <= m] = pmf(m) (1 + r_m + r_m r_(m-1) + ...)
+/// with r_k = pmf(k-1)/pmf(k) = k / (n - k + 1) < 1 so far from n/2; the terms fall geometrically
+/// and the sum stops when they no longer change it. `ln pmf(m)` comes from statrs.
+pub fn log10_binomial_test_half(successes: u64, trials: u64) -> f64 {
+    let p = binomial_test_half(successes, trials);
+    if p > 1e-250 {
+        return p.log10();
+    }
+    log10_lower_tail_doubled(successes.min(trials - successes), trials)
+}
+
+/// log10(2 P[X <= m]) for X ~ Binomial(n, 1/2), m well below n/2, by the series above.
+fn log10_lower_tail_doubled(m: u64, n: u64) -> f64 {
+    let ln_last = Binomial::new(0.5, n).expect("1/2 is a valid probability").ln_pmf(m);
+    let (mut term, mut sum, mut k) = (1.0f64, 1.0f64, m);
+    while k > 0 {
+        term *= k as f64 / (n - k + 1) as f64;
+        k -= 1;
+        sum += term;
+        if term < sum * 1e-17 {
+            break;
+        }
+    }
+    (std::f64::consts::LN_2 + ln_last + sum.ln()) / std::f64::consts::LN_10
+}
+
+/// The difference of two proportions, a - b, with Newcombe's hybrid score interval (method 10 of
+/// Newcombe 1998, from the two Wilson intervals at [`CONFIDENCE`]) and the two-sided pooled
+/// two-proportion z test of "no difference".
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Difference {
+    /// a's rate minus b's; NaN when either has no trials.
+    pub difference: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// (p_a - p_b) / sqrt(p (1 - p) (1/n_a + 1/n_b)), p the pooled rate; 0 when undefined.
+    pub z: f64,
+    /// Two-sided normal p-value of z; 0 when below the smallest double (see `log10_p_value`).
+    pub p_value: f64,
+    /// Its base-10 logarithm, which does not underflow.
+    pub log10_p_value: f64,
+}
+
+/// a - b with its interval and test (see [`Difference`]).
+pub fn difference(a: &Proportion, b: &Proportion) -> Difference {
+    if a.trials == 0 || b.trials == 0 {
+        return Difference { difference: f64::NAN, ci_low: -1.0, ci_high: 1.0, z: 0.0, p_value: 1.0, log10_p_value: 0.0 };
+    }
+    let d = a.rate - b.rate;
+    let low = d - ((a.rate - a.ci_low).powi(2) + (b.ci_high - b.rate).powi(2)).sqrt();
+    let high = d + ((a.ci_high - a.rate).powi(2) + (b.rate - b.ci_low).powi(2)).sqrt();
+    let (na, nb) = (a.trials as f64, b.trials as f64);
+    let pooled = (a.successes + b.successes) as f64 / (na + nb);
+    let se = (pooled * (1.0 - pooled) * (1.0 / na + 1.0 / nb)).sqrt();
+    let z = if se > 0.0 { d / se } else { 0.0 };
+    let (p_value, log10_p_value) = normal_two_sided(z);
+    Difference { difference: d, ci_low: low.max(-1.0), ci_high: high.min(1.0), z, p_value, log10_p_value }
+}
+
+/// The two-sided p-value of a standard normal z, and its base-10 logarithm: from statrs where
+/// the p-value is a normal double, else from the asymptotic series of the normal tail,
+/// ln P[Z > x] = -x²/2 - ln(x sqrt(2 pi)) + ln(1 - 1/x² + 3/x⁴ - 15/x⁶) (|z| > 37 there).
+pub fn normal_two_sided(z: f64) -> (f64, f64) {
+    let x = z.abs();
+    let p = (2.0 * Normal::standard().cdf(-x)).min(1.0);
+    if p > 1e-300 {
+        return (p, p.log10());
+    }
+    let (x2, pi2) = (x * x, 2.0 * std::f64::consts::PI);
+    let ln_tail = -x2 / 2.0 - (x * pi2.sqrt()).ln() + (1.0 - 1.0 / x2 + 3.0 / (x2 * x2) - 15.0 / (x2 * x2 * x2)).ln();
+    (p, (std::f64::consts::LN_2 + ln_tail) / std::f64::consts::LN_10)
 }
 
 /// A score with unfinished matches counted as half a win (RULES.md R16): `points` = wins + 1/2
@@ -411,6 +493,51 @@ mod tests {
         let json = serde_json::to_value(&p).unwrap();
         assert_eq!(json["successes"], 60);
         assert_eq!(json["rate"], 0.6);
+    }
+
+    #[test]
+    fn the_log10_p_value_does_not_underflow() {
+        // References: log10(2 sum_{k<=m} C(n,k) / 2^n) in 40-digit arithmetic (mpmath).
+        for (k, n, want) in
+            [(550_119, 1_000_000, -2_187.544_831_987_2), (780_537, 1_000_000, -72_494.886_053_571_7), (300, 1000, -36.752_869_689_706_02)]
+        {
+            let got = log10_binomial_test_half(k, n);
+            assert!(close(got, want, 1e-8 * want.abs()), "{k} of {n}: {got}, want {want}");
+            assert_eq!(log10_binomial_test_half(n - k, n), got, "symmetric");
+        }
+        assert_eq!(binomial_test_half(550_119, 1_000_000), 0.0, "the p-value itself underflows");
+        // Where both exist, the series and the logarithm of the p-value agree.
+        let direct = binomial_test_half(300, 1000).log10();
+        assert!(close(log10_lower_tail_doubled(300, 1000), direct, 1e-9), "{direct}");
+        let p = proportion(550_119, 1_000_000);
+        assert!(p.log10_p_value < -2187.0 && p.p_value == 0.0);
+        assert_eq!(proportion(50, 100).log10_p_value, 0.0);
+        assert_eq!(proportion(0, 0).log10_p_value, 0.0);
+    }
+
+    #[test]
+    fn the_difference_of_two_proportions_has_newcombes_interval_and_the_z_test() {
+        // Newcombe (1998), table II, example (a): 56/70 - 48/80 = 0.2, interval 0.0524 to 0.3339.
+        let d = difference(&proportion(56, 70), &proportion(48, 80));
+        assert!(close(d.difference, 0.2, 1e-12));
+        assert!(close(d.ci_low, 0.0524, 5e-5) && close(d.ci_high, 0.3339, 5e-5), "{d:?}");
+        // Pooled z: 104/150 overall.
+        let p = 104.0 / 150.0;
+        let z = 0.2 / (p * (1.0 - p) * (1.0 / 70.0 + 1.0 / 80.0f64)).sqrt();
+        assert!(close(d.z, z, 1e-12));
+        assert!(close(d.p_value, 2.0 * Normal::standard().cdf(-z), 1e-15) && close(d.log10_p_value, d.p_value.log10(), 1e-12));
+        // Far in the tail the p-value underflows, its logarithm does not, and the two formulas
+        // meet where both hold (z = 30: 2 P[Z > 30] = 9.8e-198).
+        let (p30, l30) = normal_two_sided(30.0);
+        let x2 = 900.0f64;
+        let series = (std::f64::consts::LN_2 - x2 / 2.0 - (30.0 * (2.0 * std::f64::consts::PI).sqrt()).ln()
+            + (1.0 - 1.0 / x2 + 3.0 / (x2 * x2) - 15.0 / (x2 * x2 * x2)).ln())
+            / std::f64::consts::LN_10;
+        assert!(close(l30, series, 1e-9) && close(p30.log10(), series, 1e-9), "{l30} {series}");
+        let (p50, l50) = normal_two_sided(-50.0);
+        assert_eq!(p50, 0.0);
+        assert!((l50 + 544.665_305_866).abs() < 1e-6, "{l50}");
+        assert!(difference(&proportion(0, 0), &proportion(3, 4)).difference.is_nan());
     }
 
     #[test]

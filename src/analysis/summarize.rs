@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::stats::{half_points, proportion, Distribution};
-use super::summary::{ArmSummary, CaptureSources, OpenPits, StudySummary};
+use super::stats::{difference, half_points, proportion, Distribution};
+use super::summary::{ArmDifference, ArmSummary, CaptureSources, OpenPits, RoundsByNumber, StudySummary};
 use crate::engine::{BySide, Side};
 use crate::io::{Dataset, DatasetError};
 use crate::sim::schema::{HistogramColumns, MatchColumns, RoundColumns};
@@ -20,6 +20,69 @@ fn add(hist: &mut BTreeMap<u64, u64>, value: u64, n: u64) {
 
 fn to_bins(hist: &BTreeMap<u64, u64>) -> Vec<(u64, u64)> {
     hist.iter().map(|(&v, &c)| (v, c)).collect()
+}
+
+/// Round results at one round number.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RoundTally {
+    pub rounds: u64,
+    pub tied: u64,
+    pub starter_wins: u64,
+    pub first_player_wins: u64,
+}
+
+impl std::ops::AddAssign for RoundTally {
+    fn add_assign(&mut self, o: RoundTally) {
+        self.rounds += o.rounds;
+        self.tied += o.tied;
+        self.starter_wins += o.starter_wins;
+        self.first_player_wins += o.first_player_wins;
+    }
+}
+
+/// At most this many rounds make a group of round numbers a group on their own account (fewer
+/// when round 1 has fewer: half of its rounds, so that a small dataset keeps its first rounds
+/// apart): about ±3 percentage points of interval at 1,000.
+pub const ROUND_GROUP_ROUNDS: u64 = 1000;
+
+/// Groups the round numbers of `tally` (round number -> results): a round number is a group of its
+/// own while it has at least min(1000, half of round 1's rounds) rounds; beyond, consecutive
+/// round numbers are put together until a group has that many, and a last group with fewer joins
+/// the one before it.
+pub fn round_groups(tally: &BTreeMap<u32, RoundTally>) -> Vec<RoundsByNumber> {
+    let round1 = tally.get(&1).map_or(0, |t| t.rounds);
+    let least = (round1 / 2).clamp(1, ROUND_GROUP_ROUNDS);
+    let mut groups: Vec<(u32, u32, RoundTally)> = Vec::new();
+    let mut open: Option<(u32, u32, RoundTally)> = None;
+    for (&round, &t) in tally {
+        let (first, _, mut sum) = open.take().unwrap_or((round, round, RoundTally::default()));
+        sum += t;
+        if sum.rounds >= least {
+            groups.push((first, round, sum));
+        } else {
+            open = Some((first, round, sum));
+        }
+    }
+    if let Some((first, last, sum)) = open {
+        match groups.last_mut() {
+            Some(previous) => {
+                previous.1 = last;
+                previous.2 += sum;
+            }
+            None => groups.push((first, last, sum)),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(first_round, last_round, t)| RoundsByNumber {
+            first_round,
+            last_round,
+            rounds: t.rounds,
+            tied: t.tied,
+            starter_wins: proportion(t.starter_wins, t.rounds),
+            first_player_wins: proportion(t.first_player_wins, t.rounds),
+        })
+        .collect()
 }
 
 #[derive(Default)]
@@ -74,21 +137,29 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
                 HistogramMetric::LapLength => &mut lap_length,
                 HistogramMetric::LapsPerMove => &mut laps_per_move,
             };
-            add(hist, h.value[i], h.count[i]);
+            add(hist, h.value[i] as u64, h.count[i] as u64);
         }
         Ok(())
     })?;
     let mut moves_per_round = None;
     let mut open_pits = Vec::new();
+    let mut by_round = Vec::new();
     if dataset.detail() >= Detail::Round {
         let mut per_round = BTreeMap::new();
         let mut open: BTreeMap<u32, OpenAcc> = BTreeMap::new();
+        let mut results: BTreeMap<u32, RoundTally> = BTreeMap::new();
         dataset.for_each_part("rounds", |t| {
             let r = RoundColumns::read(t).map_err(|e| invalid(&dataset.dir, format!("rounds: {e}")))?;
             for i in 0..r.len() {
+                let winner = r.winner[i].winner();
+                let result = results.entry(r.round[i] as u32).or_default();
+                result.rounds += 1;
+                result.tied += winner.is_none() as u64;
+                result.starter_wins += (winner == Some(r.starter[i])) as u64;
+                result.first_player_wins += (winner == Some(r.first[i])) as u64;
                 add(&mut per_round, r.moves[i] as u64, 1);
                 let open_pits = r.open(i);
-                let acc = open.entry(r.round[i]).or_default();
+                let acc = open.entry(r.round[i] as u32).or_default();
                 acc.matches += 1;
                 acc.south += open_pits[Side::South] as u64;
                 acc.north += open_pits[Side::North] as u64;
@@ -97,6 +168,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
             Ok(())
         })?;
         moves_per_round = Some(Distribution::from_histogram(&to_bins(&per_round)));
+        by_round = round_groups(&results);
         open_pits = open
             .into_iter()
             .map(|(round, a)| {
@@ -136,6 +208,8 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
         lap_length: Distribution::from_histogram(&to_bins(&lap_length)),
         capture_sources: sources,
         open_pits,
+        by_round,
+        first_player_vs_first_arm: None,
         endless_moves: endless,
         lap_length_histogram: to_bins(&lap_length),
         laps_per_move_histogram: to_bins(&laps_per_move),
@@ -176,5 +250,15 @@ pub fn summarize_path(dir: &Path, order: Option<&[String]>) -> Result<StudySumma
         let dataset = Dataset::open(&dir.join(&arm))?;
         out.push(summarize_dataset(&dataset, &arm)?);
     }
+    compare_with_first_arm(&mut out);
     Ok(StudySummary { name, arms: out })
+}
+
+/// Sets each arm's first-player rate difference from the first arm (the first arm has none).
+pub fn compare_with_first_arm(arms: &mut [ArmSummary]) {
+    let Some((first, rest)) = arms.split_first_mut() else { return };
+    for arm in rest {
+        arm.first_player_vs_first_arm =
+            Some(ArmDifference { reference: first.name.clone(), difference: difference(&arm.first_player_wins, &first.first_player_wins) });
+    }
 }

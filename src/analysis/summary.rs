@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::stats::{Distribution, Points, Proportion};
+use super::stats::{Difference, Distribution, Points, Proportion};
 use crate::engine::BySide;
 
 /// Counters a side captured, by source (R6, R8, R10), over all matches of an arm.
@@ -18,6 +18,34 @@ pub struct OpenPits {
     pub north_mean_open: f64,
     /// Mean open pits of the round's starter.
     pub starter_mean_open: f64,
+}
+
+/// The rounds of one round number, or of several consecutive ones where few matches get that
+/// far (see [`crate::analysis::summarize::round_groups`]): how often the round's starter won them
+/// and how often the match's first player did. A tied round (R11) is won by nobody.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RoundsByNumber {
+    /// The group's first and last round number (equal for a single round number).
+    pub first_round: u32,
+    pub last_round: u32,
+    /// Rounds in the group: one per match that reached each of its round numbers.
+    pub rounds: u64,
+    pub tied: u64,
+    /// Rounds won by their starter (R13), of all the group's rounds.
+    pub starter_wins: Proportion,
+    /// Rounds won by the match's first player (who started round 1), of all the group's rounds:
+    /// the first player's share of the round wins, ties counting for neither.
+    pub first_player_wins: Proportion,
+}
+
+/// An arm's first-player win rate (finished matches) against the study's first arm's.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ArmDifference {
+    /// The first arm's name.
+    pub reference: String,
+    /// This arm's difference from it, in the same test ([`crate::analysis::stats::difference`]).
+    #[serde(flatten)]
+    pub difference: Difference,
 }
 
 /// Everything `summarize` reports for one dataset.
@@ -56,6 +84,11 @@ pub struct ArmSummary {
     pub capture_sources: BySide<CaptureSources>,
     /// Needs round detail; empty at match detail.
     pub open_pits: Vec<OpenPits>,
+    /// Round results by round number, grouped where sparse; needs round detail.
+    pub by_round: Vec<RoundsByNumber>,
+    /// The first-player rate against the study's first arm's; None for the first arm (and for a
+    /// lone dataset).
+    pub first_player_vs_first_arm: Option<ArmDifference>,
     pub endless_moves: u64,
     /// Histograms behind the distributions, for charts: (value, count), sorted by value.
     pub lap_length_histogram: Vec<(u64, u64)>,

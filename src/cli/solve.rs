@@ -107,10 +107,10 @@ pub const STARTS: TableSpec = TableSpec {
     row: "one round start of a board (open pits of each side, starter), solved exactly (R15)",
     columns: &[
         ColumnSpec { name: "rules_hash", ty: ColumnType::Text, meaning: "short hash of the full ruleset (solve.json in the directory has the rules)" },
-        ColumnSpec { name: "pits_per_row", ty: ColumnType::U32, meaning: "pits per row, P (R1)" },
-        ColumnSpec { name: "seeds_per_pit", ty: ColumnType::U32, meaning: "counters per open pit at the round's start, S (R1, R12)" },
-        ColumnSpec { name: "south_open", ty: ColumnType::U32, meaning: "South's open pits, 1..P (R12: the closed pits are at the row's left end)" },
-        ColumnSpec { name: "north_open", ty: ColumnType::U32, meaning: "North's open pits, 1..P" },
+        ColumnSpec { name: "pits_per_row", ty: ColumnType::I64, meaning: "pits per row, P (R1)" },
+        ColumnSpec { name: "seeds_per_pit", ty: ColumnType::I64, meaning: "counters per open pit at the round's start, S (R1, R12)" },
+        ColumnSpec { name: "south_open", ty: ColumnType::I64, meaning: "South's open pits, 1..P (R12: the closed pits are at the row's left end)" },
+        ColumnSpec { name: "north_open", ty: ColumnType::I64, meaning: "North's open pits, 1..P" },
         ColumnSpec { name: "starter", ty: ColumnType::Sym, meaning: "who moves first in the round: south or north" },
         ColumnSpec {
             name: "value",
@@ -123,7 +123,7 @@ pub const STARTS: TableSpec = TableSpec {
             ty: ColumnType::Text,
             meaning: "the starter's best opening moves, local pits (R3) in increasing order, comma-separated; empty when it has no legal move",
         },
-        ColumnSpec { name: "positions", ty: ColumnType::U64, meaning: "distinct (board, side to move) reachable from the round's start, start and ends included (R15)" },
+        ColumnSpec { name: "positions", ty: ColumnType::I64, meaning: "distinct (board, side to move) reachable from the round's start, start and ends included (R15)" },
     ],
 };
 
@@ -438,15 +438,15 @@ pub fn starts_table(rules: &Ruleset, rows: &[Solved]) -> Table {
         name: STARTS.name,
         columns: vec![
             col("rules_hash", ColumnData::Text(rows.iter().map(|_| rules.hash()).collect())),
-            col("pits_per_row", ColumnData::U32(rows.iter().map(|_| rules.pits_per_row as u32).collect())),
-            col("seeds_per_pit", ColumnData::U32(rows.iter().map(|_| rules.seeds_per_pit as u32).collect())),
-            col("south_open", ColumnData::U32(rows.iter().map(|r| r.open[Side::South] as u32).collect())),
-            col("north_open", ColumnData::U32(rows.iter().map(|r| r.open[Side::North] as u32).collect())),
+            col("pits_per_row", ColumnData::I64(rows.iter().map(|_| rules.pits_per_row as i64).collect())),
+            col("seeds_per_pit", ColumnData::I64(rows.iter().map(|_| rules.seeds_per_pit as i64).collect())),
+            col("south_open", ColumnData::I64(rows.iter().map(|r| r.open[Side::South] as i64).collect())),
+            col("north_open", ColumnData::I64(rows.iter().map(|r| r.open[Side::North] as i64).collect())),
             col("starter", ColumnData::Sym(rows.iter().map(|r| Some(r.starter.name())).collect())),
             col("value", ColumnData::I64(rows.iter().map(|r| r.value as i64).collect())),
             col("outcome", ColumnData::Text(rows.iter().map(|r| outcome(r.value).to_string()).collect())),
             col("best_moves", ColumnData::Text(rows.iter().map(|r| r.best_moves.to_string()).collect())),
-            col("positions", ColumnData::U64(rows.iter().map(|r| r.stats.positions).collect())),
+            col("positions", ColumnData::I64(rows.iter().map(|r| r.stats.positions as i64).collect())),
         ],
     }
 }

@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::stats::{Distribution, Points, Proportion};
+use crate::analysis::stats::{Difference, Distribution, Points, Proportion};
 use crate::analysis::summarize::summarize_path;
-use crate::analysis::summary::{ArmSummary, StudySummary};
+use crate::analysis::summary::{ArmSummary, RoundsByNumber, StudySummary};
 use crate::engine::Side;
 use crate::io::write_string_atomically;
 
@@ -33,18 +33,29 @@ fn pct(x: f64) -> String {
     }
 }
 
-/// A p-value; below the smallest positive double it prints as a bound, not as 0.
-fn p_value(p: f64) -> String {
-    if p == 0.0 {
-        "< 1e-300".into()
-    } else {
-        format!("{p:.3e}")
+/// A p-value; below the smallest positive double it is written from its logarithm
+/// (`2.852e-2188`), never as 0.
+fn p_value(p: f64, log10_p: f64) -> String {
+    if p > 0.0 {
+        return format!("{p:.3e}");
     }
+    let exponent = log10_p.floor();
+    let mantissa = 10f64.powf(log10_p - exponent);
+    // 9.9996 would print as 10.000.
+    let (mantissa, exponent) = if mantissa >= 9.9995 { (1.0, exponent + 1.0) } else { (mantissa, exponent) };
+    format!("{mantissa:.3}e{exponent}")
 }
 
 fn prop(p: &Proportion) -> String {
-    let p_text = if p.p_value == 0.0 { "p < 1e-300".to_string() } else { format!("p = {}", p_value(p.p_value)) };
-    format!("{:>7} [{}, {}]  {p_text}  ({} of {})", pct(p.rate), pct(p.ci_low), pct(p.ci_high), p.successes, p.trials)
+    format!(
+        "{:>7} [{}, {}]  p = {}  ({} of {})",
+        pct(p.rate),
+        pct(p.ci_low),
+        pct(p.ci_high),
+        p_value(p.p_value, p.log10_p_value),
+        p.successes,
+        p.trials
+    )
 }
 
 /// Points with unfinished matches as halves (R16): rate, interval, points of matches.
@@ -100,12 +111,43 @@ pub fn arm_text(a: &ArmSummary) -> String {
             .collect();
         row(&mut s, "open pits S/N by round", picks.join("  "));
     }
+    if !a.by_round.is_empty() {
+        // Round numbers at which the rates are shown (each group by its first round number).
+        let picks = |rate: fn(&RoundsByNumber) -> f64| -> String {
+            a.by_round
+                .iter()
+                .filter(|g| [1, 2, 3, 5, 10, 20, 30, 40, 50].contains(&g.first_round))
+                .map(|g| format!("{} {}", round_label(g), pct(rate(g))))
+                .collect::<Vec<_>>()
+                .join("  ")
+        };
+        row(&mut s, "round starter wins by round", picks(|g| g.starter_wins.rate));
+        row(&mut s, "first player's round wins", picks(|g| g.first_player_wins.rate));
+    }
     row(
         &mut s,
         "endless moves",
         format!("{} ({:.3} per 10,000 matches)", a.endless_moves, a.endless_moves as f64 * 1e4 / a.matches.max(1) as f64),
     );
     s
+}
+
+/// "r3", or "r41-45" for a group of round numbers.
+fn round_label(g: &RoundsByNumber) -> String {
+    if g.first_round == g.last_round {
+        format!("r{}", g.first_round)
+    } else {
+        format!("r{}-{}", g.first_round, g.last_round)
+    }
+}
+
+/// A signed difference of rates in percentage points.
+fn points_diff(x: f64) -> String {
+    if x.is_nan() {
+        "-".into()
+    } else {
+        format!("{:+.2}", 100.0 * x)
+    }
 }
 
 /// What the two first-player columns count (R16).
@@ -119,18 +161,18 @@ pub fn study_text(study: &StudySummary) -> String {
         let width = study.arms.iter().map(|a| a.name.len()).max().unwrap_or(3).max(3);
         let _ = writeln!(
             s,
-            "{:<width$}  {:>9}  {:>26}  {:>10}  {:>26}  {:>8}  {:>7}",
+            "{:<width$}  {:>9}  {:>26}  {:>11}  {:>26}  {:>8}  {:>7}",
             "arm", "matches", "first player wins [95% CI]", "p", "first player pts [95% CI]", "round 1", "rounds"
         );
         for a in &study.arms {
             let f = &a.first_player_wins;
             let _ = writeln!(
                 s,
-                "{:<width$}  {:>9}  {:>26}  {:>10}  {:>26}  {:>8}  {:>7.2}",
+                "{:<width$}  {:>9}  {:>26}  {:>11}  {:>26}  {:>8}  {:>7.2}",
                 a.name,
                 a.matches,
                 format!("{} [{}, {}]", pct(f.rate), pct(f.ci_low), pct(f.ci_high)),
-                p_value(f.p_value),
+                p_value(f.p_value, f.log10_p_value),
                 format!(
                     "{} [{}, {}]",
                     pct(a.first_player_points.rate),
@@ -142,6 +184,27 @@ pub fn study_text(study: &StudySummary) -> String {
             );
         }
         s.push_str(STUDY_NOTE);
+        s.push('\n');
+        let _ = writeln!(
+            s,
+            "first player wins against the first arm ({}): difference in percentage points, Newcombe 95% interval, two-proportion z test",
+            study.arms[0].name
+        );
+        for a in &study.arms[1..] {
+            if let Some(d) = &a.first_player_vs_first_arm {
+                let d = &d.difference;
+                let _ = writeln!(
+                    s,
+                    "{:<width$}  {:>7} [{}, {}]  z = {:.2}  p = {}",
+                    a.name,
+                    points_diff(d.difference),
+                    points_diff(d.ci_low),
+                    points_diff(d.ci_high),
+                    d.z,
+                    p_value(d.p_value, d.log10_p_value)
+                );
+            }
+        }
         s.push('\n');
     }
     for a in &study.arms {
@@ -171,6 +234,8 @@ const SUMMARY_COLUMNS: &[SummaryColumn] = &[
     ("first_player_ci_low", |a| a.first_player_wins.ci_low.to_string()),
     ("first_player_ci_high", |a| a.first_player_wins.ci_high.to_string()),
     ("first_player_p_value", |a| a.first_player_wins.p_value.to_string()),
+    // The p-value underflows to 0 below about 1e-308; its logarithm does not.
+    ("first_player_log10_p_value", |a| a.first_player_wins.log10_p_value.to_string()),
     // R16: unfinished matches counted as half a win.
     ("first_player_points", |a| a.first_player_points.points.to_string()),
     ("first_player_points_rate", |a| a.first_player_points.rate.to_string()),
@@ -206,7 +271,49 @@ const SUMMARY_COLUMNS: &[SummaryColumn] = &[
     ("north_gifted_fours_share", |a| a.capture_sources[Side::North].shares()[2].to_string()),
     ("north_remainder_share", |a| a.capture_sources[Side::North].shares()[3].to_string()),
     ("endless_moves", |a| a.endless_moves.to_string()),
+    // The first-player rate against the study's first arm (empty for the first arm).
+    ("first_player_diff_vs_first_arm", |a| vs_first(a, |d| d.difference.to_string())),
+    ("first_player_diff_ci_low", |a| vs_first(a, |d| d.ci_low.to_string())),
+    ("first_player_diff_ci_high", |a| vs_first(a, |d| d.ci_high.to_string())),
+    ("first_player_diff_p_value", |a| vs_first(a, |d| d.p_value.to_string())),
+    ("first_player_diff_log10_p_value", |a| vs_first(a, |d| d.log10_p_value.to_string())),
 ];
+
+fn vs_first(a: &ArmSummary, value: fn(&Difference) -> String) -> String {
+    a.first_player_vs_first_arm.as_ref().map_or(String::new(), |d| value(&d.difference))
+}
+
+/// A column of `summary_by_round.csv`: its header and how its value is read off a group.
+type ByRoundColumn = (&'static str, fn(&RoundsByNumber) -> String);
+
+/// The columns of `summary_by_round.csv`: one row per arm and group of round numbers.
+const BY_ROUND_COLUMNS: &[ByRoundColumn] = &[
+    ("first_round", |g| g.first_round.to_string()),
+    ("last_round", |g| g.last_round.to_string()),
+    ("rounds", |g| g.rounds.to_string()),
+    ("tied", |g| g.tied.to_string()),
+    ("starter_wins", |g| g.starter_wins.successes.to_string()),
+    ("starter_win_rate", |g| g.starter_wins.rate.to_string()),
+    ("starter_ci_low", |g| g.starter_wins.ci_low.to_string()),
+    ("starter_ci_high", |g| g.starter_wins.ci_high.to_string()),
+    ("first_player_wins", |g| g.first_player_wins.successes.to_string()),
+    ("first_player_win_rate", |g| g.first_player_wins.rate.to_string()),
+    ("first_player_ci_low", |g| g.first_player_wins.ci_low.to_string()),
+    ("first_player_ci_high", |g| g.first_player_wins.ci_high.to_string()),
+];
+
+/// One CSV row per arm and group of round numbers (round detail).
+pub fn by_round_csv(study: &StudySummary) -> Result<String, CliError> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record(std::iter::once("arm").chain(BY_ROUND_COLUMNS.iter().map(|(header, _)| *header))).map_err(CliError::failed)?;
+    for a in &study.arms {
+        for g in &a.by_round {
+            w.write_record(std::iter::once(a.name.clone()).chain(BY_ROUND_COLUMNS.iter().map(|(_, value)| value(g))))
+                .map_err(CliError::failed)?;
+        }
+    }
+    String::from_utf8(w.into_inner().map_err(CliError::failed)?).map_err(CliError::failed)
+}
 
 /// One CSV row per arm with the headline figures.
 pub fn study_csv(study: &StudySummary) -> Result<String, CliError> {
@@ -224,6 +331,7 @@ pub fn write_summary(study: &StudySummary, dir: &Path) -> Result<(), CliError> {
     let json = serde_json::to_string_pretty(study).map_err(CliError::failed)? + "\n";
     write_string_atomically(&dir.join("summary.json"), &json).map_err(CliError::failed)?;
     write_string_atomically(&dir.join("summary.csv"), &study_csv(study)?).map_err(CliError::failed)?;
+    write_string_atomically(&dir.join("summary_by_round.csv"), &by_round_csv(study)?).map_err(CliError::failed)?;
     Ok(())
 }
 

@@ -110,7 +110,11 @@ pub fn ratings_text(r: &Report) -> String {
     let width = r.ratings.iter().map(|p| p.player.len()).max().unwrap_or(6).max(6);
     let _ = writeln!(
         s,
-        "{:>4}  {:<width$}  {:>7}  {:>17}  {:>7}  {:>8}  {:>10}  {:>30}  {:>30}",
+        "   score, matches and unfinished: against the other players only; self-play (a player against itself) has its own columns"
+    );
+    let _ = writeln!(
+        s,
+        "{:>4}  {:<width$}  {:>7}  {:>17}  {:>7}  {:>8}  {:>10}  {:>15}  {:>30}  {:>30}",
         "rank",
         "player",
         "rating",
@@ -118,10 +122,12 @@ pub fn ratings_text(r: &Report) -> String {
         "score",
         "matches",
         "unfinished",
+        "self unfinished",
         "self-play 1st wins (finished)",
         "self-play 1st pts (unfin.=1/2)"
     );
     for p in &r.ratings {
+        let self_unfinished = p.self_play.as_ref().map_or("-".to_string(), |sp| format!("{} of {}", sp.unfinished, sp.matches));
         let (wins, points) = match &p.self_play {
             Some(sp) => (
                 format!("{} [{}, {}]", pct(sp.first_player_wins.rate), pct(sp.first_player_wins.ci_low), pct(sp.first_player_wins.ci_high)),
@@ -136,7 +142,7 @@ pub fn ratings_text(r: &Report) -> String {
         };
         let _ = writeln!(
             s,
-            "{:>4}  {:<width$}  {:>7.1}  {:>17}  {:>7}  {:>8}  {:>10}  {:>30}  {:>30}",
+            "{:>4}  {:<width$}  {:>7.1}  {:>17}  {:>7}  {:>8}  {:>10}  {:>15}  {:>30}  {:>30}",
             p.rank,
             p.player,
             p.rating,
@@ -144,6 +150,7 @@ pub fn ratings_text(r: &Report) -> String {
             pct(p.score),
             p.matches,
             p.unfinished,
+            self_unfinished,
             wins,
             points
         );

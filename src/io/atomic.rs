@@ -1,11 +1,10 @@
 //! Atomic file writes: the contents go to a temporary file in the destination's directory
-//! (`.NAME.tmp-PID-N.EXT`), which is flushed, synced to disk and then renamed to the final name.
+//! (`.NAME.tmp-RANDOM.EXT`), which is flushed, synced to disk and then renamed to the final name.
 //! Readers therefore see either no file or a complete one, and a failed write leaves nothing.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::verify::{FileDigest, HashingWriter};
 use super::IoError;
@@ -53,7 +52,7 @@ pub fn write_atomically_via_path<E: From<IoError>>(path: &Path, f: impl FnOnce(&
 }
 
 /// The final file name of a temporary file left by [`write_atomically`]
-/// (`.NAME.tmp-PID-N.EXT` gives `NAME`), or None for any other name.
+/// (`.NAME.tmp-RANDOM.EXT` gives `NAME`), or None for any other name.
 pub fn temporary_target(file_name: &str) -> Option<&str> {
     file_name.strip_prefix('.')?.rsplit_once(".tmp-").map(|(target, _)| target)
 }
@@ -72,25 +71,30 @@ struct Temporary {
 
 impl Temporary {
     fn create(path: &Path) -> Result<Temporary, IoError> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
         let name = path
             .file_name()
             .ok_or_else(|| IoError::file(path, "cannot write", std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")))?;
-        // Named so that `temporary_target` finds `name` again; the extension is kept for
-        // writers that choose a format by it.
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".tmp-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed)));
-        if let Some(extension) = path.extension() {
-            tmp_name.push(".");
-            tmp_name.push(extension);
-        }
-        let tmp = path.with_file_name(tmp_name);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|e| IoError::file(path, format!("cannot create temporary file {}", tmp.display()), e))?;
+        // Named `.NAME.tmp-RANDOM.EXT` so that `temporary_target` finds `name` again; the
+        // extension is kept for writers that choose a format by it. tempfile makes the name
+        // unique with random characters (create_new), so that writers on several hosts sharing
+        // one directory (shards of a Slurm array) never collide.
+        let mut prefix = std::ffi::OsString::from(".");
+        prefix.push(name);
+        prefix.push(".tmp-");
+        let suffix = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let (file, tmp) = tempfile::Builder::new()
+            .prefix(&prefix)
+            .suffix(&suffix)
+            .rand_bytes(10)
+            .tempfile_in(dir)
+            .map_err(|e| IoError::file(path, format!("cannot create a temporary file in {}", dir.display()), e))?
+            .into_parts();
+        // Removed by this type's Drop unless renamed, like any temporary of this module.
+        let tmp = tmp.keep().map_err(|e| IoError::file(path, "cannot keep the temporary file", e.error))?;
         Ok(Temporary { path: tmp, file: Some(file), renamed: false })
     }
 

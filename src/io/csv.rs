@@ -153,7 +153,7 @@ mod tests {
         std::fs::write(&path, "count,metric,value\n3,lap_length,7\n").unwrap();
         let t = read_csv(&path, &HISTOGRAMS).unwrap();
         assert_eq!(t.columns.iter().map(|c| c.name).collect::<Vec<_>>(), ["metric", "value", "count"]);
-        assert_eq!(t.column("count"), Some(&ColumnData::U64(vec![3])));
+        assert_eq!(t.column("count"), Some(&ColumnData::I64(vec![3])));
         assert_eq!(t.column("metric"), Some(&ColumnData::Sym(vec![Some("lap_length")])));
     }
 
@@ -168,8 +168,8 @@ mod tests {
             assert!(matches!(&err, IoError::Value { column: c, .. } if c == column), "{msg}");
             assert!(msg.contains("bad.csv") && msg.contains(&format!("line {line},")) && msg.contains(words), "{msg}");
         };
-        check("lap_length,1,2\nlap_length,x,2\n", 3, "value", "cannot read \"x\" as u64");
-        check("lap_length,1,-2\n", 2, "count", "\"-2\"");
+        check("lap_length,1,2\nlap_length,x,2\n", 3, "value", "cannot read \"x\" as i64");
+        check("lap_length,1,2.5\n", 2, "count", "\"2.5\"");
         check("lap_length,1,2\nlap_length,1,2\nsideways,1,2\n", 4, "metric", "unknown symbol \"sideways\"");
         check("lap_length,1,\n", 2, "count", "\"\"");
         // A record with the wrong number of fields is a csv error naming the file and line.

@@ -188,8 +188,10 @@ pub fn read_manifests(dir: &Path) -> Result<Vec<(PathBuf, Manifest)>, DatasetErr
 
 /// What must agree between a new invocation and a dataset it writes into.
 fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
-    let checks: [(&str, String, String); 6] = [
+    let rows_version = |m: &Manifest| m.versions.get("rows").cloned().unwrap_or_else(|| "none".into());
+    let checks: [(&str, String, String); 7] = [
         ("run (rules, players, first player, seed)", a.run_id.clone(), b.run_id.clone()),
+        ("row format version", rows_version(a), rows_version(b)),
         ("rules hash", a.rules_hash.clone(), b.rules_hash.clone()),
         ("matches", a.matches.to_string(), b.matches.to_string()),
         ("batch size", a.batch_size.to_string(), b.batch_size.to_string()),
@@ -199,10 +201,14 @@ fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<String> {
     checks.iter().find(|c| c.1 != c.2).map(|c| format!("{} is {} there, {} here", c.0, c.1, c.2))
 }
 
+/// The row format: 3 gave counts signed 64-bit types and the rounds table the match's first
+/// player and each side's holdings and closed pits at the round's start.
+pub const ROWS_VERSION: &str = "3";
+
 /// Versions recorded in every manifest. `rows` changes whenever the same run would give other
 /// rows; polars is pinned exactly in Cargo.toml.
 pub fn versions() -> BTreeMap<String, String> {
-    [("rajapasu", env!("CARGO_PKG_VERSION")), ("rows", "2"), ("rng", crate::engine::GENERATOR), ("polars", "0.55.2")]
+    [("rajapasu", env!("CARGO_PKG_VERSION")), ("rows", ROWS_VERSION), ("rng", crate::engine::GENERATOR), ("polars", "0.55.2")]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .chain([("parquet_compression".to_string(), format!("zstd level {}", super::parquet::ENCODINGS.zstd_level))])
@@ -517,6 +523,16 @@ impl Dataset {
         let Some((first_path, first)) = manifests.first() else {
             return Err(invalid(dir, "not a rajapasu dataset: no manifest.json (run `rajapasu simulate --out DIR` to make one)"));
         };
+        let rows_version = first.versions.get("rows").map_or("none", String::as_str);
+        if rows_version != ROWS_VERSION {
+            return Err(invalid(
+                first_path,
+                format!(
+                    "versions.rows is {rows_version}: this rajapasu reads row format {ROWS_VERSION} only (docs/data.md, \"Row format\"); \
+                     regenerate the dataset with its manifest's command"
+                ),
+            ));
+        }
         for (path, m) in &manifests {
             if let Some(diff) = identity_mismatch(first, m) {
                 return Err(invalid(

@@ -239,7 +239,7 @@ pub(crate) mod tests {
             let name = c.name;
             match &mut c.data {
                 ColumnData::U64(v) => v.extend((0..rows).map(|i| if name == "match_id" { i as u64 / 8 } else { next(5000) })),
-                ColumnData::U32(v) => v.extend((0..rows).map(|i| if name == "round" { (i % 8) as u32 + 1 } else { next(48) as u32 })),
+                ColumnData::I64(v) => v.extend((0..rows).map(|i| if name == "round" { (i % 8) as i64 + 1 } else { next(48) as i64 })),
                 ColumnData::Sym(v) => v.extend((0..rows).map(|_| syms[next(4) as usize])),
                 other => panic!("unexpected ROUNDS column type {:?}", other.column_type()),
             }

@@ -4,13 +4,15 @@ use plotters::chart::{ChartBuilder, MeshStyle};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::FontTransform;
 
 /// A panel of the closed-pits chart: its label and the mean it plots.
 type Measure = (&'static str, fn(&OpenPits) -> f64);
 
 use super::layout::*;
+use super::RoundRange;
 use crate::analysis::stats::Proportion;
-use crate::analysis::summary::{ArmSummary, OpenPits, StudySummary};
+use crate::analysis::summary::{ArmSummary, OpenPits, RoundsByNumber, StudySummary};
 use crate::engine::Side;
 
 /// A chart builder with the common margins and label areas.
@@ -171,8 +173,12 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
         }
     }
     let pad = ((hi - lo) * 0.08).max(1.0);
-    let (y0, y1) = ((lo - pad).max(0.0), (hi + pad).min(100.0));
-    let (y_ticks, decimals) = nice_ticks(y0, y1, 10);
+    // Above the bars, room for their value labels (rate and interval, written upwards): at a
+    // million matches an interval is narrower than its marker, and only the label shows it.
+    let room = 0.42 * (hi - lo + 2.0 * pad);
+    let (y0, y1) = ((lo - pad).max(0.0), (hi + pad + room).min(100.0 + room));
+    let (mut y_ticks, decimals) = nice_ticks(y0, y1, 10);
+    y_ticks.retain(|v| *v <= 100.0);
     let y_fmt = move |v: &f64| format!("{v:.decimals$}");
     let tick_width = max_text_width(&plot, y_ticks.iter().map(&y_fmt), TICK_SIZE)?;
     let y_area = y_label_area(tick_width);
@@ -212,11 +218,17 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
             };
             let x = i as f64 + dx;
             let (low, rate, high) = (100.0 * low, 100.0 * rate, 100.0 * high);
+            draw_markers(&mut chart, &[(x, rate)], *m, *colour, 6)?;
+            // The interval over the marker, with end ticks wider than it.
             chart.draw_series(std::iter::once(PathElement::new(vec![(x, low), (x, high)], stroke)))?;
             for y in [low, high] {
-                chart.draw_series(std::iter::once(EmptyElement::at((x, y)) + PathElement::new(vec![(-7, 0), (7, 0)], stroke)))?;
+                chart.draw_series(std::iter::once(EmptyElement::at((x, y)) + PathElement::new(vec![(-9, 0), (9, 0)], stroke)))?;
             }
-            draw_markers(&mut chart, &[(x, rate)], *m, *colour, 6)?;
+            let (px, top) = chart.backend_coord(&(x, high.max(rate)));
+            let (bx, by) = plot.get_base_pixel();
+            let label = format!("{rate:.2}% [{low:.2}, {high:.2}]");
+            let style = font(13.0).color(colour).transform(FontTransform::Rotate270).pos(Pos::new(HPos::Left, VPos::Center));
+            plot.draw_text(&label, &style, (px - bx, top - 10 - by))?;
         }
     }
 
@@ -227,6 +239,9 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
 
 // --- 2, 3, 5. distributions -------------------------------------------------------------------
 
+/// The note on a gap in a distribution chart's values, from its series (value, share) per arm.
+pub(super) type GapNote = fn(&[Vec<(f64, f64)>]) -> Option<String>;
+
 /// A distribution chart: one line per arm, the share of observations at each value.
 pub(super) struct DistributionChart {
     pub title: &'static str,
@@ -236,6 +251,8 @@ pub(super) struct DistributionChart {
     pub histogram: fn(&ArmSummary) -> &[(u64, u64)],
     /// The note drawn when no arm has any observation.
     pub empty: &'static str,
+    /// A note explaining a gap in the values, if there is one to explain.
+    pub gap_note: GapNote,
 }
 
 pub(super) const LAP_LENGTH: DistributionChart = DistributionChart {
@@ -245,6 +262,7 @@ pub(super) const LAP_LENGTH: DistributionChart = DistributionChart {
     log_y: true,
     histogram: |arm| &arm.lap_length_histogram,
     empty: "no laps recorded",
+    gap_note: lap_length_gap_note,
 };
 
 pub(super) const LAPS_PER_MOVE: DistributionChart = DistributionChart {
@@ -254,6 +272,7 @@ pub(super) const LAPS_PER_MOVE: DistributionChart = DistributionChart {
     log_y: true,
     histogram: |arm| &arm.laps_per_move_histogram,
     empty: "no moves recorded",
+    gap_note: |_| None,
 };
 
 pub(super) const ROUNDS_PER_MATCH: DistributionChart = DistributionChart {
@@ -263,6 +282,7 @@ pub(super) const ROUNDS_PER_MATCH: DistributionChart = DistributionChart {
     log_y: false,
     histogram: |arm| &arm.rounds_histogram,
     empty: "no matches recorded",
+    gap_note: |_| None,
 };
 
 impl DistributionChart {
@@ -341,8 +361,44 @@ impl DistributionChart {
         if series.iter().all(Vec::is_empty) {
             draw_note(&chart, self.empty)?;
         }
+        if let Some(note) = (self.gap_note)(series) {
+            // At the top right of the plot, where the rare long values leave room.
+            let (xs, ys) = chart.plotting_area().get_pixel_range();
+            let style = font(LEGEND_SIZE).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Right, VPos::Top));
+            let width = ((xs.end - xs.start) as u32).saturating_mul(11) / 20;
+            let (bx, by) = plot.get_base_pixel();
+            for (k, line) in wrap(plot, &note, &style, width, 4)?.iter().enumerate() {
+                plot.draw_text(line, &style, (xs.end - 12 - bx, ys.start + 10 + k as i32 * line_height(LEGEND_SIZE) - by))?;
+            }
+        }
         Ok(())
     }
+}
+
+/// The values missing inside the range of the series (no arm has them), as (first, last) runs.
+fn gaps(series: &[Vec<(f64, f64)>]) -> Vec<(u64, u64)> {
+    let present: std::collections::BTreeSet<u64> = series.iter().flatten().map(|p| p.0 as u64).collect();
+    let (Some(&lo), Some(&hi)) = (present.first(), present.last()) else { return Vec::new() };
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for v in lo..=hi {
+        if present.contains(&v) {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == v => run.1 = v,
+            _ => runs.push((v, v)),
+        }
+    }
+    runs
+}
+
+/// Why laps of 4 to 6 counters never occur under the default rules, when they do not.
+fn lap_length_gap_note(series: &[Vec<(f64, f64)>]) -> Option<String> {
+    let (first, last) = gaps(series).into_iter().find(|run| run.0 == 4)?;
+    Some(format!(
+        "No lap sows {first} to {last} counters: a pit is emptied the moment it reaches four (R6), so a pit lifted holds at most \
+         3 counters, or 7 or more when it was filled at the round's start (R12) and not emptied since."
+    ))
 }
 
 // --- 4. capture sources -----------------------------------------------------------------------
@@ -440,7 +496,7 @@ pub(super) fn capture_sources<DB: DrawingBackend>(root: &Area<DB>, study: &Study
 
 // --- 6. closed pits ---------------------------------------------------------------------------
 
-pub(super) const CLOSED_PITS_TITLE: &str = "Closed pits: mean open pits at the start of each round";
+pub(super) const CLOSED_PITS_TITLE: &str = "Open pits at the start of each round (the others are closed, R12)";
 
 /// The rounds of an arm shown on the closed-pits chart: those reached by at least 1% of the
 /// matches that reached round 1 (the most-reached round).
@@ -451,8 +507,10 @@ pub(super) fn shown_rounds(open_pits: &[OpenPits]) -> Vec<OpenPits> {
     rounds
 }
 
-pub(super) fn closed_pits<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
-    let rounds: Vec<Vec<OpenPits>> = study.arms.iter().map(|arm| shown_rounds(&arm.open_pits)).collect();
+pub(super) fn closed_pits<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary, range: RoundRange) -> AreaResult<(), DB> {
+    let range = range.resolve(study);
+    let rounds: Vec<Vec<OpenPits>> =
+        study.arms.iter().map(|arm| shown_rounds(&arm.open_pits).into_iter().filter(|p| range.contains(p.round)).collect()).collect();
     let all = || rounds.iter().flatten();
     let r_min = all().map(|p| p.round).min().unwrap_or(1) as u64;
     let r_max = all().map(|p| p.round).max().unwrap_or(1) as u64;
@@ -487,7 +545,7 @@ pub(super) fn closed_pits<DB: DrawingBackend>(root: &Area<DB>, study: &StudySumm
                 })
                 .collect(),
         };
-        let subtitle = format!("{}; rounds reached by at least 1% of the matches", study_line(study));
+        let subtitle = format!("{}; {}, reached by at least 1% of the matches", study_line(study), range.describe());
         let plot = frame(root, CLOSED_PITS_TITLE, &subtitle, &legend)?;
         let y_area = y_label_area(tick_width);
         let plot_width = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3);
@@ -503,7 +561,7 @@ pub(super) fn closed_pits<DB: DrawingBackend>(root: &Area<DB>, study: &StudySumm
     }
 
     // Several arms: one panel per measure, one line per arm, the panels' plots equally wide.
-    let subtitle = format!("{}; rounds reached by at least 1% of an arm's matches", study_line(study));
+    let subtitle = format!("{}; {}, reached by at least 1% of an arm's matches", study_line(study), range.describe());
     let plot = frame(root, CLOSED_PITS_TITLE, &subtitle, &arm_legend(study))?;
     let (width, _) = plot.dim_in_pixel();
     let first_area = y_label_area(tick_width);
@@ -528,6 +586,105 @@ pub(super) fn closed_pits<DB: DrawingBackend>(root: &Area<DB>, study: &StudySumm
         for (i, arm_rounds) in rounds.iter().enumerate() {
             let points: Vec<(f64, f64)> = arm_rounds.iter().map(|p| (p.round as f64, value(p))).collect();
             draw_line_series(&mut chart, &points, i)?;
+        }
+        let (xs, ys) = chart.plotting_area().get_pixel_range();
+        let (bx, by) = area.get_base_pixel();
+        area.draw_text(name, &title_style, ((xs.start + xs.end) / 2 - bx, ys.start - by - 6))?;
+    }
+    Ok(())
+}
+
+// --- 7. round wins by round number -------------------------------------------------------------
+
+pub(super) const ROUNDS_BY_NUMBER_TITLE: &str = "Round wins by round number, with 95% intervals";
+
+/// A panel of the round-number chart: its title and the rate it plots.
+type RoundRate = (&'static str, fn(&RoundsByNumber) -> &Proportion);
+
+pub(super) fn rounds_by_number<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary, range: RoundRange) -> AreaResult<(), DB> {
+    let range = range.resolve(study);
+    let groups: Vec<Vec<&RoundsByNumber>> = study
+        .arms
+        .iter()
+        .map(|arm| arm.by_round.iter().filter(|g| g.first_round <= range.last && g.last_round >= range.first).collect())
+        .collect();
+    let mut legend = arm_legend(study);
+    legend.items.push(LegendItem {
+        label: "50%: no advantage".into(),
+        glyph: Glyph::Line { colour: REFERENCE_COLOUR, marker: None, dashed: true },
+    });
+    let subtitle = format!(
+        "{}; {}, rounds grouped where few matches get that far; a tied round is won by nobody",
+        study_line(study),
+        range.describe()
+    );
+    let plot = frame(root, ROUNDS_BY_NUMBER_TITLE, &subtitle, &legend)?;
+    let panels: [RoundRate; 2] =
+        [("won by the round's starter", |g| &g.starter_wins), ("won by the match's first player", |g| &g.first_player_wins)];
+    let (mut lo, mut hi) = (50.0f64, 50.0f64);
+    for g in groups.iter().flatten() {
+        for (_, rate) in &panels {
+            let p = rate(g);
+            if p.trials > 0 {
+                lo = lo.min(100.0 * p.ci_low);
+                hi = hi.max(100.0 * p.ci_high);
+            }
+        }
+    }
+    let pad = ((hi - lo) * 0.06).max(1.0);
+    let (y0, y1) = ((lo - pad).max(0.0), (hi + pad).min(100.0));
+    let (y_ticks, decimals) = nice_ticks(y0, y1, 10);
+    let y_fmt = move |v: &f64| format!("{v:.decimals$}");
+    let tick_width = max_text_width(&plot, y_ticks.iter().map(&y_fmt), TICK_SIZE)?;
+    let (width, _) = plot.dim_in_pixel();
+    let first_area = y_label_area(tick_width);
+    let other_area = tick_width + TICK_LABEL_GAP as u32 + 8;
+    let margins = MARGIN.1 + MARGIN.3;
+    let inner = width.saturating_sub(first_area + other_area + 2 * margins) / 2;
+    let (left, right) = plot.split_horizontally((inner + first_area + margins) as i32);
+    let title_height = line_height(PANEL_TITLE_SIZE) as u32 + 6;
+    let title_style = font(PANEL_TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Bottom));
+    let tick_space = max_text_width(&plot, [range.last.to_string()], TICK_SIZE)? + 18;
+    let n = study.arms.len() as f64;
+    for (k, ((name, rate), area)) in panels.into_iter().zip([&left, &right]).enumerate() {
+        let y_area = if k == 0 { first_area } else { other_area };
+        let x_range = Linear {
+            lo: range.first as f64 - 0.5,
+            hi: range.last as f64 + 0.5,
+            ticks: integer_ticks(range.first as u64, range.last as u64, (inner / tick_space).clamp(2, 12) as usize),
+        };
+        let mut chart = builder(area, X_LABEL_AREA, y_area)
+            .margin_top(MARGIN.0 + title_height)
+            .build_cartesian_2d(x_range, Linear { lo: y0, hi: y1, ticks: y_ticks.clone() })?;
+        let mut mesh = chart.configure_mesh();
+        style_mesh(&mut mesh);
+        mesh.x_desc("round number").x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(&y_fmt);
+        if k == 0 {
+            mesh.y_desc("rounds won (%)");
+        }
+        mesh.draw()?;
+        let (x0, x1) = (range.first as f64 - 0.5, range.last as f64 + 0.5);
+        chart.draw_series(DashedLineSeries::new(vec![(x0, 50.0), (x1, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
+        for (i, arm_groups) in groups.iter().enumerate() {
+            let (colour, marker) = series_style(i);
+            let stroke = colour.stroke_width(1);
+            // Arms side by side within a round number, a group at its rounds' centre.
+            let dx = if n > 1.0 { (i as f64 - (n - 1.0) / 2.0) * (0.5 / n) } else { 0.0 };
+            let mut points = Vec::new();
+            for g in arm_groups {
+                let p = rate(g);
+                if p.trials == 0 {
+                    continue;
+                }
+                let x = (g.first_round.max(range.first) + g.last_round.min(range.last)) as f64 / 2.0 + dx;
+                chart.draw_series(std::iter::once(PathElement::new(vec![(x, 100.0 * p.ci_low), (x, 100.0 * p.ci_high)], stroke)))?;
+                points.push((x, 100.0 * p.rate));
+            }
+            chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(1)))?;
+            draw_markers(&mut chart, &points, marker, colour, 3)?;
+        }
+        if groups.iter().all(Vec::is_empty) {
+            draw_note(&chart, "no rounds in this range (needs --detail round)")?;
         }
         let (xs, ys) = chart.plotting_area().get_pixel_range();
         let (bx, by) = area.get_base_pixel();

@@ -77,11 +77,94 @@ pub enum Chart {
     RoundsPerMatch,
     /// Mean open pits at the start of each round, by round; needs round detail.
     ClosedPits,
+    /// Rounds won by their starter and by the match's first player, by round number, with
+    /// intervals; needs round detail.
+    RoundsByNumber,
+}
+
+/// The round numbers the charts by round show (`plot --rounds FIRST..LAST`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoundRange {
+    pub first: u32,
+    /// None: up to the study's last round, at most [`RoundRange::DEFAULT_LAST`].
+    pub last: Option<u32>,
+}
+
+/// A [`RoundRange`] with both ends known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rounds {
+    pub first: u32,
+    pub last: u32,
+}
+
+impl Rounds {
+    pub fn contains(self, round: u32) -> bool {
+        (self.first..=self.last).contains(&round)
+    }
+
+    /// "rounds 1 to 30".
+    pub fn describe(self) -> String {
+        format!("rounds {} to {}", self.first, self.last)
+    }
+}
+
+impl Default for RoundRange {
+    fn default() -> RoundRange {
+        RoundRange { first: 1, last: None }
+    }
+}
+
+impl RoundRange {
+    /// Without `--rounds`, the charts by round stop at round 30: the first rounds, where the
+    /// rates change, stay wide enough to read when a study's matches run to round 200 or more.
+    pub const DEFAULT_LAST: u32 = 30;
+
+    /// Both ends: an open end is the study's last round with data (at most `DEFAULT_LAST` by
+    /// default), never before `first`.
+    pub(crate) fn resolve(self, study: &StudySummary) -> Rounds {
+        let data_last = study
+            .arms
+            .iter()
+            .flat_map(|a| a.open_pits.iter().map(|p| p.round).chain(a.by_round.iter().map(|g| g.last_round)))
+            .max()
+            .unwrap_or(1);
+        let last = self.last.unwrap_or_else(|| data_last.min(Self::DEFAULT_LAST.max(self.first)));
+        Rounds { first: self.first, last: last.max(self.first) }
+    }
+}
+
+impl std::str::FromStr for RoundRange {
+    type Err = String;
+    /// `A..B` (rounds A to B, both included), `A..` (from A) or `..B` (up to B); rounds from 1.
+    fn from_str(s: &str) -> Result<RoundRange, String> {
+        let bad = || {
+            format!("bad round range '{s}': expected FIRST..LAST with round numbers from 1 and FIRST <= LAST, e.g. 1..30 (or 5.., ..40)")
+        };
+        let (a, b) = s.split_once("..").ok_or_else(bad)?;
+        let number = |t: &str| -> Result<Option<u32>, String> {
+            if t.is_empty() {
+                return Ok(None);
+            }
+            t.parse::<u32>().ok().filter(|&n| n >= 1).map(Some).ok_or_else(bad)
+        };
+        let (first, last) = (number(a)?.unwrap_or(1), number(b.strip_prefix('=').unwrap_or(b))?);
+        if last.is_some_and(|l| l < first) {
+            return Err(bad());
+        }
+        Ok(RoundRange { first, last })
+    }
 }
 
 impl Chart {
-    pub const ALL: [Chart; 6] =
-        [Chart::FirstPlayerWinRate, Chart::LapLength, Chart::LapsPerMove, Chart::CaptureSources, Chart::RoundsPerMatch, Chart::ClosedPits];
+    pub const ALL: [Chart; 7] = [
+        Chart::FirstPlayerWinRate,
+        Chart::LapLength,
+        Chart::LapsPerMove,
+        Chart::CaptureSources,
+        Chart::RoundsPerMatch,
+        Chart::ClosedPits,
+        Chart::RoundsByNumber,
+    ];
 
     /// The file name without extension.
     pub fn file_stem(self) -> &'static str {
@@ -92,6 +175,7 @@ impl Chart {
             Chart::CaptureSources => "capture_sources",
             Chart::RoundsPerMatch => "rounds_per_match",
             Chart::ClosedPits => "closed_pits",
+            Chart::RoundsByNumber => "rounds_by_number",
         }
     }
 
@@ -104,6 +188,7 @@ impl Chart {
             Chart::CaptureSources => charts::CAPTURE_SOURCES_TITLE,
             Chart::RoundsPerMatch => charts::ROUNDS_PER_MATCH.title,
             Chart::ClosedPits => charts::CLOSED_PITS_TITLE,
+            Chart::RoundsByNumber => charts::ROUNDS_BY_NUMBER_TITLE,
         }
     }
 
@@ -112,18 +197,26 @@ impl Chart {
     pub fn has_data(self, study: &StudySummary) -> bool {
         match self {
             Chart::ClosedPits => study.arms.iter().any(|arm| !arm.open_pits.is_empty()),
+            Chart::RoundsByNumber => study.arms.iter().any(|arm| !arm.by_round.is_empty()),
             _ => true,
         }
     }
 
+    /// Draws the chart with the default round range (the tests' entry point).
+    #[cfg(test)]
     fn draw<DB: DrawingBackend>(self, study: &StudySummary, root: &Area<DB>) -> AreaResult<(), DB> {
+        self.draw_rounds(study, RoundRange::default(), root)
+    }
+
+    fn draw_rounds<DB: DrawingBackend>(self, study: &StudySummary, rounds: RoundRange, root: &Area<DB>) -> AreaResult<(), DB> {
         match self {
             Chart::FirstPlayerWinRate => charts::first_player_win_rate(root, study),
             Chart::LapLength => charts::LAP_LENGTH.draw(root, study),
             Chart::LapsPerMove => charts::LAPS_PER_MOVE.draw(root, study),
             Chart::CaptureSources => charts::capture_sources(root, study),
             Chart::RoundsPerMatch => charts::ROUNDS_PER_MATCH.draw(root, study),
-            Chart::ClosedPits => charts::closed_pits(root, study),
+            Chart::ClosedPits => charts::closed_pits(root, study, rounds),
+            Chart::RoundsByNumber => charts::rounds_by_number(root, study, rounds),
         }
     }
 }
@@ -133,6 +226,11 @@ impl Chart {
 /// creating `out_dir` if needed, and returns the paths written, PNG then SVG for each chart in
 /// the order of [`Chart::ALL`]. Existing files of the same names are replaced.
 pub fn plot_study(study: &StudySummary, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    plot_study_rounds(study, out_dir, RoundRange::default())
+}
+
+/// [`plot_study`], the charts by round number showing `rounds`.
+pub fn plot_study_rounds(study: &StudySummary, out_dir: &Path, rounds: RoundRange) -> Result<Vec<PathBuf>, PlotError> {
     if study.arms.is_empty() {
         return Err(PlotError::NoArms { study: study.name.clone() });
     }
@@ -141,10 +239,10 @@ pub fn plot_study(study: &StudySummary, out_dir: &Path) -> Result<Vec<PathBuf>, 
     let mut written = Vec::new();
     for chart in Chart::ALL.into_iter().filter(|c| c.has_data(study)) {
         let png = out_dir.join(format!("{}.png", chart.file_stem()));
-        write_png(chart, study, &png)?;
+        write_png(chart, study, rounds, &png)?;
         written.push(png);
         let svg = out_dir.join(format!("{}.svg", chart.file_stem()));
-        write_svg(chart, study, &svg)?;
+        write_svg(chart, study, rounds, &svg)?;
         written.push(svg);
     }
     Ok(written)
@@ -162,23 +260,23 @@ fn register_font() -> Result<(), PlotError> {
 }
 
 /// Draws `chart` as a PNG file at `path`, atomically.
-fn write_png(chart: Chart, study: &StudySummary, path: &Path) -> Result<(), PlotError> {
+fn write_png(chart: Chart, study: &StudySummary, rounds: RoundRange, path: &Path) -> Result<(), PlotError> {
     write_atomically_via_path(path, |tmp| {
         let root = BitMapBackend::new(tmp, (WIDTH, HEIGHT)).into_drawing_area();
         chart
-            .draw(study, &root)
+            .draw_rounds(study, rounds, &root)
             .and_then(|()| root.present())
             .map_err(|e| PlotError::Draw { path: path.to_path_buf(), message: e.to_string() })
     })
 }
 
 /// Draws `chart` as SVG text and writes it to `path` atomically.
-fn write_svg(chart: Chart, study: &StudySummary, path: &Path) -> Result<(), PlotError> {
+fn write_svg(chart: Chart, study: &StudySummary, rounds: RoundRange, path: &Path) -> Result<(), PlotError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
         chart
-            .draw(study, &root)
+            .draw_rounds(study, rounds, &root)
             .and_then(|()| root.present())
             .map_err(|e| PlotError::Draw { path: path.to_path_buf(), message: e.to_string() })?;
     }

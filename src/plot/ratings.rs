@@ -54,7 +54,7 @@ impl RatingsChart {
         }
     }
 
-    fn draw<DB: DrawingBackend>(self, report: &Report, root: &Area<DB>) -> AreaResult<(), DB> {
+    pub(super) fn draw<DB: DrawingBackend>(self, report: &Report, root: &Area<DB>) -> AreaResult<(), DB> {
         match self {
             RatingsChart::Ratings => ratings(root, report),
             RatingsChart::PairwiseScores => pairwise_scores(root, report),
@@ -205,13 +205,14 @@ fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> Area
     let players = &report.ratings;
     let n = players.len();
     let names: Vec<&str> = players.iter().map(|p| p.player.as_str()).collect();
-    // Row labels at the left, as wide as the longest (cut with an ellipsis past 200 pixels).
+    // Row labels at the left, as wide as the longest, wrapped past 200 pixels onto as many lines
+    // as the row's height holds (never cut: `minimax:depth=2,eval=rows` is two lines).
     let row_style = font(TICK_SIZE);
-    let mut row_lines = Vec::with_capacity(n);
+    let mut row_lines: Vec<Vec<String>> = Vec::with_capacity(n);
     for name in &names {
-        row_lines.push(wrap(&plot, name, &row_style, 200, 1)?.remove(0));
+        row_lines.push(wrap(&plot, name, &row_style, 200, usize::MAX)?);
     }
-    let row_width = max_text_width(&plot, row_lines.iter().cloned(), TICK_SIZE)?;
+    let row_width = max_text_width(&plot, row_lines.iter().flatten().cloned(), TICK_SIZE)?;
     let y_area = row_width + TICK_LABEL_GAP as u32 + line_height(AXIS_DESC_SIZE) as u32 + 10;
     let slot = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3) / n.max(1) as u32;
     let labels = CategoryLabels::new(&plot, &names, slot)?;
@@ -263,9 +264,14 @@ fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> Area
     let (bx, by) = plot.get_base_pixel();
     let left = chart.plotting_area().get_pixel_range().0.start;
     let right_aligned = font(TICK_SIZE).pos(Pos::new(HPos::Right, VPos::Center));
-    for (k, line) in row_lines.iter().enumerate() {
+    let lh = line_height(TICK_SIZE);
+    for (k, lines) in row_lines.iter().enumerate() {
         let py = chart.backend_coord(&(0.0, y_of(k))).1;
-        plot.draw_text(line, &right_aligned, (left - TICK_LABEL_GAP - bx, py - by))?;
+        // The lines centred on the row.
+        let first = py - (lines.len() as i32 - 1) * lh / 2;
+        for (j, line) in lines.iter().enumerate() {
+            plot.draw_text(line, &right_aligned, (left - TICK_LABEL_GAP - bx, first + j as i32 * lh - by))?;
+        }
     }
     let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, 0.0)).0).collect();
     let bottom = chart.plotting_area().get_pixel_range().1.end;
@@ -368,16 +374,32 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
             let dx = (x1 - x0) * 0.006;
             error_bar(&mut chart, rating + dx, (100.0 * l, 100.0 * r, 100.0 * h), PALETTE[2], Marker::Diamond)?;
         }
-        // The name beside its point, at the first of four corners where it overlaps no name
-        // drawn before (else at the first).
+        // The name beside its point: at the first place, nearest first, where it overlaps no
+        // name drawn before and stays inside the plot; a name moved away from its point gets a
+        // thin line to it.
         let (w, h) = plot.estimate_text_size(name, &name_style)?;
         let (px, py) = chart.backend_coord(&(*rating, y_mid));
         let (w, h) = (w as i32, h as i32);
-        let corners = [(px + 9, py - 6 - h), (px + 9, py + 6), (px - 9 - w, py - 6 - h), (px - 9 - w, py + 6)];
-        let overlaps = |&(x, y): &(i32, i32)| placed.iter().any(|&(l, t, r, b)| x < r && x + w > l && y < b && y + h > t);
-        let (x, y) = corners.iter().copied().find(|c| !overlaps(c)).unwrap_or(corners[0]);
+        let (xs, ys) = chart.plotting_area().get_pixel_range();
+        let inside = |&(x, y): &(i32, i32)| x >= xs.start + 2 && x + w <= xs.end - 2 && y >= ys.start + 2 && y + h <= ys.end - 2;
+        let overlaps = |&(x, y): &(i32, i32)| placed.iter().any(|&(l, t, r, b)| x < r + 2 && x + w + 2 > l && y < b + 1 && y + h + 1 > t);
+        let mut candidates = Vec::new();
+        for step in 0..12 {
+            let d = step * (h + 3);
+            candidates.extend([(px + 9, py - 6 - h - d), (px + 9, py + 6 + d), (px - 9 - w, py - 6 - h - d), (px - 9 - w, py + 6 + d)]);
+        }
+        let (x, y) = candidates
+            .iter()
+            .copied()
+            .find(|c| inside(c) && !overlaps(c))
+            .or_else(|| candidates.iter().copied().find(|c| !overlaps(c)))
+            .unwrap_or(candidates[0]);
         placed.push((x, y, x + w, y + h));
         let (bx, by) = plot.get_base_pixel();
+        if (y - py).abs() > h + 12 {
+            let end = (if x > px { x - 2 } else { x + w + 2 }, if y > py { y } else { y + h });
+            plot.draw(&PathElement::new(vec![(px - bx, py - by), (end.0 - bx, end.1 - by)], SUBTLE_COLOUR.stroke_width(1)))?;
+        }
         plot.draw_text(name, &name_style.pos(Pos::new(HPos::Left, VPos::Top)), (x - bx, y - by))?;
     }
     if rows.is_empty() {

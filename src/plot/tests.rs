@@ -70,6 +70,27 @@ fn arm(name: &str, k: u64, round_detail: bool) -> ArmSummary {
             CaptureSources { pussa: 41_000 + 1_500 * k, own_fours: 120_000, gifted_fours: 31_000 - 1_500 * k, remainder: 9_000 },
             CaptureSources { pussa: 38_000, own_fours: 110_000 + 2_500 * k, gifted_fours: 35_000, remainder: 12_000 + 500 * k },
         ),
+        by_round: if round_detail {
+            let mut tally = std::collections::BTreeMap::new();
+            for r in 1..=60u32 {
+                let rounds = (matches as f64 * (0.93 - 0.01 * v).powi(r as i32 - 1)).round() as u64;
+                let starter = (rounds as f64 * (0.78 - 0.004 * r as f64 - 0.01 * v).max(0.55)) as u64;
+                let first = (rounds as f64 * (0.6 - 0.002 * r as f64).max(0.5)) as u64;
+                if rounds > 0 {
+                    let t = crate::analysis::summarize::RoundTally {
+                        rounds,
+                        tied: rounds / 50,
+                        starter_wins: starter,
+                        first_player_wins: first,
+                    };
+                    tally.insert(r, t);
+                }
+            }
+            crate::analysis::summarize::round_groups(&tally)
+        } else {
+            Vec::new()
+        },
+        first_player_vs_first_arm: None,
         open_pits,
         endless_moves: 0,
         lap_length_histogram,
@@ -205,9 +226,11 @@ fn three_arms_write_every_chart() {
 fn closed_pits_is_skipped_without_open_pit_data() {
     let study = one_arm_study(false);
     assert!(!Chart::ClosedPits.has_data(&study));
-    let charts: Vec<Chart> = Chart::ALL.into_iter().filter(|&c| c != Chart::ClosedPits).collect();
+    assert!(!Chart::RoundsByNumber.has_data(&study));
+    let charts: Vec<Chart> = Chart::ALL.into_iter().filter(|&c| c != Chart::ClosedPits && c != Chart::RoundsByNumber).collect();
     let (_dir, out) = check_study(&study, &charts, "greedy-vs-random");
     assert!(!out.join("closed_pits.png").exists() && !out.join("closed_pits.svg").exists());
+    assert!(!out.join("rounds_by_number.png").exists());
 
     // One arm with round detail is enough.
     let mut study = three_arm_study();
@@ -414,4 +437,245 @@ fn tournament_charts_are_written_with_the_players_named() {
     none.ratings.iter_mut().for_each(|p| p.self_play = None);
     assert!(!RatingsChart::FirstPlayerByStrength.has_data(&none));
     assert_eq!(plot_ratings(&none, &dir.path().join("none")).unwrap().len(), 4);
+}
+
+// --- label placement --------------------------------------------------------------------------
+
+/// A backend that draws nothing and records the box of every text, laid out as the bitmap
+/// backend lays it out (plotters' default `draw_text`: anchor, then rotation).
+struct TextBoxes {
+    boxes: Vec<(String, [i32; 4])>,
+}
+
+impl plotters_backend::DrawingBackend for TextBoxes {
+    type ErrorType = std::convert::Infallible;
+
+    fn get_size(&self) -> (u32, u32) {
+        (WIDTH, HEIGHT)
+    }
+    fn ensure_prepared(&mut self) -> Result<(), plotters_backend::DrawingErrorKind<Self::ErrorType>> {
+        Ok(())
+    }
+    fn present(&mut self) -> Result<(), plotters_backend::DrawingErrorKind<Self::ErrorType>> {
+        Ok(())
+    }
+    fn draw_pixel(
+        &mut self,
+        _: plotters_backend::BackendCoord,
+        _: plotters_backend::BackendColor,
+    ) -> Result<(), plotters_backend::DrawingErrorKind<Self::ErrorType>> {
+        Ok(())
+    }
+    fn draw_text<S: plotters_backend::BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: plotters_backend::BackendCoord,
+    ) -> Result<(), plotters_backend::DrawingErrorKind<Self::ErrorType>> {
+        use plotters::style::text_anchor::{HPos, VPos};
+        if text.trim().is_empty() || style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        let ((x0, y0), (x1, y1)) = style.layout_box(text).map_err(|e| plotters_backend::DrawingErrorKind::FontError(Box::new(e)))?;
+        let (w, h) = (x1 - x0, y1 - y0);
+        let dx = match style.anchor().h_pos {
+            HPos::Left => 0,
+            HPos::Right => -w,
+            HPos::Center => -w / 2,
+        };
+        let dy = match style.anchor().v_pos {
+            VPos::Top => 0,
+            VPos::Center => -h / 2,
+            VPos::Bottom => -h,
+        };
+        let t = style.transform();
+        let (a, b) = (t.transform(dx, dy), t.transform(dx + w, dy + h));
+        let (l, r) = (a.0.min(b.0) + pos.0, a.0.max(b.0) + pos.0);
+        let (top, bottom) = (a.1.min(b.1) + pos.1, a.1.max(b.1) + pos.1);
+        self.boxes.push((text.to_string(), [l, top, r, bottom]));
+        Ok(())
+    }
+}
+
+/// The texts of a drawing, with the boxes they cover.
+fn text_boxes(draw: impl FnOnce(&super::layout::Area<TextBoxes>)) -> Vec<(String, [i32; 4])> {
+    register_font().unwrap();
+    let backend = std::rc::Rc::new(std::cell::RefCell::new(TextBoxes { boxes: Vec::new() }));
+    let root: super::layout::Area<TextBoxes> = (&backend).into();
+    draw(&root);
+    drop(root);
+    let boxes = std::mem::take(&mut backend.borrow_mut().boxes);
+    boxes
+}
+
+/// Every text inside the chart, none cut with an ellipsis, no two overlapping.
+fn assert_labels_placed(what: &str, boxes: &[(String, [i32; 4])]) {
+    assert!(boxes.len() > 10, "{what}: only {} texts", boxes.len());
+    for (text, [l, t, r, b]) in boxes {
+        assert!(*l >= 0 && *t >= 0 && *r <= WIDTH as i32 && *b <= HEIGHT as i32, "{what}: `{text}` at {l},{t}..{r},{b} leaves the chart");
+        assert!(!text.contains('…'), "{what}: `{text}` is cut");
+    }
+    for (i, (a, [al, at, ar, ab])) in boxes.iter().enumerate() {
+        for (b, [bl, bt, br, bb]) in &boxes[i + 1..] {
+            let overlap = (ar.min(br) - al.max(bl)).max(0) * (ab.min(bb) - at.max(bt)).max(0);
+            assert!(overlap == 0, "{what}: `{a}` ({al},{at}..{ar},{ab}) and `{b}` ({bl},{bt}..{br},{bb}) overlap");
+        }
+    }
+}
+
+/// A summary figure of the committed samples' JSON, as `proportion` makes it from its counts.
+fn proportion_of(v: &serde_json::Value) -> crate::analysis::stats::Proportion {
+    proportion(v["successes"].as_u64().unwrap(), v["trials"].as_u64().unwrap())
+}
+
+/// An arm of a committed summary.json, rebuilt from its counts (older samples lack newer fields).
+fn committed_arm(a: &serde_json::Value) -> ArmSummary {
+    let bins = |name: &str| -> Vec<(u64, u64)> {
+        a[name].as_array().unwrap().iter().map(|b| (b[0].as_u64().unwrap(), b[1].as_u64().unwrap())).collect()
+    };
+    let sources = |side: usize| {
+        let c = &a["capture_sources"][side];
+        let n = |k: &str| c[k].as_u64().unwrap();
+        CaptureSources { pussa: n("pussa"), own_fours: n("own_fours"), gifted_fours: n("gifted_fours"), remainder: n("remainder") }
+    };
+    let open_pits = a["open_pits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| OpenPits {
+            round: o["round"].as_u64().unwrap() as u32,
+            matches: o["matches"].as_u64().unwrap(),
+            south_mean_open: o["south_mean_open"].as_f64().unwrap(),
+            north_mean_open: o["north_mean_open"].as_f64().unwrap(),
+            starter_mean_open: o["starter_mean_open"].as_f64().unwrap(),
+        })
+        .collect();
+    let (matches, unfinished) = (a["matches"].as_u64().unwrap(), a["unfinished"].as_u64().unwrap());
+    let wins = proportion_of(&a["first_player_wins"]);
+    let (rounds, laps, lengths) = (bins("rounds_histogram"), bins("laps_per_move_histogram"), bins("lap_length_histogram"));
+    let text = |k: &str| a[k].as_str().unwrap().to_string();
+    ArmSummary {
+        name: text("name"),
+        rules: text("rules"),
+        rules_hash: text("rules_hash"),
+        south: text("south"),
+        north: text("north"),
+        first: text("first"),
+        seed: a["seed"].as_u64().unwrap(),
+        detail: text("detail"),
+        matches,
+        finished: matches - unfinished,
+        unfinished,
+        first_player_points: crate::analysis::stats::half_points(wins.successes, unfinished, matches),
+        first_player_wins: wins,
+        seat_wins: BySide::new(proportion_of(&a["seat_wins"][0]), proportion_of(&a["seat_wins"][1])),
+        round_starter_wins: proportion_of(&a["round_starter_wins"]),
+        tied_rounds: a["tied_rounds"].as_u64().unwrap(),
+        round1_starter_wins: proportion_of(&a["round1_starter_wins"]),
+        rounds_per_match: Distribution::from_histogram(&rounds),
+        moves_per_round: None,
+        moves_per_match: Distribution::from_histogram(&rounds),
+        laps_per_move: Distribution::from_histogram(&laps),
+        lap_length: Distribution::from_histogram(&lengths),
+        capture_sources: BySide::new(sources(0), sources(1)),
+        open_pits,
+        by_round: Vec::new(),
+        first_player_vs_first_arm: None,
+        endless_moves: a["endless_moves"].as_u64().unwrap(),
+        lap_length_histogram: lengths,
+        laps_per_move_histogram: laps,
+        rounds_histogram: rounds,
+    }
+}
+
+fn committed_study(name: &str) -> StudySummary {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name).join("summary.json");
+    let json: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    StudySummary { name: name.to_string(), arms: json["arms"].as_array().unwrap().iter().map(committed_arm).collect() }
+}
+
+/// The committed ladder's report, rated again from its pairs (data/ladder/ratings.json).
+fn committed_ladder() -> crate::ratings::report::Report {
+    use crate::ratings::bradley_terry::PairResults;
+    use crate::ratings::report::{rate, Entrant, RatingOptions, SelfPlay};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/ladder/ratings.json");
+    let json: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let mut names: Vec<String> = Vec::new();
+    for p in json["pairs"].as_array().unwrap() {
+        for k in ["a", "b"] {
+            let name = p[k].as_str().unwrap().to_string();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    let entrants: Vec<Entrant> = names
+        .iter()
+        .map(|name| {
+            let r = json["ratings"].as_array().unwrap().iter().find(|r| r["player"] == name.as_str()).unwrap();
+            let sp = &r["self_play"];
+            Entrant {
+                name: name.clone(),
+                spec: r["spec"].as_str().unwrap().to_string(),
+                self_play: sp.is_object().then(|| {
+                    let (matches, unfinished) = (sp["matches"].as_u64().unwrap(), sp["unfinished"].as_u64().unwrap());
+                    let wins = proportion_of(&sp["first_player_wins"]);
+                    SelfPlay {
+                        matches,
+                        unfinished,
+                        first_player_points: crate::analysis::stats::half_points(wins.successes, unfinished, matches),
+                        first_player_wins: wins,
+                    }
+                }),
+            }
+        })
+        .collect();
+    let index = |name: &serde_json::Value| names.iter().position(|n| n == name.as_str().unwrap()).unwrap();
+    let pairs: Vec<PairResults> = json["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| PairResults {
+            a: index(&p["a"]),
+            b: index(&p["b"]),
+            a_wins: p["a_wins"].as_u64().unwrap(),
+            b_wins: p["b_wins"].as_u64().unwrap(),
+            draws: p["unfinished"].as_u64().unwrap(),
+        })
+        .collect();
+    let anchor = names.iter().position(|n| json["method"]["anchor"].as_str().unwrap().starts_with(&format!("{n} =")));
+    rate("ladder", "", &entrants, &pairs, &RatingOptions { anchor, virtual_draws: 1.0, replicates: 100, seed: 1 }).unwrap()
+}
+
+#[test]
+fn no_chart_label_overlaps_another_or_leaves_the_chart() {
+    // The committed samples' studies, and the fixtures of many arms and long names.
+    let studies = [committed_study("quickstart"), committed_study("rule_variants"), one_arm_study(true), three_arm_study()];
+    for study in &studies {
+        for chart in Chart::ALL.into_iter().filter(|c| c.has_data(study)) {
+            let boxes = text_boxes(|root| chart.draw(study, root).unwrap());
+            assert_labels_placed(&format!("{} {chart:?}", study.name), &boxes);
+        }
+    }
+    for report in [committed_ladder(), tournament_report()] {
+        for chart in RatingsChart::ALL.into_iter().filter(|c| c.has_data(&report)) {
+            let boxes = text_boxes(|root| chart.draw(&report, root).unwrap());
+            assert_labels_placed(&format!("{} {chart:?}", report.name), &boxes);
+        }
+    }
+}
+
+#[test]
+fn chart_titles_say_what_they_plot_and_the_lap_gap_is_explained() {
+    assert!(Chart::ClosedPits.title().starts_with("Open pits"), "it plots open pits: {}", Chart::ClosedPits.title());
+    let study = committed_study("quickstart");
+    let texts: Vec<String> = text_boxes(|root| Chart::LapLength.draw(&study, root).unwrap()).into_iter().map(|t| t.0).collect();
+    let all = texts.join(" ");
+    assert!(all.contains("No lap sows 4 to 6 counters") && all.contains("R6"), "{texts:?}");
+    // Each first-player bar is labelled with its interval, which a million matches make
+    // narrower than the marker.
+    let texts: Vec<String> = text_boxes(|root| Chart::FirstPlayerWinRate.draw(&study, root).unwrap()).into_iter().map(|t| t.0).collect();
+    let wins = &study.arms[0].first_player_wins;
+    let label = format!("{:.2}% [{:.2}, {:.2}]", 100.0 * wins.rate, 100.0 * wins.ci_low, 100.0 * wins.ci_high);
+    assert!(texts.contains(&label), "{label} in {texts:?}");
 }

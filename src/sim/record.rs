@@ -183,8 +183,14 @@ pub struct RoundRecord {
     pub match_id: u64,
     pub round: u32,
     pub starter: Side,
+    /// Who started the match's round 1 (R13).
+    pub first: Side,
+    /// Holdings at the round's start (R12): on the board in open pits, plus kept.
+    pub holdings: BySide<u32>,
     /// Open pits at the round's start (R12).
     pub open: BySide<u8>,
+    /// Closed pits in the round (R12): the row's pits that are not open.
+    pub closed: BySide<u8>,
     /// Counters kept off the board (R12).
     pub kept: BySide<u32>,
     pub moves: u32,

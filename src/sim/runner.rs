@@ -8,7 +8,7 @@ use super::config::{Detail, RunConfig};
 use super::record::*;
 use super::schema::*;
 use crate::agents::{seat_rng, Agent, MatchError};
-use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, RoundEnd, RoundStart, Side};
+use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, RoundEnd, RoundStart, Ruleset, Side};
 
 /// The laps of the move being sown, and the histograms of the moves taken so far.
 ///
@@ -280,6 +280,8 @@ impl Recorder for MatchRecorder {
 /// Round detail: a row per round.
 struct RoundRecorder<'a> {
     match_id: u64,
+    first: Side,
+    rules: &'a Ruleset,
     rows: &'a mut RoundColumns,
 }
 
@@ -287,11 +289,16 @@ impl Recorder for RoundRecorder<'_> {
     #[inline(always)]
     fn round_ended(&mut self, e: &RoundEvent) {
         let (start, end, tally) = (e.start, e.end, e.tally);
+        let (pits, seeds) = (self.rules.pits_per_row, self.rules.seeds_per_pit as u32);
+        let holdings = |side: Side| seeds * start.open[side] as u32 + start.kept[side];
         self.rows.push(&RoundRecord {
             match_id: self.match_id,
             round: end.round,
             starter: start.starter,
+            first: self.first,
+            holdings: BySide::new(holdings(Side::South), holdings(Side::North)),
             open: start.open,
+            closed: start.open.map(|open| pits - open),
             kept: start.kept,
             moves: tally.moves,
             laps: tally.laps,
@@ -338,8 +345,11 @@ pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) -> Result<(), 
     let Batch { matches, rounds, moves, laps, histograms, .. } = batch;
     // Each detail adds its recorder to those of the details before it (one game loop per detail).
     let mut whole = MatchRecorder::default();
-    let (round, moved, lapped) =
-        (RoundRecorder { match_id: index, rows: rounds }, MoveRecorder { rows: moves }, LapRecorder { rows: laps });
+    let (round, moved, lapped) = (
+        RoundRecorder { match_id: index, first: cfg.first.for_match(index), rules: &cfg.rules, rows: rounds },
+        MoveRecorder { rows: moves },
+        LapRecorder { rows: laps },
+    );
     let (outcome, holdings) = match cfg.detail {
         Detail::Match => game_loop(cfg, index, &mut whole, histograms)?,
         Detail::Round => game_loop(cfg, index, &mut (&mut whole, round), histograms)?,

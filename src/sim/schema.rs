@@ -60,6 +60,24 @@ macro_rules! plain_values {
 
 plain_values!(u32 = U32, u64 = U64, bool = Bool, String = Text);
 
+/// Counts and measures: signed in the files (so that users' differences do not wrap) but never
+/// negative, so a negative value read back is refused, naming it.
+impl ColumnValue for i64 {
+    const TYPE: ColumnType = ColumnType::I64;
+    fn into_data(values: Vec<i64>) -> ColumnData {
+        ColumnData::I64(values)
+    }
+    fn from_data(data: ColumnData) -> Result<Vec<i64>, String> {
+        match data {
+            ColumnData::I64(v) => match v.iter().find(|&&x| x < 0) {
+                Some(x) => Err(format!("holds {x}: counts are never negative")),
+                None => Ok(v),
+            },
+            other => Err(format!("holds {:?} values, expected {:?}", other.column_type(), ColumnType::I64)),
+        }
+    }
+}
+
 impl<S: Symbol> ColumnValue for S {
     const TYPE: ColumnType = ColumnType::Sym;
     fn into_data(values: Vec<S>) -> ColumnData {
@@ -167,101 +185,106 @@ tables! {
         first: Side = |m| m.first, "who started round 1: south or north (R13)";
         outcome: MatchOutcome = |m| MatchOutcome::from(m.outcome), "win, or unfinished when max_rounds rounds were played without a winner (R14)";
         winner: Option<Side> = |m| m.outcome.winner(), "south or north; null when unfinished";
-        rounds: u32 = |m| m.totals.rounds, "rounds played";
-        moves: u32 = |m| m.totals.moves, "moves played in all rounds";
-        laps: u64 = |m| m.totals.laps, "laps sown in all moves (R7)";
-        sown: u64 = |m| m.totals.sown, "counters sown in all laps";
-        south_holdings: u32 = |m| m.holdings[S], "South's holdings at the match's end (R12)";
-        north_holdings: u32 = |m| m.holdings[N], "North's holdings at the match's end";
-        endless_moves: u32 = |m| m.totals.endless_moves, "moves that were endless and stopped at the repeat (R9, endless=stop)";
+        rounds: i64 = |m| i64::from(m.totals.rounds), "rounds played";
+        moves: i64 = |m| i64::from(m.totals.moves), "moves played in all rounds";
+        laps: i64 = |m| m.totals.laps as i64, "laps sown in all moves (R7)";
+        sown: i64 = |m| m.totals.sown as i64, "counters sown in all laps";
+        south_holdings: i64 = |m| i64::from(m.holdings[S]), "South's holdings at the match's end (R12)";
+        north_holdings: i64 = |m| i64::from(m.holdings[N]), "North's holdings at the match's end";
+        endless_moves: i64 = |m| i64::from(m.totals.endless_moves), "moves that were endless and stopped at the repeat (R9, endless=stop)";
         round1_winner: RoundResult = |m| m.round1, "winner of round 1: south, north or tie (R11)";
-        starter_round_wins: u32 = |m| m.totals.starter_round_wins, "rounds won by the player who started them";
-        tied_rounds: u32 = |m| m.totals.tied_rounds, "rounds with equal captures (R11)";
-        south_pussa: u64 = |m| m.totals.captures[S].pussa, "counters South captured by pussa (R8), all rounds";
-        south_own_fours: u64 = |m| m.totals.captures[S].own_fours, "counters South captured as fours during its own moves (R6)";
-        south_gifted_fours: u64 = |m| m.totals.captures[S].gifted_fours, "counters South captured as fours during North's moves (R6)";
-        south_remainder: u64 = |m| m.totals.captures[S].remainder, "counters South collected as remainder (R10)";
-        north_pussa: u64 = |m| m.totals.captures[N].pussa, "counters North captured by pussa (R8), all rounds";
-        north_own_fours: u64 = |m| m.totals.captures[N].own_fours, "counters North captured as fours during its own moves (R6)";
-        north_gifted_fours: u64 = |m| m.totals.captures[N].gifted_fours, "counters North captured as fours during South's moves (R6)";
-        north_remainder: u64 = |m| m.totals.captures[N].remainder, "counters North collected as remainder (R10)";
+        starter_round_wins: i64 = |m| i64::from(m.totals.starter_round_wins), "rounds won by the player who started them";
+        tied_rounds: i64 = |m| i64::from(m.totals.tied_rounds), "rounds with equal captures (R11)";
+        south_pussa: i64 = |m| m.totals.captures[S].pussa as i64, "counters South captured by pussa (R8), all rounds";
+        south_own_fours: i64 = |m| m.totals.captures[S].own_fours as i64, "counters South captured as fours during its own moves (R6)";
+        south_gifted_fours: i64 = |m| m.totals.captures[S].gifted_fours as i64, "counters South captured as fours during North's moves (R6)";
+        south_remainder: i64 = |m| m.totals.captures[S].remainder as i64, "counters South collected as remainder (R10)";
+        north_pussa: i64 = |m| m.totals.captures[N].pussa as i64, "counters North captured by pussa (R8), all rounds";
+        north_own_fours: i64 = |m| m.totals.captures[N].own_fours as i64, "counters North captured as fours during its own moves (R6)";
+        north_gifted_fours: i64 = |m| m.totals.captures[N].gifted_fours as i64, "counters North captured as fours during South's moves (R6)";
+        north_remainder: i64 = |m| m.totals.captures[N].remainder as i64, "counters North collected as remainder (R10)";
     }
 
     /// One row per round.
     RoundRecord => RoundColumns, ROUNDS, "rounds", "one round of one match" {
         match_id: u64 = |r| r.match_id, "the match (matches.match_id)";
-        round: u32 = |r| r.round, "round number, from 1";
+        round: i64 = |r| i64::from(r.round), "round number, from 1";
         starter: Side = |r| r.starter, "who moved first in the round (R13)";
-        south_open: u32 = |r| r.open[S] as u32, "South's open pits at the round's start (R12: closed pits are at the left end)";
-        north_open: u32 = |r| r.open[N] as u32, "North's open pits at the round's start";
-        south_kept: u32 = |r| r.kept[S], "counters South kept off the board this round (R12)";
-        north_kept: u32 = |r| r.kept[N], "counters North kept off the board this round";
-        moves: u32 = |r| r.moves, "moves in the round";
-        laps: u64 = |r| r.laps, "laps in the round's moves";
-        sown: u64 = |r| r.sown, "counters sown in the round";
-        endless_moves: u32 = |r| r.endless_moves, "endless moves in the round (R9)";
+        first: Side = |r| r.first, "who started round 1 of the match (matches.first, R13)";
+        south_holdings: i64 = |r| i64::from(r.holdings[S]), "South's holdings at the round's start: seeds_per_pit × south_open + south_kept (R12)";
+        north_holdings: i64 = |r| i64::from(r.holdings[N]), "North's holdings at the round's start";
+        south_open: i64 = |r| i64::from(r.open[S]), "South's open pits at the round's start (R12: closed pits are at the left end)";
+        north_open: i64 = |r| i64::from(r.open[N]), "North's open pits at the round's start";
+        south_closed: i64 = |r| i64::from(r.closed[S]), "South's closed pits in the round: pits_per_row - south_open (R12)";
+        north_closed: i64 = |r| i64::from(r.closed[N]), "North's closed pits in the round";
+        south_kept: i64 = |r| i64::from(r.kept[S]), "counters South kept off the board this round (R12)";
+        north_kept: i64 = |r| i64::from(r.kept[N]), "counters North kept off the board this round";
+        moves: i64 = |r| i64::from(r.moves), "moves in the round";
+        laps: i64 = |r| r.laps as i64, "laps in the round's moves";
+        sown: i64 = |r| r.sown as i64, "counters sown in the round";
+        endless_moves: i64 = |r| i64::from(r.endless_moves), "endless moves in the round (R9)";
         collector: Side = |r| r.collector, "who collected the remainder (R10)";
-        south_pussa: u32 = |r| r.captures[S].pussa, "counters South captured by pussa (R8)";
-        south_own_fours: u32 = |r| r.captures[S].own_fours, "counters South captured as fours during its own moves (R6)";
-        south_gifted_fours: u32 = |r| r.captures[S].gifted_fours, "counters South captured as fours during North's moves (R6)";
-        south_remainder: u32 = |r| r.captures[S].remainder, "remainder South collected (R10)";
-        south_total: u32 = |r| r.captured[S], "all South captured in the round, remainder included (R11)";
-        north_pussa: u32 = |r| r.captures[N].pussa, "counters North captured by pussa (R8)";
-        north_own_fours: u32 = |r| r.captures[N].own_fours, "counters North captured as fours during its own moves (R6)";
-        north_gifted_fours: u32 = |r| r.captures[N].gifted_fours, "counters North captured as fours during South's moves (R6)";
-        north_remainder: u32 = |r| r.captures[N].remainder, "remainder North collected (R10)";
-        north_total: u32 = |r| r.captured[N], "all North captured in the round, remainder included (R11)";
+        south_pussa: i64 = |r| i64::from(r.captures[S].pussa), "counters South captured by pussa (R8)";
+        south_own_fours: i64 = |r| i64::from(r.captures[S].own_fours), "counters South captured as fours during its own moves (R6)";
+        south_gifted_fours: i64 = |r| i64::from(r.captures[S].gifted_fours), "counters South captured as fours during North's moves (R6)";
+        south_remainder: i64 = |r| i64::from(r.captures[S].remainder), "remainder South collected (R10)";
+        south_total: i64 = |r| i64::from(r.captured[S]), "all South captured in the round, remainder included (R11)";
+        north_pussa: i64 = |r| i64::from(r.captures[N].pussa), "counters North captured by pussa (R8)";
+        north_own_fours: i64 = |r| i64::from(r.captures[N].own_fours), "counters North captured as fours during its own moves (R6)";
+        north_gifted_fours: i64 = |r| i64::from(r.captures[N].gifted_fours), "counters North captured as fours during South's moves (R6)";
+        north_remainder: i64 = |r| i64::from(r.captures[N].remainder), "remainder North collected (R10)";
+        north_total: i64 = |r| i64::from(r.captured[N]), "all North captured in the round, remainder included (R11)";
         winner: RoundResult = |r| r.result, "south, north or tie (R11)";
     }
 
     /// One row per move (detail move or lap).
     MoveRecord => MoveColumns, MOVES, "moves", "one move" {
         match_id: u64 = |m| m.match_id, "the match";
-        round: u32 = |m| m.round, "the round";
-        ply: u32 = |m| m.ply, "move number in the match, from 1";
+        round: i64 = |m| i64::from(m.round), "the round";
+        ply: i64 = |m| i64::from(m.ply), "move number in the match, from 1";
         side: Side = |m| m.mover, "the mover: south or north";
-        pit: u32 = |m| m.pit.index() as u32, "local pit played, 0 = the mover's left end (R3)";
-        laps: u32 = |m| m.summary.laps, "laps of the move (R7)";
-        sown: u32 = |m| m.summary.sown, "counters sown over its laps";
-        pussa: u32 = |m| m.summary.pussa, "counters the mover captured by pussa (R8)";
-        fours_mover: u32 = |m| m.summary.fours[m.mover], "counters captured as fours by the mover (R6)";
-        fours_opponent: u32 = |m| m.summary.fours[m.mover.other()], "counters captured as fours by the opponent during this move (R6)";
+        pit: i64 = |m| m.pit.index() as i64, "local pit played, 0 = the mover's left end (R3)";
+        laps: i64 = |m| i64::from(m.summary.laps), "laps of the move (R7)";
+        sown: i64 = |m| i64::from(m.summary.sown), "counters sown over its laps";
+        pussa: i64 = |m| i64::from(m.summary.pussa), "counters the mover captured by pussa (R8)";
+        fours_mover: i64 = |m| i64::from(m.summary.fours[m.mover]), "counters captured as fours by the mover (R6)";
+        fours_opponent: i64 = |m| i64::from(m.summary.fours[m.mover.other()]), "counters captured as fours by the opponent during this move (R6)";
         endless: bool = |m| m.summary.endless, "the move was endless and stopped at the repeat (R9)";
     }
 
     /// One row per lap (detail lap).
     LapRecord => LapColumns, LAPS, "laps", "one lap of one move" {
         match_id: u64 = |l| l.match_id, "the match";
-        round: u32 = |l| l.round, "the round";
-        ply: u32 = |l| l.ply, "the move (moves.ply)";
-        lap: u32 = |l| l.lap, "lap number within the move, from 1";
-        start_pit: u32 = |l| l.start_pit as u32, "global pit lifted to start the lap (R2: South 0..P-1, North P..2P-1)";
-        sown: u32 = |l| l.sown as u32, "counters sown in the lap";
+        round: i64 = |l| i64::from(l.round), "the round";
+        ply: i64 = |l| i64::from(l.ply), "the move (moves.ply)";
+        lap: i64 = |l| i64::from(l.lap), "lap number within the move, from 1";
+        start_pit: i64 = |l| i64::from(l.start_pit), "global pit lifted to start the lap (R2: South 0..P-1, North P..2P-1)";
+        sown: i64 = |l| i64::from(l.sown), "counters sown in the lap";
     }
 
     /// Histograms, at every detail: summed over a run's part files they give exact distributions.
     HistogramRecord => HistogramColumns, HISTOGRAMS, "histograms", "one bin of one histogram of one part file" {
         metric: HistogramMetric = |h| h.metric, "lap_length (counters sown in a lap) or laps_per_move";
-        value: u64 = |h| h.value, "the bin's value";
-        count: u64 = |h| h.count, "how many laps (lap_length) or moves (laps_per_move) had this value";
+        value: i64 = |h| h.value as i64, "the bin's value";
+        count: i64 = |h| h.count as i64, "how many laps (lap_length) or moves (laps_per_move) had this value";
     }
 }
 
 impl MatchColumns {
-    /// Row `i`'s captures by side (the columns `south_pussa` .. `north_remainder`).
+    /// Row `i`'s captures by side (the columns `south_pussa` .. `north_remainder`; never negative).
     pub fn captures(&self, i: usize) -> BySide<CaptureCounts<u64>> {
         BySide::new(
             CaptureCounts {
-                pussa: self.south_pussa[i],
-                own_fours: self.south_own_fours[i],
-                gifted_fours: self.south_gifted_fours[i],
-                remainder: self.south_remainder[i],
+                pussa: self.south_pussa[i] as u64,
+                own_fours: self.south_own_fours[i] as u64,
+                gifted_fours: self.south_gifted_fours[i] as u64,
+                remainder: self.south_remainder[i] as u64,
             },
             CaptureCounts {
-                pussa: self.north_pussa[i],
-                own_fours: self.north_own_fours[i],
-                gifted_fours: self.north_gifted_fours[i],
-                remainder: self.north_remainder[i],
+                pussa: self.north_pussa[i] as u64,
+                own_fours: self.north_own_fours[i] as u64,
+                gifted_fours: self.north_gifted_fours[i] as u64,
+                remainder: self.north_remainder[i] as u64,
             },
         )
     }
@@ -269,7 +292,7 @@ impl MatchColumns {
 
 impl RoundColumns {
     /// Row `i`'s open pits at the round's start, by side.
-    pub fn open(&self, i: usize) -> BySide<u32> {
+    pub fn open(&self, i: usize) -> BySide<i64> {
         BySide::new(self.south_open[i], self.north_open[i])
     }
 }
@@ -326,7 +349,7 @@ mod tests {
             assert_eq!(c.name, spec.name);
             assert_eq!(c.data.column_type(), spec.ty);
         }
-        assert_eq!(t.column("sown"), Some(&ColumnData::U32(vec![7])));
+        assert_eq!(t.column("sown"), Some(&ColumnData::I64(vec![7])));
         for spec in ALL_TABLES {
             assert!(spec.columns.iter().all(|c| !c.meaning.is_empty()));
             assert_eq!(empty_table(&spec).columns.len(), spec.columns.len());
@@ -341,8 +364,8 @@ mod tests {
         b.push(&MoveRecord { match_id: 9, round: 2, ply: 17, mover: Side::North, pit, summary });
         let t = b.clone().into_table();
         // Fours are relative to the mover; the side is written by its name.
-        assert_eq!(t.column("fours_mover"), Some(&ColumnData::U32(vec![8])));
-        assert_eq!(t.column("fours_opponent"), Some(&ColumnData::U32(vec![4])));
+        assert_eq!(t.column("fours_mover"), Some(&ColumnData::I64(vec![8])));
+        assert_eq!(t.column("fours_opponent"), Some(&ColumnData::I64(vec![4])));
         assert_eq!(t.column("side"), Some(&ColumnData::Sym(vec![Some("north")])));
         assert_eq!(MoveColumns::read(t).unwrap(), b);
 
@@ -372,8 +395,8 @@ mod tests {
         assert_eq!(t.column("winner"), Some(&ColumnData::Sym(vec![Some("south"), None])));
         assert_eq!(t.column("round1_winner"), Some(&ColumnData::Sym(vec![Some("tie"), Some("north")])));
         assert_eq!(t.column("north_player"), Some(&ColumnData::Text(vec!["minimax:depth=2,nodes=unlimited,eval=match".into(); 2])));
-        assert_eq!(t.column("south_holdings"), Some(&ColumnData::U32(vec![90, 90])));
-        assert_eq!(t.column("north_gifted_fours"), Some(&ColumnData::U64(vec![7, 7])));
+        assert_eq!(t.column("south_holdings"), Some(&ColumnData::I64(vec![90, 90])));
+        assert_eq!(t.column("north_gifted_fours"), Some(&ColumnData::I64(vec![7, 7])));
         let back = MatchColumns::read(t).unwrap();
         assert_eq!(back.captures(1), captures);
         assert_eq!(back, m);
@@ -384,14 +407,43 @@ mod tests {
         let mut t = empty_table(&ROUNDS);
         for c in &mut t.columns {
             c.data = match c.data.column_type() {
-                ColumnType::U32 => ColumnData::U32(vec![1]),
+                ColumnType::I64 => ColumnData::I64(vec![1]),
                 ColumnType::U64 => ColumnData::U64(vec![1]),
                 ColumnType::Sym if c.name == "starter" => ColumnData::Sym(vec![Some("tie")]),
                 _ => ColumnData::Sym(vec![Some("south")]),
             };
         }
-        let err = RoundColumns::read(t).unwrap_err();
+        let err = RoundColumns::read(t.clone()).unwrap_err();
         assert_eq!(err, "column `starter`: \"tie\" is not one of south, north");
+        // A negative count (a file written by something else) is refused too.
+        for c in &mut t.columns {
+            if c.name == "starter" {
+                c.data = ColumnData::Sym(vec![Some("north")]);
+            }
+            if c.name == "north_kept" {
+                c.data = ColumnData::I64(vec![-3]);
+            }
+        }
+        assert_eq!(RoundColumns::read(t).unwrap_err(), "column `north_kept`: holds -3: counts are never negative");
+    }
+
+    #[test]
+    fn every_count_is_signed_so_that_differences_and_sums_do_not_wrap() {
+        // Only the identifiers are unsigned (a seed may use all 64 bits); docs/data.md says why.
+        for spec in ALL_TABLES {
+            for c in spec.columns {
+                let identifier = ["match_id", "seed"].contains(&c.name);
+                match c.ty {
+                    ColumnType::U32 | ColumnType::U64 => assert!(identifier, "{}.{} is unsigned", spec.name, c.name),
+                    ColumnType::I64 => assert!(!identifier, "{}.{} is an identifier", spec.name, c.name),
+                    _ => {}
+                }
+            }
+        }
+        let rounds: Vec<&str> = ROUNDS.columns.iter().map(|c| c.name).collect();
+        for name in ["first", "south_holdings", "north_holdings", "south_closed", "north_closed"] {
+            assert!(rounds.contains(&name), "rounds lacks {name}");
+        }
     }
 
     #[test]

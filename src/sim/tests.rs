@@ -111,18 +111,19 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
 fn totals_agree_across_tables_and_counters_are_conserved() {
     for endless in ["endless=stop", "endless=forbid"] {
         let cfg = RunConfig { rules: Ruleset::from_assignments(["final_four=stays", endless]).unwrap(), ..config(40, Detail::Lap, 40) };
-        tables_agree(&simulate_batch(&cfg, 0).unwrap(), cfg.rules.total_counters() as u64);
+        tables_agree(&simulate_batch(&cfg, 0).unwrap(), &cfg.rules);
     }
 }
 
-fn tables_agree(b: &Batch, total: u64) {
+fn tables_agree(b: &Batch, rules: &Ruleset) {
+    let (total, seeds, pits) = (rules.total_counters() as i64, rules.seeds_per_pit as i64, rules.pits_per_row as i64);
     for i in 0..b.matches.len() {
         let id = b.matches.match_id[i];
         let rounds: Vec<usize> = (0..b.rounds.len()).filter(|&r| b.rounds.match_id[r] == id).collect();
-        assert_eq!(rounds.len() as u32, b.matches.rounds[i]);
-        let sum = |col: &Vec<u32>| rounds.iter().map(|&r| col[r] as u64).sum::<u64>();
-        assert_eq!(sum(&b.rounds.moves), b.matches.moves[i] as u64);
-        assert_eq!(rounds.iter().map(|&r| b.rounds.laps[r]).sum::<u64>(), b.matches.laps[i]);
+        assert_eq!(rounds.len() as i64, b.matches.rounds[i]);
+        let sum = |col: &Vec<i64>| rounds.iter().map(|&r| col[r]).sum::<i64>();
+        assert_eq!(sum(&b.rounds.moves), b.matches.moves[i]);
+        assert_eq!(sum(&b.rounds.laps), b.matches.laps[i]);
         assert_eq!(sum(&b.rounds.south_pussa), b.matches.south_pussa[i]);
         assert_eq!(sum(&b.rounds.north_gifted_fours), b.matches.north_gifted_fours[i]);
         assert_eq!(sum(&b.rounds.south_remainder), b.matches.south_remainder[i]);
@@ -131,20 +132,32 @@ fn tables_agree(b: &Batch, total: u64) {
             let rr = &b.rounds;
             assert_eq!(rr.south_total[r], rr.south_pussa[r] + rr.south_own_fours[r] + rr.south_gifted_fours[r] + rr.south_remainder[r]);
             assert_eq!(rr.north_total[r], rr.north_pussa[r] + rr.north_own_fours[r] + rr.north_gifted_fours[r] + rr.north_remainder[r]);
-            assert_eq!((rr.south_total[r] + rr.north_total[r] + rr.south_kept[r] + rr.north_kept[r]) as u64, total);
+            assert_eq!(rr.south_total[r] + rr.north_total[r] + rr.south_kept[r] + rr.north_kept[r], total);
+            // Holdings at the round's start (R12): filled pits of `seeds` counters plus what was kept.
+            assert_eq!(rr.first[r], b.matches.first[i]);
+            assert_eq!(rr.south_holdings[r], seeds * rr.south_open[r] + rr.south_kept[r]);
+            assert_eq!(rr.north_holdings[r], seeds * rr.north_open[r] + rr.north_kept[r]);
+            assert_eq!(rr.south_holdings[r] + rr.north_holdings[r], total);
+            assert_eq!((rr.south_closed[r] + rr.south_open[r], rr.north_closed[r] + rr.north_open[r]), (pits, pits));
         }
-        assert_eq!((b.matches.south_holdings[i] + b.matches.north_holdings[i]) as u64, total);
+        // Each round starts with what the last one left: kept plus captured (R12).
+        for pair in rounds.windows(2) {
+            let (rr, last, next) = (&b.rounds, pair[0], pair[1]);
+            assert_eq!(rr.south_holdings[next], rr.south_kept[last] + rr.south_total[last]);
+            assert_eq!(rr.north_holdings[next], rr.north_kept[last] + rr.north_total[last]);
+        }
+        assert_eq!(b.matches.south_holdings[i] + b.matches.north_holdings[i], total);
         let moves: Vec<usize> = (0..b.moves.len()).filter(|&m| b.moves.match_id[m] == id).collect();
-        assert_eq!(moves.len() as u32, b.matches.moves[i]);
-        assert_eq!(moves.iter().map(|&m| b.moves.laps[m] as u64).sum::<u64>(), b.matches.laps[i]);
-        assert_eq!(moves.iter().filter(|&&m| b.moves.endless[m]).count() as u32, b.matches.endless_moves[i]);
+        assert_eq!(moves.len() as i64, b.matches.moves[i]);
+        assert_eq!(moves.iter().map(|&m| b.moves.laps[m]).sum::<i64>(), b.matches.laps[i]);
+        assert_eq!(moves.iter().filter(|&&m| b.moves.endless[m]).count() as i64, b.matches.endless_moves[i]);
     }
     // Laps rows, histograms and moves agree.
-    assert_eq!(b.laps.len() as u64, b.matches.laps.iter().sum::<u64>());
+    assert_eq!(b.laps.len() as i64, b.matches.laps.iter().sum::<i64>());
     assert_eq!(b.histograms.lap_length.iter().sum::<u64>(), b.laps.len() as u64);
     assert_eq!(b.histograms.laps_per_move.iter().sum::<u64>(), b.moves.len() as u64);
     let sown: u64 = b.histograms.lap_length.iter().enumerate().map(|(v, c)| v as u64 * c).sum();
-    assert_eq!(sown, b.matches.sown.iter().sum::<u64>());
+    assert_eq!(sown as i64, b.matches.sown.iter().sum::<i64>());
 }
 
 #[test]

@@ -5,6 +5,7 @@ mod perft;
 mod plot;
 mod readme;
 mod replay;
+mod samples;
 mod show;
 mod simulate;
 mod solve;

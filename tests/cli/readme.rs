@@ -89,3 +89,31 @@ fn every_option_of_the_readme_command_table_exists() {
     }
     assert!(rows >= 9, "the command table lists the subcommands ({rows} rows)");
 }
+
+#[test]
+fn the_citation_file_and_the_readme_say_how_to_cite() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cff = std::fs::read_to_string(root.join("CITATION.cff")).expect("a CITATION.cff");
+    let field = |name: &str| cff.lines().find_map(|l| l.strip_prefix(&format!("{name}: "))).map(|v| v.trim_matches('"').to_string());
+    assert_eq!(field("cff-version").as_deref(), Some("1.2.0"));
+    assert_eq!(field("version").as_deref(), Some(env!("CARGO_PKG_VERSION")), "CITATION.cff gives the crate's version");
+    assert!(field("title").is_some_and(|t| t.starts_with("rajapasu")) && cff.contains("authors:") && field("message").is_some());
+    let text = readme();
+    let citing = text.split("\n## Citing\n").nth(1).expect("a Citing section").split("\n## ").next().unwrap();
+    for needed in ["CITATION.cff", "rules_hash", "seed", "version", "command"] {
+        assert!(citing.contains(needed), "the Citing section names {needed}");
+    }
+    // Its example is the quickstart's: rules hash and seed as the experiment file gives them.
+    let quickstart = std::fs::read_to_string(root.join("experiments/quickstart.toml")).unwrap();
+    let seed = quickstart.lines().find_map(|l| l.strip_prefix("seed = ")).unwrap().trim();
+    assert!(citing.contains(&format!("seed {seed}")), "{citing}");
+    assert!(citing.contains(&rajapasu::engine::Ruleset::default().hash()), "{citing}");
+}
+
+#[test]
+fn the_readme_says_how_to_get_rajapasu_on_the_path() {
+    let text = readme();
+    // The first sh block that calls `rajapasu` by name starts by installing it.
+    let block = text.split("```sh\n").skip(1).map(|b| b.split("```").next().unwrap()).find(|b| b.contains("\nrajapasu ")).unwrap();
+    assert_eq!(block.lines().next(), Some("cargo install --locked --path ."), "{block}");
+}

@@ -126,6 +126,57 @@ fn check_page(page: &Page, got: &Value) {
     for (r, (shown, end)) in round_ends.iter().zip(&ends).enumerate() {
         assert_eq!(*shown, state(&serde_json::json!(vec![0; p]), &end["holdings"]), "{name} end of round {}", r + 1);
     }
+    // Who moves next (issue 15: not the mover of the ply shown), at every ply and round start:
+    // the next move's player, or, after a round's last move, the side that has no legal move (R10).
+    let side_name = |side: &Value| if side == "south" { "South" } else { "North" };
+    let other = |side: &Value| if side == "south" { "north" } else { "south" };
+    let to_move = got["to_move"].as_array().unwrap();
+    assert_eq!(to_move.len(), moves.len() + 1, "{name}");
+    assert_eq!(
+        to_move[0],
+        serde_json::json!([starts[0]["starter"], side_name(&starts[0]["starter"]), starts[0]["starter"]]),
+        "{name} ply 0"
+    );
+    for (k, m) in moves.iter().enumerate() {
+        let next = moves.get(k + 1).filter(|n| n["round"] == m["round"]);
+        let shown = &to_move[k + 1];
+        match next {
+            Some(n) => {
+                assert_eq!(n["player"], other(&m["player"]), "{name}: players alternate within a round");
+                assert_eq!(*shown, serde_json::json!([n["player"], side_name(&n["player"]), n["player"]]), "{name} ply {}", k + 1);
+            }
+            None => {
+                assert_eq!(shown[0], other(&m["player"]), "{name} ply {}", k + 1);
+                let round_ended = ends.iter().any(|e| e["round"] == m["round"]);
+                let text = shown[1].as_str().unwrap();
+                assert_eq!(text.contains("no legal move"), round_ended, "{name} ply {}: {shown}", k + 1);
+                assert!(text.starts_with(side_name(&shown[0])), "{name} ply {}: {shown}", k + 1);
+            }
+        }
+    }
+    for (r, start) in starts.iter().enumerate() {
+        assert_eq!(got["round_start_to_move"][r][0], start["starter"], "{name} round {}", r + 1);
+    }
+    // The timeline gives every round's winner (R11) and numbers its rounds.
+    let results: Vec<Value> = got["timeline_results"].as_array().unwrap().iter().map(|r| r[1].clone()).collect();
+    let want: Vec<Value> = (0..starts.len())
+        .map(|r| match ends.get(r) {
+            None => serde_json::json!(""),
+            Some(e) => {
+                let c = e["captured"].as_array().unwrap();
+                serde_json::json!(match c[0].as_u64().cmp(&c[1].as_u64()) {
+                    std::cmp::Ordering::Greater => "south",
+                    std::cmp::Ordering::Less => "north",
+                    std::cmp::Ordering::Equal => "tie",
+                })
+            }
+        })
+        .collect();
+    assert_eq!(results, want, "{name}");
+    let labels: Vec<u64> = got["timeline_labels"].as_array().unwrap().iter().map(|l| l.as_u64().unwrap()).collect();
+    assert_eq!(labels.first(), Some(&1), "{name}");
+    assert!(labels.windows(2).all(|w| w[0] < w[1]) && *labels.last().unwrap() <= starts.len() as u64, "{name}: {labels:?}");
+    assert!(labels.len() >= starts.len().min(2) && labels.len() <= 14, "{name}: {labels:?}");
     // Counters are conserved at every step, forwards and backwards, and every step has its address.
     assert_eq!(got["not_conserved"], serde_json::json!([]), "{name}");
     let walked = got["walked"].as_u64().unwrap();

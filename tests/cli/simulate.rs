@@ -247,6 +247,7 @@ fn the_manifest_records_the_run() {
     assert!(m["rows"]["rounds"].as_u64().unwrap() > 120);
     assert_eq!(m["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(m["versions"]["polars"], "0.55.2");
+    assert_eq!(m["versions"]["rows"], rajapasu::io::dataset::ROWS_VERSION);
     let lock = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
     assert!(lock.contains("name = \"polars\"\nversion = \"0.55.2\""), "the manifest names the locked polars");
     // The compression the manifest names is the one the docs name (both from the writer).
@@ -263,6 +264,35 @@ fn the_manifest_records_the_run() {
         .iter()
         .all(|c| c["meaning"].as_str().is_some_and(|s| !s.is_empty()) && c["type"].is_string()));
     assert!(m["started"].as_str().unwrap().ends_with('Z') && m["finished"].is_string());
+}
+
+#[test]
+fn counts_are_signed_in_the_files_and_a_dataset_of_another_row_format_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d");
+    simulate(&out, &["--detail", "round", "--format", "both"]);
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let rounds = m["schema"].as_array().unwrap().iter().find(|t| t["name"] == "rounds").unwrap();
+    let ty = |name: &str| rounds["columns"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["type"].clone();
+    assert_eq!((ty("south_open"), ty("south_holdings"), ty("match_id")), ("i64".into(), "i64".into(), "u64".into()));
+    // A difference of open pits is negative where North has more, as in polars.
+    let t = tables(&out).into_iter().find(|t| t.name == "rounds").unwrap();
+    let (Some(ColumnData::I64(south)), Some(ColumnData::I64(north))) = (t.column("south_open"), t.column("north_open")) else {
+        panic!("open pits are i64 columns")
+    };
+    assert!(south.iter().zip(north).any(|(s, n)| s - n < 0), "some round starts with North ahead");
+    // A manifest of row format 2 (unsigned counts, no holdings) is named, not misread.
+    let path = out.join("manifest.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let old = text.replace(&format!("\"rows\": \"{}\"", rajapasu::io::dataset::ROWS_VERSION), "\"rows\": \"2\"");
+    assert_ne!(old, text);
+    std::fs::write(&path, old).unwrap();
+    for command in [&["summarize", s(&out)][..], &["verify", s(&out)]] {
+        let (code, out, err) = run(command);
+        let said = out + &err;
+        assert_eq!(code, 2, "{command:?}: {said}");
+        assert!(said.contains("versions.rows is 2") && said.contains("row format 3"), "{command:?}: {said}");
+    }
 }
 
 /// Waits until `path` exists (a writer got that far), at most 60 s.

@@ -92,15 +92,15 @@ fn all_starts_writes_the_table_and_heat_map() {
     let column = |name, ty| ColumnSpec { name, ty, meaning: "" };
     let columns = [
         column("rules_hash", Text),
-        column("pits_per_row", U32),
-        column("seeds_per_pit", U32),
-        column("south_open", U32),
-        column("north_open", U32),
+        column("pits_per_row", I64),
+        column("seeds_per_pit", I64),
+        column("south_open", I64),
+        column("north_open", I64),
         column("starter", Sym),
         column("value", I64),
         column("outcome", Text),
         column("best_moves", Text),
-        column("positions", U64),
+        column("positions", I64),
     ];
     let columns: &'static [ColumnSpec] = Box::leak(Box::new(columns));
     let spec = TableSpec { name: "starts", row: "", columns };

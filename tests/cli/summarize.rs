@@ -203,3 +203,141 @@ fn unfinished_matches_count_as_half_a_win_in_the_points_r16() {
     assert_eq!((get("first_player_points"), get("first_player_points_rate")), ("6.5".into(), "0.65".into()));
     assert_eq!(get("first_player_win_rate"), (5.0f64 / 7.0).to_string());
 }
+
+#[test]
+fn a_p_value_below_the_smallest_double_is_written_as_its_logarithm() {
+    // Greedy always starts against random: the first player's record is far from 1/2.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d");
+    let args = ["--matches", "3000", "--seed", "5", "--south", "greedy", "--north", "random", "--first", "south", "--detail", "match"];
+    ok(&[&["simulate", "--out", s(&out), "--quiet"][..], &args].concat());
+    let text = ok(&["summarize", s(&out)]);
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let wins = &json["arms"][0]["first_player_wins"];
+    let log10 = wins["log10_p_value"].as_f64().unwrap();
+    assert_eq!(wins["p_value"], 0.0, "the p-value underflows here: {wins}");
+    assert!(log10 < -308.0 && log10.is_finite(), "{wins}");
+    // The CSV has the logarithm in its own column, the text the p-value written from it.
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let (header, row) = (csv.lines().next().unwrap(), csv.lines().nth(1).unwrap());
+    let column = header.split(',').position(|h| h == "first_player_log10_p_value").expect("a log10 p column");
+    // (serde_json reads floats to within an ulp.)
+    assert!((row.split(',').nth(column).unwrap().parse::<f64>().unwrap() - log10).abs() < 1e-9, "{row}");
+    let exponent = log10.floor();
+    let line = text.lines().find(|l| l.contains("first player wins")).unwrap();
+    assert!(line.contains(&format!("e{exponent}  (")), "{line}");
+    assert!(!text.contains("< 1e-300"), "{text}");
+}
+
+#[test]
+fn round_results_by_round_number_equal_a_count_of_the_rounds_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d");
+    ok(&["simulate", "--matches", "400", "--seed", "8", "--detail", "round", "--out", s(&out), "--quiet", "--batch-size", "100"]);
+    ok(&["summarize", s(&out)]);
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let t = tables(&out);
+    let (matches, rounds) = (&t[0], &t[2]);
+    // Per round number: (rounds, tied, starter wins, first player wins), the first player read
+    // from the matches table (the rounds table's `first` must agree with it).
+    let first_of: std::collections::BTreeMap<u64, Option<&str>> =
+        matches.column("match_id").unwrap().as_u64().unwrap().into_iter().zip(syms(matches, "first").iter().copied()).collect();
+    let (ids, number) = (rounds.column("match_id").unwrap().as_u64().unwrap(), rounds.column("round").unwrap().as_u64().unwrap());
+    let (starter, winner, first) = (syms(rounds, "starter"), syms(rounds, "winner"), syms(rounds, "first"));
+    let mut count: std::collections::BTreeMap<u64, [u64; 4]> = Default::default();
+    for i in 0..rounds.rows() {
+        assert_eq!(first[i], first_of[&ids[i]], "rounds.first is matches.first");
+        let c = count.entry(number[i]).or_default();
+        c[0] += 1;
+        c[1] += (winner[i] == Some("tie")) as u64;
+        c[2] += (winner[i] == starter[i]) as u64;
+        c[3] += (winner[i] == first[i]) as u64;
+    }
+    let groups = json["arms"][0]["by_round"].as_array().unwrap();
+    let least = (count[&1][0] / 2).min(1000);
+    let mut next = 1;
+    for (k, g) in groups.iter().enumerate() {
+        let (a, b) = (g["first_round"].as_u64().unwrap(), g["last_round"].as_u64().unwrap());
+        assert_eq!(a, next, "groups follow each other");
+        next = b + 1;
+        let mut sum = [0u64; 4];
+        for r in a..=b {
+            for (s, c) in sum.iter_mut().zip(count.get(&r).copied().unwrap_or_default()) {
+                *s += c;
+            }
+        }
+        assert_eq!(
+            [g["rounds"].clone(), g["tied"].clone(), g["starter_wins"]["successes"].clone(), g["first_player_wins"]["successes"].clone()],
+            sum.map(Value::from),
+            "rounds {a}-{b}"
+        );
+        assert_eq!(g["starter_wins"]["trials"], sum[0]);
+        // A round number is its own group while it has enough rounds; a group is only as
+        // large as it must be (the last one excepted).
+        if count[&a][0] >= least {
+            assert_eq!(a, b, "round {a} has {} rounds", count[&a][0]);
+        }
+        if k + 1 < groups.len() {
+            assert!(sum[0] >= least && sum[0] - count[&b][0] < least, "rounds {a}-{b}: {sum:?}");
+        }
+        let rate = sum[2] as f64 / sum[0] as f64;
+        let (lo, hi) = (g["starter_wins"]["ci_low"].as_f64().unwrap(), g["starter_wins"]["ci_high"].as_f64().unwrap());
+        assert!((g["starter_wins"]["rate"].as_f64().unwrap() - rate).abs() < 1e-12 && lo <= rate && rate <= hi);
+    }
+    assert_eq!(next, count.keys().max().unwrap() + 1, "every round number is in a group");
+    assert!(groups.len() >= 5, "{groups:?}");
+    // The CSV has a row per group with the same figures; the text shows round 1.
+    let csv = std::fs::read_to_string(out.join("summary_by_round.csv")).unwrap();
+    assert_eq!(csv.lines().count(), groups.len() + 1);
+    let row1: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row1[1], row1[3], row1[5]), ("1", &*groups[0]["rounds"].to_string(), &*groups[0]["starter_wins"]["successes"].to_string()));
+    let text = ok(&["summarize", s(&out)]);
+    let line = text.lines().find(|l| l.contains("round starter wins by round")).unwrap();
+    assert!(line.contains(&format!("r1 {:.2}%", 100.0 * count[&1][2] as f64 / count[&1][0] as f64)), "{line}");
+}
+
+#[test]
+fn each_arm_is_compared_with_the_first_arm() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = dir.path().join("study");
+    // Arm a: random against random; arm b: greedy always first against random.
+    ok(&["simulate", "--matches", "300", "--seed", "2", "--detail", "match", "--out", s(&study.join("a")), "--quiet"]);
+    let b = ["--south", "greedy", "--first", "south"];
+    ok(&[&["simulate", "--matches", "300", "--seed", "2", "--detail", "match", "--out", s(&study.join("b")), "--quiet"][..], &b].concat());
+    let text = ok(&["summarize", s(&study)]);
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(study.join("summary.json")).unwrap()).unwrap();
+    let arms = json["arms"].as_array().unwrap();
+    assert!(arms[0]["first_player_vs_first_arm"].is_null());
+    let d = &arms[1]["first_player_vs_first_arm"];
+    assert_eq!(d["reference"], "a");
+    // Computed here from the two arms' counts: the difference, Newcombe's interval from the two
+    // Wilson intervals, and the pooled z.
+    let w = |a: &Value| {
+        let f = &a["first_player_wins"];
+        (f["successes"].as_f64().unwrap(), f["trials"].as_f64().unwrap(), f["ci_low"].as_f64().unwrap(), f["ci_high"].as_f64().unwrap())
+    };
+    let ((k1, n1, l1, u1), (k0, n0, l0, u0)) = (w(&arms[1]), w(&arms[0]));
+    let (p1, p0) = (k1 / n1, k0 / n0);
+    let diff = p1 - p0;
+    let low = diff - ((p1 - l1).powi(2) + (u0 - p0).powi(2)).sqrt();
+    let high = diff + ((u1 - p1).powi(2) + (p0 - l0).powi(2)).sqrt();
+    let pooled = (k1 + k0) / (n1 + n0);
+    let z = diff / (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n0)).sqrt();
+    let close = |key: &str, want: f64| assert!((d[key].as_f64().unwrap() - want).abs() < 1e-9, "{key}: {d} against {want}");
+    close("difference", diff);
+    close("ci_low", low);
+    close("ci_high", high);
+    close("z", z);
+    assert!(diff > 0.2 && d["p_value"].as_f64().unwrap() < 1e-6, "greedy first is far ahead: {d}");
+    // In the CSV (empty for the first arm) and in the text.
+    let csv = std::fs::read_to_string(study.join("summary.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "first_player_diff_vs_first_arm").unwrap();
+    let cells = |line: usize| -> Vec<String> {
+        let mut r = ::csv::Reader::from_reader(csv.as_bytes());
+        r.records().nth(line).unwrap().unwrap().iter().map(str::to_owned).collect()
+    };
+    assert_eq!(cells(0)[column], "");
+    assert!((cells(1)[column].parse::<f64>().unwrap() - d["difference"].as_f64().unwrap()).abs() < 1e-12);
+    assert!(text.contains("first player wins against the first arm (a)") && text.contains(&format!("{:+.2} [", 100.0 * diff)), "{text}");
+}

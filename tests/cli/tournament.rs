@@ -38,6 +38,11 @@ fn a_round_robin_rates_its_players_from_the_rows_and_resumes() {
     let text = ok(&["tournament", s(&file), "--out-root", s(&root), "--quiet"]);
     let t = root.join("mini");
     assert!(text.contains("rank") && text.contains("mm1") && text.contains("random = 0"), "{text}");
+    // The header says what the unfinished column counts; self-play has its own count.
+    assert!(text.contains("score, matches and unfinished: against the other players only"), "{text}");
+    let header = text.lines().find(|l| l.starts_with("rank")).unwrap();
+    let (unfinished, self_unfinished) = (header.find(" unfinished").unwrap(), header.find("self unfinished").unwrap());
+    assert!(unfinished < self_unfinished, "{header}");
     // Every pair in both seat orders, and self-play: 9 datasets.
     let mut datasets: Vec<String> = std::fs::read_dir(&t)
         .unwrap()
@@ -68,6 +73,8 @@ fn a_round_robin_rates_its_players_from_the_rows_and_resumes() {
         assert!(lo <= rating && rating <= hi, "{p}");
         assert_eq!(p["matches"], 64, "two opponents, both seat orders, 16 matches each");
         assert_eq!(p["self_play"]["matches"], 32);
+        let row = text.lines().find(|l| l.split_whitespace().nth(1) == p["player"].as_str()).unwrap();
+        assert!(row.contains(&format!("{} of 32", p["self_play"]["unfinished"])), "{row}");
     }
     let by_name = |name: &str| ratings.iter().find(|p| p["player"] == name).unwrap();
     assert_eq!(by_name("random")["rating"], 0.0, "the anchor");

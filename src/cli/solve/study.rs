@@ -232,17 +232,17 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
     let summary = Table {
         name: "summary",
         columns: vec![
-            col("pits_per_row", ColumnData::U32(rows.iter().map(|r| r.pits_per_row as u32).collect())),
-            col("seeds_per_pit", ColumnData::U32(rows.iter().map(|r| r.seeds_per_pit as u32).collect())),
-            col("counters", ColumnData::U32(rows.iter().map(|r| r.counters).collect())),
+            col("pits_per_row", ColumnData::I64(rows.iter().map(|r| r.pits_per_row as i64).collect())),
+            col("seeds_per_pit", ColumnData::I64(rows.iter().map(|r| r.seeds_per_pit as i64).collect())),
+            col("counters", ColumnData::I64(rows.iter().map(|r| r.counters as i64).collect())),
             col("status", text(&|r| r.status.to_string())),
             col("value", opt_i64(&|r| r.value.map(i64::from))),
             col("outcome", text(&|r| r.outcome.unwrap_or("").to_string())),
             col("value_share", ColumnData::F64(rows.iter().map(|r| r.value_share.unwrap_or(f64::NAN)).collect())),
             col("best_moves", text(&|r| r.best_moves.clone().unwrap_or_default())),
-            col("positions", ColumnData::U64(rows.iter().map(|r| r.positions.unwrap_or(0)).collect())),
-            col("random_matches", ColumnData::U64(rows.iter().map(|r| r.random_matches).collect())),
-            col("random_round1_starter_wins", ColumnData::U64(rows.iter().map(|r| r.random_round1_starter_wins).collect())),
+            col("positions", ColumnData::I64(rows.iter().map(|r| r.positions.unwrap_or(0) as i64).collect())),
+            col("random_matches", ColumnData::I64(rows.iter().map(|r| r.random_matches as i64).collect())),
+            col("random_round1_starter_wins", ColumnData::I64(rows.iter().map(|r| r.random_round1_starter_wins as i64).collect())),
             col("random_round1_starter_win_rate", ColumnData::F64(rows.iter().map(|r| r.random_round1_starter_win_rate).collect())),
             col("random_ci_low", ColumnData::F64(rows.iter().map(|r| r.random_ci_low).collect())),
             col("random_ci_high", ColumnData::F64(rows.iter().map(|r| r.random_ci_high).collect())),
@@ -259,14 +259,14 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
     let frontier_table = Table {
         name: "frontier",
         columns: vec![
-            col("pits_per_row", ColumnData::U32(frontier.iter().map(|r| r.pits_per_row as u32).collect())),
-            col("seeds_per_pit", ColumnData::U32(frontier.iter().map(|r| r.seeds_per_pit as u32).collect())),
-            col("positions", ColumnData::U64(frontier.iter().map(|r| r.positions).collect())),
+            col("pits_per_row", ColumnData::I64(frontier.iter().map(|r| r.pits_per_row as i64).collect())),
+            col("seeds_per_pit", ColumnData::I64(frontier.iter().map(|r| r.seeds_per_pit as i64).collect())),
+            col("positions", ColumnData::I64(frontier.iter().map(|r| r.positions as i64).collect())),
             col("seconds", ColumnData::F64(frontier.iter().map(|r| r.seconds).collect())),
             col("positions_per_second", ColumnData::F64(frontier.iter().map(|r| r.positions_per_second).collect())),
-            col("table_bytes", ColumnData::U64(frontier.iter().map(|r| r.table_bytes).collect())),
+            col("table_bytes", ColumnData::I64(frontier.iter().map(|r| r.table_bytes as i64).collect())),
             col("bytes_per_position", ColumnData::F64(frontier.iter().map(|r| r.bytes_per_position).collect())),
-            col("peak_bytes", ColumnData::U64(frontier.iter().map(|r| r.peak_bytes).collect())),
+            col("peak_bytes", ColumnData::I64(frontier.iter().map(|r| r.peak_bytes as i64).collect())),
         ],
     };
     written.extend(write_formats(&frontier_table, dir, crate::io::Formats::Csv)?);

@@ -1,0 +1,104 @@
+//! The committed samples under data/ are what the current code writes (issue 15: a summary that
+//! predates a change would publish old figures, and `git status` would be dirty after the README's
+//! first command). Each sample's study is run again, small, and compared with the committed
+//! files: the same files, every key of the JSON summaries, every column of the CSV files and every
+//! row of the text summaries. The values differ (fewer matches); their shape may not. After a
+//! change of the outputs, regenerate the samples (`scripts/reproduce.sh`, README).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every key path of `v` ("arms[].first_player_wins.rate"), array elements merged.
+fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map {
+                let path = format!("{prefix}.{k}");
+                out.insert(path.clone());
+                keys(x, &path, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|x| keys(x, &format!("{prefix}[]"), out)),
+        _ => {}
+    }
+}
+
+fn json_keys(path: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = BTreeSet::new();
+    keys(&serde_json::from_str(&text).unwrap(), "", &mut out);
+    out
+}
+
+/// The rows of a text summary by their labels (the text before the first double space).
+fn text_rows(path: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines().map(|l| l.trim().split("  ").next().unwrap().to_string()).filter(|l| !l.is_empty()).collect()
+}
+
+/// The files of a study directory and its charts (datasets, which are not committed, left out).
+fn study_files(dir: &Path) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for sub in ["", "charts"] {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let e = e.unwrap();
+            // Lock files are not committed.
+            if e.path().is_file() && !e.file_name().to_string_lossy().starts_with('.') {
+                out.insert(format!("{sub}/{}", e.file_name().to_string_lossy()));
+            }
+        }
+    }
+    out
+}
+
+/// The committed study `name` against `fresh`, the same study run again small.
+fn same_shape(name: &str, fresh: &Path) {
+    let committed = repo().join("data").join(name);
+    let (have, want) = (study_files(&committed), study_files(fresh));
+    assert_eq!(have, want, "data/{name}: the committed files are not those the study writes now (regenerate the sample)");
+    for file in want {
+        let (old, new) = (committed.join(&file[1..]), fresh.join(&file[1..]));
+        let stale = format!("data/{name}{file} is stale: regenerate the sample");
+        if file.ends_with(".json") {
+            let (have, want) = (json_keys(&old), json_keys(&new));
+            let missing: Vec<&String> = want.difference(&have).collect();
+            let extra: Vec<&String> = have.difference(&want).collect();
+            assert!(missing.is_empty() && extra.is_empty(), "{stale}: keys missing {missing:?}, no longer written {extra:?}");
+        } else if file.ends_with(".csv") {
+            let header = |p: &Path| std::fs::read_to_string(p).unwrap().lines().next().unwrap_or_default().to_string();
+            assert_eq!(header(&old), header(&new), "{stale}: other columns");
+        } else if file.ends_with(".txt") {
+            let (have, want) = (text_rows(&old), text_rows(&new));
+            let missing: Vec<&String> = want.difference(&have).collect();
+            let extra: Vec<&String> = have.difference(&want).collect();
+            assert!(missing.is_empty() && extra.is_empty(), "{stale}: rows missing {missing:?}, no longer written {extra:?}");
+        }
+    }
+}
+
+#[test]
+fn the_committed_study_samples_are_what_the_code_writes_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (name, matches) in [("quickstart", "300"), ("rule_variants", "100")] {
+        let file = repo().join("experiments").join(format!("{name}.toml"));
+        ok(&["run", s(&file), "--matches", matches, "--out-root", s(root), "--quiet"]);
+        same_shape(name, &root.join(name));
+    }
+}
+
+#[test]
+fn the_committed_ladder_sample_is_what_the_code_writes_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = repo().join("experiments/ladder.toml");
+    ok(&["tournament", s(&file), "--matches", "1", "--out-root", s(dir.path()), "--quiet"]);
+    same_shape("ladder", &dir.path().join("ladder"));
+}
