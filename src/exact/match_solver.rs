@@ -394,6 +394,12 @@ impl MatchTable {
                         let masks = ends[f.index()].as_ref()?;
                         let end = |left: u32, mover: Side| masks[left as usize][mover.index()];
                         match kept {
+                            // The first attractor level by level (far fewer re-evaluations
+                            // than carrying changes up from the ends); later ones continued.
+                            Some(win) if win.iter().all(|&m| m == 0) => {
+                                *win = graph.attract(f, &end);
+                                None
+                            }
                             Some(win) => {
                                 graph.attract_more(f, &end, win);
                                 None

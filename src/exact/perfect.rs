@@ -330,7 +330,7 @@ impl PerfectPlayer {
 
     fn decide(&self, pos: &Position, context: Option<(u32, Side)>, rng: &mut Rng) -> Result<Option<Pit>, PerfectError> {
         let set = self.candidates(pos, context)?;
-        debug_assert!(set.is_empty() == !pos.has_legal_move(), "a position with a legal move has a perfect move");
+        debug_assert!(set.is_empty() != pos.has_legal_move(), "a position with a legal move has a perfect move");
         Ok(uniform(set, rng))
     }
 }

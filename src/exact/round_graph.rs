@@ -17,6 +17,9 @@ use crate::engine::{BySide, Pit, Position, Ruleset, Side};
 /// Reserve masks: bit h is "South holds h counters off the board".
 pub(crate) type Mask = u128;
 
+/// The moves of a chunk of positions: degrees, successors, South's captures, local pits.
+type ChunkMoves = (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>);
+
 /// Positions per parallel task when building the graph.
 const CHUNK: usize = 4096;
 
@@ -72,7 +75,7 @@ impl RoundGraph {
             for side in 0..2 {
                 let len = positions.level_len(n, side);
                 let starts: Vec<usize> = (0..len).step_by(CHUNK).collect();
-                let parts: Vec<(Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>)> = starts
+                let parts: Vec<ChunkMoves> = starts
                     .par_iter()
                     .map(|&start| {
                         let end = (start + CHUNK).min(len);

@@ -300,7 +300,7 @@ mod tests {
         assert!(texts.iter().any(|t| t.starts_with("the round-1 starter")), "{texts:?}");
         assert!(texts.iter().any(|t| t.starts_with("ringed: the match")), "{texts:?}");
         assert_eq!(
-            read(&written[1]).matches("<circle").count() - points.len(),
+            read(&written[1]).matches("r=\"11\"").count(),
             points.iter().filter(|b| b.match_differs).count(),
             "one ring per board that differs"
         );
