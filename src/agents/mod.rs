@@ -40,6 +40,7 @@ enum State {
     Minimax(minimax::Searcher),
     Mcts(mcts::Tree),
     External(external::External),
+    Perfect(crate::exact::PerfectPlayer),
 }
 
 /// A player in one seat of one match.
@@ -56,6 +57,7 @@ impl Agent {
             AgentSpec::Minimax(p) => State::Minimax(minimax::Searcher::new(p)),
             AgentSpec::Mcts(p) => State::Mcts(mcts::Tree::new(p)),
             AgentSpec::External(p) => State::External(external::External::new(p)),
+            AgentSpec::Perfect(kind) => State::Perfect(crate::exact::PerfectPlayer::new(kind)),
         };
         Agent { spec, rng, state }
     }
@@ -70,6 +72,11 @@ impl Agent {
         if let AgentSpec::Random = self.spec {
             // Fast path: the move is drawn and played in place, in one simulation.
             return Ok(game.play_in_place(|pos| random::play(pos, &mut self.rng, obs)));
+        }
+        if let State::Perfect(player) = &self.state {
+            // The round's start (kept reserves, starter) is part of a match position (R17).
+            let pit = player.choose_in_game(game, &mut self.rng)?;
+            return Ok(pit.map(|pit| (pit, game.play_unchecked_observed(pit, obs))));
         }
         let (round, ply) = (game.round(), game.ply() + 1);
         let Some(pit) = self.decide(game.position(), Some(round), Some(ply))? else { return Ok(None) };
@@ -88,6 +95,7 @@ impl Agent {
             State::Minimax(searcher) => searcher.choose(pos, &mut self.rng),
             State::Mcts(tree) => tree.choose(pos, &mut self.rng),
             State::External(program) => return program.choose(pos, round, ply, &mut self.rng),
+            State::Perfect(player) => player.choose(pos, &mut self.rng)?,
         })
     }
 

@@ -14,6 +14,7 @@
 //! manifest, the rows' player columns and a tournament's pairing seeds are made from it. An
 //! external player's timeout never changes a choice, so it is not part of it (nor of `==`).
 
+use crate::exact::PerfectKind;
 use std::fmt;
 use std::str::FromStr;
 
@@ -123,11 +124,14 @@ pub enum AgentSpec {
     Minimax(MinimaxParams),
     Mcts(MctsParams),
     External(ExternalParams),
+    /// Perfect play from exact tables (`exact::PerfectPlayer`): `perfect:match` (R17) or
+    /// `perfect:round` (R15 in each round). The spec names it; `exact` builds and plays it.
+    Perfect(PerfectKind),
 }
 
 /// The grammar, for error messages.
 pub const ALLOWED: &str = "random, greedy, minimax[:depth=D,nodes=N,eval=E] (or minimax:D), \
-mcts[:playouts=N,c=C,eval=E,reuse=B] (or mcts:N), external:PROGRAM [ARGS] (or external:timeout=S,cmd=PROGRAM [ARGS])";
+mcts[:playouts=N,c=C,eval=E,reuse=B] (or mcts:N), external:PROGRAM [ARGS] (or external:timeout=S,cmd=PROGRAM [ARGS]), perfect:match, perfect:round";
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bad player '{spec}': {reason}; allowed: {ALLOWED}")]
@@ -329,6 +333,13 @@ impl FromStr for AgentSpec {
             "minimax" => parse_minimax(param).map(AgentSpec::Minimax).map_err(err),
             "mcts" => parse_mcts(param).map(AgentSpec::Mcts).map_err(err),
             "external" => parse_external(param).map(AgentSpec::External).map_err(err),
+            "perfect" => match param {
+                Some("match") => Ok(AgentSpec::Perfect(PerfectKind::Match)),
+                Some("round") => Ok(AgentSpec::Perfect(PerfectKind::Round)),
+                _ => Err(err(
+                    "perfect takes match (perfect match play, R17) or round (perfect round play, R15): perfect:match, perfect:round".into(),
+                )),
+            },
             _ => Err(err(format!("unknown player '{name}'"))),
         }
     }
@@ -353,6 +364,7 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Mcts(p) => write!(f, "mcts:playouts={},c={},eval={},reuse={}", p.playouts, decimal(p.c_milli), p.eval, p.reuse),
             // Without the timeout: it is not part of the player's identity.
             AgentSpec::External(p) => write!(f, "external:cmd={}", p.command),
+            AgentSpec::Perfect(k) => write!(f, "perfect:{}", k.name()),
         }
     }
 }

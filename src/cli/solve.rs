@@ -2,6 +2,7 @@
 //! opening moves and the reachable positions; `--all-starts` for every open-pit configuration
 //! and starter (a table and a heat map); `--study` for the perfect_play study.
 
+mod match_solve;
 mod study;
 
 use std::io::Write;
@@ -56,7 +57,29 @@ pub struct Args {
     /// ties broken by the lowest and then by the highest local pit: each round and the outcome.
     #[arg(long, conflicts_with_all = ["all_starts", "study", "open"])]
     perfect_match: bool,
-    /// Output directory of --all-starts or --study.
+    /// Solve the match (R17): the perfect-match value (win, draw or loss for the starter) of a
+    /// match state (--holdings, --starter; default: the match's start), its rounds and best
+    /// opening moves. The table of every state is kept in --tables.
+    #[arg(long = "match", conflicts_with_all = ["all_starts", "study", "perfect_match", "open"])]
+    match_: bool,
+    /// Holdings of South and North at the round's start, S,N (summing to 2 x P x S, each at
+    /// least seeds_per_pit). Default: P x S each (the match's start).
+    #[arg(long, value_name = "S,N", requires = "match_", conflicts_with = "all_states")]
+    holdings: Option<String>,
+    /// With --match: every match state (both starters) into --out: the match_states table
+    /// (Parquet and/or CSV) and the match-equity chart.
+    #[arg(long, requires_all = ["match_", "out"])]
+    all_states: bool,
+    /// Directory of match tables (R17), read if there and written when solved; an interrupted
+    /// solve continues from its checkpoint there. Default: $RAJAPASU_TABLES, else
+    /// $XDG_CACHE_HOME/rajapasu/tables, else ~/.cache/rajapasu/tables.
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
+    /// With --match: stop after N iterations of the rounds loop in all (the checkpoint keeps
+    /// them; run again to continue).
+    #[arg(long, value_name = "N", requires = "match_", value_parser = clap::value_parser!(u32).range(1..))]
+    max_iterations: Option<u32>,
+    /// Output directory of --all-starts, --study or --match --all-states.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Table formats of --all-starts and --study: parquet, csv or both.
@@ -241,6 +264,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     if args.perfect_match {
         return perfect_matches(&args, rules, opts);
+    }
+    if args.match_ {
+        return match_solve::run(&args, rules, opts);
     }
     let p = rules.pits_per_row;
     let open = match &args.open {

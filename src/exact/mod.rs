@@ -3,13 +3,25 @@
 
 mod chain;
 mod index;
+mod match_solver;
+#[cfg(test)]
+mod match_tests;
+mod perfect;
+mod round_graph;
 mod solver;
+mod tables;
 #[cfg(test)]
 mod tests;
 
 pub use chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
 pub use index::{Compositions, RankSet};
+pub use match_solver::{
+    open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, MatchValue, StateValue,
+    NEVER,
+};
+pub use perfect::{match_table, set_cache_bytes, set_tables_dir, PerfectError, PerfectKind, PerfectPlayer, DEFAULT_CACHE_BYTES};
 pub use solver::{check_board_size, Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, DEFAULT_MAX_MEMORY, MAX_COUNTERS};
+pub use tables::{default_tables_dir, load_or_solve, read_checkpoint, table_path, write_checkpoint, MAX_TABLE_BYTES, TABLES_ENV};
 
 use crate::engine::{BySide, Position, Ruleset, Side};
 

@@ -182,6 +182,17 @@ const CHUNK: usize = 2048;
 impl Solution {
     /// Solves every position reachable from `roots` (same rules, same open pits).
     pub fn solve(roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solution, SolveError> {
+        let mut solution = Solution::enumerated(roots, opts, progress)?;
+        let start = Instant::now();
+        solution.solve_levels(opts, progress)?;
+        solution.stats.solve_seconds = start.elapsed().as_secs_f64();
+        solution.stats.table_bytes = solution.table_bytes();
+        Ok(solution)
+    }
+
+    /// Step 1 alone: the positions reachable from `roots`, without values (the match solver,
+    /// src/exact/match_solver.rs, builds its own graph over them).
+    pub(crate) fn enumerated(roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solution, SolveError> {
         let template = roots[0];
         if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
             return Err(SolveError::MixedRoots);
@@ -202,9 +213,6 @@ impl Solution {
         let start = Instant::now();
         solution.enumerate(roots, opts, progress)?;
         solution.stats.enumerate_seconds = start.elapsed().as_secs_f64();
-        let start = Instant::now();
-        solution.solve_levels(opts, progress)?;
-        solution.stats.solve_seconds = start.elapsed().as_secs_f64();
         solution.stats.table_bytes = solution.table_bytes();
         Ok(solution)
     }
@@ -622,5 +630,54 @@ impl Attractor<'_> {
                 }
             }
         }
+    }
+}
+
+/// Access to the enumerated positions for the match solver (src/exact/match_solver.rs): a
+/// position's slot is (counters on the board, side to move, index in the level's set).
+impl Solution {
+    /// Positions of level `n` with `side` to move.
+    pub(crate) fn level_len(&self, n: usize, side: usize) -> usize {
+        self.levels.get(n).map_or(0, |l| l.sets[side].len())
+    }
+
+    /// The most counters on the board (the roots' level).
+    pub(crate) fn top_level(&self) -> usize {
+        self.levels.len() - 1
+    }
+
+    /// The positions of level `n` with `side` to move, `start..end` in set order.
+    pub(crate) fn level_positions(&self, n: usize, side: usize, start: usize, end: usize) -> impl Iterator<Item = Position> + '_ {
+        self.levels[n].sets[side].range(start, end).map(move |rank| self.position(n as u32, rank << 1 | side as u64))
+    }
+
+    /// Every move that [`Solution::choose`] may make (before its tie-break): the best moves,
+    /// and with a positive value only those that make progress. Needs `keep_order`.
+    pub(crate) fn progress_moves(&self, pos: &Position) -> PitSet {
+        let Some((level, side, i)) = self.slot(pos) else { return PitSet::EMPTY };
+        let l = &self.levels[level as usize];
+        let value = l.values[side][i] as i32;
+        let order = l.order[side].get(i).copied().unwrap_or(u32::MAX);
+        let mut set = PitSet::EMPTY;
+        for (pit, child, summary) in pos.legal_children() {
+            let (cl, cs, ci) = self.slot(&child).expect("reachable");
+            let c = &self.levels[cl as usize];
+            if summary.net_gain(pos.turn()) - c.values[cs][ci] as i32 != value {
+                continue;
+            }
+            if value > 0 && cl == level && c.order[cs].get(ci).copied().unwrap_or(u32::MAX) >= order {
+                continue;
+            }
+            set.insert(pit);
+        }
+        set
+    }
+
+    /// The slot of a reachable position (same rules and open pits), None otherwise.
+    pub(crate) fn slot_of(&self, pos: &Position) -> Option<(u32, usize, usize)> {
+        if pos.rules() != self.template.rules() || pos.open() != self.template.open() {
+            return None;
+        }
+        self.slot(pos)
     }
 }

@@ -78,6 +78,9 @@ pub struct BoardPoint {
     pub random_win_rate: f64,
     /// Perfect-play round-1 value for the starter as a share of the counters, -1..1.
     pub perfect_share: f64,
+    /// The perfect-match value (R17) says otherwise than round 1 (win/draw/loss for the first
+    /// player against the sign of the round-1 value); drawn ringed.
+    pub match_differs: bool,
 }
 
 pub const PERFECT_PLAY_TITLE: &str = "The round-1 starter's advantage, random play against perfect play, by board size";
@@ -179,6 +182,9 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
         })
         .collect();
     items.push(LegendItem { label: "label: pits x counters per pit".into(), glyph: Glyph::Swatch(WHITE) });
+    if points.iter().any(|b| b.match_differs) {
+        items.push(LegendItem { label: "ringed: the match's perfect answer differs from round 1's".into(), glyph: Glyph::Swatch(WHITE) });
+    }
     let legend = Legend { heading: Some("board".into()), items };
     let plot = frame(root, PERFECT_PLAY_TITLE, subtitle, &legend)?;
     let (x_ticks, _) = nice_ticks(0.0, 100.0, 10);
@@ -219,6 +225,9 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
         draw_markers(&mut chart, &pts, marker, colour, 6)?;
         for b in points.iter().filter(|b| b.pits_per_row == *p) {
             let at = (100.0 * b.random_win_rate, 100.0 * b.perfect_share);
+            if b.match_differs {
+                chart.draw_series(std::iter::once(Circle::new(at, 11, TEXT_COLOUR.stroke_width(2))))?;
+            }
             chart.draw_series(std::iter::once(
                 EmptyElement::at(at) + Text::new(format!("{}x{}", b.pits_per_row, b.seeds_per_pit), (7, -3), label.clone()),
             ))?;
@@ -281,6 +290,7 @@ mod tests {
                     seeds_per_pit: s,
                     random_win_rate: 0.1 * s as f64 + 0.05 * p as f64,
                     perfect_share: 0.3 - 0.1 * s as f64,
+                    match_differs: s == 2,
                 })
             })
             .collect();
@@ -288,6 +298,12 @@ mod tests {
         assert_eq!(png_size(&std::fs::read(&written[0]).unwrap()), (WIDTH, HEIGHT));
         let texts = texts(&read(&written[1]));
         assert!(texts.iter().any(|t| t.starts_with("the round-1 starter")), "{texts:?}");
+        assert!(texts.iter().any(|t| t.starts_with("ringed: the match")), "{texts:?}");
+        assert_eq!(
+            read(&written[1]).matches("r=\"11\"").count(),
+            points.iter().filter(|b| b.match_differs).count(),
+            "one ring per board that differs"
+        );
         for p in 2..=7 {
             assert!(texts.contains(&format!("{p} pits per row")));
             for s in 1..=3 {
@@ -295,4 +311,103 @@ mod tests {
             }
         }
     }
+}
+
+/// One match state as drawn in the match-equity chart (R17).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EquityCell {
+    /// South's holdings at the round's start.
+    pub south: u32,
+    pub starter: Side,
+    /// The value for the starter.
+    pub value: crate::exact::MatchValue,
+    pub rounds: Option<u32>,
+}
+
+pub const MATCH_EQUITY_TITLE: &str = "Perfect match play: the match value for the round's starter, by South's holdings";
+
+struct MatchEquity<'a> {
+    cells: &'a [EquityCell],
+    subtitle: &'a str,
+}
+
+impl Draw for MatchEquity<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> AreaResult<(), DB> {
+        match_equity(root, self.cells, self.subtitle)
+    }
+}
+
+/// The colour of a match value for the starter: Okabe-Ito blue (win), grey (draw), vermillion (loss).
+pub fn match_value_colour(value: crate::exact::MatchValue) -> RGBColor {
+    match value {
+        crate::exact::MatchValue::Win => PALETTE[0],
+        crate::exact::MatchValue::Draw => RGBColor(200, 200, 200),
+        crate::exact::MatchValue::Loss => PALETTE[1],
+    }
+}
+
+/// Draws the match-equity chart of `cells` (every match state of a board) as
+/// `out_dir/match_equity.png` and `.svg`: one row per starter, one cell per holdings split,
+/// coloured by the value for the starter, with its rounds printed.
+pub fn plot_match_equity(cells: &[EquityCell], subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    register_font()?;
+    std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
+    write_chart(out_dir, "match_equity", &MatchEquity { cells, subtitle })
+}
+
+fn match_equity<DB: DrawingBackend>(root: &Area<DB>, cells: &[EquityCell], subtitle: &str) -> AreaResult<(), DB> {
+    use crate::exact::MatchValue;
+    let legend = Legend {
+        heading: Some("for the round's starter".into()),
+        items: vec![
+            LegendItem { label: "win (number: rounds to force it)".into(), glyph: Glyph::Swatch(match_value_colour(MatchValue::Win)) },
+            LegendItem { label: "draw (the match never ends)".into(), glyph: Glyph::Swatch(match_value_colour(MatchValue::Draw)) },
+            LegendItem { label: "loss (number: rounds held out)".into(), glyph: Glyph::Swatch(match_value_colour(MatchValue::Loss)) },
+        ],
+    };
+    let plot = frame(root, MATCH_EQUITY_TITLE, subtitle, &legend)?;
+    let lo = cells.iter().map(|c| c.south).min().unwrap_or(0) as f64;
+    let hi = cells.iter().map(|c| c.south).max().unwrap_or(1) as f64;
+    let (x_ticks, _) = nice_ticks(lo, hi, 12);
+    let x_ticks: Vec<f64> = x_ticks.into_iter().filter(|t| *t >= lo && *t <= hi && t.fract() == 0.0).collect();
+    let mut chart = ChartBuilder::on(&plot)
+        .margin_top(MARGIN.0)
+        .margin_right(MARGIN.1)
+        .margin_bottom(MARGIN.2)
+        .margin_left(MARGIN.3)
+        .x_label_area_size(X_LABEL_AREA)
+        .y_label_area_size(y_label_area(110))
+        .build_cartesian_2d(Linear { lo: lo - 0.5, hi: hi + 0.5, ticks: x_ticks }, Linear { lo: -0.5, hi: 1.5, ticks: vec![0.0, 1.0] })?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .set_all_tick_mark_size(5)
+        .x_label_style(font(TICK_SIZE))
+        .y_label_style(font(TICK_SIZE))
+        .axis_desc_style(font(AXIS_DESC_SIZE))
+        .axis_style(TEXT_COLOUR.stroke_width(1))
+        .x_desc("South's holdings at the round's start")
+        .y_desc("who starts the round")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| if *v < 0.5 { "North starts".into() } else { "South starts".into() })
+        .draw()?;
+    let columns = (hi - lo + 1.0).max(1.0);
+    let text_size = if columns > 60.0 {
+        10.0
+    } else if columns > 30.0 {
+        13.0
+    } else {
+        18.0
+    };
+    let text = font(text_size).pos(Pos::new(HPos::Center, VPos::Center));
+    for c in cells {
+        let (x, y) = (c.south as f64, if c.starter == Side::South { 1.0 } else { 0.0 });
+        let rect = [(x - 0.5, y - 0.45), (x + 0.5, y + 0.45)];
+        chart.draw_series(std::iter::once(Rectangle::new(rect, match_value_colour(c.value).filled())))?;
+        chart.draw_series(std::iter::once(Rectangle::new(rect, WHITE.stroke_width(1))))?;
+        if let Some(k) = c.rounds {
+            chart.draw_series(std::iter::once(Text::new(format!("{k}"), (x, y), text.clone())))?;
+        }
+    }
+    Ok(())
 }

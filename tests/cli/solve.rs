@@ -200,3 +200,174 @@ fn perfect_match_chains_round_starts() {
     let text = ok(&["solve", "--perfect-match", "--rule=pits_per_row=3", "--rule=seeds_per_pit=4"]);
     assert!(text.contains("ties broken by the lowest local pit") && text.contains("outcome: north wins (the second player)"), "{text}");
 }
+
+/// `solve --match --json` with its tables in `tables`.
+fn match_json(tables: &std::path::Path, args: &[&str]) -> Value {
+    let mut all = vec!["solve", "--match", "--json", "--tables", s(tables)];
+    all.extend_from_slice(args);
+    serde_json::from_str(ok(&all).trim()).unwrap()
+}
+
+#[test]
+fn solve_match_reproduces_the_golden_match_values() {
+    let tables = tempfile::tempdir().unwrap();
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(golden("solve_match.json")).unwrap()).unwrap();
+    for case in &cases {
+        let mut args = vec![
+            format!("--rule=pits_per_row={}", case["pits_per_row"]),
+            format!("--rule=seeds_per_pit={}", case["seeds_per_pit"]),
+            format!("--holdings={},{}", case["holdings"][0], case["holdings"][1]),
+            format!("--starter={}", case["starter"].as_str().unwrap()),
+        ];
+        for (k, v) in case["rules"].as_object().unwrap() {
+            args.push(format!("--rule={k}={}", v.as_str().map_or(v.to_string(), str::to_owned)));
+        }
+        let got = match_json(tables.path(), &args.iter().map(String::as_str).collect::<Vec<_>>());
+        for key in ["value", "rounds", "best_moves", "holdings", "starter"] {
+            assert_eq!(got[key], case[key], "{key}: {case}");
+        }
+    }
+    // Each board's table was solved once and kept; asking again reads it.
+    let again = match_json(tables.path(), &["--rule", "pits_per_row=3", "--rule", "seeds_per_pit=4"]);
+    assert_eq!((again["value"].as_str(), again["rounds"].as_u64(), again["cached"].as_bool()), (Some("loss"), Some(6), Some(true)));
+    assert!(files(tables.path()).iter().all(|f| f.starts_with("match-") && f.ends_with(".json")), "{:?}", files(tables.path()));
+}
+
+#[test]
+fn solve_match_prints_a_readable_report_and_rejects_bad_input() {
+    let tables = tempfile::tempdir().unwrap();
+    let t = s(tables.path());
+    let text = ok(&["solve", "--match", "--tables", t, "--rule", "pits_per_row=3", "--rule", "seeds_per_pit=3", "--holdings", "7,11"]);
+    for needle in ["holdings south 7 north 11", "match value: loss for south in 3 rounds", "best moves: 1\n", "match positions/s"] {
+        assert!(text.contains(needle), "lacks {needle:?}:\n{text}");
+    }
+    let r3 = ["--rule", "pits_per_row=3", "--rule", "seeds_per_pit=3"];
+    let with = |extra: &[&'static str]| -> Vec<&str> {
+        let mut v = vec!["solve", "--match", "--tables", t];
+        v.extend_from_slice(&r3);
+        v.extend_from_slice(extra);
+        v
+    };
+    usage_error(&with(&["--holdings", "9,10"]), &["--holdings 9,10", "sum to 19", "18 counters"]);
+    usage_error(&with(&["--holdings", "2,16"]), &["south holds 2", "fewer than seeds_per_pit = 3", "R14"]);
+    usage_error(&with(&["--holdings", "9"]), &["expected S,N"]);
+    usage_error(&with(&["--holdings", "x,9"]), &["'x' is not a number"]);
+    usage_error(&["solve", "--holdings", "9,9"], &["--match"]);
+    usage_error(&["solve", "--match", "--all-states"], &["--out"]);
+    usage_error(
+        &["solve", "--match", "--tables", t, "--rule", "pits_per_row=5", "--rule", "seeds_per_pit=4", "--max-memory", "200K"],
+        &["more than the allowed memory", "--max-memory"],
+    );
+    // A table file that is not one is an error naming the file, not a crash.
+    let r = rajapasu::engine::Ruleset::from_assignments(["pits_per_row=3", "seeds_per_pit=2"]).unwrap();
+    let bad = tables.path().join(format!("match-{}.json", r.hash()));
+    std::fs::write(&bad, "{\"rules\": 1}").unwrap();
+    let (code, _, err) = run(&["solve", "--match", "--tables", t, "--rule", "pits_per_row=3", "--rule", "seeds_per_pit=2"]);
+    assert!(code != 0 && err.contains("not a match table") && err.contains(&bad.display().to_string()), "{code} {err}");
+}
+
+#[test]
+fn solve_match_all_states_writes_the_table_and_the_equity_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let tables = dir.path().join("tables");
+    let args = ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=4"];
+    let mut all = vec!["solve", "--match", "--all-states", "--out", s(&out), "--tables", s(&tables), "--json"];
+    all.extend_from_slice(&args);
+    let summary: Value = serde_json::from_str(ok(&all).trim()).unwrap();
+    assert_eq!((summary["value"].as_str(), summary["rounds"].as_u64(), summary["states"].as_u64()), (Some("win"), Some(3), Some(50)));
+    let f = files(&out);
+    for name in ["match_states.csv", "match_states.parquet", "solve_match.json", "match_equity.png", "match_equity.svg"] {
+        assert!(f.contains(&name.to_string()), "{name} missing from {f:?}");
+    }
+    let csv = std::fs::read_to_string(out.join("match_states.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "rules_hash,pits_per_row,seeds_per_pit,south_holdings,north_holdings,starter,south_open,north_open,value,rounds,best_moves"
+    );
+    assert_eq!(lines.len(), 1 + 50, "holdings 4..=28, both starters");
+    // The match's start (16,16, South starting): golden win in 3, best moves 2 and 3.
+    assert!(lines.iter().any(|l| l.ends_with(",16,16,south,4,4,win,3,\"2,3\"")), "{csv}");
+    // The chart as a person sees it: wins in blue and losses in vermillion, not blank.
+    let decoder = png::Decoder::new(std::fs::File::open(out.join("match_equity.png")).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let pixels: Vec<[u8; 3]> = buf[..info.buffer_size()].chunks(channels).map(|c| [c[0], c[1], c[2]]).collect();
+    let count = |rgb: [u8; 3]| pixels.iter().filter(|p| **p == rgb).count();
+    let wins = csv.matches(",win,").count();
+    let losses = csv.matches(",loss,").count();
+    assert!(wins > 0 && losses > 0, "{csv}");
+    assert!(count([0, 114, 178]) > 100 * wins && count([213, 94, 0]) > 100 * losses, "win and loss cells drawn");
+    let svg = std::fs::read_to_string(out.join("match_equity.svg")).unwrap();
+    assert!(svg.contains("South starts") && svg.contains("South&apos;s holdings") || svg.contains("South's holdings"), "axis labels");
+    assert!(f.iter().all(|p| !p.contains(".tmp")), "no temporaries: {f:?}");
+}
+
+#[test]
+fn an_interrupted_match_solve_continues_from_its_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fresh, resumed) = (dir.path().join("fresh"), dir.path().join("resumed"));
+    let board = ["--rule", "pits_per_row=3", "--rule", "seeds_per_pit=4"];
+    let solve = |tables: &std::path::Path, out: &std::path::Path, extra: &[&str]| {
+        let mut a = vec!["solve", "--match", "--all-states", "--quiet", "--format", "csv", "--tables", s(tables), "--out", s(out)];
+        a.extend_from_slice(&board);
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let (code, _, _) = solve(&fresh, &dir.path().join("a"), &[]);
+    assert_eq!(code, 0);
+    // Stopped after 2 iterations: exit 1, the checkpoint kept, no table written.
+    let (code, _, err) = solve(&resumed, &dir.path().join("b"), &["--max-iterations", "2"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("stopped after 2 iterations") && err.contains("run again to continue"), "{err}");
+    let checkpoint: Value =
+        serde_json::from_str(&std::fs::read_to_string(&std::fs::read_dir(&resumed).unwrap().next().unwrap().unwrap().path()).unwrap())
+            .unwrap();
+    assert_eq!((checkpoint["iterations"].as_u64(), checkpoint["complete"].as_bool()), (Some(2), Some(false)));
+    assert!(!dir.path().join("b").join("match_states.csv").exists());
+    let (code, _, err) = solve(&resumed, &dir.path().join("b"), &[]);
+    assert_eq!(code, 0, "{err}");
+    let read = |d: &str| std::fs::read_to_string(dir.path().join(d).join("match_states.csv")).unwrap();
+    assert_eq!(read("a"), read("b"));
+}
+
+#[test]
+fn perfect_players_play_in_simulate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d");
+    let tables = dir.path().join("tables");
+    let (code, _, err) = {
+        let o = bin()
+            .env("RAJAPASU_TABLES", &tables)
+            .args([
+                "simulate",
+                "--rule",
+                "pits_per_row=3",
+                "--rule",
+                "seeds_per_pit=2",
+                "--south",
+                "perfect:match",
+                "--north",
+                "random",
+                "--matches",
+                "20",
+                "--seed",
+                "5",
+                "--out",
+                s(&out),
+                "--quiet",
+            ])
+            .output()
+            .unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    assert_eq!(code, Some(0), "{err}");
+    assert!(files(&tables).iter().any(|f| f.starts_with("match-")), "the table was kept in $RAJAPASU_TABLES");
+    usage_error(
+        &["simulate", "--south", "perfect:game", "--matches", "1", "--out", s(&dir.path().join("x"))],
+        &["perfect takes match", "perfect:round"],
+    );
+}

@@ -57,6 +57,10 @@ struct BoardRow {
     match_lowest_rounds: Option<u32>,
     match_highest: Option<&'static str>,
     match_highest_rounds: Option<u32>,
+    /// Perfect match play (R17) from the match's start, South first: win, draw or loss for
+    /// South, and rounds (empty beyond the limit).
+    match_value: Option<&'static str>,
+    match_rounds: Option<u32>,
 }
 
 /// Timings of one solved board (machine-dependent, kept apart from the summary).
@@ -95,6 +99,29 @@ fn random_round1(rules: Ruleset, matches: u64, seed: u64) -> u64 {
         .sum()
 }
 
+/// Boards whose round 1 has at most this many positions are match-solved (R17); the match
+/// table (every open-pit configuration, both starters) is a few times larger.
+const MATCH_MAX_POSITIONS: u64 = 20_000_000;
+
+/// The round-1 outcome in the words of a match value (for the starter).
+fn round_answer(outcome: &str) -> &'static str {
+    match outcome {
+        "starter_win" => "win",
+        "draw" => "draw",
+        _ => "loss",
+    }
+}
+
+/// The perfect-match value of the board's match (South first), from the tables directory or
+/// solved there; None when it does not fit the allowance.
+fn match_value(rules: Ruleset, opts: SolveOptions, args: &Args) -> Result<Option<crate::exact::StateValue>, CliError> {
+    match super::match_solve::table(rules, opts, args.tables.as_ref(), None, args.quiet) {
+        Ok((table, _, _)) => Ok(Some(table.match_value(Side::South))),
+        Err(CliError::Usage(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 fn chain(rules: Ruleset, tie: TieBreak, opts: SolveOptions) -> Result<(&'static str, u32), SolveError> {
     let mut cache = HashMap::new();
     let m = perfect_match(rules, Side::South, tie, opts, &mut cache)?;
@@ -114,8 +141,8 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
     let mut rows = Vec::new();
     let mut frontier = Vec::new();
     let mut out = Output::progress();
-    out.line(format_args!("| board | counters | perfect-play value | outcome | best moves | positions | random play: starter wins round 1 | match (lowest / highest) | seconds |"))?;
-    out.line(format_args!("|---|---|---|---|---|---|---|---|---|"))?;
+    out.line(format_args!("| board | counters | perfect-play value | outcome | best moves | positions | random play: starter wins round 1 | match (lowest / highest) | perfect match | seconds |"))?;
+    out.line(format_args!("|---|---|---|---|---|---|---|---|---|---|"))?;
     for p in 2..=args.study_pits {
         for s in 1..=args.study_seeds {
             let mut rules = base;
@@ -143,6 +170,10 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
                 _ => None,
             };
             let (lowest, highest) = chains.unwrap_or((None, None));
+            let match_solved = match &solved {
+                Some(s) if s.stats.positions <= MATCH_MAX_POSITIONS => match_value(rules, opts, args)?,
+                _ => None,
+            };
             let row = BoardRow {
                 pits_per_row: p,
                 seeds_per_pit: s,
@@ -162,6 +193,8 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
                 match_lowest_rounds: lowest.map(|c| c.1),
                 match_highest: highest.map(|c| c.0),
                 match_highest_rounds: highest.map(|c| c.1),
+                match_value: match_solved.map(|v| v.value.name()),
+                match_rounds: match_solved.and_then(|v| v.rounds),
             };
             if let Some(x) = &solved {
                 let st = &x.stats;
@@ -178,7 +211,7 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
             }
             let cell = |v: Option<String>| v.unwrap_or_else(|| "-".into());
             out.line(format_args!(
-                "| {p}x{s} | {counters} | {} | {} | {} | {} | {:.1}% ({:.1}..{:.1}) | {} / {} | {} |",
+                "| {p}x{s} | {counters} | {} | {} | {} | {} | {:.1}% ({:.1}..{:.1}) | {} / {} | {} | {} |",
                 row.value.map_or("beyond limit".into(), |v| format!("{v:+}")),
                 cell(row.outcome.map(|o| o.replace('_', " "))),
                 cell(row.best_moves.clone()),
@@ -188,6 +221,7 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
                 100.0 * rate.ci_high,
                 cell(lowest.map(|c| format!("{} ({} rounds)", c.0, c.1))),
                 cell(highest.map(|c| format!("{} ({} rounds)", c.0, c.1))),
+                cell(match_solved.map(|v| format!("{}{}", v.value, v.rounds.map_or(String::new(), |k| format!(" ({k} rounds)"))))),
                 cell(solved.as_ref().map(|x| format!("{:.2}", x.stats.seconds()))),
             ))?;
             rows.push(row);
@@ -218,6 +252,8 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
             col("match_lowest_rounds", opt_i64(&|r| r.match_lowest_rounds.map(i64::from))),
             col("match_highest", text(&|r| r.match_highest.unwrap_or("").to_string())),
             col("match_highest_rounds", opt_i64(&|r| r.match_highest_rounds.map(i64::from))),
+            col("match_value", text(&|r| r.match_value.unwrap_or("").to_string())),
+            col("match_rounds", opt_i64(&|r| r.match_rounds.map(i64::from))),
         ],
     };
     let mut written = write_formats(&summary, dir, formats)?;
@@ -247,6 +283,7 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
         "max_memory": opts.max_memory,
         "random_play": {"matches": args.matches, "seed": args.seed, "players": "random vs random", "first": "alternate"},
         "perfect_match": {"first": "south", "tie_breaks": ["lowest", "highest"], "boards": format!("round 1 with at most {CHAIN_MAX_POSITIONS} positions")},
+        "match_value": {"rule": "R17", "first": "south", "boards": format!("round 1 with at most {MATCH_MAX_POSITIONS} positions"), "tables": "the tables directory (--tables)"},
         "boards_solved": rows.iter().filter(|r| r.status == "solved").count(),
         "rows": rows,
     });
@@ -262,6 +299,7 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
                 seeds_per_pit: r.seeds_per_pit,
                 random_win_rate: r.random_round1_starter_win_rate,
                 perfect_share: r.value_share?,
+                match_differs: r.match_value.is_some_and(|m| Some(m) != r.outcome.map(round_answer)),
             })
         })
         .collect();

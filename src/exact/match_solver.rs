@@ -1,0 +1,577 @@
+//! Perfect match play (RULES.md R17): the match value of every match state, its `rounds` and
+//! its best opening moves.
+//!
+//! A match state is (South's holdings h, starter); R12 fixes the open pits and the reserves.
+//! For each side f, `wins[f]` is the least k such that f can force the match won within k
+//! rounds (0: already won, R14). The sets A_k = {states f wins within k} grow with k:
+//! A_0 is the states where the opponent cannot open a pit, and a state is in A_k when f can
+//! force the round, from its start, to an end whose next match state is in A_{k-1}. That is
+//! a reachability game on the round's graph times South's reserve, solved as an attractor
+//! ([`RoundGraph::attract`]), so cycles inside a round are never progress. The loop stops
+//! when an iteration adds no state: what neither side wins then is a draw (a match that
+//! never ends, R16/R17). One graph serves every state with the same open pits, since reserves
+//! change only the labels of the round's ends; under `next_starter = round_winner` the labels
+//! also depend on the round's kept reserve and starter (R11, R13), so each such state gets its
+//! own attractor over the same graph.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::round_graph::{Mask, RoundGraph};
+use super::solver::{SolveError, SolveOptions};
+use crate::engine::{BySide, NextStarter, PitSet, Ruleset, Side};
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MatchError {
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    /// A table file that cannot be read or written.
+    #[error("{0}")]
+    Io(String),
+    #[error("the checkpoint cannot be resumed: {0}; delete it to start again")]
+    Checkpoint(String),
+    #[error("stopped after {iterations} iterations of the rounds loop, as asked; the checkpoint keeps them: run again to continue")]
+    Interrupted { iterations: u32 },
+}
+
+/// "Cannot force the win" in a rounds table.
+pub const NEVER: u32 = u32::MAX;
+
+/// The value of a match state for its starter (R17).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MatchValue {
+    Win,
+    Draw,
+    Loss,
+}
+
+impl MatchValue {
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchValue::Win => "win",
+            MatchValue::Draw => "draw",
+            MatchValue::Loss => "loss",
+        }
+    }
+}
+
+impl std::fmt::Display for MatchValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A match state (R17): the holdings at a round's start and who starts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MatchState {
+    pub holdings: BySide<u32>,
+    pub starter: Side,
+}
+
+/// The solved value of one match state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateValue {
+    pub value: MatchValue,
+    /// For a win the least k within which the starter forces it, for a loss the least k within
+    /// which the opponent does; None for a draw (R17).
+    pub rounds: Option<u32>,
+    /// The starter's opening moves that keep value and rounds (empty: no legal move).
+    pub best_moves: PitSet,
+}
+
+/// What a match solve is doing, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchProgress {
+    /// "enumerating" (round graphs built of `total`) or "solving" (graphs done in iteration `round`).
+    pub phase: &'static str,
+    /// The k of the iteration (states won within k rounds); 0 while enumerating.
+    pub round: u32,
+    pub done: u64,
+    pub total: u64,
+    /// The open pits (South, North) of the graph being worked on.
+    pub open: (u8, u8),
+}
+
+/// Figures of a match solve.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MatchStats {
+    /// Open-pit configurations (round graphs).
+    pub graphs: u64,
+    /// Round positions (board, side to move) over all graphs.
+    pub positions: u64,
+    pub moves: u64,
+    /// Match positions decided: round positions times the reserves South can hold there.
+    pub match_positions: u64,
+    /// Iterations of the rounds loop (the last adds nothing).
+    pub iterations: u32,
+    /// Attractors computed (graphs times labelings, over the iterations).
+    pub attractors: u64,
+    /// Bytes of the graphs.
+    pub graph_bytes: u64,
+    /// Round positions of each graph: (South's open pits, North's, positions).
+    pub graph_positions: Vec<(u8, u8, u64)>,
+    /// Largest accounted memory (graphs plus one attractor's masks).
+    pub peak_bytes: u64,
+    pub enumerate_seconds: f64,
+    pub solve_seconds: f64,
+}
+
+impl MatchStats {
+    pub fn seconds(&self) -> f64 {
+        self.enumerate_seconds + self.solve_seconds
+    }
+    /// Match positions decided per second.
+    pub fn positions_per_second(&self) -> f64 {
+        self.match_positions as f64 / self.seconds().max(1e-9)
+    }
+    /// Accounted peak bytes per round position.
+    pub fn bytes_per_position(&self) -> f64 {
+        self.peak_bytes as f64 / self.positions.max(1) as f64
+    }
+}
+
+/// The state of the rounds loop after a finished iteration: enough to continue an interrupted
+/// solve (the graphs are enumerated again, deterministically).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchCheckpoint {
+    pub rules: Ruleset,
+    /// Iterations finished.
+    pub iterations: u32,
+    /// wins[f][h][starter] (see [`MatchTable`]).
+    pub wins: [Vec<[u32; 2]>; 2],
+    /// The same for the position after each opening move: child[f][h][starter][local pit].
+    pub child: [Vec<[[u32; 9]; 2]>; 2],
+    /// The last iteration added nothing: the table is final.
+    pub complete: bool,
+    /// Figures of the solve that completed the table.
+    pub stats: Option<MatchStats>,
+}
+
+impl MatchCheckpoint {
+    /// Checks a checkpoint read from a file against the rules it is meant for.
+    pub fn check(&self, rules: &Ruleset) -> Result<(), MatchError> {
+        let bad = |why: String| Err(MatchError::Checkpoint(why));
+        if self.rules != *rules {
+            return bad("it was made with other rules".into());
+        }
+        let total = rules.total_counters();
+        if total > super::MAX_COUNTERS {
+            return bad(format!("its board holds {total} counters, more than {}", super::MAX_COUNTERS));
+        }
+        let len = total as usize + 1;
+        if self.wins.iter().any(|w| w.len() != len) || self.child.iter().any(|c| c.len() != len) {
+            return bad(format!("field wins or child does not have {len} rows (holdings 0..={total})"));
+        }
+        let valid = |w: u32| w == NEVER || w <= self.iterations;
+        if self.wins.iter().flatten().flatten().chain(self.child.iter().flatten().flatten().flatten()).any(|&w| !valid(w)) {
+            return bad(format!("field wins or child has a rounds value above its {} iterations", self.iterations));
+        }
+        Ok(())
+    }
+}
+
+/// The match values of every match state of a board (R17).
+#[derive(Clone, Debug)]
+pub struct MatchTable {
+    rules: Ruleset,
+    /// wins[f][h][starter]: least k within which f forces the win from the state where South
+    /// holds h, `starter` to start; 0 when already won (R14), [`NEVER`] when f cannot.
+    wins: [Vec<[u32; 2]>; 2],
+    child: [Vec<[[u32; 9]; 2]>; 2],
+    iterations: u32,
+    stats: MatchStats,
+}
+
+/// The open pits of each side when South holds `south` (R12).
+pub fn open_pits(rules: &Ruleset, south: u32) -> BySide<u8> {
+    let (p, s) = (rules.pits_per_row as u32, rules.seeds_per_pit as u32);
+    let north = rules.total_counters() - south;
+    BySide::new((south / s).min(p) as u8, (north / s).min(p) as u8)
+}
+
+/// The match states of a board (both sides able to open a pit, R14), by South's holdings.
+pub fn state_holdings(rules: &Ruleset) -> std::ops::RangeInclusive<u32> {
+    let s = rules.seeds_per_pit as u32;
+    s..=rules.total_counters() - s
+}
+
+/// How a round's end labels the next match state (R11, R13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Ending {
+    /// The collector starts next: the label depends on South's final holdings only.
+    Collector,
+    /// The round's winner starts next (the starter on a tie): the label depends on the round's
+    /// captures, so on South's kept reserve and the starter too.
+    RoundWinner { kept: u32, starter: Side },
+}
+
+/// The next match state after a round's end with `left` counters on the board, `mover` unable
+/// to move and South holding `off` off the board: (South's holdings, next starter).
+pub(crate) fn next_state(rules: &Ruleset, ending: Ending, round_counters: u32, left: u32, mover: Side, off: u32) -> Option<(u32, Side)> {
+    let collector = mover.other();
+    let south = off + if collector == Side::South { left } else { 0 };
+    let next = match ending {
+        Ending::Collector => collector,
+        Ending::RoundWinner { kept, starter } => {
+            let cap_s = south.checked_sub(kept)?;
+            let cap_n = round_counters.checked_sub(cap_s)?;
+            match cap_s.cmp(&cap_n) {
+                std::cmp::Ordering::Greater => Side::South,
+                std::cmp::Ordering::Less => Side::North,
+                std::cmp::Ordering::Equal => starter,
+            }
+        }
+    };
+    debug_assert!(south <= rules.total_counters());
+    Some((south, next))
+}
+
+/// The labels of one attractor: which round ends lead to a state in a target set.
+pub(crate) fn end_masks(rules: &Ruleset, ending: Ending, round_counters: u32, target: &dyn Fn(u32, Side) -> bool) -> Vec<[Mask; 2]> {
+    let total = rules.total_counters();
+    (0..=round_counters)
+        .map(|left| {
+            let mut m = [0 as Mask; 2];
+            for mover in Side::ALL {
+                for off in 0..=total - left {
+                    if let Some((h, next)) = next_state(rules, ending, round_counters, left, mover, off) {
+                        if target(h, next) {
+                            m[mover.index()] |= 1 << off;
+                        }
+                    }
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+/// One labelling of a graph: its ending and the match states (South's holdings, starter)
+/// whose round is this graph under it.
+struct Labelling {
+    ending: Ending,
+    states: Vec<(u32, Side)>,
+}
+
+impl MatchTable {
+    /// Solves every match state of `rules` (R17). `resume` continues from a checkpoint of the
+    /// same rules (a complete one is the table); `checkpoint` is called after each finished
+    /// iteration and with the complete table; `max_iterations` stops the loop after that many
+    /// iterations in all ([`MatchError::Interrupted`]; resume from the checkpoint).
+    pub fn solve(
+        rules: Ruleset,
+        opts: SolveOptions,
+        resume: Option<MatchCheckpoint>,
+        max_iterations: Option<u32>,
+        progress: &mut dyn FnMut(MatchProgress),
+        checkpoint: &mut dyn FnMut(&MatchCheckpoint),
+    ) -> Result<MatchTable, MatchError> {
+        let total = rules.total_counters();
+        if total > super::MAX_COUNTERS {
+            return Err(SolveError::TooManyCounters { counters: total }.into());
+        }
+        let s = rules.seeds_per_pit as u32;
+        let mut stats = MatchStats::default();
+        let start = Instant::now();
+        // The configurations and their states.
+        let mut configs: BTreeMap<(u8, u8), Vec<u32>> = BTreeMap::new();
+        for h in state_holdings(&rules) {
+            let open = open_pits(&rules, h);
+            configs.entry((open[Side::South], open[Side::North])).or_default().push(h);
+        }
+        let mut graphs = Vec::with_capacity(configs.len());
+        let mut largest = 0u64;
+        for (i, (&(south, north), _)) in configs.iter().enumerate() {
+            let open = BySide::new(south, north);
+            progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open: (south, north) });
+            let allowance = SolveOptions { max_memory: opts.max_memory.saturating_sub(stats.graph_bytes), ..opts };
+            let g = RoundGraph::build(rules, open, allowance)?;
+            stats.graph_bytes += g.bytes();
+            largest = largest.max(g.nodes() as u64 * 16);
+            let needed = stats.graph_bytes + largest;
+            stats.peak_bytes = stats.peak_bytes.max(needed);
+            if needed > opts.max_memory {
+                return Err(MatchError::Solve(SolveError::MemoryLimit {
+                    limit: opts.max_memory,
+                    needed,
+                    positions: stats.positions + g.nodes() as u64,
+                    counters: g.on_board(),
+                    phase: "enumerated",
+                }));
+            }
+            stats.positions += g.nodes() as u64;
+            stats.graph_positions.push((south, north, g.nodes() as u64));
+            stats.moves += g.moves() as u64;
+            graphs.push(g);
+        }
+        stats.graphs = graphs.len() as u64;
+        stats.enumerate_seconds = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        let labellings: Vec<Vec<Labelling>> = configs
+            .iter()
+            .map(|(&(south, _), hs)| match rules.next_starter {
+                NextStarter::Collector => {
+                    vec![Labelling { ending: Ending::Collector, states: hs.iter().flat_map(|&h| Side::ALL.map(|st| (h, st))).collect() }]
+                }
+                NextStarter::RoundWinner => hs
+                    .iter()
+                    .flat_map(|&h| {
+                        Side::ALL.map(|st| Labelling {
+                            ending: Ending::RoundWinner { kept: h - south as u32 * s, starter: st },
+                            states: vec![(h, st)],
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut cp = match resume {
+            Some(cp) => {
+                cp.check(&rules)?;
+                if cp.complete {
+                    return MatchTable::from_checkpoint(cp);
+                }
+                cp
+            }
+            None => {
+                let mut wins = [vec![[NEVER; 2]; total as usize + 1], vec![[NEVER; 2]; total as usize + 1]];
+                for h in 0..=total {
+                    if h < s {
+                        wins[Side::North.index()][h as usize] = [0; 2];
+                    } else if total - h < s {
+                        wins[Side::South.index()][h as usize] = [0; 2];
+                    }
+                }
+                let child = [vec![[[NEVER; 9]; 2]; total as usize + 1], vec![[[NEVER; 9]; 2]; total as usize + 1]];
+                MatchCheckpoint { rules, iterations: 0, wins, child, complete: false, stats: None }
+            }
+        };
+        // The attractors of each graph, labelling and side, kept between iterations when they
+        // fit the memory allowance (each iteration then visits only what its new targets
+        // change); otherwise recomputed, two at a time.
+        let kept_bytes: u64 = graphs.iter().zip(&labellings).map(|(g, l)| g.nodes() as u64 * l.len() as u64 * 2 * 16).sum();
+        let mut persist: Option<Vec<Vec<[Vec<Mask>; 2]>>> = (stats.graph_bytes + kept_bytes <= opts.max_memory).then(|| {
+            graphs.iter().zip(&labellings).map(|(g, l)| l.iter().map(|_| [vec![0; g.nodes()], vec![0; g.nodes()]]).collect()).collect()
+        });
+        stats.peak_bytes = stats.peak_bytes.max(stats.graph_bytes + if persist.is_some() { kept_bytes } else { 2 * largest });
+        if stats.peak_bytes > opts.max_memory {
+            return Err(MatchError::Solve(SolveError::MemoryLimit {
+                limit: opts.max_memory,
+                needed: stats.peak_bytes,
+                positions: stats.positions,
+                counters: total,
+                phase: "solved",
+            }));
+        }
+        // Which holdings got a new value in the last iteration, by side (all, at the start).
+        let mut changed = [vec![true; total as usize + 1], vec![true; total as usize + 1]];
+        loop {
+            let k = cp.iterations + 1;
+            let mut updates: Vec<(usize, u32, Side)> = Vec::new();
+            for (gi, (graph, labels)) in graphs.iter().zip(&labellings).enumerate() {
+                let open = (graph.open[Side::South], graph.open[Side::North]);
+                progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: graphs.len() as u64, open });
+                let n0 = graph.on_board();
+                let kept_of = |h: u32| h - graph.open[Side::South] as u32 * s;
+                for (li, label) in labels.iter().enumerate() {
+                    let lo = label.states.iter().map(|&(h, _)| kept_of(h)).min().unwrap();
+                    let hi = (label.states.iter().map(|&(h, _)| kept_of(h)).max().unwrap() + n0).min(total);
+                    let needs = |f: Side| {
+                        let fi = f.index();
+                        changed[fi][lo as usize..=hi as usize].iter().any(|&c| c)
+                            && label.states.iter().any(|&(h, st)| cp.wins[fi][h as usize][st.index()] == NEVER)
+                    };
+                    let need = Side::ALL.map(needs);
+                    let ends = Side::ALL.map(|f| {
+                        let wins = &cp.wins[f.index()];
+                        need[f.index()].then(|| end_masks(&rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k))
+                    });
+                    // Both sides' attractors at once (one per core), continued from the last
+                    // iteration's when they are kept.
+                    let run = |f: Side, kept: Option<&mut Vec<Mask>>| -> Option<Vec<Mask>> {
+                        let masks = ends[f.index()].as_ref()?;
+                        let end = |left: u32, mover: Side| masks[left as usize][mover.index()];
+                        match kept {
+                            // The first attractor level by level (far fewer re-evaluations
+                            // than carrying changes up from the ends); later ones continued.
+                            Some(win) if win.iter().all(|&m| m == 0) => {
+                                *win = graph.attract(f, &end);
+                                None
+                            }
+                            Some(win) => {
+                                graph.attract_more(f, &end, win);
+                                None
+                            }
+                            None => Some(graph.attract(f, &end)),
+                        }
+                    };
+                    let fresh: [Option<Vec<Mask>>; 2] = match persist.as_mut() {
+                        Some(p) => {
+                            let [south, north] = &mut p[gi][li];
+                            let (a, b) = rayon::join(|| run(Side::South, Some(south)), || run(Side::North, Some(north)));
+                            [a, b]
+                        }
+                        None => {
+                            let (a, b) = rayon::join(|| run(Side::South, None), || run(Side::North, None));
+                            [a, b]
+                        }
+                    };
+                    for f in Side::ALL {
+                        let fi = f.index();
+                        if !need[fi] {
+                            continue;
+                        }
+                        stats.attractors += 1;
+                        let win: &[Mask] = match (&fresh[fi], persist.as_ref()) {
+                            (Some(w), _) => w,
+                            (None, Some(p)) => &p[gi][li][fi],
+                            (None, None) => unreachable!("an attractor was computed"),
+                        };
+                        for &(h, st) in &label.states {
+                            let kept = kept_of(h);
+                            let root = graph.root(st);
+                            if cp.wins[fi][h as usize][st.index()] == NEVER && win[root as usize] >> kept & 1 == 1 {
+                                updates.push((fi, h, st));
+                            }
+                            for (pit, child, gain) in graph.moves_of(root) {
+                                let d = &mut cp.child[fi][h as usize][st.index()][pit.index()];
+                                if *d == NEVER && win[child as usize] >> (kept + gain) & 1 == 1 {
+                                    *d = k;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            for c in changed.iter_mut() {
+                c.fill(false);
+            }
+            let done = updates.is_empty();
+            for (fi, h, st) in updates {
+                cp.wins[fi][h as usize][st.index()] = k;
+                changed[fi][h as usize] = true;
+            }
+            cp.iterations = k;
+            cp.complete = done;
+            if done {
+                break;
+            }
+            checkpoint(&cp);
+            if max_iterations.is_some_and(|m| k >= m) {
+                return Err(MatchError::Interrupted { iterations: k });
+            }
+        }
+        stats.iterations = cp.iterations;
+        stats.match_positions = graphs
+            .iter()
+            .zip(configs.values())
+            .map(|(g, hs)| {
+                // Reserves South can hold in this round: its kept reserve plus any captures.
+                let width = (hs.len() as u64 + g.on_board() as u64).min(total as u64 + 1);
+                g.nodes() as u64 * width
+            })
+            .sum();
+        stats.solve_seconds = start.elapsed().as_secs_f64();
+        cp.stats = Some(stats.clone());
+        checkpoint(&cp);
+        Ok(MatchTable { rules, wins: cp.wins, child: cp.child, iterations: cp.iterations, stats })
+    }
+
+    /// A finished table from its saved form (checked: rules, sizes, values).
+    pub fn from_checkpoint(cp: MatchCheckpoint) -> Result<MatchTable, MatchError> {
+        cp.check(&cp.rules)?;
+        if !cp.complete {
+            return Err(MatchError::Checkpoint(format!("it is not complete ({} iterations done)", cp.iterations)));
+        }
+        Ok(MatchTable { rules: cp.rules, wins: cp.wins, child: cp.child, iterations: cp.iterations, stats: cp.stats.unwrap_or_default() })
+    }
+
+    /// The table in its saved form.
+    pub fn to_checkpoint(&self) -> MatchCheckpoint {
+        MatchCheckpoint {
+            rules: self.rules,
+            iterations: self.iterations,
+            wins: self.wins.clone(),
+            child: self.child.clone(),
+            complete: true,
+            stats: Some(self.stats.clone()),
+        }
+    }
+
+    pub fn rules(&self) -> &Ruleset {
+        &self.rules
+    }
+
+    /// wins[f][h][starter] for side `f` (see the struct).
+    pub(crate) fn wins_of(&self, f: Side) -> &[[u32; 2]] {
+        &self.wins[f.index()]
+    }
+
+    /// The largest finite rounds value of the table.
+    pub(crate) fn max_rounds(&self) -> u32 {
+        self.wins.iter().flatten().flatten().copied().filter(|&w| w != NEVER).max().unwrap_or(0)
+    }
+
+    pub fn stats(&self) -> &MatchStats {
+        &self.stats
+    }
+
+    /// The least k within which `side` can force the match won from `state` (0: won already),
+    /// None if it cannot.
+    pub fn wins_within(&self, side: Side, state: MatchState) -> Option<u32> {
+        let w = self.wins[side.index()].get(state.holdings[Side::South] as usize)?[state.starter.index()];
+        (w != NEVER).then_some(w)
+    }
+
+    /// The value of a match state for its starter (R17). None if the holdings do not sum to the
+    /// board's total or the match is already over (a side below `seeds_per_pit`, R14).
+    pub fn value(&self, state: MatchState) -> Option<StateValue> {
+        let h = state.holdings[Side::South];
+        if h + state.holdings[Side::North] != self.rules.total_counters() || !state_holdings(&self.rules).contains(&h) {
+            return None;
+        }
+        let st = state.starter;
+        let (me, them) = (st.index(), st.other().index());
+        let mine = self.wins[me][h as usize][me];
+        let theirs = self.wins[them][h as usize][me];
+        let children = |f: usize| self.child[f][h as usize][me];
+        let legal = super::round_start(self.rules, open_pits(&self.rules, h), st).legal_moves();
+        let mut best = PitSet::EMPTY;
+        let (value, rounds) = if mine != NEVER {
+            (MatchValue::Win, Some(mine))
+        } else if theirs != NEVER {
+            (MatchValue::Loss, Some(theirs))
+        } else {
+            (MatchValue::Draw, None)
+        };
+        for pit in legal.iter() {
+            let keeps = match value {
+                MatchValue::Win => children(me)[pit.index()] == mine,
+                MatchValue::Loss => children(them)[pit.index()] == theirs,
+                MatchValue::Draw => children(me)[pit.index()] == NEVER && children(them)[pit.index()] == NEVER,
+            };
+            if keeps {
+                best.insert(pit);
+            }
+        }
+        Some(StateValue { value, rounds, best_moves: best })
+    }
+
+    /// Every match state of the board (South's holdings ascending, South starting first) with
+    /// its value.
+    pub fn states(&self) -> Vec<(MatchState, StateValue)> {
+        let total = self.rules.total_counters();
+        state_holdings(&self.rules)
+            .flat_map(|h| Side::ALL.map(|starter| MatchState { holdings: BySide::new(h, total - h), starter }))
+            .map(|st| (st, self.value(st).expect("a match state")))
+            .collect()
+    }
+
+    /// The value of the match (R17): its first state, each side holding P x S, `first` starting.
+    pub fn match_value(&self, first: Side) -> StateValue {
+        let half = self.rules.total_counters() / 2;
+        self.value(MatchState { holdings: BySide::splat(half), starter: first }).expect("the match's start is a match state")
+    }
+}

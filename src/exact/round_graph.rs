@@ -1,0 +1,319 @@
+//! The move graph of one round for the match solver (R17): every position reachable from an
+//! open-pit configuration's start (both starters), found by the round solver's enumeration
+//! ([`Solution::enumerated`]), numbered by level (counters on the board) ascending and, within
+//! a level, South to move first, with each move's successor and South's captures.
+//!
+//! A match position is a round position plus South's counters off the board (its reserve, R12,
+//! plus its captures so far this round): North's follow, since the total is fixed. Sets of
+//! such reserves are bit masks (`u128`, bit h = South holds h off the board; boards of at most
+//! 127 counters), so one pass over the graph decides every reserve at once: the reserves
+//! change only the labels of the round's ends, never the graph.
+
+use rayon::prelude::*;
+
+use super::solver::{Solution, SolveError, SolveOptions};
+use crate::engine::{BySide, Pit, Position, Ruleset, Side};
+
+/// Reserve masks: bit h is "South holds h counters off the board".
+pub(crate) type Mask = u128;
+
+/// The moves of a chunk of positions: degrees, successors, South's captures, local pits.
+type ChunkMoves = (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>);
+
+/// Positions per parallel task when building the graph.
+const CHUNK: usize = 4096;
+
+pub(crate) struct RoundGraph {
+    pub open: BySide<u8>,
+    /// The positions and their slots (values not computed).
+    positions: Solution,
+    /// Nodes of level n are `level_start[n]..level_start[n + 1]`.
+    level_start: Vec<u32>,
+    /// Within level n, nodes below `south_end[n]` have South to move.
+    south_end: Vec<u32>,
+    /// Moves of node x are `succ_start[x]..succ_start[x + 1]`, in the engine's move order.
+    succ_start: Vec<u32>,
+    succ: Vec<u32>,
+    /// South's captures in each move (R6, R8).
+    gain: Vec<u8>,
+    /// The local pit of each move.
+    pit: Vec<u8>,
+    /// Predecessors, CSR (in the same level or higher; `attract` follows the in-level ones).
+    pred_start: Vec<u32>,
+    preds: Vec<u32>,
+    /// The nodes without a move (round ends, R10).
+    ends: Vec<u32>,
+    /// The round's start with each side to move.
+    roots: BySide<u32>,
+    /// Counters on the board at the round's start, and in the whole game.
+    on_board: u32,
+    total: u32,
+}
+
+impl RoundGraph {
+    /// Enumerates the round of `open` pits and builds its graph.
+    pub fn build(rules: Ruleset, open: BySide<u8>, opts: SolveOptions) -> Result<RoundGraph, SolveError> {
+        let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
+        let positions = Solution::enumerated(&roots, opts, &mut |_| {})?;
+        let top = positions.top_level();
+        let mut level_start = vec![0u32; top + 2];
+        let mut south_end = vec![0u32; top + 1];
+        for n in 0..=top {
+            let (s, nn) = (positions.level_len(n, 0), positions.level_len(n, 1));
+            south_end[n] = level_start[n] + s as u32;
+            level_start[n + 1] = level_start[n] + (s + nn) as u32;
+        }
+        let nodes = level_start[top + 1] as usize;
+        let id = |(level, side, i): (u32, usize, usize)| -> u32 {
+            let l = level as usize;
+            (if side == 0 { level_start[l] } else { south_end[l] }) + i as u32
+        };
+        let mut succ_start = Vec::with_capacity(nodes + 1);
+        succ_start.push(0u32);
+        let (mut succ, mut gain, mut pit) = (Vec::new(), Vec::new(), Vec::new());
+        for n in 0..=top {
+            for side in 0..2 {
+                let len = positions.level_len(n, side);
+                let starts: Vec<usize> = (0..len).step_by(CHUNK).collect();
+                let parts: Vec<ChunkMoves> = starts
+                    .par_iter()
+                    .map(|&start| {
+                        let end = (start + CHUNK).min(len);
+                        let mut part = (Vec::with_capacity(end - start), Vec::new(), Vec::new(), Vec::new());
+                        for pos in positions.level_positions(n, side, start, end) {
+                            let mover = pos.turn();
+                            let mut degree = 0u8;
+                            for (p, child, summary) in pos.legal_children() {
+                                let slot = positions.slot_of(&child).expect("children of enumerated positions are enumerated");
+                                part.1.push(id(slot));
+                                part.2.push(summary.captured_by(Side::South, mover) as u8);
+                                part.3.push(p.index() as u8);
+                                degree += 1;
+                            }
+                            part.0.push(degree);
+                        }
+                        part
+                    })
+                    .collect();
+                for (degrees, s, g, p) in parts {
+                    for d in degrees {
+                        succ_start.push(succ_start.last().unwrap() + d as u32);
+                    }
+                    succ.extend_from_slice(&s);
+                    gain.extend_from_slice(&g);
+                    pit.extend_from_slice(&p);
+                }
+            }
+        }
+        let mut pred_start = vec![0u32; nodes + 1];
+        for &y in &succ {
+            pred_start[y as usize + 1] += 1;
+        }
+        for i in 0..nodes {
+            pred_start[i + 1] += pred_start[i];
+        }
+        let mut fill = pred_start.clone();
+        let mut preds = vec![0u32; pred_start[nodes] as usize];
+        for x in 0..nodes {
+            for &y in &succ[succ_start[x] as usize..succ_start[x + 1] as usize] {
+                preds[fill[y as usize] as usize] = x as u32;
+                fill[y as usize] += 1;
+            }
+        }
+        drop(fill);
+        let ends: Vec<u32> = (0..nodes as u32).filter(|&x| succ_start[x as usize] == succ_start[x as usize + 1]).collect();
+        let slot = |r: &Position| id(positions.slot_of(r).expect("the roots are enumerated"));
+        let roots = BySide::new(slot(&roots[0]), slot(&roots[1]));
+        let on_board = top as u32;
+        Ok(RoundGraph {
+            open,
+            positions,
+            level_start,
+            south_end,
+            succ_start,
+            succ,
+            gain,
+            pit,
+            pred_start,
+            preds,
+            ends,
+            roots,
+            on_board,
+            total: rules.total_counters(),
+        })
+    }
+
+    pub fn nodes(&self) -> usize {
+        self.succ_start.len() - 1
+    }
+
+    pub fn moves(&self) -> usize {
+        self.succ.len()
+    }
+
+    pub fn root(&self, starter: Side) -> u32 {
+        self.roots[starter]
+    }
+
+    /// Counters on the board at the round's start.
+    pub fn on_board(&self) -> u32 {
+        self.on_board
+    }
+
+    /// Bytes the graph holds (the position sets included).
+    pub fn bytes(&self) -> u64 {
+        (self.positions.stats().table_bytes as usize
+            + 4 * (self.level_start.len() + self.south_end.len() + self.succ_start.len() + self.succ.len())
+            + self.gain.len()
+            + self.pit.len()
+            + 4 * (self.pred_start.len() + self.preds.len() + self.ends.len())) as u64
+    }
+
+    /// The node of a position of this round, None if it is not reachable from the start.
+    pub fn node(&self, pos: &Position) -> Option<u32> {
+        let (level, side, i) = self.positions.slot_of(pos)?;
+        let l = level as usize;
+        Some((if side == 0 { self.level_start[l] } else { self.south_end[l] }) + i as u32)
+    }
+
+    /// The moves of node x: (local pit, successor, South's captures).
+    pub fn moves_of(&self, x: u32) -> impl Iterator<Item = (Pit, u32, u32)> + '_ {
+        let r = self.succ_start[x as usize] as usize..self.succ_start[x as usize + 1] as usize;
+        r.map(move |e| (Pit::new_unchecked(self.pit[e] as usize), self.succ[e], self.gain[e] as u32))
+    }
+
+    /// Levels (counters on the board) 0..=on_board.
+    fn level_nodes(&self, n: usize) -> std::ops::Range<u32> {
+        self.level_start[n]..self.level_start[n + 1]
+    }
+
+    fn mover(&self, n: usize, x: u32) -> Side {
+        if x < self.south_end[n] {
+            Side::South
+        } else {
+            Side::North
+        }
+    }
+
+    /// The reserves South can hold off the board with n counters on the board: 0..=total-n.
+    fn valid(&self, n: usize) -> Mask {
+        let top = self.total as usize - n;
+        if top >= 127 {
+            Mask::MAX
+        } else {
+            (1 << (top + 1)) - 1
+        }
+    }
+
+    /// The attractor of a reachability game over (node, South's reserve): the pairs from which
+    /// `forcer` can force reaching a round's end that is a target: `end(counters left, mover)`
+    /// is the mask of South's reserves at which an end with that many counters left on the
+    /// board and that side unable to move is a target. The least fixed point, so play that cycles inside the
+    /// round forever never reaches a target (R17: a round that never ends is a draw).
+    /// One mask per node.
+    pub fn attract(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync)) -> Vec<Mask> {
+        self.attract_observed(forcer, end, |_, _| {})
+    }
+
+    /// [`RoundGraph::attract`], telling `added(node, bits)` each time bits join a node's mask,
+    /// in the order they join: a forcer's bit always joins after the successor's bit that
+    /// brought it, so the order is a progress measure (a perfect player converts a win by
+    /// moving to a successor whose bit joined earlier).
+    pub fn attract_observed(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync), mut added: impl FnMut(u32, Mask)) -> Vec<Mask> {
+        let mut win = vec![0 as Mask; self.nodes()];
+        let mut stack = Vec::new();
+        for n in 0..=self.on_board as usize {
+            let valid = self.valid(n);
+            let eval = |win: &[Mask], x: u32| -> Mask {
+                let moves = self.succ_start[x as usize] as usize..self.succ_start[x as usize + 1] as usize;
+                let mover = self.mover(n, x);
+                if moves.is_empty() {
+                    return end(n as u32, mover) & valid;
+                }
+                let mut m = if mover == forcer { 0 } else { Mask::MAX };
+                for e in moves {
+                    let w = win[self.succ[e] as usize] >> self.gain[e];
+                    if mover == forcer {
+                        m |= w;
+                    } else {
+                        m &= w;
+                    }
+                }
+                m & valid
+            };
+            for x in self.level_nodes(n) {
+                let v = eval(&win, x);
+                if v != 0 {
+                    win[x as usize] = v;
+                    added(x, v);
+                    stack.push(x);
+                }
+            }
+            let level_end = self.level_start[n + 1];
+            while let Some(y) = stack.pop() {
+                for &p in &self.preds[self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize] {
+                    if p >= level_end {
+                        // A higher level: its sweep comes later.
+                        continue;
+                    }
+                    let v = eval(&win, p);
+                    if v != win[p as usize] {
+                        added(p, v & !win[p as usize]);
+                        win[p as usize] = v;
+                        stack.push(p);
+                    }
+                }
+            }
+        }
+        win
+    }
+
+    fn level_of(&self, x: u32) -> usize {
+        self.level_start.partition_point(|&s| s <= x) - 1
+    }
+
+    /// The attractor for larger targets, continued from `win`, the attractor of smaller ones
+    /// (or all empty): the ends whose targets grew are re-evaluated and the change is carried
+    /// to their predecessors, level by level or not (the least fixed point is reached from any
+    /// start below it). The rounds loop of the match solver gains targets at every iteration;
+    /// this visits only what they change.
+    pub fn attract_more(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync), win: &mut [Mask]) {
+        let eval = |win: &[Mask], x: u32| -> Mask {
+            let n = self.level_of(x);
+            let moves = self.succ_start[x as usize] as usize..self.succ_start[x as usize + 1] as usize;
+            let mover = self.mover(n, x);
+            let valid = self.valid(n);
+            if moves.is_empty() {
+                return end(n as u32, mover) & valid;
+            }
+            let mut m = if mover == forcer { 0 } else { Mask::MAX };
+            for e in moves {
+                let w = win[self.succ[e] as usize] >> self.gain[e];
+                if mover == forcer {
+                    m |= w;
+                } else {
+                    m &= w;
+                }
+            }
+            m & valid
+        };
+        let mut stack = Vec::new();
+        for &x in &self.ends {
+            let v = eval(win, x) | win[x as usize];
+            if v != win[x as usize] {
+                win[x as usize] = v;
+                stack.push(x);
+            }
+        }
+        while let Some(y) = stack.pop() {
+            for &p in &self.preds[self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize] {
+                let v = eval(win, p);
+                if v != win[p as usize] {
+                    debug_assert_eq!(v & win[p as usize], win[p as usize], "masks only grow");
+                    win[p as usize] = v;
+                    stack.push(p);
+                }
+            }
+        }
+    }
+}
