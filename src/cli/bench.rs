@@ -117,8 +117,16 @@ fn run_detail(
         batch_size: detail.default_batch_size(),
         shard: Shard::WHOLE,
     };
-    let job =
-        super::simulate::Job { cfg, out: out.clone(), format: Formats::Parquet, threads, resume: false, quiet: true, label: String::new() };
+    let job = super::simulate::Job {
+        cfg,
+        out: out.clone(),
+        format: Formats::Parquet,
+        threads,
+        resume: false,
+        quiet: true,
+        label: String::new(),
+        destination: crate::io::dataset::Destination::Out,
+    };
     let start = Instant::now();
     let result = super::simulate::run_job(&job);
     let seconds = start.elapsed().as_secs_f64();
