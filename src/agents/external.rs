@@ -35,6 +35,9 @@ pub enum PlayerError {
     Garbage { command: String, answer: String, reason: String },
     #[error("external player '{command}' played pit {pit}, which is not legal; legal pits: {legal}")]
     Illegal { command: String, pit: i64, legal: String },
+    /// A host player (`python:NAME`, see `host.rs`) failed or played an illegal pit.
+    #[error("Python player 'python:{name}': {reason}")]
+    Host { name: String, reason: String },
 }
 
 /// A decision: what the program is told (docs/external-players.md).

@@ -5,6 +5,7 @@
 mod eval;
 mod external;
 mod greedy;
+pub mod host;
 mod mcts;
 mod minimax;
 mod random;
@@ -40,6 +41,7 @@ enum State {
     Minimax(minimax::Searcher),
     Mcts(mcts::Tree),
     External(external::External),
+    Host(host::Host),
 }
 
 /// A player in one seat of one match.
@@ -56,6 +58,7 @@ impl Agent {
             AgentSpec::Minimax(p) => State::Minimax(minimax::Searcher::new(p)),
             AgentSpec::Mcts(p) => State::Mcts(mcts::Tree::new(p)),
             AgentSpec::External(p) => State::External(external::External::new(p)),
+            AgentSpec::Host(p) => State::Host(host::Host::new(p)),
         };
         Agent { spec, rng, state }
     }
@@ -88,6 +91,7 @@ impl Agent {
             State::Minimax(searcher) => searcher.choose(pos, &mut self.rng),
             State::Mcts(tree) => tree.choose(pos, &mut self.rng),
             State::External(program) => return program.choose(pos, round, ply, &mut self.rng),
+            State::Host(player) => return player.choose(pos, round, ply, &mut self.rng),
         })
     }
 

@@ -101,6 +101,8 @@ pub enum AgentSpec {
     Minimax(MinimaxParams),
     Mcts(MctsParams),
     External(ExternalParams),
+    /// A callable of the embedding host (`python:NAME`, the Python package), see `host.rs`.
+    Host(super::host::HostParams),
 }
 
 /// The grammar, for error messages.
@@ -271,6 +273,9 @@ impl FromStr for AgentSpec {
             "minimax" => parse_minimax(param).map(AgentSpec::Minimax).map_err(err),
             "mcts" => parse_mcts(param).map(AgentSpec::Mcts).map_err(err),
             "external" => parse_external(param).map(AgentSpec::External).map_err(err),
+            "python" => super::host::check_name(param.unwrap_or(""))
+                .map(|n| AgentSpec::Host(super::host::HostParams { name: Box::leak(n.to_string().into_boxed_str()) }))
+                .map_err(err),
             _ => Err(err(format!("unknown player '{name}'"))),
         }
     }
@@ -292,6 +297,7 @@ impl fmt::Display for AgentSpec {
             }
             AgentSpec::Mcts(p) => write!(f, "mcts:playouts={},c={},eval={},reuse={}", p.playouts, decimal(p.c_milli), p.eval, p.reuse),
             AgentSpec::External(p) => write!(f, "external:timeout={},cmd={}", decimal(p.timeout_ms), p.command),
+            AgentSpec::Host(p) => write!(f, "python:{}", p.name),
         }
     }
 }
