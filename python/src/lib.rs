@@ -80,7 +80,7 @@ fn ruleset_from(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
 /// The rules of a match: the defaults of RULES.md with the switches given, e.g.
 /// `Ruleset(pits_per_row=5, final_four="sower")`. Unknown switches and bad values raise
 /// `UsageError` with the command line's message.
-#[pyclass(module = "rajapasu", name = "Ruleset", frozen, eq, skip_from_py_object)]
+#[pyclass(module = "rajapasu", name = "Ruleset", frozen, eq)]
 #[derive(Clone, PartialEq)]
 struct PyRuleset {
     inner: Ruleset,
@@ -132,7 +132,7 @@ fn json_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
 
 /// One capture of a move (R6, R8): `kind` "four" or "pussa", who took it, the global pit
 /// (R2) it came from and how many counters.
-#[pyclass(module = "rajapasu", name = "Capture", frozen, get_all, eq, skip_from_py_object)]
+#[pyclass(module = "rajapasu", name = "Capture", frozen, get_all, eq)]
 #[derive(Clone, PartialEq)]
 struct PyCapture {
     kind: &'static str,
@@ -205,7 +205,7 @@ fn position_error(e: impl std::fmt::Display) -> PyErr {
 
 /// A position inside a round: the board (2P counts, global pits R2), the counters kept off
 /// the board, the open pits and the side to move. `Position.opening(rules)` is round 1's start.
-#[pyclass(module = "rajapasu", name = "Position", skip_from_py_object)]
+#[pyclass(module = "rajapasu", name = "Position")]
 #[derive(Clone)]
 struct PyPosition {
     inner: Position,
@@ -279,8 +279,9 @@ impl PyPosition {
 
     /// Counters in each global pit (R2): South's pits 0..P-1 left to right, then North's.
     #[getter]
-    fn board(&self) -> Vec<u8> {
-        self.inner.board().to_vec()
+    fn board(&self) -> Vec<u32> {
+        // u32, not u8: pyo3 turns a Vec<u8> into bytes.
+        self.inner.board().iter().map(|&c| c as u32).collect()
     }
 
     /// Counters each side keeps off the board this round, (south, north).
@@ -347,7 +348,7 @@ fn round_end_dict<'py>(py: Python<'py>, end: &RoundEnd) -> PyResult<Bound<'py, P
 
 /// A match from round 1 to its end (R10-R14): rounds end by themselves when the side to move
 /// has no legal move. `Match(rules=None, first="south")`.
-#[pyclass(module = "rajapasu", name = "Match", skip_from_py_object)]
+#[pyclass(module = "rajapasu", name = "Match")]
 #[derive(Clone)]
 struct PyMatch {
     game: Game,
@@ -475,7 +476,7 @@ impl PyMatch {
 /// A seat's random stream (pcg64, see docs): a Python player gets the stream of its seat, a
 /// pure function of (master seed, match index, seat), so its choices are reproducible.
 /// `Rng(seed)` makes a stream of its own.
-#[pyclass(module = "rajapasu", name = "Rng", skip_from_py_object)]
+#[pyclass(module = "rajapasu", name = "Rng")]
 struct PyRng {
     inner: Rng,
 }

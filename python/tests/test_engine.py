@@ -108,9 +108,11 @@ def test_illegal_moves_raise_value_errors_naming_why():
     with pytest.raises(ValueError, match="pit 5"):
         p.play(5)
     p.play(0)
-    p.play(0)
-    with pytest.raises(ValueError, match="empty"):
+    # North's pit 0 (global 3) was emptied by South's move (R6: it reached four).
+    assert p.turn == "north" and p.board[3] == 0
+    with pytest.raises(ValueError, match=r"north cannot play pit 0: the pit is empty \(R4\); legal pits: 1,2"):
         p.play(0)
+    assert p.legal_moves() == [1, 2]
     m = rajapasu.Match()
     with pytest.raises(ValueError):
         m.play(7)
