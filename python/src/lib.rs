@@ -18,6 +18,11 @@ use rajapasu::engine::{BySide, Game, MoveSummary, Position, Rng, RoundEnd, Rules
 use rajapasu::io::{Dataset, Formats};
 use rajapasu::sim::{Detail, FirstPolicy, RunConfig, Shard};
 
+// The binary's allocator (see the root Cargo.toml): glibc's would return the simulator's large
+// per-batch buffers to the system and fault them in again for every batch.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pyo3::create_exception!(rajapasu, RajapasuError, PyException, "An error of rajapasu, with the command line's message.");
 pyo3::create_exception!(
     rajapasu,
@@ -121,8 +126,7 @@ impl PyRuleset {
     }
 
     fn __repr__(&self) -> String {
-        let items = self.inner.non_default();
-        format!("Ruleset({})", items.iter().map(|a| a.replacen('=', "=", 1)).collect::<Vec<_>>().join(", "))
+        format!("Ruleset({})", self.inner.non_default().join(", "))
     }
 }
 

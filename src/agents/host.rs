@@ -32,6 +32,7 @@ fn players() -> std::sync::MutexGuard<'static, Registry> {
 }
 
 /// Keeps a host player registered; dropping it unregisters the name.
+#[derive(Debug)]
 pub struct Registration {
     name: &'static str,
 }
