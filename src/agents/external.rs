@@ -65,6 +65,9 @@ pub enum PlayerError {
     /// A perfect player whose tables cannot be had (a board too large, an unreadable table file).
     #[error(transparent)]
     Perfect(#[from] crate::exact::PerfectError),
+    /// A host player (`python:NAME`, see `host.rs`) failed or played an illegal pit.
+    #[error("Python player 'python:{name}': {reason}")]
+    Host { name: String, reason: String },
 }
 
 /// A decision: what the program is told (docs/external-players.md).

@@ -5,6 +5,7 @@
 mod eval;
 mod external;
 mod greedy;
+pub mod host;
 mod mcts;
 mod minimax;
 mod random;
@@ -41,6 +42,7 @@ enum State {
     Mcts(mcts::Tree),
     External(external::External),
     Perfect(crate::exact::PerfectPlayer),
+    Host(host::Host),
 }
 
 /// A player in one seat of one match.
@@ -58,6 +60,7 @@ impl Agent {
             AgentSpec::Mcts(p) => State::Mcts(mcts::Tree::new(p)),
             AgentSpec::External(p) => State::External(external::External::new(p)),
             AgentSpec::Perfect(kind) => State::Perfect(crate::exact::PerfectPlayer::new(kind)),
+            AgentSpec::Host(p) => State::Host(host::Host::new(p)),
         };
         Agent { spec, rng, state }
     }
@@ -96,6 +99,7 @@ impl Agent {
             State::Mcts(tree) => tree.choose(pos, &mut self.rng),
             State::External(program) => return program.choose(pos, round, ply, &mut self.rng),
             State::Perfect(player) => player.choose(pos, &mut self.rng)?,
+            State::Host(player) => return player.choose(pos, round, ply, &mut self.rng),
         })
     }
 

@@ -127,6 +127,8 @@ pub enum AgentSpec {
     /// Perfect play from exact tables (`exact::PerfectPlayer`): `perfect:match` (R17) or
     /// `perfect:round` (R15 in each round). The spec names it; `exact` builds and plays it.
     Perfect(PerfectKind),
+    /// A callable of the embedding host (`python:NAME`, the Python package), see `host.rs`.
+    Host(super::host::HostParams),
 }
 
 /// The grammar, for error messages.
@@ -340,6 +342,9 @@ impl FromStr for AgentSpec {
                     "perfect takes match (perfect match play, R17) or round (perfect round play, R15): perfect:match, perfect:round".into(),
                 )),
             },
+            "python" => super::host::check_name(param.unwrap_or(""))
+                .map(|n| AgentSpec::Host(super::host::HostParams { name: Box::leak(n.to_string().into_boxed_str()) }))
+                .map_err(err),
             _ => Err(err(format!("unknown player '{name}'"))),
         }
     }
@@ -365,6 +370,7 @@ impl fmt::Display for AgentSpec {
             // Without the timeout: it is not part of the player's identity.
             AgentSpec::External(p) => write!(f, "external:cmd={}", p.command),
             AgentSpec::Perfect(k) => write!(f, "perfect:{}", k.name()),
+            AgentSpec::Host(p) => write!(f, "python:{}", p.name),
         }
     }
 }

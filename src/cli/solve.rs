@@ -252,6 +252,35 @@ pub fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts: SolveO
     })
 }
 
+/// The `--json` object of one solved round start (also the Python package's `solve`).
+pub fn solved_json(rules: &Ruleset, solved: &Solved, rss: Option<u64>) -> serde_json::Value {
+    let (p, open, starter, st) = (rules.pits_per_row, solved.open, solved.starter, &solved.stats);
+    let best: Vec<usize> = solved.best_moves.iter().map(|p| p.index()).collect();
+    json!({
+            "rules": rules,
+            "rules_hash": rules.hash(),
+            "pits_per_row": p,
+            "seeds_per_pit": rules.seeds_per_pit,
+            "open": [open[Side::South], open[Side::North]],
+            "starter": starter,
+            "value": solved.value,
+            "outcome": outcome(solved.value),
+            "best_moves": best,
+            "positions": st.positions,
+            "level_positions": st.level_positions,
+            "quiet_moves": st.quiet_moves,
+            "exits": st.exits,
+            "seconds": st.seconds(),
+            "enumerate_seconds": st.enumerate_seconds,
+            "solve_seconds": st.solve_seconds,
+            "positions_per_second": st.positions_per_second(),
+            "table_bytes": st.table_bytes,
+            "bytes_per_position": st.bytes_per_position(),
+            "peak_bytes": st.peak_bytes,
+            "peak_rss_bytes": rss,
+    })
+}
+
 pub fn run(args: Args) -> Result<(), CliError> {
     let rules = args.rules.ruleset()?;
     let mut opts = options(&args)?;
@@ -280,29 +309,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let rss = peak_rss();
     let mut out = std::io::stdout().lock();
     if args.json {
-        let v = json!({
-            "rules": rules,
-            "rules_hash": rules.hash(),
-            "pits_per_row": p,
-            "seeds_per_pit": rules.seeds_per_pit,
-            "open": [open[Side::South], open[Side::North]],
-            "starter": starter,
-            "value": solved.value,
-            "outcome": outcome(solved.value),
-            "best_moves": best,
-            "positions": st.positions,
-            "level_positions": st.level_positions,
-            "quiet_moves": st.quiet_moves,
-            "exits": st.exits,
-            "seconds": st.seconds(),
-            "enumerate_seconds": st.enumerate_seconds,
-            "solve_seconds": st.solve_seconds,
-            "positions_per_second": st.positions_per_second(),
-            "table_bytes": st.table_bytes,
-            "bytes_per_position": st.bytes_per_position(),
-            "peak_bytes": st.peak_bytes,
-            "peak_rss_bytes": rss,
-        });
+        let v = solved_json(&rules, &solved, rss);
         writeln!(out, "{v}").map_err(stdout_error)?;
         return Ok(());
     }

@@ -1,0 +1,198 @@
+"""rajapasu from Python: the Raja Pasu rules engine, seeded batch simulation into polars
+frames, dataset checks and the exact perfect-play solver.
+
+>>> import rajapasu
+>>> tables = rajapasu.simulate(matches=1000, seed=7)
+>>> tables["matches"]["winner"].value_counts()
+
+Everything runs in the native module built from the same Rust crate as the ``rajapasu``
+command line: ``simulate`` runs the very job ``rajapasu simulate`` runs, so its rows equal
+the command's for the same arguments, and errors carry the command line's messages
+(``UsageError`` for bad input).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from typing import Any, Callable, Dict, Mapping, Optional, Union
+
+from . import _native
+from ._native import (  # noqa: F401  (the public classes)
+    ALLOWED_PLAYERS,
+    Capture,
+    Match,
+    Move,
+    Position,
+    RajapasuError,
+    Rng,
+    Ruleset,
+    UsageError,
+)
+
+__all__ = [
+    "Capture",
+    "Match",
+    "Move",
+    "Position",
+    "RajapasuError",
+    "Rng",
+    "Ruleset",
+    "UsageError",
+    "read_dataset",
+    "simulate",
+    "simulate_to",
+    "solve",
+    "switches",
+]
+
+Player = Union[str, Callable[[Position, Rng], int]]
+
+_NAME = re.compile(r"[^A-Za-z0-9_.<>-]")
+
+
+def _player_name(fn: Callable[..., Any]) -> str:
+    """The name a callable plays under, ``python:NAME`` in the manifest: its ``rajapasu_name``
+    attribute if set, else its ``__name__`` (a lambda is ``<lambda>``)."""
+    name = getattr(fn, "rajapasu_name", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    return _NAME.sub("_", str(name))[:64] or "player"
+
+
+def _seat(player: Player, seat: str, players: Dict[str, Callable[..., Any]]) -> str:
+    if isinstance(player, str):
+        return player
+    if not callable(player):
+        raise UsageError(f"--{seat}: a player is a spec string ({ALLOWED_PLAYERS}) or a callable (position, rng) -> pit")
+    name = _player_name(player)
+    if name in players and players[name] is not player:
+        name = f"{name}.{seat}"
+    players[name] = player
+    return f"python:{name}"
+
+
+def simulate_to(
+    out: Union[str, os.PathLike],
+    matches: int,
+    seed: int = 1,
+    south: Player = "random",
+    north: Player = "random",
+    first: str = "alternate",
+    detail: str = "round",
+    rules: Optional[Mapping[str, Any]] = None,
+    threads: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    format: str = "parquet",
+    shard: str = "1/1",
+    resume: bool = False,
+) -> dict:
+    """Runs ``rajapasu simulate --out OUT ...`` (the same job) and returns its manifest as a
+    dict. Arguments left out take the command line's defaults; ``threads=None`` is one per
+    core (``--threads 0``). A callable player plays as ``python:NAME``."""
+    players: Dict[str, Callable[..., Any]] = {}
+    south_spec = _seat(south, "south", players)
+    north_spec = _seat(north, "north", players)
+    manifest = _native.simulate_to(
+        os.fspath(out),
+        matches,
+        seed=seed,
+        south=south_spec,
+        north=north_spec,
+        first=first,
+        detail=detail,
+        rules=dict(rules) if rules else None,
+        threads=0 if threads is None else threads,
+        batch_size=batch_size,
+        format=format,
+        shard=shard,
+        resume=resume,
+        players=players or None,
+    )
+    return json.loads(manifest)
+
+
+def simulate(
+    matches: int,
+    seed: int = 1,
+    south: Player = "random",
+    north: Player = "random",
+    first: str = "alternate",
+    detail: str = "round",
+    rules: Optional[Mapping[str, Any]] = None,
+    threads: Optional[int] = None,
+    batch_size: Optional[int] = None,
+) -> Dict[str, "polars.DataFrame"]:  # noqa: F821
+    """Plays ``matches`` seeded matches and returns every table ``rajapasu simulate`` writes
+    for these arguments, ``{"matches": DataFrame, "rounds": ..., ...}`` (the tables of
+    ``detail``: match, round, move or lap), with exactly its rows and columns.
+
+    ``south``/``north`` are player specs (``"random"``, ``"greedy"``, ``"minimax:3"``,
+    ``"mcts:256"``, ``"external:PROGRAM"``) or a Python callable ``f(position, rng) -> pit``
+    given each decision's Position and the seat's own Rng stream (so rows stay reproducible);
+    ``rules`` maps switch names to values (``{"pits_per_row": 5}``).
+    """
+    with tempfile.TemporaryDirectory(prefix="rajapasu-") as tmp:
+        out = os.path.join(tmp, "dataset")
+        simulate_to(out, matches, seed, south, north, first, detail, rules, threads, batch_size)
+        return read_dataset(out)
+
+
+def _read_part(path: str, fmt: str):
+    import polars as pl
+
+    if fmt == "parquet":
+        return pl.read_parquet(path)
+    return pl.read_csv(path)
+
+
+def read_dataset(path: Union[str, os.PathLike], manifest: bool = False):
+    """Reads a dataset directory written by ``rajapasu simulate`` (or ``simulate_to``) into
+    ``{table: polars.DataFrame}``, after checking it as ``rajapasu verify`` does (every part
+    file against its progress marker's size and SHA-256, manifests complete and of one run):
+    a dataset that does not hold raises ``UsageError`` naming what is wrong. CSV-only datasets
+    are read with polars' type inference. With ``manifest=True`` returns (tables, manifest).
+    """
+    import polars as pl
+
+    manifest_json, fmt, parts = _native.dataset_parts(os.fspath(path))
+    tables = {}
+    for table, files in parts.items():
+        frames = [_read_part(f, fmt) for f in files]
+        tables[table] = pl.concat(frames, how="vertical") if frames else pl.DataFrame()
+    if manifest:
+        return tables, json.loads(manifest_json)
+    return tables
+
+
+def solve(
+    pits_per_row: int = 7,
+    seeds_per_pit: int = 7,
+    open: Optional[tuple] = None,
+    starter: str = "south",
+    max_memory: str = "4G",
+    max_positions: Optional[int] = None,
+    **switches: Any,
+) -> dict:
+    """The exact perfect-play value of a round's start (RULES.md R15), as
+    ``rajapasu solve --json`` prints it: a dict with ``value`` (the starter's captures minus
+    the opponent's to the round's end), ``outcome``, ``best_moves`` (local pits),
+    ``positions`` (reachable), timings and memory. ``open=(S, N)`` sets the open pits of
+    South and North (default: all); other rule switches are keyword arguments. A board too
+    large for ``max_memory`` / ``max_positions`` raises ``UsageError``."""
+    rules = dict(switches)
+    rules["pits_per_row"] = pits_per_row
+    rules["seeds_per_pit"] = seeds_per_pit
+    if open is not None:
+        try:
+            open = (int(open[0]), int(open[1]))
+            if len(open) != 2:
+                raise ValueError
+        except (TypeError, ValueError, IndexError):
+            raise UsageError(f"open {open!r}: expected (S, N), the open pits of South and North") from None
+    return json.loads(_native.solve_json(open, starter, max_memory, max_positions, rules))
+
+
+def switches() -> Dict[str, str]:
+    """The rule switches and their default values (``Ruleset(**{name: value})``)."""
+    return dict(_native.switches())

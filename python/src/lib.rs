@@ -1,0 +1,713 @@
+//! The native part of the `rajapasu` Python package: the engine's positions and matches, the
+//! simulator (the very job `rajapasu simulate` runs), dataset checks and the exact solver.
+//! The pure-Python layer (python/rajapasu/__init__.py) turns datasets into polars frames.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+
+use rajapasu::agents::host::{self, HostPlayer};
+use rajapasu::agents::AgentSpec;
+use rajapasu::cli::simulate::{run_job, validate_counts, Job, MAX_THREADS};
+use rajapasu::cli::CliError;
+use rajapasu::engine::trace::{replay, TraceObserver};
+use rajapasu::engine::{BySide, Game, MoveSummary, Position, Rng, RoundEnd, Ruleset, Side};
+use rajapasu::io::{Dataset, Formats};
+use rajapasu::sim::{Detail, FirstPolicy, RunConfig, Shard};
+
+// The binary's allocator (see the root Cargo.toml): glibc's would return the simulator's large
+// per-batch buffers to the system and fault them in again for every batch.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+pyo3::create_exception!(rajapasu, RajapasuError, PyException, "An error of rajapasu, with the command line's message.");
+pyo3::create_exception!(
+    rajapasu,
+    UsageError,
+    RajapasuError,
+    "Bad input (what the command line reports with exit code 2): arguments, rules, players, files."
+);
+
+fn usage(msg: impl std::fmt::Display) -> PyErr {
+    UsageError::new_err(msg.to_string())
+}
+
+fn cli_error(e: CliError) -> PyErr {
+    match e {
+        CliError::Usage(m) => UsageError::new_err(m),
+        CliError::Failed(m) => RajapasuError::new_err(m),
+        CliError::BrokenPipe => RajapasuError::new_err("broken pipe"),
+    }
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::South => "south",
+        Side::North => "north",
+    }
+}
+
+fn parse_side(text: &str, what: &str) -> PyResult<Side> {
+    text.parse::<Side>().map_err(|e| usage(format!("{what}: {e}")))
+}
+
+fn pair<'py>(py: Python<'py>, v: BySide<u32>) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(py, [v[Side::South], v[Side::North]])
+}
+
+/// A switch value as the command line's `--rule NAME=VALUE` takes it.
+fn switch_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(b) = value.cast::<pyo3::types::PyBool>() {
+        return Ok(if b.is_true() { "true" } else { "false" }.to_string());
+    }
+    Ok(value.str()?.to_string())
+}
+
+/// `NAME=VALUE` assignments from a dict of switches, checked as `--rule` is.
+fn assignments(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
+    let mut out = Vec::new();
+    if let Some(d) = switches {
+        for (k, v) in d.iter() {
+            out.push(format!("{}={}", k.str()?, switch_text(&v)?));
+        }
+    }
+    Ok(out)
+}
+
+fn ruleset_from(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
+    let items = assignments(switches)?;
+    Ruleset::from_assignments(items.iter().map(String::as_str)).map_err(|e| usage(format!("rules: {e}")))
+}
+
+/// The rules of a match: the defaults of RULES.md with the switches given, e.g.
+/// `Ruleset(pits_per_row=5, final_four="sower")`. Unknown switches and bad values raise
+/// `UsageError` with the command line's message.
+#[pyclass(module = "rajapasu", name = "Ruleset", frozen, eq)]
+#[derive(Clone, PartialEq)]
+struct PyRuleset {
+    inner: Ruleset,
+}
+
+#[pymethods]
+impl PyRuleset {
+    #[new]
+    #[pyo3(signature = (**switches))]
+    fn new(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        Ok(PyRuleset { inner: ruleset_from(switches)? })
+    }
+
+    /// Every switch and its value, as the trace header and manifests record them.
+    fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_to_py(py, &self.inner.to_json())
+    }
+
+    /// The 12-hex-digit hash of the whole ruleset (datasets' `rules_hash`).
+    #[getter]
+    fn hash(&self) -> String {
+        self.inner.hash()
+    }
+
+    #[getter]
+    fn pits_per_row(&self) -> u8 {
+        self.inner.pits_per_row
+    }
+
+    #[getter]
+    fn seeds_per_pit(&self) -> u8 {
+        self.inner.seeds_per_pit
+    }
+
+    /// The switches that differ from the defaults, as `NAME=VALUE`.
+    fn non_default(&self) -> Vec<String> {
+        self.inner.non_default()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Ruleset({})", self.inner.non_default().join(", "))
+    }
+}
+
+fn json_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (text,))
+}
+
+/// One capture of a move (R6, R8): `kind` "four" or "pussa", who took it, the global pit
+/// (R2) it came from and how many counters.
+#[pyclass(module = "rajapasu", name = "Capture", frozen, get_all, eq)]
+#[derive(Clone, PartialEq)]
+struct PyCapture {
+    kind: &'static str,
+    by: &'static str,
+    pit: u8,
+    n: u8,
+}
+
+#[pymethods]
+impl PyCapture {
+    fn __repr__(&self) -> String {
+        format!("Capture(kind={:?}, by={:?}, pit={}, n={})", self.kind, self.by, self.pit, self.n)
+    }
+}
+
+/// What a move did: the pit (local, R3), who moved, the counters lifted by each lap (R7),
+/// the captures in order with their source pits, whether it was endless (R9), and whether the
+/// round is over because the side to move now has no legal move (R10). From `Match.play`,
+/// `round_end` describes the end of the round (or None).
+#[pyclass(module = "rajapasu", name = "Move", frozen, get_all)]
+struct PyMove {
+    pit: usize,
+    player: &'static str,
+    laps: Vec<u32>,
+    captures: Vec<PyCapture>,
+    sown: u32,
+    endless: bool,
+    round_over: bool,
+    round_end: Option<Py<PyDict>>,
+}
+
+#[pymethods]
+impl PyMove {
+    fn __repr__(&self) -> String {
+        format!(
+            "Move(pit={}, player={:?}, laps={:?}, captures={}, endless={}, round_over={})",
+            self.pit,
+            self.player,
+            self.laps,
+            self.captures.len(),
+            if self.endless { "True" } else { "False" },
+            if self.round_over { "True" } else { "False" }
+        )
+    }
+}
+
+fn make_move(
+    pit: usize,
+    player: Side,
+    obs: TraceObserver,
+    summary: &MoveSummary,
+    round_over: bool,
+    round_end: Option<Py<PyDict>>,
+) -> PyMove {
+    PyMove {
+        pit,
+        player: side_name(player),
+        laps: obs.laps,
+        captures: obs.captures.into_iter().map(|c| PyCapture { kind: c.kind, by: side_name(c.by), pit: c.pit, n: c.n }).collect(),
+        sown: summary.sown,
+        endless: summary.endless,
+        round_over,
+        round_end,
+    }
+}
+
+fn position_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// A position inside a round: the board (2P counts, global pits R2), the counters kept off
+/// the board, the open pits and the side to move. `Position.opening(rules)` is round 1's start.
+#[pyclass(module = "rajapasu", name = "Position")]
+#[derive(Clone)]
+struct PyPosition {
+    inner: Position,
+}
+
+#[pymethods]
+impl PyPosition {
+    /// The start of round 1 under `rules` (default rules if None), `starter` to move.
+    #[staticmethod]
+    #[pyo3(signature = (rules=None, starter="south"))]
+    fn opening(rules: Option<&PyRuleset>, starter: &str) -> PyResult<Self> {
+        let rules = rules.map_or_else(Ruleset::default, |r| r.inner);
+        Ok(PyPosition { inner: Position::opening(rules, parse_side(starter, "starter")?) })
+    }
+
+    /// Legal local pits (0-based from the mover's left, R3) in increasing order.
+    fn legal_moves(&self) -> Vec<usize> {
+        self.inner.legal_moves().iter().map(|p| p.index()).collect()
+    }
+
+    /// The side to move's open, non-empty local pits in increasing order: the legal moves,
+    /// plus those that would be endless under `endless = forbid` (R9). The built-in random
+    /// player draws among these and strikes out an illegal draw.
+    fn candidates(&self) -> Vec<usize> {
+        self.inner.candidates().iter().map(|p| p.index()).collect()
+    }
+
+    /// Plays local pit `pit` for the side to move; an illegal pit raises ValueError naming why.
+    fn play(&mut self, pit: usize) -> PyResult<PyMove> {
+        let player = self.inner.turn();
+        let mut obs = TraceObserver::default();
+        let summary = self.inner.play_observed(pit, &mut obs).map_err(position_error)?;
+        Ok(make_move(pit, player, obs, &summary, !self.inner.has_legal_move(), None))
+    }
+
+    /// Plays `pit` and returns only the laps sown (the fast path of tight loops); an illegal
+    /// pit raises ValueError.
+    fn play_fast(&mut self, pit: usize) -> PyResult<u32> {
+        self.inner.play(pit).map(|s| s.laps).map_err(position_error)
+    }
+
+    /// Plays uniformly random legal moves with `rng` until the side to move has none (the
+    /// round's end, R10) or `max_moves` were played; returns the number of moves played.
+    #[pyo3(signature = (rng, max_moves=u64::MAX))]
+    fn play_random(&mut self, rng: &mut PyRng, max_moves: u64) -> u64 {
+        let mut n = 0;
+        while n < max_moves {
+            let legal = self.inner.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let pit = legal.nth(rng.inner.below(legal.len() as u32) as usize);
+            self.inner.play_unchecked(pit);
+            n += 1;
+        }
+        n
+    }
+
+    /// An independent copy.
+    fn clone(&self) -> Self {
+        self.clone_inner()
+    }
+
+    fn __copy__(&self) -> Self {
+        self.clone_inner()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone_inner()
+    }
+
+    /// Counters in each global pit (R2): South's pits 0..P-1 left to right, then North's.
+    #[getter]
+    fn board(&self) -> Vec<u32> {
+        // u32, not u8: pyo3 turns a Vec<u8> into bytes.
+        self.inner.board().iter().map(|&c| c as u32).collect()
+    }
+
+    /// Counters each side keeps off the board this round, (south, north).
+    #[getter]
+    fn reserves<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        pair(py, self.inner.reserve())
+    }
+
+    /// Open local pits of each side this round (R12), {"south": [...], "north": [...]}.
+    #[getter]
+    fn open<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for side in [Side::South, Side::North] {
+            d.set_item(side_name(side), self.inner.open()[side].iter().map(|p| p.index()).collect::<Vec<_>>())?;
+        }
+        Ok(d)
+    }
+
+    /// "south" or "north".
+    #[getter]
+    fn turn(&self) -> &'static str {
+        side_name(self.inner.turn())
+    }
+
+    #[getter]
+    fn rules(&self) -> PyRuleset {
+        PyRuleset { inner: *self.inner.rules() }
+    }
+
+    /// True when the side to move has no legal move: the round is over (R10).
+    #[getter]
+    fn round_over(&self) -> bool {
+        !self.inner.has_legal_move()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Position(turn={:?}, board={:?}, reserves={:?})", self.turn(), self.inner.board(), self.inner.reserve())
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
+}
+
+impl PyPosition {
+    fn clone_inner(&self) -> Self {
+        PyPosition { inner: self.inner }
+    }
+}
+
+fn round_end_dict<'py>(py: Python<'py>, end: &RoundEnd) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("round", end.round)?;
+    d.set_item("collector", side_name(end.collector))?;
+    d.set_item("remainder", end.remainder)?;
+    d.set_item("captured", pair(py, end.captured)?)?;
+    d.set_item("holdings", pair(py, end.holdings)?)?;
+    d.set_item("winner", end.winner.map(side_name))?;
+    d.set_item("next_starter", side_name(end.next_starter))?;
+    d.set_item("match_over", end.outcome.is_some())?;
+    d.set_item("match_winner", end.outcome.and_then(|o| o.winner()).map(side_name))?;
+    Ok(d)
+}
+
+/// A match from round 1 to its end (R10-R14): rounds end by themselves when the side to move
+/// has no legal move. `Match(rules=None, first="south")`.
+#[pyclass(module = "rajapasu", name = "Match")]
+#[derive(Clone)]
+struct PyMatch {
+    game: Game,
+    first: Side,
+    moves: Vec<usize>,
+}
+
+#[pymethods]
+impl PyMatch {
+    #[new]
+    #[pyo3(signature = (rules=None, first="south"))]
+    fn new(rules: Option<&PyRuleset>, first: &str) -> PyResult<Self> {
+        let rules = rules.map_or_else(Ruleset::default, |r| r.inner);
+        let first = parse_side(first, "first")?;
+        let mut game = Game::new(rules, first);
+        // A round 1 without a legal move ends at once (R10), as `replay` does.
+        while game.settle().is_some_and(|e| e.outcome.is_none()) {}
+        Ok(PyMatch { game, first, moves: Vec::new() })
+    }
+
+    fn legal_moves(&self) -> Vec<usize> {
+        self.game.legal_moves().iter().map(|p| p.index()).collect()
+    }
+
+    /// Plays local pit `pit` for the side to move. The returned Move's `round_end` is a dict
+    /// (round, collector, remainder, captured, holdings, winner, next_starter, match_over,
+    /// match_winner) when the move ended the round; the next round then starts by itself.
+    fn play(&mut self, py: Python<'_>, pit: usize) -> PyResult<PyMove> {
+        let player = self.game.position().turn();
+        let mut obs = TraceObserver::default();
+        let summary = self.game.play_checked_observed(pit, &mut obs).map_err(position_error)?;
+        self.moves.push(pit);
+        // The round's end; a next round whose starter has no legal move ends at once too (R10).
+        let mut first_end = None;
+        while let Some(e) = self.game.settle() {
+            first_end.get_or_insert(e);
+            if e.outcome.is_some() {
+                break;
+            }
+        }
+        let round_end = first_end.map(|e| round_end_dict(py, &e).map(Bound::unbind)).transpose()?;
+        Ok(make_move(pit, player, obs, &summary, round_end.is_some(), round_end))
+    }
+
+    /// The current position (a copy).
+    #[getter]
+    fn position(&self) -> PyPosition {
+        PyPosition { inner: *self.game.position() }
+    }
+
+    #[getter]
+    fn round(&self) -> u32 {
+        self.game.round()
+    }
+
+    /// Moves played so far in the match.
+    #[getter]
+    fn ply(&self) -> u32 {
+        self.game.ply()
+    }
+
+    #[getter]
+    fn turn(&self) -> &'static str {
+        side_name(self.game.position().turn())
+    }
+
+    #[getter]
+    fn first(&self) -> &'static str {
+        side_name(self.first)
+    }
+
+    #[getter]
+    fn is_over(&self) -> bool {
+        self.game.is_over()
+    }
+
+    /// The winner once the match is over ("south", "north"), None while it goes on or when it
+    /// ended unfinished after max_rounds (R14).
+    #[getter]
+    fn winner(&self) -> Option<&'static str> {
+        self.game.outcome().and_then(|o| o.winner()).map(side_name)
+    }
+
+    /// Counters each side holds for the next round (kept plus captured), (south, north).
+    #[getter]
+    fn holdings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        pair(py, self.game.holdings())
+    }
+
+    /// The local pits played so far, in order.
+    #[getter]
+    fn moves(&self) -> Vec<usize> {
+        self.moves.clone()
+    }
+
+    fn clone(&self) -> Self {
+        Clone::clone(self)
+    }
+
+    fn __copy__(&self) -> Self {
+        Clone::clone(self)
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        Clone::clone(self)
+    }
+
+    /// The match so far in the trace format of RULES.md (one JSON object a line, as
+    /// `rajapasu replay` prints it).
+    fn to_trace(&self) -> PyResult<String> {
+        let mut out = String::new();
+        replay(*self.game.rules(), self.first, &self.moves, |event| {
+            out.push_str(&event.to_json());
+            out.push('\n');
+        })
+        .map_err(position_error)?;
+        Ok(out)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Match(round={}, ply={}, turn={:?}, over={})", self.game.round(), self.game.ply(), self.turn(), self.game.is_over())
+    }
+}
+
+/// A seat's random stream (pcg64, see docs): a Python player gets the stream of its seat, a
+/// pure function of (master seed, match index, seat), so its choices are reproducible.
+/// `Rng(seed)` makes a stream of its own.
+#[pyclass(module = "rajapasu", name = "Rng")]
+struct PyRng {
+    inner: Rng,
+}
+
+#[pymethods]
+impl PyRng {
+    #[new]
+    #[pyo3(signature = (seed=1, match_index=None, seat=None))]
+    fn new(seed: u64, match_index: Option<u64>, seat: Option<&str>) -> PyResult<Self> {
+        let inner = match (match_index, seat) {
+            (None, None) => Rng::from_seed(seed),
+            (Some(m), Some(s)) => rajapasu::agents::seat_rng(seed, m, parse_side(s, "seat")?),
+            _ => return Err(usage("give both match_index and seat (the seat's stream of a run), or neither")),
+        };
+        Ok(PyRng { inner })
+    }
+
+    /// Uniform integer in 0..n (n > 0), without bias.
+    fn below(&mut self, n: u32) -> PyResult<u32> {
+        if n == 0 {
+            return Err(usage("below(n) needs n > 0"));
+        }
+        Ok(self.inner.below(n))
+    }
+
+    /// The next 64 random bits.
+    fn next_u64(&mut self) -> u64 {
+        self.inner.next_u64()
+    }
+
+    /// Uniform float in [0, 1) (53 random bits).
+    fn random(&mut self) -> f64 {
+        (self.inner.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A uniformly chosen element of a non-empty sequence.
+    fn choice<'py>(&mut self, seq: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let n = seq.len()?;
+        if n == 0 || n > u32::MAX as usize {
+            return Err(usage("choice() needs a non-empty sequence"));
+        }
+        seq.get_item(self.inner.below(n as u32))
+    }
+}
+
+/// A Python callable playing through the engine's host-player hook.
+struct PyPlayer {
+    callable: Py<PyAny>,
+    /// The first exception a call raised, re-raised after the run as its cause.
+    error: Mutex<Option<PyErr>>,
+}
+
+impl HostPlayer for PyPlayer {
+    fn choose(&self, pos: &Position, _round: Option<u32>, _ply: Option<u32>, rng: &mut Rng) -> Result<i64, String> {
+        Python::attach(|py| {
+            let taken = std::mem::replace(rng, Rng::from_seed(0));
+            let result = (|| -> PyResult<(i64, Rng)> {
+                let position = Py::new(py, PyPosition { inner: *pos })?;
+                let stream = Py::new(py, PyRng { inner: taken.clone() })?;
+                let answer = self.callable.bind(py).call1((position, stream.clone_ref(py)))?;
+                let pit = answer.extract::<i64>()?;
+                let back = stream.borrow(py).inner.clone();
+                Ok((pit, back))
+            })();
+            match result {
+                Ok((pit, back)) => {
+                    *rng = back;
+                    Ok(pit)
+                }
+                Err(e) => {
+                    *rng = taken;
+                    let message = e.to_string();
+                    let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+                    slot.get_or_insert(e);
+                    Err(format!("the callable raised {message}"))
+                }
+            }
+        })
+    }
+}
+
+/// Registers Python callables as `python:NAME` players for the length of a run.
+fn register_players(players: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(Arc<PyPlayer>, host::Registration)>> {
+    let mut out = Vec::new();
+    if let Some(d) = players {
+        for (name, callable) in d.iter() {
+            let name: String = name.extract()?;
+            if !callable.is_callable() {
+                return Err(usage(format!("player '{name}' is not callable: a Python player is a function (position, rng) -> pit")));
+            }
+            let player = Arc::new(PyPlayer { callable: callable.unbind(), error: Mutex::new(None) });
+            let registration = host::register(&name, player.clone()).map_err(usage)?;
+            out.push((player, registration));
+        }
+    }
+    Ok(out)
+}
+
+fn parse_spec(text: &str, seat: &str) -> PyResult<AgentSpec> {
+    text.parse::<AgentSpec>().map_err(|e| usage(format!("--{seat} {e}")))
+}
+
+/// Runs `rajapasu simulate` (the same job: validation, batches, dataset writer, manifest) into
+/// `out`; Python callables in `players` play as `python:NAME`. Returns the manifest as JSON.
+#[pyfunction]
+#[pyo3(signature = (out, matches, seed=1, south="random", north="random", first="alternate", detail="round", rules=None, threads=0, batch_size=None, format="parquet", shard="1/1", resume=false, players=None))]
+#[allow(clippy::too_many_arguments)]
+fn simulate_to(
+    py: Python<'_>,
+    out: PathBuf,
+    matches: u64,
+    seed: u64,
+    south: &str,
+    north: &str,
+    first: &str,
+    detail: &str,
+    rules: Option<&Bound<'_, PyDict>>,
+    threads: usize,
+    batch_size: Option<u64>,
+    format: &str,
+    shard: &str,
+    resume: bool,
+    players: Option<&Bound<'_, PyDict>>,
+) -> PyResult<String> {
+    let rules = ruleset_from(rules)?;
+    let detail: Detail = detail.parse().map_err(|e| usage(format!("--detail {e}")))?;
+    let first: FirstPolicy = first.parse().map_err(|e| usage(format!("--first {e}")))?;
+    let format: Formats = format.parse().map_err(|e| usage(format!("--format {e}")))?;
+    let shard: Shard = shard.parse().map_err(|e| usage(format!("--shard {e}")))?;
+    if threads > MAX_THREADS {
+        return Err(usage(format!("--threads {threads} threads are more than the maximum of {MAX_THREADS}")));
+    }
+    let batch_size = validate_counts(matches, batch_size, detail).map_err(cli_error)?;
+    let cfg = RunConfig {
+        rules,
+        south: parse_spec(south, "south")?,
+        north: parse_spec(north, "north")?,
+        first,
+        seed,
+        matches,
+        detail,
+        batch_size,
+        shard,
+    };
+    let registered = register_players(players)?;
+    let label = out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let job = Job { cfg, out, format, threads, resume, quiet: true, label };
+    let result = py.detach(|| run_job(&job));
+    let raised: Option<PyErr> = registered.iter().find_map(|(p, _)| p.error.lock().unwrap_or_else(|e| e.into_inner()).take());
+    drop(registered);
+    match result {
+        Ok(manifest) => serde_json::to_string(&manifest).map_err(|e| RajapasuError::new_err(e.to_string())),
+        Err(e) => {
+            let err = cli_error(e);
+            if let Some(cause) = raised {
+                err.set_cause(py, Some(cause));
+            }
+            Err(err)
+        }
+    }
+}
+
+/// Opens and verifies a dataset as `rajapasu verify` does; returns (manifest JSON, format,
+/// {table: [part files in batch order]}).
+#[pyfunction]
+fn dataset_parts<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<(String, String, Bound<'py, PyDict>)> {
+    let dataset = Dataset::open(&dir).map_err(|e| usage(e.to_string()))?;
+    let parts = PyDict::new(py);
+    for table in dataset.detail().tables() {
+        let files = dataset.parts(table).map_err(|e| usage(e.to_string()))?;
+        parts.set_item(table, PyList::new(py, files)?)?;
+    }
+    let m = dataset.manifest();
+    let format = if m.format == Formats::Csv { "csv" } else { "parquet" };
+    let manifest = serde_json::to_string(m).map_err(|e| RajapasuError::new_err(e.to_string()))?;
+    Ok((manifest, format.to_string(), parts))
+}
+
+/// Solves a round start exactly (R15) as `rajapasu solve --json` does; returns its JSON.
+#[pyfunction]
+#[pyo3(signature = (open=None, starter="south", max_memory="4G", max_positions=None, rules=None))]
+fn solve_json(
+    py: Python<'_>,
+    open: Option<(u8, u8)>,
+    starter: &str,
+    max_memory: &str,
+    max_positions: Option<u64>,
+    rules: Option<&Bound<'_, PyDict>>,
+) -> PyResult<String> {
+    use rajapasu::cli::solve::{parse_memory, peak_rss, solve_start, solved_json};
+    let rules = ruleset_from(rules)?;
+    let starter = parse_side(starter, "starter")?;
+    let p = rules.pits_per_row;
+    let open = match open {
+        Some((s, n)) => {
+            let open = BySide::new(s, n);
+            rajapasu::exact::check_open(&rules, open).map_err(|e| usage(format!("open ({s}, {n}): {e}")))?;
+            open
+        }
+        None => BySide::splat(p),
+    };
+    let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
+    let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
+    let solved = py.detach(|| solve_start(rules, open, starter, opts, true)).map_err(usage)?;
+    Ok(solved_json(&rules, &solved, peak_rss()).to_string())
+}
+
+/// The `--rule` switches and their allowed values.
+#[pyfunction]
+fn switches() -> Vec<(&'static str, String)> {
+    Ruleset::default().as_pairs()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("RajapasuError", m.py().get_type::<RajapasuError>())?;
+    m.add("UsageError", m.py().get_type::<UsageError>())?;
+    m.add_class::<PyRuleset>()?;
+    m.add_class::<PyPosition>()?;
+    m.add_class::<PyMatch>()?;
+    m.add_class::<PyMove>()?;
+    m.add_class::<PyCapture>()?;
+    m.add_class::<PyRng>()?;
+    m.add_function(wrap_pyfunction!(simulate_to, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_json, m)?)?;
+    m.add_function(wrap_pyfunction!(switches, m)?)?;
+    m.add("ALLOWED_PLAYERS", rajapasu::agents::ALLOWED)?;
+    Ok(())
+}

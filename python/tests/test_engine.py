@@ -1,0 +1,169 @@
+"""Ruleset, Position, Match and Rng against the golden traces and the rules."""
+
+import copy
+import json
+
+import pytest
+
+import rajapasu
+from conftest import GOLDEN, cli
+
+
+def golden(name):
+    return [json.loads(line) for line in (GOLDEN / name).read_text().splitlines()]
+
+
+def golden_names():
+    return sorted(p.name for p in GOLDEN.glob("*.jsonl"))
+
+
+def rules_of(header):
+    return rajapasu.Ruleset(**header["rules"])
+
+
+def test_there_are_golden_traces():
+    assert len(golden_names()) >= 13
+
+
+@pytest.mark.parametrize("name", golden_names())
+def test_a_match_played_move_by_move_gives_the_golden_trace(name):
+    lines = golden(name)
+    header = lines[0]
+    m = rajapasu.Match(rules_of(header), first=header["first"])
+    for line in lines:
+        if line["kind"] != "move":
+            continue
+        assert m.turn == line["player"]
+        assert line["pit"] in m.legal_moves()
+        mv = m.play(line["pit"])
+        assert mv.player == line["player"] and mv.pit == line["pit"]
+        assert mv.laps == line["laps"]
+        assert [dict(kind=c.kind, by=c.by, pit=c.pit, n=c.n) for c in mv.captures] == line["captures"]
+        assert mv.endless == line["endless"]
+        assert m.position.board == line["board"] or mv.round_end is not None
+    trace = [json.loads(t) for t in m.to_trace().splitlines()]
+    assert len(trace) == len(lines)
+    assert trace[0]["rules"] == header["rules"] and len(trace[0]["rules_hash"]) == 12
+    assert trace[1:] == lines[1:]
+    end = lines[-1]
+    if end["kind"] == "match_end":
+        assert m.is_over and m.winner == end["winner"] and list(m.holdings) == end["holdings"]
+
+
+def test_round_ends_are_reported_by_the_move_that_ends_them():
+    lines = golden("default_south.jsonl")
+    m = rajapasu.Match(first="south")
+    ends = [line for line in lines if line["kind"] == "round_end"]
+    seen = []
+    for line in lines:
+        if line["kind"] == "move":
+            mv = m.play(line["pit"])
+            if mv.round_end is not None:
+                assert mv.round_over
+                seen.append(mv.round_end)
+    assert [(e["round"], e["collector"], e["remainder"], list(e["captured"]), list(e["holdings"])) for e in seen] == [
+        (e["round"], e["collector"], e["remainder"], e["captured"], e["holdings"]) for e in ends
+    ]
+    assert seen[-1]["match_over"] and seen[-1]["match_winner"] == lines[-1]["winner"]
+
+
+def test_the_trace_equals_rajapasu_replay():
+    m = rajapasu.Match(rajapasu.Ruleset(pits_per_row=4, seeds_per_pit=3), first="north")
+    rng = rajapasu.Rng(17)
+    while not m.is_over and m.ply < 60:
+        m.play(rng.choice(m.legal_moves()))
+    done = cli("replay", "--first", "north", "--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3",
+               "--moves", ",".join(map(str, m.moves)))  # fmt: skip
+    assert m.to_trace() == done.stdout
+
+
+def test_the_opening_position():
+    p = rajapasu.Position.opening()
+    assert p.board == [7] * 14
+    assert p.reserves == (0, 0)
+    assert p.open == {"south": list(range(7)), "north": list(range(7))}
+    assert p.turn == "south" and not p.round_over
+    assert p.legal_moves() == list(range(7))
+    small = rajapasu.Position.opening(rajapasu.Ruleset(pits_per_row=3, seeds_per_pit=2), starter="north")
+    assert small.board == [2] * 6 and small.turn == "north"
+
+
+def test_position_play_returns_what_happened_and_clone_is_independent():
+    first = golden("default_south.jsonl")[2]
+    p = rajapasu.Position.opening()
+    q = p.clone()
+    r = copy.deepcopy(p)
+    mv = p.play(first["pit"])
+    assert mv.laps == first["laps"] and mv.sown == sum(first["laps"])
+    assert [(c.kind, c.by, c.pit, c.n) for c in mv.captures] == [(c["kind"], c["by"], c["pit"], c["n"]) for c in first["captures"]]
+    assert p.board == first["board"] and list(p.reserves) == first["reserve"]
+    assert p.turn == "north"
+    assert q.board == [7] * 14 and q.turn == "south" and r.board == [7] * 14
+    assert q.play_fast(first["pit"]) == len(first["laps"])
+    assert q.board == p.board
+
+
+def test_illegal_moves_raise_value_errors_naming_why():
+    p = rajapasu.Position.opening(rajapasu.Ruleset(pits_per_row=3, seeds_per_pit=2))
+    with pytest.raises(ValueError, match="pit 5"):
+        p.play(5)
+    p.play(0)
+    # North's pit 0 (global 3) was emptied by South's move (R6: it reached four).
+    assert p.turn == "north" and p.board[3] == 0
+    with pytest.raises(ValueError, match=r"north cannot play pit 0: the pit is empty \(R4\); legal pits: 1,2"):
+        p.play(0)
+    assert p.legal_moves() == [1, 2]
+    m = rajapasu.Match()
+    with pytest.raises(ValueError):
+        m.play(7)
+    assert m.ply == 0
+
+
+def test_random_playouts_end_the_round():
+    p = rajapasu.Position.opening()
+    n = p.play_random(rajapasu.Rng(3))
+    assert n > 0 and p.round_over and p.legal_moves() == []
+    # Counters are conserved (R1): on the board plus captured equals 98.
+    assert sum(p.board) <= 98
+    q = rajapasu.Position.opening()
+    assert q.play_random(rajapasu.Rng(3)) == n and q.board == p.board
+    assert rajapasu.Position.opening().play_random(rajapasu.Rng(3), max_moves=2) == 2
+
+
+def test_ruleset_switches_and_errors():
+    r = rajapasu.Ruleset(pits_per_row=5, final_four="sower", skip_origin=True)
+    assert r.pits_per_row == 5 and r.seeds_per_pit == 7
+    d = r.as_dict()
+    assert d["final_four"] == "sower" and d["skip_origin"] is True and d["pits_per_row"] == 5
+    assert sorted(r.non_default()) == ["final_four=sower", "pits_per_row=5", "skip_origin=true"]
+    assert r == rajapasu.Ruleset(skip_origin="true", final_four="sower", pits_per_row="5")
+    assert r != rajapasu.Ruleset()
+    assert r.hash != rajapasu.Ruleset().hash and len(r.hash) == 12
+    done = cli("replay", "--rule", "final_four=sideways", "--moves", "0", check=False)
+    assert done.returncode == 2
+    with pytest.raises(rajapasu.UsageError) as raised:
+        rajapasu.Ruleset(final_four="sideways")
+    assert str(raised.value).split("rules: ", 1)[1] in done.stderr
+    with pytest.raises(rajapasu.UsageError, match="colour"):
+        rajapasu.Ruleset(colour="red")
+    assert rajapasu.switches()["pits_per_row"] == "7"
+
+
+def test_the_seat_stream_and_rng_draws():
+    a, b = rajapasu.Rng(5), rajapasu.Rng(5)
+    draws = [a.below(10) for _ in range(50)]
+    assert draws == [b.below(10) for _ in range(50)]
+    assert set(draws) <= set(range(10)) and len(set(draws)) > 5
+    assert rajapasu.Rng(6).next_u64() != rajapasu.Rng(5).next_u64()
+    seat = rajapasu.Rng(5, match_index=3, seat="north")
+    assert seat.next_u64() == rajapasu.Rng(5, 3, "north").next_u64()
+    assert rajapasu.Rng(5, 3, "south").next_u64() != rajapasu.Rng(5, 3, "north").next_u64()
+    x = rajapasu.Rng(1).random()
+    assert 0.0 <= x < 1.0
+    assert rajapasu.Rng(1).choice(["a", "b", "c"]) in {"a", "b", "c"}
+    with pytest.raises(rajapasu.UsageError):
+        rajapasu.Rng(1).below(0)
+    with pytest.raises(rajapasu.UsageError):
+        rajapasu.Rng(1).choice([])
+    with pytest.raises(rajapasu.UsageError, match="both"):
+        rajapasu.Rng(1, match_index=2)
