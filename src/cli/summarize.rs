@@ -121,8 +121,8 @@ pub fn arm_text(a: &ArmSummary) -> String {
                 .collect::<Vec<_>>()
                 .join("  ")
         };
-        row(&mut s, "round starter wins by round", picks(|g| g.starter_wins.rate));
-        row(&mut s, "first player's round wins", picks(|g| g.first_player_wins.rate));
+        row(&mut s, "starter wins by round", picks(|g| g.starter_wins.rate));
+        row(&mut s, "first-player round wins", picks(|g| g.first_player_wins.rate));
     }
     row(
         &mut s,

@@ -324,7 +324,7 @@ fn an_interrupted_match_solve_continues_from_its_checkpoint() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("stopped after 2 iterations") && err.contains("run again to continue"), "{err}");
     let checkpoint: Value =
-        serde_json::from_str(&std::fs::read_to_string(&std::fs::read_dir(&resumed).unwrap().next().unwrap().unwrap().path()).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(std::fs::read_dir(&resumed).unwrap().next().unwrap().unwrap().path()).unwrap())
             .unwrap();
     assert_eq!((checkpoint["iterations"].as_u64(), checkpoint["complete"].as_bool()), (Some(2), Some(false)));
     assert!(!dir.path().join("b").join("match_states.csv").exists());

@@ -293,7 +293,7 @@ fn round_results_by_round_number_equal_a_count_of_the_rounds_table() {
     let row1: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
     assert_eq!((row1[1], row1[3], row1[5]), ("1", &*groups[0]["rounds"].to_string(), &*groups[0]["starter_wins"]["successes"].to_string()));
     let text = ok(&["summarize", s(&out)]);
-    let line = text.lines().find(|l| l.contains("round starter wins by round")).unwrap();
+    let line = text.lines().find(|l| l.contains("starter wins by round")).unwrap();
     assert!(line.contains(&format!("r1 {:.2}%", 100.0 * count[&1][2] as f64 / count[&1][0] as f64)), "{line}");
 }
 

@@ -243,7 +243,7 @@ fn an_edited_or_malformed_manifest_is_an_error_naming_the_field() {
         assert!(!charts.exists() && !page.exists(), "nothing is made of an untrusted dataset");
     };
     // Fields of the identity edited: each is named, by every reader and by --resume.
-    let edits: [(&str, &dyn Fn(&mut serde_json::Value)); 7] = [
+    let edits: [(&str, &ManifestEdit); 7] = [
         ("seed", &|m| m["seed"] = 5.into()),
         ("south", &|m| m["south"] = "greedy".into()),
         ("rules", &|m| m["rules"]["pits_per_row"] = 6.into()),
@@ -274,7 +274,7 @@ fn an_edited_or_malformed_manifest_is_an_error_naming_the_field() {
     resume.push("--resume".into());
     refused(&strs(&resume), &["the manifest was edited: its identity no longer matches the digest recorded by the batches"]);
     // Malformed fields: errors naming them, never a panic or a huge allocation.
-    let malformed: [(&str, &dyn Fn(&mut serde_json::Value)); 6] = [
+    let malformed: [(&str, &ManifestEdit); 6] = [
         ("batch_size", &|m| m["batch_size"] = 0.into()),
         ("matches", &|m| m["matches"] = u64::MAX.into()),
         ("seed", &|m| m["seed"] = "four".into()),
@@ -336,3 +336,6 @@ fn verify_checks_every_arm_of_a_study() {
     assert_eq!(code, 2);
     assert!(out.contains("arm `a` of experiment.toml has no dataset"), "{out}");
 }
+
+/// An edit of a manifest's JSON, as a test makes it.
+type ManifestEdit = dyn Fn(&mut serde_json::Value);

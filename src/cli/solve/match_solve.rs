@@ -307,9 +307,7 @@ mod tests {
 
     #[test]
     fn holdings_are_checked_against_the_board() {
-        let mut r = Ruleset::default();
-        r.pits_per_row = 3;
-        r.seeds_per_pit = 2;
+        let r = Ruleset { pits_per_row: 3, seeds_per_pit: 2, ..Ruleset::default() };
         assert_eq!(parse_holdings("5, 7", &r).unwrap(), BySide::new(5, 7));
         for (bad, why) in [("5,6", "sum to 11"), ("1,11", "fewer than seeds_per_pit"), ("5", "expected S,N"), ("a,7", "'a' is not")] {
             let Err(CliError::Usage(e)) = parse_holdings(bad, &r) else { panic!("{bad}: not a usage error") };
