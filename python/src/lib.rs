@@ -18,10 +18,8 @@ use rajapasu::engine::{BySide, Game, MoveSummary, Position, Rng, RoundEnd, Rules
 use rajapasu::io::{Dataset, Formats};
 use rajapasu::sim::{Detail, FirstPolicy, RunConfig, Shard};
 
-// The binary's allocator (see the root Cargo.toml): glibc's would return the simulator's large
-// per-batch buffers to the system and fault them in again for every batch.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+// No global allocator of our own: mimalloc's thread-local state does not fit the static TLS
+// block of a module that Python loads with dlopen ("cannot allocate memory in static TLS block").
 
 pyo3::create_exception!(rajapasu, RajapasuError, PyException, "An error of rajapasu, with the command line's message.");
 pyo3::create_exception!(

@@ -13,10 +13,10 @@ import rajapasu
 from conftest import ROOT, cli
 
 DETAIL_TABLES = {
-    "match": {"matches", "histograms"},
-    "round": {"matches", "rounds", "histograms"},
-    "move": {"matches", "rounds", "moves", "histograms"},
-    "lap": {"matches", "rounds", "moves", "laps", "histograms"},
+    "match": {"matches", "histograms", "quality", "by_round"},
+    "round": {"matches", "rounds", "histograms", "quality", "by_round"},
+    "move": {"matches", "rounds", "moves", "histograms", "quality", "by_round"},
+    "lap": {"matches", "rounds", "moves", "laps", "histograms", "quality", "by_round"},
 }
 PLAYER_COLUMNS = ["south_player", "north_player"]
 
