@@ -122,7 +122,7 @@ pub fn arm_text(a: &ArmSummary) -> String {
                 .join("  ")
         };
         row(&mut s, "starter wins by round", picks(|g| g.starter_wins.rate));
-        row(&mut s, "first-player round wins", picks(|g| g.first_player_wins.rate));
+        row(&mut s, "first player by round", picks(|g| g.first_player_wins.rate));
     }
     row(
         &mut s,

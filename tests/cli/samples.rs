@@ -41,7 +41,13 @@ fn json_keys(path: &Path) -> BTreeSet<String> {
 /// The rows of a text summary by their labels (the text before the first double space).
 fn text_rows(path: &Path) -> BTreeSet<String> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines().map(|l| l.trim().split("  ").next().unwrap().to_string()).filter(|l| !l.is_empty()).collect()
+    // A row without a double space ("goodness of fit: chi-squared ...") is labelled by its text
+    // before the first colon: the figures after it change with the number of matches.
+    let label = |l: &str| -> String {
+        let l = l.trim();
+        if l.contains("  ") { l.split("  ").next().unwrap().to_string() } else { l.split(':').next().unwrap().to_string() }
+    };
+    text.lines().map(label).filter(|l| !l.is_empty()).collect()
 }
 
 /// The files of a study directory and its charts (datasets, which are not committed, left out).
