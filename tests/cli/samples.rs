@@ -45,7 +45,11 @@ fn text_rows(path: &Path) -> BTreeSet<String> {
     // before the first colon: the figures after it change with the number of matches.
     let label = |l: &str| -> String {
         let l = l.trim();
-        if l.contains("  ") { l.split("  ").next().unwrap().to_string() } else { l.split(':').next().unwrap().to_string() }
+        if l.contains("  ") {
+            l.split("  ").next().unwrap().to_string()
+        } else {
+            l.split(':').next().unwrap().to_string()
+        }
     };
     text.lines().map(label).filter(|l| !l.is_empty()).collect()
 }
