@@ -41,13 +41,6 @@ fn cli_error(e: CliError) -> PyErr {
     }
 }
 
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::South => "south",
-        Side::North => "north",
-    }
-}
-
 fn parse_side(text: &str, what: &str) -> PyResult<Side> {
     text.parse::<Side>().map_err(|e| usage(format!("{what}: {e}")))
 }
@@ -191,9 +184,9 @@ fn make_move(
 ) -> PyMove {
     PyMove {
         pit,
-        player: side_name(player),
+        player: player.name(),
         laps: obs.laps,
-        captures: obs.captures.into_iter().map(|c| PyCapture { kind: c.kind, by: side_name(c.by), pit: c.pit, n: c.n }).collect(),
+        captures: obs.captures.into_iter().map(|c| PyCapture { kind: c.kind, by: c.by.name(), pit: c.pit, n: c.n }).collect(),
         sown: summary.sown,
         endless: summary.endless,
         round_over,
@@ -297,7 +290,7 @@ impl PyPosition {
     fn open<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for side in [Side::South, Side::North] {
-            d.set_item(side_name(side), self.inner.open()[side].iter().map(|p| p.index()).collect::<Vec<_>>())?;
+            d.set_item(side.name(), self.inner.open()[side].iter().map(|p| p.index()).collect::<Vec<_>>())?;
         }
         Ok(d)
     }
@@ -305,7 +298,7 @@ impl PyPosition {
     /// "south" or "north".
     #[getter]
     fn turn(&self) -> &'static str {
-        side_name(self.inner.turn())
+        self.inner.turn().name()
     }
 
     #[getter]
@@ -337,14 +330,14 @@ impl PyPosition {
 fn round_end_dict<'py>(py: Python<'py>, end: &RoundEnd) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("round", end.round)?;
-    d.set_item("collector", side_name(end.collector))?;
+    d.set_item("collector", end.collector.name())?;
     d.set_item("remainder", end.remainder)?;
     d.set_item("captured", pair(py, end.captured)?)?;
     d.set_item("holdings", pair(py, end.holdings)?)?;
-    d.set_item("winner", end.winner.map(side_name))?;
-    d.set_item("next_starter", side_name(end.next_starter))?;
+    d.set_item("winner", end.winner.map(Side::name))?;
+    d.set_item("next_starter", end.next_starter.name())?;
     d.set_item("match_over", end.outcome.is_some())?;
-    d.set_item("match_winner", end.outcome.and_then(|o| o.winner()).map(side_name))?;
+    d.set_item("match_winner", end.outcome.and_then(|o| o.winner()).map(Side::name))?;
     Ok(d)
 }
 
@@ -414,12 +407,12 @@ impl PyMatch {
 
     #[getter]
     fn turn(&self) -> &'static str {
-        side_name(self.game.position().turn())
+        self.game.position().turn().name()
     }
 
     #[getter]
     fn first(&self) -> &'static str {
-        side_name(self.first)
+        self.first.name()
     }
 
     #[getter]
@@ -431,7 +424,7 @@ impl PyMatch {
     /// ended unfinished after max_rounds (R14).
     #[getter]
     fn winner(&self) -> Option<&'static str> {
-        self.game.outcome().and_then(|o| o.winner()).map(side_name)
+        self.game.outcome().and_then(|o| o.winner()).map(Side::name)
     }
 
     /// Counters each side holds for the next round (kept plus captured), (south, north).

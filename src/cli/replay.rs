@@ -41,14 +41,12 @@ fn parse_pit(text: &str, what: &str) -> Result<usize, CliError> {
 pub const MAX_MOVES_FILE_BYTES: u64 = 16 << 20;
 
 fn read_moves_file(path: &std::path::Path) -> Result<String, CliError> {
-    use std::io::Read;
     let bad = |what: String| CliError::usage(format!("--moves-file {}: {what}", path.display()));
     let file = std::fs::File::open(path).map_err(|e| bad(e.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_MOVES_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
-    if bytes.len() as u64 > MAX_MOVES_FILE_BYTES {
-        return Err(bad(format!("longer than {} MiB, the limit of a moves file", MAX_MOVES_FILE_BYTES >> 20)));
-    }
+    let bytes = crate::io::verify::read_bounded(file, MAX_MOVES_FILE_BYTES).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => bad(format!("longer than {} MiB, the limit of a moves file", MAX_MOVES_FILE_BYTES >> 20)),
+        _ => bad(e.to_string()),
+    })?;
     String::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 text ({e})")))
 }
 

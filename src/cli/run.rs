@@ -144,8 +144,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         };
         run_job(&job)?;
     }
-    let order: Vec<String> = experiment.arms.iter().map(|a| a.name.clone()).collect();
-    let study = summarize_path(&study_dir, Some(&order))?;
+    let study = summarize_path(&study_dir, Some(&arms))?;
     write_summary(&study, &study_dir)?;
     let text = study_text(&study);
     write_string_atomically(&study_dir.join("summary.txt"), &text).map_err(CliError::failed)?;

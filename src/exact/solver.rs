@@ -269,10 +269,7 @@ impl Solution {
     /// The value of a reachable position for its side to move (R15); None if the position is
     /// not reachable from the roots (or has other rules or open pits).
     pub fn value(&self, pos: &Position) -> Option<i32> {
-        if pos.rules() != self.template.rules() || pos.open() != self.template.open() {
-            return None;
-        }
-        self.slot(pos).map(|(level, side, i)| self.levels[level as usize].values[side][i] as i32)
+        self.slot_of(pos).map(|(level, side, i)| self.levels[level as usize].values[side][i] as i32)
     }
 
     /// Each legal move of a reachable position with its value for the mover: its captures
@@ -309,26 +306,12 @@ impl Solution {
     pub fn choose(&self, pos: &Position, tie: TieBreak) -> Option<Pit> {
         let (level, side, i) = self.slot(pos)?;
         let l = &self.levels[level as usize];
-        let value = l.values[side][i] as i32;
-        assert!(!l.order[side].is_empty() || value == 0 || level == 0, "choose needs a solve with keep_order");
-        let order = l.order[side].get(i).copied().unwrap_or(u32::MAX);
-        let mover = pos.turn();
-        let mut chosen: Option<Pit> = None;
-        for (pit, child, summary) in pos.legal_children() {
-            let (cl, cs, ci) = self.slot(&child).expect("reachable");
-            let v = summary.net_gain(mover) - self.levels[cl as usize].values[cs][ci] as i32;
-            if v != value {
-                continue;
-            }
-            if value > 0 && cl == level && self.levels[cl as usize].order[cs][ci] >= order {
-                continue;
-            }
-            chosen = match (chosen, tie) {
-                (None, _) | (Some(_), TieBreak::Highest) => Some(pit),
-                (Some(c), TieBreak::Lowest) => Some(c),
-            };
+        assert!(!l.order[side].is_empty() || l.values[side][i] == 0 || level == 0, "choose needs a solve with keep_order");
+        let moves = self.progress_moves(pos);
+        match tie {
+            TieBreak::Lowest => moves.iter().next(),
+            TieBreak::Highest => moves.iter().last(),
         }
-        chosen
     }
 
     /// Calls `f` with every reachable position and its value (for checks).

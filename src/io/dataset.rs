@@ -637,16 +637,21 @@ fn refuse_edited_manifest(layout: &Layout, cfg: &RunConfig, manifest_path: &Path
     }
     Err(invalid(
         manifest_path,
-        format!(
-            "the manifest was edited: its identity no longer matches the digest recorded by the batches \
-             ({} progress marker{} record another, e.g. {}: {}); restore the manifest, or {}",
-            other.len(),
-            if other.len() == 1 { "" } else { "s" },
-            other[0].file.display(),
-            other[0].what,
-            dest.elsewhere(&layout.dir)
-        ),
+        format!("{}; restore the manifest, or {}", edited_identity("the manifest", &other), dest.elsewhere(&layout.dir)),
     ))
+}
+
+/// "`what` was edited: ...", from the progress markers (at least one) that record another identity.
+fn edited_identity<P: std::borrow::Borrow<Problem>>(what: &str, markers: &[P]) -> String {
+    let example = markers[0].borrow();
+    format!(
+        "{what} was edited: its identity no longer matches the digest recorded by the batches \
+         ({} progress marker{} record another, e.g. {}: {})",
+        markers.len(),
+        if markers.len() == 1 { "" } else { "s" },
+        example.file.display(),
+        example.what
+    )
 }
 
 fn to_json<T: Serialize>(v: &T) -> String {
@@ -793,16 +798,7 @@ impl Dataset {
         let Some((first_path, first)) = manifests.first() else {
             return Err(invalid(dir, "not a rajapasu dataset: no manifest.json (run `rajapasu simulate --out DIR` to make one)"));
         };
-        let rows_version = first.versions.get("rows").map_or("none", String::as_str);
-        if rows_version != ROWS_VERSION {
-            return Err(invalid(
-                first_path,
-                format!(
-                    "versions.rows is {rows_version}: this rajapasu reads row format {ROWS_VERSION} only (docs/data.md, \"Row format\"); \
-                     regenerate the dataset with its manifest's command"
-                ),
-            ));
-        }
+        // Each manifest's own fields, the row format among them, are checked by read_manifest.
         for (path, m) in &manifests {
             if let Some(diff) = identity_mismatch(first, m) {
                 return Err(invalid(
@@ -867,19 +863,11 @@ impl Dataset {
             // Markers of another identity: one problem for the manifest, not one per batch.
             let (other, rest): (Vec<Problem>, Vec<Problem>) = checked.problems.into_iter().partition(|p| p.kind == ProblemKind::Identity);
             problems.extend(rest);
-            if let Some(example) = other.first() {
+            if !other.is_empty() {
                 problems.push(Problem {
                     file: PathBuf::from(manifest_name(shard)),
                     kind: ProblemKind::Identity,
-                    what: format!(
-                        "{} was edited: its identity no longer matches the digest recorded by the batches \
-                         ({} progress marker{} record another, e.g. {}: {})",
-                        manifest_name(shard),
-                        other.len(),
-                        if other.len() == 1 { "" } else { "s" },
-                        example.file.display(),
-                        example.what
-                    ),
+                    what: edited_identity(&manifest_name(shard), &other),
                 });
             }
             recorded.extend(checked.recorded);

@@ -61,12 +61,7 @@ fn hex(bytes: &[u8]) -> String {
 /// The digest of a file on disk. Only a regular file is read (a symlink to one too): a FIFO
 /// or a device named like a part file is an error, never a wait or an endless read.
 pub fn hash_file(path: &Path) -> std::io::Result<FileDigest> {
-    use std::os::unix::fs::OpenOptionsExt;
-    // Non-blocking, so that opening a FIFO does not wait for a writer.
-    let mut file = File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file (a FIFO, device or directory)"));
-    }
+    let mut file = open_regular(path)?;
     let mut hashing = HashingWriter::new(std::io::sink());
     let mut buf = vec![0u8; 1 << 20];
     loop {
@@ -81,19 +76,32 @@ pub fn hash_file(path: &Path) -> std::io::Result<FileDigest> {
 /// Longest progress marker read, in bytes (a marker of five tables is well under 2 KB).
 const MAX_MARKER_BYTES: u64 = 1 << 20;
 
-/// The text of a small regular file, read at most `limit` bytes far (see [`hash_file`]).
-pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<String> {
+/// Opens a regular file (a symlink to one too) for reading; a FIFO, device or directory is an
+/// error. Non-blocking, so that opening a FIFO does not wait for a writer.
+fn open_regular(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
     if !file.metadata()?.is_file() {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file (a FIFO, device or directory)"));
     }
-    let mut text = String::new();
-    file.take(limit + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > limit {
+    Ok(file)
+}
+
+/// The bytes of `reader`, at most `limit` of them: a longer input is an error, read no further
+/// than one byte past the limit (an input may be endless, `/dev/zero`).
+pub fn read_bounded(reader: impl Read, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("longer than {limit} bytes")));
     }
-    Ok(text)
+    Ok(bytes)
+}
+
+/// The text of a small regular file, read at most `limit` bytes far (see [`hash_file`]).
+pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<String> {
+    let bytes = read_bounded(open_regular(path)?, limit)?;
+    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
 /// One part file as its batch's marker records it.

@@ -426,7 +426,8 @@ struct Recorded<'a> {
 
 impl Movers for Recorded<'_> {
     fn play(&mut self, game: &mut Game, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
-        if game.legal_moves().is_empty() {
+        // R10 (no simulation of every candidate): the recorded move's legality is checked below.
+        if !game.position().has_legal_move() {
             return Ok(None);
         }
         let ply = self.next + 1;
@@ -445,25 +446,26 @@ impl Movers for Recorded<'_> {
 fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &mut Batch) -> Result<(), MatchError> {
     let Batch { matches, rounds, moves, laps, histograms, quality, by_round, leads, .. } = batch;
     let mut tallies = Tallies { histograms, quality: QualityTally::new(index, leads), by_round };
+    let first = cfg.first.for_match(index);
     // Each detail adds its recorder to those of the details before it (one game loop per detail).
     let mut whole = MatchRecorder::default();
     let (round, moved, lapped) = (
-        RoundRecorder { match_id: index, first: cfg.first.for_match(index), rules: &cfg.rules, rows: rounds },
+        RoundRecorder { match_id: index, first, rules: &cfg.rules, rows: rounds },
         MoveRecorder { rows: moves },
         LapRecorder { rows: laps },
     );
     let (outcome, holdings) = match cfg.detail {
-        Detail::Match => game_loop(cfg, index, movers, &mut whole, &mut tallies)?,
-        Detail::Round => game_loop(cfg, index, movers, &mut (&mut whole, round), &mut tallies)?,
-        Detail::Move => game_loop(cfg, index, movers, &mut (&mut whole, (round, moved)), &mut tallies)?,
-        Detail::Lap => game_loop(cfg, index, movers, &mut (&mut whole, (round, (moved, lapped))), &mut tallies)?,
+        Detail::Match => game_loop(cfg, index, first, movers, &mut whole, &mut tallies)?,
+        Detail::Round => game_loop(cfg, index, first, movers, &mut (&mut whole, round), &mut tallies)?,
+        Detail::Move => game_loop(cfg, index, first, movers, &mut (&mut whole, (round, moved)), &mut tallies)?,
+        Detail::Lap => game_loop(cfg, index, first, movers, &mut (&mut whole, (round, (moved, lapped))), &mut tallies)?,
     };
     quality.push(&tallies.quality.finish(outcome));
     matches.push(&MatchRecord {
         match_id: index,
         seed: cfg.seed,
         players: BySide::new(cfg.south, cfg.north),
-        first: cfg.first.for_match(index),
+        first,
         outcome,
         holdings,
         round1: whole.round1.expect("a match plays at least one round"),
@@ -486,13 +488,13 @@ struct Tallies<'a, 'b> {
 fn game_loop<M: Movers, R: Recorder>(
     cfg: &RunConfig,
     index: u64,
+    first: Side,
     movers: &mut M,
     recorder: &mut R,
     tallies: &mut Tallies,
 ) -> Result<(Outcome, BySide<u32>), MatchError> {
     let histograms = &mut *tallies.histograms;
     let pits = cfg.rules.pits_per_row;
-    let first = cfg.first.for_match(index);
     let mut game = Game::new(cfg.rules, first);
     let mut log = LapLog::default();
     let mut tally = RoundTally::default();
@@ -654,7 +656,10 @@ pub fn run<S: BatchSink>(
     stop: &AtomicBool,
 ) -> Result<RunCounts, RunError<S::Error>> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
-    let matches_of = |b: u64| cfg.batch_range(b).end - cfg.batch_range(b).start;
+    let matches_of = |b: u64| {
+        let range = cfg.batch_range(b);
+        range.end - range.start
+    };
     let halt = Halt { stop: Some(stop), failed: AtomicBool::new(false) };
     let counts = pool.install(|| {
         let batches: Vec<u64> = cfg.shard_batches().collect();
