@@ -1,27 +1,20 @@
 //! rajapasu: a research simulator for the mancala game Raja Pasu.
 //!
-//! Layers, each depending only on those before it:
-//! - [`engine`]: the rules (RULES.md R1-R14), no I/O;
-//! - [`agents`]: players (random, greedy, minimax, MCTS);
-//! - [`exact`]: exact perfect-play values of small boards (R15), beside the players;
+//! Layers, each depending only on those before it. From the `rajapasu-core` crate (no polars,
+//! plotters or clap), re-exported here under the same names:
+//! - [`engine`]: the rules (RULES.md R1-R16), no I/O;
+//! - [`agents`]: players (random, greedy, minimax, MCTS, external, host, perfect);
+//! - [`exact`]: exact perfect-play values of rounds (R15) and matches (R17), beside the players;
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
-//! - [`show`]: the replay page of a match (built from the engine alone);
-//! - with the `cli` feature: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
-//!   (Bradley-Terry ratings of a tournament), [`plot`], [`cli`].
+//! - [`show`]: the replay page of a match (built from the engine alone).
+//!
+//! In this crate: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
+//! (Bradley-Terry ratings of a tournament), [`plot`], [`cli`].
 
-pub mod agents;
-pub mod engine;
-pub mod exact;
-pub mod show;
-pub mod sim;
+pub use rajapasu_core::{agents, engine, exact, show, sim};
 
-#[cfg(feature = "cli")]
 pub mod analysis;
-#[cfg(feature = "cli")]
 pub mod cli;
-#[cfg(feature = "cli")]
 pub mod io;
-#[cfg(feature = "cli")]
 pub mod plot;
-#[cfg(feature = "cli")]
 pub mod ratings;

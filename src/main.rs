@@ -1,4 +1,3 @@
-#[cfg(feature = "cli")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -33,7 +33,7 @@ pub fn usage_error(args: &[&str], needles: &[&str]) -> String {
 }
 
 pub fn golden(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/rajapasu-core/tests/data/golden").join(name)
 }
 
 pub fn s(p: &Path) -> &str {

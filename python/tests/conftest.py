@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-GOLDEN = ROOT / "tests" / "data" / "golden"
+GOLDEN = ROOT / "crates" / "rajapasu-core" / "tests" / "data" / "golden"
 
 
 def binary() -> str:

@@ -20,7 +20,7 @@ fn example_player() -> String {
 
 /// A player of tests/data/players/misbehaving_player.py (its modes are listed there).
 fn misbehaving(mode: &str) -> String {
-    format!("python3 {} {mode}", root().join("tests/data/players/misbehaving_player.py").display())
+    format!("python3 {} {mode}", root().join("crates/rajapasu-core/tests/data/players/misbehaving_player.py").display())
 }
 
 /// Runs the binary in `dir` (with PWD set to it, as a shell would); returns (code, stdout, stderr).

@@ -237,8 +237,8 @@ fn random_play_matches_the_reference_figures_roughly() {
 }
 
 /// What recording costs, without any file: the bare engine against `simulate_batch` at each
-/// detail, run alternately on the same matches (`cargo test --release --no-default-features
-/// --lib recording_cost -- --ignored --nocapture`).
+/// detail, run alternately on the same matches (`cargo test --release -p rajapasu-core
+/// recording_cost -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn recording_cost() {
@@ -473,7 +473,7 @@ fn a_plain_engine_plays_the_same_random_matches() {
     assert!(plain > 100 * n, "{plain} moves");
 }
 
-/// Speed against the plain engine (`cargo test --release --no-default-features --lib
+/// Speed against the plain engine (`cargo test --release -p rajapasu-core
 /// compare_with_a_plain_engine -- --ignored --nocapture`).
 #[test]
 #[ignore]

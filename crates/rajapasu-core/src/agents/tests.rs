@@ -455,7 +455,7 @@ fn deeper_search_beats_greedy_play() {
 // External players (docs/external-players.md): the example player and each failure.
 
 fn example_player() -> String {
-    format!("python3 {}/scripts/example_player.py", env!("CARGO_MANIFEST_DIR"))
+    format!("python3 {}/../../scripts/example_player.py", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn external(cmd: &str, timeout: &str) -> AgentSpec {
