@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::agents::AgentSpec;
 use crate::io::Formats;
-use crate::sim::bench::{bench_engine, bench_players, EngineBench};
+use crate::sim::bench::{bench_engine, bench_metrics_cost, bench_players, EngineBench};
 use crate::sim::{Detail, FirstPolicy, RunConfig, Shard};
 
 use super::output::Output;
@@ -52,6 +52,11 @@ pub struct Args {
     /// per thread.
     #[arg(long, default_value_t = 1, value_parser = super::simulate::parse_threads)]
     threads: usize,
+    /// Measure instead what the game-quality metrics cost while simulating: the same random
+    /// matches at round detail on one thread, in memory, without and then with the `quality`
+    /// and `by_round` tallies and legal-move counts; each repeat prints both speeds and the cost.
+    #[arg(long, conflicts_with_all = ["player", "detail"])]
+    metrics_cost: bool,
     /// Directory for the --detail runs' temporary datasets (default: the system's temporary
     /// directory).
     #[arg(long)]
@@ -208,6 +213,29 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let mut out = Output::lines();
     if let Some(details) = &args.detail {
         run_details(&args, rules, &details.0, &mut out)?;
+        return out.finish();
+    }
+    if args.metrics_cost {
+        let mut costs = Vec::new();
+        for i in 1..=args.repeat.max(1) {
+            let c = bench_metrics_cost(rules, args.matches, args.seed);
+            costs.push(c.cost);
+            if args.json {
+                out.line(serde_json::to_string(&c).map_err(CliError::failed)?)?;
+                continue;
+            }
+            out.line(format_args!(
+                "repeat {i}: {} matches at round detail, one thread: without metrics {:.0} matches/s, with {:.0} matches/s: cost {:.1}%",
+                c.matches,
+                c.matches as f64 / c.seconds_without,
+                c.matches as f64 / c.seconds_with,
+                100.0 * c.cost
+            ))?;
+        }
+        if !args.json {
+            let (lo, hi) = costs.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            out.line(format_args!("metrics cost {:.1}%-{:.1}% of round-detail speed (rules {})", 100.0 * lo, 100.0 * hi, rules.hash()))?;
+        }
         return out.finish();
     }
     let mut best: Option<crate::sim::bench::EngineBench> = None;

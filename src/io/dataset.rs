@@ -379,7 +379,7 @@ fn describe_mismatch((what, there, here): &(&'static str, String, String)) -> St
 
 /// The row format: 3 gave counts signed 64-bit types and the rounds table the match's first
 /// player and each side's holdings and closed pits at the round's start.
-pub const ROWS_VERSION: &str = "3";
+pub const ROWS_VERSION: &str = "4";
 
 /// Versions recorded in every manifest. `rows` changes whenever the same run would give other
 /// rows; polars is pinned exactly in Cargo.toml.

@@ -34,6 +34,16 @@ impl<const K: usize> Blocks<K> {
         }
     }
 
+    /// Adds the block sums of `other` (matches of other part files) to these.
+    pub fn merge(&mut self, other: &Blocks<K>) {
+        for (b, (sums, &used)) in other.sums.iter().zip(&other.used).enumerate().filter(|(_, (_, &u))| u) {
+            self.used[b] |= used;
+            for (s, v) in self.sums[b].iter_mut().zip(sums) {
+                *s += v;
+            }
+        }
+    }
+
     /// The non-empty blocks, in block order (independent of the order of `add`s up to rounding).
     fn blocks(&self) -> Vec<[f64; K]> {
         self.sums.iter().zip(&self.used).filter(|(_, &u)| u).map(|(s, _)| *s).collect()

@@ -99,7 +99,9 @@ mod c {
     pub const THRESHOLD: usize = 26;
     pub const DECISIVE: usize = 27;
     pub const COMEBACK: usize = 28;
-    pub const K: usize = 29;
+    pub const REPETITION: usize = 29;
+    pub const HAS_REPETITION: usize = 30;
+    pub const K: usize = 31;
 }
 use c::K;
 
@@ -167,6 +169,8 @@ fn components(m: &MatchFacts, board: Board) -> [f64; K] {
     }
     x[c::COVERAGE] = q.pits_played as f64 / board.pits;
     x[c::LEAD_CHANGE] = q.lead_changes as f64 / moves;
+    x[c::REPETITION] = q.repeated_positions as f64 / moves;
+    x[c::HAS_REPETITION] = (q.repeated_positions > 0) as u32 as f64;
     // Each player's evaluation is its lead over the counters in play; the two variances are equal.
     let mean = q.lead_sum as f64 / moves;
     x[c::STABILITY] = 2.0 * ((q.lead_squares as f64 / moves - mean * mean).max(0.0)) / (t * t);
@@ -214,6 +218,12 @@ const METRICS: &[(&str, &str, Option<&str>, Stat)] = &[
     ("BranchingFactorMax", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s[c::BF_MAX] / s[c::N]),
     ("BranchingFactorChangeAverage", "Evaluation/src/metrics/multiple/MultiMetricFramework.java", None, |s| s[c::BF_CHANGE] / s[c::N]),
     ("BoardCoverage", "Evaluation/src/metrics/multiple/metrics/BoardCoverage.java", None, |s| s[c::COVERAGE] / s[c::N]),
+    ("PositionalRepetition", "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java", None, |s| {
+        s[c::REPETITION] / s[c::N]
+    }),
+    ("PositionalRepetitionMatches", "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java", None, |s| {
+        s[c::HAS_REPETITION] / s[c::N]
+    }),
     ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(HOLDINGS), |s| s[c::LEAD_CHANGE] / s[c::N]),
     ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(HOLDINGS), |s| s[c::STABILITY] / s[c::N]),
     ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s[c::DRAMA_AVG] / s[c::WON]),
@@ -262,6 +272,13 @@ impl Accumulator {
     pub fn add_match(&mut self, m: &MatchFacts) {
         self.matches += 1;
         self.blocks.add(m.match_id, &components(m, self.board));
+    }
+
+    /// Adds the matches and rounds of `other` (other part files of the same board).
+    pub fn merge(&mut self, other: &Accumulator) {
+        self.matches += other.matches;
+        self.blocks.merge(&other.blocks);
+        self.by_round.merge(&other.by_round);
     }
 
     pub fn add_by_round(&mut self, r: &ByRound) {
@@ -343,29 +360,27 @@ pub fn quality_record(q: &QualityColumns, i: usize) -> QualityRecord {
         behind: BySide::new(u(q.south_behind[i]), u(q.north_behind[i])),
         decisive_ply: u(q.decisive_ply[i]),
         round_deficit: BySide::new(u(q.south_round_deficit[i]), u(q.north_round_deficit[i])),
+        repeated_positions: u(q.repeated_positions[i]),
     }
 }
 
-/// Reads a dataset's matches, quality and by_round tables, one part file at a time.
+/// Reads a dataset's matches, quality and by_round tables. The matches and quality part files
+/// are read in parallel, a few pairs at a time (bounded memory), and their sums merged in part
+/// order, so the result does not depend on the thread count.
 pub fn accumulate(dataset: &Dataset) -> Result<Accumulator, DatasetError> {
+    use rayon::prelude::*;
     let dir = &dataset.dir;
-    let mut acc = Accumulator::new(Board::of(&dataset.manifest().rules));
+    let board = Board::of(&dataset.manifest().rules);
+    let mut acc = Accumulator::new(board);
     let (match_parts, quality_parts) = (dataset.parts("matches")?, dataset.parts("quality")?);
     if match_parts.len() != quality_parts.len() {
         return Err(invalid(dir, format!("{} matches part files but {} quality part files", match_parts.len(), quality_parts.len())));
     }
-    let (mspec, qspec) = (&crate::sim::schema::MATCHES, &crate::sim::schema::QUALITY);
-    for (mp, qp) in match_parts.iter().zip(&quality_parts) {
-        let m = MatchColumns::read(crate::io::read_table(mp, mspec)?).map_err(|e| invalid(mp, format!("matches: {e}")))?;
-        let q = QualityColumns::read(crate::io::read_table(qp, qspec)?).map_err(|e| invalid(qp, format!("quality: {e}")))?;
-        if m.len() != q.len() {
-            return Err(invalid(qp, format!("{} quality rows beside {} matches rows", q.len(), m.len())));
-        }
-        for i in 0..m.len() {
-            if m.match_id[i] != q.match_id[i] {
-                return Err(invalid(qp, format!("row {i}: quality of match {} beside match {}", q.match_id[i], m.match_id[i])));
-            }
-            acc.add_match(&match_facts(&m, i, quality_record(&q, i)));
+    let pairs: Vec<(&std::path::PathBuf, &std::path::PathBuf)> = match_parts.iter().zip(&quality_parts).collect();
+    for chunk in pairs.chunks(2 * rayon::current_num_threads()) {
+        let parts: Vec<Result<Accumulator, DatasetError>> = chunk.par_iter().map(|&(mp, qp)| part_accumulator(board, mp, qp)).collect();
+        for part in parts {
+            acc.merge(&part?);
         }
     }
     let max_rounds = dataset.manifest().rules.max_rounds;
@@ -390,6 +405,24 @@ pub fn accumulate(dataset: &Dataset) -> Result<Accumulator, DatasetError> {
         acc.add_by_round(&part);
         Ok(())
     })?;
+    Ok(acc)
+}
+
+/// The matches of one matches part file and the quality part file beside it.
+fn part_accumulator(board: Board, mp: &Path, qp: &Path) -> Result<Accumulator, DatasetError> {
+    let (mspec, qspec) = (&crate::sim::schema::MATCHES, &crate::sim::schema::QUALITY);
+    let mut acc = Accumulator::new(board);
+    let m = MatchColumns::read(crate::io::read_table(mp, mspec)?).map_err(|e| invalid(mp, format!("matches: {e}")))?;
+    let q = QualityColumns::read(crate::io::read_table(qp, qspec)?).map_err(|e| invalid(qp, format!("quality: {e}")))?;
+    if m.len() != q.len() {
+        return Err(invalid(qp, format!("{} quality rows beside {} matches rows", q.len(), m.len())));
+    }
+    for i in 0..m.len() {
+        if m.match_id[i] != q.match_id[i] {
+            return Err(invalid(qp, format!("row {i}: quality of match {} beside match {}", q.match_id[i], m.match_id[i])));
+        }
+        acc.add_match(&match_facts(&m, i, quality_record(&q, i)));
+    }
     Ok(acc)
 }
 

@@ -1,16 +1,20 @@
 //! The quality tallies recomputed from a dataset's move and round rows (detail move or lap):
 //! the check that what the simulator streams is what its rows say. Each position's reserves
-//! are rebuilt from the round's kept counters (R12) plus the captures of the moves before it.
+//! are rebuilt from the round's kept counters (R12) plus the captures of the moves before it;
+//! its board, for PositionalRepetition, by replaying the recorded moves, and its repeats
+//! counted naively against every earlier position of the round.
 
 use std::collections::HashMap;
 
-use crate::engine::{BySide, Outcome, Side};
-use crate::sim::quality::{ByRound, QualityRecord, QualityTally};
+use crate::engine::{BySide, Game, Outcome, Ruleset, Side};
+use crate::sim::quality::{ByRound, QualityRecord, QualityScratch, QualityTally};
 use crate::sim::schema::{MatchColumns, MoveColumns, RoundColumns};
 
 /// The quality record of every match of `matches` (in its order), and the sums by round
-/// number, from the round and move rows. `pits_per_row` numbers the pits (R2).
-pub fn from_rows(matches: &MatchColumns, rounds: &RoundColumns, moves: &MoveColumns, pits_per_row: u8) -> (Vec<QualityRecord>, ByRound) {
+/// number, from the round and move rows of a dataset played under `rules`. Fails when a
+/// recorded move cannot be replayed.
+pub fn from_rows(matches: &MatchColumns, rounds: &RoundColumns, moves: &MoveColumns, rules: &Ruleset) -> Result<(Vec<QualityRecord>, ByRound), String> {
+    let pits_per_row = rules.pits_per_row;
     let mut rounds_of: HashMap<u64, Vec<usize>> = HashMap::new();
     for i in 0..rounds.len() {
         rounds_of.entry(rounds.match_id[i]).or_default().push(i);
@@ -20,11 +24,13 @@ pub fn from_rows(matches: &MatchColumns, rounds: &RoundColumns, moves: &MoveColu
         moves_of.entry((moves.match_id[i], moves.round[i])).or_default().push(i);
     }
     let mut by_round = ByRound::default();
-    let mut leads = Vec::new();
+    let mut scratch = QualityScratch::default();
     let mut out = Vec::new();
     for m in 0..matches.len() {
         let id = matches.match_id[m];
-        let mut tally = QualityTally::new(id, &mut leads);
+        let mut game = Game::new(*rules, matches.first[m]);
+        let mut repeated = 0;
+        let mut tally = QualityTally::new(id, &mut scratch);
         let mut match_rounds = rounds_of.get(&id).cloned().unwrap_or_default();
         match_rounds.sort_by_key(|&r| rounds.round[r]);
         for &r in &match_rounds {
@@ -32,9 +38,19 @@ pub fn from_rows(matches: &MatchColumns, rounds: &RoundColumns, moves: &MoveColu
             let mut reserve = kept;
             let mut round_moves = moves_of.get(&(id, rounds.round[r])).cloned().unwrap_or_default();
             round_moves.sort_by_key(|&i| moves.ply[i]);
+            let mut seen: Vec<(Vec<u8>, BySide<u32>)> = Vec::new();
             for &i in &round_moves {
                 let mover = moves.side[i];
-                tally.position(moves.legal_moves[i] as u32, reserve);
+                let engine_legal = game.position().legal_moves().len() as i64;
+                if moves.legal_moves[i] != engine_legal {
+                    return Err(format!("match {id}, ply {}: legal_moves {} but the engine has {engine_legal}", moves.ply[i], moves.legal_moves[i]));
+                }
+                let board = game.position().board().to_vec();
+                let here = (board, reserve);
+                repeated += seen.contains(&here) as u32;
+                tally.position(moves.legal_moves[i] as u32, &here.0, reserve);
+                seen.push(here);
+                game.play(moves.pit[i] as usize).map_err(|e| format!("match {id}, ply {}: {e}", moves.ply[i]))?;
                 if let Some(pit) = crate::engine::Pit::new(moves.pit[i] as usize, pits_per_row) {
                     tally.moved(pit.global(mover, pits_per_row));
                 }
@@ -47,7 +63,7 @@ pub fn from_rows(matches: &MatchColumns, rounds: &RoundColumns, moves: &MoveColu
             by_round.add(matches.first[m], rounds.round[r] as u32, rounds.starter[r], open, rounds.winner[r].winner());
         }
         let outcome = matches.winner[m].map_or(Outcome::Unfinished, Outcome::Won);
-        out.push(tally.finish(outcome));
+        out.push(QualityRecord { repeated_positions: repeated, ..tally.finish(outcome) });
     }
-    (out, by_round)
+    Ok((out, by_round))
 }

@@ -93,10 +93,10 @@ fn unfinished_matches_count_as_half_a_win_and_as_timeouts() {
 /// behind after round 1 (holdings 52 to 46) and came back.
 #[test]
 fn a_match_with_lead_changes_gives_the_evaluation_metrics_by_hand() {
-    let mut leads = Vec::new();
-    let mut t = QualityTally::new(0, &mut leads);
+    let mut scratch = crate::sim::quality::QualityScratch::default();
+    let mut t = QualityTally::new(0, &mut scratch);
     for (legal, (south, north), pit) in [(7, (0, 0), 3), (1, (4, 0), 9), (3, (4, 4), 3), (2, (2, 8), 12), (5, (0, 10), 0)] {
-        t.position(legal, BySide::new(south, north));
+        t.position(legal, &[7; 14], BySide::new(south, north));
         t.moved(pit);
     }
     t.round_ended(BySide::new(52, 46));
@@ -118,6 +118,7 @@ fn a_match_with_lead_changes_gives_the_evaluation_metrics_by_hand() {
     assert!(close(value(&m, "DecisivenessThreshold"), 4.0 / t));
     assert!(close(value(&m, "DecisivenessMoves"), 3.0 / 5.0));
     assert!(close(value(&m, "Comebacks"), 1.0));
+    assert!(close(value(&m, "PositionalRepetition"), 0.0), "the reserves differ at every position");
     assert!(close(value(&m, "BranchingFactorAvg"), 18.0 / 5.0));
     assert!(close(value(&m, "BranchingFactorMax"), 7.0));
     assert!(close(value(&m, "BranchingFactorChangeAverage"), -0.5));
@@ -130,6 +131,19 @@ fn a_match_with_lead_changes_gives_the_evaluation_metrics_by_hand() {
     assert!(close(value(&m, "CaptureShareGiftedFours"), 2.0 / 20.0));
     assert!(close(value(&m, "CaptureShareRemainder"), 5.0 / 20.0));
     assert!(m.iter().filter(|x| x.evaluation == Some(HOLDINGS)).count() >= 6);
+}
+
+/// Two matches: 2 of 8 positions repeated, and none of 4. Per match 1/4 and 0.
+#[test]
+fn positional_repetition_is_the_mean_share_of_repeated_positions_and_the_share_of_matches_with_one() {
+    let mut a = plain(0, Side::South, Some(Side::South));
+    a.moves = 8;
+    a.quality.repeated_positions = 2;
+    let mut b = plain(1, Side::North, None);
+    b.moves = 4;
+    let m = metrics_of(&[a, b], 0);
+    assert!(close(value(&m, "PositionalRepetition"), 0.125));
+    assert!(close(value(&m, "PositionalRepetitionMatches"), 0.5));
 }
 
 fn config(rules: &[&str], detail: Detail) -> RunConfig {
@@ -148,12 +162,21 @@ fn config(rules: &[&str], detail: Detail) -> RunConfig {
 
 #[test]
 fn the_streamed_tallies_equal_those_recomputed_from_the_move_rows() {
-    for rules in [&[][..], &["final_four=stays", "endless=stop"][..], &["pits_per_row=4", "pussa_chain=true"][..]] {
-        let cfg = config(rules, Detail::Move);
+    let mut repeated = 0;
+    // Random against greedy, and random self-play (most random matches repeat a position).
+    for (rules, north) in [
+        (&[][..], AgentSpec::Greedy),
+        (&["final_four=stays", "endless=stop"][..], AgentSpec::Greedy),
+        (&["pits_per_row=4", "pussa_chain=true"][..], AgentSpec::Greedy),
+        (&[][..], AgentSpec::Random),
+        (&["final_four=stays"][..], AgentSpec::Random),
+    ] {
+        let cfg = RunConfig { north, ..config(rules, Detail::Move) };
         let batch = crate::sim::simulate_batch(&cfg, 0).unwrap();
-        let (records, by_round) = rows::from_rows(&batch.matches, &batch.rounds, &batch.moves, cfg.rules.pits_per_row);
+        let (records, by_round) = rows::from_rows(&batch.matches, &batch.rounds, &batch.moves, &cfg.rules).unwrap();
         let streamed: Vec<QualityRecord> = (0..batch.quality.len()).map(|i| quality_record(&batch.quality, i)).collect();
         assert_eq!(records, streamed, "rules {rules:?}");
+        repeated += streamed.iter().map(|q| q.repeated_positions).sum::<u32>();
         assert_eq!(by_round, batch.by_round, "rules {rules:?}");
         assert!(streamed.iter().any(|q| q.lead_changes > 2 && q.decision_moves > 0));
         // The legal moves column is what the tallies saw.
@@ -163,4 +186,5 @@ fn the_streamed_tallies_equal_those_recomputed_from_the_move_rows() {
         assert_eq!(whole.quality, batch.quality);
         assert_eq!(whole.by_round, batch.by_round);
     }
+    assert!(repeated > 0, "some positions repeat, so the naive count checks the streamed one");
 }

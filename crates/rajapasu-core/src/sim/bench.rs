@@ -110,3 +110,54 @@ pub fn bench_players(rules: Ruleset, a: AgentSpec, b: AgentSpec, matches: u64, s
     out.micros_per_move = out.seconds * 1e6 / out.moves.max(1) as f64;
     Ok(out)
 }
+
+/// What the game-quality metrics cost while simulating (docs/metrics.md): the same random
+/// matches at round detail played into memory on one thread without and with the `quality`
+/// and `by_round` tallies and the legal-move counts (R4, R9), nothing written.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct MetricsCost {
+    pub matches: u64,
+    pub seconds_without: f64,
+    pub seconds_with: f64,
+    /// 1 - (matches/s with) / (matches/s without): the share of round-detail speed the
+    /// metrics cost.
+    pub cost: f64,
+}
+
+/// Measures [`MetricsCost`] on `matches` random matches (first player alternating) of `rules`.
+pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64) -> MetricsCost {
+    use super::{simulate_batch_for_bench, Batch, Detail, FirstPolicy, RunConfig, Shard};
+    let cfg = RunConfig {
+        rules,
+        south: AgentSpec::Random,
+        north: AgentSpec::Random,
+        first: FirstPolicy::Alternate,
+        seed,
+        matches,
+        detail: Detail::Round,
+        batch_size: Detail::Round.default_batch_size(),
+        shard: Shard::WHOLE,
+    };
+    let time = |metrics: bool| {
+        let mut batch = Batch::default();
+        let start = Instant::now();
+        for b in 0..cfg.batches() {
+            batch = simulate_batch_for_bench(&cfg, b, batch, metrics).expect("random players never fail");
+        }
+        start.elapsed().as_secs_f64()
+    };
+    let seconds_without = time(false);
+    let seconds_with = time(true);
+    MetricsCost { matches, seconds_without, seconds_with, cost: 1.0 - seconds_without / seconds_with }
+}
+#[cfg(test)]
+mod tmp_tests {
+    #[test]
+    #[ignore]
+    fn tmp_metrics_cost() {
+        for _ in 0..3 {
+            let c = super::bench_metrics_cost(crate::engine::Ruleset::default(), 4000, 1);
+            eprintln!("{c:?}");
+        }
+    }
+}

@@ -8,6 +8,8 @@
 //! ([`crate::engine::Position::reserve`]), the quantity that decides rounds (R11) and the match
 //! (R12, R14). Positions are those before each move, as Ludii evaluates them.
 
+use std::collections::HashSet;
+
 use crate::engine::{BySide, Outcome, Side};
 
 /// One match's tallies (table `quality`).
@@ -40,14 +42,88 @@ pub struct QualityRecord {
     pub decisive_ply: u32,
     /// Each side's largest holdings deficit after a round (0: never behind after a round).
     pub round_deficit: BySide<u32>,
+    /// Positions equal (pit counts and reserves) to an earlier position of the same round
+    /// (PositionalRepetition, docs/metrics.md).
+    pub repeated_positions: u32,
+}
+
+/// A board as a fixed-size key (2P <= 18 pits).
+type BoardKey = [u8; 24];
+
+/// The positions seen since the last capture of the round, to count repeated ones (Ludii's
+/// PositionalRepetition) in bounded memory: a position (pit counts and reserves) can only equal
+/// one with the same counters off the board, and within a round the reserves only grow, so
+/// once a capture has happened (or a round ended) the earlier positions can never recur and
+/// are forgotten. Stretches without a capture are short; a long one spills into a hash set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repeats {
+    recent: Vec<BoardKey>,
+    many: HashSet<BoardKey>,
+    /// South's plus North's reserve of the positions kept (u32::MAX: none kept).
+    reserves: u32,
+}
+
+/// Positions compared by a linear scan before the hash set is used.
+const LINEAR: usize = 32;
+
+impl Default for Repeats {
+    fn default() -> Repeats {
+        Repeats { recent: Vec::with_capacity(LINEAR), many: HashSet::new(), reserves: u32::MAX }
+    }
+}
+
+impl Repeats {
+    /// Forgets every position (a new round or match).
+    #[inline]
+    pub fn forget(&mut self) {
+        self.recent.clear();
+        if !self.many.is_empty() {
+            self.many.clear();
+        }
+        self.reserves = u32::MAX;
+    }
+
+    /// Whether this position (board and reserves) was seen since the last [`Repeats::forget`];
+    /// remembers it.
+    #[inline(always)]
+    pub fn seen(&mut self, board: &[u8], reserve: BySide<u32>) -> bool {
+        let reserves = reserve[Side::South] + reserve[Side::North];
+        if reserves != self.reserves {
+            // A capture (or a new round): no earlier position can recur (see above).
+            self.forget();
+            self.reserves = reserves;
+        }
+        // The pit counts (2P <= 18) and South's reserve; North's is then the total's rest.
+        let mut key = [0u8; 24];
+        key[..board.len()].copy_from_slice(board);
+        key[20..].copy_from_slice(&reserve[Side::South].to_le_bytes());
+        if self.recent.contains(&key) {
+            return true;
+        }
+        if self.recent.len() < LINEAR {
+            self.recent.push(key);
+            return false;
+        }
+        !self.many.insert(key)
+    }
+}
+
+/// Memory a batch reuses from match to match for its [`QualityTally`]s.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QualityScratch {
+    /// The leads of the current match's positions.
+    pub leads: Vec<i32>,
+    pub repeats: Repeats,
 }
 
 /// Accumulates a match's [`QualityRecord`] position by position. The leads of the positions
-/// are kept in a buffer reused from match to match (no allocation per move); per position only
-/// sums, extremes and counts are updated, and the record is assembled from them at the end.
+/// and the positions of the current capture-free stretch are kept in buffers reused from match
+/// to match (no allocation per move); per position only sums, extremes and counts are updated,
+/// and the record is assembled from them at the end.
 pub struct QualityTally<'a> {
     record: QualityRecord,
     leads: &'a mut Vec<i32>,
+    repeats: &'a mut Repeats,
     played: u32,
     /// Previous position's leader (sign of South's lead), 2 before the first position.
     leader: i32,
@@ -58,11 +134,13 @@ pub struct QualityTally<'a> {
 }
 
 impl<'a> QualityTally<'a> {
-    pub fn new(match_id: u64, leads: &'a mut Vec<i32>) -> QualityTally<'a> {
-        leads.clear();
+    pub fn new(match_id: u64, scratch: &'a mut QualityScratch) -> QualityTally<'a> {
+        scratch.leads.clear();
+        scratch.repeats.forget();
         QualityTally {
             record: QualityRecord { match_id, ..QualityRecord::default() },
-            leads,
+            leads: &mut scratch.leads,
+            repeats: &mut scratch.repeats,
             played: 0,
             leader: 2,
             max_lead: 0,
@@ -71,9 +149,11 @@ impl<'a> QualityTally<'a> {
         }
     }
 
-    /// The position before a move: its number of legal moves and South's reserve minus North's.
+    /// The position before a move: its number of legal moves (R4, R9), its board (the 2P pit
+    /// counts) and reserves.
     #[inline(always)]
-    pub fn position(&mut self, legal: u32, reserve: BySide<u32>) {
+    pub fn position(&mut self, legal: u32, board: &[u8], reserve: BySide<u32>) {
+        self.record.repeated_positions += self.repeats.seen(board, reserve) as u32;
         let lead = reserve[Side::South] as i32 - reserve[Side::North] as i32;
         let r = &mut self.record;
         if self.leader == 2 {
@@ -105,6 +185,7 @@ impl<'a> QualityTally<'a> {
     /// A round ended with these holdings (R12): each side's holdings deficit after it.
     #[inline]
     pub fn round_ended(&mut self, h: BySide<u32>) {
+        self.repeats.forget();
         for side in Side::ALL {
             let deficit = h[side.other()].saturating_sub(h[side]);
             self.record.round_deficit[side] = self.record.round_deficit[side].max(deficit);
@@ -205,12 +286,12 @@ mod tests {
     /// North wins. Every field worked out by hand.
     #[test]
     fn a_match_with_lead_changes_gives_its_tallies() {
-        let mut leads = Vec::new();
-        let mut t = QualityTally::new(7, &mut leads);
+        let mut scratch = QualityScratch::default();
+        let mut t = QualityTally::new(7, &mut scratch);
         for (legal, r, pit) in
             [(7, reserve(0, 0), 3), (1, reserve(4, 0), 9), (3, reserve(4, 4), 3), (2, reserve(2, 8), 12), (5, reserve(0, 10), 0)]
         {
-            t.position(legal, r);
+            t.position(legal, &[7; 14], r);
             t.moved(pit);
         }
         let r = t.finish(Outcome::Won(Side::North));
@@ -225,19 +306,59 @@ mod tests {
         assert_eq!(r.behind, BySide::new(2, 1));
         // South's peak is 4; North's lead first exceeds it at the fourth position (index 3).
         assert_eq!(r.decisive_ply, 3);
-        assert_eq!(leads, [0, 4, 0, -6, -10], "the buffer holds the leads");
+        assert_eq!(r.repeated_positions, 0, "the reserves differ at every position");
+        assert_eq!(scratch.leads, [0, 4, 0, -6, -10], "the buffer holds the leads");
     }
 
     #[test]
     fn an_unfinished_match_or_a_winner_never_ahead_of_the_peak_counts_every_move() {
-        let mut leads = Vec::new();
-        let mut t = QualityTally::new(0, &mut leads);
-        t.position(2, reserve(0, 0));
-        t.position(2, reserve(5, 0));
+        let mut scratch = QualityScratch::default();
+        let mut t = QualityTally::new(0, &mut scratch);
+        t.position(2, &[1; 4], reserve(0, 0));
+        t.position(2, &[1; 4], reserve(5, 0));
         assert_eq!(t.finish(Outcome::Unfinished).decisive_ply, 2);
-        let mut t = QualityTally::new(0, &mut leads);
-        t.position(2, reserve(0, 0));
-        t.position(2, reserve(5, 0));
+        let mut t = QualityTally::new(0, &mut scratch);
+        t.position(2, &[1; 4], reserve(0, 0));
+        t.position(2, &[1; 4], reserve(5, 0));
         assert_eq!(t.finish(Outcome::Won(Side::North)).decisive_ply, 2, "North never leads by more than 5");
+    }
+
+    /// Boards A, B, A, A, then a capture (reserves 0+0 -> 1+0) and A again (not a repeat: the
+    /// reserves differ), B, B; a new round and B again (not a repeat: positions are compared
+    /// within a round). Repeats: the third and fourth positions and the seventh: 3 of 9.
+    #[test]
+    fn repeated_positions_are_counted_within_a_round_between_captures() {
+        let (a, b) = ([3u8, 0, 2, 1], [2u8, 1, 0, 3]);
+        let mut scratch = QualityScratch::default();
+        let mut t = QualityTally::new(0, &mut scratch);
+        for (board, r) in [(a, reserve(0, 0)), (b, reserve(0, 0)), (a, reserve(0, 0)), (a, reserve(0, 0))] {
+            t.position(2, &board, r);
+        }
+        assert_eq!(t.record.repeated_positions, 2);
+        for (board, r) in [(a, reserve(1, 0)), (b, reserve(1, 0)), (b, reserve(1, 0))] {
+            t.position(2, &board, r);
+        }
+        assert_eq!(t.record.repeated_positions, 3);
+        t.round_ended(BySide::new(1, 0));
+        t.position(2, &b, reserve(1, 0));
+        t.position(2, &a, reserve(1, 0));
+        assert_eq!(t.finish(Outcome::Unfinished).repeated_positions, 3);
+        // A new match forgets the last one's positions.
+        let mut t = QualityTally::new(1, &mut scratch);
+        t.position(2, &a, reserve(1, 0));
+        assert_eq!(t.finish(Outcome::Unfinished).repeated_positions, 0);
+    }
+
+    #[test]
+    fn a_long_stretch_without_captures_spills_into_the_hash_set_and_still_counts_repeats() {
+        let mut repeats = Repeats::default();
+        let boards: Vec<[u8; 3]> = (0..100u8).map(|i| [i, 99 - i, 1]).collect();
+        // 100 distinct boards, then each of them again: 100 repeats, found by the scan for the
+        // first LINEAR and by the hash set for the rest.
+        assert!(boards.iter().all(|b| !repeats.seen(b, reserve(2, 3))));
+        assert!(boards.iter().all(|b| repeats.seen(b, reserve(2, 3))));
+        assert!(repeats.many.len() == 100 - LINEAR);
+        assert!(!repeats.seen(&boards[0], reserve(3, 3)), "a capture forgets them");
+        assert!(repeats.many.is_empty() && repeats.recent.len() == 1);
     }
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::config::{Detail, RunConfig};
-use super::quality::{ByRound, QualityTally};
+use super::quality::{ByRound, QualityScratch, QualityTally};
 use super::record::*;
 use super::schema::*;
 use crate::agents::{seat_rng, Agent, MatchError, PlayerError};
@@ -154,8 +154,8 @@ pub struct Batch {
     /// Game-quality tallies, a row per match, and sums by round number (every detail).
     pub quality: QualityColumns,
     pub by_round: ByRound,
-    /// The leads of the current match's positions (see [`QualityTally`]).
-    leads: Vec<i32>,
+    /// Memory of the current match's quality tally (see [`QualityTally`]).
+    scratch: QualityScratch,
 }
 
 impl Batch {
@@ -444,8 +444,14 @@ impl Movers for Recorded<'_> {
 }
 
 fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &mut Batch) -> Result<(), MatchError> {
-    let Batch { matches, rounds, moves, laps, histograms, quality, by_round, leads, .. } = batch;
-    let mut tallies = Tallies { histograms, quality: QualityTally::new(index, leads), by_round };
+    record_match_with::<M, true>(cfg, index, movers, batch)
+}
+
+/// [`record_match`]; without `METRICS` (the benchmark of their cost only, at most round
+/// detail) the quality and by_round tallies and the legal-move counts are left out.
+fn record_match_with<M: Movers, const METRICS: bool>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &mut Batch) -> Result<(), MatchError> {
+    let Batch { matches, rounds, moves, laps, histograms, quality, by_round, scratch, .. } = batch;
+    let mut tallies = Tallies { histograms, quality: QualityTally::new(index, scratch), by_round };
     let first = cfg.first.for_match(index);
     // Each detail adds its recorder to those of the details before it (one game loop per detail).
     let mut whole = MatchRecorder::default();
@@ -455,12 +461,14 @@ fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &
         LapRecorder { rows: laps },
     );
     let (outcome, holdings) = match cfg.detail {
-        Detail::Match => game_loop(cfg, index, first, movers, &mut whole, &mut tallies)?,
-        Detail::Round => game_loop(cfg, index, first, movers, &mut (&mut whole, round), &mut tallies)?,
-        Detail::Move => game_loop(cfg, index, first, movers, &mut (&mut whole, (round, moved)), &mut tallies)?,
-        Detail::Lap => game_loop(cfg, index, first, movers, &mut (&mut whole, (round, (moved, lapped))), &mut tallies)?,
+        Detail::Match => game_loop::<M, _, METRICS>(cfg, index, first, movers, &mut whole, &mut tallies)?,
+        Detail::Round => game_loop::<M, _, METRICS>(cfg, index, first, movers, &mut (&mut whole, round), &mut tallies)?,
+        Detail::Move => game_loop::<M, _, true>(cfg, index, first, movers, &mut (&mut whole, (round, moved)), &mut tallies)?,
+        Detail::Lap => game_loop::<M, _, true>(cfg, index, first, movers, &mut (&mut whole, (round, (moved, lapped))), &mut tallies)?,
     };
-    quality.push(&tallies.quality.finish(outcome));
+    if METRICS {
+        quality.push(&tallies.quality.finish(outcome));
+    }
     matches.push(&MatchRecord {
         match_id: index,
         seed: cfg.seed,
@@ -485,7 +493,7 @@ struct Tallies<'a, 'b> {
 /// positions and rounds to `tallies`; returns how it ended and the final holdings, or the error of a player that
 /// cannot decide.
 #[inline(always)]
-fn game_loop<M: Movers, R: Recorder>(
+fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
     cfg: &RunConfig,
     index: u64,
     first: Side,
@@ -502,15 +510,19 @@ fn game_loop<M: Movers, R: Recorder>(
         let mover = game.position().turn();
         let round = game.round();
         let ply = game.ply() + 1;
-        // R4's moves; R9 forbids an endless one among them at about 5 positions in a million
-        // (final_four=stays) and deciding which costs a simulation per move (docs/metrics.md).
-        let legal = game.position().candidates().len() as u32;
-        let reserve = game.position().reserve();
+        // The engine's legal moves (R4, R9), counted before the move.
+        let legal = if METRICS { game.position().legal_moves().len() as u32 } else { 0 };
+        // With no legal move nothing is played (R10), and there is no position before a move.
+        if METRICS && legal > 0 {
+            let position = game.position();
+            tallies.quality.position(legal, position.board(), position.reserve());
+        }
         let played = movers.play(&mut game, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
         if let Some((pit, summary)) = played {
             tally.add_move(mover, &summary);
-            tallies.quality.position(legal, reserve);
-            tallies.quality.moved(pit.global(mover, pits));
+            if METRICS {
+                tallies.quality.moved(pit.global(mover, pits));
+            }
             let record = MoveRecord { match_id: index, round, ply: game.ply(), mover, pit, legal, summary };
             recorder.moved(&MoveEvent { record, laps: &log });
             log.take(histograms);
@@ -521,14 +533,32 @@ fn game_loop<M: Movers, R: Recorder>(
         let end = game.end_round();
         tally.captures[end.collector].remainder = end.remainder;
         recorder.round_ended(&RoundEvent { start: &start, end: &end, tally: &tally });
-        tallies.quality.round_ended(end.holdings);
-        tallies.by_round.add(first, end.round, start.starter, start.open, end.winner);
+        if METRICS {
+            tallies.quality.round_ended(end.holdings);
+            tallies.by_round.add(first, end.round, start.starter, start.open, end.winner);
+        }
         tally = RoundTally::default();
         if let Some(outcome) = end.outcome {
             log.drain_into(histograms);
             return Ok((outcome, end.holdings));
         }
     }
+}
+
+/// Plays batch `b` of the run into `batch`'s memory, with or without the game-quality tallies
+/// and legal-move counts (the benchmark of their cost; at most round detail, else with).
+pub fn simulate_batch_for_bench(cfg: &RunConfig, b: u64, batch: Batch, metrics: bool) -> Result<Batch, MatchError> {
+    let mut batch = prepare(cfg, b, batch);
+    for i in cfg.batch_range(b) {
+        let mut agents =
+            [Agent::new(cfg.south, seat_rng(cfg.seed, i, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, i, Side::North))];
+        if metrics || cfg.detail >= Detail::Move {
+            record_match_with::<_, true>(cfg, i, &mut agents, &mut batch)?;
+        } else {
+            record_match_with::<_, false>(cfg, i, &mut agents, &mut batch)?;
+        }
+    }
+    Ok(batch)
 }
 
 /// Plays batch `b` of the run.

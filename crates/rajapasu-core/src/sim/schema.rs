@@ -249,7 +249,7 @@ tables! {
         ply: i64 = |m| i64::from(m.ply), "move number in the match, from 1";
         side: Side = |m| m.mover, "the mover: south or north";
         pit: i64 = |m| m.pit.index() as i64, "local pit played, 0 = the mover's left end (R3)";
-        legal_moves: i64 = |m| i64::from(m.legal), "moves open to the mover before this move: its open pits holding counters (R4; an endless one, forbidden by R9, is counted: docs/metrics.md)";
+        legal_moves: i64 = |m| i64::from(m.legal), "legal moves of the mover before this move: its open pits holding counters (R4), less the endless ones under endless = forbid (R9)";
         laps: i64 = |m| i64::from(m.summary.laps), "laps of the move (R7)";
         sown: i64 = |m| i64::from(m.summary.sown), "counters sown over its laps";
         pussa: i64 = |m| i64::from(m.summary.pussa), "counters the mover captured by pussa (R8)";
@@ -295,6 +295,7 @@ tables! {
         decisive_ply: i64 = |q| i64::from(q.decisive_ply), "positions before the winner's lead first exceeds the loser's peak lead (all positions if never, or unfinished)";
         south_round_deficit: i64 = |q| i64::from(q.round_deficit[S]), "South's largest holdings deficit after a round (0: never behind)";
         north_round_deficit: i64 = |q| i64::from(q.round_deficit[N]), "North's largest holdings deficit after a round";
+        repeated_positions: i64 = |q| i64::from(q.repeated_positions), "positions equal (pit counts and reserves) to an earlier position of the same round";
     }
 
     /// Sums by round number, at every detail: summed over part files they give exact counts.

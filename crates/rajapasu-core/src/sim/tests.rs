@@ -6,7 +6,7 @@ use super::schema::{LAPS, MATCHES, MOVES, QUALITY, ROUNDS};
 use super::table::{ColumnData, Table};
 use super::*;
 use crate::agents::{AgentSpec, MatchError};
-use crate::engine::Ruleset;
+use crate::engine::{Ruleset, Side};
 
 fn config(matches: u64, detail: Detail, batch_size: u64) -> RunConfig {
     RunConfig {
@@ -286,7 +286,7 @@ type Fingerprint = (u64, u64, u64, u64, u64);
 /// Random-vs-random matches as in `bench_engine`.
 fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u64, seed: u64, obs: &mut O) -> Fingerprint {
     use crate::agents::{seat_rng, Agent};
-    use crate::engine::{Game, Side};
+    use crate::engine::Game;
     let (mut moves, mut rounds, mut first_wins, mut endless, mut h) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for i in 0..matches {
         let first = Side::from_index((i % 2) as usize);
@@ -531,4 +531,50 @@ fn a_player_that_fails_stops_the_run_before_its_batch_is_written() {
     assert!(e.to_string().contains("exit status: 7"), "{e}");
     assert!(sink.batches.lock().unwrap().is_empty(), "nothing of the failed batch reaches the sink");
     assert!(matches!(simulate_batch(&cfg, 2), Err(MatchError { match_index: 4, .. })));
+}
+
+/// The first position of random play (match index, ply) where R9 forbids an endless move
+/// among the candidates, and the numbers of candidates and of legal moves there.
+fn first_forbidden_endless_move(rules: Ruleset, seed: u64, matches: u64) -> Option<(u64, u32, u32, u32)> {
+    use crate::agents::{seat_rng, Agent};
+    for i in 0..matches {
+        let mut game = crate::engine::Game::new(rules, FirstPolicy::Alternate.for_match(i));
+        let mut agents = [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
+        while !game.is_over() {
+            let (candidates, legal) = (game.position().candidates().len() as u32, game.position().legal_moves().len() as u32);
+            if legal > 0 && legal < candidates {
+                return Some((i, game.ply() + 1, candidates, legal));
+            }
+            if agents[game.position().turn().index()].play(&mut game, &mut ()).unwrap().is_none() {
+                game.end_round();
+            }
+        }
+    }
+    None
+}
+
+/// R9 (endless = forbid): the moves table's `legal_moves` and the quality tallies count the
+/// engine's legal moves, not the candidates of R4, where an endless move is forbidden.
+#[test]
+fn legal_moves_leave_out_the_moves_that_r9_forbids() {
+    let rules = Ruleset::from_assignments(["final_four=stays"]).unwrap();
+    let seed = 5;
+    let (index, ply, candidates, legal) = first_forbidden_endless_move(rules, seed, 20_000).expect("an endless candidate in random play");
+    assert!(legal < candidates);
+    let cfg = RunConfig {
+        rules,
+        south: AgentSpec::Random,
+        north: AgentSpec::Random,
+        first: FirstPolicy::Alternate,
+        seed,
+        matches: index + 1,
+        detail: Detail::Move,
+        batch_size: 1,
+        shard: Shard::WHOLE,
+    };
+    let batch = simulate_batch(&cfg, index).unwrap();
+    let row = batch.moves.ply.iter().position(|&p| p == ply as i64).expect("the move of that ply");
+    assert_eq!(batch.moves.legal_moves[row], legal as i64, "match {index}, ply {ply}: {candidates} candidates");
+    // The quality tallies saw the same counts.
+    assert_eq!(batch.quality.legal_sum[0], batch.moves.legal_moves.iter().sum::<i64>());
 }
