@@ -8,32 +8,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::layout::*;
-use super::{register_font, PlotError, HEIGHT, WIDTH};
+use super::{register_font, write_chart, Draw, PlotError, HEIGHT, WIDTH};
 use crate::engine::{BySide, Side};
-use crate::io::atomic::write_atomically_via_path;
-use crate::io::write_string_atomically;
-
-/// A chart drawn on any backend.
-trait Draw {
-    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> AreaResult<(), DB>;
-}
-
-/// Writes `out_dir/STEM.png` and `out_dir/STEM.svg` atomically; returns their paths.
-fn write_chart(out_dir: &Path, stem: &str, chart: &impl Draw) -> Result<Vec<PathBuf>, PlotError> {
-    let png = out_dir.join(format!("{stem}.png"));
-    write_atomically_via_path(&png, |tmp| {
-        let root = BitMapBackend::new(tmp, (WIDTH, HEIGHT)).into_drawing_area();
-        chart.draw(&root).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: png.clone(), message: e.to_string() })
-    })?;
-    let svg_path = out_dir.join(format!("{stem}.svg"));
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        chart.draw(&root).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: svg_path.clone(), message: e.to_string() })?;
-    }
-    write_string_atomically(&svg_path, &svg)?;
-    Ok(vec![png, svg_path])
-}
 
 struct StartValues<'a> {
     cells: &'a [StartCell],
@@ -103,7 +79,7 @@ fn value_colour(value: i32, scale: i32) -> RGBColor {
 pub fn plot_start_values(cells: &[StartCell], pits_per_row: u8, subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     register_font()?;
     std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
-    write_chart(out_dir, "start_values", &StartValues { cells, pits_per_row, subtitle })
+    write_chart(out_dir, "start_values", (WIDTH, HEIGHT), &StartValues { cells, pits_per_row, subtitle })
 }
 
 fn start_values<DB: DrawingBackend>(root: &Area<DB>, cells: &[StartCell], p: u8, subtitle: &str) -> AreaResult<(), DB> {
@@ -166,7 +142,7 @@ fn start_values<DB: DrawingBackend>(root: &Area<DB>, cells: &[StartCell], p: u8,
 pub fn plot_perfect_play(points: &[BoardPoint], subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     register_font()?;
     std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
-    write_chart(out_dir, "perfect_play", &PerfectPlay { points, subtitle })
+    write_chart(out_dir, "perfect_play", (WIDTH, HEIGHT), &PerfectPlay { points, subtitle })
 }
 
 fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subtitle: &str) -> AreaResult<(), DB> {
@@ -352,7 +328,7 @@ pub fn match_value_colour(value: crate::exact::MatchValue) -> RGBColor {
 pub fn plot_match_equity(cells: &[EquityCell], subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     register_font()?;
     std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
-    write_chart(out_dir, "match_equity", &MatchEquity { cells, subtitle })
+    write_chart(out_dir, "match_equity", (WIDTH, HEIGHT), &MatchEquity { cells, subtitle })
 }
 
 fn match_equity<DB: DrawingBackend>(root: &Area<DB>, cells: &[EquityCell], subtitle: &str) -> AreaResult<(), DB> {

@@ -9,10 +9,8 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 
 use super::layout::{draw_markers, font, series_style, Area, AreaResult};
-use super::{register_font, PlotError};
+use super::{register_font, write_chart, Draw, PlotError};
 use crate::analysis::metrics::ArmMetrics;
-use crate::io::atomic::write_atomically_via_path;
-use crate::io::write_string_atomically;
 
 /// The metrics drawn, in panel order.
 pub const PANELS: [&str; 16] = [
@@ -144,17 +142,14 @@ pub fn plot_metrics(arms: &[ArmMetrics], dir: &Path) -> Result<Vec<PathBuf>, Plo
     register_font()?;
     std::fs::create_dir_all(dir).map_err(|error| PlotError::CreateDir { path: dir.to_path_buf(), error })?;
     let size = (PANEL.0 * COLUMNS as u32, 92 + PANEL.1 * PANELS.len().div_ceil(COLUMNS) as u32);
-    let png = dir.join("metrics.png");
-    write_atomically_via_path(&png, |tmp| {
-        let root = BitMapBackend::new(tmp, size).into_drawing_area();
-        draw(&root, arms).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: png.clone(), message: e.to_string() })
-    })?;
-    let svg_path = dir.join("metrics.svg");
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        draw(&root, arms).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: svg_path.clone(), message: e.to_string() })?;
+    write_chart(dir, "metrics", size, &MetricsChart(arms))
+}
+
+/// The metrics chart of a study's arms, as [`Draw`].
+struct MetricsChart<'a>(&'a [ArmMetrics]);
+
+impl Draw for MetricsChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> AreaResult<(), DB> {
+        draw(root, self.0)
     }
-    write_string_atomically(&svg_path, &svg)?;
-    Ok(vec![png, svg_path])
 }

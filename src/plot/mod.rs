@@ -239,12 +239,7 @@ pub fn plot_study_rounds(study: &StudySummary, out_dir: &Path, rounds: RoundRang
     fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
     let mut written = Vec::new();
     for chart in Chart::ALL.into_iter().filter(|c| c.has_data(study)) {
-        let png = out_dir.join(format!("{}.png", chart.file_stem()));
-        write_png(chart, study, rounds, &png)?;
-        written.push(png);
-        let svg = out_dir.join(format!("{}.svg", chart.file_stem()));
-        write_svg(chart, study, rounds, &svg)?;
-        written.push(svg);
+        written.extend(write_chart(out_dir, chart.file_stem(), (WIDTH, HEIGHT), &StudyChart { chart, study, rounds })?);
     }
     Ok(written)
 }
@@ -260,27 +255,38 @@ fn register_font() -> Result<(), PlotError> {
     }
 }
 
-/// Draws `chart` as a PNG file at `path`, atomically.
-fn write_png(chart: Chart, study: &StudySummary, rounds: RoundRange, path: &Path) -> Result<(), PlotError> {
-    write_atomically_via_path(path, |tmp| {
-        let root = BitMapBackend::new(tmp, (WIDTH, HEIGHT)).into_drawing_area();
-        chart
-            .draw_rounds(study, rounds, &root)
-            .and_then(|()| root.present())
-            .map_err(|e| PlotError::Draw { path: path.to_path_buf(), message: e.to_string() })
-    })
+/// A chart drawn on any backend: the PNG and the SVG come from the same drawing code.
+pub(crate) trait Draw {
+    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> AreaResult<(), DB>;
 }
 
-/// Draws `chart` as SVG text and writes it to `path` atomically.
-fn write_svg(chart: Chart, study: &StudySummary, rounds: RoundRange, path: &Path) -> Result<(), PlotError> {
+/// Writes `dir/STEM.png` and `dir/STEM.svg` of `size` pixels, each atomically; returns their
+/// paths, PNG first.
+pub(crate) fn write_chart(dir: &Path, stem: &str, size: (u32, u32), chart: &impl Draw) -> Result<Vec<PathBuf>, PlotError> {
+    let png = dir.join(format!("{stem}.png"));
+    write_atomically_via_path(&png, |tmp| {
+        let root = BitMapBackend::new(tmp, size).into_drawing_area();
+        chart.draw(&root).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: png.clone(), message: e.to_string() })
+    })?;
+    let svg_path = dir.join(format!("{stem}.svg"));
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        chart
-            .draw_rounds(study, rounds, &root)
-            .and_then(|()| root.present())
-            .map_err(|e| PlotError::Draw { path: path.to_path_buf(), message: e.to_string() })?;
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        chart.draw(&root).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: svg_path.clone(), message: e.to_string() })?;
     }
-    write_string_atomically(path, &svg)?;
-    Ok(())
+    write_string_atomically(&svg_path, &svg)?;
+    Ok(vec![png, svg_path])
+}
+
+/// A study chart over a range of round numbers, as [`Draw`].
+struct StudyChart<'a> {
+    chart: Chart,
+    study: &'a StudySummary,
+    rounds: RoundRange,
+}
+
+impl Draw for StudyChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> AreaResult<(), DB> {
+        self.chart.draw_rounds(self.study, self.rounds, root)
+    }
 }

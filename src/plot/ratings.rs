@@ -10,9 +10,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::charts::{builder, category_x_area, style_mesh};
 use super::layout::*;
-use super::{register_font, PlotError, HEIGHT, WIDTH};
-use crate::io::atomic::write_atomically_via_path;
-use crate::io::write_string_atomically;
+use super::{register_font, write_chart, Draw, PlotError, HEIGHT, WIDTH};
 use crate::ratings::report::{PlayerRating, Report};
 
 /// The charts of a tournament, in the order [`plot_ratings`] writes them.
@@ -63,6 +61,18 @@ impl RatingsChart {
     }
 }
 
+/// A ratings chart of a report, as [`Draw`].
+struct ReportChart<'a> {
+    chart: RatingsChart,
+    report: &'a Report,
+}
+
+impl Draw for ReportChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> AreaResult<(), DB> {
+        self.chart.draw(self.report, root)
+    }
+}
+
 /// Draws every chart of `report` that has data as `out_dir/NAME.png` and `out_dir/NAME.svg`;
 /// returns the paths written, PNG then SVG, in the order of [`RatingsChart::ALL`].
 pub fn plot_ratings(report: &Report, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
@@ -70,26 +80,7 @@ pub fn plot_ratings(report: &Report, out_dir: &Path) -> Result<Vec<PathBuf>, Plo
     fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
     let mut written = Vec::new();
     for chart in RatingsChart::ALL.into_iter().filter(|c| c.has_data(report)) {
-        let png = out_dir.join(format!("{}.png", chart.file_stem()));
-        write_atomically_via_path(&png, |tmp| {
-            let root = BitMapBackend::new(tmp, (WIDTH, HEIGHT)).into_drawing_area();
-            chart
-                .draw(report, &root)
-                .and_then(|()| root.present())
-                .map_err(|e| PlotError::Draw { path: png.clone(), message: e.to_string() })
-        })?;
-        written.push(png);
-        let svg_path = out_dir.join(format!("{}.svg", chart.file_stem()));
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-            chart
-                .draw(report, &root)
-                .and_then(|()| root.present())
-                .map_err(|e| PlotError::Draw { path: svg_path.clone(), message: e.to_string() })?;
-        }
-        write_string_atomically(&svg_path, &svg)?;
-        written.push(svg_path);
+        written.extend(write_chart(out_dir, chart.file_stem(), (WIDTH, HEIGHT), &ReportChart { chart, report })?);
     }
     Ok(written)
 }

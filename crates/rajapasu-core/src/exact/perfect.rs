@@ -185,7 +185,29 @@ impl RoundValues {
     }
 
     fn bytes(&self) -> u64 {
-        (self.dist[0].len() * 2 * 5) as u64
+        RoundValues::bytes_for(self.graph.nodes() as u64, self.width)
+    }
+
+    /// Bytes of the values of `nodes` positions times `width` reserves of South: a rounds byte
+    /// and a four-byte order for each side.
+    fn bytes_for(nodes: u64, width: u32) -> u64 {
+        nodes * width as u64 * 2 * 5
+    }
+
+    /// Whether the values of a round fit `limit` bytes; else why not, with the figures (the real
+    /// board's full round, 22 million positions times 99 reserves, needs 22 GB: computed, not
+    /// attempted, so that the player fails with a message instead of the process with no memory).
+    fn fits(nodes: u64, width: u32, open: BySide<u8>, limit: u64) -> Result<(), String> {
+        let needed = RoundValues::bytes_for(nodes, width);
+        if needed <= limit {
+            return Ok(());
+        }
+        Err(format!(
+            "the values of the round with {},{} pits open need {needed} bytes ({nodes} positions times {width} reserves of South, \
+             10 bytes each), more than the {limit} allowed; play a smaller board, or perfect:round (R15), which needs far less",
+            open[Side::South],
+            open[Side::North]
+        ))
     }
 
     /// (rounds within which f forces the win, order) at a node and South reserve; None: never.
@@ -287,14 +309,16 @@ impl PerfectPlayer {
                     (NextStarter::RoundWinner, Some((kept, starter))) => Ending::RoundWinner { kept, starter },
                     (NextStarter::RoundWinner, None) => return Err(PerfectError::NoContext),
                 };
-                let values = with_caches(|c, s| -> Result<Arc<RoundValues>, SolveError> {
+                let values = with_caches(|c, s| -> Result<Arc<RoundValues>, String> {
                     if let Some(v) = c.values.get(&(rules, open, ending)) {
                         return Ok(v);
                     }
                     let graph = match c.graphs.get(&(rules, open)) {
                         Some(g) => g,
                         None => {
-                            let g = Arc::new(RoundGraph::build(rules, open, SolveOptions { keep_order: false, ..s.solve })?);
+                            let g = Arc::new(
+                                RoundGraph::build(rules, open, SolveOptions { keep_order: false, ..s.solve }).map_err(|e| e.to_string())?,
+                            );
                             c.graphs.insert((rules, open), g.clone(), g.bytes(), s.cache_bytes / 2);
                             g
                         }
@@ -312,11 +336,12 @@ impl PerfectPlayer {
                         }
                         Ending::RoundWinner { kept, .. } => (kept, (kept + graph.on_board()).min(total)),
                     };
+                    RoundValues::fits(graph.nodes() as u64, hi - lo + 1, open, s.solve.max_memory)?;
                     let v = Arc::new(RoundValues::compute(graph, &table, ending, lo, hi));
                     c.values.insert((rules, open, ending), v.clone(), v.bytes(), s.cache_bytes / 2);
                     Ok(v)
                 })
-                .map_err(|e| err(self.kind, e.to_string()))?;
+                .map_err(|e| err(self.kind, e))?;
                 let node =
                     values.graph.node(pos).ok_or_else(|| err(self.kind, "the position is not reachable from its round's start".into()))?;
                 let off = pos.reserve()[Side::South];
@@ -352,6 +377,16 @@ mod tests {
     fn isolated() {
         static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
         set_tables_dir(Some(DIR.get_or_init(|| tempfile::tempdir().unwrap()).path().to_path_buf()));
+    }
+
+    #[test]
+    fn round_values_too_large_for_the_memory_are_refused_with_their_figures() {
+        let open = BySide::new(7, 7);
+        // The real board's full round (22,239,436 positions, 99 reserves of South): 22 GB.
+        let err = RoundValues::fits(22_239_436, 99, open, 6 << 30).unwrap_err();
+        assert!(err.contains("7,7 pits open need 22017041640 bytes") && err.contains("more than the 6442450944 allowed"), "{err}");
+        assert_eq!(RoundValues::fits(1000, 10, open, 100_000), Ok(()));
+        assert!(RoundValues::fits(1000, 10, open, 99_999).is_err());
     }
 
     #[test]
