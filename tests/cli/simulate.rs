@@ -306,7 +306,10 @@ fn counts_are_signed_in_the_files_and_a_dataset_of_another_row_format_is_refused
         let (code, out, err) = run(command);
         let said = out + &err;
         assert_eq!(code, 2, "{command:?}: {said}");
-        assert!(said.contains("versions.rows is 2") && said.contains(&format!("row format {}", rajapasu::io::dataset::ROWS_VERSION)), "{command:?}: {said}");
+        assert!(
+            said.contains("versions.rows is 2") && said.contains(&format!("row format {}", rajapasu::io::dataset::ROWS_VERSION)),
+            "{command:?}: {said}"
+        );
     }
 }
 

@@ -13,7 +13,12 @@ use crate::sim::schema::{MatchColumns, MoveColumns, RoundColumns};
 /// The quality record of every match of `matches` (in its order), and the sums by round
 /// number, from the round and move rows of a dataset played under `rules`. Fails when a
 /// recorded move cannot be replayed.
-pub fn from_rows(matches: &MatchColumns, rounds: &RoundColumns, moves: &MoveColumns, rules: &Ruleset) -> Result<(Vec<QualityRecord>, ByRound), String> {
+pub fn from_rows(
+    matches: &MatchColumns,
+    rounds: &RoundColumns,
+    moves: &MoveColumns,
+    rules: &Ruleset,
+) -> Result<(Vec<QualityRecord>, ByRound), String> {
     let pits_per_row = rules.pits_per_row;
     let mut rounds_of: HashMap<u64, Vec<usize>> = HashMap::new();
     for i in 0..rounds.len() {
@@ -43,7 +48,10 @@ pub fn from_rows(matches: &MatchColumns, rounds: &RoundColumns, moves: &MoveColu
                 let mover = moves.side[i];
                 let engine_legal = game.position().legal_moves().len() as i64;
                 if moves.legal_moves[i] != engine_legal {
-                    return Err(format!("match {id}, ply {}: legal_moves {} but the engine has {engine_legal}", moves.ply[i], moves.legal_moves[i]));
+                    return Err(format!(
+                        "match {id}, ply {}: legal_moves {} but the engine has {engine_legal}",
+                        moves.ply[i], moves.legal_moves[i]
+                    ));
                 }
                 let board = game.position().board().to_vec();
                 let here = (board, reserve);

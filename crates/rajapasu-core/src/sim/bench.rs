@@ -150,14 +150,3 @@ pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64) -> MetricsCos
     let seconds_with = time(true);
     MetricsCost { matches, seconds_without, seconds_with, cost: 1.0 - seconds_without / seconds_with }
 }
-#[cfg(test)]
-mod tmp_tests {
-    #[test]
-    #[ignore]
-    fn tmp_metrics_cost() {
-        for _ in 0..3 {
-            let c = super::bench_metrics_cost(crate::engine::Ruleset::default(), 4000, 1);
-            eprintln!("{c:?}");
-        }
-    }
-}

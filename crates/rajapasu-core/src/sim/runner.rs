@@ -449,7 +449,12 @@ fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &
 
 /// [`record_match`]; without `METRICS` (the benchmark of their cost only, at most round
 /// detail) the quality and by_round tallies and the legal-move counts are left out.
-fn record_match_with<M: Movers, const METRICS: bool>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &mut Batch) -> Result<(), MatchError> {
+fn record_match_with<M: Movers, const METRICS: bool>(
+    cfg: &RunConfig,
+    index: u64,
+    movers: &mut M,
+    batch: &mut Batch,
+) -> Result<(), MatchError> {
     let Batch { matches, rounds, moves, laps, histograms, quality, by_round, scratch, .. } = batch;
     let mut tallies = Tallies { histograms, quality: QualityTally::new(index, scratch), by_round };
     let first = cfg.first.for_match(index);

@@ -539,7 +539,8 @@ fn first_forbidden_endless_move(rules: Ruleset, seed: u64, matches: u64) -> Opti
     use crate::agents::{seat_rng, Agent};
     for i in 0..matches {
         let mut game = crate::engine::Game::new(rules, FirstPolicy::Alternate.for_match(i));
-        let mut agents = [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
+        let mut agents =
+            [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
         while !game.is_over() {
             let (candidates, legal) = (game.position().candidates().len() as u32, game.position().legal_moves().len() as u32);
             if legal > 0 && legal < candidates {
