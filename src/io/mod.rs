@@ -60,6 +60,21 @@ pub fn read_table(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
     }
 }
 
+/// Reads only the columns `names` of a table file (each a column of `spec`): the rest of a
+/// Parquet file is not decoded; a CSV file is read whole and checked, then narrowed.
+pub fn read_table_columns(path: &Path, spec: &TableSpec, names: &[&'static str]) -> Result<Table, IoError> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match Format::ALL.into_iter().find(|f| f.extension().eq_ignore_ascii_case(ext)) {
+        Some(Format::Parquet) => parquet::read_parquet_columns(path, spec, names),
+        Some(Format::Csv) => {
+            let mut t = read_csv(path, spec)?;
+            t.columns.retain(|c| names.contains(&c.name));
+            Ok(t)
+        }
+        None => Err(IoError::UnknownFormat { path: path.to_path_buf() }),
+    }
+}
+
 /// An error reading or writing a file; the message names the file and what was wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum IoError {

@@ -162,6 +162,25 @@ pub fn read_parquet(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
     Ok(Table { name: spec.name, columns })
 }
 
+/// Reads only the columns `names` of a Parquet file of table `spec` (each a column of `spec`,
+/// present in the file with its type); the others are not decoded. The table's columns are in
+/// the order of `names`.
+pub fn read_parquet_columns(path: &Path, spec: &TableSpec, names: &[&'static str]) -> Result<Table, IoError> {
+    let specs = names
+        .iter()
+        .map(|&n| spec.columns.iter().find(|c| c.name == n).ok_or_else(|| IoError::schema(path, n, format!("is not a column of table `{}`", spec.name))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let file = File::open(path).map_err(|e| IoError::file(path, "cannot open", e))?;
+    let wanted: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let df = ParquetReader::new(file).with_columns(Some(wanted)).finish().map_err(|error| parquet_error(path, error))?;
+    let mut columns = Vec::with_capacity(names.len());
+    for c in specs {
+        let column = df.column(c.name).map_err(|_| IoError::schema(path, c.name, format!("is missing (table `{}`)", spec.name)))?;
+        columns.push(Column { name: c.name, data: from_polars(path, c.name, c.ty, column)? });
+    }
+    Ok(Table { name: spec.name, columns })
+}
+
 fn parquet_error(path: &Path, error: polars::error::PolarsError) -> IoError {
     IoError::Parquet { path: path.to_path_buf(), error }
 }

@@ -408,11 +408,32 @@ pub fn accumulate(dataset: &Dataset) -> Result<Accumulator, DatasetError> {
     Ok(acc)
 }
 
+/// The columns of the matches table that [`match_facts`] reads (match_id first: it gives the
+/// row count); the players' and other columns are not decoded.
+const MATCH_COLUMNS: &[&str] = &[
+    "match_id",
+    "first",
+    "winner",
+    "rounds",
+    "moves",
+    "laps",
+    "sown",
+    "south_pussa",
+    "south_own_fours",
+    "south_gifted_fours",
+    "south_remainder",
+    "north_pussa",
+    "north_own_fours",
+    "north_gifted_fours",
+    "north_remainder",
+];
+
 /// The matches of one matches part file and the quality part file beside it.
 fn part_accumulator(board: Board, mp: &Path, qp: &Path) -> Result<Accumulator, DatasetError> {
     let (mspec, qspec) = (&crate::sim::schema::MATCHES, &crate::sim::schema::QUALITY);
     let mut acc = Accumulator::new(board);
-    let m = MatchColumns::read(crate::io::read_table(mp, mspec)?).map_err(|e| invalid(mp, format!("matches: {e}")))?;
+    let m = crate::io::read_table_columns(mp, mspec, MATCH_COLUMNS)?;
+    let m = MatchColumns::read(m).map_err(|e| invalid(mp, format!("matches: {e}")))?;
     let q = QualityColumns::read(crate::io::read_table(qp, qspec)?).map_err(|e| invalid(qp, format!("quality: {e}")))?;
     if m.len() != q.len() {
         return Err(invalid(qp, format!("{} quality rows beside {} matches rows", q.len(), m.len())));
