@@ -228,13 +228,26 @@ pub fn summarize_path(dir: &Path, order: Option<&[String]>) -> Result<StudySumma
         let dataset = Dataset::open(dir)?;
         return Ok(StudySummary { name: name.clone(), arms: vec![summarize_dataset(&dataset, &name)?] });
     }
+    let arms = study_arms(dir, order)?;
+    let mut out = Vec::new();
+    for arm in arms {
+        let dataset = Dataset::open(&dir.join(&arm))?;
+        out.push(summarize_dataset(&dataset, &arm)?);
+    }
+    compare_with_first_arm(&mut out);
+    Ok(StudySummary { name, arms: out })
+}
+
+/// The arms of a study directory: `order` if given, else its subdirectories that hold a
+/// manifest, sorted by name. An arm whose manifest cannot be read is listed (opening it is then
+/// the error that names it), never left out. Shared by `summarize` and `metrics`.
+pub fn study_arms(dir: &Path, order: Option<&[String]>) -> Result<Vec<String>, DatasetError> {
     let mut arms: Vec<String> = match order {
         Some(names) => names.to_vec(),
         None => {
             let mut v: Vec<String> = std::fs::read_dir(dir)
                 .map_err(|e| invalid(dir, format!("cannot read: {e}")))?
                 .filter_map(|e| e.ok())
-                // An arm whose manifest cannot be read is an error, not an arm left out.
                 .filter(|e| e.path().is_dir() && crate::io::dataset::manifest_names(&e.path()).is_ok_and(|m| !m.is_empty()))
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect();
@@ -246,13 +259,7 @@ pub fn summarize_path(dir: &Path, order: Option<&[String]>) -> Result<StudySumma
     if arms.is_empty() {
         return Err(invalid(dir, "not a rajapasu dataset (no manifest.json) and holds no datasets"));
     }
-    let mut out = Vec::new();
-    for arm in arms {
-        let dataset = Dataset::open(&dir.join(&arm))?;
-        out.push(summarize_dataset(&dataset, &arm)?);
-    }
-    compare_with_first_arm(&mut out);
-    Ok(StudySummary { name, arms: out })
+    Ok(arms)
 }
 
 /// Sets each arm's first-player rate difference from the first arm (the first arm has none).

@@ -42,34 +42,17 @@ fn invalid(dir: &Path, what: &str) -> DatasetError {
     DatasetError::Invalid { path: dir.to_path_buf(), what: what.into() }
 }
 
-/// The arms of a study directory: its subdirectories that hold a dataset, sorted by name.
-fn arm_names(dir: &Path) -> Result<Vec<String>, DatasetError> {
-    let mut arms: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| invalid(dir, &format!("cannot read: {e}")))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir() && !crate::io::dataset::read_manifests(&e.path()).map(|m| m.is_empty()).unwrap_or(true))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    arms.sort();
-    Ok(arms)
-}
-
 /// Computes the metrics of `dir`, a dataset or a study (arms in `order`, else sorted by name).
 pub fn metrics_path(dir: &Path, order: Option<&[String]>, resamples: u32, seed: u64) -> Result<StudyMetrics, DatasetError> {
     if !dir.is_dir() {
         return Err(invalid(dir, "no such directory"));
     }
-    if !crate::io::dataset::read_manifests(dir)?.is_empty() {
+    if !crate::io::dataset::manifest_names(dir)?.is_empty() {
         let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "dataset".into());
         return Ok(StudyMetrics { study: false, arms: vec![dataset_metrics(&Dataset::open(dir)?, &name, resamples, seed)?] });
     }
-    let arms = match order {
-        Some(o) => o.to_vec(),
-        None => arm_names(dir)?,
-    };
-    if arms.is_empty() {
-        return Err(invalid(dir, "not a rajapasu dataset (no manifest.json) and holds no datasets"));
-    }
+    // The arms as summarize lists them: a broken arm is an error naming it, not left out.
+    let arms = crate::analysis::summarize::study_arms(dir, order)?;
     let arms = arms.iter().map(|a| dataset_metrics(&Dataset::open(&dir.join(a))?, a, resamples, seed)).collect::<Result<_, _>>()?;
     Ok(StudyMetrics { study: true, arms })
 }
