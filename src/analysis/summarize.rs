@@ -7,6 +7,7 @@ use super::stats::{difference, half_points, proportion, Distribution};
 use super::summary::{ArmDifference, ArmSummary, CaptureSources, OpenPits, RoundsByNumber, StudySummary};
 use crate::engine::{BySide, Side};
 use crate::io::{Dataset, DatasetError};
+use crate::sim::quality::{ByRound, ByRoundRecord};
 use crate::sim::schema::{HistogramColumns, MatchColumns, RoundColumns};
 use crate::sim::{Detail, HistogramMetric, MatchOutcome, RoundResult};
 
@@ -22,40 +23,23 @@ fn to_bins(hist: &BTreeMap<u64, u64>) -> Vec<(u64, u64)> {
     hist.iter().map(|(&v, &c)| (v, c)).collect()
 }
 
-/// Round results at one round number.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct RoundTally {
-    pub rounds: u64,
-    pub tied: u64,
-    pub starter_wins: u64,
-    pub first_player_wins: u64,
-}
-
-impl std::ops::AddAssign for RoundTally {
-    fn add_assign(&mut self, o: RoundTally) {
-        self.rounds += o.rounds;
-        self.tied += o.tied;
-        self.starter_wins += o.starter_wins;
-        self.first_player_wins += o.first_player_wins;
-    }
-}
-
 /// At most this many rounds make a group of round numbers a group on their own account (fewer
 /// when round 1 has fewer: half of its rounds, so that a small dataset keeps its first rounds
 /// apart): about ±3 percentage points of interval at 1,000.
 pub const ROUND_GROUP_ROUNDS: u64 = 1000;
 
-/// Groups the round numbers of `tally` (round number -> results): a round number is a group of its
+/// Groups the round numbers of `tally` (the sums by round number): a round number is a group of its
 /// own while it has at least min(1000, half of round 1's rounds) rounds; beyond, consecutive
 /// round numbers are put together until a group has that many, and a last group with fewer joins
 /// the one before it.
-pub fn round_groups(tally: &BTreeMap<u32, RoundTally>) -> Vec<RoundsByNumber> {
-    let round1 = tally.get(&1).map_or(0, |t| t.rounds);
+pub fn round_groups(tally: &ByRound) -> Vec<RoundsByNumber> {
+    let round1 = tally.rounds.first().map_or(0, |t| t.rounds);
     let least = (round1 / 2).clamp(1, ROUND_GROUP_ROUNDS);
-    let mut groups: Vec<(u32, u32, RoundTally)> = Vec::new();
-    let mut open: Option<(u32, u32, RoundTally)> = None;
-    for (&round, &t) in tally {
-        let (first, _, mut sum) = open.take().unwrap_or((round, round, RoundTally::default()));
+    let mut groups: Vec<(u32, u32, ByRoundRecord)> = Vec::new();
+    let mut open: Option<(u32, u32, ByRoundRecord)> = None;
+    for t in tally.played() {
+        let round = t.round;
+        let (first, _, mut sum) = open.take().unwrap_or((round, round, ByRoundRecord::default()));
         sum += t;
         if sum.rounds >= least {
             groups.push((first, round, sum));
@@ -67,7 +51,7 @@ pub fn round_groups(tally: &BTreeMap<u32, RoundTally>) -> Vec<RoundsByNumber> {
         match groups.last_mut() {
             Some(previous) => {
                 previous.1 = last;
-                previous.2 += sum;
+                previous.2 += &sum;
             }
             None => groups.push((first, last, sum)),
         }
@@ -78,7 +62,7 @@ pub fn round_groups(tally: &BTreeMap<u32, RoundTally>) -> Vec<RoundsByNumber> {
             first_round,
             last_round,
             rounds: t.rounds,
-            tied: t.tied,
+            tied: t.ties,
             starter_wins: proportion(t.starter_wins, t.rounds),
             first_player_wins: proportion(t.first_player_wins, t.rounds),
         })
@@ -147,16 +131,9 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
     if dataset.detail() >= Detail::Round {
         let mut per_round = BTreeMap::new();
         let mut open: BTreeMap<u32, OpenAcc> = BTreeMap::new();
-        let mut results: BTreeMap<u32, RoundTally> = BTreeMap::new();
         dataset.for_each_part("rounds", |t| {
             let r = RoundColumns::read(t).map_err(|e| invalid(&dataset.dir, format!("rounds: {e}")))?;
             for i in 0..r.len() {
-                let winner = r.winner[i].winner();
-                let result = results.entry(r.round[i] as u32).or_default();
-                result.rounds += 1;
-                result.tied += winner.is_none() as u64;
-                result.starter_wins += (winner == Some(r.starter[i])) as u64;
-                result.first_player_wins += (winner == Some(r.first[i])) as u64;
                 add(&mut per_round, r.moves[i] as u64, 1);
                 let open_pits = r.open(i);
                 let acc = open.entry(r.round[i] as u32).or_default();
@@ -168,7 +145,8 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
             Ok(())
         })?;
         moves_per_round = Some(Distribution::from_histogram(&to_bins(&per_round)));
-        by_round = round_groups(&results);
+        // The simulator's sums by round number (table by_round), the ones `metrics` reports.
+        by_round = round_groups(&crate::analysis::metrics::read_by_round(dataset)?);
         open_pits = open
             .into_iter()
             .map(|(round, a)| {

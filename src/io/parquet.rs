@@ -168,7 +168,12 @@ pub fn read_parquet(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
 pub fn read_parquet_columns(path: &Path, spec: &TableSpec, names: &[&'static str]) -> Result<Table, IoError> {
     let specs = names
         .iter()
-        .map(|&n| spec.columns.iter().find(|c| c.name == n).ok_or_else(|| IoError::schema(path, n, format!("is not a column of table `{}`", spec.name))))
+        .map(|&n| {
+            spec.columns
+                .iter()
+                .find(|c| c.name == n)
+                .ok_or_else(|| IoError::schema(path, n, format!("is not a column of table `{}`", spec.name)))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let file = File::open(path).map_err(|e| IoError::file(path, "cannot open", e))?;
     let wanted: Vec<String> = names.iter().map(|n| n.to_string()).collect();

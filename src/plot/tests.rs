@@ -71,19 +71,21 @@ fn arm(name: &str, k: u64, round_detail: bool) -> ArmSummary {
             CaptureSources { pussa: 38_000, own_fours: 110_000 + 2_500 * k, gifted_fours: 35_000, remainder: 12_000 + 500 * k },
         ),
         by_round: if round_detail {
-            let mut tally = std::collections::BTreeMap::new();
+            let mut tally = crate::sim::quality::ByRound::default();
             for r in 1..=60u32 {
                 let rounds = (matches as f64 * (0.93 - 0.01 * v).powi(r as i32 - 1)).round() as u64;
                 let starter = (rounds as f64 * (0.78 - 0.004 * r as f64 - 0.01 * v).max(0.55)) as u64;
                 let first = (rounds as f64 * (0.6 - 0.002 * r as f64).max(0.5)) as u64;
                 if rounds > 0 {
-                    let t = crate::analysis::summarize::RoundTally {
+                    let t = crate::sim::quality::ByRoundRecord {
+                        round: r,
                         rounds,
-                        tied: rounds / 50,
+                        ties: rounds / 50,
                         starter_wins: starter,
                         first_player_wins: first,
+                        ..Default::default()
                     };
-                    tally.insert(r, t);
+                    tally.rounds.push(t);
                 }
             }
             crate::analysis::summarize::round_groups(&tally)

@@ -133,7 +133,12 @@ fn a_study_has_an_object_of_arms_a_chart_and_summarize_points_to_it() {
     usage_error(&["metrics", s(&dir.path().join("nothing"))], &["no such directory"]);
     // An arm whose manifest is broken is an error naming it, for metrics as for summarize,
     // never an arm left out of the study.
-    let arm = std::fs::read_dir(&study).unwrap().flatten().find(|e| e.path().is_dir() && e.path().join("manifest.json").is_file()).unwrap().path();
+    let arm = std::fs::read_dir(&study)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().is_dir() && e.path().join("manifest.json").is_file())
+        .unwrap()
+        .path();
     std::fs::write(arm.join("manifest.json"), "{ not json").unwrap();
     for command in ["metrics", "summarize"] {
         let (code, out, err) = run(&[command, s(&study)]);

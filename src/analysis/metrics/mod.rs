@@ -383,28 +383,7 @@ pub fn accumulate(dataset: &Dataset) -> Result<Accumulator, DatasetError> {
             acc.merge(&part?);
         }
     }
-    let max_rounds = dataset.manifest().rules.max_rounds;
-    dataset.for_each_part("by_round", |t| {
-        let r = ByRoundColumns::read(t).map_err(|e| invalid(dir, format!("by_round: {e}")))?;
-        let mut part = ByRound::default();
-        for i in 0..r.len() {
-            let round = r.round[i];
-            if round == 0 || round > max_rounds as i64 {
-                return Err(invalid(dir, format!("by_round: round {round} out of range 1..={max_rounds} (max_rounds)")));
-            }
-            part.rounds.resize_with(part.rounds.len().max(round as usize), Default::default);
-            let slot = &mut part.rounds[round as usize - 1];
-            slot.round = round as u32;
-            slot.rounds += r.rounds[i] as u64;
-            slot.starter_wins += r.starter_wins[i] as u64;
-            slot.ties += r.ties[i] as u64;
-            slot.first_player_wins += r.first_player_wins[i] as u64;
-            slot.open_pits += r.open_pits[i] as u64;
-            slot.open_pits_squares += r.open_pits_squares[i] as u64;
-        }
-        acc.add_by_round(&part);
-        Ok(())
-    })?;
+    acc.add_by_round(&read_by_round(dataset)?);
     Ok(acc)
 }
 
@@ -427,6 +406,36 @@ const MATCH_COLUMNS: &[&str] = &[
     "north_gifted_fours",
     "north_remainder",
 ];
+
+/// A dataset's `by_round` table summed over its part files: the simulator's sums by round
+/// number (every detail), which `summarize` and `metrics` both report from.
+pub fn read_by_round(dataset: &Dataset) -> Result<ByRound, DatasetError> {
+    let dir = &dataset.dir;
+    let mut by_round = ByRound::default();
+    let max_rounds = dataset.manifest().rules.max_rounds;
+    dataset.for_each_part("by_round", |t| {
+        let r = ByRoundColumns::read(t).map_err(|e| invalid(dir, format!("by_round: {e}")))?;
+        let mut part = ByRound::default();
+        for i in 0..r.len() {
+            let round = r.round[i];
+            if round == 0 || round > max_rounds as i64 {
+                return Err(invalid(dir, format!("by_round: round {round} out of range 1..={max_rounds} (max_rounds)")));
+            }
+            part.rounds.resize_with(part.rounds.len().max(round as usize), Default::default);
+            let slot = &mut part.rounds[round as usize - 1];
+            slot.round = round as u32;
+            slot.rounds += r.rounds[i] as u64;
+            slot.starter_wins += r.starter_wins[i] as u64;
+            slot.ties += r.ties[i] as u64;
+            slot.first_player_wins += r.first_player_wins[i] as u64;
+            slot.open_pits += r.open_pits[i] as u64;
+            slot.open_pits_squares += r.open_pits_squares[i] as u64;
+        }
+        by_round.merge(&part);
+        Ok(())
+    })?;
+    Ok(by_round)
+}
 
 /// The matches of one matches part file and the quality part file beside it.
 fn part_accumulator(board: Board, mp: &Path, qp: &Path) -> Result<Accumulator, DatasetError> {

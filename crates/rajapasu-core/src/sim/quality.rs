@@ -227,6 +227,18 @@ pub struct ByRoundRecord {
     pub open_pits_squares: u64,
 }
 
+/// Adds the sums of `other` (its round number is not looked at).
+impl std::ops::AddAssign<&ByRoundRecord> for ByRoundRecord {
+    fn add_assign(&mut self, other: &ByRoundRecord) {
+        self.rounds += other.rounds;
+        self.starter_wins += other.starter_wins;
+        self.ties += other.ties;
+        self.first_player_wins += other.first_player_wins;
+        self.open_pits += other.open_pits;
+        self.open_pits_squares += other.open_pits_squares;
+    }
+}
+
 /// [`ByRoundRecord`]s indexed by round number - 1.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ByRound {
@@ -259,12 +271,7 @@ impl ByRound {
         }
         for (i, (mine, theirs)) in self.rounds.iter_mut().zip(&other.rounds).enumerate() {
             mine.round = i as u32 + 1;
-            mine.rounds += theirs.rounds;
-            mine.starter_wins += theirs.starter_wins;
-            mine.ties += theirs.ties;
-            mine.first_player_wins += theirs.first_player_wins;
-            mine.open_pits += theirs.open_pits;
-            mine.open_pits_squares += theirs.open_pits_squares;
+            *mine += theirs;
         }
     }
 
