@@ -7,9 +7,13 @@
 #   scripts/match_solution.sh                 # every reading (see the timings in README.md)
 #   scripts/match_solution.sh default skip_origin   # some of them
 # An interrupted run continues: each table's checkpoint is kept in data/match_solution/tables.
+# RAJAPASU=/path/to/rajapasu uses that binary instead of building this checkout's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release
+if [ -z "${RAJAPASU:-}" ]; then
+  cargo build --release
+  RAJAPASU=./target/release/rajapasu
+fi
 out=data/match_solution
 mkdir -p "$out/tables"
 declare -A rules=(
@@ -25,7 +29,7 @@ readings=("${@:-${order[@]}}")
 for name in "${readings[@]}"; do
   [[ -v rules[$name] ]] || { echo "unknown reading '$name'; known: ${order[*]}" >&2; exit 2; }
   # shellcheck disable=SC2086
-  ./target/release/rajapasu solve --match --all-states ${rules[$name]} --tables "$out/tables" \
+  "$RAJAPASU" solve --match --all-states ${rules[$name]} --tables "$out/tables" \
     --out "$out/$name" --format csv --max-memory 8G --quiet
 done
 # The match value by reading (from each reading's solve_match.json).

@@ -6,19 +6,25 @@
 # round start of the real board and a match under perfect round play on it.
 #   scripts/perfect_play.sh                # the committed study (about 25 minutes on 2 cores)
 #   scripts/perfect_play.sh --matches 2000 # options are passed on to `rajapasu solve --study`
+# The match values (R17) use and keep their tables in data/match_solution/tables (the real
+# board's, 26 minutes to solve, is committed there). RAJAPASU=/path/to/rajapasu uses that binary
+# instead of building this checkout's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release
+if [ -z "${RAJAPASU:-}" ]; then
+  cargo build --release
+  RAJAPASU=./target/release/rajapasu
+fi
 mkdir -p data/perfect_play
 # The defaults of --study: --matches 20000 --seed 1 --max-positions 150000000 --max-memory 4G.
-./target/release/rajapasu solve --study --out data/perfect_play --format csv "$@" | tee data/perfect_play/summary.md.tmp
+"$RAJAPASU" solve --study --out data/perfect_play --format csv --tables data/match_solution/tables "$@" | tee data/perfect_play/summary.md.tmp
 mv data/perfect_play/summary.md.tmp data/perfect_play/summary.md
 # Every round start of the real board (7 pits, 7 counters; about 3 minutes), and a match under
 # perfect round play on it (about 10 minutes on one thread).
-./target/release/rajapasu solve --all-starts --out data/perfect_play/real_board_starts --quiet --max-memory 6G
+"$RAJAPASU" solve --all-starts --out data/perfect_play/real_board_starts --quiet --max-memory 6G
 {
   echo "# rajapasu solve --perfect-match --max-positions 60000000 --max-memory 6G   (default rules: 7 pits a row, 7 counters a pit)"
   echo "# Every round played perfectly (R15); each round solved exactly, both starters."
   echo
-  ./target/release/rajapasu solve --perfect-match --max-positions 60000000 --max-memory 6G
+  "$RAJAPASU" solve --perfect-match --max-positions 60000000 --max-memory 6G
 } > data/perfect_play/real_board_match.txt

@@ -11,7 +11,7 @@
 //! In this crate: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
 //! (Bradley-Terry ratings of a tournament), [`plot`], [`cli`].
 
-pub use rajapasu_core::{agents, engine, exact, show, sim};
+pub use rajapasu_core::{agents, engine, exact, files, show, sim};
 
 pub mod analysis;
 pub mod cli;

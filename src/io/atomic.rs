@@ -2,9 +2,11 @@
 //! (`.NAME.tmp-RANDOM.EXT`), which is flushed, synced to disk and then renamed to the final name.
 //! Readers therefore see either no file or a complete one, and a failed write leaves nothing.
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::files;
 
 use super::verify::{FileDigest, HashingWriter};
 use super::IoError;
@@ -14,10 +16,11 @@ use super::IoError;
 /// is removed and `path` is left as it was.
 pub fn write_atomically(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoError>) -> Result<(), IoError> {
     let mut tmp = Temporary::create(path)?;
-    let file = tmp.file.as_mut().expect("temporary file is open");
+    let shown = tmp.0.path().display().to_string();
+    let file = tmp.0.file().expect("a new temporary file is open");
     f(file)?;
-    file.flush().map_err(|e| IoError::file(path, format!("cannot flush {}", tmp.path.display()), e))?;
-    file.sync_all().map_err(|e| IoError::file(path, format!("cannot sync {}", tmp.path.display()), e))?;
+    file.flush().map_err(|e| IoError::file(path, format!("cannot flush {shown}"), e))?;
+    file.sync_all().map_err(|e| IoError::file(path, format!("cannot sync {shown}"), e))?;
     tmp.rename_to(path)
 }
 
@@ -43,11 +46,11 @@ pub fn write_atomically_hashed(
 /// keeps `path`'s extension.
 pub fn write_atomically_via_path<E: From<IoError>>(path: &Path, f: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
     let mut tmp = Temporary::create(path)?;
-    tmp.file = None;
-    f(&tmp.path)?;
-    File::open(&tmp.path)
+    tmp.0.close();
+    f(tmp.0.path())?;
+    File::open(tmp.0.path())
         .and_then(|file| file.sync_all())
-        .map_err(|e| IoError::file(path, format!("cannot sync {}", tmp.path.display()), e))?;
+        .map_err(|e| IoError::file(path, format!("cannot sync {}", tmp.0.path().display()), e))?;
     Ok(tmp.rename_to(path)?)
 }
 
@@ -62,76 +65,27 @@ pub fn write_string_atomically(path: &Path, contents: &str) -> Result<(), IoErro
     write_atomically(path, |file| file.write_all(contents.as_bytes()).map_err(|e| IoError::file(path, "cannot write", e)))
 }
 
-/// A temporary file that is removed when dropped, unless it was renamed.
-struct Temporary {
-    path: PathBuf,
-    file: Option<File>,
-    renamed: bool,
-}
+/// The core's temporary file, with this module's error messages (each names the destination).
+struct Temporary(files::Temporary);
 
 impl Temporary {
     fn create(path: &Path) -> Result<Temporary, IoError> {
-        let name = path
-            .file_name()
-            .ok_or_else(|| IoError::file(path, "cannot write", std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")))?;
-        // Named `.NAME.tmp-RANDOM.EXT` so that `temporary_target` finds `name` again; the
-        // extension is kept for writers that choose a format by it. tempfile makes the name
-        // unique with random characters (create_new), so that writers on several hosts sharing
-        // one directory (shards of a Slurm array) never collide.
-        let mut prefix = std::ffi::OsString::from(".");
-        prefix.push(name);
-        prefix.push(".tmp-");
-        let suffix = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let (file, tmp) = tempfile::Builder::new()
-            .prefix(&prefix)
-            .suffix(&suffix)
-            .rand_bytes(10)
-            .tempfile_in(dir)
-            .map_err(|e| IoError::file(path, format!("cannot create a temporary file in {}", dir.display()), e))?
-            .into_parts();
-        // Removed by this type's Drop unless renamed, like any temporary of this module.
-        let tmp = tmp.keep().map_err(|e| IoError::file(path, "cannot keep the temporary file", e.error))?;
-        Ok(Temporary { path: tmp, file: Some(file), renamed: false })
+        files::Temporary::create(path).map(Temporary).map_err(|e| {
+            let dir = files::Temporary::directory(path);
+            IoError::file(path, format!("cannot create a temporary file in {}", dir.display()), e)
+        })
     }
 
-    fn rename_to(mut self, path: &Path) -> Result<(), IoError> {
-        self.file = None;
-        fs::rename(&self.path, path).map_err(|e| IoError::file(path, format!("cannot rename {} to it", self.path.display()), e))?;
-        self.renamed = true;
-        sync_directory(path);
-        Ok(())
+    fn rename_to(self, path: &Path) -> Result<(), IoError> {
+        let tmp = self.0.path().to_path_buf();
+        self.0.rename_to(path).map_err(|e| IoError::file(path, format!("cannot rename {} to it", tmp.display()), e))
     }
-}
-
-impl Drop for Temporary {
-    fn drop(&mut self) {
-        self.file = None;
-        if !self.renamed {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
-/// Makes the rename durable (best effort: not every platform can sync a directory).
-fn sync_directory(path: &Path) {
-    #[cfg(unix)]
-    if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = path;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -143,7 +97,7 @@ mod tests {
     fn a_temporary_names_its_target() {
         let dir = tempfile::tempdir().unwrap();
         let tmp = Temporary::create(&dir.path().join("part-x-00000003.parquet")).unwrap();
-        let name = tmp.path.file_name().unwrap().to_string_lossy().into_owned();
+        let name = tmp.0.path().file_name().unwrap().to_string_lossy().into_owned();
         assert_eq!(temporary_target(&name), Some("part-x-00000003.parquet"));
         assert_eq!(temporary_target("part-x-00000003.parquet"), None);
         assert_eq!(temporary_target(".hidden"), None);

@@ -6,7 +6,6 @@
 //! duplicated, truncated or altered file is a [`Problem`] naming the file.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -76,33 +75,7 @@ pub fn hash_file(path: &Path) -> std::io::Result<FileDigest> {
 /// Longest progress marker read, in bytes (a marker of five tables is well under 2 KB).
 const MAX_MARKER_BYTES: u64 = 1 << 20;
 
-/// Opens a regular file (a symlink to one too) for reading; a FIFO, device or directory is an
-/// error. Non-blocking, so that opening a FIFO does not wait for a writer.
-fn open_regular(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file (a FIFO, device or directory)"));
-    }
-    Ok(file)
-}
-
-/// The bytes of `reader`, at most `limit` of them: a longer input is an error, read no further
-/// than one byte past the limit (an input may be endless, `/dev/zero`).
-pub fn read_bounded(reader: impl Read, limit: u64) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    reader.take(limit + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("longer than {limit} bytes")));
-    }
-    Ok(bytes)
-}
-
-/// The text of a small regular file, read at most `limit` bytes far (see [`hash_file`]).
-pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<String> {
-    let bytes = read_bounded(open_regular(path)?, limit)?;
-    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-}
+pub use crate::files::{open_regular, read_bounded, read_regular_file};
 
 /// One part file as its batch's marker records it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -476,7 +449,7 @@ mod tests {
     fn hashing_writer_agrees_with_sha256_of_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
-        let mut w = HashingWriter::new(File::create(&path).unwrap());
+        let mut w = HashingWriter::new(std::fs::File::create(&path).unwrap());
         for i in 0..1000u32 {
             w.write_all(&i.to_le_bytes()).unwrap();
         }

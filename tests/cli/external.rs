@@ -236,7 +236,20 @@ fn a_rajapasu_ended_by_sigterm_or_sigint_leaves_no_player_behind() {
         let player = format!("external:{} {}", misbehaving("slow"), pidfile.display());
         let mut args = simulate_args(s(&out), &player, &["--threads", "2", "--batch-size", "10"]);
         args[2] = "1000";
-        let mut child = bin().args(&args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let mut command = bin();
+        command.args(&args).stdout(Stdio::null()).stderr(Stdio::null());
+        // rajapasu keeps a signal ignored that it inherits ignored (as `nohup` ignores SIGHUP),
+        // and a test run in the background of a shell inherits SIGINT ignored: start the child
+        // with the default action, as an interactive run has.
+        use std::os::unix::process::CommandExt;
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                libc::signal(signal, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
         // Both threads' players are running (each with its two sleeps) before the signal.
         let started = Instant::now();
         while std::fs::read_to_string(&pidfile).unwrap_or_default().lines().count() < 6 {

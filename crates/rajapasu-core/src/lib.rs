@@ -5,7 +5,8 @@
 //! - [`agents`]: players (random, greedy, minimax, MCTS, external, host, perfect);
 //! - [`exact`]: exact perfect-play values of rounds (R15) and matches (R17), beside the players;
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
-//! - [`show`]: the replay page of a match (built from the engine alone).
+//! - [`show`]: the replay page of a match (built from the engine alone);
+//! - beneath them all, [`files`]: atomic writes and bounded reads of regular files.
 //!
 //! The `rajapasu` crate builds the datasets, analysis, charts and command line on top of it
 //! and re-exports these modules under the same names.
@@ -13,5 +14,6 @@
 pub mod agents;
 pub mod engine;
 pub mod exact;
+pub mod files;
 pub mod show;
 pub mod sim;

@@ -7,12 +7,13 @@
 //! A table file is untrusted input: it is read only up to [`MAX_TABLE_BYTES`] and checked
 //! (rules, sizes, values) before use; writes go to a temporary name renamed when complete.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::match_solver::{MatchCheckpoint, MatchError, MatchProgress, MatchTable};
 use super::solver::SolveOptions;
 use crate::engine::Ruleset;
+use crate::files;
 
 /// The environment variable naming the default tables directory.
 pub const TABLES_ENV: &str = "RAJAPASU_TABLES";
@@ -40,20 +41,14 @@ pub fn table_path(dir: &Path, rules: &Ruleset) -> PathBuf {
     dir.join(format!("match-{}.json", rules.hash()))
 }
 
-/// Reads a table file; None if there is none.
+/// Reads a table file; None if there is none. Only a regular file is read, at most
+/// [`MAX_TABLE_BYTES`] of it (a FIFO named like a table is an error, not a wait).
 pub fn read_checkpoint(path: &Path) -> Result<Option<MatchCheckpoint>, MatchError> {
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
+    let text = match files::read_regular_file(path, MAX_TABLE_BYTES) {
+        Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(MatchError::Io(format!("{}: cannot open the match table: {e}", path.display()))),
+        Err(e) => return Err(MatchError::Io(format!("{}: cannot read the match table: {e}", path.display()))),
     };
-    let mut text = String::new();
-    file.take(MAX_TABLE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| MatchError::Io(format!("{}: cannot read the match table: {e}", path.display())))?;
-    if text.len() as u64 > MAX_TABLE_BYTES {
-        return Err(MatchError::Io(format!("{}: larger than {MAX_TABLE_BYTES} bytes; not a match table", path.display())));
-    }
     let cp: MatchCheckpoint = serde_json::from_str(&text)
         .map_err(|e| MatchError::Io(format!("{}: not a match table ({e}); delete it to solve again", path.display())))?;
     Ok(Some(cp))
@@ -65,21 +60,9 @@ pub fn write_checkpoint(path: &Path, cp: &MatchCheckpoint) -> Result<(), MatchEr
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| io("create the directory of", e))?;
     }
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("match.json");
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let text = serde_json::to_string(cp).expect("a checkpoint serializes");
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.write_all(b"\n")?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io("write", e));
-    }
-    Ok(())
+    let mut text = serde_json::to_string(cp).expect("a checkpoint serializes");
+    text.push('\n');
+    files::write_atomically(path, |f| f.write_all(text.as_bytes())).map_err(|e| io("write", e))
 }
 
 /// The match table of `rules` from `dir`, or solved (continuing a checkpoint found there) and
