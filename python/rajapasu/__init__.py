@@ -17,7 +17,7 @@ import json
 import os
 import re
 import tempfile
-from typing import Any, Callable, Dict, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from . import _native
 from ._native import (  # noqa: F401  (the public classes)
@@ -45,6 +45,7 @@ __all__ = [
     "simulate",
     "simulate_to",
     "solve",
+    "solve_match",
     "switches",
 ]
 
@@ -191,6 +192,61 @@ def solve(
         except (TypeError, ValueError, IndexError):
             raise UsageError(f"open {open!r}: expected (S, N), the open pits of South and North") from None
     return json.loads(_native.solve_json(open, starter, max_memory, max_positions, rules))
+
+
+def _pair(value: Any, what: str, expected: str) -> Optional[Tuple[int, int]]:
+    if value is None:
+        return None
+    try:
+        if len(value) != 2:
+            raise ValueError
+        return (int(value[0]), int(value[1]))
+    except (TypeError, ValueError, IndexError, OverflowError):
+        raise UsageError(f"{what} {value!r}: expected {expected}") from None
+
+
+def solve_match(
+    pits_per_row: int = 7,
+    seeds_per_pit: int = 7,
+    holdings: Optional[Tuple[int, int]] = None,
+    starter: str = "south",
+    tables: Optional[Union[str, os.PathLike]] = None,
+    max_memory: str = "4G",
+    max_positions: Optional[int] = None,
+    max_iterations: Optional[int] = None,
+    **switches: Any,
+) -> dict:
+    """The perfect-match value of a match state (RULES.md R17), as
+    ``rajapasu solve --match --json`` prints it: a dict with ``value`` (``"win"``, ``"draw"``
+    or ``"loss"`` for the starter), ``rounds`` (for a win the least k within which the
+    starter forces it, the round starting counted as 1; for a loss the same for the
+    opponent; None for a draw), ``best_moves`` (the starter's opening moves keeping value and
+    rounds, local pits), ``holdings``, ``starter``, ``open`` (each side's open pits, R12),
+    ``rules``, ``rules_hash``, ``table`` and ``cached``, ``stats``, ``seconds`` and memory.
+
+    ``holdings=(S, N)`` are South's and North's counters at the round's start (summing to
+    2 x pits_per_row x seeds_per_pit, each at least seeds_per_pit; default: the match's
+    start). The table of every match state of the board is solved once and kept in
+    ``tables`` (default: ``$RAJAPASU_TABLES``, else ``$XDG_CACHE_HOME/rajapasu/tables``, else
+    ``~/.cache/rajapasu/tables``), shared with the command line's ``--tables``; an interrupted
+    solve continues from its checkpoint there. ``max_iterations`` stops the rounds loop after
+    that many iterations (raises ``RajapasuError``; call again to continue). Other rule
+    switches are keyword arguments. Bad holdings, rules or a board too large for
+    ``max_memory`` raise ``UsageError`` with the command line's message."""
+    rules = dict(switches)
+    rules["pits_per_row"] = pits_per_row
+    rules["seeds_per_pit"] = seeds_per_pit
+    pair = _pair(holdings, "holdings", "(S, N), the holdings of South and North")
+    answer = _native.solve_match_json(
+        pair,
+        starter,
+        os.fspath(tables) if tables is not None else None,
+        max_memory,
+        max_positions,
+        max_iterations,
+        rules,
+    )
+    return json.loads(answer)
 
 
 def switches() -> Dict[str, str]:

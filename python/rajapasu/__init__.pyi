@@ -53,4 +53,15 @@ def solve(
     max_positions: Optional[int] = None,
     **switches: Any,
 ) -> Dict[str, Any]: ...
+def solve_match(
+    pits_per_row: int = 7,
+    seeds_per_pit: int = 7,
+    holdings: Optional[Tuple[int, int]] = None,
+    starter: str = "south",
+    tables: Optional[Union[str, os.PathLike]] = None,
+    max_memory: str = "4G",
+    max_positions: Optional[int] = None,
+    max_iterations: Optional[int] = None,
+    **switches: Any,
+) -> Dict[str, Any]: ...
 def switches() -> Dict[str, str]: ...

@@ -34,15 +34,25 @@ class Capture:
     n: int
 
 class Move:
-    """What a move did (``Position.play`` / ``Match.play``)."""
-    pit: int
-    player: str
-    laps: List[int]
-    captures: List[Capture]
-    sown: int
-    endless: bool
-    round_over: bool
-    round_end: Optional[Dict[str, Any]]
+    """What a move did (``Position.play`` / ``Match.play``). It holds the position the move
+    was played from and the engine's summary; ``laps``, ``captures``, ``round_over`` and
+    ``round_end`` are computed when read (each read builds a new list or dict)."""
+    @property
+    def pit(self) -> int: ...
+    @property
+    def player(self) -> str: ...
+    @property
+    def laps(self) -> List[int]: ...
+    @property
+    def captures(self) -> List[Capture]: ...
+    @property
+    def sown(self) -> int: ...
+    @property
+    def endless(self) -> bool: ...
+    @property
+    def round_over(self) -> bool: ...
+    @property
+    def round_end(self) -> Optional[Dict[str, Any]]: ...
 
 class Rng:
     """A pcg64 stream: ``Rng(seed)``, or a run's seat stream ``Rng(seed, match_index, seat)``."""
@@ -127,6 +137,15 @@ def solve_json(
     starter: str = "south",
     max_memory: str = "4G",
     max_positions: Optional[int] = None,
+    rules: Optional[Dict[str, Any]] = None,
+) -> str: ...
+def solve_match_json(
+    holdings: Optional[Tuple[int, int]] = None,
+    starter: str = "south",
+    tables: Optional[str] = None,
+    max_memory: str = "4G",
+    max_positions: Optional[int] = None,
+    max_iterations: Optional[int] = None,
     rules: Optional[Dict[str, Any]] = None,
 ) -> str: ...
 def switches() -> List[Tuple[str, str]]: ...

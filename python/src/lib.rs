@@ -14,7 +14,7 @@ use rajapasu::agents::AgentSpec;
 use rajapasu::cli::simulate::{run_job, validate_counts, Job, MAX_THREADS};
 use rajapasu::cli::CliError;
 use rajapasu::engine::trace::{replay, TraceObserver};
-use rajapasu::engine::{BySide, Game, MoveSummary, Position, Rng, RoundEnd, Ruleset, Side};
+use rajapasu::engine::{BySide, Game, MoveSummary, Pit, PitSet, Position, Rng, RoundEnd, Ruleset, Side};
 use rajapasu::io::{Dataset, Formats};
 use rajapasu::sim::{Detail, FirstPolicy, RunConfig, Shard};
 
@@ -147,50 +147,95 @@ impl PyCapture {
 /// the captures in order with their source pits, whether it was endless (R9), and whether the
 /// round is over because the side to move now has no legal move (R10). From `Match.play`,
 /// `round_end` describes the end of the round (or None).
-#[pyclass(module = "rajapasu", name = "Move", frozen, get_all)]
+///
+/// A Move holds the position it was played from and the engine's summary of the move (a few
+/// bytes, no Python objects): `laps`, `captures`, `round_over` and `round_end` are computed
+/// when read (the move replayed on a copy), so `play` in a tight loop costs no lists or dicts.
+#[pyclass(module = "rajapasu", name = "Move", frozen)]
 struct PyMove {
-    pit: usize,
-    player: &'static str,
-    laps: Vec<u32>,
-    captures: Vec<PyCapture>,
-    sown: u32,
-    endless: bool,
-    round_over: bool,
-    round_end: Option<Py<PyDict>>,
+    before: Position,
+    pit: Pit,
+    summary: MoveSummary,
+    /// From `Match.play`: the round's end, if the move ended it. None from `Position.play`
+    /// (`round_over` is then asked of the position after the move).
+    ended: Option<Option<RoundEnd>>,
+}
+
+impl PyMove {
+    /// The move played again on a copy of the position before it, details observed.
+    fn observed(&self) -> TraceObserver {
+        let mut obs = TraceObserver::default();
+        let mut pos = self.before;
+        pos.play_unchecked_observed(self.pit, &mut obs);
+        obs
+    }
 }
 
 #[pymethods]
 impl PyMove {
+    /// The local pit played (R3).
+    #[getter]
+    fn pit(&self) -> usize {
+        self.pit.index()
+    }
+
+    /// Who moved: "south" or "north".
+    #[getter]
+    fn player(&self) -> &'static str {
+        self.before.turn().name()
+    }
+
+    /// Counters lifted by each lap (R7), in order.
+    #[getter]
+    fn laps(&self) -> Vec<u32> {
+        self.observed().laps
+    }
+
+    /// The captures (R6 fours, R8 pussa) in the order they happened.
+    #[getter]
+    fn captures(&self) -> Vec<PyCapture> {
+        self.observed().captures.into_iter().map(|c| PyCapture { kind: c.kind, by: c.by.name(), pit: c.pit, n: c.n }).collect()
+    }
+
+    /// Counters sown over all laps.
+    #[getter]
+    fn sown(&self) -> u32 {
+        self.summary.sown
+    }
+
+    /// The move was endless (R9): it stopped at its first repeated lap start.
+    #[getter]
+    fn endless(&self) -> bool {
+        self.summary.endless
+    }
+
+    /// The side to move after this move has no legal move: the round is over (R10).
+    #[getter]
+    fn round_over(&self) -> bool {
+        match self.ended {
+            Some(end) => end.is_some(),
+            None => !self.before.after(self.pit).0.has_legal_move(),
+        }
+    }
+
+    /// From `Match.play`, when the move ended the round: a dict (round, collector, remainder,
+    /// captured, holdings, winner, next_starter, match_over, match_winner); else None.
+    #[getter]
+    fn round_end<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.ended.flatten().map(|e| round_end_dict(py, &e)).transpose()
+    }
+
     fn __repr__(&self) -> String {
+        let obs = self.observed();
         format!(
             "Move(pit={}, player={:?}, laps={:?}, captures={}, endless={}, round_over={})",
-            self.pit,
-            self.player,
-            self.laps,
-            self.captures.len(),
-            if self.endless { "True" } else { "False" },
-            if self.round_over { "True" } else { "False" }
+            self.pit.index(),
+            self.player(),
+            obs.laps,
+            obs.captures.len(),
+            if self.summary.endless { "True" } else { "False" },
+            if self.round_over() { "True" } else { "False" }
         )
-    }
-}
-
-fn make_move(
-    pit: usize,
-    player: Side,
-    obs: TraceObserver,
-    summary: &MoveSummary,
-    round_over: bool,
-    round_end: Option<Py<PyDict>>,
-) -> PyMove {
-    PyMove {
-        pit,
-        player: player.name(),
-        laps: obs.laps,
-        captures: obs.captures.into_iter().map(|c| PyCapture { kind: c.kind, by: c.by.name(), pit: c.pit, n: c.n }).collect(),
-        sown: summary.sown,
-        endless: summary.endless,
-        round_over,
-        round_end,
     }
 }
 
@@ -204,6 +249,9 @@ fn position_error(e: impl std::fmt::Display) -> PyErr {
 #[derive(Clone)]
 struct PyPosition {
     inner: Position,
+    /// The legal moves, once asked (a loop asks `legal_moves()` and then plays one of them:
+    /// that pit is known legal and is sown once, not simulated again by the check).
+    legal: Option<PitSet>,
 }
 
 #[pymethods]
@@ -213,12 +261,12 @@ impl PyPosition {
     #[pyo3(signature = (rules=None, starter="south"))]
     fn opening(rules: Option<&PyRuleset>, starter: &str) -> PyResult<Self> {
         let rules = rules.map_or_else(Ruleset::default, |r| r.inner);
-        Ok(PyPosition { inner: Position::opening(rules, parse_side(starter, "starter")?) })
+        Ok(PyPosition::new(Position::opening(rules, parse_side(starter, "starter")?)))
     }
 
     /// Legal local pits (0-based from the mover's left, R3) in increasing order.
-    fn legal_moves(&self) -> Vec<usize> {
-        self.inner.legal_moves().iter().map(|p| p.index()).collect()
+    fn legal_moves(&mut self) -> Vec<usize> {
+        self.legal_set().iter().map(|p| p.index()).collect()
     }
 
     /// The side to move's open, non-empty local pits in increasing order: the legal moves,
@@ -229,17 +277,16 @@ impl PyPosition {
     }
 
     /// Plays local pit `pit` for the side to move; an illegal pit raises ValueError naming why.
+    /// The Move's details are computed when read (see Move).
     fn play(&mut self, pit: usize) -> PyResult<PyMove> {
-        let player = self.inner.turn();
-        let mut obs = TraceObserver::default();
-        let summary = self.inner.play_observed(pit, &mut obs).map_err(position_error)?;
-        Ok(make_move(pit, player, obs, &summary, !self.inner.has_legal_move(), None))
+        let before = self.inner;
+        let summary = self.play_checked(pit)?;
+        Ok(PyMove { before, pit: Pit::new_unchecked(pit), summary, ended: None })
     }
 
-    /// Plays `pit` and returns only the laps sown (the fast path of tight loops); an illegal
-    /// pit raises ValueError.
+    /// Plays `pit` and returns only the laps sown; an illegal pit raises ValueError.
     fn play_fast(&mut self, pit: usize) -> PyResult<u32> {
-        self.inner.play(pit).map(|s| s.laps).map_err(position_error)
+        self.play_checked(pit).map(|s| s.laps)
     }
 
     /// Plays uniformly random legal moves with `rng` until the side to move has none (the
@@ -256,6 +303,7 @@ impl PyPosition {
             self.inner.play_unchecked(pit);
             n += 1;
         }
+        self.legal = None;
         n
     }
 
@@ -309,7 +357,10 @@ impl PyPosition {
     /// True when the side to move has no legal move: the round is over (R10).
     #[getter]
     fn round_over(&self) -> bool {
-        !self.inner.has_legal_move()
+        match self.legal {
+            Some(set) => set.is_empty(),
+            None => !self.inner.has_legal_move(),
+        }
     }
 
     fn __repr__(&self) -> String {
@@ -322,8 +373,40 @@ impl PyPosition {
 }
 
 impl PyPosition {
+    fn new(inner: Position) -> Self {
+        PyPosition { inner, legal: None }
+    }
+
     fn clone_inner(&self) -> Self {
-        PyPosition { inner: self.inner }
+        Clone::clone(self)
+    }
+
+    fn legal_set(&mut self) -> PitSet {
+        *self.legal.get_or_insert_with(|| self.inner.legal_moves())
+    }
+
+    /// Plays `pit` if legal, simulating the move once: a pit of the legal moves asked for
+    /// this position is sown at once; otherwise an open, non-empty pit is sown with the
+    /// endless check (R9) on the way. An illegal pit leaves the position as it was and
+    /// raises ValueError with the engine's reason.
+    fn play_checked(&mut self, pit: usize) -> PyResult<MoveSummary> {
+        let known = self.legal.take();
+        let summary = match Pit::new(pit, self.inner.rules().pits_per_row) {
+            Some(p) if known.is_some_and(|set| set.contains(p)) => Some(self.inner.play_unchecked(p)),
+            Some(p) if known.is_none() && self.inner.candidates().contains(p) => self.inner.play_if_legal_observed(p, &mut ()),
+            _ => None,
+        };
+        match summary {
+            Some(s) => Ok(s),
+            // The engine's check names the reason (and plays nothing when it finds one).
+            None => {
+                let checked = self.inner.play(pit);
+                if checked.is_err() {
+                    self.legal = known;
+                }
+                checked.map_err(position_error)
+            }
+        }
     }
 }
 
@@ -371,10 +454,9 @@ impl PyMatch {
     /// Plays local pit `pit` for the side to move. The returned Move's `round_end` is a dict
     /// (round, collector, remainder, captured, holdings, winner, next_starter, match_over,
     /// match_winner) when the move ended the round; the next round then starts by itself.
-    fn play(&mut self, py: Python<'_>, pit: usize) -> PyResult<PyMove> {
-        let player = self.game.position().turn();
-        let mut obs = TraceObserver::default();
-        let summary = self.game.play_checked_observed(pit, &mut obs).map_err(position_error)?;
+    fn play(&mut self, pit: usize) -> PyResult<PyMove> {
+        let before = *self.game.position();
+        let summary = self.game.play_checked_observed(pit, &mut ()).map_err(position_error)?;
         self.moves.push(pit);
         // The round's end; a next round whose starter has no legal move ends at once too (R10).
         let mut first_end = None;
@@ -384,14 +466,13 @@ impl PyMatch {
                 break;
             }
         }
-        let round_end = first_end.map(|e| round_end_dict(py, &e).map(Bound::unbind)).transpose()?;
-        Ok(make_move(pit, player, obs, &summary, round_end.is_some(), round_end))
+        Ok(PyMove { before, pit: Pit::new_unchecked(pit), summary, ended: Some(first_end) })
     }
 
     /// The current position (a copy).
     #[getter]
     fn position(&self) -> PyPosition {
-        PyPosition { inner: *self.game.position() }
+        PyPosition::new(*self.game.position())
     }
 
     #[getter]
@@ -529,7 +610,7 @@ impl HostPlayer for PyPlayer {
         Python::attach(|py| {
             let taken = std::mem::replace(rng, Rng::from_seed(0));
             let result = (|| -> PyResult<(i64, Rng)> {
-                let position = Py::new(py, PyPosition { inner: *pos })?;
+                let position = Py::new(py, PyPosition::new(*pos))?;
                 let stream = Py::new(py, PyRng { inner: taken.clone() })?;
                 let answer = self.callable.bind(py).call1((position, stream.clone_ref(py)))?;
                 let pit = answer.extract::<i64>()?;
@@ -679,6 +760,43 @@ fn solve_json(
     Ok(solved_json(&rules, &solved, peak_rss()).to_string())
 }
 
+/// Solves a match state exactly (R17) as `rajapasu solve --match --json` does; returns its
+/// JSON. `holdings` (South, North) default to the match's start, P x S each.
+#[pyfunction]
+#[pyo3(signature = (holdings=None, starter="south", tables=None, max_memory="4G", max_positions=None, max_iterations=None, rules=None))]
+#[allow(clippy::too_many_arguments)]
+fn solve_match_json(
+    py: Python<'_>,
+    holdings: Option<(u32, u32)>,
+    starter: &str,
+    tables: Option<PathBuf>,
+    max_memory: &str,
+    max_positions: Option<u64>,
+    max_iterations: Option<u32>,
+    rules: Option<&Bound<'_, PyDict>>,
+) -> PyResult<String> {
+    use rajapasu::cli::solve::match_solve::{check_holdings, match_solved_json, solve_match_state};
+    use rajapasu::cli::solve::{parse_memory, peak_rss};
+    let rules = ruleset_from(rules)?;
+    let starter = parse_side(starter, "starter")?;
+    let holdings = match holdings {
+        Some((s, n)) => {
+            let h = BySide::new(s, n);
+            check_holdings(h, &rules).map_err(|e| usage(format!("holdings ({s}, {n}): {e}")))?;
+            h
+        }
+        None => BySide::splat(rules.total_counters() / 2),
+    };
+    if max_iterations == Some(0) {
+        return Err(usage("max_iterations 0: the rounds loop needs at least 1 iteration (or None: no limit)"));
+    }
+    let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
+    let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
+    let state = rajapasu::exact::MatchState { holdings, starter };
+    let solved = py.detach(|| solve_match_state(rules, state, opts, tables.as_ref(), max_iterations, true)).map_err(cli_error)?;
+    Ok(match_solved_json(&rules, &solved, peak_rss()).to_string())
+}
+
 /// The `--rule` switches and their allowed values.
 #[pyfunction]
 fn switches() -> Vec<(&'static str, String)> {
@@ -698,6 +816,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_to, m)?)?;
     m.add_function(wrap_pyfunction!(dataset_parts, m)?)?;
     m.add_function(wrap_pyfunction!(solve_json, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_match_json, m)?)?;
     m.add_function(wrap_pyfunction!(switches, m)?)?;
     m.add("ALLOWED_PLAYERS", rajapasu::agents::ALLOWED)?;
     Ok(())

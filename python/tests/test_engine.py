@@ -167,3 +167,97 @@ def test_the_seat_stream_and_rng_draws():
         rajapasu.Rng(1).choice([])
     with pytest.raises(rajapasu.UsageError, match="both"):
         rajapasu.Rng(1, match_index=2)
+
+
+def round_one(name):
+    """The header and the move lines of a golden trace's first round."""
+    lines = golden(name)
+    moves = []
+    for line in lines[1:]:
+        if line["kind"] == "round_end":
+            break
+        if line["kind"] == "move":
+            moves.append(line)
+    return lines[0], moves
+
+
+@pytest.mark.parametrize("name", golden_names())
+def test_position_play_gives_the_golden_moves_whether_or_not_legal_moves_was_asked(name):
+    header, moves = round_one(name)
+    # `asked` lists its legal moves before each move (the pit played is then known legal and
+    # sown once); `blind` plays without asking (the pit is checked as it is sown).
+    asked = rajapasu.Position.opening(rules_of(header), starter=header["first"])
+    blind = asked.clone()
+    played = []
+    for line in moves:
+        assert line["pit"] in asked.legal_moves() and not asked.round_over
+        for p in (asked, blind):
+            mv = p.play(line["pit"])
+            assert p.board == line["board"]
+            played.append((mv, line))
+    # A Move keeps what its move did, read after the position has moved on.
+    for mv, line in played:
+        assert (mv.pit, mv.player, mv.laps, mv.endless, mv.sown) == (line["pit"], line["player"], line["laps"], line["endless"], sum(line["laps"]))
+        assert [dict(kind=c.kind, by=c.by, pit=c.pit, n=c.n) for c in mv.captures] == line["captures"]
+        assert mv.round_end is None
+        # The last move of round 1 ends it (R10): the side to move has no legal move.
+        assert mv.round_over == (line is moves[-1])
+    assert asked.round_over and blind.round_over and asked.legal_moves() == [] == blind.legal_moves()
+
+
+def position_before_the_endless_move(endless):
+    """The position of endless_stop_stays.jsonl before its endless move (R9), the trace's
+    moves replayed under `endless = ENDLESS`; and that move's line."""
+    lines = golden("endless_stop_stays.jsonl")
+    header = lines[0]
+    m = rajapasu.Match(rajapasu.Ruleset(**{**header["rules"], "endless": endless}), first=header["first"])
+    for line in lines:
+        if line["kind"] == "move":
+            if line["endless"]:
+                return m.position, line
+            m.play(line["pit"])
+    raise AssertionError("the trace has no endless move")
+
+
+def test_an_endless_move_played_from_a_position_under_stop():
+    p, line = position_before_the_endless_move("stop")
+    q = p.clone()
+    assert line["pit"] in p.legal_moves()
+    for mv in (p.play(line["pit"]), q.play(line["pit"])):
+        assert mv.endless and mv.laps == line["laps"] and len(mv.laps) > 32
+        assert [dict(kind=c.kind, by=c.by, pit=c.pit, n=c.n) for c in mv.captures] == line["captures"]
+    assert p.board == q.board == line["board"]
+
+
+def test_an_endless_move_is_refused_under_forbid_and_leaves_the_position_unchanged():
+    p, line = position_before_the_endless_move("forbid")
+    pit = line["pit"]
+    assert pit in p.candidates() and pit not in p.legal_moves()
+    q = p.clone()
+    assert q.legal_moves() != []  # asked: the refusal comes from the known legal moves
+    blind = p.clone()  # not asked: the refusal comes from sowing the move
+    for r in (q, blind):
+        board, reserves, turn = r.board, r.reserves, r.turn
+        with pytest.raises(ValueError, match=r"endless and endless=forbid \(R9\)"):
+            r.play(pit)
+        with pytest.raises(ValueError, match="endless"):
+            r.play_fast(pit)
+        assert (r.board, r.reserves, r.turn) == (board, reserves, turn)
+    # After a refusal the position plays on as before.
+    legal = p.legal_moves()
+    assert blind.legal_moves() == legal and blind.play(legal[0]).pit == legal[0] and q.play_fast(legal[0]) >= 1
+    assert blind.board == q.board
+
+
+def test_play_fast_and_play_random_agree_with_play():
+    rng_a, rng_b = rajapasu.Rng(11), rajapasu.Rng(11)
+    a, b = rajapasu.Position.opening(), rajapasu.Position.opening()
+    n = 0
+    while a.legal_moves():
+        legal = a.legal_moves()
+        pit = legal[rng_a.below(len(legal))]
+        assert a.play(pit).laps.__len__() == b.play_fast(pit)
+        n += 1
+    assert a.board == b.board and b.round_over
+    c = rajapasu.Position.opening()
+    assert c.play_random(rng_b) == n and c.board == a.board and c.round_over and c.legal_moves() == []

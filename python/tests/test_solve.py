@@ -1,6 +1,7 @@
 """solve against golden/solve.json and `rajapasu solve --json`."""
 
 import json
+import os
 
 import pytest
 
@@ -46,3 +47,123 @@ def test_solve_errors_are_the_cli_ones():
     with pytest.raises(rajapasu.UsageError) as raised:
         rajapasu.solve(max_positions=1000)
     assert str(raised.value) in done.stderr
+
+
+MATCH_CASES = json.loads((GOLDEN / "solve_match.json").read_text())
+# What differs between two runs of the same solve: the clock, memory and (between two tables
+# directories) the table's path and whether it was read from disk.
+MATCH_TIMINGS = {"seconds", "peak_rss_bytes"}
+STATS_TIMINGS = {"enumerate_seconds", "solve_seconds"}
+
+
+def without_timings(answer, also=()):
+    out = {k: v for k, v in answer.items() if k not in MATCH_TIMINGS and k not in also}
+    out["stats"] = {k: v for k, v in answer["stats"].items() if k not in STATS_TIMINGS}
+    return out
+
+
+def match_cli(tables, *args):
+    return json.loads(cli("solve", "--match", "--json", "--tables", tables, *args).stdout)
+
+
+@pytest.mark.parametrize(
+    "case", MATCH_CASES, ids=lambda c: f"{c['pits_per_row']}x{c['seeds_per_pit']}-{c['holdings']}-{c['starter']}-{c['rules']}"
+)
+def test_solve_match_gives_the_golden_values(case, tmp_path):
+    got = rajapasu.solve_match(
+        pits_per_row=case["pits_per_row"], seeds_per_pit=case["seeds_per_pit"], holdings=tuple(case["holdings"]),
+        starter=case["starter"], tables=tmp_path, **case["rules"],
+    )  # fmt: skip
+    assert (got["value"], got["rounds"]) == (case["value"], case["rounds"])
+    assert got["best_moves"] == case["best_moves"]
+    assert got["holdings"] == case["holdings"] and got["starter"] == case["starter"]
+    assert got["cached"] is False and got["table"].startswith(str(tmp_path))
+    # The table was kept: asking again reads it and answers the same.
+    again = rajapasu.solve_match(
+        pits_per_row=case["pits_per_row"], seeds_per_pit=case["seeds_per_pit"], holdings=case["holdings"],
+        starter=case["starter"], tables=tmp_path, **case["rules"],
+    )  # fmt: skip
+    assert again["cached"] is True and without_timings(again, {"cached"}) == without_timings(got, {"cached"})
+
+
+@pytest.mark.parametrize(
+    "kwargs, args",
+    [
+        (dict(pits_per_row=3, seeds_per_pit=3, holdings=(7, 11)), ["--rule", "pits_per_row=3", "--rule", "seeds_per_pit=3", "--holdings", "7,11"]),
+        (
+            dict(pits_per_row=4, seeds_per_pit=2, holdings=(10, 6), starter="north", final_four="sower"),
+            ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=2", "--holdings", "10,6", "--starter", "north", "--rule", "final_four=sower"],
+        ),
+        (dict(pits_per_row=3, seeds_per_pit=2, next_starter="round_winner"), ["--rule", "pits_per_row=3", "--rule", "seeds_per_pit=2", "--rule", "next_starter=round_winner"]),
+    ],
+    ids=["3x3-holdings", "4x2-north-sower", "3x2-round-winner-start"],
+)  # fmt: skip
+def test_solve_match_equals_the_cli_json_but_for_timings(kwargs, args, tmp_path):
+    cli_tables, py_tables = tmp_path / "cli", tmp_path / "py"
+    expected = match_cli(cli_tables, *args)
+    got = rajapasu.solve_match(tables=py_tables, **kwargs)
+    assert set(got) == set(expected) and set(got["stats"]) == set(expected["stats"])
+    assert without_timings(got, {"table"}) == without_timings(expected, {"table"})
+    assert os.path.basename(got["table"]) == os.path.basename(expected["table"])
+    # With the same tables directory the answers are equal to the table's path and `cached`.
+    assert without_timings(rajapasu.solve_match(tables=cli_tables, **kwargs)) == without_timings(match_cli(cli_tables, *args))
+    assert expected["holdings"] == list(kwargs.get("holdings", (expected["holdings"][0],) * 2))
+
+
+def test_solve_match_defaults_to_the_match_start_and_the_tables_of_the_environment(tmp_path, monkeypatch):
+    # No tables directory given: $RAJAPASU_TABLES, as for the command line.
+    monkeypatch.setenv("RAJAPASU_TABLES", str(tmp_path))
+    got = rajapasu.solve_match(pits_per_row=2, seeds_per_pit=3)
+    assert got["table"].startswith(str(tmp_path)) and len(list(tmp_path.iterdir())) == 1
+    assert got["holdings"] == [6, 6] and got["starter"] == "south" and got["open"] == [2, 2]
+    assert (got["value"], got["rounds"], got["best_moves"]) == ("loss", 2, [0, 1])
+    assert got["rules"]["pits_per_row"] == 2 and got["rules_hash"] == rajapasu.Ruleset(pits_per_row=2, seeds_per_pit=3).hash
+
+
+@pytest.mark.parametrize(
+    "holdings, cli_holdings, needles",
+    [
+        ((9, 10), "9,10", ["sum to 19", "18 counters"]),
+        ((2, 16), "2,16", ["south holds 2", "fewer than seeds_per_pit = 3", "R14"]),
+        ((16, 2), "16,2", ["north holds 2", "fewer than seeds_per_pit = 3"]),
+    ],
+)
+def test_solve_match_rejects_holdings_with_the_cli_message(holdings, cli_holdings, needles, tmp_path):
+    r3 = ["--rule", "pits_per_row=3", "--rule", "seeds_per_pit=3"]
+    done = cli("solve", "--match", "--tables", tmp_path, *r3, "--holdings", cli_holdings, check=False)
+    assert done.returncode == 2
+    with pytest.raises(rajapasu.UsageError) as raised:
+        rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, holdings=holdings, tables=tmp_path)
+    message = str(raised.value)
+    assert message.startswith(f"holdings {holdings}: ")
+    assert message.split(": ", 1)[1] in done.stderr
+    assert all(n in message for n in needles), message
+    assert list(tmp_path.iterdir()) == [], "nothing is solved for bad holdings"
+
+
+def test_solve_match_rejects_other_bad_input(tmp_path):
+    with pytest.raises(rajapasu.UsageError, match=r"holdings \(9,\): expected \(S, N\)"):
+        rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, holdings=(9,), tables=tmp_path)
+    with pytest.raises(rajapasu.UsageError, match="holdings 'nine': expected"):
+        rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, holdings="nine", tables=tmp_path)
+    with pytest.raises(rajapasu.UsageError, match="starter"):
+        rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, starter="east", tables=tmp_path)
+    with pytest.raises(rajapasu.UsageError, match="rules: "):
+        rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, final_four="sideways", tables=tmp_path)
+    with pytest.raises(rajapasu.UsageError, match="max_iterations 0"):
+        rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, max_iterations=0, tables=tmp_path)
+    args = ["--rule", "pits_per_row=5", "--rule", "seeds_per_pit=4", "--max-memory", "200K"]
+    done = cli("solve", "--match", "--tables", tmp_path, *args, check=False)
+    assert done.returncode == 2
+    with pytest.raises(rajapasu.UsageError) as raised:
+        rajapasu.solve_match(pits_per_row=5, seeds_per_pit=4, max_memory="200K", tables=tmp_path)
+    assert str(raised.value) in done.stderr and "more than the allowed memory" in str(raised.value)
+
+
+def test_an_interrupted_match_solve_continues_from_its_checkpoint(tmp_path):
+    whole = rajapasu.solve_match(pits_per_row=4, seeds_per_pit=4, tables=tmp_path / "whole")
+    with pytest.raises(rajapasu.RajapasuError) as raised:
+        rajapasu.solve_match(pits_per_row=4, seeds_per_pit=4, tables=tmp_path / "parts", max_iterations=1)
+    assert not isinstance(raised.value, rajapasu.UsageError)
+    resumed = rajapasu.solve_match(pits_per_row=4, seeds_per_pit=4, tables=tmp_path / "parts")
+    assert (resumed["value"], resumed["rounds"], resumed["best_moves"]) == (whole["value"], whole["rounds"], whole["best_moves"]) == ("win", 3, [2, 3])

@@ -2,7 +2,7 @@
 //! opening moves and the reachable positions; `--all-starts` for every open-pit configuration
 //! and starter (a table and a heat map); `--study` for the perfect_play study.
 
-mod match_solve;
+pub mod match_solve;
 mod study;
 
 use std::io::Write;

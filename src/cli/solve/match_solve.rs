@@ -15,7 +15,8 @@ use super::{formats, human_bytes, other_rules, peak_rss, write_formats, Args};
 use crate::cli::{stdout_error, CliError};
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{
-    default_tables_dir, load_or_solve, open_pits, table_path, MatchError, MatchProgress, MatchState, MatchTable, SolveOptions,
+    default_tables_dir, load_or_solve, open_pits, table_path, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, SolveOptions,
+    StateValue,
 };
 use crate::io::write_string_atomically;
 use crate::sim::schema::{ColumnSpec, TableSpec};
@@ -51,7 +52,6 @@ pub const MATCH_STATES: TableSpec = TableSpec {
 /// Parses `--holdings S,N`: they sum to the board's total and each side can open a pit (R14).
 fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> {
     let total = rules.total_counters();
-    let s = rules.seeds_per_pit as u32;
     let bad = |why: String| CliError::usage(format!("--holdings {text}: {why}"));
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     let [south, north] = parts.as_slice() else {
@@ -59,18 +59,26 @@ fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> 
     };
     let num = |x: &str| x.parse::<u32>().map_err(|_| bad(format!("'{x}' is not a number of counters")));
     let h = BySide::new(num(south)?, num(north)?);
-    if h[Side::South] as u64 + h[Side::North] as u64 != total as u64 {
-        return Err(bad(format!(
-            "the holdings sum to {}; this board has {total} counters (2 x pits_per_row x seeds_per_pit)",
-            h[Side::South] as u64 + h[Side::North] as u64
-        )));
+    check_holdings(h, rules).map_err(bad)?;
+    Ok(h)
+}
+
+/// Why holdings (South, North) are not a match state of `rules`, if they are not: they must
+/// sum to the board's total and each side must hold enough to open a pit (R14). The command
+/// line's `--holdings` and the Python package's `solve_match` give this message.
+pub fn check_holdings(h: BySide<u32>, rules: &Ruleset) -> Result<(), String> {
+    let total = rules.total_counters();
+    let s = rules.seeds_per_pit as u32;
+    let sum = h[Side::South] as u64 + h[Side::North] as u64;
+    if sum != total as u64 {
+        return Err(format!("the holdings sum to {sum}; this board has {total} counters (2 x pits_per_row x seeds_per_pit)"));
     }
     for side in Side::ALL {
         if h[side] < s {
-            return Err(bad(format!("{side} holds {} counters, fewer than seeds_per_pit = {s}: the match is over (R14)", h[side])));
+            return Err(format!("{side} holds {} counters, fewer than seeds_per_pit = {s}: the match is over (R14)", h[side]));
         }
     }
-    Ok(h)
+    Ok(())
 }
 
 fn match_error(e: MatchError) -> CliError {
@@ -111,6 +119,60 @@ pub fn table(
     Ok((table, cached, table_path(&dir, &rules)))
 }
 
+/// One match state solved by `solve --match` (R17): what its `--json` prints.
+pub struct MatchSolved {
+    pub state: MatchState,
+    pub value: StateValue,
+    pub stats: MatchStats,
+    /// The table's file in the tables directory.
+    pub table: PathBuf,
+    /// The table was read from disk, not solved now.
+    pub cached: bool,
+    pub seconds: f64,
+}
+
+/// Solves the match state (`holdings`, checked by [`check_holdings`], `starter`) from the
+/// table of `rules` in `tables` (solved and kept there if absent). The command line's
+/// `solve --match` and the Python package's `solve_match`.
+pub fn solve_match_state(
+    rules: Ruleset,
+    state: MatchState,
+    opts: SolveOptions,
+    tables: Option<&PathBuf>,
+    max_iterations: Option<u32>,
+    quiet: bool,
+) -> Result<MatchSolved, CliError> {
+    check_holdings(state.holdings, &rules).map_err(CliError::usage)?;
+    let started = Instant::now();
+    let (table, cached, path) = table(rules, opts, tables, max_iterations, quiet)?;
+    let value = table.value(state).expect("checked holdings are a match state");
+    Ok(MatchSolved { state, value, stats: table.stats().clone(), table: path, cached, seconds: started.elapsed().as_secs_f64() })
+}
+
+/// The `--json` object of one solved match state (also the Python package's `solve_match`).
+pub fn match_solved_json(rules: &Ruleset, solved: &MatchSolved, rss: Option<u64>) -> serde_json::Value {
+    let MatchState { holdings, starter } = solved.state;
+    let open = open_pits(rules, holdings[Side::South]);
+    let best: Vec<usize> = solved.value.best_moves.iter().map(|p| p.index()).collect();
+    json!({
+        "rules": rules,
+        "rules_hash": rules.hash(),
+        "pits_per_row": rules.pits_per_row,
+        "seeds_per_pit": rules.seeds_per_pit,
+        "holdings": [holdings[Side::South], holdings[Side::North]],
+        "starter": starter,
+        "open": [open[Side::South], open[Side::North]],
+        "value": solved.value.value,
+        "rounds": solved.value.rounds,
+        "best_moves": best,
+        "table": solved.table.display().to_string(),
+        "cached": solved.cached,
+        "seconds": solved.seconds,
+        "stats": solved.stats,
+        "peak_rss_bytes": rss,
+    })
+}
+
 pub fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let total = rules.total_counters();
     let holdings = match &args.holdings {
@@ -121,35 +183,16 @@ pub fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliErr
     if args.all_states {
         return all_states(args, rules, opts);
     }
-    let started = Instant::now();
-    let (table, cached, path) = table(rules, opts, args.tables.as_ref(), args.max_iterations, args.quiet || args.json)?;
     let state = MatchState { holdings, starter };
-    let v = table.value(state).expect("checked holdings are a match state");
-    let st = table.stats();
-    let best: Vec<usize> = v.best_moves.iter().map(|p| p.index()).collect();
-    let open = open_pits(&rules, holdings[Side::South]);
+    let solved = solve_match_state(rules, state, opts, args.tables.as_ref(), args.max_iterations, args.quiet || args.json)?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        let j = json!({
-            "rules": rules,
-            "rules_hash": rules.hash(),
-            "pits_per_row": rules.pits_per_row,
-            "seeds_per_pit": rules.seeds_per_pit,
-            "holdings": [holdings[Side::South], holdings[Side::North]],
-            "starter": starter,
-            "open": [open[Side::South], open[Side::North]],
-            "value": v.value,
-            "rounds": v.rounds,
-            "best_moves": best,
-            "table": path.display().to_string(),
-            "cached": cached,
-            "seconds": started.elapsed().as_secs_f64(),
-            "stats": st,
-            "peak_rss_bytes": peak_rss(),
-        });
-        writeln!(out, "{j}").map_err(stdout_error)?;
+        writeln!(out, "{}", match_solved_json(&rules, &solved, peak_rss())).map_err(stdout_error)?;
         return Ok(());
     }
+    let (v, st, path, cached) = (&solved.value, &solved.stats, &solved.table, solved.cached);
+    let best: Vec<usize> = v.best_moves.iter().map(|p| p.index()).collect();
+    let open = open_pits(&rules, holdings[Side::South]);
     let rounds = match v.rounds {
         Some(k) => format!(" in {k} round{}", if k == 1 { "" } else { "s" }),
         None => String::new(),
@@ -171,7 +214,7 @@ pub fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliErr
         rounds,
         if best.is_empty() { "none (no legal move)".to_string() } else { v.best_moves.to_string() },
         path.display(),
-        if cached { "read from disk".to_string() } else { format!("solved in {:.2} s", started.elapsed().as_secs_f64()) },
+        if cached { "read from disk".to_string() } else { format!("solved in {:.2} s", solved.seconds) },
     );
     out.write_all(text.as_bytes()).map_err(stdout_error)?;
     if !cached {

@@ -198,6 +198,14 @@ pub fn state_holdings(rules: &Ruleset) -> std::ops::RangeInclusive<u32> {
     s..=rules.total_counters() - s
 }
 
+/// South's reserves possible in a round whose states keep `kept` off the board at its start
+/// (R12) with `on_board` counters in play: from the least kept reserve to the largest plus
+/// every capture, at most the board's `total`. None for no states.
+pub(crate) fn reserve_span(kept: impl Iterator<Item = u32>, on_board: u32, total: u32) -> Option<std::ops::RangeInclusive<u32>> {
+    let (lo, hi) = kept.fold(None, |span: Option<(u32, u32)>, k| Some(span.map_or((k, k), |(lo, hi)| (lo.min(k), hi.max(k)))))?;
+    Some(lo..=(hi + on_board).min(total))
+}
+
 /// How a round's end labels the next match state (R11, R13).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Ending {
@@ -376,8 +384,9 @@ impl MatchTable {
                 let n0 = graph.on_board();
                 let kept_of = |h: u32| h - graph.open[Side::South] as u32 * s;
                 for (li, label) in labels.iter().enumerate() {
-                    let lo = label.states.iter().map(|&(h, _)| kept_of(h)).min().unwrap();
-                    let hi = (label.states.iter().map(|&(h, _)| kept_of(h)).max().unwrap() + n0).min(total);
+                    let (lo, hi) = reserve_span(label.states.iter().map(|&(h, _)| kept_of(h)), n0, total)
+                        .expect("a labelling has states")
+                        .into_inner();
                     let needs = |f: Side| {
                         let fi = f.index();
                         changed[fi][lo as usize..=hi as usize].iter().any(|&c| c)
@@ -468,9 +477,8 @@ impl MatchTable {
             .iter()
             .zip(configs.values())
             .map(|(g, hs)| {
-                // Reserves South can hold in this round: its kept reserve plus any captures.
-                let width = (hs.len() as u64 + g.on_board() as u64).min(total as u64 + 1);
-                g.nodes() as u64 * width
+                let kept = hs.iter().map(|&h| h - g.open[Side::South] as u32 * s);
+                g.nodes() as u64 * reserve_span(kept, g.on_board(), total).expect("a graph has states").count() as u64
             })
             .sum();
         stats.solve_seconds = start.elapsed().as_secs_f64();

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use super::match_solver::{end_masks, Ending, MatchError, MatchTable};
+use super::match_solver::{end_masks, reserve_span, Ending, MatchError, MatchTable};
 use super::round_graph::{Mask, RoundGraph};
 use super::solver::{Solution, SolveError, SolveOptions};
 use crate::engine::{BySide, Game, NextStarter, Pit, PitSet, Position, Rng, Ruleset, Side};
@@ -326,16 +326,17 @@ impl PerfectPlayer {
                     let total = rules.total_counters();
                     let seeds = rules.seeds_per_pit as u32;
                     // South's reserves in this round: its kept reserve (R12) plus captures.
-                    let (lo, hi) = match ending {
-                        Ending::Collector => {
-                            let kept: Vec<u32> = super::state_holdings(&rules)
+                    let span = match ending {
+                        Ending::Collector => reserve_span(
+                            super::state_holdings(&rules)
                                 .filter(|&h| super::open_pits(&rules, h) == open)
-                                .map(|h| h - open[Side::South] as u32 * seeds)
-                                .collect();
-                            (*kept.iter().min().expect("a state"), (kept.iter().max().expect("a state") + graph.on_board()).min(total))
-                        }
-                        Ending::RoundWinner { kept, .. } => (kept, (kept + graph.on_board()).min(total)),
+                                .map(|h| h - open[Side::South] as u32 * seeds),
+                            graph.on_board(),
+                            total,
+                        ),
+                        Ending::RoundWinner { kept, .. } => reserve_span(std::iter::once(kept), graph.on_board(), total),
                     };
+                    let (lo, hi) = span.expect("a position's round has match states").into_inner();
                     RoundValues::fits(graph.nodes() as u64, hi - lo + 1, open, s.solve.max_memory)?;
                     let v = Arc::new(RoundValues::compute(graph, &table, ending, lo, hi));
                     c.values.insert((rules, open, ending), v.clone(), v.bytes(), s.cache_bytes / 2);

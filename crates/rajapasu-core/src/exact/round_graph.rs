@@ -224,23 +224,7 @@ impl RoundGraph {
         let mut stack = Vec::new();
         for n in 0..=self.on_board as usize {
             let valid = self.valid(n);
-            let eval = |win: &[Mask], x: u32| -> Mask {
-                let moves = self.succ_start[x as usize] as usize..self.succ_start[x as usize + 1] as usize;
-                let mover = self.mover(n, x);
-                if moves.is_empty() {
-                    return end(n as u32, mover) & valid;
-                }
-                let mut m = if mover == forcer { 0 } else { Mask::MAX };
-                for e in moves {
-                    let w = win[self.succ[e] as usize] >> self.gain[e];
-                    if mover == forcer {
-                        m |= w;
-                    } else {
-                        m &= w;
-                    }
-                }
-                m & valid
-            };
+            let eval = |win: &[Mask], x: u32| self.eval(forcer, end, win, n, valid, x);
             for x in self.level_nodes(n) {
                 let v = eval(&win, x);
                 if v != 0 {
@@ -268,6 +252,29 @@ impl RoundGraph {
         win
     }
 
+    /// The reserves of South at which `forcer` forces a target from node `x` (of level `n`,
+    /// `valid` its possible reserves), given the masks `win` of its successors: an end's mask
+    /// from `end`, else the union over the forcer's moves or the intersection over the
+    /// opponent's, each successor's mask shifted by the counters South gains on the way.
+    #[inline(always)]
+    fn eval(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync), win: &[Mask], n: usize, valid: Mask, x: u32) -> Mask {
+        let moves = self.succ_start[x as usize] as usize..self.succ_start[x as usize + 1] as usize;
+        let mover = self.mover(n, x);
+        if moves.is_empty() {
+            return end(n as u32, mover) & valid;
+        }
+        let mut m = if mover == forcer { 0 } else { Mask::MAX };
+        for e in moves {
+            let w = win[self.succ[e] as usize] >> self.gain[e];
+            if mover == forcer {
+                m |= w;
+            } else {
+                m &= w;
+            }
+        }
+        m & valid
+    }
+
     fn level_of(&self, x: u32) -> usize {
         self.level_start.partition_point(|&s| s <= x) - 1
     }
@@ -278,24 +285,9 @@ impl RoundGraph {
     /// start below it). The rounds loop of the match solver gains targets at every iteration;
     /// this visits only what they change.
     pub fn attract_more(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync), win: &mut [Mask]) {
-        let eval = |win: &[Mask], x: u32| -> Mask {
+        let eval = |win: &[Mask], x: u32| {
             let n = self.level_of(x);
-            let moves = self.succ_start[x as usize] as usize..self.succ_start[x as usize + 1] as usize;
-            let mover = self.mover(n, x);
-            let valid = self.valid(n);
-            if moves.is_empty() {
-                return end(n as u32, mover) & valid;
-            }
-            let mut m = if mover == forcer { 0 } else { Mask::MAX };
-            for e in moves {
-                let w = win[self.succ[e] as usize] >> self.gain[e];
-                if mover == forcer {
-                    m |= w;
-                } else {
-                    m &= w;
-                }
-            }
-            m & valid
+            self.eval(forcer, end, win, n, self.valid(n), x)
         };
         let mut stack = Vec::new();
         for &x in &self.ends {
