@@ -138,12 +138,16 @@ pub fn to_text(m: &StudyMetrics) -> String {
 
 /// Writes metrics.json, metrics.csv and metrics.txt into `dir`, and a study's chart into
 /// `dir/charts`; returns the chart files.
+/// The files `rajapasu metrics` writes beside a summary (a study's chart goes to its charts/):
+/// part of a study's directory, which `run` and `tournament` reuse.
+pub const METRICS_FILES: [&str; 3] = ["metrics.json", "metrics.csv", "metrics.txt"];
+
 pub fn write_metrics(m: &StudyMetrics, dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::failed(format!("{}: cannot create: {e}", dir.display())))?;
     let json = serde_json::to_string_pretty(&to_json(m)).map_err(CliError::failed)? + "\n";
-    write_string_atomically(&dir.join("metrics.json"), &json).map_err(CliError::failed)?;
-    write_string_atomically(&dir.join("metrics.csv"), &to_csv(m)?).map_err(CliError::failed)?;
-    write_string_atomically(&dir.join("metrics.txt"), &to_text(m)).map_err(CliError::failed)?;
+    write_string_atomically(&dir.join(METRICS_FILES[0]), &json).map_err(CliError::failed)?;
+    write_string_atomically(&dir.join(METRICS_FILES[1]), &to_csv(m)?).map_err(CliError::failed)?;
+    write_string_atomically(&dir.join(METRICS_FILES[2]), &to_text(m)).map_err(CliError::failed)?;
     if m.study {
         return crate::plot::metrics::plot_metrics(&m.arms, &dir.join("charts")).map_err(CliError::failed);
     }

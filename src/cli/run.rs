@@ -97,6 +97,8 @@ fn check_study_dir(dir: &Path, copy_as: &str, datasets: &[String]) -> Result<(),
             )));
         }
     }
+    // The study's own outputs, and those `rajapasu metrics` adds to any study.
+    let outputs: Vec<&str> = outputs.iter().copied().chain(super::metrics::METRICS_FILES).collect();
     let own = |name: &str| {
         name == copy_as
             || crate::io::lock::is_lock_name(name)

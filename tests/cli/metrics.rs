@@ -146,3 +146,29 @@ fn a_study_has_an_object_of_arms_a_chart_and_summarize_points_to_it() {
         assert!(err.contains(&*arm.file_name().unwrap().to_string_lossy()) && err.contains("manifest.json"), "{command}: {err}");
     }
 }
+
+/// A study whose metrics were computed can be run again: `run` counts the files of `metrics`
+/// as the study's own (it refused the directory before, naming metrics.csv and metrics.txt).
+#[test]
+fn a_study_with_its_metrics_can_be_run_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.toml");
+    std::fs::write(
+        &file,
+        "name = \"two\"\n[defaults]\nseed = 3\ndetail = \"match\"\n\n[[arms]]\nname = \"a\"\nmatches = 30\n\n[[arms]]\nname = \"b\"\nmatches = 30\nrules = { skip_origin = true }\n",
+    )
+    .unwrap();
+    let root = s(dir.path());
+    ok(&["run", s(&file), "--out-root", root, "--quiet"]);
+    let study = dir.path().join("two");
+    ok(&["metrics", s(&study)]);
+    for f in ["metrics.json", "metrics.csv", "metrics.txt", "charts/metrics.png"] {
+        assert!(study.join(f).is_file(), "{f}");
+    }
+    let before = std::fs::read_to_string(study.join("metrics.csv")).unwrap();
+    ok(&["run", s(&file), "--out-root", root, "--quiet"]);
+    assert_eq!(std::fs::read_to_string(study.join("metrics.csv")).unwrap(), before, "left as it was");
+    // A file that is no study's output is still refused, named.
+    std::fs::write(study.join("notes.txt"), "mine").unwrap();
+    usage_error(&["run", s(&file), "--out-root", root, "--quiet"], &["notes.txt"]);
+}

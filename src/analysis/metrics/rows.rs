@@ -46,10 +46,10 @@ pub fn from_rows(
             let mut seen: Vec<(Vec<u8>, BySide<u32>)> = Vec::new();
             for &i in &round_moves {
                 let mover = moves.side[i];
-                let engine_legal = game.position().legal_moves().len() as i64;
+                let engine_legal = game.position().candidates().len() as i64;
                 if moves.legal_moves[i] != engine_legal {
                     return Err(format!(
-                        "match {id}, ply {}: legal_moves {} but the engine has {engine_legal}",
+                        "match {id}, ply {}: legal_moves {} but the position has {engine_legal} moves of R4",
                         moves.ply[i], moves.legal_moves[i]
                     ));
                 }
