@@ -6,6 +6,7 @@
 # summary.csv / summary.md, the match value by reading.
 #   scripts/match_solution.sh                 # every reading (see the timings in README.md)
 #   scripts/match_solution.sh default skip_origin   # some of them
+#   scripts/match_solution.sh --summary              # only the summary of the readings solved
 # An interrupted run continues: each table's checkpoint is kept in data/match_solution/tables.
 # RAJAPASU=/path/to/rajapasu uses that binary instead of building this checkout's.
 set -euo pipefail
@@ -26,6 +27,7 @@ declare -A rules=(
 )
 order=(default final_four-stays final_four-sower skip_origin pussa_chain next_starter-round_winner)
 readings=("${@:-${order[@]}}")
+[ "${1:-}" = --summary ] && readings=()
 for name in "${readings[@]}"; do
   [[ -v rules[$name] ]] || { echo "unknown reading '$name'; known: ${order[*]}" >&2; exit 2; }
   # shellcheck disable=SC2086
