@@ -13,6 +13,7 @@ use crate::io::{Dataset, DatasetError};
 
 use super::output::Output;
 use super::CliError;
+use crate::exact::SolveOptions;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -30,6 +31,16 @@ pub struct Args {
     /// Seed of the bootstrap's random streams.
     #[arg(long, default_value_t = SEED)]
     seed: u64,
+    /// Also the evaluation-based metrics with the exact round value (R15) as the evaluation:
+    /// every match is played again (built-in players only) and each round solved exactly.
+    #[arg(long)]
+    exact: bool,
+    /// Memory each round's exact solve may use with --exact, e.g. 512M, 4G.
+    #[arg(long, default_value = "4G", value_parser = super::solve::parse_memory, requires = "exact")]
+    max_memory: u64,
+    /// The most positions a round's exact solve may reach with --exact.
+    #[arg(long, default_value_t = 150_000_000, requires = "exact")]
+    max_positions: u64,
 }
 
 /// The metrics of a dataset (one arm) or of each arm of a study, in arm order.
@@ -43,17 +54,23 @@ fn invalid(dir: &Path, what: &str) -> DatasetError {
 }
 
 /// Computes the metrics of `dir`, a dataset or a study (arms in `order`, else sorted by name).
-pub fn metrics_path(dir: &Path, order: Option<&[String]>, resamples: u32, seed: u64) -> Result<StudyMetrics, DatasetError> {
+pub fn metrics_path(
+    dir: &Path,
+    order: Option<&[String]>,
+    resamples: u32,
+    seed: u64,
+    exact: Option<SolveOptions>,
+) -> Result<StudyMetrics, DatasetError> {
     if !dir.is_dir() {
         return Err(invalid(dir, "no such directory"));
     }
     if !crate::io::dataset::manifest_names(dir)?.is_empty() {
         let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "dataset".into());
-        return Ok(StudyMetrics { study: false, arms: vec![dataset_metrics(&Dataset::open(dir)?, &name, resamples, seed)?] });
+        return Ok(StudyMetrics { study: false, arms: vec![dataset_metrics(&Dataset::open(dir)?, &name, resamples, seed, exact)?] });
     }
     // The arms as summarize lists them: a broken arm is an error naming it, not left out.
     let arms = crate::analysis::summarize::study_arms(dir, order)?;
-    let arms = arms.iter().map(|a| dataset_metrics(&Dataset::open(&dir.join(a))?, a, resamples, seed)).collect::<Result<_, _>>()?;
+    let arms = arms.iter().map(|a| dataset_metrics(&Dataset::open(&dir.join(a))?, a, resamples, seed, exact)).collect::<Result<_, _>>()?;
     Ok(StudyMetrics { study: true, arms })
 }
 
@@ -155,7 +172,8 @@ pub fn write_metrics(m: &StudyMetrics, dir: &Path) -> Result<Vec<PathBuf>, CliEr
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let m = metrics_path(&args.dir, None, args.resamples, args.seed)?;
+    let exact = args.exact.then_some(SolveOptions { max_memory: args.max_memory, keep_order: false, max_positions: args.max_positions });
+    let m = metrics_path(&args.dir, None, args.resamples, args.seed, exact)?;
     write_metrics(&m, args.out.as_deref().unwrap_or(&args.dir))?;
     let mut out = Output::lines();
     if args.json {

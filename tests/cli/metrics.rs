@@ -172,3 +172,51 @@ fn a_study_with_its_metrics_can_be_run_again() {
     std::fs::write(study.join("notes.txt"), "mine").unwrap();
     usage_error(&["run", s(&file), "--out-root", root, "--quiet"], &["notes.txt"]);
 }
+
+/// `--exact` adds the evaluation-based metrics with the exact round value (R15) as the
+/// evaluation, at match detail too (the matches are played again), beside the holdings ones.
+#[test]
+fn exact_adds_the_evaluation_metrics_from_the_round_solver() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d");
+    ok(&[
+        "simulate",
+        "--matches",
+        "60",
+        "--seed",
+        "4",
+        "--rule",
+        "pits_per_row=4",
+        "--rule",
+        "seeds_per_pit=4",
+        "--detail",
+        "match",
+        "--out",
+        s(&data),
+        "--quiet",
+    ]);
+    let of = |v: &Value, evaluation: &str| -> Vec<(String, f64)> {
+        v["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["evaluation"] == evaluation)
+            .map(|m| (m["name"].as_str().unwrap().to_string(), m["value"].as_f64().unwrap()))
+            .collect()
+    };
+    let plain: Value = serde_json::from_str(&ok(&["metrics", s(&data), "--json"])).unwrap();
+    assert!(of(&plain, "exact round value (R15)").is_empty(), "only with --exact");
+    let exact: Value = serde_json::from_str(&ok(&["metrics", s(&data), "--json", "--exact"])).unwrap();
+    let names: Vec<String> = of(&exact, "exact round value (R15)").into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["LeadChange", "Stability", "DramaAverage", "DramaMax", "DramaShare", "DecisivenessThreshold", "DecisivenessMoves"]);
+    assert_eq!(of(&exact, "holdings difference"), of(&plain, "holdings difference"), "the holdings metrics are unchanged");
+    for (name, value) in of(&exact, "exact round value (R15)") {
+        assert!((0.0..=1.0).contains(&value), "{name} = {value}");
+    }
+    // The exact evaluation sees the round's value before its captures: a different series.
+    assert_ne!(
+        of(&exact, "exact round value (R15)").iter().map(|m| m.1).collect::<Vec<_>>(),
+        of(&plain, "holdings difference").iter().take(7).map(|m| m.1).collect::<Vec<_>>()
+    );
+    usage_error(&["metrics", s(&data), "--max-memory", "1G"], &["--exact"]);
+}

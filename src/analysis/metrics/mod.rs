@@ -2,6 +2,7 @@
 //! `matches`, `quality` and `by_round` tables that every detail writes, one part file at a time.
 
 pub mod bootstrap;
+pub mod exact;
 pub mod rows;
 
 use std::path::Path;
@@ -11,6 +12,7 @@ use serde::Serialize;
 use self::bootstrap::Blocks;
 use super::stats::wilson;
 use crate::engine::{BySide, Ruleset, Side};
+use crate::exact::SolveOptions;
 use crate::io::{Dataset, DatasetError};
 use crate::sim::quality::{ByRound, ByRoundRecord, QualityRecord};
 use crate::sim::schema::{ByRoundColumns, MatchColumns, QualityColumns};
@@ -23,6 +25,7 @@ const CONFIDENCE: f64 = 0.95;
 
 /// What the holdings-difference metrics evaluate positions by.
 pub const HOLDINGS: &str = "holdings difference";
+pub use exact::EXACT;
 
 /// One metric: value and 95% interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -101,7 +104,10 @@ mod c {
     pub const COMEBACK: usize = 28;
     pub const REPETITION: usize = 29;
     pub const HAS_REPETITION: usize = 30;
-    pub const K: usize = 31;
+    /// The evaluation-based components from the exact round value (R15), in the order of
+    /// LEAD_CHANGE..=DECISIVE.
+    pub const EXACT_BASE: usize = 31;
+    pub const K: usize = 38;
 }
 use c::K;
 
@@ -117,6 +123,8 @@ pub struct MatchFacts {
     pub sown: u64,
     pub captures: BySide<CaptureCounts<u64>>,
     pub quality: QualityRecord,
+    /// The quality record with the exact round value (R15) as the evaluation, when asked for.
+    pub exact: Option<QualityRecord>,
 }
 
 /// The board: counters in play (evaluations are leads as a share of them) and pits.
@@ -168,23 +176,35 @@ fn components(m: &MatchFacts, board: Board) -> [f64; K] {
         x[c::HAS_DECISION] = 1.0;
     }
     x[c::COVERAGE] = q.pits_played as f64 / board.pits;
-    x[c::LEAD_CHANGE] = q.lead_changes as f64 / moves;
     x[c::REPETITION] = q.repeated_positions as f64 / moves;
     x[c::HAS_REPETITION] = (q.repeated_positions > 0) as u32 as f64;
-    // Each player's evaluation is its lead over the counters in play; the two variances are equal.
-    let mean = q.lead_sum as f64 / moves;
-    x[c::STABILITY] = 2.0 * ((q.lead_squares as f64 / moves - mean * mean).max(0.0)) / (t * t);
+    evaluation_components(&mut x, c::LEAD_CHANGE, q, m.winner, moves, t);
+    if let Some(exact) = &m.exact {
+        evaluation_components(&mut x, c::EXACT_BASE, exact, m.winner, moves, t);
+    }
     if let Some(winner) = m.winner {
-        let loser = winner.other();
-        // Ludii's Drama: the highest evaluation minus the winner's, 2 * deficit / counters.
-        x[c::DRAMA_AVG] = 2.0 * q.deficit_sum[winner] as f64 / t / moves;
-        x[c::DRAMA_MAX] = 2.0 * q.peak[loser] as f64 / t;
-        x[c::DRAMA_SHARE] = q.behind[winner] as f64 / moves;
-        x[c::THRESHOLD] = q.peak[loser] as f64 / t;
-        x[c::DECISIVE] = q.decisive_ply as f64 / moves;
         x[c::COMEBACK] = (q.round_deficit[winner] > 0) as u32 as f64;
     }
     x
+}
+
+/// The evaluation-based components of a match (LeadChange to DecisivenessMoves) from the
+/// leads of `q`, at `at..at + 7`, in the order of `c::LEAD_CHANGE..=c::DECISIVE`.
+fn evaluation_components(x: &mut [f64; K], at: usize, q: &QualityRecord, winner: Option<Side>, moves: f64, t: f64) {
+    let i = |component: usize| at + component - c::LEAD_CHANGE;
+    x[i(c::LEAD_CHANGE)] = q.lead_changes as f64 / moves;
+    // Each player's evaluation is its lead over the counters in play; the two variances are equal.
+    let mean = q.lead_sum as f64 / moves;
+    x[i(c::STABILITY)] = 2.0 * ((q.lead_squares as f64 / moves - mean * mean).max(0.0)) / (t * t);
+    if let Some(winner) = winner {
+        let loser = winner.other();
+        // Ludii's Drama: the highest evaluation minus the winner's, 2 * deficit / counters.
+        x[i(c::DRAMA_AVG)] = 2.0 * q.deficit_sum[winner] as f64 / t / moves;
+        x[i(c::DRAMA_MAX)] = 2.0 * q.peak[loser] as f64 / t;
+        x[i(c::DRAMA_SHARE)] = q.behind[winner] as f64 / moves;
+        x[i(c::THRESHOLD)] = q.peak[loser] as f64 / t;
+        x[i(c::DECISIVE)] = q.decisive_ply as f64 / moves;
+    }
 }
 
 type Stat = fn(&[f64; K]) -> f64;
@@ -239,6 +259,17 @@ const METRICS: &[(&str, &str, Option<&str>, Stat)] = &[
         s[c::DECISIVE] / s[c::WON]
     }),
     ("Comebacks", "rajapasu", Some(HOLDINGS), |s| s[c::COMEBACK] / s[c::WON]),
+    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(EXACT), |s| s[c::EXACT_BASE] / s[c::N]),
+    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(EXACT), |s| s[c::EXACT_BASE + 1] / s[c::N]),
+    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s[c::EXACT_BASE + 2] / s[c::WON]),
+    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s[c::EXACT_BASE + 3] / s[c::WON]),
+    ("DramaShare", "rajapasu", Some(EXACT), |s| s[c::EXACT_BASE + 4] / s[c::WON]),
+    ("DecisivenessThreshold", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessThreshold.java", Some(EXACT), |s| {
+        s[c::EXACT_BASE + 5] / s[c::WON]
+    }),
+    ("DecisivenessMoves", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java", Some(EXACT), |s| {
+        s[c::EXACT_BASE + 6] / s[c::WON]
+    }),
     ("LapsPerMove", "rajapasu", None, |s| s[c::LAPS] / s[c::MOVES]),
     ("CountersPerLap", "rajapasu", None, |s| s[c::SOWN] / s[c::LAPS]),
     ("CaptureSharePussa", "rajapasu", None, |s| s[c::PUSSA] / captured(s)),
@@ -262,21 +293,25 @@ pub struct Accumulator {
     blocks: Blocks<K>,
     by_round: ByRound,
     matches: u64,
+    /// Matches with an exact evaluation: the exact metrics are reported when every match has one.
+    exact: u64,
 }
 
 impl Accumulator {
     pub fn new(board: Board) -> Accumulator {
-        Accumulator { board, blocks: Blocks::default(), by_round: ByRound::default(), matches: 0 }
+        Accumulator { board, blocks: Blocks::default(), by_round: ByRound::default(), matches: 0, exact: 0 }
     }
 
     pub fn add_match(&mut self, m: &MatchFacts) {
         self.matches += 1;
+        self.exact += m.exact.is_some() as u64;
         self.blocks.add(m.match_id, &components(m, self.board));
     }
 
     /// Adds the matches and rounds of `other` (other part files of the same board).
     pub fn merge(&mut self, other: &Accumulator) {
         self.matches += other.matches;
+        self.exact += other.exact;
         self.blocks.merge(&other.blocks);
         self.by_round.merge(&other.by_round);
     }
@@ -293,9 +328,11 @@ impl Accumulator {
     pub fn finish(&self, resamples: u32, seed: u64) -> (Vec<Metric>, Vec<RoundPoint>) {
         let stats: Vec<Stat> = METRICS.iter().map(|m| m.3).collect();
         let values = self.blocks.intervals(&stats, resamples, seed, CONFIDENCE);
+        let exact = self.matches > 0 && self.exact == self.matches;
         let metrics = METRICS
             .iter()
             .zip(values)
+            .filter(|(m, _)| exact || m.2 != Some(EXACT))
             .map(|(&(name, source, evaluation, _), (value, ci_low, ci_high))| Metric { name, value, ci_low, ci_high, evaluation, source })
             .collect();
         (metrics, self.by_round.played().map(round_point).collect())
@@ -336,6 +373,7 @@ pub fn match_facts(m: &MatchColumns, i: usize, quality: QualityRecord) -> MatchF
         sown: m.sown[i] as u64,
         captures: m.captures(i),
         quality,
+        exact: None,
     }
 }
 
@@ -367,10 +405,18 @@ pub fn quality_record(q: &QualityColumns, i: usize) -> QualityRecord {
 /// Reads a dataset's matches, quality and by_round tables. The matches and quality part files
 /// are read in parallel, a few pairs at a time (bounded memory), and their sums merged in part
 /// order, so the result does not depend on the thread count.
-pub fn accumulate(dataset: &Dataset) -> Result<Accumulator, DatasetError> {
+pub fn accumulate(dataset: &Dataset, exact: Option<SolveOptions>) -> Result<Accumulator, DatasetError> {
     use rayon::prelude::*;
     let dir = &dataset.dir;
     let board = Board::of(&dataset.manifest().rules);
+    let solutions = match exact {
+        Some(opts) => {
+            let cfg = dataset.manifest().config();
+            exact::check_players(&cfg).map_err(|e| invalid(dir, e))?;
+            Some(exact::Solutions::new(cfg, opts))
+        }
+        None => None,
+    };
     let mut acc = Accumulator::new(board);
     let (match_parts, quality_parts) = (dataset.parts("matches")?, dataset.parts("quality")?);
     if match_parts.len() != quality_parts.len() {
@@ -378,7 +424,8 @@ pub fn accumulate(dataset: &Dataset) -> Result<Accumulator, DatasetError> {
     }
     let pairs: Vec<(&std::path::PathBuf, &std::path::PathBuf)> = match_parts.iter().zip(&quality_parts).collect();
     for chunk in pairs.chunks(2 * rayon::current_num_threads()) {
-        let parts: Vec<Result<Accumulator, DatasetError>> = chunk.par_iter().map(|&(mp, qp)| part_accumulator(board, mp, qp)).collect();
+        let parts: Vec<Result<Accumulator, DatasetError>> =
+            chunk.par_iter().map(|&(mp, qp)| part_accumulator(board, mp, qp, solutions.as_ref())).collect();
         for part in parts {
             acc.merge(&part?);
         }
@@ -438,7 +485,7 @@ pub fn read_by_round(dataset: &Dataset) -> Result<ByRound, DatasetError> {
 }
 
 /// The matches of one matches part file and the quality part file beside it.
-fn part_accumulator(board: Board, mp: &Path, qp: &Path) -> Result<Accumulator, DatasetError> {
+fn part_accumulator(board: Board, mp: &Path, qp: &Path, solutions: Option<&exact::Solutions>) -> Result<Accumulator, DatasetError> {
     let (mspec, qspec) = (&crate::sim::schema::MATCHES, &crate::sim::schema::QUALITY);
     let mut acc = Accumulator::new(board);
     let m = crate::io::read_table_columns(mp, mspec, MATCH_COLUMNS)?;
@@ -447,18 +494,35 @@ fn part_accumulator(board: Board, mp: &Path, qp: &Path) -> Result<Accumulator, D
     if m.len() != q.len() {
         return Err(invalid(qp, format!("{} quality rows beside {} matches rows", q.len(), m.len())));
     }
+    let exact = match solutions {
+        Some(solutions) => {
+            let recorded: Vec<exact::Recorded> =
+                (0..m.len()).map(|i| exact::Recorded { match_id: m.match_id[i], moves: m.moves[i] as u32, winner: m.winner[i] }).collect();
+            Some(exact::exact_records(&recorded, solutions).map_err(|e| invalid(mp, format!("exact evaluation: {e}")))?)
+        }
+        None => None,
+    };
     for i in 0..m.len() {
         if m.match_id[i] != q.match_id[i] {
             return Err(invalid(qp, format!("row {i}: quality of match {} beside match {}", q.match_id[i], m.match_id[i])));
         }
-        acc.add_match(&match_facts(&m, i, quality_record(&q, i)));
+        let facts = MatchFacts { exact: exact.as_ref().map(|e| e[&m.match_id[i]]), ..match_facts(&m, i, quality_record(&q, i)) };
+        acc.add_match(&facts);
     }
     Ok(acc)
 }
 
 /// The metrics of one dataset.
-pub fn dataset_metrics(dataset: &Dataset, name: &str, resamples: u32, seed: u64) -> Result<ArmMetrics, DatasetError> {
-    let acc = accumulate(dataset)?;
+/// With `exact`, also the evaluation-based metrics from the exact round value (R15; the
+/// matches played again, see [`exact`]), each round solved within those options.
+pub fn dataset_metrics(
+    dataset: &Dataset,
+    name: &str,
+    resamples: u32,
+    seed: u64,
+    exact: Option<SolveOptions>,
+) -> Result<ArmMetrics, DatasetError> {
+    let acc = accumulate(dataset, exact)?;
     let (metrics, by_round) = acc.finish(resamples, seed);
     let m = dataset.manifest();
     Ok(ArmMetrics {

@@ -18,6 +18,7 @@ fn plain(match_id: u64, first: Side, winner: Option<Side>) -> MatchFacts {
         sown: 60,
         captures: BySide::splat(CaptureCounts::default()),
         quality: QualityRecord { match_id, legal_sum: 10, legal_max: 1, legal_first: 1, legal_last: 1, ..QualityRecord::default() },
+        exact: None,
     }
 }
 

@@ -1,0 +1,243 @@
+//! The exact round value (R15) as the position evaluation of the evaluation-based metrics
+//! (LeadChange, Stability, Drama, Decisiveness), beside the holdings difference: South's lead
+//! at a position is its holdings lead (reserves, R12) plus the value of the rest of the round
+//! under perfect play for South, from the round solver ([`crate::exact::Solution`]).
+//!
+//! Needs no move rows: every match of the dataset is played again from its manifest (the
+//! players' seat streams make each match the same, at any detail) and checked against its
+//! matches row. So it runs the built-in players only: a dataset whose players are external
+//! programs or host callables is refused, never run. Each open-pit configuration's round is
+//! solved once (both starters) and shared by the workers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use crate::agents::{seat_rng, Agent, AgentSpec};
+use crate::engine::{BySide, Game, Outcome, Position, Side};
+use crate::exact::{round_start, Solution, SolveOptions};
+use crate::sim::quality::{QualityRecord, QualityScratch, QualityTally};
+use crate::sim::RunConfig;
+
+/// The `evaluation` of the metrics computed from the exact round value.
+pub const EXACT: &str = "exact round value (R15)";
+
+/// What a match's row says, to check the match played again against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub match_id: u64,
+    pub moves: u32,
+    pub winner: Option<Side>,
+}
+
+/// The round solutions of one ruleset, by open pits, solved on first use and shared.
+pub struct Solutions {
+    cfg: RunConfig,
+    opts: SolveOptions,
+    solved: Mutex<HashMap<BySide<u8>, Arc<Solution>>>,
+}
+
+impl Solutions {
+    pub fn new(cfg: RunConfig, opts: SolveOptions) -> Solutions {
+        Solutions { cfg, opts, solved: Mutex::new(HashMap::new()) }
+    }
+
+    fn get(&self, open: BySide<u8>) -> Result<Arc<Solution>, String> {
+        let mut solved = self.solved.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = solved.get(&open) {
+            return Ok(s.clone());
+        }
+        let roots = [round_start(self.cfg.rules, open, Side::South), round_start(self.cfg.rules, open, Side::North)];
+        let s = Arc::new(Solution::solve(&roots, self.opts, &mut |_| {}).map_err(|e| {
+            format!("the round with {},{} pits open cannot be solved for the exact evaluation: {e}", open[Side::South], open[Side::North])
+        })?);
+        solved.insert(open, s.clone());
+        Ok(s)
+    }
+}
+
+/// South's exact lead at `pos`: its reserve lead plus the round's remaining value for South.
+fn exact_lead(pos: &Position, local: &mut HashMap<BySide<u8>, Arc<Solution>>, shared: &Solutions) -> Result<i32, String> {
+    let open = pos.open().map(|s| s.len() as u8);
+    let solution = match local.get(&open) {
+        Some(s) => s.clone(),
+        None => {
+            let s = shared.get(open)?;
+            local.insert(open, s.clone());
+            s
+        }
+    };
+    let value = solution.value(pos).ok_or("a position of the match is not reachable from its round's start (R12)")?;
+    let reserve = pos.reserve();
+    let for_south = if pos.turn() == Side::South { value } else { -value };
+    Ok(reserve[Side::South] as i32 - reserve[Side::North] as i32 + for_south)
+}
+
+/// Refuses players that would run a program or need a host: the matches are played again.
+pub fn check_players(cfg: &RunConfig) -> Result<(), String> {
+    for (side, spec) in [(Side::South, cfg.south), (Side::North, cfg.north)] {
+        if matches!(spec, AgentSpec::External(_) | AgentSpec::Host(_)) {
+            return Err(format!(
+                "the exact evaluation plays the matches again, and {} is `{spec}`, which it does not run (built-in players only)",
+                side.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// South's exact lead before each move of match `index` (R15), by round: the match played
+/// again, and how it ended.
+fn exact_leads(
+    cfg: &RunConfig,
+    index: u64,
+    solutions: &Solutions,
+    local: &mut HashMap<BySide<u8>, Arc<Solution>>,
+) -> Result<(Vec<(u32, i32)>, Outcome), String> {
+    let mut agents =
+        [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))];
+    let mut game = Game::new(cfg.rules, cfg.first.for_match(index));
+    let mut leads = Vec::new();
+    loop {
+        let lead = if game.position().candidates().is_empty() { None } else { Some(exact_lead(game.position(), local, solutions)?) };
+        let round = game.round();
+        let turn = game.position().turn();
+        let played = agents[turn.index()].play(&mut game, &mut ()).map_err(|e| format!("match {index}: {e}"))?;
+        if played.is_some() {
+            leads.push((round, lead.expect("a move was played from a position with candidates")));
+            continue;
+        }
+        if let Some(outcome) = game.end_round().outcome {
+            return Ok((leads, outcome));
+        }
+    }
+}
+
+/// The quality record of every recorded match with the exact lead as its evaluation (only
+/// the evaluation fields are meaningful: leads, peaks, deficits, decisive ply, lead changes),
+/// by match id. Fails when a match does not play again as recorded, or a round cannot be
+/// solved within `opts`.
+pub fn exact_records(recorded: &[Recorded], solutions: &Solutions) -> Result<HashMap<u64, QualityRecord>, String> {
+    let cfg = &solutions.cfg;
+    check_players(cfg)?;
+    recorded
+        .par_chunks(64)
+        .map(|chunk| {
+            let mut local = HashMap::new();
+            let mut scratch = QualityScratch::default();
+            let mut out = Vec::with_capacity(chunk.len());
+            for r in chunk {
+                let (leads, outcome) = exact_leads(cfg, r.match_id, solutions, &mut local)?;
+                let winner = match outcome {
+                    Outcome::Won(w) => Some(w),
+                    Outcome::Unfinished => None,
+                };
+                if leads.len() as u32 != r.moves || winner != r.winner {
+                    return Err(format!(
+                        "match {}: played again it has {} moves and winner {:?}, its row {} and {:?}: the dataset was not made by this version's players",
+                        r.match_id,
+                        leads.len(),
+                        winner,
+                        r.moves,
+                        r.winner
+                    ));
+                }
+                out.push((r.match_id, record_of(r.match_id, &leads, outcome, &mut scratch)));
+            }
+            Ok(out)
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map(|parts| parts.into_iter().flatten().collect())
+}
+
+/// A quality tally fed with exact leads: a lead L is given as reserves (max(L, 0), max(-L, 0)).
+fn record_of(id: u64, leads: &[(u32, i32)], outcome: Outcome, scratch: &mut QualityScratch) -> QualityRecord {
+    let mut tally = QualityTally::new(id, scratch);
+    for &(_, lead) in leads {
+        tally.position(1, &[], BySide::new(lead.max(0) as u32, (-lead).max(0) as u32));
+    }
+    tally.finish(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Ruleset;
+    use crate::sim::{Detail, FirstPolicy, Shard};
+
+    fn cfg(p: u8, s: u8, spec: AgentSpec, matches: u64) -> RunConfig {
+        let rules = Ruleset { pits_per_row: p, seeds_per_pit: s, ..Ruleset::default() };
+        RunConfig {
+            rules,
+            south: spec,
+            north: spec,
+            first: FirstPolicy::Alternate,
+            seed: 9,
+            matches,
+            detail: Detail::Match,
+            batch_size: 100,
+            shard: Shard::WHOLE,
+        }
+    }
+
+    fn opts() -> SolveOptions {
+        SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: 50_000_000 }
+    }
+
+    /// R15: under perfect round play by both sides no move changes the round's value, so
+    /// South's exact lead stays the same from move to move within each round.
+    #[test]
+    fn the_exact_lead_is_constant_within_a_round_of_perfect_round_play() {
+        for (p, s) in [(4, 4), (3, 3), (5, 2)] {
+            let cfg = cfg(p, s, AgentSpec::Perfect(crate::exact::PerfectKind::Round), 6);
+            let solutions = Solutions::new(cfg.clone(), opts());
+            let mut local = HashMap::new();
+            let mut moves = 0;
+            for i in 0..cfg.matches {
+                let (leads, _) = exact_leads(&cfg, i, &solutions, &mut local).unwrap();
+                moves += leads.len();
+                for w in leads.windows(2).filter(|w| w[0].0 == w[1].0) {
+                    assert_eq!(w[0].1, w[1].1, "{p}x{s} match {i} round {}: the exact lead moved", w[0].0);
+                }
+            }
+            assert!(moves > 20, "{p}x{s}: {moves} moves");
+        }
+    }
+
+    /// The exact lead before the first move of a match is the round-1 value for its starter,
+    /// as the independent model's golden solve.json gives it (4x4: +8, 5x5: +14, 3x3: +2).
+    #[test]
+    fn the_first_exact_lead_is_the_golden_round_value_for_the_first_player() {
+        for (p, s, value) in [(4u8, 4u8, 8), (5, 5, 14), (3, 3, 2)] {
+            let cfg = cfg(p, s, AgentSpec::Random, 4);
+            let solutions = Solutions::new(cfg.clone(), opts());
+            let mut local = HashMap::new();
+            for i in 0..cfg.matches {
+                let (leads, _) = exact_leads(&cfg, i, &solutions, &mut local).unwrap();
+                let sign = if cfg.first.for_match(i) == Side::South { 1 } else { -1 };
+                assert_eq!(leads[0], (1, sign * value), "{p}x{s} match {i}");
+            }
+        }
+    }
+
+    /// Random play against its recorded rows: every match plays again as recorded; a row that
+    /// says otherwise is an error naming the match.
+    #[test]
+    fn matches_played_again_are_checked_against_their_rows() {
+        let cfg = cfg(4, 4, AgentSpec::Random, 20);
+        let batch = crate::sim::simulate_batch(&RunConfig { batch_size: 20, ..cfg.clone() }, 0).unwrap();
+        let m = &batch.matches;
+        let mut recorded: Vec<Recorded> =
+            (0..m.len()).map(|i| Recorded { match_id: m.match_id[i], moves: m.moves[i] as u32, winner: m.winner[i] }).collect();
+        let records = exact_records(&recorded, &Solutions::new(cfg.clone(), opts())).unwrap();
+        assert_eq!(records.len(), 20);
+        assert!(records.values().any(|r| r.lead_changes > 0), "random play changes the exact leader at times");
+        recorded[7].moves += 1;
+        let err = exact_records(&recorded, &Solutions::new(cfg.clone(), opts())).unwrap_err();
+        assert!(err.starts_with(&format!("match {}: played again", recorded[7].match_id)), "{err}");
+        let external = RunConfig { north: "external:echo 0".parse().unwrap(), ..cfg.clone() };
+        let err = exact_records(&recorded, &Solutions::new(external, opts())).unwrap_err();
+        assert!(err.contains("north is `external:") && err.contains("which it does not run"), "{err}");
+    }
+}
