@@ -51,7 +51,9 @@ fn text_rows(path: &Path) -> BTreeSet<String> {
             l.split(':').next().unwrap().to_string()
         }
     };
-    text.lines().map(label).filter(|l| !l.is_empty()).collect()
+    // A row of a table by round number is labelled by its round: which rounds are reached
+    // depends on the number of matches, not on the code.
+    text.lines().map(label).filter(|l| !l.is_empty() && !l.chars().all(|c| c.is_ascii_digit())).collect()
 }
 
 /// The files of a study directory and its charts (datasets, which are not committed, left out).
