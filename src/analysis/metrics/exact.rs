@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use crate::agents::{seat_rng, Agent, AgentSpec};
+use crate::agents::AgentSpec;
 use crate::engine::{BySide, Game, Outcome, Position, Side};
 use crate::exact::{round_start, Solution, SolveOptions};
 use crate::sim::quality::{QualityRecord, QualityScratch, QualityTally};
@@ -95,8 +95,7 @@ fn exact_leads(
     solutions: &Solutions,
     local: &mut HashMap<BySide<u8>, Arc<Solution>>,
 ) -> Result<(Vec<(u32, i32)>, Outcome), String> {
-    let mut agents =
-        [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))];
+    let mut agents = crate::sim::match_agents(cfg, index);
     let mut game = Game::new(cfg.rules, cfg.first.for_match(index));
     let mut leads = Vec::new();
     loop {

@@ -388,9 +388,13 @@ impl Recorder for LapRecorder<'_> {
 /// Plays match `index` of the run and appends its records to `batch`. Fails only when a
 /// player cannot decide (an external program); `batch` then holds part of the match.
 pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) -> Result<(), MatchError> {
-    let mut agents =
-        [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))];
-    record_match(cfg, index, &mut agents, batch)
+    record_match(cfg, index, &mut match_agents(cfg, index), batch)
+}
+
+/// The two players of match `index`, South first, each with its seat's stream (seed, match
+/// index, seat): whoever plays the match again gets the same match.
+pub fn match_agents(cfg: &RunConfig, index: u64) -> [Agent; 2] {
+    [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))]
 }
 
 /// Plays match `index` of the run again from its recorded moves (local pits, in ply order)
