@@ -98,15 +98,22 @@ fn exact_leads(
     let mut agents = crate::sim::match_agents(cfg, index);
     let mut game = Game::new(cfg.rules, cfg.first.for_match(index));
     let mut leads = Vec::new();
+    let mut round_moves = 0;
     loop {
+        if round_moves == crate::sim::MAX_ROUND_MOVES {
+            // As the simulator does: play that never ends leaves the match unfinished.
+            return Ok((leads, Outcome::Unfinished));
+        }
         let lead = if game.position().candidates().is_empty() { None } else { Some(exact_lead(game.position(), local, solutions)?) };
         let round = game.round();
         let turn = game.position().turn();
         let played = agents[turn.index()].play(&mut game, &mut ()).map_err(|e| format!("match {index}: {e}"))?;
         if played.is_some() {
+            round_moves += 1;
             leads.push((round, lead.expect("a move was played from a position with candidates")));
             continue;
         }
+        round_moves = 0;
         if let Some(outcome) = game.end_round().outcome {
             return Ok((leads, outcome));
         }

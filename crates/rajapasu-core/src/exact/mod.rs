@@ -6,8 +6,9 @@ mod index;
 mod match_solver;
 #[cfg(test)]
 mod match_tests;
-mod perfect;
+pub(crate) mod perfect;
 mod round_graph;
+mod round_values;
 mod solver;
 mod tables;
 #[cfg(test)]

@@ -15,8 +15,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use super::match_solver::{end_masks, reserve_span, Ending, MatchError, MatchTable};
-use super::round_graph::{Mask, RoundGraph};
+use super::match_solver::{reserve_span, Ending, MatchError, MatchTable};
+use super::round_graph::RoundGraph;
+use super::round_values::{values_path, RoundValues, SAVED_CELLS};
 use super::solver::{Solution, SolveError, SolveOptions};
 use crate::engine::{BySide, Game, NextStarter, Pit, PitSet, Position, Rng, Ruleset, Side};
 
@@ -39,7 +40,7 @@ impl PerfectKind {
 }
 
 /// Default memory for the round tables kept by the perfect players.
-pub const DEFAULT_CACHE_BYTES: u64 = 2 << 30;
+pub const DEFAULT_CACHE_BYTES: u64 = 8 << 30;
 
 struct Settings {
     tables: Option<PathBuf>,
@@ -133,116 +134,6 @@ pub fn match_table(rules: Ruleset) -> Result<Arc<MatchTable>, MatchError> {
     })
 }
 
-/// The perfect-match values of one round's positions (R17): for each side f, node and South's
-/// reserve, the least k within which f forces the match won ([`u8::MAX`]: never), and the order
-/// in which that was established (a forcer's position is established after a successor's).
-pub struct RoundValues {
-    graph: Arc<RoundGraph>,
-    /// South's reserves covered: lo..lo+width.
-    lo: u32,
-    width: u32,
-    dist: [Vec<u8>; 2],
-    order: [Vec<u32>; 2],
-}
-
-/// "Never" in [`RoundValues`].
-const NEVER_U8: u8 = u8::MAX;
-
-impl RoundValues {
-    /// Computes the values of `graph` under `ending` for South's reserves `lo..=hi`: for each
-    /// threshold t, the attractor of the round's ends whose next state f wins within t-1 rounds.
-    fn compute(graph: Arc<RoundGraph>, table: &MatchTable, ending: Ending, lo: u32, hi: u32) -> RoundValues {
-        let rules = *table.rules();
-        let width = hi - lo + 1;
-        let cells = graph.nodes() * width as usize;
-        let mut dist = [vec![NEVER_U8; cells], vec![NEVER_U8; cells]];
-        let mut order = [vec![u32::MAX; cells], vec![u32::MAX; cells]];
-        let top = table.max_rounds() + 1;
-        assert!(top < NEVER_U8 as u32, "rounds fit a byte");
-        let window: Mask = if width >= 128 { Mask::MAX } else { ((1 as Mask) << width) - 1 };
-        for f in Side::ALL {
-            let wins = table.wins_of(f);
-            let mut counter = 0u32;
-            for t in 1..=top {
-                let masks = end_masks(&rules, ending, graph.on_board(), &|h, st| wins[h as usize][st.index()] < t);
-                let (d, o) = (&mut dist[f.index()], &mut order[f.index()]);
-                graph.attract_observed(f, &|left, mover| masks[left as usize][mover.index()], |x, bits| {
-                    let mut b = (bits >> lo) & window;
-                    while b != 0 {
-                        let i = b.trailing_zeros() as usize;
-                        b &= b - 1;
-                        let cell = x as usize * width as usize + i;
-                        if d[cell] == NEVER_U8 {
-                            d[cell] = t as u8;
-                            o[cell] = counter;
-                        }
-                    }
-                    counter += 1;
-                });
-            }
-        }
-        RoundValues { graph, lo, width, dist, order }
-    }
-
-    fn bytes(&self) -> u64 {
-        RoundValues::bytes_for(self.graph.nodes() as u64, self.width)
-    }
-
-    /// Bytes of the values of `nodes` positions times `width` reserves of South: a rounds byte
-    /// and a four-byte order for each side.
-    fn bytes_for(nodes: u64, width: u32) -> u64 {
-        nodes * width as u64 * 2 * 5
-    }
-
-    /// Whether the values of a round fit `limit` bytes; else why not, with the figures (the real
-    /// board's full round, 22 million positions times 99 reserves, needs 22 GB: computed, not
-    /// attempted, so that the player fails with a message instead of the process with no memory).
-    fn fits(nodes: u64, width: u32, open: BySide<u8>, limit: u64) -> Result<(), String> {
-        let needed = RoundValues::bytes_for(nodes, width);
-        if needed <= limit {
-            return Ok(());
-        }
-        Err(format!(
-            "the values of the round with {},{} pits open need {needed} bytes ({nodes} positions times {width} reserves of South, \
-             10 bytes each), more than the {limit} allowed; play a smaller board, or perfect:round (R15), which needs far less",
-            open[Side::South],
-            open[Side::North]
-        ))
-    }
-
-    /// (rounds within which f forces the win, order) at a node and South reserve; None: never.
-    fn at(&self, f: Side, node: u32, south_reserve: u32) -> (Option<u32>, u32) {
-        debug_assert!((self.lo..self.lo + self.width).contains(&south_reserve));
-        let cell = node as usize * self.width as usize + (south_reserve - self.lo) as usize;
-        let d = self.dist[f.index()][cell];
-        ((d != NEVER_U8).then_some(d as u32), self.order[f.index()][cell])
-    }
-
-    /// The moves of perfect match play (R17) at `node` with South holding `south_reserve` off
-    /// the board, for the side to move.
-    fn best(&self, node: u32, south_reserve: u32, mover: Side) -> PitSet {
-        let (mine, my_order) = self.at(mover, node, south_reserve);
-        let (theirs, _) = self.at(mover.other(), node, south_reserve);
-        let mut set = PitSet::EMPTY;
-        for (pit, child, gain) in self.graph.moves_of(node) {
-            let off = south_reserve + gain;
-            let (cm, co) = self.at(mover, child, off);
-            let (ct, _) = self.at(mover.other(), child, off);
-            let keeps = match (mine, theirs) {
-                // Keep the rounds and make progress: a successor established earlier.
-                (Some(k), _) => cm == Some(k) && co < my_order,
-                // Hold out longest.
-                (None, Some(k)) => ct == Some(k),
-                (None, None) => cm.is_none() && ct.is_none(),
-            };
-            if keeps {
-                set.insert(pit);
-            }
-        }
-        set
-    }
-}
-
 /// A perfect player (see the module's documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PerfectPlayer {
@@ -313,15 +204,20 @@ impl PerfectPlayer {
                     if let Some(v) = c.values.get(&(rules, open, ending)) {
                         return Ok(v);
                     }
-                    let graph = match c.graphs.get(&(rules, open)) {
-                        Some(g) => g,
-                        None => {
-                            let g = Arc::new(
-                                RoundGraph::build(rules, open, SolveOptions { keep_order: false, ..s.solve }).map_err(|e| e.to_string())?,
-                            );
-                            c.graphs.insert((rules, open), g.clone(), g.bytes(), s.cache_bytes / 2);
-                            g
-                        }
+                    let solve = SolveOptions { keep_order: false, ..s.solve };
+                    // Under the collector rule a round's values serve every state with its open
+                    // pits, so the graph is built for them alone and kept without its
+                    // predecessors; under round_winner one graph serves several endings.
+                    let graph = match ending {
+                        Ending::Collector => Arc::new(RoundGraph::build(rules, open, solve).map_err(|e| e.to_string())?),
+                        Ending::RoundWinner { .. } => match c.graphs.get(&(rules, open)) {
+                            Some(g) => g,
+                            None => {
+                                let g = Arc::new(RoundGraph::build(rules, open, solve).map_err(|e| e.to_string())?);
+                                c.graphs.insert((rules, open), g.clone(), g.bytes(), s.cache_bytes / 2);
+                                g
+                            }
+                        },
                     };
                     let total = rules.total_counters();
                     let seeds = rules.seeds_per_pit as u32;
@@ -337,16 +233,39 @@ impl PerfectPlayer {
                         Ending::RoundWinner { kept, .. } => reserve_span(std::iter::once(kept), graph.on_board(), total),
                     };
                     let (lo, hi) = span.expect("a position's round has match states").into_inner();
-                    RoundValues::fits(graph.nodes() as u64, hi - lo + 1, open, s.solve.max_memory)?;
-                    let v = Arc::new(RoundValues::compute(graph, &table, ending, lo, hi));
-                    c.values.insert((rules, open, ending), v.clone(), v.bytes(), s.cache_bytes / 2);
+                    let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
+                    RoundValues::fits(cells, graph.nodes() as u64, open, s.solve.max_memory)?;
+                    // Large values are computed once per tables directory and read after.
+                    let dir = s.tables.clone().unwrap_or_else(super::default_tables_dir);
+                    let path = values_path(&dir, &rules, open, ending);
+                    let saved = cells >= SAVED_CELLS;
+                    let loaded =
+                        if saved { RoundValues::load(&path, graph.clone(), &rules, ending, lo, hi, table.max_rounds() + 1)? } else { None };
+                    let mut v = match loaded {
+                        Some(v) => v,
+                        None => {
+                            let v = RoundValues::compute(graph, &table, ending, lo, hi)?;
+                            if saved {
+                                v.save(&path, &rules, ending)
+                                    .map_err(|e| format!("{}: cannot write the round's values: {e}", path.display()))?;
+                            }
+                            v
+                        }
+                    };
+                    let mut bytes = v.bytes();
+                    if let Some(g) = Arc::get_mut(&mut v.graph) {
+                        g.forget_predecessors();
+                        bytes += g.bytes();
+                    }
+                    let v = Arc::new(v);
+                    c.values.insert((rules, open, ending), v.clone(), bytes, s.cache_bytes);
                     Ok(v)
                 })
                 .map_err(|e| err(self.kind, e))?;
                 let node =
                     values.graph.node(pos).ok_or_else(|| err(self.kind, "the position is not reachable from its round's start".into()))?;
                 let off = pos.reserve()[Side::South];
-                if !(values.lo..values.lo + values.width).contains(&off) {
+                if !values.covers(off) {
                     return Err(err(self.kind, format!("South's reserve {off} is not one of this round's")));
                 }
                 Ok(values.best(node, off, pos.turn()))
@@ -362,7 +281,7 @@ impl PerfectPlayer {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::agents::{seat_rng, Agent, AgentSpec};
     use crate::exact::{MatchState, MatchValue};
@@ -375,51 +294,9 @@ mod tests {
     }
 
     /// The tables of these tests live in one temporary directory, never in the user's cache.
-    fn isolated() {
+    pub(crate) fn isolated() {
         static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
         set_tables_dir(Some(DIR.get_or_init(|| tempfile::tempdir().unwrap()).path().to_path_buf()));
-    }
-
-    #[test]
-    fn round_values_too_large_for_the_memory_are_refused_with_their_figures() {
-        let open = BySide::new(7, 7);
-        // The real board's full round (22,239,436 positions, 99 reserves of South): 22 GB.
-        let err = RoundValues::fits(22_239_436, 99, open, 6 << 30).unwrap_err();
-        assert!(err.contains("7,7 pits open need 22017041640 bytes") && err.contains("more than the 6442450944 allowed"), "{err}");
-        assert_eq!(RoundValues::fits(1000, 10, open, 100_000), Ok(()));
-        assert!(RoundValues::fits(1000, 10, open, 99_999).is_err());
-    }
-
-    #[test]
-    fn round_values_at_each_round_start_equal_the_match_table() {
-        isolated();
-        for r in [rules(3, 2, &[]), rules(4, 2, &[]), rules(3, 4, &[]), rules(3, 2, &["next_starter=round_winner"])] {
-            let table = match_table(r).unwrap();
-            for (state, v) in table.states() {
-                let h = state.holdings[Side::South];
-                let open = super::super::open_pits(&r, h);
-                let kept = h - open[Side::South] as u32 * r.seeds_per_pit as u32;
-                let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
-                let ending = match r.next_starter {
-                    NextStarter::Collector => Ending::Collector,
-                    NextStarter::RoundWinner => Ending::RoundWinner { kept, starter: state.starter },
-                };
-                let values = RoundValues::compute(graph.clone(), &table, ending, kept, (kept + graph.on_board()).min(r.total_counters()));
-                let root = graph.root(state.starter);
-                for f in Side::ALL {
-                    assert_eq!(values.at(f, root, kept).0, table.wins_within(f, state), "{r:?} {state:?} {f}");
-                }
-                // The player's moves at the round's start are among the state's best moves.
-                if !v.best_moves.is_empty() {
-                    let chosen = values.best(root, kept, state.starter);
-                    assert!(
-                        !chosen.is_empty() && chosen.iter().all(|p| v.best_moves.contains(p)),
-                        "{r:?} {state:?} {chosen} {}",
-                        v.best_moves
-                    );
-                }
-            }
-        }
     }
 
     /// What the table says about the perfect player at a round's start.

@@ -187,6 +187,12 @@ impl RoundGraph {
         self.level_start[n]..self.level_start[n + 1]
     }
 
+    /// The side to move at node x.
+    #[cfg(test)]
+    pub fn mover_of(&self, x: u32) -> Side {
+        self.mover(self.level_of(x), x)
+    }
+
     fn mover(&self, n: usize, x: u32) -> Side {
         if x < self.south_end[n] {
             Side::South
@@ -275,8 +281,82 @@ impl RoundGraph {
         m & valid
     }
 
-    fn level_of(&self, x: u32) -> usize {
+    /// The level (counters on the board) of node x.
+    pub fn level_of(&self, x: u32) -> usize {
         self.level_start.partition_point(|&s| s <= x) - 1
+    }
+
+    /// The first node of each level 0..=on_board, and the end of the last.
+    pub fn level_starts(&self) -> &[u32] {
+        &self.level_start
+    }
+
+    /// Drops the predecessor lists, which only the attractors use: a graph kept for play needs
+    /// its moves alone (the real board's full round: 0.5 GB less).
+    pub fn forget_predecessors(&mut self) {
+        self.pred_start = Vec::new();
+        self.preds = Vec::new();
+    }
+
+    /// [`RoundGraph::attract_more`] in synchronous layers: layer 0 is the ends whose targets
+    /// grew, and layer j+1 the bits that join once layer j's have, every node of a layer
+    /// evaluated against the masks of the layers before it (so a bit never joins in the same
+    /// layer as a bit that brought it). `added(node, level, bits, layer)` hears each addition.
+    /// The layer is then a progress measure that fits a byte almost everywhere: a forcer's bit
+    /// of layer j has a move to a bit of a layer below j (or to a lower target), and an
+    /// opponent's bit of layer j has every move to bits below j. Returns the number of layers.
+    pub fn attract_layered(
+        &self,
+        forcer: Side,
+        end: &(dyn Fn(u32, Side) -> Mask + Sync),
+        win: &mut [Mask],
+        mut added: impl FnMut(u32, usize, Mask, u32),
+    ) -> u32 {
+        assert!(!self.preds.is_empty() || self.nodes() <= 1, "the attractor needs the predecessors");
+        let eval = |win: &[Mask], x: u32, n: usize| self.eval(forcer, end, win, n, self.valid(n), x);
+        let mut frontier = Vec::new();
+        for &x in &self.ends {
+            let n = self.level_of(x);
+            let v = eval(win, x, n) | win[x as usize];
+            if v != win[x as usize] {
+                added(x, n, v & !win[x as usize], 0);
+                win[x as usize] = v;
+                frontier.push(x);
+            }
+        }
+        let mut queued = vec![0u32; self.nodes()];
+        let mut layer = 0u32;
+        let mut candidates = Vec::new();
+        while !frontier.is_empty() {
+            layer += 1;
+            candidates.clear();
+            for &y in &frontier {
+                for &p in &self.preds[self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize] {
+                    if queued[p as usize] != layer {
+                        queued[p as usize] = layer;
+                        candidates.push(p);
+                    }
+                }
+            }
+            let seen: &[Mask] = win;
+            let updates: Vec<(u32, usize, Mask)> = candidates
+                .par_iter()
+                .with_min_len(1024)
+                .filter_map(|&p| {
+                    let n = self.level_of(p);
+                    let v = eval(seen, p, n);
+                    (v != seen[p as usize]).then_some((p, n, v))
+                })
+                .collect();
+            frontier.clear();
+            for (p, n, v) in updates {
+                debug_assert_eq!(v & win[p as usize], win[p as usize], "masks only grow");
+                added(p, n, v & !win[p as usize], layer);
+                win[p as usize] = v;
+                frontier.push(p);
+            }
+        }
+        layer
     }
 
     /// The attractor for larger targets, continued from `win`, the attractor of smaller ones

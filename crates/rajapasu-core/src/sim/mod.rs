@@ -12,7 +12,7 @@ pub use config::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig
 pub use record::{CaptureCounts, HistogramMetric, MatchOutcome, RoundResult, Symbol};
 pub use runner::{
     match_agents, play_match, replay_match, run, simulate_batch, simulate_batch_for_bench, simulate_batch_into, Batch, BatchSink,
-    Histograms, RunCounts, RunError,
+    Histograms, RunCounts, RunError, MAX_ROUND_MOVES,
 };
 
 #[cfg(test)]

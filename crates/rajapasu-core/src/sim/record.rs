@@ -67,6 +67,8 @@ impl Symbol for MatchOutcome {
 pub enum RoundResult {
     Won(Side),
     Tie,
+    /// The round never ended (see [`super::runner::MAX_ROUND_MOVES`]).
+    Unfinished,
 }
 
 impl RoundResult {
@@ -77,14 +79,18 @@ impl RoundResult {
     pub fn winner(self) -> Option<Side> {
         match self {
             RoundResult::Won(side) => Some(side),
-            RoundResult::Tie => None,
+            RoundResult::Tie | RoundResult::Unfinished => None,
         }
     }
 }
 
 impl Symbol for RoundResult {
-    const NAMES: &'static [(RoundResult, Option<&'static str>)] =
-        &[(RoundResult::Won(Side::South), Some("south")), (RoundResult::Won(Side::North), Some("north")), (RoundResult::Tie, Some("tie"))];
+    const NAMES: &'static [(RoundResult, Option<&'static str>)] = &[
+        (RoundResult::Won(Side::South), Some("south")),
+        (RoundResult::Won(Side::North), Some("north")),
+        (RoundResult::Tie, Some("tie")),
+        (RoundResult::Unfinished, Some("unfinished")),
+    ];
 }
 
 /// The histograms kept at every detail.
@@ -260,6 +266,6 @@ mod tests {
         round_trips::<HistogramMetric>();
         assert_eq!(<Option<Side>>::from_name(None), Some(None));
         assert_eq!(Side::from_name(None), None, "a side column is never null");
-        assert_eq!(RoundResult::allowed(), "south, north, tie");
+        assert_eq!(RoundResult::allowed(), "south, north, tie, unfinished");
     }
 }

@@ -485,7 +485,7 @@ fn record_match_with<M: Movers, const METRICS: bool>(
         first,
         outcome,
         holdings,
-        round1: whole.round1.expect("a match plays at least one round"),
+        round1: whole.round1.unwrap_or(RoundResult::Unfinished),
         totals: whole.totals,
     });
     Ok(())
@@ -501,6 +501,12 @@ struct Tallies<'a, 'b> {
 /// Plays match `index` to its end, feeding its moves and rounds to `recorder` and its laps,
 /// positions and rounds to `tallies`; returns how it ended and the final holdings, or the error of a player that
 /// cannot decide.
+/// A round that has not ended after this many moves is taken as play that never ends (R17: a
+/// draw), and its match is recorded unfinished. Random play's longest round among the 38
+/// million of data/quickstart has 326 moves; a perfect player that cannot win keeps a round
+/// going forever when the other side cannot force its end (docs/players.md).
+pub const MAX_ROUND_MOVES: u32 = 10_000;
+
 #[inline(always)]
 fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
     cfg: &RunConfig,
@@ -515,7 +521,14 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
     let mut game = Game::new(cfg.rules, first);
     let mut log = LapLog::default();
     let mut tally = RoundTally::default();
+    let mut round_moves = 0u32;
     loop {
+        if round_moves == MAX_ROUND_MOVES {
+            // Play that never ends (R17: a draw): the match is unfinished, its holdings those
+            // of the endless round's start, and that round has no row (it has no end).
+            log.drain_into(histograms);
+            return Ok((Outcome::Unfinished, game.holdings()));
+        }
         let mover = game.position().turn();
         let round = game.round();
         let ply = game.ply() + 1;
@@ -531,6 +544,7 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
         }
         let played = movers.play(&mut game, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
         if let Some((pit, summary)) = played {
+            round_moves += 1;
             tally.add_move(mover, &summary);
             if METRICS {
                 tallies.quality.moved(pit.global(mover, pits));
@@ -550,6 +564,7 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
             tallies.by_round.add(first, end.round, start.starter, start.open, end.winner);
         }
         tally = RoundTally::default();
+        round_moves = 0;
         if let Some(outcome) = end.outcome {
             log.drain_into(histograms);
             return Ok((outcome, end.holdings));

@@ -581,3 +581,38 @@ fn legal_moves_count_the_moves_of_r4_where_r9_forbids_one() {
     // The quality tallies saw the same counts.
     assert_eq!(batch.quality.legal_sum[0], batch.moves.legal_moves.iter().sum::<i64>());
 }
+
+#[test]
+fn a_round_that_never_ends_leaves_its_match_unfinished_after_max_round_moves() {
+    // On 4x4, perfect match play that cannot win keeps some rounds going forever against
+    // greedy and random players, which cannot force their end (R17: a draw).
+    crate::exact::perfect::tests::isolated();
+    let rules = Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=4", "max_rounds=30"]).unwrap();
+    let mut capped = 0;
+    for other in ["greedy", "random"] {
+        let cfg = RunConfig { rules, south: "perfect:match".parse().unwrap(), north: other.parse().unwrap(), ..config(6, Detail::Move, 3) };
+        let merged = run_all(&cfg, 2).merged();
+        let m = merged.matches();
+        let moves = schema::MoveColumns::read(merged.table("moves").clone()).unwrap();
+        let rounds = schema::RoundColumns::read(merged.table("rounds").clone()).unwrap();
+        for i in 0..m.match_id.len() {
+            let id = m.match_id[i];
+            let played = m.rounds[i];
+            let endless = (0..moves.match_id.len()).filter(|&j| moves.match_id[j] == id && moves.round[j] == played + 1).count();
+            if endless == 0 {
+                continue;
+            }
+            capped += 1;
+            assert_eq!(endless as u32, MAX_ROUND_MOVES, "{other} match {id}: the endless round is cut at MAX_ROUND_MOVES");
+            assert!(played < 30 && m.winner[i].is_none(), "{other} match {id}: unfinished before max_rounds");
+            assert!(
+                !(0..rounds.match_id.len()).any(|j| rounds.match_id[j] == id && rounds.round[j] > played),
+                "no row for a round without an end"
+            );
+            let ended_moves = (0..moves.match_id.len()).filter(|&j| moves.match_id[j] == id && moves.round[j] <= played).count();
+            assert_eq!(m.moves[i], ended_moves as i64, "{other} match {id}: `moves` counts the rounds that ended");
+            assert_eq!(m.round1_winner[i] == RoundResult::Unfinished, played == 0, "round 1 is unfinished only if it never ended");
+        }
+    }
+    assert!(capped > 0, "the boards give an endless round");
+}

@@ -1,0 +1,521 @@
+//! The perfect-match values of one round (R17) for `perfect:match`: for every position of the
+//! round's graph and every reserve South can hold, who forces the match won, within how many
+//! rounds, and a progress measure, in two bytes. On the real board the full round has
+//! 22.2 million positions and 1.8 billion such cells (3.6 GB), so large values are also kept on
+//! disk beside the match table ([`save`], [`load`]) and computed once per tables directory.
+//!
+//! A values file is untrusted input: its size must be exactly what the round's graph implies
+//! (so memory is bounded by the graph, never by the file), and every byte is checked before use.
+
+use std::collections::HashMap;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use super::match_solver::{end_masks, Ending, MatchTable};
+use super::round_graph::{Mask, RoundGraph};
+use crate::engine::{BySide, PitSet, Ruleset, Side};
+use crate::files;
+
+/// The perfect-match values of one round's positions (R17), compactly: for each node and South's
+/// reserve (a cell), which side forces the match won and within how few rounds k (at most one
+/// side can), and the layer of the attractor at which that was established (see
+/// [`RoundGraph::attract_layered`]: a forcer's cell has a move to a cell of a lower layer, so
+/// moving down the layers converts the win). Two bytes a cell; a node with n counters on the
+/// board has a cell for each reserve South can hold, `lo..=hi - n`.
+pub(crate) struct RoundValues {
+    pub(crate) graph: Arc<RoundGraph>,
+    /// South's reserves covered: lo..=hi.
+    lo: u32,
+    hi: u32,
+    /// The first cell of each level's nodes.
+    level_cells: Vec<u64>,
+    /// Per cell: 0 if neither side forces a win, else the rounds k (bits 0..7) and the side
+    /// (bit 7 set: North).
+    wins: Vec<u8>,
+    /// Per won cell: its layer, [`FAR`] if it is 255 or more (then it is in `far`).
+    layer: Vec<u8>,
+    far: HashMap<u64, u32>,
+}
+
+/// The cell byte of a win of side f within t rounds.
+fn t_tag(f: Side) -> impl Fn(u32) -> u8 {
+    move |t| t as u8 | if f == Side::North { NORTH_BIT } else { 0 }
+}
+
+/// The bytes as atomics, for writers on several threads.
+fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
+    // SAFETY: AtomicU8 has the size, alignment and bit validity of u8, and the exclusive
+    // borrow keeps every other access out while the atomics live.
+    unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) }
+}
+
+/// A layer too deep for a byte: looked up in [`RoundValues::far`].
+const FAR: u8 = u8::MAX;
+const NORTH_BIT: u8 = 0x80;
+
+impl RoundValues {
+    /// South's reserves of level n's cells: `lo..=hi - n`, since South holds at most its largest
+    /// kept reserve plus what was captured, and `hi` is that reserve plus the round's counters.
+    fn width(lo: u32, hi: u32, n: usize) -> u64 {
+        match hi.checked_sub(n as u32) {
+            Some(top) if top >= lo => (top - lo + 1) as u64,
+            _ => 0,
+        }
+    }
+
+    /// The first cell of each level (and the number of cells, last).
+    pub(crate) fn level_cells(graph: &RoundGraph, lo: u32, hi: u32) -> Vec<u64> {
+        let starts = graph.level_starts();
+        let mut cells = vec![0u64];
+        for n in 0..starts.len() - 1 {
+            let nodes = (starts[n + 1] - starts[n]) as u64;
+            cells.push(cells[n] + nodes * RoundValues::width(lo, hi, n));
+        }
+        cells
+    }
+
+    /// Computes the values of `graph` under `ending` for South's reserves `lo..=hi`: for each
+    /// side f and threshold t, the attractor of the round's ends whose next state f wins within
+    /// t-1 rounds, each continued from the last (the cells of threshold t are those it adds).
+    /// Fails if both sides would force a win at a cell (a match table that is not a solution).
+    pub(crate) fn compute(graph: Arc<RoundGraph>, table: &MatchTable, ending: Ending, lo: u32, hi: u32) -> Result<RoundValues, String> {
+        let rules = *table.rules();
+        let level_cells = RoundValues::level_cells(&graph, lo, hi);
+        let cells = *level_cells.last().expect("levels") as usize;
+        let mut wins = vec![0u8; cells];
+        let mut layer = vec![0u8; cells];
+        let top = table.max_rounds() + 1;
+        if top >= NORTH_BIT as u32 {
+            return Err(format!("a match won within {top} rounds does not fit the values' byte"));
+        }
+        let starts = graph.level_starts();
+        // The two sides' attractors are independent and write disjoint cells (at most one side
+        // forces a win), so they run at once, one per core, writing through atomics.
+        let (shared_wins, shared_layer) = (as_atomic(&mut wins), as_atomic(&mut layer));
+        let side = |f: Side| -> (HashMap<u64, u32>, Option<(u32, u32)>) {
+            let tag = t_tag(f);
+            let wins_of = table.wins_of(f);
+            let mut win = vec![0 as Mask; graph.nodes()];
+            let (mut far, mut conflict) = (HashMap::new(), None);
+            for t in 1..=top {
+                let masks = end_masks(&rules, ending, graph.on_board(), &|h, st| wins_of[h as usize][st.index()] < t);
+                graph.attract_layered(f, &|left, mover| masks[left as usize][mover.index()], &mut win, |x, n, bits, depth| {
+                    let width = RoundValues::width(lo, hi, n);
+                    let first = level_cells[n] + (x - starts[n]) as u64 * width;
+                    let mut b = bits >> lo;
+                    while b != 0 {
+                        let i = b.trailing_zeros() as u64;
+                        b &= b - 1;
+                        if i >= width {
+                            break;
+                        }
+                        let cell = first + i;
+                        let c = cell as usize;
+                        if shared_wins[c].compare_exchange(0, tag(t), Ordering::Relaxed, Ordering::Relaxed).is_err() {
+                            conflict.get_or_insert((x, lo + i as u32));
+                            continue;
+                        }
+                        if depth < FAR as u32 {
+                            shared_layer[c].store(depth as u8, Ordering::Relaxed);
+                        } else {
+                            shared_layer[c].store(FAR, Ordering::Relaxed);
+                            far.insert(cell, depth);
+                        }
+                    }
+                });
+            }
+            (far, conflict)
+        };
+        let ((mut far, south_conflict), (north_far, north_conflict)) = rayon::join(|| side(Side::South), || side(Side::North));
+        if let Some((node, reserve)) = south_conflict.or(north_conflict) {
+            return Err(format!(
+                "the match table is not a solution: both sides force a win at node {node} with South holding {reserve} off the board"
+            ));
+        }
+        far.extend(north_far);
+        far.shrink_to_fit();
+        Ok(RoundValues { graph, lo, hi, level_cells, wins, layer, far })
+    }
+
+    pub(crate) fn bytes(&self) -> u64 {
+        (self.wins.len() + self.layer.len() + self.far.len() * 16 + self.level_cells.len() * 8) as u64
+    }
+
+    /// Whether values of `cells` cells fit `limit` bytes; else why not, with the figures
+    /// (computed before the values are, so that the player fails with a message instead of the
+    /// process with no memory).
+    pub(crate) fn fits(cells: u64, nodes: u64, open: BySide<u8>, limit: u64) -> Result<(), String> {
+        let needed = cells * 2;
+        if needed <= limit {
+            return Ok(());
+        }
+        Err(format!(
+            "the values of the round with {},{} pits open need {needed} bytes ({nodes} positions, {cells} pairs of a position and \
+             a reserve of South, 2 bytes each), more than the {limit} allowed; play a smaller board, or perfect:round (R15), \
+             which needs far less",
+            open[Side::South],
+            open[Side::North]
+        ))
+    }
+
+    /// The cell of a node and South's reserve, None outside the values.
+    fn cell(&self, node: u32, south_reserve: u32) -> Option<u64> {
+        let n = self.graph.level_of(node);
+        let width = RoundValues::width(self.lo, self.hi, n);
+        let i = (south_reserve.checked_sub(self.lo)? as u64) < width;
+        i.then(|| self.level_cells[n] + (node - self.graph.level_starts()[n]) as u64 * width + (south_reserve - self.lo) as u64)
+    }
+
+    /// Whether South's reserve is one of these values'.
+    pub(crate) fn covers(&self, south_reserve: u32) -> bool {
+        (self.lo..=self.hi).contains(&south_reserve)
+    }
+
+    /// (rounds within which f forces the win, layer) at a node and South reserve; None: never.
+    pub(crate) fn at(&self, f: Side, node: u32, south_reserve: u32) -> (Option<u32>, u32) {
+        let Some(cell) = self.cell(node, south_reserve) else { return (None, 0) };
+        let w = self.wins[cell as usize];
+        let side = if w & NORTH_BIT != 0 { Side::North } else { Side::South };
+        if w == 0 || side != f {
+            return (None, 0);
+        }
+        let layer = match self.layer[cell as usize] {
+            FAR => self.far[&cell],
+            l => l as u32,
+        };
+        (Some((w & !NORTH_BIT) as u32), layer)
+    }
+
+    /// The moves of perfect match play (R17) at `node` with South holding `south_reserve` off
+    /// the board, for the side to move.
+    pub(crate) fn best(&self, node: u32, south_reserve: u32, mover: Side) -> PitSet {
+        let (mine, my_layer) = self.at(mover, node, south_reserve);
+        let (theirs, _) = self.at(mover.other(), node, south_reserve);
+        let mut set = PitSet::EMPTY;
+        for (pit, child, gain) in self.graph.moves_of(node) {
+            let off = south_reserve + gain;
+            let (cm, co) = self.at(mover, child, off);
+            let (ct, _) = self.at(mover.other(), child, off);
+            let keeps = match (mine, theirs) {
+                // Keep the rounds and make progress: a successor of a lower layer.
+                (Some(k), _) => cm == Some(k) && co < my_layer,
+                // Hold out longest.
+                (None, Some(k)) => ct == Some(k),
+                (None, None) => cm.is_none() && ct.is_none(),
+            };
+            if keeps {
+                set.insert(pit);
+            }
+        }
+        set
+    }
+}
+
+/// Values with at least this many cells are saved to the tables directory (smaller ones are
+/// computed faster than a file is read and checked).
+pub(crate) const SAVED_CELLS: u64 = 1 << 24;
+
+const MAGIC: &[u8; 8] = b"RJPVALS1";
+
+/// The file of a round's values in the tables directory.
+pub(crate) fn values_path(dir: &Path, rules: &Ruleset, open: BySide<u8>, ending: Ending) -> PathBuf {
+    let (s, n) = (open[Side::South], open[Side::North]);
+    dir.join(match ending {
+        Ending::Collector => format!("values-{}-{s}x{n}.bin", rules.hash()),
+        Ending::RoundWinner { kept, starter } => format!("values-{}-{s}x{n}-kept{kept}-{starter}.bin", rules.hash()),
+    })
+}
+
+/// The header: what the values are of, so that a file is never read for another round.
+fn header(graph: &RoundGraph, rules: &Ruleset, ending: Ending, lo: u32, hi: u32, cells: u64, far: u64) -> Vec<u8> {
+    let mut h = MAGIC.to_vec();
+    let rules_json = rules.to_json();
+    h.extend_from_slice(&(rules_json.len() as u32).to_le_bytes());
+    h.extend_from_slice(rules_json.as_bytes());
+    h.extend_from_slice(&[graph.open[Side::South], graph.open[Side::North]]);
+    let (tag, kept, starter) = match ending {
+        Ending::Collector => (0u8, 0u32, 0u8),
+        Ending::RoundWinner { kept, starter } => (1, kept, starter.index() as u8),
+    };
+    h.push(tag);
+    h.extend_from_slice(&kept.to_le_bytes());
+    h.push(starter);
+    for v in [graph.nodes() as u64, graph.moves() as u64, lo as u64, hi as u64, cells, far] {
+        h.extend_from_slice(&v.to_le_bytes());
+    }
+    h
+}
+
+impl RoundValues {
+    /// Writes the values to `path` atomically (a temporary name, synced, renamed).
+    pub(crate) fn save(&self, path: &Path, rules: &Ruleset, ending: Ending) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut far: Vec<(u64, u32)> = self.far.iter().map(|(&c, &l)| (c, l)).collect();
+        far.sort_unstable();
+        files::write_atomically(path, |f| {
+            let mut w = BufWriter::with_capacity(1 << 20, f);
+            w.write_all(&header(&self.graph, rules, ending, self.lo, self.hi, self.wins.len() as u64, far.len() as u64))?;
+            w.write_all(&self.wins)?;
+            w.write_all(&self.layer)?;
+            for (cell, layer) in far {
+                w.write_all(&cell.to_le_bytes())?;
+                w.write_all(&layer.to_le_bytes())?;
+            }
+            w.flush()
+        })
+    }
+
+    /// Reads the values of `graph` (under `ending`, reserves `lo..=hi`, rounds at most `top`)
+    /// from `path`: None if there is no file; an error naming what is wrong if it is not
+    /// exactly such values.
+    pub(crate) fn load(
+        path: &Path,
+        graph: Arc<RoundGraph>,
+        rules: &Ruleset,
+        ending: Ending,
+        lo: u32,
+        hi: u32,
+        top: u32,
+    ) -> Result<Option<RoundValues>, String> {
+        let bad = |what: &str| format!("{}: {what}; delete the file to compute the values again", path.display());
+        let file = match files::open_regular(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(bad(&format!("cannot read the round's values ({e})"))),
+        };
+        let level_cells = RoundValues::level_cells(&graph, lo, hi);
+        let cells = *level_cells.last().expect("levels");
+        let len = file.metadata().map_err(|e| bad(&e.to_string()))?.len();
+        let mut r = BufReader::with_capacity(1 << 20, file);
+        let io = |e: std::io::Error| bad(&format!("cannot read the round's values ({e})"));
+        // The far count is the one field the graph does not fix: its header is read first.
+        let probe = header(&graph, rules, ending, lo, hi, cells, 0);
+        let mut got = vec![0u8; probe.len()];
+        r.read_exact(&mut got).map_err(|_| bad("shorter than its header"))?;
+        let far_at = probe.len() - 8;
+        if got[..far_at] != probe[..far_at] {
+            return Err(bad("not the values of this round (rules, open pits, ending, graph or reserves differ)"));
+        }
+        let far_len = u64::from_le_bytes(got[far_at..].try_into().expect("8 bytes"));
+        if far_len > cells || len != probe.len() as u64 + 2 * cells + 12 * far_len {
+            return Err(bad(&format!("{len} bytes, not the size its header and the round's {cells} cells give")));
+        }
+        let mut wins = vec![0u8; cells as usize];
+        r.read_exact(&mut wins).map_err(io)?;
+        let mut layer = vec![0u8; cells as usize];
+        r.read_exact(&mut layer).map_err(io)?;
+        let mut far = HashMap::with_capacity(far_len as usize);
+        let mut pair = [0u8; 12];
+        for _ in 0..far_len {
+            r.read_exact(&mut pair).map_err(io)?;
+            let cell = u64::from_le_bytes(pair[..8].try_into().expect("8 bytes"));
+            let l = u32::from_le_bytes(pair[8..].try_into().expect("4 bytes"));
+            if cell >= cells || layer[cell as usize] != FAR || l < FAR as u32 || far.insert(cell, l).is_some() {
+                return Err(bad(&format!("a deep layer entry ({cell}, {l}) that is not one of a cell marked deep")));
+            }
+        }
+        for (c, (&w, &l)) in wins.iter().zip(&layer).enumerate() {
+            let rounds = (w & !NORTH_BIT) as u32;
+            if (w == 0 && l != 0) || (w != 0 && !(1..=top).contains(&rounds)) || (l == FAR && !far.contains_key(&(c as u64))) {
+                return Err(bad(&format!("cell {c} holds {w}, layer {l}: not a value of a match won within 1..={top} rounds")));
+            }
+        }
+        Ok(Some(RoundValues { graph, lo, hi, level_cells, wins, layer, far }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::NextStarter;
+    use crate::exact::perfect::{match_table, tests::isolated};
+    use crate::exact::solver::SolveOptions;
+
+    fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
+        let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
+        r.pits_per_row = p;
+        r.seeds_per_pit = s;
+        r
+    }
+
+    #[test]
+    fn round_values_too_large_for_the_memory_are_refused_with_their_figures() {
+        let open = BySide::new(7, 7);
+        // The real board's full round: 22,239,436 positions, 1,797,844,538 cells (80.8 reserves
+        // of South a position, fewer the more counters are on the board): 3.6 GB.
+        assert_eq!(RoundValues::fits(1_797_844_538, 22_239_436, open, 6 << 30), Ok(()));
+        let err = RoundValues::fits(1_797_844_538, 22_239_436, open, 3 << 30).unwrap_err();
+        assert!(
+            err.contains("7,7 pits open need 3595689076 bytes (22239436 positions, 1797844538 pairs")
+                && err.contains("more than the 3221225472 allowed"),
+            "{err}"
+        );
+        assert_eq!(RoundValues::fits(1000, 100, open, 2000), Ok(()));
+        assert!(RoundValues::fits(1000, 100, open, 1999).is_err());
+    }
+
+    /// The values by the first method (each threshold's attractor from nothing, by
+    /// [`RoundGraph::attract_observed`]): the rounds within which f wins, per node and reserve
+    /// `lo..=hi` (u8::MAX: never).
+    fn reference_rounds(graph: &RoundGraph, table: &MatchTable, ending: Ending, lo: u32, hi: u32) -> [Vec<u8>; 2] {
+        let rules = *table.rules();
+        let width = (hi - lo + 1) as usize;
+        let mut dist = [vec![u8::MAX; graph.nodes() * width], vec![u8::MAX; graph.nodes() * width]];
+        for f in Side::ALL {
+            let wins = table.wins_of(f);
+            for t in 1..=table.max_rounds() + 1 {
+                let masks = end_masks(&rules, ending, graph.on_board(), &|h, st| wins[h as usize][st.index()] < t);
+                let win = graph.attract(f, &|left, mover| masks[left as usize][mover.index()]);
+                for (x, m) in win.iter().enumerate() {
+                    for i in 0..width {
+                        if (m >> (lo as usize + i)) & 1 == 1 && dist[f.index()][x * width + i] == u8::MAX {
+                            dist[f.index()][x * width + i] = t as u8;
+                        }
+                    }
+                }
+            }
+        }
+        dist
+    }
+
+    #[test]
+    fn compact_round_values_equal_the_first_method_and_every_decided_cell_has_a_move() {
+        isolated();
+        let mut decided = 0;
+        for r in [
+            rules(3, 2, &[]),
+            rules(4, 2, &[]),
+            rules(3, 3, &[]),
+            rules(3, 4, &["pussa_chain=true"]),
+            rules(3, 2, &["next_starter=round_winner"]),
+        ] {
+            let table = match_table(r).unwrap();
+            let mut configs: Vec<(BySide<u8>, Ending, u32)> = table
+                .states()
+                .into_iter()
+                .map(|(state, _)| {
+                    let h = state.holdings[Side::South];
+                    let open = super::super::open_pits(&r, h);
+                    let kept = h - open[Side::South] as u32 * r.seeds_per_pit as u32;
+                    let ending = match r.next_starter {
+                        NextStarter::Collector => Ending::Collector,
+                        NextStarter::RoundWinner => Ending::RoundWinner { kept, starter: state.starter },
+                    };
+                    (open, ending, kept)
+                })
+                .collect();
+            configs.sort_by_key(|c| (c.0[Side::South], c.0[Side::North], c.2, format!("{:?}", c.1)));
+            configs.dedup_by_key(|c| (c.0, c.1, c.2));
+            for (open, ending, kept) in configs {
+                let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
+                let (lo, hi) = (kept, (kept + graph.on_board()).min(r.total_counters()));
+                let reference = reference_rounds(&graph, &table, ending, lo, hi);
+                let values = RoundValues::compute(graph.clone(), &table, ending, lo, hi).unwrap();
+                let width = (hi - lo + 1) as usize;
+                for x in 0..graph.nodes() as u32 {
+                    let n = graph.level_of(x);
+                    for off in lo..=hi - n as u32 {
+                        let cell = x as usize * width + (off - lo) as usize;
+                        for f in Side::ALL {
+                            let want = reference[f.index()][cell];
+                            assert_eq!(
+                                values.at(f, x, off).0,
+                                (want != u8::MAX).then_some(want as u32),
+                                "{r:?} {open:?} node {x} reserve {off}"
+                            );
+                        }
+                        if graph.moves_of(x).next().is_some() {
+                            // Whoever moves, won, lost or drawn, has a move that keeps the value.
+                            let side = graph.mover_of(x);
+                            assert!(!values.best(x, off, side).is_empty(), "{r:?} {open:?} node {x} reserve {off}: no perfect move");
+                            decided += (values.at(side, x, off).0.is_some() || values.at(side.other(), x, off).0.is_some()) as u32;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(decided > 1000, "{decided} decided cells checked");
+    }
+
+    #[test]
+    fn round_values_at_each_round_start_equal_the_match_table() {
+        isolated();
+        for r in [rules(3, 2, &[]), rules(4, 2, &[]), rules(3, 4, &[]), rules(3, 2, &["next_starter=round_winner"])] {
+            let table = match_table(r).unwrap();
+            for (state, v) in table.states() {
+                let h = state.holdings[Side::South];
+                let open = super::super::open_pits(&r, h);
+                let kept = h - open[Side::South] as u32 * r.seeds_per_pit as u32;
+                let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
+                let ending = match r.next_starter {
+                    NextStarter::Collector => Ending::Collector,
+                    NextStarter::RoundWinner => Ending::RoundWinner { kept, starter: state.starter },
+                };
+                let values =
+                    RoundValues::compute(graph.clone(), &table, ending, kept, (kept + graph.on_board()).min(r.total_counters())).unwrap();
+                let root = graph.root(state.starter);
+                for f in Side::ALL {
+                    assert_eq!(values.at(f, root, kept).0, table.wins_within(f, state), "{r:?} {state:?} {f}");
+                }
+                // The player's moves at the round's start are among the state's best moves.
+                if !v.best_moves.is_empty() {
+                    let chosen = values.best(root, kept, state.starter);
+                    assert!(
+                        !chosen.is_empty() && chosen.iter().all(|p| v.best_moves.contains(p)),
+                        "{r:?} {state:?} {chosen} {}",
+                        v.best_moves
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn values_saved_and_loaded_are_equal_and_a_damaged_file_is_refused_by_name() {
+        let r = rules(4, 2, &[]);
+        let dir = tempfile::tempdir().unwrap();
+        let table = MatchTable::solve(r, SolveOptions::default(), None, None, &mut |_| {}, &mut |_| {}).unwrap();
+        let open = BySide::new(4, 4);
+        let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
+        let (lo, hi) = (0, graph.on_board());
+        let top = table.max_rounds() + 1;
+        let mut values = RoundValues::compute(graph.clone(), &table, Ending::Collector, lo, hi).unwrap();
+        // One deep layer, as the real board has, to carry the far entries through the file.
+        let deep = values.wins.iter().position(|&w| w != 0).unwrap();
+        values.layer[deep] = FAR;
+        values.far.insert(deep as u64, 300);
+        let path = values_path(dir.path(), &r, open, Ending::Collector);
+        values.save(&path, &r, Ending::Collector).unwrap();
+        let loaded = RoundValues::load(&path, graph.clone(), &r, Ending::Collector, lo, hi, top).unwrap().unwrap();
+        assert!(loaded.wins == values.wins && loaded.layer == values.layer && loaded.far == values.far);
+        assert!(RoundValues::load(&dir.path().join("none.bin"), graph.clone(), &r, Ending::Collector, lo, hi, top).unwrap().is_none());
+        let good = std::fs::read(&path).unwrap();
+        let damaged = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            RoundValues::load(&path, graph.clone(), &r, Ending::Collector, lo, hi, top).err().expect("refused")
+        };
+        let body = good.len() - 12 - 2 * values.wins.len();
+        let mut bad_value = good.clone();
+        bad_value[body + deep] = 0x7f;
+        assert!(damaged(&bad_value).contains(&format!("cell {deep} holds 127")), "{}", damaged(&bad_value));
+        assert!(damaged(&good[..good.len() - 1]).contains("not the size"));
+        assert!(damaged(&good[..10]).contains("shorter than its header"));
+        let mut other = good.clone();
+        other[body - 30] ^= 1;
+        assert!(damaged(&other).contains("not the values of this round"));
+        let mut far = good.clone();
+        let n = far.len();
+        far[n - 4..].copy_from_slice(&7u32.to_le_bytes());
+        assert!(damaged(&far).contains("deep layer entry"));
+        assert!(damaged(&[]).contains("shorter than its header"));
+        // A FIFO named like a values file is refused, not waited on.
+        std::fs::remove_file(&path).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success());
+        let e = RoundValues::load(&path, graph, &r, Ending::Collector, lo, hi, top).err().unwrap();
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+}
