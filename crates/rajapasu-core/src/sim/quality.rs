@@ -82,7 +82,9 @@ impl PositionKey {
 /// play); a long one spills into a hash set.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Repeats {
-    recent: Vec<PositionKey>,
+    /// The first `len` positions of the stretch, in a fixed array (no capacity to check).
+    recent: [PositionKey; LINEAR],
+    len: usize,
     many: HashSet<PositionKey>,
     /// South's plus North's reserve of the positions kept (u32::MAX: none kept).
     reserves: u32,
@@ -93,7 +95,7 @@ const LINEAR: usize = 32;
 
 impl Default for Repeats {
     fn default() -> Repeats {
-        Repeats { recent: Vec::with_capacity(LINEAR), many: HashSet::new(), reserves: u32::MAX }
+        Repeats { recent: [PositionKey([0; 3]); LINEAR], len: 0, many: HashSet::new(), reserves: u32::MAX }
     }
 }
 
@@ -101,7 +103,7 @@ impl Repeats {
     /// Forgets every position (a new round or match).
     #[inline]
     pub fn forget(&mut self) {
-        self.recent.clear();
+        self.len = 0;
         if !self.many.is_empty() {
             self.many.clear();
         }
@@ -119,11 +121,12 @@ impl Repeats {
         }
         // The first word (the first eight pits) tells most positions apart: one compare each.
         let [a, b, c] = key.0;
-        if self.recent.iter().any(|k| k.0[0] == a && k.0[1] == b && k.0[2] == c) {
+        if self.recent[..self.len].iter().any(|k| k.0[0] == a && k.0[1] == b && k.0[2] == c) {
             return true;
         }
-        if self.recent.len() < LINEAR {
-            self.recent.push(key);
+        if self.len < LINEAR {
+            self.recent[self.len] = key;
+            self.len += 1;
             return false;
         }
         !self.many.insert(key)
@@ -466,7 +469,7 @@ mod tests {
         assert!(boards.iter().all(|b| repeats.seen(key(b, reserve(2, 3)), 5)));
         assert!(repeats.many.len() == 100 - LINEAR);
         assert!(!repeats.seen(key(&boards[0], reserve(3, 3)), 6), "a capture forgets them");
-        assert!(repeats.many.is_empty() && repeats.recent.len() == 1);
+        assert!(repeats.many.is_empty() && repeats.len == 1);
     }
 
     /// A position's key from the engine's board words is the key of its board and reserves,
