@@ -54,7 +54,7 @@ pub struct Args {
     threads: usize,
     /// Measure instead what the game-quality metrics cost while simulating: the same random
     /// matches at round detail on one thread, in memory, without and with the `quality` and
-    /// `by_round` tallies (after a warm-up run, in the order without, with, with, without); each
+    /// `by_round` tallies (after a warm-up run, each batch without, with, with, without); each
     /// repeat prints both speeds and the cost.
     #[arg(long, conflicts_with_all = ["player", "detail"])]
     metrics_cost: bool,
