@@ -150,24 +150,21 @@ pub struct QualityScratch {
 /// when the match ends, in tight loops away from the game loop's dependency chains.
 pub struct QualityTally<'a> {
     record: QualityRecord,
-    leads: &'a mut Vec<i16>,
-    legal: &'a mut Vec<u8>,
-    repeats: &'a mut Repeats,
+    /// The scratch's buffers, held here while the match is played (their length and capacity
+    /// in the game loop's frame, not behind the scratch's pointer) and given back by `finish`.
+    leads: Vec<i16>,
+    legal: Vec<u8>,
+    scratch: &'a mut QualityScratch,
     played: u32,
 }
 
 impl<'a> QualityTally<'a> {
     pub fn new(match_id: u64, scratch: &'a mut QualityScratch) -> QualityTally<'a> {
-        scratch.leads.clear();
-        scratch.legal.clear();
+        let (mut leads, mut legal) = (std::mem::take(&mut scratch.leads), std::mem::take(&mut scratch.legal));
+        leads.clear();
+        legal.clear();
         scratch.repeats.forget();
-        QualityTally {
-            record: QualityRecord { match_id, ..QualityRecord::default() },
-            leads: &mut scratch.leads,
-            legal: &mut scratch.legal,
-            repeats: &mut scratch.repeats,
-            played: 0,
-        }
+        QualityTally { record: QualityRecord { match_id, ..QualityRecord::default() }, leads, legal, scratch, played: 0 }
     }
 
     /// The position before a move: its number of legal moves (R4, R9, at most 2P / 2), its key
@@ -182,7 +179,7 @@ impl<'a> QualityTally<'a> {
     /// repeats one since the last capture of the round (its key, and the reserves' total).
     #[inline(always)]
     pub fn legal_and_repeat(&mut self, legal: u32, key: PositionKey, reserves: u32) {
-        self.record.repeated_positions += self.repeats.seen(key, reserves) as u32;
+        self.record.repeated_positions += self.scratch.repeats.seen(key, reserves) as u32;
         self.legal.push(legal as u8);
     }
 
@@ -203,7 +200,7 @@ impl<'a> QualityTally<'a> {
     /// A round ended with these holdings (R12): each side's holdings deficit after it.
     #[inline]
     pub fn round_ended(&mut self, h: BySide<u32>) {
-        self.repeats.forget();
+        self.scratch.repeats.forget();
         for side in Side::ALL {
             let deficit = h[side.other()].saturating_sub(h[side]);
             self.record.round_deficit[side] = self.record.round_deficit[side].max(deficit);
@@ -254,6 +251,8 @@ impl<'a> QualityTally<'a> {
                 r.decisive_ply = (b * 64 + block.iter().position(|&lead| beyond(lead)).expect("the block holds one")) as u32;
             }
         }
+        self.scratch.leads = self.leads;
+        self.scratch.legal = self.legal;
         r
     }
 }
