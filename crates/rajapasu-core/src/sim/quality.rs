@@ -80,7 +80,7 @@ impl PositionKey {
 /// once a capture has happened (or a round ended) the earlier positions can never recur and
 /// are forgotten. Stretches without a capture are short (two positions on average in random
 /// play); a long one spills into a hash set.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Repeats {
     /// The first `len` positions of the stretch, in a fixed array (no capacity to check).
     recent: [PositionKey; LINEAR],
@@ -96,6 +96,13 @@ const LINEAR: usize = 32;
 impl Default for Repeats {
     fn default() -> Repeats {
         Repeats { recent: [PositionKey([0; 3]); LINEAR], len: 0, many: HashSet::new(), reserves: u32::MAX }
+    }
+}
+
+/// The positions kept, not what the array holds past them.
+impl PartialEq for Repeats {
+    fn eq(&self, other: &Repeats) -> bool {
+        self.recent[..self.len] == other.recent[..other.len] && self.many == other.many && self.reserves == other.reserves
     }
 }
 
