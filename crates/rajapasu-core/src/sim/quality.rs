@@ -161,6 +161,7 @@ pub struct QualityTally<'a> {
     /// in the game loop's frame, not behind the scratch's pointer) and given back by `finish`.
     leads: Vec<i16>,
     legal: Vec<u8>,
+    repeats: Repeats,
     scratch: &'a mut QualityScratch,
     played: u32,
 }
@@ -170,8 +171,9 @@ impl<'a> QualityTally<'a> {
         let (mut leads, mut legal) = (std::mem::take(&mut scratch.leads), std::mem::take(&mut scratch.legal));
         leads.clear();
         legal.clear();
-        scratch.repeats.forget();
-        QualityTally { record: QualityRecord { match_id, ..QualityRecord::default() }, leads, legal, scratch, played: 0 }
+        let mut repeats = std::mem::take(&mut scratch.repeats);
+        repeats.forget();
+        QualityTally { record: QualityRecord { match_id, ..QualityRecord::default() }, leads, legal, repeats, scratch, played: 0 }
     }
 
     /// The position before a move: its number of legal moves (R4, R9, at most 2P / 2), its key
@@ -186,7 +188,7 @@ impl<'a> QualityTally<'a> {
     /// repeats one since the last capture of the round (its key, and the reserves' total).
     #[inline(always)]
     pub fn legal_and_repeat(&mut self, legal: u32, key: PositionKey, reserves: u32) {
-        self.record.repeated_positions += self.scratch.repeats.seen(key, reserves) as u32;
+        self.record.repeated_positions += self.repeats.seen(key, reserves) as u32;
         self.legal.push(legal as u8);
     }
 
@@ -207,7 +209,7 @@ impl<'a> QualityTally<'a> {
     /// A round ended with these holdings (R12): each side's holdings deficit after it.
     #[inline]
     pub fn round_ended(&mut self, h: BySide<u32>) {
-        self.scratch.repeats.forget();
+        self.repeats.forget();
         for side in Side::ALL {
             let deficit = h[side.other()].saturating_sub(h[side]);
             self.record.round_deficit[side] = self.record.round_deficit[side].max(deficit);
@@ -260,6 +262,7 @@ impl<'a> QualityTally<'a> {
         }
         self.scratch.leads = self.leads;
         self.scratch.legal = self.legal;
+        self.scratch.repeats = self.repeats;
         r
     }
 }
