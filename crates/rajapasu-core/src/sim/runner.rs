@@ -453,7 +453,8 @@ fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &
 }
 
 /// [`record_match`]; without `METRICS` (the benchmark of their cost only, at most round
-/// detail) the quality and by_round tallies and the legal-move counts are left out.
+/// detail) the quality and by_round tallies are left out (the R4 candidates are found either
+/// way: the random player draws from them).
 fn record_match_with<M: Movers, const METRICS: bool>(
     cfg: &RunConfig,
     index: u64,
@@ -561,7 +562,7 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
 }
 
 /// Plays batch `b` of the run into `batch`'s memory, with or without the game-quality tallies
-/// and legal-move counts (the benchmark of their cost; at most round detail, else with).
+/// (the benchmark of their cost; at most round detail, else with).
 pub fn simulate_batch_for_bench(cfg: &RunConfig, b: u64, batch: Batch, metrics: bool) -> Result<Batch, MatchError> {
     let mut batch = prepare(cfg, b, batch);
     for i in cfg.batch_range(b) {
