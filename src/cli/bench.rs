@@ -53,8 +53,9 @@ pub struct Args {
     #[arg(long, default_value_t = 1, value_parser = super::simulate::parse_threads)]
     threads: usize,
     /// Measure instead what the game-quality metrics cost while simulating: the same random
-    /// matches at round detail on one thread, in memory, without and then with the `quality`
-    /// and `by_round` tallies and legal-move counts; each repeat prints both speeds and the cost.
+    /// matches at round detail on one thread, in memory, without and with the `quality` and
+    /// `by_round` tallies (after a warm-up run, each batch without, with, with, without); each
+    /// repeat prints both speeds and the cost.
     #[arg(long, conflicts_with_all = ["player", "detail"])]
     metrics_cost: bool,
     /// Directory for the --detail runs' temporary datasets (default: the system's temporary

@@ -157,11 +157,12 @@ pub fn exact_records(recorded: &[Recorded], solutions: &Solutions) -> Result<Has
         .map(|parts| parts.into_iter().flatten().collect())
 }
 
-/// A quality tally fed with exact leads: a lead L is given as reserves (max(L, 0), max(-L, 0)).
+/// A quality tally fed with exact leads as the evaluation of its positions (the legal-move
+/// and repetition fields stay empty).
 fn record_of(id: u64, leads: &[(u32, i32)], outcome: Outcome, scratch: &mut QualityScratch) -> QualityRecord {
     let mut tally = QualityTally::new(id, scratch);
     for &(_, lead) in leads {
-        tally.position(1, &[], BySide::new(lead.max(0) as u32, (-lead).max(0) as u32));
+        tally.lead(lead);
     }
     tally.finish(outcome)
 }

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::engine::{BySide, Game, Outcome, Ruleset, Side};
-use crate::sim::quality::{ByRound, QualityRecord, QualityScratch, QualityTally};
+use crate::sim::quality::{ByRound, PositionKey, QualityRecord, QualityScratch, QualityTally};
 use crate::sim::schema::{MatchColumns, MoveColumns, RoundColumns};
 
 /// The quality record of every match of `matches` (in its order), and the sums by round
@@ -56,7 +56,7 @@ pub fn from_rows(
                 let board = game.position().board().to_vec();
                 let here = (board, reserve);
                 repeated += seen.contains(&here) as u32;
-                tally.position(moves.legal_moves[i] as u32, &here.0, reserve);
+                tally.position(moves.legal_moves[i] as u32, PositionKey::new(&here.0, reserve), reserve);
                 seen.push(here);
                 game.play(moves.pit[i] as usize).map_err(|e| format!("match {id}, ply {}: {e}", moves.ply[i]))?;
                 if let Some(pit) = crate::engine::Pit::new(moves.pit[i] as usize, pits_per_row) {

@@ -1,7 +1,7 @@
 use super::*;
 use crate::agents::AgentSpec;
 use crate::engine::Outcome;
-use crate::sim::quality::QualityTally;
+use crate::sim::quality::{PositionKey, QualityTally};
 use crate::sim::{Detail, FirstPolicy, RunConfig, Shard};
 
 const BOARD: Board = Board { counters: 98.0, pits: 14.0 };
@@ -97,7 +97,7 @@ fn a_match_with_lead_changes_gives_the_evaluation_metrics_by_hand() {
     let mut scratch = crate::sim::quality::QualityScratch::default();
     let mut t = QualityTally::new(0, &mut scratch);
     for (legal, (south, north), pit) in [(7, (0, 0), 3), (1, (4, 0), 9), (3, (4, 4), 3), (2, (2, 8), 12), (5, (0, 10), 0)] {
-        t.position(legal, &[7; 14], BySide::new(south, north));
+        t.position(legal, PositionKey::new(&[7; 14], BySide::new(south, north)), BySide::new(south, north));
         t.moved(pit);
     }
     t.round_ended(BySide::new(52, 46));

@@ -76,6 +76,27 @@ impl Agent {
             // Fast path: the move is drawn and played in place, in one simulation.
             return Ok(game.play_in_place(|pos| random::play(pos, &mut self.rng, obs)));
         }
+        self.play_deciding(game, obs)
+    }
+
+    /// [`Agent::play`] when the caller has counted the position's candidates (R4) already: the
+    /// random player draws from `candidates` instead of finding them again. `candidates` must
+    /// be `game.position().candidates()`.
+    pub fn play_among<O: MoveObserver>(
+        &mut self,
+        game: &mut Game,
+        candidates: PitSet,
+        obs: &mut O,
+    ) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+        debug_assert_eq!(candidates, game.position().candidates());
+        if let AgentSpec::Random = self.spec {
+            return Ok(game.play_in_place(|pos| random::play_among(pos, candidates, &mut self.rng, obs)));
+        }
+        self.play_deciding(game, obs)
+    }
+
+    /// [`Agent::play`] for every player but the random one.
+    fn play_deciding<O: MoveObserver>(&mut self, game: &mut Game, obs: &mut O) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
         if let State::Perfect(player) = &self.state {
             // The round's start (kept reserves, starter) is part of a match position (R17).
             let pit = player.choose_in_game(game, &mut self.rng)?;

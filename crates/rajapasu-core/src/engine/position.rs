@@ -353,6 +353,15 @@ impl Position {
     pub fn board(&self) -> &[u8] {
         &self.board[..self.rules.pits()]
     }
+    /// The board's first 24 slots as little-endian words: the 2P <= 18 pit counts in global
+    /// order, then zeros (no move writes past the board). An exact key of the board in three
+    /// loads, for the repetition tally of `sim::quality`.
+    #[inline(always)]
+    pub fn board_words(&self) -> [u64; 3] {
+        debug_assert!(self.board[self.rules.pits()..24].iter().all(|&n| n == 0));
+        let word = |i: usize| u64::from_le_bytes(self.board[8 * i..8 * i + 8].try_into().expect("eight bytes"));
+        [word(0), word(1), word(2)]
+    }
     /// Counters in a local pit of a side.
     #[inline]
     pub fn count(&self, side: Side, pit: Pit) -> u8 {

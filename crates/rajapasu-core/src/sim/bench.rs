@@ -113,10 +113,12 @@ pub fn bench_players(rules: Ruleset, a: AgentSpec, b: AgentSpec, matches: u64, s
 
 /// What the game-quality metrics cost while simulating (docs/metrics.md): the same random
 /// matches at round detail played into memory on one thread without and with the `quality`
-/// and `by_round` tallies and the legal-move counts (R4, R9), nothing written.
+/// and `by_round` tallies (the legal-move counts, R4, are the game loop's in both), nothing
+/// written.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct MetricsCost {
     pub matches: u64,
+    /// Seconds to play the matches, the mean of two runs each.
     pub seconds_without: f64,
     pub seconds_with: f64,
     /// 1 - (matches/s with) / (matches/s without): the share of round-detail speed the
@@ -125,6 +127,9 @@ pub struct MetricsCost {
 }
 
 /// Measures [`MetricsCost`] on `matches` random matches (first player alternating) of `rules`.
+/// The batch memory is reused by every run and warmed by a first, untimed run; then each batch
+/// is played without, with, with and without the metrics, so that a drift of the machine's
+/// speed (other processes) cancels out to first order within a fraction of a second.
 pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64) -> MetricsCost {
     use super::{simulate_batch_for_bench, Batch, Detail, FirstPolicy, RunConfig, Shard};
     let cfg = RunConfig {
@@ -138,15 +143,18 @@ pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64) -> MetricsCos
         batch_size: Detail::Round.default_batch_size(),
         shard: Shard::WHOLE,
     };
-    let time = |metrics: bool| {
-        let mut batch = Batch::default();
+    let mut batch = Batch::default();
+    let mut time = |b: u64, metrics: bool| {
         let start = Instant::now();
-        for b in 0..cfg.batches() {
-            batch = simulate_batch_for_bench(&cfg, b, batch, metrics).expect("random players never fail");
-        }
+        batch = simulate_batch_for_bench(&cfg, b, std::mem::take(&mut batch), metrics).expect("random players never fail");
         start.elapsed().as_secs_f64()
     };
-    let seconds_without = time(false);
-    let seconds_with = time(true);
-    MetricsCost { matches, seconds_without, seconds_with, cost: 1.0 - seconds_without / seconds_with }
+    (0..cfg.batches()).for_each(|b| _ = time(b, true));
+    let (mut without, mut with) = (0.0, 0.0);
+    for b in 0..cfg.batches() {
+        without += time(b, false);
+        with += time(b, true) + time(b, true);
+        without += time(b, false);
+    }
+    MetricsCost { matches, seconds_without: without / 2.0, seconds_with: with / 2.0, cost: 1.0 - without / with }
 }

@@ -8,9 +8,11 @@
 //! ([`crate::engine::Position::reserve`]), the quantity that decides rounds (R11) and the match
 //! (R12, R14). Positions are those before each move, as Ludii evaluates them.
 
+#[cfg(test)]
+use std::collections::HashMap;
 use std::collections::HashSet;
 
-use crate::engine::{BySide, Outcome, Side};
+use crate::engine::{BySide, Outcome, Position, Side, MAX_PITS};
 
 /// One match's tallies (table `quality`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,18 +49,43 @@ pub struct QualityRecord {
     pub repeated_positions: u32,
 }
 
-/// A board as a fixed-size key (2P <= 18 pits).
-type BoardKey = [u8; 24];
+/// A position as a fixed-size key (what PositionalRepetition compares): the pit counts
+/// (2P <= 18, in global order, zeros after them) in the first 18 bytes of three little-endian
+/// words and South's reserve in the last word's upper half; North's reserve is then the
+/// total's rest, which the comparison's caller keeps equal ([`Repeats`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PositionKey([u64; 3]);
+
+impl PositionKey {
+    /// The key of a position, from the engine's board words (no copy of a slice).
+    #[inline(always)]
+    pub fn of(position: &Position) -> PositionKey {
+        let [a, b, c] = position.board_words();
+        PositionKey([a, b, c | (position.reserve()[Side::South] as u64) << 32])
+    }
+
+    /// The key of a board (2P pit counts) and its reserves: the key of [`PositionKey::of`].
+    pub fn new(board: &[u8], reserve: BySide<u32>) -> PositionKey {
+        assert!(board.len() <= MAX_PITS, "a board has at most {MAX_PITS} pits");
+        let mut bytes = [0u8; 24];
+        bytes[..board.len()].copy_from_slice(board);
+        let word = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("eight bytes"));
+        PositionKey([word(0), word(1), word(2) | (reserve[Side::South] as u64) << 32])
+    }
+}
 
 /// The positions seen since the last capture of the round, to count repeated ones (Ludii's
 /// PositionalRepetition) in bounded memory: a position (pit counts and reserves) can only equal
 /// one with the same counters off the board, and within a round the reserves only grow, so
 /// once a capture has happened (or a round ended) the earlier positions can never recur and
-/// are forgotten. Stretches without a capture are short; a long one spills into a hash set.
-#[derive(Clone, Debug, PartialEq)]
+/// are forgotten. Stretches without a capture are short (two positions on average in random
+/// play); a long one spills into a hash set.
+#[derive(Clone, Debug)]
 pub struct Repeats {
-    recent: Vec<BoardKey>,
-    many: HashSet<BoardKey>,
+    /// The first `len` positions of the stretch, in a fixed array (no capacity to check).
+    recent: [PositionKey; LINEAR],
+    len: usize,
+    many: HashSet<PositionKey>,
     /// South's plus North's reserve of the positions kept (u32::MAX: none kept).
     reserves: u32,
 }
@@ -68,7 +95,14 @@ const LINEAR: usize = 32;
 
 impl Default for Repeats {
     fn default() -> Repeats {
-        Repeats { recent: Vec::with_capacity(LINEAR), many: HashSet::new(), reserves: u32::MAX }
+        Repeats { recent: [PositionKey([0; 3]); LINEAR], len: 0, many: HashSet::new(), reserves: u32::MAX }
+    }
+}
+
+/// The positions kept, not what the array holds past them.
+impl PartialEq for Repeats {
+    fn eq(&self, other: &Repeats) -> bool {
+        self.recent[..self.len] == other.recent[..other.len] && self.many == other.many && self.reserves == other.reserves
     }
 }
 
@@ -76,32 +110,30 @@ impl Repeats {
     /// Forgets every position (a new round or match).
     #[inline]
     pub fn forget(&mut self) {
-        self.recent.clear();
+        self.len = 0;
         if !self.many.is_empty() {
             self.many.clear();
         }
         self.reserves = u32::MAX;
     }
 
-    /// Whether this position (board and reserves) was seen since the last [`Repeats::forget`];
-    /// remembers it.
+    /// Whether this position (its key, and South's plus North's reserve) was seen since the
+    /// last [`Repeats::forget`]; remembers it.
     #[inline(always)]
-    pub fn seen(&mut self, board: &[u8], reserve: BySide<u32>) -> bool {
-        let reserves = reserve[Side::South] + reserve[Side::North];
+    pub fn seen(&mut self, key: PositionKey, reserves: u32) -> bool {
         if reserves != self.reserves {
             // A capture (or a new round): no earlier position can recur (see above).
             self.forget();
             self.reserves = reserves;
         }
-        // The pit counts (2P <= 18) and South's reserve; North's is then the total's rest.
-        let mut key = [0u8; 24];
-        key[..board.len()].copy_from_slice(board);
-        key[20..].copy_from_slice(&reserve[Side::South].to_le_bytes());
-        if self.recent.contains(&key) {
+        // The first word (the first eight pits) tells most positions apart: one compare each.
+        let [a, b, c] = key.0;
+        if self.recent[..self.len].iter().any(|k| k.0[0] == a && k.0[1] == b && k.0[2] == c) {
             return true;
         }
-        if self.recent.len() < LINEAR {
-            self.recent.push(key);
+        if self.len < LINEAR {
+            self.recent[self.len] = key;
+            self.len += 1;
             return false;
         }
         !self.many.insert(key)
@@ -111,69 +143,61 @@ impl Repeats {
 /// Memory a batch reuses from match to match for its [`QualityTally`]s.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QualityScratch {
-    /// The leads of the current match's positions.
-    pub leads: Vec<i32>,
+    /// The leads (South's) of the current match's positions: at most the counters of the game
+    /// (2 x 9 x 255, R1), so they fit an i16.
+    pub leads: Vec<i16>,
+    /// The legal moves at each of them.
+    pub legal: Vec<u8>,
     pub repeats: Repeats,
 }
 
-/// Accumulates a match's [`QualityRecord`] position by position. The leads of the positions
-/// and the positions of the current capture-free stretch are kept in buffers reused from match
-/// to match (no allocation per move); per position only sums, extremes and counts are updated,
-/// and the record is assembled from them at the end.
+/// Accumulates a match's [`QualityRecord`] position by position. Per position only its lead
+/// and its legal moves are stored (in buffers reused from match to match: no allocation per
+/// move) and its repetition checked; the sums, extremes and counts are taken over the buffers
+/// when the match ends, in tight loops away from the game loop's dependency chains.
 pub struct QualityTally<'a> {
     record: QualityRecord,
-    leads: &'a mut Vec<i32>,
-    repeats: &'a mut Repeats,
+    /// The scratch's buffers, held here while the match is played (their length and capacity
+    /// in the game loop's frame, not behind the scratch's pointer) and given back by `finish`.
+    leads: Vec<i16>,
+    legal: Vec<u8>,
+    repeats: Repeats,
+    scratch: &'a mut QualityScratch,
     played: u32,
-    /// Previous position's leader (sign of South's lead), 2 before the first position.
-    leader: i32,
-    max_lead: i32,
-    min_lead: i32,
-    /// South's lead summed over the positions where it is positive.
-    ahead_sum: u64,
 }
 
 impl<'a> QualityTally<'a> {
     pub fn new(match_id: u64, scratch: &'a mut QualityScratch) -> QualityTally<'a> {
-        scratch.leads.clear();
-        scratch.repeats.forget();
-        QualityTally {
-            record: QualityRecord { match_id, ..QualityRecord::default() },
-            leads: &mut scratch.leads,
-            repeats: &mut scratch.repeats,
-            played: 0,
-            leader: 2,
-            max_lead: 0,
-            min_lead: 0,
-            ahead_sum: 0,
-        }
+        let (mut leads, mut legal) = (std::mem::take(&mut scratch.leads), std::mem::take(&mut scratch.legal));
+        leads.clear();
+        legal.clear();
+        let mut repeats = std::mem::take(&mut scratch.repeats);
+        repeats.forget();
+        QualityTally { record: QualityRecord { match_id, ..QualityRecord::default() }, leads, legal, repeats, scratch, played: 0 }
     }
 
-    /// The position before a move: its number of legal moves (R4, R9), its board (the 2P pit
-    /// counts) and reserves.
+    /// The position before a move: its number of legal moves (R4, R9, at most 2P / 2), its key
+    /// and reserves. Its evaluation is the holdings difference (see [`QualityTally::lead`]).
     #[inline(always)]
-    pub fn position(&mut self, legal: u32, board: &[u8], reserve: BySide<u32>) {
-        self.record.repeated_positions += self.repeats.seen(board, reserve) as u32;
-        let lead = reserve[Side::South] as i32 - reserve[Side::North] as i32;
-        let r = &mut self.record;
-        if self.leader == 2 {
-            r.legal_first = legal;
-        } else {
-            r.lead_changes += (self.leader != lead.signum()) as u32;
-        }
-        self.leader = lead.signum();
-        r.legal_last = legal;
-        r.decision_moves += (legal > 1) as u32;
-        r.legal_sum += legal as u64;
-        r.legal_max = r.legal_max.max(legal);
-        r.lead_sum += lead as i64;
-        r.lead_squares += (lead as i64 * lead as i64) as u64;
-        self.max_lead = self.max_lead.max(lead);
-        self.min_lead = self.min_lead.min(lead);
-        self.ahead_sum += lead.max(0) as u64;
-        r.behind[Side::South] += (lead < 0) as u32;
-        r.behind[Side::North] += (lead > 0) as u32;
-        self.leads.push(lead);
+    pub fn position(&mut self, legal: u32, key: PositionKey, reserve: BySide<u32>) {
+        self.legal_and_repeat(legal, key, reserve[Side::South] + reserve[Side::North]);
+        self.lead(reserve[Side::South] as i32 - reserve[Side::North] as i32);
+    }
+
+    /// The move-counting part of a position: its legal moves (at most 2P / 2 <= 9) and whether it
+    /// repeats one since the last capture of the round (its key, and the reserves' total).
+    #[inline(always)]
+    pub fn legal_and_repeat(&mut self, legal: u32, key: PositionKey, reserves: u32) {
+        self.record.repeated_positions += self.repeats.seen(key, reserves) as u32;
+        self.legal.push(legal as u8);
+    }
+
+    /// The evaluation part of a position: South's lead (any evaluation, e.g. the exact round
+    /// value of `metrics --exact`).
+    #[inline(always)]
+    pub fn lead(&mut self, lead: i32) {
+        debug_assert!(lead.unsigned_abs() <= 2 * 9 * 255, "a lead is at most the game's counters");
+        self.leads.push(lead as i16);
     }
 
     /// A move was played from global pit `pit` (R2).
@@ -192,23 +216,109 @@ impl<'a> QualityTally<'a> {
         }
     }
 
-    /// The match is over: the record, with DecisivenessMoves found on the kept leads.
-    pub fn finish(mut self, outcome: Outcome) -> QualityRecord {
-        let r = &mut self.record;
+    /// The match is over: the record, from the positions' legal moves and leads.
+    pub fn finish(self, outcome: Outcome) -> QualityRecord {
+        let mut r = self.record;
         r.pits_played = self.played.count_ones();
-        // Both peaks are at least 0: the leads start from max_lead = min_lead = 0.
-        r.peak = BySide::new(self.max_lead as u32, (-self.min_lead) as u32);
-        let behind_sum = (self.ahead_sum as i64 - r.lead_sum) as u64;
-        r.deficit_sum = BySide::new(behind_sum, self.ahead_sum);
-        r.decisive_ply = self.leads.len() as u32;
+        let legal = &self.legal[..];
+        r.legal_first = legal.first().map_or(0, |&n| n as u32);
+        r.legal_last = legal.last().map_or(0, |&n| n as u32);
+        // One fused pass in signed 16-bit lanes (it vectorizes: paddw, pcmpgtw, pmaxsw): a
+        // block's sum stays under 2^15.
+        for block in legal.chunks(2048) {
+            let (mut sum, mut decisions, mut max) = (0i16, 0i16, 0i16);
+            for &n in block {
+                let n = n as i16;
+                sum += n;
+                decisions += (n > 1) as i16;
+                max = max.max(n);
+            }
+            r.legal_sum += sum as u64;
+            r.decision_moves += decisions as u32;
+            r.legal_max = r.legal_max.max(max as u32);
+        }
+        let leads = &self.leads[..];
+        let s = LeadSums::of(leads);
+        r.lead_changes = s.changes;
+        r.lead_sum = s.sum;
+        r.lead_squares = s.squares;
+        r.behind = BySide::new(s.below, s.above);
+        // The leads start from 0 (round 1 starts level), so both peaks are at least 0.
+        let (max_lead, min_lead, ahead_sum) = (s.max.max(0) as i32, s.min.min(0) as i32, s.ahead);
+        r.peak = BySide::new(max_lead as u32, (-min_lead) as u32);
+        let behind_sum = (ahead_sum as i64 - r.lead_sum) as u64;
+        r.deficit_sum = BySide::new(behind_sum, ahead_sum);
+        r.decisive_ply = leads.len() as u32;
         if let Outcome::Won(winner) = outcome {
             let threshold = r.peak[winner.other()] as i32;
             let sign = if winner == Side::South { 1 } else { -1 };
-            if let Some(i) = self.leads.iter().position(|&lead| sign * lead > threshold) {
-                r.decisive_ply = i as u32;
+            // The first block holding such a lead, found without a branch per lead (it
+            // vectorizes), then the lead within it.
+            let beyond = |lead: i16| sign * lead as i32 > threshold;
+            let mut blocks = leads.chunks(64).enumerate();
+            if let Some((b, block)) = blocks.find(|(_, block)| block.iter().fold(false, |any, &lead| any | beyond(lead))) {
+                r.decisive_ply = (b * 64 + block.iter().position(|&lead| beyond(lead)).expect("the block holds one")) as u32;
             }
         }
-        self.record
+        self.scratch.leads = self.leads;
+        self.scratch.legal = self.legal;
+        self.scratch.repeats = self.repeats;
+        r
+    }
+}
+
+/// What the evaluation metrics need from a match's leads, taken in one pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LeadSums {
+    /// Positions whose leader (the lead's sign) differs from the previous position's.
+    changes: u32,
+    sum: i64,
+    squares: u64,
+    /// Sum of the positive leads.
+    ahead: u64,
+    /// Positions with a negative and with a positive lead.
+    below: u32,
+    above: u32,
+    max: i16,
+    min: i16,
+}
+
+impl LeadSums {
+    fn of(leads: &[i16]) -> LeadSums {
+        let max = leads.iter().copied().max().unwrap_or(0);
+        let min = leads.iter().copied().min().unwrap_or(0);
+        let mut s = LeadSums { max, min, ..LeadSums::default() };
+        // Summed per block in 32-bit lanes, so that the loops vectorize (pmaddwd, pmaxsw): a
+        // block's squares stay under 2^31 (|lead| <= 2 x 9 x 255 = 4,590, and 216 under the
+        // largest rules of Ruleset's bounds).
+        let largest = (max as i64).abs().max((min as i64).abs()).max(1) as usize;
+        let block = (i32::MAX as usize / (largest * largest)).min(1 << 16);
+        let sign = |l: i16| (l > 0) as i8 - (l < 0) as i8;
+        let mut previous = leads.first().map_or(0, |&l| sign(l));
+        for block in leads.chunks(block) {
+            let (mut sum, mut squares, mut ahead, mut below, mut above) = (0i32, 0i32, 0i32, 0u32, 0u32);
+            for &lead in block {
+                sum += lead as i32;
+                squares += lead as i32 * lead as i32;
+                ahead += lead.max(0) as i32;
+                below += (lead < 0) as u32;
+                above += (lead > 0) as u32;
+            }
+            // The leader changes when the sign does: compared on the block and itself shifted
+            // by one (two loads, no shuffles).
+            let mut changes = (sign(block[0]) != previous) as u32;
+            for (&a, &b) in block.iter().zip(&block[1..]) {
+                changes += (((a > 0) != (b > 0)) | ((a < 0) != (b < 0))) as u32;
+            }
+            previous = sign(block[block.len() - 1]);
+            s.sum += sum as i64;
+            s.squares += squares as u64;
+            s.ahead += ahead as u64;
+            s.below += below;
+            s.above += above;
+            s.changes += changes;
+        }
+        s
     }
 }
 
@@ -289,6 +399,11 @@ mod tests {
         BySide::new(south, north)
     }
 
+    /// A position given as its board and reserves.
+    fn at(t: &mut QualityTally, legal: u32, board: &[u8], r: BySide<u32>) {
+        t.position(legal, PositionKey::new(board, r), r);
+    }
+
     /// A match of five positions: level, South ahead by 4, level, North ahead by 6, North ahead by 10;
     /// North wins. Every field worked out by hand.
     #[test]
@@ -298,7 +413,7 @@ mod tests {
         for (legal, r, pit) in
             [(7, reserve(0, 0), 3), (1, reserve(4, 0), 9), (3, reserve(4, 4), 3), (2, reserve(2, 8), 12), (5, reserve(0, 10), 0)]
         {
-            t.position(legal, &[7; 14], r);
+            at(&mut t, legal, &[7; 14], r);
             t.moved(pit);
         }
         let r = t.finish(Outcome::Won(Side::North));
@@ -321,12 +436,12 @@ mod tests {
     fn an_unfinished_match_or_a_winner_never_ahead_of_the_peak_counts_every_move() {
         let mut scratch = QualityScratch::default();
         let mut t = QualityTally::new(0, &mut scratch);
-        t.position(2, &[1; 4], reserve(0, 0));
-        t.position(2, &[1; 4], reserve(5, 0));
+        at(&mut t, 2, &[1; 4], reserve(0, 0));
+        at(&mut t, 2, &[1; 4], reserve(5, 0));
         assert_eq!(t.finish(Outcome::Unfinished).decisive_ply, 2);
         let mut t = QualityTally::new(0, &mut scratch);
-        t.position(2, &[1; 4], reserve(0, 0));
-        t.position(2, &[1; 4], reserve(5, 0));
+        at(&mut t, 2, &[1; 4], reserve(0, 0));
+        at(&mut t, 2, &[1; 4], reserve(5, 0));
         assert_eq!(t.finish(Outcome::Won(Side::North)).decisive_ply, 2, "North never leads by more than 5");
     }
 
@@ -339,20 +454,20 @@ mod tests {
         let mut scratch = QualityScratch::default();
         let mut t = QualityTally::new(0, &mut scratch);
         for (board, r) in [(a, reserve(0, 0)), (b, reserve(0, 0)), (a, reserve(0, 0)), (a, reserve(0, 0))] {
-            t.position(2, &board, r);
+            at(&mut t, 2, &board, r);
         }
         assert_eq!(t.record.repeated_positions, 2);
         for (board, r) in [(a, reserve(1, 0)), (b, reserve(1, 0)), (b, reserve(1, 0))] {
-            t.position(2, &board, r);
+            at(&mut t, 2, &board, r);
         }
         assert_eq!(t.record.repeated_positions, 3);
         t.round_ended(BySide::new(1, 0));
-        t.position(2, &b, reserve(1, 0));
-        t.position(2, &a, reserve(1, 0));
+        at(&mut t, 2, &b, reserve(1, 0));
+        at(&mut t, 2, &a, reserve(1, 0));
         assert_eq!(t.finish(Outcome::Unfinished).repeated_positions, 3);
         // A new match forgets the last one's positions.
         let mut t = QualityTally::new(1, &mut scratch);
-        t.position(2, &a, reserve(1, 0));
+        at(&mut t, 2, &a, reserve(1, 0));
         assert_eq!(t.finish(Outcome::Unfinished).repeated_positions, 0);
     }
 
@@ -362,10 +477,123 @@ mod tests {
         let boards: Vec<[u8; 3]> = (0..100u8).map(|i| [i, 99 - i, 1]).collect();
         // 100 distinct boards, then each of them again: 100 repeats, found by the scan for the
         // first LINEAR and by the hash set for the rest.
-        assert!(boards.iter().all(|b| !repeats.seen(b, reserve(2, 3))));
-        assert!(boards.iter().all(|b| repeats.seen(b, reserve(2, 3))));
+        let key = |b: &[u8; 3], r: BySide<u32>| PositionKey::new(b, r);
+        assert!(boards.iter().all(|b| !repeats.seen(key(b, reserve(2, 3)), 5)));
+        assert!(boards.iter().all(|b| repeats.seen(key(b, reserve(2, 3)), 5)));
         assert!(repeats.many.len() == 100 - LINEAR);
-        assert!(!repeats.seen(&boards[0], reserve(3, 3)), "a capture forgets them");
-        assert!(repeats.many.is_empty() && repeats.recent.len() == 1);
+        assert!(!repeats.seen(key(&boards[0], reserve(3, 3)), 6), "a capture forgets them");
+        assert!(repeats.many.is_empty() && repeats.len == 1);
+    }
+
+    /// A position's key from the engine's board words is the key of its board and reserves,
+    /// and two positions have the same key exactly when their boards and South's reserves
+    /// are equal: checked at every position of random matches on 14 and on 18 pits (keys
+    /// are compared within a round, so under one set of rules).
+    #[test]
+    fn position_keys_from_the_engine_equal_those_of_the_board_and_tell_positions_apart() {
+        use crate::agents::{seat_rng, Agent, AgentSpec};
+        use crate::engine::{Game, Ruleset};
+        for rules in [Ruleset::default(), Ruleset { pits_per_row: 9, seeds_per_pit: 12, ..Ruleset::default() }] {
+            let mut seen: HashMap<PositionKey, (Vec<u8>, u32)> = HashMap::new();
+            let mut positions = 0;
+            for i in 0..20 {
+                let mut game = Game::new(rules, Side::from_index(i % 2));
+                let mut agents = Side::ALL.map(|side| Agent::new(AgentSpec::Random, seat_rng(5, i as u64, side)));
+                while !game.is_over() {
+                    let pos = *game.position();
+                    let key = PositionKey::of(&pos);
+                    assert_eq!(key, PositionKey::new(pos.board(), pos.reserve()));
+                    let here = (pos.board().to_vec(), pos.reserve()[Side::South]);
+                    assert_eq!(seen.entry(key).or_insert_with(|| here.clone()), &here, "one key, one position");
+                    positions += 1;
+                    if agents[pos.turn().index()].play(&mut game, &mut ()).unwrap().is_none() {
+                        game.end_round();
+                    }
+                }
+            }
+            assert!(seen.len() > 1000 && positions > seen.len(), "{} keys of {positions} positions", seen.len());
+        }
+    }
+
+    /// The record as the tally computed it before its sums moved to the match's end: every
+    /// field updated position by position.
+    fn one_pass(legal: &[u8], leads: &[i32], outcome: Outcome) -> QualityRecord {
+        let mut r = QualityRecord::default();
+        for (i, &n) in legal.iter().enumerate() {
+            let n = n as u32;
+            if i == 0 {
+                r.legal_first = n;
+            }
+            r.legal_last = n;
+            r.decision_moves += (n > 1) as u32;
+            r.legal_sum += n as u64;
+            r.legal_max = r.legal_max.max(n);
+        }
+        let (mut leader, mut max_lead, mut min_lead, mut ahead_sum) = (2, 0, 0, 0u64);
+        for &lead in leads {
+            if leader != 2 {
+                r.lead_changes += (leader != lead.signum()) as u32;
+            }
+            leader = lead.signum();
+            r.lead_sum += lead as i64;
+            r.lead_squares += (lead as i64 * lead as i64) as u64;
+            max_lead = max_lead.max(lead);
+            min_lead = min_lead.min(lead);
+            ahead_sum += lead.max(0) as u64;
+            r.behind[Side::South] += (lead < 0) as u32;
+            r.behind[Side::North] += (lead > 0) as u32;
+        }
+        r.peak = BySide::new(max_lead as u32, (-min_lead) as u32);
+        r.deficit_sum = BySide::new((ahead_sum as i64 - r.lead_sum) as u64, ahead_sum);
+        r.decisive_ply = leads.len() as u32;
+        if let Outcome::Won(winner) = outcome {
+            let threshold = r.peak[winner.other()] as i32;
+            let sign = if winner == Side::South { 1 } else { -1 };
+            if let Some(i) = leads.iter().position(|&lead| sign * lead > threshold) {
+                r.decisive_ply = i as u32;
+            }
+        }
+        r
+    }
+
+    /// The sums, extremes and counts taken over the buffers at the match's end (in blocks, so
+    /// that they vectorize) equal those of one pass per position: for matches shorter and
+    /// longer than a block, small and extreme leads (|lead| up to 2 x 9 x 255), and every
+    /// outcome.
+    #[test]
+    fn the_sums_taken_at_the_end_equal_those_of_one_pass_per_position() {
+        let mut rng = crate::engine::Rng::from_seed(11);
+        let mut scratch = QualityScratch::default();
+        let mut draw = |n: u32| rng.below(n) as i32;
+        for (len, spread) in [(0, 3), (1, 3), (63, 5), (64, 5), (65, 5), (129, 1), (5_000, 12), (70_000, 216), (3_000, 4_590)] {
+            // Leads that drift, as a match's do, with runs of equal ones; legal moves 0..=9.
+            let mut lead = 0i32;
+            let leads: Vec<i32> = (0..len)
+                .map(|_| {
+                    if draw(2) == 0 {
+                        lead = (lead + draw(2 * spread + 1) - spread as i32).clamp(-4_590, 4_590);
+                    }
+                    lead
+                })
+                .collect();
+            let legal: Vec<u8> = (0..len).map(|_| draw(10) as u8).collect();
+            for outcome in [Outcome::Won(Side::South), Outcome::Won(Side::North), Outcome::Unfinished] {
+                let mut t = QualityTally::new(3, &mut scratch);
+                for (i, (&lead, &n)) in leads.iter().zip(&legal).enumerate() {
+                    t.legal_and_repeat(n as u32, PositionKey([i as u64, 0, 0]), 0);
+                    t.lead(lead);
+                }
+                let got = t.finish(outcome);
+                let want = QualityRecord { match_id: 3, ..one_pass(&legal, &leads, outcome) };
+                assert_eq!(got, want, "{len} positions, spread {spread}, {outcome:?}");
+            }
+        }
+        // The winner's lead first beyond the loser's peak at the first position of a block.
+        let mut leads = vec![0; 200];
+        leads[10] = -3;
+        leads[128] = 4;
+        let mut t = QualityTally::new(0, &mut scratch);
+        leads.iter().for_each(|&l| t.lead(l));
+        assert_eq!(t.finish(Outcome::Won(Side::South)).decisive_ply, 128);
     }
 }

@@ -5,11 +5,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::config::{Detail, RunConfig};
-use super::quality::{ByRound, QualityScratch, QualityTally};
+use super::quality::{ByRound, PositionKey, QualityScratch, QualityTally};
 use super::record::*;
 use super::schema::*;
 use crate::agents::{seat_rng, Agent, MatchError, PlayerError};
-use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, Pit, RoundEnd, RoundStart, Ruleset, Side};
+use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, Pit, PitSet, RoundEnd, RoundStart, Ruleset, Side};
 
 /// The laps of the move being sown, and the histograms of the moves taken so far.
 ///
@@ -413,13 +413,14 @@ pub fn replay_match(cfg: &RunConfig, index: u64, moves: &[u32], batch: &mut Batc
 /// Who plays the moves of a match: its two players, or the moves a dataset recorded.
 trait Movers {
     /// Plays a move for the side to move, or None when it has no legal move (R10).
-    fn play(&mut self, game: &mut Game, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError>;
+    /// `candidates` are the position's (R4), which the game loop counts anyway.
+    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError>;
 }
 
 impl Movers for [Agent; 2] {
     #[inline(always)]
-    fn play(&mut self, game: &mut Game, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
-        self[game.position().turn().index()].play(game, log)
+    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+        self[game.position().turn().index()].play_among(game, candidates, log)
     }
 }
 
@@ -429,7 +430,7 @@ struct Recorded<'a> {
 }
 
 impl Movers for Recorded<'_> {
-    fn play(&mut self, game: &mut Game, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+    fn play(&mut self, game: &mut Game, _: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
         // R10 (no simulation of every candidate): the recorded move's legality is checked below.
         if !game.position().has_legal_move() {
             return Ok(None);
@@ -452,7 +453,8 @@ fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &
 }
 
 /// [`record_match`]; without `METRICS` (the benchmark of their cost only, at most round
-/// detail) the quality and by_round tallies and the legal-move counts are left out.
+/// detail) the quality and by_round tallies are left out (the R4 candidates are found either
+/// way: the random player draws from them).
 fn record_match_with<M: Movers, const METRICS: bool>(
     cfg: &RunConfig,
     index: u64,
@@ -536,13 +538,15 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
         // positions in a million (final_four=stays; none in a million default matches), and
         // deciding which costs a simulation of every candidate: 73% of the simulation's speed
         // (docs/metrics.md), so the count is R4's.
-        let legal = if METRICS { game.position().candidates().len() as u32 } else { 0 };
+        let candidates = game.position().candidates();
+        let legal = candidates.len() as u32;
         // With no legal move nothing is played (R10), and there is no position before a move.
         if METRICS && legal > 0 {
             let position = game.position();
-            tallies.quality.position(legal, position.board(), position.reserve());
+            tallies.quality.position(legal, PositionKey::of(position), position.reserve());
         }
-        let played = movers.play(&mut game, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
+        let played =
+            movers.play(&mut game, candidates, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
         if let Some((pit, summary)) = played {
             round_moves += 1;
             tally.add_move(mover, &summary);
@@ -573,7 +577,7 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
 }
 
 /// Plays batch `b` of the run into `batch`'s memory, with or without the game-quality tallies
-/// and legal-move counts (the benchmark of their cost; at most round detail, else with).
+/// (the benchmark of their cost; at most round detail, else with).
 pub fn simulate_batch_for_bench(cfg: &RunConfig, b: u64, batch: Batch, metrics: bool) -> Result<Batch, MatchError> {
     let mut batch = prepare(cfg, b, batch);
     for i in cfg.batch_range(b) {
