@@ -81,6 +81,8 @@ struct OpenAcc {
 pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, DatasetError> {
     let m = dataset.manifest();
     let (mut matches, mut finished, mut first_wins, mut round1_starter_wins) = (0u64, 0u64, 0u64, 0u64);
+    // Matches whose round 1 ended (one that never ends has no winner to count, R17).
+    let mut round1_ended = 0u64;
     let mut seat_wins = BySide::splat(0u64);
     let (mut rounds_total, mut starter_round_wins, mut tied_rounds, mut endless) = (0u64, 0u64, 0u64, 0u64);
     let mut rounds_hist = BTreeMap::new();
@@ -99,6 +101,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
                 }
             }
             round1_starter_wins += (m.round1_winner[i] == RoundResult::Won(first)) as u64;
+            round1_ended += (m.round1_winner[i] != RoundResult::Unfinished) as u64;
             rounds_total += m.rounds[i] as u64;
             starter_round_wins += m.starter_round_wins[i] as u64;
             tied_rounds += m.tied_rounds[i] as u64;
@@ -178,7 +181,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
         seat_wins: seat_wins.map(|w| proportion(w, finished)),
         round_starter_wins: proportion(starter_round_wins, rounds_total),
         tied_rounds,
-        round1_starter_wins: proportion(round1_starter_wins, matches),
+        round1_starter_wins: proportion(round1_starter_wins, round1_ended),
         rounds_per_match: Distribution::from_histogram(&to_bins(&rounds_hist)),
         moves_per_round,
         moves_per_match: Distribution::from_histogram(&to_bins(&moves_hist)),

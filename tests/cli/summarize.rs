@@ -342,3 +342,25 @@ fn each_arm_is_compared_with_the_first_arm() {
     assert!((cells(1)[column].parse::<f64>().unwrap() - d["difference"].as_f64().unwrap()).abs() < 1e-12);
     assert!(text.contains("first player wins against the first arm (a)") && text.contains(&format!("{:+.2} [", 100.0 * diff)), "{text}");
 }
+
+#[test]
+fn a_round_1_that_never_ended_is_left_out_of_the_round_1_rate() {
+    // Perfect match play on 4x4 against greedy: match 1's round 1 is played forever (R17) and
+    // cut at 10,000 moves, so round 1 has no winner there.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d");
+    let o = bin()
+        .env("RAJAPASU_TABLES", dir.path().join("tables"))
+        .args(["simulate", "--matches", "6", "--seed", "2024", "--south", "perfect:match", "--north", "greedy"])
+        .args(["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=4", "--rule", "max_rounds=30", "--out", s(&out), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let t = tables(&out);
+    let matches = t.iter().find(|t| t.name == "matches").unwrap();
+    let round1 = syms(matches, "round1_winner");
+    let unfinished = round1.iter().filter(|w| **w == Some("unfinished")).count();
+    assert_eq!(unfinished, 1, "{round1:?}");
+    let json: Value = serde_json::from_str(&ok(&["summarize", s(&out), "--json"])).unwrap();
+    assert_eq!(json["arms"][0]["round1_starter_wins"]["trials"].as_u64(), Some(5));
+}
