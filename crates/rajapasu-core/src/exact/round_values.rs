@@ -65,6 +65,12 @@ impl RoundValues {
         }
     }
 
+    /// The first cell of node x (of level n) and its number of cells, one a reserve `lo..`.
+    fn node_cells(level_cells: &[u64], starts: &[u32], lo: u32, hi: u32, n: usize, x: u32) -> (u64, u64) {
+        let width = RoundValues::width(lo, hi, n);
+        (level_cells[n] + (x - starts[n]) as u64 * width, width)
+    }
+
     /// The first cell of each level (and the number of cells, last).
     pub(crate) fn level_cells(graph: &RoundGraph, lo: u32, hi: u32) -> Vec<u64> {
         let starts = graph.level_starts();
@@ -102,8 +108,7 @@ impl RoundValues {
             for t in 1..=top {
                 let masks = end_masks(&rules, ending, graph.on_board(), &|h, st| wins_of[h as usize][st.index()] < t);
                 graph.attract_layered(f, &|left, mover| masks[left as usize][mover.index()], &mut win, |x, n, bits, depth| {
-                    let width = RoundValues::width(lo, hi, n);
-                    let first = level_cells[n] + (x - starts[n]) as u64 * width;
+                    let (first, width) = RoundValues::node_cells(&level_cells, starts, lo, hi, n, x);
                     let mut b = bits >> lo;
                     while b != 0 {
                         let i = b.trailing_zeros() as u64;
@@ -163,9 +168,9 @@ impl RoundValues {
     /// The cell of a node and South's reserve, None outside the values.
     fn cell(&self, node: u32, south_reserve: u32) -> Option<u64> {
         let n = self.graph.level_of(node);
-        let width = RoundValues::width(self.lo, self.hi, n);
-        let i = (south_reserve.checked_sub(self.lo)? as u64) < width;
-        i.then(|| self.level_cells[n] + (node - self.graph.level_starts()[n]) as u64 * width + (south_reserve - self.lo) as u64)
+        let (first, width) = RoundValues::node_cells(&self.level_cells, self.graph.level_starts(), self.lo, self.hi, n, node);
+        let i = south_reserve.checked_sub(self.lo)? as u64;
+        (i < width).then_some(first + i)
     }
 
     /// Whether South's reserve is one of these values'.

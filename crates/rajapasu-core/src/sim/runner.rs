@@ -500,15 +500,15 @@ struct Tallies<'a, 'b> {
     by_round: &'a mut ByRound,
 }
 
-/// Plays match `index` to its end, feeding its moves and rounds to `recorder` and its laps,
-/// positions and rounds to `tallies`; returns how it ended and the final holdings, or the error of a player that
-/// cannot decide.
 /// A round that has not ended after this many moves is taken as play that never ends (R17: a
 /// draw), and its match is recorded unfinished. Random play's longest round among the 38
 /// million of data/quickstart has 326 moves; a perfect player that cannot win keeps a round
 /// going forever when the other side cannot force its end (docs/players.md).
 pub const MAX_ROUND_MOVES: u32 = 10_000;
 
+/// Plays match `index` to its end, feeding its moves and rounds to `recorder` and its laps,
+/// positions and rounds to `tallies`; returns how it ended and the final holdings, or the error of a player that
+/// cannot decide.
 #[inline(always)]
 fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
     cfg: &RunConfig,
@@ -523,9 +523,8 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
     let mut game = Game::new(cfg.rules, first);
     let mut log = LapLog::default();
     let mut tally = RoundTally::default();
-    let mut round_moves = 0u32;
     loop {
-        if round_moves == MAX_ROUND_MOVES {
+        if tally.moves == MAX_ROUND_MOVES {
             // Play that never ends (R17: a draw): the match is unfinished, its holdings those
             // of the endless round's start, and that round has no row (it has no end).
             log.drain_into(histograms);
@@ -548,7 +547,6 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
         let played =
             movers.play(&mut game, candidates, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
         if let Some((pit, summary)) = played {
-            round_moves += 1;
             tally.add_move(mover, &summary);
             if METRICS {
                 tallies.quality.moved(pit.global(mover, pits));
@@ -568,7 +566,6 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
             tallies.by_round.add(first, end.round, start.starter, start.open, end.winner);
         }
         tally = RoundTally::default();
-        round_moves = 0;
         if let Some(outcome) = end.outcome {
             log.drain_into(histograms);
             return Ok((outcome, end.holdings));
