@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release
+# The ladder's perfect:match reads the committed match table (and computes its rounds' values beside
+# it once, ignored by git: README, the match section).
+export RAJAPASU_TABLES="${RAJAPASU_TABLES:-$PWD/data/match_solution/tables}"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   names=(quickstart first_player rule_variants small_boards ladder readings)

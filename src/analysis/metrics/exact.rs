@@ -18,7 +18,7 @@ use crate::agents::AgentSpec;
 use crate::engine::{BySide, Game, Outcome, Position, Side};
 use crate::exact::{round_start, Solution, SolveOptions};
 use crate::sim::quality::{QualityRecord, QualityScratch, QualityTally};
-use crate::sim::RunConfig;
+use crate::sim::{Batch, Detail, RunConfig};
 
 /// The `evaluation` of the metrics computed from the exact round value.
 pub const EXACT: &str = "exact round value (R15)";
@@ -88,36 +88,21 @@ pub fn check_players(cfg: &RunConfig) -> Result<(), String> {
 }
 
 /// South's exact lead before each move of match `index` (R15), by round: the match played
-/// again, and how it ended.
+/// again by the simulator's game loop (its round cut included), whose row is appended to `batch`.
 fn exact_leads(
     cfg: &RunConfig,
     index: u64,
     solutions: &Solutions,
     local: &mut HashMap<BySide<u8>, Arc<Solution>>,
-) -> Result<(Vec<(u32, i32)>, Outcome), String> {
-    let mut agents = crate::sim::match_agents(cfg, index);
-    let mut game = Game::new(cfg.rules, cfg.first.for_match(index));
+    batch: &mut Batch,
+) -> Result<Vec<(u32, i32)>, String> {
     let mut leads = Vec::new();
-    let mut round_moves = 0;
-    loop {
-        if round_moves == crate::sim::MAX_ROUND_MOVES {
-            // As the simulator does: play that never ends leaves the match unfinished.
-            return Ok((leads, Outcome::Unfinished));
-        }
-        let lead = if game.position().candidates().is_empty() { None } else { Some(exact_lead(game.position(), local, solutions)?) };
-        let round = game.round();
-        let turn = game.position().turn();
-        let played = agents[turn.index()].play(&mut game, &mut ()).map_err(|e| format!("match {index}: {e}"))?;
-        if played.is_some() {
-            round_moves += 1;
-            leads.push((round, lead.expect("a move was played from a position with candidates")));
-            continue;
-        }
-        round_moves = 0;
-        if let Some(outcome) = game.end_round().outcome {
-            return Ok((leads, outcome));
-        }
-    }
+    let mut observe = |game: &Game| -> Result<(), String> {
+        leads.push((game.round(), exact_lead(game.position(), local, solutions)?));
+        Ok(())
+    };
+    crate::sim::play_match_observed(cfg, index, batch, &mut observe).map_err(|e| e.to_string())?;
+    Ok(leads)
 }
 
 /// The quality record of every recorded match with the exact lead as its evaluation (only
@@ -125,25 +110,26 @@ fn exact_leads(
 /// by match id. Fails when a match does not play again as recorded, or a round cannot be
 /// solved within `opts`.
 pub fn exact_records(recorded: &[Recorded], solutions: &Solutions) -> Result<HashMap<u64, QualityRecord>, String> {
-    let cfg = &solutions.cfg;
+    // The rows of the matches played again are not kept: match detail, the least to record.
+    let cfg = &RunConfig { detail: Detail::Match, ..solutions.cfg };
     check_players(cfg)?;
     recorded
         .par_chunks(64)
         .map(|chunk| {
             let mut local = HashMap::new();
             let mut scratch = QualityScratch::default();
+            let mut batch = Batch::default();
             let mut out = Vec::with_capacity(chunk.len());
             for r in chunk {
-                let (leads, outcome) = exact_leads(cfg, r.match_id, solutions, &mut local)?;
-                let winner = match outcome {
-                    Outcome::Won(w) => Some(w),
-                    Outcome::Unfinished => None,
-                };
-                if leads.len() as u32 != r.moves || winner != r.winner {
+                let leads = exact_leads(cfg, r.match_id, solutions, &mut local, &mut batch)?;
+                // The row of the match played again against the dataset's.
+                let (moves, winner) = (batch.matches.moves.last().copied(), batch.matches.winner.last().copied().flatten());
+                let outcome = winner.map_or(Outcome::Unfinished, Outcome::Won);
+                if moves != Some(i64::from(r.moves)) || winner != r.winner {
                     return Err(format!(
                         "match {}: played again it has {} moves and winner {:?}, its row {} and {:?}: the dataset was not made by this version's players",
                         r.match_id,
-                        leads.len(),
+                        moves.unwrap_or_default(),
                         winner,
                         r.moves,
                         r.winner
@@ -202,7 +188,7 @@ mod tests {
             let mut local = HashMap::new();
             let mut moves = 0;
             for i in 0..cfg.matches {
-                let (leads, _) = exact_leads(&cfg, i, &solutions, &mut local).unwrap();
+                let leads = exact_leads(&cfg, i, &solutions, &mut local, &mut Batch::default()).unwrap();
                 moves += leads.len();
                 for w in leads.windows(2).filter(|w| w[0].0 == w[1].0) {
                     assert_eq!(w[0].1, w[1].1, "{p}x{s} match {i} round {}: the exact lead moved", w[0].0);
@@ -221,7 +207,7 @@ mod tests {
             let solutions = Solutions::new(cfg.clone(), opts());
             let mut local = HashMap::new();
             for i in 0..cfg.matches {
-                let (leads, _) = exact_leads(&cfg, i, &solutions, &mut local).unwrap();
+                let leads = exact_leads(&cfg, i, &solutions, &mut local, &mut Batch::default()).unwrap();
                 let sign = if cfg.first.for_match(i) == Side::South { 1 } else { -1 };
                 assert_eq!(leads[0], (1, sign * value), "{p}x{s} match {i}");
             }
@@ -246,5 +232,40 @@ mod tests {
         let external = RunConfig { north: "external:echo 0".parse().unwrap(), ..cfg.clone() };
         let err = exact_records(&recorded, &Solutions::new(external, opts())).unwrap_err();
         assert!(err.contains("north is `external:") && err.contains("which it does not run"), "{err}");
+    }
+
+    /// A match cut in a round that never ends (perfect:match on 4x4 against players that cannot
+    /// force the round's end, R17) plays again as its row says: the exact replay is the
+    /// simulator's game loop, which cuts the round at MAX_ROUND_MOVES, and the cut round's
+    /// positions get exact leads as they get holdings leads in the quality table.
+    #[test]
+    fn a_match_cut_in_a_round_that_never_ends_plays_again_as_its_row_says() {
+        static TABLES: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+        crate::exact::set_tables_dir(Some(TABLES.get_or_init(|| tempfile::tempdir().unwrap()).path().to_path_buf()));
+        let mut cut = 0;
+        for other in ["greedy", "random"] {
+            let base = cfg(4, 4, AgentSpec::Random, 6);
+            let rules = Ruleset { max_rounds: 30, ..base.rules };
+            let cfg = RunConfig { rules, south: "perfect:match".parse().unwrap(), north: other.parse().unwrap(), batch_size: 6, ..base };
+            let batch = crate::sim::simulate_batch(&cfg, 0).unwrap();
+            let m = &batch.matches;
+            let recorded: Vec<Recorded> =
+                (0..m.len()).map(|i| Recorded { match_id: m.match_id[i], moves: m.moves[i] as u32, winner: m.winner[i] }).collect();
+            let records = exact_records(&recorded, &Solutions::new(cfg.clone(), opts())).unwrap();
+            for i in 0..m.len() {
+                let (id, rounds) = (m.match_id[i], m.rounds[i]);
+                if m.winner[i].is_some() || rounds >= 30 {
+                    continue;
+                }
+                cut += 1;
+                // Unfinished: decisive_ply counts every position, by holdings in the quality
+                // table and by exact leads here, so the two replays saw the same positions.
+                assert_eq!(batch.quality.match_id[i], id);
+                let positions = batch.quality.decisive_ply[i];
+                assert!(positions >= crate::sim::MAX_ROUND_MOVES as i64 + m.moves[i], "{other} match {id}: {positions} positions");
+                assert_eq!(i64::from(records[&id].decisive_ply), positions, "{other} match {id}: the exact replay's positions");
+            }
+        }
+        assert!(cut > 0, "perfect:match on 4x4 keeps some round going forever");
     }
 }

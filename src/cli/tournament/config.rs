@@ -4,7 +4,8 @@
 //! ```toml
 //! name = "ladder"
 //! description = "..."
-//! players = ["random", "greedy", "minimax:3", { name = "deep", player = "minimax:5" }]
+//! players = ["random", "greedy", "minimax:3", { name = "deep", player = "minimax:5" },
+//!            { player = "perfect:match", matches_per_pair = 50 }]   # fewer matches for a costly player
 //! matches_per_pair = 200   # per seat order: a pair plays 2 x this many matches
 //! seed = 1
 //! self_play = true         # each player also plays itself (2 x matches_per_pair matches)
@@ -55,6 +56,9 @@ pub struct Player {
     pub spec: AgentSpec,
     /// The name as a directory-name part: letters, digits, `_`, `-` and `.`.
     pub slug: String,
+    /// Fewer matches for this player's pairings than the tournament's `matches_per_pair`
+    /// (a player whose matches are costly); None: the tournament's.
+    pub matches_per_pair: Option<u64>,
 }
 
 /// A validated tournament.
@@ -121,19 +125,25 @@ impl Tournament {
             let (name, spec_text) = match entry.get_ref() {
                 toml::Value::String(s) => (s.clone(), s.clone()),
                 toml::Value::Table(t) => {
-                    if let Some(key) = t.keys().find(|k| k.as_str() != "name" && k.as_str() != "player") {
-                        return Err(bad(format!("unknown key `{key}` in a player table: allowed keys are name, player")));
+                    if let Some(key) = t.keys().find(|k| !["name", "player", "matches_per_pair"].contains(&k.as_str())) {
+                        return Err(bad(format!("unknown key `{key}` in a player table: allowed keys are name, player, matches_per_pair")));
                     }
                     let get = |key: &str| match t.get(key) {
-                        Some(toml::Value::String(s)) => Ok(s.clone()),
+                        Some(toml::Value::String(s)) => Ok(Some(s.clone())),
                         Some(_) => Err(bad(format!("`{key}` of a player table must be a string"))),
-                        None => Err(bad(format!("a player table needs `{key}`, as {{ name = \"deep\", player = \"minimax:5\" }}"))),
+                        None => Ok(None),
                     };
-                    let name = get("name")?;
-                    if !valid_name(&name) {
-                        return Err(bad(format!("'{name}' is not a valid player name (letters, digits, _ - .)")));
-                    }
-                    (name, get("player")?)
+                    let spec_text = get("player")?
+                        .ok_or_else(|| bad("a player table needs `player`, as { name = \"deep\", player = \"minimax:5\" }".into()))?;
+                    // Without a name the player is named by its specification, as in the plain form.
+                    let name = match get("name")? {
+                        Some(name) if !valid_name(&name) => {
+                            return Err(bad(format!("'{name}' is not a valid player name (letters, digits, _ - .)")))
+                        }
+                        Some(name) => name,
+                        None => spec_text.clone(),
+                    };
+                    (name, spec_text)
                 }
                 other => {
                     return Err(bad(format!(
@@ -159,7 +169,18 @@ impl Tournament {
                     other.name
                 )));
             }
-            players.push(Player { name, spec, slug });
+            let own_matches = match entry.get_ref().get("matches_per_pair") {
+                None => None,
+                Some(toml::Value::Integer(m)) if (1..=*file.matches_per_pair.get_ref() as i64).contains(m) => Some(*m as u64),
+                Some(other) => {
+                    return Err(bad(format!(
+                        "`matches_per_pair` of player '{name}' is {other}: a player's own count lowers the tournament's, \
+                         so it is a whole number in 1..={}",
+                        file.matches_per_pair.get_ref()
+                    )))
+                }
+            };
+            players.push(Player { name, spec, slug, matches_per_pair: own_matches });
         }
         if players.len() < 2 {
             return Err(at(file.players.span(), "players", format!("a tournament needs at least 2 players, not {}", players.len())));
@@ -274,6 +295,10 @@ max_rounds = 200
             (GOOD.replace("seed = 5", "seed = 5\nvirtual_draws = -1"), "virtual_draws", 7),
             (GOOD.replace("seed = 5", "seed = 5\nbootstrap = 0"), "bootstrap", 7),
             (GOOD.replace("[\"random\", ", "[\"random\"]\n#"), "at least 2 players", 4),
+            (GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = 0"), "in 1..=20", 4),
+            (GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = 21"), "lowers the tournament's", 4),
+            (GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = \"5\""), "matches_per_pair` of player 'mm2'", 4),
+            (GOOD.replace("{ name = \"mm2\", player = \"minimax:2\" }", "{ name = \"mm2\" }"), "needs `player`", 4),
         ];
         for (text, needle, line) in cases {
             let e = Tournament::parse(&text).unwrap_err();

@@ -60,7 +60,8 @@ pub fn pairing_seed(seed: u64, south: &str, north: &str) -> u64 {
 
 /// Every ordered pair of distinct players (both seat orders, `matches_per_pair` matches each)
 /// and, with self-play, every player against itself (2 x `matches_per_pair` matches, as many as
-/// a pair plays), in the order of the players' list.
+/// a pair plays), in the order of the players' list. A pairing plays the fewest of the
+/// tournament's count and its players' own (`Player::matches_per_pair`).
 pub fn schedule(t: &Tournament) -> Vec<Pairing> {
     let mut out = Vec::new();
     for (i, a) in t.players.iter().enumerate() {
@@ -68,12 +69,13 @@ pub fn schedule(t: &Tournament) -> Vec<Pairing> {
             if i == j && !t.self_play {
                 continue;
             }
+            let per_seat_order = [a.matches_per_pair, b.matches_per_pair].into_iter().flatten().fold(t.matches_per_pair, u64::min);
             out.push(Pairing {
                 south: i,
                 north: j,
                 dir: format!("{}_vs_{}", a.slug, b.slug),
                 seed: pairing_seed(t.seed, &player_identity(&a.spec), &player_identity(&b.spec)),
-                matches: if i == j { 2 * t.matches_per_pair } else { t.matches_per_pair },
+                matches: if i == j { 2 * per_seat_order } else { per_seat_order },
             });
         }
     }
@@ -139,5 +141,22 @@ mod tests {
         assert_eq!(g.seed, s.iter().find(|p| p.dir == "greedy_vs_mcts-8").unwrap().seed);
         let no_self = Tournament::parse(&format!("{text}self_play = false\n")).unwrap();
         assert_eq!(schedule(&no_self).len(), 6);
+    }
+
+    #[test]
+    fn a_player_with_fewer_matches_plays_them_in_each_of_its_pairings() {
+        let text = "name = \"t\"\nplayers = [\"random\", { player = \"mcts:8\", matches_per_pair = 3 }, \
+                    { name = \"g\", player = \"greedy\", matches_per_pair = 5 }]\nmatches_per_pair = 10\nseed = 3\n";
+        let t = Tournament::parse(text).unwrap();
+        assert_eq!(t.players[1].name, "mcts:8", "a table without a name is named by its specification");
+        let count = |dir: &str| schedule(&t).into_iter().find(|p| p.dir == dir).unwrap().matches;
+        assert_eq!((count("random_vs_random"), count("mcts-8_vs_mcts-8"), count("g_vs_g")), (20, 6, 10));
+        assert_eq!((count("random_vs_mcts-8"), count("mcts-8_vs_random"), count("random_vs_g"), count("g_vs_random")), (3, 3, 5, 5));
+        // Two capped players: the fewer.
+        assert_eq!((count("mcts-8_vs_g"), count("g_vs_mcts-8")), (3, 3));
+        // The seeds do not depend on the counts: the datasets of a full run begin with the capped run's matches.
+        let plain = Tournament::parse("name = \"t\"\nplayers = [\"random\", \"mcts:8\"]\nmatches_per_pair = 10\nseed = 3\n").unwrap();
+        let seed = |t: &Tournament| schedule(t).into_iter().find(|p| p.dir == "random_vs_mcts-8").unwrap().seed;
+        assert_eq!(seed(&t), seed(&plain));
     }
 }

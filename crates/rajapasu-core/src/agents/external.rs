@@ -62,6 +62,9 @@ pub enum PlayerError {
     /// A move that is not the player's: a recorded move that cannot be played again.
     #[error("{0}")]
     Recorded(String),
+    /// An analysis that watches the match (`sim::play_match_observed`) failed at a position.
+    #[error("{0}")]
+    Observer(String),
     /// A perfect player whose tables cannot be had (a board too large, an unreadable table file).
     #[error(transparent)]
     Perfect(#[from] crate::exact::PerfectError),

@@ -410,6 +410,20 @@ pub fn replay_match(cfg: &RunConfig, index: u64, moves: &[u32], batch: &mut Batc
     Ok(())
 }
 
+/// Plays match `index` of the run as [`play_match`] does (its rows appended to `batch`), calling
+/// `observe` with the game before each move (every position whose mover has a move, R4/R10, as
+/// the quality tally counts them), so that an analysis played alongside sees the match through
+/// the simulator's own game loop, its round cut ([`MAX_ROUND_MOVES`]) included. An error of
+/// `observe` stops the match and is returned as the player's error.
+pub fn play_match_observed(
+    cfg: &RunConfig,
+    index: u64,
+    batch: &mut Batch,
+    observe: &mut dyn FnMut(&Game) -> Result<(), String>,
+) -> Result<(), MatchError> {
+    record_match(cfg, index, &mut Observed { agents: match_agents(cfg, index), observe }, batch)
+}
+
 /// Who plays the moves of a match: its two players, or the moves a dataset recorded.
 trait Movers {
     /// Plays a move for the side to move, or None when it has no legal move (R10).
@@ -421,6 +435,21 @@ impl Movers for [Agent; 2] {
     #[inline(always)]
     fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
         self[game.position().turn().index()].play_among(game, candidates, log)
+    }
+}
+
+/// The two players of a match, with an observer of each position before its move.
+struct Observed<'a> {
+    agents: [Agent; 2],
+    observe: &'a mut dyn FnMut(&Game) -> Result<(), String>,
+}
+
+impl Movers for Observed<'_> {
+    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+        if !candidates.is_empty() {
+            (self.observe)(game).map_err(PlayerError::Observer)?;
+        }
+        self.agents.play(game, candidates, log)
     }
 }
 
