@@ -484,6 +484,21 @@ pub fn read_by_round(dataset: &Dataset) -> Result<ByRound, DatasetError> {
     Ok(by_round)
 }
 
+/// Per-position figures are averaged over a match's moves, so its quality row counts the
+/// positions of the rounds that ended (unfinished, `decisive_ply` counts them all: one a move,
+/// and at most one more a round, R9). A row that counts a cut round's positions too was
+/// written before the cut round was left out of the quality table: an error naming the match.
+fn counted_positions(m: &MatchColumns, q: &QualityColumns, i: usize) -> Result<(), String> {
+    if m.winner[i].is_none() && q.decisive_ply[i] > m.moves[i] + m.rounds[i] {
+        return Err(format!(
+            "row {i}: match {} counts {} positions in its quality row against {} moves in {} rounds: it was written by a \
+             version that counted the positions of a round cut at 10,000 moves (docs/data.md, table quality); simulate it again",
+            m.match_id[i], q.decisive_ply[i], m.moves[i], m.rounds[i]
+        ));
+    }
+    Ok(())
+}
+
 /// The matches of one matches part file and the quality part file beside it.
 fn part_accumulator(board: Board, mp: &Path, qp: &Path, solutions: Option<&exact::Solutions>) -> Result<Accumulator, DatasetError> {
     let (mspec, qspec) = (&crate::sim::schema::MATCHES, &crate::sim::schema::QUALITY);
@@ -506,6 +521,7 @@ fn part_accumulator(board: Board, mp: &Path, qp: &Path, solutions: Option<&exact
         if m.match_id[i] != q.match_id[i] {
             return Err(invalid(qp, format!("row {i}: quality of match {} beside match {}", q.match_id[i], m.match_id[i])));
         }
+        counted_positions(&m, &q, i).map_err(|e| invalid(qp, e))?;
         let facts = MatchFacts { exact: exact.as_ref().map(|e| e[&m.match_id[i]]), ..match_facts(&m, i, quality_record(&q, i)) };
         acc.add_match(&facts);
     }

@@ -189,3 +189,45 @@ fn the_streamed_tallies_equal_those_recomputed_from_the_move_rows() {
     }
     assert!(repeated > 0, "some positions repeat, so the naive count checks the streamed one");
 }
+
+/// A round cut at MAX_ROUND_MOVES (perfect:match on 4x4 against players that cannot force its
+/// end, R17): the streamed tallies equal those recomputed from the rows of the rounds that
+/// ended, per-position figures stay per position (BranchingFactorAvg at most a row's 4 pits),
+/// and a quality row that counts the cut round's positions, as an earlier version wrote it, is
+/// refused naming its match.
+#[test]
+fn a_round_cut_before_its_end_adds_no_positions_and_rows_that_count_them_are_refused() {
+    static TABLES: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    crate::exact::set_tables_dir(Some(TABLES.get_or_init(|| tempfile::tempdir().unwrap()).path().to_path_buf()));
+    let mut cut = 0;
+    for north in ["greedy", "random"] {
+        let cfg = RunConfig {
+            south: "perfect:match".parse().unwrap(),
+            north: north.parse().unwrap(),
+            seed: 2024,
+            matches: 6,
+            batch_size: 6,
+            ..config(&["pits_per_row=4", "seeds_per_pit=4", "max_rounds=30"], Detail::Move)
+        };
+        let batch = crate::sim::simulate_batch(&cfg, 0).unwrap();
+        let (m, q) = (&batch.matches, &batch.quality);
+        let (records, _) = rows::from_rows(m, &batch.rounds, &batch.moves, &cfg.rules).unwrap();
+        let streamed: Vec<QualityRecord> = (0..q.len()).map(|i| quality_record(q, i)).collect();
+        assert_eq!(records, streamed, "against {north}");
+        let facts: Vec<MatchFacts> = (0..m.len()).map(|i| match_facts(m, i, streamed[i])).collect();
+        let branching = value(&metrics_of(&facts, 0), "BranchingFactorAvg");
+        assert!((1.0..=4.0).contains(&branching), "against {north}: BranchingFactorAvg {branching}");
+        for i in 0..m.len() {
+            counted_positions(m, q, i).unwrap();
+            if m.winner[i].is_some() || m.rounds[i] >= 30 {
+                continue;
+            }
+            cut += 1;
+            let mut older = q.clone();
+            older.decisive_ply[i] += crate::sim::MAX_ROUND_MOVES as i64;
+            let e = counted_positions(m, &older, i).unwrap_err();
+            assert!(e.contains(&format!("match {} counts", m.match_id[i])) && e.contains("simulate it again"), "{e}");
+        }
+    }
+    assert!(cut > 0, "perfect:match on 4x4 keeps some round going forever");
+}

@@ -164,6 +164,17 @@ pub struct QualityTally<'a> {
     repeats: Repeats,
     scratch: &'a mut QualityScratch,
     played: u32,
+    /// What the tally held when the current round started, to forget a round cut before its
+    /// end ([`QualityTally::round_cut`]).
+    round_start: RoundMark,
+}
+
+/// Positions, repetitions and pits played at a round's start.
+#[derive(Clone, Copy, Debug, Default)]
+struct RoundMark {
+    positions: usize,
+    repeated: u32,
+    played: u32,
 }
 
 impl<'a> QualityTally<'a> {
@@ -173,7 +184,15 @@ impl<'a> QualityTally<'a> {
         legal.clear();
         let mut repeats = std::mem::take(&mut scratch.repeats);
         repeats.forget();
-        QualityTally { record: QualityRecord { match_id, ..QualityRecord::default() }, leads, legal, repeats, scratch, played: 0 }
+        QualityTally {
+            record: QualityRecord { match_id, ..QualityRecord::default() },
+            leads,
+            legal,
+            repeats,
+            scratch,
+            played: 0,
+            round_start: RoundMark::default(),
+        }
     }
 
     /// The position before a move: its number of legal moves (R4, R9, at most 2P / 2), its key
@@ -214,6 +233,21 @@ impl<'a> QualityTally<'a> {
             let deficit = h[side.other()].saturating_sub(h[side]);
             self.record.round_deficit[side] = self.record.round_deficit[side].max(deficit);
         }
+        self.round_start =
+            RoundMark { positions: self.legal.len().max(self.leads.len()), repeated: self.record.repeated_positions, played: self.played };
+    }
+
+    /// The current round was cut before its end (play that never ends, R17, at the
+    /// simulator's `MAX_ROUND_MOVES`): its positions are forgotten, as the matches row leaves
+    /// its moves out of `moves` (docs/data.md), so that every per-position figure has the
+    /// row's moves as its count.
+    pub fn round_cut(&mut self) {
+        let mark = self.round_start;
+        self.legal.truncate(mark.positions);
+        self.leads.truncate(mark.positions);
+        self.record.repeated_positions = mark.repeated;
+        self.played = mark.played;
+        self.repeats.forget();
     }
 
     /// The match is over: the record, from the positions' legal moves and leads.
@@ -595,5 +629,41 @@ mod tests {
         let mut t = QualityTally::new(0, &mut scratch);
         leads.iter().for_each(|&l| t.lead(l));
         assert_eq!(t.finish(Outcome::Won(Side::South)).decisive_ply, 128);
+    }
+
+    /// A round cut before its end (R17) leaves the tally as it was at the round's start: its
+    /// positions, repetitions and pits played forgotten, the rounds before it kept whole.
+    #[test]
+    fn a_round_cut_before_its_end_is_forgotten_whole() {
+        let mut scratch = QualityScratch::default();
+        let round1 = |t: &mut QualityTally| {
+            for (i, (lead, legal, pit)) in [(0, 3, 2), (4, 1, 5), (4, 2, 7), (-2, 3, 1)].into_iter().enumerate() {
+                // Positions 2 and 3 repeat positions 0 and 1.
+                t.legal_and_repeat(legal, PositionKey([(i % 2) as u64, 0, 0]), 10);
+                t.lead(lead);
+                t.moved(pit);
+            }
+            t.round_ended(BySide::new(40, 58));
+        };
+        let mut plain = QualityTally::new(1, &mut scratch);
+        round1(&mut plain);
+        let want = plain.finish(Outcome::Unfinished);
+        assert_eq!((want.repeated_positions, want.pits_played, want.decisive_ply), (2, 4, 4));
+        let mut cut = QualityTally::new(1, &mut scratch);
+        round1(&mut cut);
+        // A round of many repeating positions, leads and pits of its own, then cut.
+        for i in 0..500u64 {
+            cut.legal_and_repeat(9, PositionKey([i % 3, 1, 0]), 20);
+            cut.lead(-30);
+            cut.moved(11);
+        }
+        cut.round_cut();
+        assert_eq!(cut.finish(Outcome::Unfinished), want);
+        // A cut in round 1 leaves nothing.
+        let mut first = QualityTally::new(1, &mut scratch);
+        first.legal_and_repeat(2, PositionKey([0, 0, 0]), 0);
+        first.lead(5);
+        first.round_cut();
+        assert_eq!(first.finish(Outcome::Unfinished), QualityRecord { match_id: 1, ..QualityRecord::default() });
     }
 }

@@ -555,7 +555,11 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
     loop {
         if tally.moves == MAX_ROUND_MOVES {
             // Play that never ends (R17: a draw): the match is unfinished, its holdings those
-            // of the endless round's start, and that round has no row (it has no end).
+            // of the endless round's start, and that round has no row (it has no end) and no
+            // positions in the quality tally (its moves are not counted).
+            if METRICS {
+                tallies.quality.round_cut();
+            }
             log.drain_into(histograms);
             return Ok((Outcome::Unfinished, game.holdings()));
         }

@@ -276,7 +276,7 @@ tables! {
     }
 
     /// Game-quality tallies, at every detail (docs/metrics.md).
-    QualityRecord => QualityColumns, QUALITY, "quality", "one match's game-quality tallies over the positions before each move" {
+    QualityRecord => QualityColumns, QUALITY, "quality", "one match's game-quality tallies over the positions before each move, in the rounds that ended (a round cut at 10,000 moves, R17, adds no positions, as it adds no moves)" {
         match_id: u64 = |q| q.match_id, "the match";
         decision_moves: i64 = |q| i64::from(q.decision_moves), "positions with more than one legal move";
         legal_sum: i64 = |q| q.legal_sum as i64, "legal moves summed over the positions";

@@ -595,6 +595,7 @@ fn a_round_that_never_ends_leaves_its_match_unfinished_after_max_round_moves() {
         let m = merged.matches();
         let moves = schema::MoveColumns::read(merged.table("moves").clone()).unwrap();
         let rounds = schema::RoundColumns::read(merged.table("rounds").clone()).unwrap();
+        let quality = schema::QualityColumns::read(merged.table("quality").clone()).unwrap();
         for i in 0..m.match_id.len() {
             let id = m.match_id[i];
             let played = m.rounds[i];
@@ -611,6 +612,11 @@ fn a_round_that_never_ends_leaves_its_match_unfinished_after_max_round_moves() {
             );
             let ended_moves = (0..moves.match_id.len()).filter(|&j| moves.match_id[j] == id && moves.round[j] <= played).count();
             assert_eq!(m.moves[i], ended_moves as i64, "{other} match {id}: `moves` counts the rounds that ended");
+            // Unfinished, decisive_ply counts the positions of the quality table: those of the
+            // rounds that ended, as `moves` counts them.
+            let q = (0..quality.match_id.len()).find(|&j| quality.match_id[j] == id).unwrap();
+            assert_eq!(quality.decisive_ply[q], m.moves[i], "{other} match {id}: the cut round's positions are not counted");
+            assert!(quality.legal_sum[q] <= 4 * m.moves[i], "{other} match {id}: legal moves of the counted positions only");
             assert_eq!(m.round1_winner[i] == RoundResult::Unfinished, played == 0, "round 1 is unfinished only if it never ended");
         }
     }
