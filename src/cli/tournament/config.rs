@@ -297,7 +297,11 @@ max_rounds = 200
             (GOOD.replace("[\"random\", ", "[\"random\"]\n#"), "at least 2 players", 4),
             (GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = 0"), "in 1..=20", 4),
             (GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = 21"), "lowers the tournament's", 4),
-            (GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = \"5\""), "matches_per_pair` of player 'mm2'", 4),
+            (
+                GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = \"5\""),
+                "matches_per_pair` of player 'mm2'",
+                4,
+            ),
             (GOOD.replace("{ name = \"mm2\", player = \"minimax:2\" }", "{ name = \"mm2\" }"), "needs `player`", 4),
         ];
         for (text, needle, line) in cases {

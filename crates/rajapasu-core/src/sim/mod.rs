@@ -11,8 +11,8 @@ pub mod table;
 pub use config::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard, MAX_BATCH_SIZE, MAX_MATCHES};
 pub use record::{CaptureCounts, HistogramMetric, MatchOutcome, RoundResult, Symbol};
 pub use runner::{
-    match_agents, play_match, play_match_observed, replay_match, run, simulate_batch, simulate_batch_for_bench, simulate_batch_into, Batch, BatchSink,
-    Histograms, RunCounts, RunError, MAX_ROUND_MOVES,
+    match_agents, play_match, play_match_observed, replay_match, run, simulate_batch, simulate_batch_for_bench, simulate_batch_into, Batch,
+    BatchSink, Histograms, RunCounts, RunError, MAX_ROUND_MOVES,
 };
 
 #[cfg(test)]
