@@ -15,13 +15,42 @@ use super::IoError;
 /// `path` only if `f` and the sync succeed. On any error (or panic in `f`) the temporary file
 /// is removed and `path` is left as it was.
 pub fn write_atomically(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoError>) -> Result<(), IoError> {
+    write_unsynced(path, f)?.commit()
+}
+
+/// A file written in full under its temporary name, neither synced nor renamed yet:
+/// [`Unsynced::commit`] makes it durable under its name; dropped instead, it is removed. A
+/// writer can so leave the `fsync` (milliseconds on a disk) to another thread.
+pub struct Unsynced {
+    tmp: Temporary,
+    path: std::path::PathBuf,
+}
+
+impl Unsynced {
+    /// The file's final name.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Syncs the file and renames it to its name (then syncs the directory).
+    pub fn commit(mut self) -> Result<(), IoError> {
+        let shown = self.tmp.0.path().display().to_string();
+        let file = self.tmp.0.file().expect("an unsynced file is open");
+        file.sync_all().map_err(|e| IoError::file(&self.path, format!("cannot sync {shown}"), e))?;
+        self.tmp.rename_to(&self.path)
+    }
+}
+
+/// The first half of [`write_atomically`]: `f` writes the contents into a temporary file, which
+/// is flushed (not synced) and handed back for [`Unsynced::commit`]. On an error (or a panic in
+/// `f`) the temporary file is removed.
+pub fn write_unsynced(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoError>) -> Result<Unsynced, IoError> {
     let mut tmp = Temporary::create(path)?;
     let shown = tmp.0.path().display().to_string();
     let file = tmp.0.file().expect("a new temporary file is open");
     f(file)?;
     file.flush().map_err(|e| IoError::file(path, format!("cannot flush {shown}"), e))?;
-    file.sync_all().map_err(|e| IoError::file(path, format!("cannot sync {shown}"), e))?;
-    tmp.rename_to(path)
+    Ok(Unsynced { tmp, path: path.to_path_buf() })
 }
 
 /// [`write_atomically`], also returning the size and SHA-256 of the bytes written: they are
@@ -31,14 +60,25 @@ pub fn write_atomically_hashed(
     path: &Path,
     f: impl FnOnce(&mut HashingWriter<&mut File>) -> Result<(), IoError>,
 ) -> Result<FileDigest, IoError> {
+    let (unsynced, digest) = write_unsynced_hashed(path, f)?;
+    unsynced.commit()?;
+    Ok(digest)
+}
+
+/// [`write_unsynced`] with the size and SHA-256 of the bytes written (see
+/// [`write_atomically_hashed`]).
+pub fn write_unsynced_hashed(
+    path: &Path,
+    f: impl FnOnce(&mut HashingWriter<&mut File>) -> Result<(), IoError>,
+) -> Result<(Unsynced, FileDigest), IoError> {
     let mut digest = None;
-    write_atomically(path, |file| {
+    let unsynced = write_unsynced(path, |file| {
         let mut hashing = HashingWriter::new(file);
         f(&mut hashing)?;
         digest = Some(hashing.finish());
         Ok(())
     })?;
-    Ok(digest.expect("set by the successful write"))
+    Ok((unsynced, digest.expect("set by the successful write")))
 }
 
 /// [`write_atomically`] for writers that open the file themselves (an image encoder that picks

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::path::Path;
 
-use super::atomic::write_atomically_hashed;
+use super::atomic::{write_unsynced_hashed, Unsynced};
 use super::verify::FileDigest;
 use super::{check_table, match_columns, IoError};
 use crate::sim::schema::{empty_table, intern_sym, TableSpec};
@@ -16,9 +16,16 @@ use crate::sim::table::{ColumnData, ColumnType, Table};
 /// Writes `table` to `path` as CSV with a header row, atomically; returns the file's size and
 /// SHA-256.
 pub fn write_csv(table: &Table, path: &Path) -> Result<FileDigest, IoError> {
+    let (unsynced, digest) = write_csv_unsynced(table, path)?;
+    unsynced.commit()?;
+    Ok(digest)
+}
+
+/// [`write_csv`], the file left for the caller to commit (see [`Unsynced`]).
+pub fn write_csv_unsynced(table: &Table, path: &Path) -> Result<(Unsynced, FileDigest), IoError> {
     check_table(table, path)?;
     let csv_error = |error| IoError::Csv { path: path.to_path_buf(), error };
-    write_atomically_hashed(path, |file| {
+    write_unsynced_hashed(path, |file| {
         let mut out = ::csv::WriterBuilder::new().buffer_capacity(1 << 20).from_writer(file);
         out.write_record(table.columns.iter().map(|c| c.name)).map_err(csv_error)?;
         let mut field = String::new();

@@ -50,6 +50,15 @@ pub fn write_table(table: &Table, path: &Path, format: Format) -> Result<FileDig
     }
 }
 
+/// [`write_table`], the file left for the caller to commit ([`atomic::Unsynced`]): written
+/// in full, not yet synced nor renamed.
+pub fn write_table_unsynced(table: &Table, path: &Path, format: Format) -> Result<(atomic::Unsynced, FileDigest), IoError> {
+    match format {
+        Format::Parquet => parquet::write_parquet_unsynced(table, path),
+        Format::Csv => csv::write_csv_unsynced(table, path),
+    }
+}
+
 /// Reads a table file, choosing the format by the file's extension (`.parquet` or `.csv`).
 pub fn read_table(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");

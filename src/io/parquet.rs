@@ -21,7 +21,7 @@ use polars_parquet::write::{
 use polars_parquet::parquet::page::CompressedPage;
 use polars_parquet::parquet::schema::types::ParquetType;
 
-use super::atomic::write_atomically_hashed;
+use super::atomic::{write_unsynced_hashed, Unsynced};
 use super::parquet_pages::{dictionary_pages, symbol_pages, PageCompressor};
 use super::verify::FileDigest;
 use super::{check_table, match_columns, IoError};
@@ -48,8 +48,15 @@ pub(crate) const ENCODINGS: Encodings = Encodings { direct: true, ints: Encoding
 /// The columns are encoded on the calling thread: part files are written by many simulation
 /// threads at once, so polars's own thread pool would only add contention.
 pub fn write_parquet(table: &Table, path: &Path) -> Result<FileDigest, IoError> {
+    let (unsynced, digest) = write_parquet_unsynced(table, path)?;
+    unsynced.commit()?;
+    Ok(digest)
+}
+
+/// [`write_parquet`], the file left for the caller to commit (see [`Unsynced`]).
+pub fn write_parquet_unsynced(table: &Table, path: &Path) -> Result<(Unsynced, FileDigest), IoError> {
     check_table(table, path)?;
-    write_atomically_hashed(path, |file| {
+    write_unsynced_hashed(path, |file| {
         let mut out = BufWriter::with_capacity(1 << 20, file);
         encode_parquet(table, ENCODINGS, &mut out).map_err(|error| parquet_error(path, error))?;
         out.flush().map_err(|e| IoError::file(path, "cannot write", e))
