@@ -45,6 +45,10 @@ fn text_rows(path: &Path) -> BTreeSet<String> {
     // before the first colon: the figures after it change with the number of matches.
     let label = |l: &str| -> String {
         let l = l.trim();
+        // The rules row names the rules, which a check on a smaller board changes.
+        if l.starts_with("rules ") {
+            return "rules".into();
+        }
         if l.contains("  ") {
             l.split("  ").next().unwrap().to_string()
         } else {
