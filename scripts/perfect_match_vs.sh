@@ -2,7 +2,7 @@
 # Perfect match play (perfect:match, R17) on the real board against the strongest players, first
 # player alternating, into data/match_solution/perfect_match_vs/OPPONENT/ (dataset at round
 # detail and its summary). The match table is data/match_solution/tables; the rounds' values
-# that perfect:match needs are computed there on first use (about 17 minutes and 7 GB for the
+# that perfect:match needs are computed there on first use (11 to 18 minutes and 7 GB for the
 # full round, 3.7 GB on disk, ignored by git) and read on later runs (README, match section).
 #   scripts/perfect_match_vs.sh                      # mcts:256 (100 matches), the others 20,
 #                                                    # perfect:match itself included
