@@ -18,9 +18,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::atomic::temporary_target;
+use super::atomic::Unsynced;
 use super::lock::{is_lock_name, writer_lock_name, DirLock, SETUP_LOCK};
 use super::verify::{Layout, Marker, PartRecord, Problem, ProblemKind};
-use super::atomic::Unsynced;
 use super::{read_table, write_string_atomically, write_table_unsynced, Format, IoError};
 use crate::agents::AgentSpec;
 use crate::engine::Ruleset;

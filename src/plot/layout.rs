@@ -363,13 +363,14 @@ pub(super) struct CategoryLabels {
 
 impl CategoryLabels {
     /// Wraps each name to `slot_width` pixels, with the largest font size (16, 14 or 12) at which
-    /// every name fits in three lines (four at the smallest size, then cut with an ellipsis).
+    /// every name fits in three lines (six at the smallest size, as a 13-player heat map's
+    /// `minimax:depth=2,eval=rows` needs, then cut with an ellipsis).
     pub fn new<DB: DrawingBackend>(area: &Area<DB>, names: &[&str], slot_width: u32) -> AreaResult<CategoryLabels, DB> {
         let max_width = slot_width.saturating_sub(8).max(20);
         let sizes = [16.0, 14.0, 12.0];
         for (k, &size) in sizes.iter().enumerate() {
             let last = k + 1 == sizes.len();
-            let max_lines = if last { 4 } else { 3 };
+            let max_lines = if last { 6 } else { 3 };
             let style = font(size);
             let mut lines = Vec::with_capacity(names.len());
             let mut ok = true;
