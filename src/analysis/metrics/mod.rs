@@ -107,7 +107,11 @@ mod c {
     /// The evaluation-based components from the exact round value (R15), in the order of
     /// LEAD_CHANGE..=DECISIVE.
     pub const EXACT_BASE: usize = 31;
-    pub const K: usize = 38;
+    /// Matches with a counted move (R10's positions of the rounds that ended): the per-position
+    /// metrics are means over these, since a match whose only round never ended (R17's cut) has
+    /// no position to average.
+    pub const PLAYED: usize = 38;
+    pub const K: usize = 39;
 }
 use c::K;
 
@@ -147,6 +151,7 @@ fn components(m: &MatchFacts, board: Board) -> [f64; K] {
     let moves = m.moves.max(1) as f64;
     let t = board.counters;
     x[c::N] = 1.0;
+    x[c::PLAYED] = (m.moves > 0) as u32 as f64;
     x[c::WON] = m.winner.is_some() as u32 as f64;
     x[c::FIRST_WIN] = (m.winner == Some(m.first)) as u32 as f64;
     x[c::SECOND_WIN] = (m.winner == Some(m.first.other())) as u32 as f64;
@@ -230,22 +235,22 @@ const METRICS: &[(&str, &str, Option<&str>, Stat)] = &[
     }),
     ("DurationMoves", "Evaluation/src/metrics/single/duration/DurationMoves.java", None, |s| s[c::LAPS] / s[c::N]),
     ("DurationRounds", "rajapasu", None, |s| s[c::ROUNDS] / s[c::N]),
-    ("DecisionMoves", "Evaluation/src/metrics/single/complexity/DecisionMoves.java", None, |s| s[c::DECISION_SHARE] / s[c::N]),
+    ("DecisionMoves", "Evaluation/src/metrics/single/complexity/DecisionMoves.java", None, |s| s[c::DECISION_SHARE] / s[c::PLAYED]),
     ("DecisionFactorAvg", "Evaluation/src/metrics/multiple/metrics/DecisionFactor.java", None, |s| {
         s[c::DECISION_FACTOR] / s[c::HAS_DECISION]
     }),
-    ("BranchingFactorAvg", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s[c::BF_AVG] / s[c::N]),
-    ("BranchingFactorMax", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s[c::BF_MAX] / s[c::N]),
-    ("BranchingFactorChangeAverage", "Evaluation/src/metrics/multiple/MultiMetricFramework.java", None, |s| s[c::BF_CHANGE] / s[c::N]),
-    ("BoardCoverage", "Evaluation/src/metrics/multiple/metrics/BoardCoverage.java", None, |s| s[c::COVERAGE] / s[c::N]),
+    ("BranchingFactorAvg", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s[c::BF_AVG] / s[c::PLAYED]),
+    ("BranchingFactorMax", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s[c::BF_MAX] / s[c::PLAYED]),
+    ("BranchingFactorChangeAverage", "Evaluation/src/metrics/multiple/MultiMetricFramework.java", None, |s| s[c::BF_CHANGE] / s[c::PLAYED]),
+    ("BoardCoverage", "Evaluation/src/metrics/multiple/metrics/BoardCoverage.java", None, |s| s[c::COVERAGE] / s[c::PLAYED]),
     ("PositionalRepetition", "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java", None, |s| {
-        s[c::REPETITION] / s[c::N]
+        s[c::REPETITION] / s[c::PLAYED]
     }),
     ("PositionalRepetitionMatches", "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java", None, |s| {
-        s[c::HAS_REPETITION] / s[c::N]
+        s[c::HAS_REPETITION] / s[c::PLAYED]
     }),
-    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(HOLDINGS), |s| s[c::LEAD_CHANGE] / s[c::N]),
-    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(HOLDINGS), |s| s[c::STABILITY] / s[c::N]),
+    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(HOLDINGS), |s| s[c::LEAD_CHANGE] / s[c::PLAYED]),
+    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(HOLDINGS), |s| s[c::STABILITY] / s[c::PLAYED]),
     ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s[c::DRAMA_AVG] / s[c::WON]),
     ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s[c::DRAMA_MAX] / s[c::WON]),
     ("DramaShare", "rajapasu", Some(HOLDINGS), |s| s[c::DRAMA_SHARE] / s[c::WON]),
@@ -259,8 +264,8 @@ const METRICS: &[(&str, &str, Option<&str>, Stat)] = &[
         s[c::DECISIVE] / s[c::WON]
     }),
     ("Comebacks", "rajapasu", Some(HOLDINGS), |s| s[c::COMEBACK] / s[c::WON]),
-    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(EXACT), |s| s[c::EXACT_BASE] / s[c::N]),
-    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(EXACT), |s| s[c::EXACT_BASE + 1] / s[c::N]),
+    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(EXACT), |s| s[c::EXACT_BASE] / s[c::PLAYED]),
+    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(EXACT), |s| s[c::EXACT_BASE + 1] / s[c::PLAYED]),
     ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s[c::EXACT_BASE + 2] / s[c::WON]),
     ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s[c::EXACT_BASE + 3] / s[c::WON]),
     ("DramaShare", "rajapasu", Some(EXACT), |s| s[c::EXACT_BASE + 4] / s[c::WON]),

@@ -231,3 +231,32 @@ fn a_round_cut_before_its_end_adds_no_positions_and_rows_that_count_them_are_ref
     }
     assert!(cut > 0, "perfect:match on 4x4 keeps some round going forever");
 }
+
+/// A match whose only round never ended (R17's cut) has no counted position: the per-position
+/// metrics are means over the matches that have one, not dragged towards 0 by it, while the
+/// outcome and duration metrics count every match.
+#[test]
+fn a_match_without_a_counted_position_is_left_out_of_the_per_position_means() {
+    let played = plain(1, Side::South, Some(Side::South));
+    let cut = MatchFacts {
+        moves: 0,
+        rounds: 0,
+        laps: 0,
+        sown: 0,
+        quality: QualityRecord { match_id: 2, ..QualityRecord::default() },
+        ..plain(2, Side::North, None)
+    };
+    let (alone, both) = (metrics_of(&[played], 0), metrics_of(&[played, cut], 0));
+    for name in
+        ["BranchingFactorAvg", "BranchingFactorMax", "DecisionMoves", "BoardCoverage", "PositionalRepetition", "LeadChange", "Stability"]
+    {
+        assert!(
+            close(value(&alone, name), value(&both, name)),
+            "{name}: {} alone, {} with the cut match",
+            value(&alone, name),
+            value(&both, name)
+        );
+    }
+    assert!(close(value(&both, "BranchingFactorAvg"), 1.0));
+    assert!(close(value(&both, "DurationTurns"), 5.0) && close(value(&both, "Completion"), 0.5));
+}
