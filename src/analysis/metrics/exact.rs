@@ -243,8 +243,7 @@ mod tests {
     /// positions are left out of the exact leads as of the quality table's holdings leads.
     #[test]
     fn a_match_cut_in_a_round_that_never_ends_plays_again_as_its_row_says() {
-        static TABLES: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-        crate::exact::set_tables_dir(Some(TABLES.get_or_init(|| tempfile::tempdir().unwrap()).path().to_path_buf()));
+        super::super::tests::isolated_tables();
         let mut cut = 0;
         for other in ["greedy", "random"] {
             let base = cfg(4, 4, AgentSpec::Random, 6);

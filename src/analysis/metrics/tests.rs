@@ -147,6 +147,13 @@ fn positional_repetition_is_the_mean_share_of_repeated_positions_and_the_share_o
     assert!(close(value(&m, "PositionalRepetitionMatches"), 0.5));
 }
 
+/// The perfect players' tables of these tests in a directory of the test process's own (not the
+/// user's cache).
+pub(super) fn isolated_tables() {
+    static TABLES: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    crate::exact::set_tables_dir(Some(TABLES.get_or_init(|| tempfile::tempdir().unwrap()).path().to_path_buf()));
+}
+
 fn config(rules: &[&str], detail: Detail) -> RunConfig {
     RunConfig {
         rules: Ruleset::from_assignments(rules.iter().copied()).unwrap(),
@@ -197,8 +204,7 @@ fn the_streamed_tallies_equal_those_recomputed_from_the_move_rows() {
 /// refused naming its match.
 #[test]
 fn a_round_cut_before_its_end_adds_no_positions_and_rows_that_count_them_are_refused() {
-    static TABLES: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    crate::exact::set_tables_dir(Some(TABLES.get_or_init(|| tempfile::tempdir().unwrap()).path().to_path_buf()));
+    isolated_tables();
     let mut cut = 0;
     for north in ["greedy", "random"] {
         let cfg = RunConfig {
