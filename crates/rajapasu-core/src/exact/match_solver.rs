@@ -356,14 +356,12 @@ impl MatchTable {
                 MatchCheckpoint { rules, iterations: 0, wins, child, complete: false, stats: None }
             }
         };
-        // The attractors of each graph, labelling and side, kept between iterations when they
-        // fit the memory allowance (each iteration then visits only what its new targets
-        // change); otherwise recomputed, two at a time.
-        let kept_bytes: u64 = graphs.iter().zip(&labellings).map(|(g, l)| g.nodes() as u64 * l.len() as u64 * 2 * 16).sum();
-        let mut persist: Option<Vec<Vec<[Vec<Mask>; 2]>>> = (stats.graph_bytes + kept_bytes <= opts.max_memory).then(|| {
-            graphs.iter().zip(&labellings).map(|(g, l)| l.iter().map(|_| [vec![0; g.nodes()], vec![0; g.nodes()]]).collect()).collect()
-        });
-        stats.peak_bytes = stats.peak_bytes.max(stats.graph_bytes + if persist.is_some() { kept_bytes } else { 2 * largest });
+        // Each iteration computes its attractors afresh, level by level from the round's ends
+        // (two at a time, one per side). Continuing the last iteration's instead (kept in memory,
+        // carrying the new targets up through the predecessors) was measured 10 to 20 times
+        // slower on the real board under next_starter = round_winner (an iteration of 9 to 13
+        // minutes against 30 s), and it needed the masks of every labelling kept.
+        stats.peak_bytes = stats.peak_bytes.max(stats.graph_bytes + 2 * largest);
         if stats.peak_bytes > opts.max_memory {
             return Err(MatchError::Solve(SolveError::MemoryLimit {
                 limit: opts.max_memory,
@@ -383,7 +381,7 @@ impl MatchTable {
                 progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: graphs.len() as u64, open });
                 let n0 = graph.on_board();
                 let kept_of = |h: u32| h - graph.open[Side::South] as u32 * s;
-                for (li, label) in labels.iter().enumerate() {
+                for label in labels {
                     let (lo, hi) = reserve_span(label.states.iter().map(|&(h, _)| kept_of(h)), n0, total)
                         .expect("a labelling has states")
                         .into_inner();
@@ -397,35 +395,14 @@ impl MatchTable {
                         let wins = &cp.wins[f.index()];
                         need[f.index()].then(|| end_masks(&rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k))
                     });
-                    // Both sides' attractors at once (one per core), continued from the last
-                    // iteration's when they are kept.
-                    let run = |f: Side, kept: Option<&mut Vec<Mask>>| -> Option<Vec<Mask>> {
+                    // Both sides' attractors at once (one per core).
+                    let run = |f: Side| -> Option<Vec<Mask>> {
                         let masks = ends[f.index()].as_ref()?;
-                        let end = |left: u32, mover: Side| masks[left as usize][mover.index()];
-                        match kept {
-                            // The first attractor level by level (far fewer re-evaluations
-                            // than carrying changes up from the ends); later ones continued.
-                            Some(win) if win.iter().all(|&m| m == 0) => {
-                                *win = graph.attract(f, &end);
-                                None
-                            }
-                            Some(win) => {
-                                graph.attract_more(f, &end, win);
-                                None
-                            }
-                            None => Some(graph.attract(f, &end)),
-                        }
+                        Some(graph.attract(f, &|left: u32, mover: Side| masks[left as usize][mover.index()]))
                     };
-                    let fresh: [Option<Vec<Mask>>; 2] = match persist.as_mut() {
-                        Some(p) => {
-                            let [south, north] = &mut p[gi][li];
-                            let (a, b) = rayon::join(|| run(Side::South, Some(south)), || run(Side::North, Some(north)));
-                            [a, b]
-                        }
-                        None => {
-                            let (a, b) = rayon::join(|| run(Side::South, None), || run(Side::North, None));
-                            [a, b]
-                        }
+                    let fresh: [Option<Vec<Mask>>; 2] = {
+                        let (a, b) = rayon::join(|| run(Side::South), || run(Side::North));
+                        [a, b]
                     };
                     for f in Side::ALL {
                         let fi = f.index();
@@ -433,11 +410,7 @@ impl MatchTable {
                             continue;
                         }
                         stats.attractors += 1;
-                        let win: &[Mask] = match (&fresh[fi], persist.as_ref()) {
-                            (Some(w), _) => w,
-                            (None, Some(p)) => &p[gi][li][fi],
-                            (None, None) => unreachable!("an attractor was computed"),
-                        };
+                        let win: &[Mask] = fresh[fi].as_deref().expect("an attractor was computed for a side that needs one");
                         for &(h, st) in &label.states {
                             let kept = kept_of(h);
                             let root = graph.root(st);

@@ -298,8 +298,9 @@ impl RoundGraph {
         self.preds = Vec::new();
     }
 
-    /// [`RoundGraph::attract_more`] in synchronous layers: layer 0 is the ends whose targets
-    /// grew, and layer j+1 the bits that join once layer j's have, every node of a layer
+    /// The attractor for larger targets, continued from `win` (the attractor of smaller ones, or
+    /// all empty), in synchronous layers: layer 0 is the ends whose targets grew, and layer j+1
+    /// the bits that join once layer j's have, every node of a layer
     /// evaluated against the masks of the layers before it (so a bit never joins in the same
     /// layer as a bit that brought it). `added(node, level, bits, layer)` hears each addition.
     /// The layer is then a progress measure that fits a byte almost everywhere: a forcer's bit
@@ -357,35 +358,5 @@ impl RoundGraph {
             }
         }
         layer
-    }
-
-    /// The attractor for larger targets, continued from `win`, the attractor of smaller ones
-    /// (or all empty): the ends whose targets grew are re-evaluated and the change is carried
-    /// to their predecessors, level by level or not (the least fixed point is reached from any
-    /// start below it). The rounds loop of the match solver gains targets at every iteration;
-    /// this visits only what they change.
-    pub fn attract_more(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync), win: &mut [Mask]) {
-        let eval = |win: &[Mask], x: u32| {
-            let n = self.level_of(x);
-            self.eval(forcer, end, win, n, self.valid(n), x)
-        };
-        let mut stack = Vec::new();
-        for &x in &self.ends {
-            let v = eval(win, x) | win[x as usize];
-            if v != win[x as usize] {
-                win[x as usize] = v;
-                stack.push(x);
-            }
-        }
-        while let Some(y) = stack.pop() {
-            for &p in &self.preds[self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize] {
-                let v = eval(win, p);
-                if v != win[p as usize] {
-                    debug_assert_eq!(v & win[p as usize], win[p as usize], "masks only grow");
-                    win[p as usize] = v;
-                    stack.push(p);
-                }
-            }
-        }
     }
 }
