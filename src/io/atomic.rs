@@ -53,20 +53,9 @@ pub fn write_unsynced(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoErr
     Ok(Unsynced { tmp, path: path.to_path_buf() })
 }
 
-/// [`write_atomically`], also returning the size and SHA-256 of the bytes written: they are
-/// hashed as they pass to the file (no second read), for the progress markers that let a
-/// dataset be verified ([`super::verify`]).
-pub fn write_atomically_hashed(
-    path: &Path,
-    f: impl FnOnce(&mut HashingWriter<&mut File>) -> Result<(), IoError>,
-) -> Result<FileDigest, IoError> {
-    let (unsynced, digest) = write_unsynced_hashed(path, f)?;
-    unsynced.commit()?;
-    Ok(digest)
-}
-
-/// [`write_unsynced`] with the size and SHA-256 of the bytes written (see
-/// [`write_atomically_hashed`]).
+/// [`write_unsynced`], also returning the size and SHA-256 of the bytes written: they are hashed
+/// as they pass to the file (no second read), for the progress markers that let a dataset be
+/// verified ([`super::verify`]).
 pub fn write_unsynced_hashed(
     path: &Path,
     f: impl FnOnce(&mut HashingWriter<&mut File>) -> Result<(), IoError>,
