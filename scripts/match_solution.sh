@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Solves the match (RULES.md R17) of the real board under the default rules and under each rule
+# Solves the match (docs/rules.md R17) of the real board under the default rules and under each rule
 # reading that the rule_variants study compares, into data/match_solution/: for each reading the
 # match_states table (CSV), the match-equity chart and solve_match.json, the match tables
 # themselves (data/match_solution/tables, usable with --tables by perfect:match), and

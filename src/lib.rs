@@ -2,7 +2,7 @@
 //!
 //! Layers, each depending only on those before it. From the `rajapasu-core` crate (no polars,
 //! plotters or clap), re-exported here under the same names:
-//! - [`engine`]: the rules (RULES.md R1-R16), no I/O;
+//! - [`engine`]: the rules (docs/rules.md R1-R16), no I/O;
 //! - [`agents`]: players (random, greedy, minimax, MCTS, external, host, perfect);
 //! - [`exact`]: exact perfect-play values of rounds (R15) and matches (R17), beside the players;
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;

@@ -175,7 +175,7 @@ def solve(
     max_positions: Optional[int] = None,
     **switches: Any,
 ) -> dict:
-    """The exact perfect-play value of a round's start (RULES.md R15), as
+    """The exact perfect-play value of a round's start (docs/rules.md R15), as
     ``rajapasu solve --json`` prints it: a dict with ``value`` (the starter's captures minus
     the opponent's to the round's end), ``outcome``, ``best_moves`` (local pits),
     ``positions`` (reachable), timings and memory. ``open=(S, N)`` sets the open pits of
@@ -216,7 +216,7 @@ def solve_match(
     max_iterations: Optional[int] = None,
     **switches: Any,
 ) -> dict:
-    """The perfect-match value of a match state (RULES.md R17), as
+    """The perfect-match value of a match state (docs/rules.md R17), as
     ``rajapasu solve --match --json`` prints it: a dict with ``value`` (``"win"``, ``"draw"``
     or ``"loss"`` for the starter), ``rounds`` (for a win the least k within which the
     starter forces it, the round starting counted as 1; for a loss the same for the

@@ -14,7 +14,7 @@ class UsageError(RajapasuError):
     """Bad input (the command line's exit code 2): arguments, rules, players, files."""
 
 class Ruleset:
-    """The rules of a match: the defaults of RULES.md with the switches given, e.g.
+    """The rules of a match: the defaults of docs/rules.md with the switches given, e.g.
     ``Ruleset(pits_per_row=5, final_four="sower")``."""
     def __init__(self, **switches: Any) -> None: ...
     def as_dict(self) -> Dict[str, Any]: ...

@@ -73,7 +73,7 @@ fn ruleset_from(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
     Ruleset::from_assignments(items.iter().map(String::as_str)).map_err(|e| usage(format!("rules: {e}")))
 }
 
-/// The rules of a match: the defaults of RULES.md with the switches given, e.g.
+/// The rules of a match: the defaults of docs/rules.md with the switches given, e.g.
 /// `Ruleset(pits_per_row=5, final_four="sower")`. Unknown switches and bad values raise
 /// `UsageError` with the command line's message.
 #[pyclass(module = "rajapasu", name = "Ruleset", frozen, eq)]
@@ -532,7 +532,7 @@ impl PyMatch {
         Clone::clone(self)
     }
 
-    /// The match so far in the trace format of RULES.md (one JSON object a line, as
+    /// The match so far in the trace format of docs/rules.md (one JSON object a line, as
     /// `rajapasu replay` prints it).
     fn to_trace(&self) -> PyResult<String> {
         let mut out = String::new();

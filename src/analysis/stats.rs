@@ -180,7 +180,7 @@ pub fn normal_two_sided(z: f64) -> (f64, f64) {
     (p, (std::f64::consts::LN_2 + ln_tail) / std::f64::consts::LN_10)
 }
 
-/// A score with unfinished matches counted as half a win (RULES.md R16): `points` = wins + 1/2
+/// A score with unfinished matches counted as half a win (docs/rules.md R16): `points` = wins + 1/2
 /// x unfinished, out of `matches` (finished and unfinished), with a 95% interval for the rate
 /// (see [`half_point_interval`]).
 #[derive(Serialize, Clone, Debug, PartialEq)]

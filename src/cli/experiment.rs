@@ -11,7 +11,7 @@
 //! format = "parquet"    # parquet, csv or both
 //! south = "random"
 //! north = "random"
-//! [defaults.rules]      # rule switches (RULES.md), name = value
+//! [defaults.rules]      # rule switches (docs/rules.md), name = value
 //! [[arms]]
 //! name = "greedy-vs-random"
 //! south = "greedy"

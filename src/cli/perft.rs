@@ -1,4 +1,4 @@
-//! `rajapasu perft`: legal move sequences inside round 1 (RULES.md "Perft").
+//! `rajapasu perft`: legal move sequences inside round 1 (docs/rules.md, "Perft").
 
 use crate::engine::{perft, Position, Side};
 

@@ -1,4 +1,4 @@
-//! `rajapasu replay`: the trace of RULES.md for given moves.
+//! `rajapasu replay`: the trace of docs/rules.md for given moves.
 
 use std::path::PathBuf;
 

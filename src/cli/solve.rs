@@ -1,4 +1,4 @@
-//! `rajapasu solve`: the exact perfect-play value of a round's start (RULES.md R15), its best
+//! `rajapasu solve`: the exact perfect-play value of a round's start (docs/rules.md R15), its best
 //! opening moves and the reachable positions; `--all-starts` for every open-pit configuration
 //! and starter (a table and a heat map); `--study` for the perfect_play study.
 

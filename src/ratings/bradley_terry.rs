@@ -2,7 +2,7 @@
 //! bootstrap over matches for intervals.
 //!
 //! Player a's expected score against b is `1 / (1 + 10^((r_b - r_a) / 400))`. A match scores 1
-//! for a win, 0 for a loss and 1/2 for an unfinished match (RULES.md R16); the fit maximizes
+//! for a win, 0 for a loss and 1/2 for an unfinished match (docs/rules.md R16); the fit maximizes
 //! `sum over pairs of S_ab ln E_ab + S_ba ln E_ba`, where S_ab is a's points against b (the
 //! usual treatment of draws as half a win and half a loss). Only rating differences are
 //! identified: the [`Anchor`] fixes the level.

@@ -1,4 +1,5 @@
 mod bench;
+mod docs;
 mod experiments;
 mod external;
 mod metrics;

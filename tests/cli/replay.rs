@@ -61,7 +61,7 @@ fn moves_on_the_command_line_stop_the_stream_where_they_end() {
     let out = ok(&["replay", "--first", "south", "--moves", "0"]);
     let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 3);
-    // RULES.md worked example: the opening at local pit 0 ends with 15 for South and 4 for North.
+    // docs/rules.md worked example: the opening at local pit 0 ends with 15 for South and 4 for North.
     assert_eq!(lines[2]["reserve"], serde_json::json!([15, 4]));
     assert_eq!(lines[2]["laps"].as_array().unwrap().len(), 12);
 }

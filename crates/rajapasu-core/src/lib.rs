@@ -1,7 +1,7 @@
 //! rajapasu-core: the part of rajapasu that needs no file formats, charts or command line.
 //!
 //! Layers, each depending only on those before it:
-//! - [`engine`]: the rules (RULES.md R1-R16), no I/O;
+//! - [`engine`]: the rules (docs/rules.md R1-R16), no I/O;
 //! - [`agents`]: players (random, greedy, minimax, MCTS, external, host, perfect);
 //! - [`exact`]: exact perfect-play values of rounds (R15) and matches (R17), beside the players;
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;

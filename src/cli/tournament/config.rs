@@ -13,7 +13,7 @@
 //! virtual_draws = 1.0      # virtual unfinished matches added to every pair (keeps ratings finite)
 //! bootstrap = 1000         # bootstrap replicates for the 95% intervals
 //! detail = "match"         # match, round, move or lap
-//! [rules]                  # rule switches (RULES.md), name = value
+//! [rules]                  # rule switches (docs/rules.md), name = value
 //! max_rounds = 1000
 //! ```
 

@@ -1,4 +1,4 @@
-//! The rules engine (RULES.md R1-R14). Depends on no I/O, plotting or CLI crate.
+//! The rules engine (docs/rules.md R1-R14). Depends on no I/O, plotting or CLI crate.
 
 mod game;
 mod perft;

@@ -1,4 +1,4 @@
-//! perft: legal move sequences inside round 1 (RULES.md "Perft"), the move generator's check.
+//! perft: legal move sequences inside round 1 (docs/rules.md, "Perft"), the move generator's check.
 
 use super::{Pit, Position};
 

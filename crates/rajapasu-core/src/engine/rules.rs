@@ -38,7 +38,7 @@ pub enum NextStarter {
     RoundWinner,
 }
 
-/// A complete ruleset. Field order is the canonical order of the switches (RULES.md).
+/// A complete ruleset. Field order is the canonical order of the switches (docs/rules.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Ruleset {
     pub final_four: FinalFour,

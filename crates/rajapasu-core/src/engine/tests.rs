@@ -66,7 +66,7 @@ fn golden_perft_counts() {
 
 #[test]
 fn the_worked_example_of_the_rules() {
-    // RULES.md: every opening move is a relay of 12 laps; local pit 0 ends 15-4, pit 5 ends 7-12,
+    // docs/rules.md: every opening move is a relay of 12 laps; local pit 0 ends 15-4, pit 5 ends 7-12,
     // the other five 11-8.
     let pos = Position::opening(Ruleset::default(), Side::South);
     for pit in 0..7 {

@@ -1,4 +1,4 @@
-//! The trace format of RULES.md ("Golden traces") and `replay`, which produces it.
+//! The trace format of docs/rules.md ("Golden traces") and `replay`, which produces it.
 
 use serde::Serialize;
 

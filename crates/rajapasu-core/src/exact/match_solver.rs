@@ -1,4 +1,4 @@
-//! Perfect match play (RULES.md R17): the match value of every match state, its `rounds` and
+//! Perfect match play (docs/rules.md R17): the match value of every match state, its `rounds` and
 //! its best opening moves.
 //!
 //! A match state is (South's holdings h, starter); R12 fixes the open pits and the reserves.

@@ -1,4 +1,4 @@
-//! The match solver (RULES.md R17) against the golden values and against an independent fixed
+//! The match solver (docs/rules.md R17) against the golden values and against an independent fixed
 //! point over the whole product graph (round positions x reserves x round context), computed
 //! here with the engine alone: no round graph, no masks, no rounds loop.
 

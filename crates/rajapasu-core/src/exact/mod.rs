@@ -1,4 +1,4 @@
-//! Exact analysis of small boards: the perfect-play value of round positions (RULES.md R15)
+//! Exact analysis of small boards: the perfect-play value of round positions (docs/rules.md R15)
 //! by retrograde analysis, and matches played by perfect round play. Depends on the engine only.
 
 mod chain;

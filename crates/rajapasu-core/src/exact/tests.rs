@@ -1,4 +1,4 @@
-//! The solver against the golden values (RULES.md R15), plain negamax, value iteration and
+//! The solver against the golden values (docs/rules.md R15), plain negamax, value iteration and
 //! mirror symmetry.
 
 use std::collections::HashMap;

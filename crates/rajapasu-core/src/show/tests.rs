@@ -1,4 +1,4 @@
-//! The page's data against the golden traces (RULES.md), and the drawing.
+//! The page's data against the golden traces (docs/rules.md), and the drawing.
 
 use std::path::PathBuf;
 

@@ -638,7 +638,7 @@ pub fn simulate_batch_into(cfg: &RunConfig, b: u64, batch: Batch) -> Result<Batc
 fn prepare(cfg: &RunConfig, b: u64, mut batch: Batch) -> Batch {
     batch.clear();
     batch.index = b;
-    // Room for a typical batch of random play under the default rules (RULES.md: about 38
+    // Room for a typical batch of random play under the default rules (docs/rules.md: about 38
     // rounds, 615 moves and 1,440 laps a match), so the columns seldom grow and copy.
     let matches = (cfg.batch_range(b).end - cfg.batch_range(b).start) as usize;
     batch.matches.reserve(matches);

@@ -217,7 +217,7 @@ fn shards_partition_the_batches() {
 
 #[test]
 fn random_play_matches_the_reference_figures_roughly() {
-    // RULES.md reference: about 38 rounds and 615 moves a match, 2.34 laps a move, 4.3
+    // docs/rules.md reference: about 38 rounds and 615 moves a match, 2.34 laps a move, 4.3
     // counters a lap, first player wins about 55%. 2,000 matches give loose checks.
     let cfg = RunConfig { north: AgentSpec::Random, ..config(2000, Detail::Match, 500) };
     let merged = run_all(&cfg, 2).merged();

@@ -1,0 +1,176 @@
+//! The documents keep up with the code: every rule the code and the documents cite is specified
+//! in docs/rules.md (and no file the repository lacks is cited), every rule switch of the engine
+//! is specified there, and its golden figures are the golden files' own.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use rajapasu::engine::{Ruleset, SWITCHES};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(relative: &str) -> String {
+    std::fs::read_to_string(repo().join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
+}
+
+/// Extensions of the files people and code read as text: sources, documents, scripts, configs.
+const TEXT: &[&str] = &["rs", "md", "py", "pyi", "toml", "sh", "ipynb", "js", "css", "html", "txt", "cff", "yml", "yaml"];
+
+/// The repository's code and documents, relative paths with their text. Not scanned: build
+/// output (`target`, the book's `book/`), hidden directories but `.ci`, and `data/` (samples the
+/// commands write: they change only when they are regenerated).
+fn code_and_docs() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                let skipped = name == "target" || name == "node_modules" || (name.starts_with('.') && name != ".ci");
+                if !skipped && !(dir == repo() && (name == "data" || name == "book")) {
+                    walk(&path, out);
+                }
+            } else if TEXT.iter().any(|ext| name.ends_with(&format!(".{ext}"))) || (dir.ends_with(".ci") && name == "run") {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(repo(), &mut paths);
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(&p).ok()?;
+            Some((p.strip_prefix(repo()).unwrap().to_string_lossy().into_owned(), text))
+        })
+        .collect()
+}
+
+/// The rule numbers cited in `text` (`R5`, `R1-R14`: each `R` followed by digits as a word),
+/// with their line numbers.
+fn rule_citations(text: &str) -> Vec<(usize, u32)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let bytes = line.as_bytes();
+        for (at, _) in line.match_indices('R') {
+            let word_start = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+            let digits = bytes[at + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+            let end = at + 1 + digits;
+            let word_end = end == bytes.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_');
+            if word_start && digits > 0 && word_end {
+                out.push((i + 1, line[at + 1..end].parse().unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// The rules docs/rules.md specifies: its `### R<n>. Title` headings, in order.
+fn specified_rules() -> Vec<u32> {
+    read("docs/rules.md")
+        .lines()
+        .filter_map(|l| l.strip_prefix("### R")?.split_once(". ")?.0.parse().ok())
+        .collect()
+}
+
+#[test]
+fn docs_rules_md_specifies_r1_to_r17_in_order() {
+    assert_eq!(specified_rules(), (1..=17).collect::<Vec<_>>());
+}
+
+#[test]
+fn no_file_cites_a_rules_file_the_repository_lacks() {
+    let missing = concat!("RULES", ".md");
+    assert!(!repo().join(missing).exists(), "the project's rules are docs/rules.md");
+    let citing: Vec<String> = code_and_docs()
+        .iter()
+        .flat_map(|(path, text)| text.lines().enumerate().filter(|(_, l)| l.contains(missing)).map(move |(i, _)| format!("{path}:{}", i + 1)))
+        .collect();
+    assert!(citing.is_empty(), "{missing} does not exist: cite `docs/rules.md R<n>` or `R<n>` instead, at {citing:?}");
+}
+
+#[test]
+fn every_rule_citation_resolves_to_a_rule_of_docs_rules_md() {
+    let specified: BTreeSet<u32> = specified_rules().into_iter().collect();
+    let files = code_and_docs();
+    assert!(files.iter().any(|(p, _)| p == "crates/rajapasu-core/src/engine/position.rs"), "the scan reaches the core crate");
+    let mut cited = BTreeSet::new();
+    let mut unresolved = Vec::new();
+    for (path, text) in &files {
+        for (line, rule) in rule_citations(text) {
+            cited.insert(rule);
+            if !specified.contains(&rule) {
+                unresolved.push(format!("{path}:{line}: R{rule}"));
+            }
+        }
+    }
+    assert!(unresolved.is_empty(), "rules docs/rules.md does not specify: {unresolved:?}");
+    assert!(cited.len() >= 17, "every rule is cited somewhere: {cited:?}");
+}
+
+#[test]
+fn the_citation_scan_reads_rule_numbers_as_words() {
+    let found: Vec<u32> = rule_citations("R5, R1-R14 (R17); not R2D2, PR12, R_1 or RR3").into_iter().map(|c| c.1).collect();
+    assert_eq!(found, [5, 1, 14, 17]);
+}
+
+/// The rows of docs/rules.md's switch table: name, values, default.
+fn switch_table() -> Vec<(String, String, String)> {
+    let text = read("docs/rules.md");
+    let section = text.split("\n## Variant switches\n").nth(1).expect("a Variant switches section").split("\n## ").next().unwrap();
+    section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[1].trim_matches('`').to_string(), cells[2].to_string(), cells[3].trim_matches('`').to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_rule_switch_of_the_engine_is_specified_in_docs_rules_md() {
+    let table = switch_table();
+    let defaults = serde_json::to_value(Ruleset::default()).unwrap();
+    let fields: Vec<&String> = defaults.as_object().unwrap().keys().collect();
+    let documented: Vec<&String> = table.iter().map(|row| &row.0).collect();
+    assert_eq!(documented, fields, "docs/rules.md lists the Ruleset's switches in their canonical order");
+    for (name, values, default) in &table {
+        let value = &defaults[name.as_str()];
+        let default_text = value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string());
+        assert_eq!(default, &default_text, "the default of {name}");
+        let allowed = SWITCHES.iter().find(|s| s.0 == name).expect("a switch the engine parses").1;
+        for word in allowed.split([',', ' ']).filter(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '_') && !w.is_empty()) {
+            if !["an", "integer", "in"].contains(&word) {
+                assert!(values.contains(&format!("`{word}`")), "docs/rules.md gives {name} the value {word}: {values}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_golden_figures_of_docs_rules_md_are_the_golden_files() {
+    let text = read("docs/rules.md");
+    let golden = |name: &str| -> serde_json::Value { serde_json::from_str(&read(&format!("crates/rajapasu-core/tests/data/golden/{name}"))).unwrap() };
+    let list = |v: &serde_json::Value| v.as_array().unwrap().iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+    for case in golden("perft.json")["cases"].as_array().unwrap() {
+        let row = format!(" | {} |", list(&case["perft"]));
+        assert!(text.lines().any(|l| l.ends_with(&row)), "docs/rules.md lacks the perft row{row}");
+    }
+    for case in golden("solve.json").as_array().unwrap() {
+        let board = format!("| {}x{} |", case["pits_per_row"], case["seeds_per_pit"]);
+        let starter = if case["starter"] == "south" { "South" } else { "North" };
+        let row = format!(" | {starter} | {} | {} | {} |", case["value"], list(&case["best_moves"]), case["positions"]);
+        assert!(text.lines().any(|l| l.starts_with(&board) && l.ends_with(&row)), "docs/rules.md lacks the solved round {board}{row}");
+    }
+    for case in golden("solve_match.json").as_array().unwrap() {
+        let board = format!("| {}x{} |", case["pits_per_row"], case["seeds_per_pit"]);
+        let starter = if case["starter"] == "south" { "South" } else { "North" };
+        let rounds = if case["rounds"].is_null() { "-".to_string() } else { case["rounds"].to_string() };
+        let row = format!(" | {} | {starter} | {} | {rounds} | {} |", list(&case["holdings"]), case["value"].as_str().unwrap(), list(&case["best_moves"]));
+        assert!(text.lines().any(|l| l.starts_with(&board) && l.ends_with(&row)), "docs/rules.md lacks the solved match state {board}{row}");
+    }
+}
+
