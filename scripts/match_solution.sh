@@ -4,7 +4,7 @@
 # match_states table (CSV), the match-equity chart and solve_match.json, the match tables
 # themselves (data/match_solution/tables, usable with --tables by perfect:match), and
 # summary.csv / summary.md, the match value by reading.
-#   scripts/match_solution.sh                 # every reading (see the timings in README.md)
+#   scripts/match_solution.sh                 # every reading (timings: docs/guide/match-solution.md)
 #   scripts/match_solution.sh default skip_origin   # some of them
 #   scripts/match_solution.sh --summary              # only the summary of the readings solved
 # An interrupted run continues: each table's checkpoint is kept in data/match_solution/tables.

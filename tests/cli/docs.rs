@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 
 use rajapasu::engine::{Ruleset, SWITCHES};
 
-fn repo() -> &'static Path {
+use crate::common::ok;
+
+pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn read(relative: &str) -> String {
+pub fn read(relative: &str) -> String {
     std::fs::read_to_string(repo().join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
@@ -21,7 +23,7 @@ const TEXT: &[&str] = &["rs", "md", "py", "pyi", "toml", "sh", "ipynb", "js", "c
 /// The repository's code and documents, relative paths with their text. Not scanned: build
 /// output (`target`, the book's `book/`), hidden directories but `.ci`, and `data/` (samples the
 /// commands write: they change only when they are regenerated).
-fn code_and_docs() -> Vec<(String, String)> {
+pub fn code_and_docs() -> Vec<(String, String)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -31,7 +33,7 @@ fn code_and_docs() -> Vec<(String, String)> {
                 if !skipped && !(dir == repo() && (name == "data" || name == "book")) {
                     walk(&path, out);
                 }
-            } else if TEXT.iter().any(|ext| name.ends_with(&format!(".{ext}"))) || (dir.ends_with(".ci") && name == "run") {
+            } else if TEXT.iter().any(|ext| name.ends_with(&format!(".{ext}"))) || (dir == repo().join(".ci") && name == "run") {
                 out.push(path);
             }
         }
@@ -69,10 +71,7 @@ fn rule_citations(text: &str) -> Vec<(usize, u32)> {
 
 /// The rules docs/rules.md specifies: its `### R<n>. Title` headings, in order.
 fn specified_rules() -> Vec<u32> {
-    read("docs/rules.md")
-        .lines()
-        .filter_map(|l| l.strip_prefix("### R")?.split_once(". ")?.0.parse().ok())
-        .collect()
+    read("docs/rules.md").lines().filter_map(|l| l.strip_prefix("### R")?.split_once(". ")?.0.parse().ok()).collect()
 }
 
 #[test]
@@ -86,7 +85,9 @@ fn no_file_cites_a_rules_file_the_repository_lacks() {
     assert!(!repo().join(missing).exists(), "the project's rules are docs/rules.md");
     let citing: Vec<String> = code_and_docs()
         .iter()
-        .flat_map(|(path, text)| text.lines().enumerate().filter(|(_, l)| l.contains(missing)).map(move |(i, _)| format!("{path}:{}", i + 1)))
+        .flat_map(|(path, text)| {
+            text.lines().enumerate().filter(|(_, l)| l.contains(missing)).map(move |(i, _)| format!("{path}:{}", i + 1))
+        })
         .collect();
     assert!(citing.is_empty(), "{missing} does not exist: cite `docs/rules.md R<n>` or `R<n>` instead, at {citing:?}");
 }
@@ -134,9 +135,11 @@ fn switch_table() -> Vec<(String, String, String)> {
 fn every_rule_switch_of_the_engine_is_specified_in_docs_rules_md() {
     let table = switch_table();
     let defaults = serde_json::to_value(Ruleset::default()).unwrap();
-    let fields: Vec<&String> = defaults.as_object().unwrap().keys().collect();
-    let documented: Vec<&String> = table.iter().map(|row| &row.0).collect();
-    assert_eq!(documented, fields, "docs/rules.md lists the Ruleset's switches in their canonical order");
+    let fields: BTreeSet<&String> = defaults.as_object().unwrap().keys().collect();
+    let parsed: Vec<&str> = SWITCHES.iter().map(|s| s.0).collect();
+    let documented: Vec<&str> = table.iter().map(|row| row.0.as_str()).collect();
+    assert_eq!(documented, parsed, "docs/rules.md lists the switches in their canonical order");
+    assert_eq!(fields, table.iter().map(|row| &row.0).collect(), "every field of Ruleset is a documented switch");
     for (name, values, default) in &table {
         let value = &defaults[name.as_str()];
         let default_text = value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string());
@@ -153,7 +156,9 @@ fn every_rule_switch_of_the_engine_is_specified_in_docs_rules_md() {
 #[test]
 fn the_golden_figures_of_docs_rules_md_are_the_golden_files() {
     let text = read("docs/rules.md");
-    let golden = |name: &str| -> serde_json::Value { serde_json::from_str(&read(&format!("crates/rajapasu-core/tests/data/golden/{name}"))).unwrap() };
+    let golden = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&read(&format!("crates/rajapasu-core/tests/data/golden/{name}"))).unwrap()
+    };
     let list = |v: &serde_json::Value| v.as_array().unwrap().iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
     for case in golden("perft.json")["cases"].as_array().unwrap() {
         let row = format!(" | {} |", list(&case["perft"]));
@@ -169,8 +174,166 @@ fn the_golden_figures_of_docs_rules_md_are_the_golden_files() {
         let board = format!("| {}x{} |", case["pits_per_row"], case["seeds_per_pit"]);
         let starter = if case["starter"] == "south" { "South" } else { "North" };
         let rounds = if case["rounds"].is_null() { "-".to_string() } else { case["rounds"].to_string() };
-        let row = format!(" | {} | {starter} | {} | {rounds} | {} |", list(&case["holdings"]), case["value"].as_str().unwrap(), list(&case["best_moves"]));
-        assert!(text.lines().any(|l| l.starts_with(&board) && l.ends_with(&row)), "docs/rules.md lacks the solved match state {board}{row}");
+        let row = format!(
+            " | {} | {starter} | {} | {rounds} | {} |",
+            list(&case["holdings"]),
+            case["value"].as_str().unwrap(),
+            list(&case["best_moves"])
+        );
+        assert!(
+            text.lines().any(|l| l.starts_with(&board) && l.ends_with(&row)),
+            "docs/rules.md lacks the solved match state {board}{row}"
+        );
     }
 }
 
+/// The README and every page under docs/, relative paths, sorted.
+pub fn markdown_documents() -> Vec<String> {
+    let mut out = vec!["README.md".to_string()];
+    out.extend(code_and_docs().into_iter().map(|(path, _)| path).filter(|p| p.starts_with("docs/") && p.ends_with(".md")));
+    out.sort();
+    out
+}
+
+/// The lines of `text` outside its fenced code blocks, with their numbers.
+fn prose(text: &str) -> Vec<(usize, &str)> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push((i + 1, line));
+        }
+    }
+    out
+}
+
+/// A heading's anchor as GitHub and mdBook make it: lower case, blanks to `-`, punctuation but
+/// `-` and `_` dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a document's headings (a repeated heading gets `-1`, `-2`, ... as on GitHub).
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (_, line) in prose(text) {
+        let Some(heading) = line.strip_prefix('#').map(|h| h.trim_start_matches('#')).filter(|h| h.starts_with(' ')) else { continue };
+        let base = slug(heading);
+        let mut anchor = base.clone();
+        let mut n = 0;
+        while !out.insert(anchor.clone()) {
+            n += 1;
+            anchor = format!("{base}-{n}");
+        }
+    }
+    out
+}
+
+/// The targets of a document's Markdown links and images, `[text](target)`, outside code.
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (number, line) in prose(text) {
+        // Code spans hold examples, not links: drop them (the text of `[`x`](y)` stays a link).
+        let plain: String = line.split('`').enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, s)| s).collect::<Vec<_>>().join("");
+        for (at, _) in plain.match_indices("](") {
+            let rest = &plain[at + 2..];
+            let target = rest.split([')', ' ']).next().unwrap();
+            out.push((number, target.to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_link_check_reads_links_and_anchors() {
+    let text = "# A `b` (c), d_e\n## Twice\n## Twice\n[x](y.md#z) ![i](p.png) `[no](code)` [`k`](m/)\n```\n[no](fenced)\n```";
+    assert_eq!(anchors(text), ["a-b-c-d_e", "twice", "twice-1"].map(String::from).into());
+    assert_eq!(links(text).into_iter().map(|l| l.1).collect::<Vec<_>>(), ["y.md#z", "p.png", "m/"]);
+}
+
+#[test]
+fn every_relative_link_and_anchor_of_the_readme_and_the_guide_resolves() {
+    let documents = markdown_documents();
+    assert!(documents.len() >= 15, "{documents:?}");
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for document in &documents {
+        let text = read(document);
+        let dir = Path::new(document).parent().unwrap();
+        for (line, target) in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (path, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let file = if path.is_empty() { PathBuf::from(document) } else { normalize(&dir.join(path)) };
+            let full = repo().join(&file);
+            if file.starts_with("..") || !full.exists() {
+                broken.push(format!("{document}:{line}: {target} (no {})", file.display()));
+            } else if !anchor.is_empty()
+                && file.extension().is_some_and(|e| e == "md")
+                && !anchors(&read(file.to_str().unwrap())).contains(anchor)
+            {
+                broken.push(format!("{document}:{line}: {target} (no heading #{anchor} in {})", file.display()));
+            }
+            checked += 1;
+        }
+    }
+    assert!(broken.is_empty(), "broken links: {broken:#?}");
+    assert!(checked >= 100, "{checked} links checked");
+}
+
+/// `a/b/../c` as `a/c`: the path a link names, relative to the repository.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir if out.components().next_back().is_some_and(|c| c != std::path::Component::ParentDir) => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[test]
+fn every_page_of_the_guide_is_in_the_book() {
+    let summary = read("docs/SUMMARY.md");
+    let listed: BTreeSet<String> = links(&summary).into_iter().map(|(_, target)| format!("docs/{target}")).collect();
+    let pages: BTreeSet<String> = markdown_documents().into_iter().filter(|d| d.starts_with("docs/") && d != "docs/SUMMARY.md").collect();
+    assert_eq!(listed, pages, "docs/SUMMARY.md lists every page under docs/, and only those");
+    let book = read("book.toml");
+    assert!(book.contains("src = \"docs\"") && book.contains("create-missing = false"), "{book}");
+}
+
+#[test]
+fn every_metric_is_defined_in_docs_metrics_md() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d");
+    ok(&["simulate", "--matches", "20", "--seed", "3", "--out", out.to_str().unwrap(), "--quiet"]);
+    let report: serde_json::Value = serde_json::from_str(&ok(&["metrics", out.to_str().unwrap(), "--json", "--resamples", "10"])).unwrap();
+    let names: Vec<&str> = report["metrics"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert!(names.len() >= 20, "{names:?}");
+    let doc = read("docs/metrics.md");
+    // A row defines the metrics its first cell names (a family may share a row).
+    let defined: BTreeSet<&str> =
+        doc.lines().filter_map(|l| l.strip_prefix("| ")?.split(" |").next()).flat_map(|cell| cell.split(", ")).collect();
+    for name in names {
+        assert!(
+            defined.contains(name),
+            "metric {name} has no row in docs/metrics.md: add its definition there (docs/architecture.md, \"Add a metric\")"
+        );
+    }
+}

@@ -1,24 +1,35 @@
-//! The README's command lines work as written: every `rajapasu ...` line of its `sh` code blocks
-//! is run in order (in a scratch directory with the repository's `experiments/`), except the
-//! few in SKIPPED, which take minutes; every option of its command table is one the subcommand
-//! accepts.
+//! The README's and the user guide's command lines work as written: every `rajapasu ...` line of
+//! their `sh` code blocks is run in order, each document in a scratch directory of its own (with
+//! the repository's `experiments/` and `scripts/`), except the few in SKIPPED, which take minutes
+//! or need what another document made; every option of the guide's command table is one the
+//! subcommand accepts, and every subcommand is in that table.
 
 use std::path::Path;
 
+use crate::cli::docs::{markdown_documents, read, repo};
 use crate::common::*;
 
 /// Lines not run, with why.
 const SKIPPED: &[(&str, &str)] = &[
     ("rajapasu run experiments/quickstart.toml", "a million matches: about a minute on two cores"),
     ("rajapasu show data/quickstart/random --match 671280 --out match.html", "needs the quickstart's dataset (the line above)"),
+    (
+        "rajapasu simulate --matches 100 --south \"external:timeout=2.5,cmd=./my_player --level 3\" --north minimax:3 --out data/try2",
+        "./my_player stands for the reader's own program",
+    ),
+    (
+        "rajapasu show data/try --match 3 --out m.html --run-external 'python3 scripts/example_player.py'",
+        "needs the dataset data/try that docs/external-players.md makes",
+    ),
 ];
 
 fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+    read("README.md")
 }
 
 /// The command lines of the `sh` code blocks (continuations joined), `cargo run --release --`
-/// written as `rajapasu`.
+/// written as `rajapasu`. A synopsis (a line with `[` or `...`, such as `--rule name=value ...`)
+/// is not a command line.
 fn sh_commands(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_sh = false;
@@ -38,44 +49,100 @@ fn sh_commands(text: &str) -> Vec<String> {
             continue;
         }
         let command = std::mem::take(&mut pending);
-        let command = command.split('#').next().unwrap().trim().replace("cargo run --release -- ", "rajapasu ");
-        if command.starts_with("rajapasu ") {
+        let command = command.split(" #").next().unwrap().trim().replace("cargo run --release -- ", "rajapasu ");
+        if command.starts_with("rajapasu ") && !command.contains('[') && !command.contains("...") {
             out.push(command);
         }
     }
     out
 }
 
+/// The words of a command line as a shell splits them: blanks separate, single and double
+/// quotes group (no escapes or expansions: the lines are plain).
+fn words(command: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in command.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(String::new);
+            }
+            (None, c) if c.is_whitespace() => out.extend(word.take()),
+            (None, c) => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    assert!(quote.is_none(), "an unclosed quote: {command}");
+    out.extend(word);
+    out
+}
+
 #[test]
-fn every_readme_command_line_runs_as_written() {
-    let commands = sh_commands(&readme());
-    assert!(commands.len() >= 8, "the README shows its commands: {commands:?}");
+fn command_lines_split_as_a_shell_splits_them() {
+    assert_eq!(
+        words("rajapasu simulate --south \"external:python3 a.py\"  --out 'my dir'"),
+        ["rajapasu", "simulate", "--south", "external:python3 a.py", "--out", "my dir"]
+    );
+}
+
+/// Runs the command lines of one document in a scratch directory; returns how many ran.
+fn run_command_lines(document: &str) -> usize {
+    let commands = sh_commands(&read(document));
     let dir = tempfile::tempdir().unwrap();
     #[cfg(unix)]
-    std::os::unix::fs::symlink(Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments"), dir.path().join("experiments")).unwrap();
+    for shared in ["experiments", "scripts"] {
+        std::os::unix::fs::symlink(repo().join(shared), dir.path().join(shared)).unwrap();
+    }
     let mut ran = 0;
     for command in &commands {
         if SKIPPED.iter().any(|(skip, _)| command == skip) {
             continue;
         }
-        assert!(!command.contains(['|', '>', '<', '&', ';', '$', '"', '\'']), "plain command lines only: {command}");
-        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
-        let out = bin().args(&args).current_dir(dir.path()).output().unwrap();
+        let args = words(command);
+        assert!(!args.iter().any(|w| w.contains(['|', '>', '<', '&', ';', '$'])), "{document}: plain command lines only: {command}");
+        let out = bin().args(&args[1..]).current_dir(dir.path()).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "README: `{command}` fails: {err}");
-        assert!(!out.stdout.is_empty() || args[0] == "simulate", "README: `{command}` prints nothing");
+        assert_eq!(out.status.code(), Some(0), "{document}: `{command}` fails: {err}");
+        // A command prints its result, or writes the file or dataset its `--out` names.
+        let written = args.iter().position(|a| a == "--out").is_some_and(|i| dir.path().join(&args[i + 1]).exists());
+        assert!(!out.stdout.is_empty() || written, "{document}: `{command}` prints and writes nothing");
         ran += 1;
     }
-    assert!(ran >= 8, "{ran} README commands ran");
-    assert!(SKIPPED.iter().all(|(skip, _)| commands.iter().any(|c| c == skip)), "every skipped line is still in the README");
+    ran
 }
 
 #[test]
-fn every_option_of_the_readme_command_table_exists() {
-    let text = readme();
-    let mut rows = 0;
-    for line in text.lines().filter(|l| l.starts_with("| `rajapasu ")) {
-        let synopsis = line.split('`').nth(1).unwrap();
+fn every_readme_command_line_runs_as_written() {
+    assert!(sh_commands(&readme()).len() >= 4, "the README shows its commands");
+    assert!(run_command_lines("README.md") >= 3);
+}
+
+#[test]
+fn every_command_line_of_the_guide_runs_as_written() {
+    let documents = markdown_documents();
+    assert!(documents.iter().any(|d| d == "docs/guide/commands.md"), "{documents:?}");
+    let mut ran = 0;
+    for document in documents.iter().filter(|d| d.as_str() != "README.md") {
+        ran += run_command_lines(document);
+    }
+    assert!(ran >= 12, "{ran} command lines of the guide ran");
+    let all: Vec<String> = documents.iter().flat_map(|d| sh_commands(&read(d))).collect();
+    assert!(SKIPPED.iter().all(|(skip, _)| all.iter().any(|c| c == skip)), "every skipped line is still in a document");
+}
+
+/// The guide's command table: the synopsis of each row (`rajapasu SUBCOMMAND ...`).
+fn command_table() -> Vec<String> {
+    let text = read("docs/guide/commands.md");
+    text.lines().filter(|l| l.starts_with("| `rajapasu ")).map(|l| l.split('`').nth(1).unwrap().to_string()).collect()
+}
+
+#[test]
+fn every_option_of_the_guide_command_table_exists() {
+    let rows = command_table();
+    for synopsis in &rows {
         let subcommand = synopsis.split_whitespace().nth(1).unwrap();
         let help = ok(&[subcommand, "--help"]);
         for option in synopsis.split(|c: char| c.is_whitespace() || "[]|".contains(c)).filter(|w| w.starts_with("--")) {
@@ -85,9 +152,23 @@ fn every_option_of_the_readme_command_table_exists() {
                 "`rajapasu {subcommand}` has no {option}"
             );
         }
-        rows += 1;
     }
-    assert!(rows >= 9, "the command table lists the subcommands ({rows} rows)");
+    assert!(rows.len() >= 9, "the command table lists the subcommands ({} rows)", rows.len());
+}
+
+#[test]
+fn every_subcommand_is_in_the_guide_command_table() {
+    let help = ok(&["--help"]);
+    let listed = help.split("Commands:\n").nth(1).expect("a list of subcommands").split("\n\n").next().unwrap();
+    let subcommands: Vec<&str> = listed.lines().filter_map(|l| l.split_whitespace().next()).filter(|s| *s != "help").collect();
+    assert!(subcommands.len() >= 13, "{subcommands:?}");
+    let rows = command_table();
+    for subcommand in subcommands {
+        assert!(
+            rows.iter().any(|r| r.split_whitespace().nth(1) == Some(subcommand)),
+            "`rajapasu {subcommand}` is not in the command table of docs/guide/commands.md: add its row (docs/architecture.md, \"Add a subcommand\")"
+        );
+    }
 }
 
 #[test]
