@@ -51,6 +51,31 @@ pub struct RoundEnd {
 }
 
 /// A match in progress or over.
+///
+/// A whole match between two random players, each drawing from its seat's own stream; the same
+/// seed plays the same match:
+///
+/// ```
+/// use rajapasu_core::agents::{seat_rng, Agent, AgentSpec};
+/// use rajapasu_core::engine::{Game, Outcome, Ruleset, Side};
+///
+/// fn play(seed: u64) -> (Outcome, u32, u32) {
+///     let player = |side| Agent::new(AgentSpec::Random, seat_rng(seed, 0, side));
+///     let mut players = [player(Side::South), player(Side::North)];
+///     let mut game = Game::new(Ruleset::default(), Side::South);
+///     while !game.is_over() {
+///         let mover = game.position().turn();
+///         if players[mover.index()].play(&mut game, &mut ()).unwrap().is_none() {
+///             game.end_round(); // no legal move: R10 to R14 end the round, perhaps the match
+///         }
+///     }
+///     (game.outcome().unwrap(), game.round(), game.ply())
+/// }
+///
+/// let (outcome, rounds, moves) = play(7);
+/// assert!(outcome.winner().is_some() && rounds >= 2 && moves > rounds);
+/// assert_eq!(play(7), (outcome, rounds, moves));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Game {
     rules: Ruleset,

@@ -4,6 +4,15 @@ use super::{Pit, Position};
 
 /// Number of legal move sequences of length `depth` from `pos`, inside the round: a sequence
 /// that ends the round (R10) before `depth` moves counts nothing.
+///
+/// ```
+/// use rajapasu_core::engine::{perft, Position, Ruleset, Side};
+///
+/// // The golden counts of the default rules (docs/rules.md, "Perft").
+/// let opening = Position::opening(Ruleset::default(), Side::South);
+/// let counts: Vec<u64> = (1..=4).map(|depth| perft(&opening, depth)).collect();
+/// assert_eq!(counts, [7, 34, 133, 547]);
+/// ```
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,

@@ -225,6 +225,30 @@ pub struct Position {
 }
 
 /// A position as data, for validation at the boundary ([`Position::from_setup`]).
+///
+/// ```
+/// use rajapasu_core::engine::{BySide, PitSet, Position, Ruleset, Setup, Side};
+///
+/// // Round 1 of a board of 3 pits a row and 2 counters a pit (R1): every pit open (R12).
+/// let mut rules = Ruleset::default();
+/// rules.set("pits_per_row", "3").unwrap();
+/// rules.set("seeds_per_pit", "2").unwrap();
+/// let setup = Setup {
+///     rules,
+///     board: vec![2, 2, 2, 2, 2, 2], // global pits 0..6 (R2)
+///     open: BySide::splat(PitSet(0b111)),
+///     reserve: BySide::splat(0),
+///     turn: Side::South,
+/// };
+/// let position = Position::from_setup(setup.clone()).unwrap();
+/// assert_eq!(position, Position::opening(rules, Side::South));
+/// assert_eq!(position.to_setup(), setup);
+///
+/// // South's local pit 0 closed (R12) but holding counters: refused, naming the pit.
+/// let closed = Setup { open: BySide::new(PitSet(0b110), PitSet(0b111)), ..setup };
+/// let error = Position::from_setup(closed).unwrap_err();
+/// assert_eq!(error.to_string(), "pit 0 is closed but holds 2 counters (R12: closed pits are empty)");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setup {
     pub rules: Ruleset,
@@ -476,6 +500,23 @@ impl Position {
     }
 
     /// Plays a local pit after checking that it is legal; on error the position is unchanged.
+    ///
+    /// ```
+    /// use rajapasu_core::engine::{BySide, Position, Ruleset, Side};
+    ///
+    /// // The worked example of docs/rules.md: South opens with its local pit 0 (R3).
+    /// let mut position = Position::opening(Ruleset::default(), Side::South);
+    /// let summary = position.play(0).unwrap();
+    /// assert_eq!(summary.laps, 12); // the first lap and 11 relays (R7)
+    /// assert_eq!(position.reserve(), BySide::new(15, 4)); // fours (R6) and a pussa (R8)
+    /// assert_eq!(position.board(), [3, 1, 0, 0, 0, 14, 0, 14, 2, 14, 14, 1, 14, 2]);
+    /// assert_eq!(position.turn(), Side::North);
+    ///
+    /// // North has no local pit 9: an error, and the position stays as it was.
+    /// let before = position;
+    /// assert!(position.play(9).is_err());
+    /// assert_eq!(position, before);
+    /// ```
     pub fn play(&mut self, pit: usize) -> Result<MoveSummary, PlayError> {
         self.play_observed(pit, &mut ())
     }

@@ -181,6 +181,25 @@ const CHUNK: usize = 2048;
 
 impl Solution {
     /// Solves every position reachable from `roots` (same rules, same open pits).
+    ///
+    /// ```
+    /// use rajapasu_core::engine::{BySide, Ruleset, Side};
+    /// use rajapasu_core::exact::{round_start, Solution, SolveOptions};
+    ///
+    /// // Round 1 of the board of 3 pits a row and 3 counters a pit, South starting.
+    /// let mut rules = Ruleset::default();
+    /// rules.set("pits_per_row", "3").unwrap();
+    /// rules.set("seeds_per_pit", "3").unwrap();
+    /// let start = round_start(rules, BySide::splat(3), Side::South);
+    /// let solution = Solution::solve(&[start], SolveOptions::default(), &mut |_progress| {}).unwrap();
+    ///
+    /// // docs/rules.md, "Solved values of small boards": the starter can guarantee 2 counters
+    /// // more than the opponent (R15), opening from local pit 0 or 1; 11 positions.
+    /// assert_eq!(solution.value(&start), Some(2));
+    /// let best: Vec<usize> = solution.best_moves(&start).iter().map(|pit| pit.index()).collect();
+    /// assert_eq!(best, [0, 1]);
+    /// assert_eq!(solution.stats().positions, 11);
+    /// ```
     pub fn solve(roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solution, SolveError> {
         let mut solution = Solution::enumerated(roots, opts, progress)?;
         let start = Instant::now();
