@@ -323,15 +323,16 @@ pub fn match_value_colour(value: crate::exact::MatchValue) -> RGBColor {
 }
 
 /// Draws the match-equity chart of `cells` (every match state of a board) as
-/// `out_dir/match_equity.png` and `.svg`: one row per starter, one cell per holdings split,
-/// coloured by the value for the starter, with its rounds printed.
+/// `out_dir/match_equity.png` and `.svg`: a band per starter, one cell per holdings split,
+/// coloured by the value for the starter, with its rounds printed where they fit; the states
+/// whose rounds do not fit (near the even split on large boards) again in a close-up below.
 pub fn plot_match_equity(cells: &[EquityCell], subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     register_font()?;
     std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
     write_chart(out_dir, "match_equity", (WIDTH, HEIGHT), &MatchEquity { cells, subtitle })
 }
 
-fn match_equity<DB: DrawingBackend>(root: &Area<DB>, cells: &[EquityCell], subtitle: &str) -> AreaResult<(), DB> {
+pub(super) fn match_equity<DB: DrawingBackend>(root: &Area<DB>, cells: &[EquityCell], subtitle: &str) -> AreaResult<(), DB> {
     use crate::exact::MatchValue;
     let legend = Legend {
         heading: Some("for the round's starter".into()),
@@ -342,46 +343,134 @@ fn match_equity<DB: DrawingBackend>(root: &Area<DB>, cells: &[EquityCell], subti
         ],
     };
     let plot = frame(root, MATCH_EQUITY_TITLE, subtitle, &legend)?;
-    let lo = cells.iter().map(|c| c.south).min().unwrap_or(0) as f64;
-    let hi = cells.iter().map(|c| c.south).max().unwrap_or(1) as f64;
+    let lo = cells.iter().map(|c| c.south).min().unwrap_or(0);
+    let hi = cells.iter().map(|c| c.south).max().unwrap_or(1).max(lo);
+    let (width, height) = plot.dim_in_pixel();
+    // Every state in the overview; the states whose rounds its cells cannot hold (near the even
+    // split, where the rounds run to two digits) again in a close-up with wider cells.
+    let overview = EquityLabels::fit(&plot, cells, (lo, hi), width)?;
+    let Some((zoom_lo, zoom_hi)) = overview.close_up((lo, hi)) else {
+        let panel_height = equity_panel_height(height, true);
+        let (panel, _) = plot.split_vertically(panel_height);
+        return equity_panel(&panel, cells, &overview, "", true);
+    };
+    let overview_height = equity_panel_height(height * 2 / 5, false);
+    let (top, rest) = plot.split_vertically(overview_height);
+    equity_panel(&top, cells, &overview, "Every match state", false)?;
+    let close_up = EquityLabels::fit(&plot, cells, (zoom_lo, zoom_hi), width)?;
+    let (_, rest_height) = rest.dim_in_pixel();
+    let (bottom, _) = rest.split_vertically(equity_panel_height(rest_height, true));
+    let title = format!("Close-up: South holding {zoom_lo} to {zoom_hi}, where the rounds do not fit above");
+    equity_panel(&bottom, cells, &close_up, &title, true)
+}
+
+/// A band (one starter's row of cells) is never taller than this, in pixels.
+const EQUITY_BAND_MAX: i32 = 110;
+/// The widest tick label of the match-equity chart's y axis ("South starts"), in pixels.
+const EQUITY_Y_TICKS: u32 = 110;
+/// Height of an x label area without the axis description.
+const X_TICK_AREA: u32 = 36;
+/// States shown either side of those the close-up is for.
+const CLOSE_UP_PAD: u32 = 2;
+
+/// Height of a match-equity panel within `available` pixels: a title line, two bands of at most
+/// [`EQUITY_BAND_MAX`] and the x axis (with its description when `x_desc`).
+fn equity_panel_height(available: u32, x_desc: bool) -> i32 {
+    let axis = if x_desc { X_LABEL_AREA } else { X_TICK_AREA };
+    let fixed = line_height(PANEL_TITLE_SIZE) + 8 + (MARGIN.0 + MARGIN.2 + axis) as i32;
+    (fixed + 2 * EQUITY_BAND_MAX).min(available as i32)
+}
+
+/// Which states of a range of South's holdings get their rounds printed, and at what size: the
+/// largest size (18 down to 10 pixels) at which a one-digit count fits its cell with a pixel to
+/// spare either side; a label wider than its cell is left out.
+struct EquityLabels {
+    range: (u32, u32),
+    size: f64,
+    /// The states (South's holdings, starter) with rounds whose label does not fit.
+    left_out: Vec<(u32, Side)>,
+}
+
+impl EquityLabels {
+    fn fit<DB: DrawingBackend>(area: &Area<DB>, cells: &[EquityCell], range: (u32, u32), width: u32) -> AreaResult<EquityLabels, DB> {
+        let inner = width.saturating_sub(MARGIN.1 + MARGIN.3 + y_label_area(EQUITY_Y_TICKS));
+        let cell = inner as f64 / (range.1 - range.0 + 1) as f64;
+        let fits = |label: String, size: f64| -> AreaResult<bool, DB> { Ok(max_text_width(area, [label], size)? as f64 + 2.0 <= cell) };
+        let mut size = 10.0;
+        for candidate in (10..=18).rev().map(f64::from) {
+            if fits("8".into(), candidate)? {
+                size = candidate;
+                break;
+            }
+        }
+        let mut left_out = Vec::new();
+        for c in cells.iter().filter(|c| (range.0..=range.1).contains(&c.south)) {
+            if let Some(k) = c.rounds {
+                if !fits(k.to_string(), size)? {
+                    left_out.push((c.south, c.starter));
+                }
+            }
+        }
+        Ok(EquityLabels { range, size, left_out })
+    }
+
+    fn shows(&self, c: &EquityCell) -> bool {
+        !self.left_out.contains(&(c.south, c.starter))
+    }
+
+    /// The holdings a close-up shows: those left out here, with [`CLOSE_UP_PAD`] either side,
+    /// within `bounds`; None when every label fits.
+    fn close_up(&self, bounds: (u32, u32)) -> Option<(u32, u32)> {
+        let lo = self.left_out.iter().map(|s| s.0).min()?.saturating_sub(CLOSE_UP_PAD).max(bounds.0);
+        let hi = (self.left_out.iter().map(|s| s.0).max()? + CLOSE_UP_PAD).min(bounds.1);
+        Some((lo, hi))
+    }
+}
+
+/// One panel of the match-equity chart: a band per starter, a cell per state of `labels.range`,
+/// each state's rounds printed where they fit.
+fn equity_panel<DB: DrawingBackend>(
+    area: &Area<DB>,
+    cells: &[EquityCell],
+    labels: &EquityLabels,
+    title: &str,
+    x_desc: bool,
+) -> AreaResult<(), DB> {
+    if !title.is_empty() {
+        area.draw_text(title, &font(PANEL_TITLE_SIZE).pos(Pos::new(HPos::Left, VPos::Top)), (MARGIN.3 as i32, 4))?;
+    }
+    let (_, body) = area.split_vertically(if title.is_empty() { 0 } else { line_height(PANEL_TITLE_SIZE) + 8 });
+    let (lo, hi) = (labels.range.0 as f64, labels.range.1 as f64);
     let (x_ticks, _) = nice_ticks(lo, hi, 12);
     let x_ticks: Vec<f64> = x_ticks.into_iter().filter(|t| *t >= lo && *t <= hi && t.fract() == 0.0).collect();
-    let mut chart = ChartBuilder::on(&plot)
+    let mut chart = ChartBuilder::on(&body)
         .margin_top(MARGIN.0)
         .margin_right(MARGIN.1)
         .margin_bottom(MARGIN.2)
         .margin_left(MARGIN.3)
-        .x_label_area_size(X_LABEL_AREA)
-        .y_label_area_size(y_label_area(110))
+        .x_label_area_size(if x_desc { X_LABEL_AREA } else { X_TICK_AREA })
+        .y_label_area_size(y_label_area(EQUITY_Y_TICKS))
         .build_cartesian_2d(Linear { lo: lo - 0.5, hi: hi + 0.5, ticks: x_ticks }, Linear { lo: -0.5, hi: 1.5, ticks: vec![0.0, 1.0] })?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_mesh()
         .set_all_tick_mark_size(5)
         .x_label_style(font(TICK_SIZE))
         .y_label_style(font(TICK_SIZE))
         .axis_desc_style(font(AXIS_DESC_SIZE))
         .axis_style(TEXT_COLOUR.stroke_width(1))
-        .x_desc("South's holdings at the round's start")
-        .y_desc("who starts the round")
         .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| if *v < 0.5 { "North starts".into() } else { "South starts".into() })
-        .draw()?;
-    let columns = (hi - lo + 1.0).max(1.0);
-    let text_size = if columns > 60.0 {
-        10.0
-    } else if columns > 30.0 {
-        13.0
-    } else {
-        18.0
-    };
-    let text = font(text_size).pos(Pos::new(HPos::Center, VPos::Center));
-    for c in cells {
+        .y_label_formatter(&|v| if *v < 0.5 { "North starts".into() } else { "South starts".into() });
+    if x_desc {
+        mesh.x_desc("South's holdings at the round's start");
+    }
+    mesh.draw()?;
+    let text = font(labels.size).pos(Pos::new(HPos::Center, VPos::Center));
+    for c in cells.iter().filter(|c| (labels.range.0..=labels.range.1).contains(&c.south)) {
         let (x, y) = (c.south as f64, if c.starter == Side::South { 1.0 } else { 0.0 });
         let rect = [(x - 0.5, y - 0.45), (x + 0.5, y + 0.45)];
         chart.draw_series(std::iter::once(Rectangle::new(rect, match_value_colour(c.value).filled())))?;
         chart.draw_series(std::iter::once(Rectangle::new(rect, WHITE.stroke_width(1))))?;
-        if let Some(k) = c.rounds {
+        if let Some(k) = c.rounds.filter(|_| labels.shows(c)) {
             chart.draw_series(std::iter::once(Text::new(format!("{k}"), (x, y), text.clone())))?;
         }
     }

@@ -681,3 +681,48 @@ fn chart_titles_say_what_they_plot_and_the_lap_gap_is_explained() {
     let label = format!("{:.2}% [{:.2}, {:.2}]", 100.0 * wins.rate, 100.0 * wins.ci_low, 100.0 * wins.ci_high);
     assert!(texts.contains(&label), "{label} in {texts:?}");
 }
+
+/// The committed match states of a reading (`data/match_solution/NAME/match_states.csv`), as
+/// the match-equity chart draws them.
+fn committed_equity(name: &str) -> Vec<super::exact::EquityCell> {
+    use crate::exact::MatchValue;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/match_solution").join(name).join("match_states.csv");
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("rules_hash,pits_per_row,seeds_per_pit,south_holdings,north_holdings,starter,"));
+    lines
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let value = match f[8] {
+                "win" => MatchValue::Win,
+                "draw" => MatchValue::Draw,
+                _ => MatchValue::Loss,
+            };
+            let starter = if f[5] == "south" { crate::engine::Side::South } else { crate::engine::Side::North };
+            super::exact::EquityCell { south: f[3].parse().unwrap(), starter, value, rounds: f[9].parse().ok() }
+        })
+        .collect()
+}
+
+#[test]
+fn match_equity_rounds_fit_their_cells_and_each_is_shown() {
+    for name in ["default", "next_starter-round_winner", "pussa_chain", "skip_origin"] {
+        let cells = committed_equity(name);
+        let boxes = text_boxes(|root| super::exact::match_equity(root, &cells, "7 pits a row, 7 counters a pit").unwrap());
+        assert_labels_placed(&format!("match equity {name}"), &boxes);
+        // Every state's rounds are printed, in the overview or the close-up (10 is left out of
+        // the count: it is also an axis tick).
+        let mut counts: Vec<u32> = cells.iter().filter_map(|c| c.rounds).filter(|k| *k != 10).collect();
+        counts.sort();
+        counts.dedup();
+        for k in counts {
+            let states = cells.iter().filter(|c| c.rounds == Some(k)).count();
+            let printed = boxes.iter().filter(|(text, _)| *text == k.to_string()).count();
+            assert!(printed >= states, "{name}: {states} states need {k} rounds, {printed} labels say so");
+        }
+        // The two-digit counts near the even split are printed large enough to read.
+        for (text, [_, top, _, bottom]) in boxes.iter().filter(|(text, _)| text.len() == 2 && text.as_str() < "20" && text != "10") {
+            assert!(bottom - top >= 14, "{name}: `{text}` is {} pixels high", bottom - top);
+        }
+    }
+}
