@@ -3,7 +3,7 @@
 # player alternating, into data/match_solution/perfect_match_vs/OPPONENT/ (dataset at round
 # detail and its summary). The match table is data/match_solution/tables; the rounds' values
 # that perfect:match needs are computed there on first use (11 to 18 minutes and 7 GB for the
-# full round, 3.7 GB on disk, ignored by git) and read on later runs (README, match section).
+# full round, 3.7 GB on disk, ignored by git) and read on later runs (docs/guide/match-solution.md).
 #   scripts/perfect_match_vs.sh                      # mcts:256 (100 matches), the others 20,
 #                                                    # perfect:match itself included
 #   scripts/perfect_match_vs.sh mcts:1024            # some of them

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release
 # The ladder's perfect:match reads the committed match table (and computes its rounds' values beside
-# it once, ignored by git: README, the match section).
+# it once, ignored by git: docs/guide/match-solution.md).
 export RAJAPASU_TABLES="${RAJAPASU_TABLES:-$PWD/data/match_solution/tables}"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then

@@ -128,7 +128,7 @@ fn the_committed_study_samples_are_what_the_code_writes_now() {
 #[test]
 fn the_committed_ladder_sample_is_what_the_code_writes_now() {
     // On a 4x4 board: the perfect players' tables of the real board take minutes and gigabytes
-    // to compute (README, the match section), and the shape of the outputs does not depend on
+    // to compute (docs/guide/match-solution.md), and the shape of the outputs does not depend on
     // the board.
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(repo().join("experiments/ladder.toml")).unwrap();
