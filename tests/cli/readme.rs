@@ -198,3 +198,22 @@ fn the_readme_says_how_to_get_rajapasu_on_the_path() {
     let block = text.split("```sh\n").skip(1).map(|b| b.split("```").next().unwrap()).find(|b| b.contains("\nrajapasu ")).unwrap();
     assert_eq!(block.lines().next(), Some("cargo install --locked --path ."), "{block}");
 }
+
+#[test]
+fn the_readme_is_a_front_page_with_the_test_command_ci_runs() {
+    let text = readme();
+    let lines = text.lines().count();
+    assert!(lines <= 250, "the README has {lines} lines: move the details into the guide (docs/guide/)");
+    let sections: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("## ")).collect();
+    for needed in ["The main job", "The tests", "Does the first player have an advantage?", "Loading the data", "Citing", "Documentation"] {
+        assert!(sections.contains(&needed), "the README has a section `{needed}`: {sections:?}");
+    }
+    // The test command it gives is the one CI runs.
+    let tests = text.split("\n## The tests\n").nth(1).unwrap();
+    let command = tests.split("```sh\n").nth(1).unwrap().lines().next().unwrap();
+    assert_eq!(command, "cargo test --release");
+    let ci = read(".ci/run");
+    assert!(ci.lines().any(|l| l == command), ".ci/run runs `{command}`");
+    // The answer's chart is the quickstart's first-player chart.
+    assert!(text.contains("](data/quickstart/charts/first_player_win_rate.png)"));
+}
