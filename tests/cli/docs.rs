@@ -341,3 +341,52 @@ fn every_metric_is_defined_in_docs_metrics_md() {
         );
     }
 }
+
+/// The kinds of player the specification grammar accepts (`random`, `minimax`, `perfect:match`,
+/// ...), from the list every bad specification's error gives.
+fn player_kinds() -> Vec<String> {
+    let mut items = Vec::new();
+    let (mut depth, mut item) = (0, String::new());
+    for c in rajapasu::agents::ALLOWED.chars() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(std::mem::take(&mut item));
+                continue;
+            }
+            _ => {}
+        }
+        item.push(c);
+    }
+    items.push(item);
+    items
+        .iter()
+        .map(|item| {
+            let item = item.trim();
+            let end = if item.starts_with("perfect:") { item.len() } else { item.find(['[', ' ', ':']).unwrap_or(item.len()) };
+            item[..end].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn every_player_is_in_the_guide() {
+    let kinds = player_kinds();
+    for known in ["random", "minimax", "external", "perfect:match"] {
+        assert!(kinds.iter().any(|k| k == known), "{known} read from the grammar's list: {kinds:?}");
+    }
+    let players = read("docs/players.md");
+    let commands = read("docs/guide/commands.md");
+    let table: Vec<&str> = commands.lines().filter(|l| l.starts_with("| `") && !l.starts_with("| `rajapasu")).collect();
+    for kind in kinds {
+        assert!(
+            players.contains(&format!("`{kind}")),
+            "docs/players.md does not describe `{kind}` (docs/architecture.md, \"Add a player\")"
+        );
+        assert!(
+            table.iter().any(|row| row.contains(&format!("`{kind}"))),
+            "the players table of docs/guide/commands.md has no row for `{kind}` (docs/architecture.md, \"Add a player\")"
+        );
+    }
+}
