@@ -9,11 +9,13 @@
 //! - [`show`]: the replay page of a match (built from the engine alone).
 //!
 //! In this crate: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
-//! (Bradley-Terry ratings of a tournament), [`plot`], [`cli`].
+//! (Bradley-Terry ratings of a tournament), [`plot`], then [`app`] (the jobs users run, typed)
+//! under the front ends: [`cli`] here, the Python module in python/.
 
 pub use rajapasu_core::{agents, engine, exact, files, show, sim};
 
 pub mod analysis;
+pub mod app;
 pub mod cli;
 pub mod io;
 pub mod plot;

@@ -699,7 +699,7 @@ fn simulate_to(
     };
     let registered = register_players(players)?;
     let label = out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let job = Job { cfg, out, format, threads, resume, quiet: true, label, destination: rajapasu::io::dataset::Destination::Out };
+    let job = Job { cfg, out, format, threads, resume, quiet: true, label, destination: rajapasu::cli::Destination::Out };
     let result = py.detach(|| run_job(&job));
     let raised: Option<PyErr> = registered.iter().find_map(|(p, _)| p.error.lock().unwrap_or_else(|e| e.into_inner()).take());
     drop(registered);

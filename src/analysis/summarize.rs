@@ -11,9 +11,6 @@ use crate::sim::quality::{ByRound, ByRoundRecord};
 use crate::sim::schema::{HistogramColumns, MatchColumns, RoundColumns};
 use crate::sim::{Detail, HistogramMetric, MatchOutcome, RoundResult};
 
-fn invalid(path: &Path, what: impl Into<String>) -> DatasetError {
-    DatasetError::Invalid { path: path.to_path_buf(), what: what.into() }
-}
 
 fn add(hist: &mut BTreeMap<u64, u64>, value: u64, n: u64) {
     *hist.entry(value).or_default() += n;
@@ -89,7 +86,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
     let mut moves_hist = BTreeMap::new();
     let mut sources = BySide::splat(CaptureSources::default());
     dataset.for_each_part("matches", |t| {
-        let m = MatchColumns::read(t).map_err(|e| invalid(&dataset.dir, format!("matches: {e}")))?;
+        let m = MatchColumns::read(t).map_err(|e| DatasetError::content(&dataset.dir, format!("matches: {e}")))?;
         for i in 0..m.len() {
             matches += 1;
             let first = m.first[i];
@@ -118,7 +115,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
     let mut lap_length = BTreeMap::new();
     let mut laps_per_move = BTreeMap::new();
     dataset.for_each_part("histograms", |t| {
-        let h = HistogramColumns::read(t).map_err(|e| invalid(&dataset.dir, format!("histograms: {e}")))?;
+        let h = HistogramColumns::read(t).map_err(|e| DatasetError::content(&dataset.dir, format!("histograms: {e}")))?;
         for i in 0..h.len() {
             let hist = match h.metric[i] {
                 HistogramMetric::LapLength => &mut lap_length,
@@ -135,7 +132,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
         let mut per_round = BTreeMap::new();
         let mut open: BTreeMap<u32, OpenAcc> = BTreeMap::new();
         dataset.for_each_part("rounds", |t| {
-            let r = RoundColumns::read(t).map_err(|e| invalid(&dataset.dir, format!("rounds: {e}")))?;
+            let r = RoundColumns::read(t).map_err(|e| DatasetError::content(&dataset.dir, format!("rounds: {e}")))?;
             for i in 0..r.len() {
                 add(&mut per_round, r.moves[i] as u64, 1);
                 let open_pits = r.open(i);
@@ -202,7 +199,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
 /// by name unless `order` gives the arm names in order).
 pub fn summarize_path(dir: &Path, order: Option<&[String]>) -> Result<StudySummary, DatasetError> {
     if !dir.is_dir() {
-        return Err(invalid(dir, "no such directory"));
+        return Err(DatasetError::NoDirectory { path: dir.to_path_buf() });
     }
     let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "dataset".into());
     if !crate::io::dataset::manifest_names(dir)?.is_empty() {
@@ -227,7 +224,7 @@ pub fn study_arms(dir: &Path, order: Option<&[String]>) -> Result<Vec<String>, D
         Some(names) => names.to_vec(),
         None => {
             let mut v: Vec<String> = std::fs::read_dir(dir)
-                .map_err(|e| invalid(dir, format!("cannot read: {e}")))?
+                .map_err(|e| DatasetError::content(dir, format!("cannot read: {e}")))?
                 .filter_map(|e| e.ok())
                 .filter(|e| e.path().is_dir() && crate::io::dataset::manifest_names(&e.path()).is_ok_and(|m| !m.is_empty()))
                 .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -238,7 +235,7 @@ pub fn study_arms(dir: &Path, order: Option<&[String]>) -> Result<Vec<String>, D
     };
     arms.dedup();
     if arms.is_empty() {
-        return Err(invalid(dir, "not a rajapasu dataset (no manifest.json) and holds no datasets"));
+        return Err(DatasetError::NoDatasets { dir: dir.to_path_buf() });
     }
     Ok(arms)
 }

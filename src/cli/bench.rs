@@ -131,7 +131,7 @@ fn run_detail(
         resume: false,
         quiet: true,
         label: String::new(),
-        destination: crate::io::dataset::Destination::Out,
+        destination: super::Destination::Out,
     };
     let start = Instant::now();
     let result = super::simulate::run_job(&job);

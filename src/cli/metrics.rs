@@ -49,9 +49,6 @@ pub struct StudyMetrics {
     pub arms: Vec<ArmMetrics>,
 }
 
-fn invalid(dir: &Path, what: &str) -> DatasetError {
-    DatasetError::Invalid { path: dir.to_path_buf(), what: what.into() }
-}
 
 /// Computes the metrics of `dir`, a dataset or a study (arms in `order`, else sorted by name).
 pub fn metrics_path(
@@ -62,7 +59,7 @@ pub fn metrics_path(
     exact: Option<SolveOptions>,
 ) -> Result<StudyMetrics, DatasetError> {
     if !dir.is_dir() {
-        return Err(invalid(dir, "no such directory"));
+        return Err(DatasetError::NoDirectory { path: dir.to_path_buf() });
     }
     if !crate::io::dataset::manifest_names(dir)?.is_empty() {
         let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "dataset".into());

@@ -2,6 +2,7 @@
 //! one place. One file per subcommand.
 
 mod bench;
+mod dataset_errors;
 mod experiment;
 mod metrics;
 mod output;
@@ -22,6 +23,7 @@ use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
+pub use dataset_errors::Destination;
 pub use experiment::Experiment;
 pub use tournament::Tournament;
 
@@ -84,12 +86,17 @@ impl CliError {
     }
 }
 
+/// A dataset's error, worded for `simulate --out` where a destination matters
+/// ([`dataset_errors::dataset_error`] words it for a study's datasets).
 impl From<crate::io::DatasetError> for CliError {
     fn from(e: crate::io::DatasetError) -> CliError {
-        match e {
-            crate::io::DatasetError::Invalid { .. } => CliError::Usage(e.to_string()),
-            crate::io::DatasetError::Io(_) => CliError::Failed(e.to_string()),
-        }
+        dataset_errors::dataset_error(e, &Destination::Out)
+    }
+}
+
+impl From<crate::io::lock::LockError> for CliError {
+    fn from(e: crate::io::lock::LockError) -> CliError {
+        crate::io::DatasetError::Lock(e).into()
     }
 }
 

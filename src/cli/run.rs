@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::analysis::summarize::summarize_path;
-use crate::io::dataset::Destination;
+use super::Destination;
 use crate::io::lock::DirLock;
 use crate::io::write_string_atomically;
 

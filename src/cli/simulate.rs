@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use crate::agents::AgentSpec;
-use crate::io::dataset::Destination;
 use crate::io::{DatasetWriter, Formats, Manifest};
 use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
+use super::dataset_errors::{dataset_error, Destination};
 use super::{progress, CliError};
 
 #[derive(clap::Args, Debug)]
@@ -89,7 +89,8 @@ pub fn validate_counts(matches: u64, batch_size: Option<u64>, detail: Detail) ->
 }
 
 pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
-    let writer = DatasetWriter::create(&job.out, &job.cfg, job.format, job.resume, &super::command_line(), &job.destination)?;
+    let writer = DatasetWriter::create(&job.out, &job.cfg, job.format, job.resume, &super::command_line())
+        .map_err(|e| dataset_error(e, &job.destination))?;
     let total = job.cfg.shard_matches();
     let bar = progress::bar(total, &job.label, job.quiet);
     let progress = |n: u64| bar.inc(n);

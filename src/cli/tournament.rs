@@ -49,7 +49,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             resume: true,
             quiet: args.quiet,
             label,
-            destination: crate::io::dataset::Destination::Study { what: format!("pairing `{}`", p.dir) },
+            destination: super::Destination::Study { what: format!("pairing `{}`", p.dir) },
         };
         run_job(&job)?;
     }

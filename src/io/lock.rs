@@ -8,8 +8,22 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use super::dataset::DatasetError;
 use super::IoError;
+
+/// A lock that could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// Another process holds the lock `name` in `dir`; `holder` names it, `what` says what the
+    /// lock protects.
+    #[error(
+        "{}: {what} is being written by another rajapasu {holder} (lock file {name}); one writer at a time: wait for it to end or stop it",
+        dir.display()
+    )]
+    Held { dir: PathBuf, name: String, what: String, holder: String },
+    /// The lock file cannot be opened, locked or written.
+    #[error(transparent)]
+    Io(#[from] IoError),
+}
 
 /// A held lock; released when dropped.
 #[derive(Debug)]
@@ -31,8 +45,8 @@ pub fn is_lock_name(name: &str) -> bool {
     name == SETUP_LOCK || name.starts_with(".lock-shard-")
 }
 
-fn io_err(path: &Path, action: &str, error: std::io::Error) -> DatasetError {
-    DatasetError::Io(IoError::file(path, action, error))
+fn io_err(path: &Path, action: &str, error: std::io::Error) -> LockError {
+    LockError::Io(IoError::file(path, action, error))
 }
 
 /// Who this process is, as written into the lock files it holds.
@@ -48,7 +62,7 @@ fn holder_text() -> String {
     format!("process {} on {host}, since {since}: {command}", std::process::id())
 }
 
-fn open(path: &Path) -> Result<File, DatasetError> {
+fn open(path: &Path) -> Result<File, LockError> {
     OpenOptions::new()
         .read(true)
         .write(true)
@@ -58,7 +72,7 @@ fn open(path: &Path) -> Result<File, DatasetError> {
         .map_err(|e| io_err(path, "cannot open the lock file", e))
 }
 
-fn record_holder(file: &mut File, path: &Path) -> Result<(), DatasetError> {
+fn record_holder(file: &mut File, path: &Path) -> Result<(), LockError> {
     file.set_len(0)
         .and_then(|_| file.rewind())
         .and_then(|_| file.write_all(holder_text().as_bytes()))
@@ -80,18 +94,17 @@ fn read_holder(path: &Path) -> String {
 impl DirLock {
     /// Takes the lock `dir/name`, or fails at once with an error naming the process that
     /// holds it; `what` says what the lock protects (for the message).
-    pub fn try_acquire(dir: &Path, name: &str, what: &str) -> Result<DirLock, DatasetError> {
+    pub fn try_acquire(dir: &Path, name: &str, what: &str) -> Result<DirLock, LockError> {
         let path = dir.join(name);
         let mut file = open(&path)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(DatasetError::Invalid {
-                    path: dir.to_path_buf(),
-                    what: format!(
-                        "{what} is being written by another rajapasu {} (lock file {name}); one writer at a time: wait for it to end or stop it (a stopped run continues with --resume)",
-                        read_holder(&path)
-                    ),
+                return Err(LockError::Held {
+                    dir: dir.to_path_buf(),
+                    name: name.to_string(),
+                    what: what.to_string(),
+                    holder: read_holder(&path),
                 })
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&path, "cannot lock", e)),
@@ -101,7 +114,7 @@ impl DirLock {
     }
 
     /// Takes the lock `dir/name`, waiting while another process holds it (for short sections).
-    pub fn acquire(dir: &Path, name: &str) -> Result<DirLock, DatasetError> {
+    pub fn acquire(dir: &Path, name: &str) -> Result<DirLock, LockError> {
         let path = dir.join(name);
         let mut file = open(&path)?;
         file.lock().map_err(|e| io_err(&path, "cannot lock", e))?;

@@ -362,9 +362,6 @@ fn round_point(r: &ByRoundRecord) -> RoundPoint {
     }
 }
 
-fn invalid(path: &Path, what: impl Into<String>) -> DatasetError {
-    DatasetError::Invalid { path: path.to_path_buf(), what: what.into() }
-}
 
 /// The facts of row `i` of a matches part and the quality record beside it.
 pub fn match_facts(m: &MatchColumns, i: usize, quality: QualityRecord) -> MatchFacts {
@@ -417,7 +414,7 @@ pub fn accumulate(dataset: &Dataset, exact: Option<SolveOptions>) -> Result<Accu
     let solutions = match exact {
         Some(opts) => {
             let cfg = dataset.manifest().config();
-            exact::check_players(&cfg).map_err(|e| invalid(dir, e))?;
+            exact::check_players(&cfg).map_err(|e| DatasetError::content(dir, e))?;
             Some(exact::Solutions::new(cfg, opts))
         }
         None => None,
@@ -425,7 +422,7 @@ pub fn accumulate(dataset: &Dataset, exact: Option<SolveOptions>) -> Result<Accu
     let mut acc = Accumulator::new(board);
     let (match_parts, quality_parts) = (dataset.parts("matches")?, dataset.parts("quality")?);
     if match_parts.len() != quality_parts.len() {
-        return Err(invalid(dir, format!("{} matches part files but {} quality part files", match_parts.len(), quality_parts.len())));
+        return Err(DatasetError::content(dir, format!("{} matches part files but {} quality part files", match_parts.len(), quality_parts.len())));
     }
     let pairs: Vec<(&std::path::PathBuf, &std::path::PathBuf)> = match_parts.iter().zip(&quality_parts).collect();
     for chunk in pairs.chunks(2 * rayon::current_num_threads()) {
@@ -466,12 +463,12 @@ pub fn read_by_round(dataset: &Dataset) -> Result<ByRound, DatasetError> {
     let mut by_round = ByRound::default();
     let max_rounds = dataset.manifest().rules.max_rounds;
     dataset.for_each_part("by_round", |t| {
-        let r = ByRoundColumns::read(t).map_err(|e| invalid(dir, format!("by_round: {e}")))?;
+        let r = ByRoundColumns::read(t).map_err(|e| DatasetError::content(dir, format!("by_round: {e}")))?;
         let mut part = ByRound::default();
         for i in 0..r.len() {
             let round = r.round[i];
             if round == 0 || round > max_rounds as i64 {
-                return Err(invalid(dir, format!("by_round: round {round} out of range 1..={max_rounds} (max_rounds)")));
+                return Err(DatasetError::content(dir, format!("by_round: round {round} out of range 1..={max_rounds} (max_rounds)")));
             }
             part.rounds.resize_with(part.rounds.len().max(round as usize), Default::default);
             let slot = &mut part.rounds[round as usize - 1];
@@ -509,24 +506,24 @@ fn part_accumulator(board: Board, mp: &Path, qp: &Path, solutions: Option<&exact
     let (mspec, qspec) = (&crate::sim::schema::MATCHES, &crate::sim::schema::QUALITY);
     let mut acc = Accumulator::new(board);
     let m = crate::io::read_table_columns(mp, mspec, MATCH_COLUMNS)?;
-    let m = MatchColumns::read(m).map_err(|e| invalid(mp, format!("matches: {e}")))?;
-    let q = QualityColumns::read(crate::io::read_table(qp, qspec)?).map_err(|e| invalid(qp, format!("quality: {e}")))?;
+    let m = MatchColumns::read(m).map_err(|e| DatasetError::content(mp, format!("matches: {e}")))?;
+    let q = QualityColumns::read(crate::io::read_table(qp, qspec)?).map_err(|e| DatasetError::content(qp, format!("quality: {e}")))?;
     if m.len() != q.len() {
-        return Err(invalid(qp, format!("{} quality rows beside {} matches rows", q.len(), m.len())));
+        return Err(DatasetError::content(qp, format!("{} quality rows beside {} matches rows", q.len(), m.len())));
     }
     let exact = match solutions {
         Some(solutions) => {
             let recorded: Vec<exact::Recorded> =
                 (0..m.len()).map(|i| exact::Recorded { match_id: m.match_id[i], moves: m.moves[i] as u32, winner: m.winner[i] }).collect();
-            Some(exact::exact_records(&recorded, solutions).map_err(|e| invalid(mp, format!("exact evaluation: {e}")))?)
+            Some(exact::exact_records(&recorded, solutions).map_err(|e| DatasetError::content(mp, format!("exact evaluation: {e}")))?)
         }
         None => None,
     };
     for i in 0..m.len() {
         if m.match_id[i] != q.match_id[i] {
-            return Err(invalid(qp, format!("row {i}: quality of match {} beside match {}", q.match_id[i], m.match_id[i])));
+            return Err(DatasetError::content(qp, format!("row {i}: quality of match {} beside match {}", q.match_id[i], m.match_id[i])));
         }
-        counted_positions(&m, &q, i).map_err(|e| invalid(qp, e))?;
+        counted_positions(&m, &q, i).map_err(|e| DatasetError::content(qp, e))?;
         let facts = MatchFacts { exact: exact.as_ref().map(|e| e[&m.match_id[i]]), ..match_facts(&m, i, quality_record(&q, i)) };
         acc.add_match(&facts);
     }

@@ -1,0 +1,6 @@
+//! The application layer: the jobs users run (simulate into a dataset, run a study, play a
+//! tournament, solve, compute metrics, analyse a position), between the libraries below (io,
+//! analysis, ratings, plot) and the front ends above (the command line, the Python module, the
+//! server). Each job takes a validated, typed request and returns a typed result or a typed
+//! error that names the field at fault, never a front end's flag or keyword: the front ends
+//! translate their input into requests and the results into text, objects or JSON.

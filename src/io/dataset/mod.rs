@@ -1,0 +1,40 @@
+//! A dataset directory: part files per table, progress markers, and the manifest.
+//!
+//! ```text
+//! DIR/manifest.json                  the run (shard 1/1), or manifest-shard-K-of-N.json per shard
+//! DIR/matches/part-RUN-BATCH.parquet one part file per batch and table (and/or .csv)
+//! DIR/rounds/..., moves/..., laps/..., histograms/...
+//! DIR/.progress/batch-BATCH.json     written after a batch's part files: it is complete, and
+//!                                    records each file's rows, size and SHA-256
+//! DIR/.lock, .lock-shard-K-of-N      advisory locks: one writer per shard (see [`super::lock`])
+//! ```
+//! Part files carry the run id (a hash of what determines the rows) in their names, so files of
+//! different runs mixed in one directory are detected. Every file is written atomically.
+//!
+//! One file per job: `manifest` (what a run is and its identity), `manifest_io` (reading and
+//! naming manifests), `admission` (whether a run may write into a directory), `writer` (the
+//! sink of a run) with its `syncer` thread, `reader` (a dataset opened to read), and `error`.
+
+mod admission;
+mod error;
+mod manifest;
+mod manifest_io;
+mod reader;
+mod syncer;
+#[cfg(test)]
+mod tests;
+mod writer;
+
+use std::path::Path;
+
+use super::IoError;
+
+pub use error::{DatasetError, ManifestProblem, Mismatch, Refusal, ShardState, Wording};
+pub use manifest::{identity_digest, versions, Formats, Manifest, RunStatus, ROWS_VERSION};
+pub use manifest_io::{manifest_name, manifest_names, read_manifest, read_manifests, MAX_MANIFEST_BYTES};
+pub use reader::{problem_list, Dataset};
+pub use writer::DatasetWriter;
+
+fn io_err(path: &Path, action: &str, error: std::io::Error) -> DatasetError {
+    DatasetError::Io(IoError::File { path: path.to_path_buf(), action: action.into(), error })
+}

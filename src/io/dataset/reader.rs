@@ -1,0 +1,198 @@
+//! A dataset opened for reading.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::manifest::{identity_mismatch, Formats, Manifest};
+use super::manifest_io::{manifest_name, read_manifests};
+use super::{io_err, DatasetError};
+use crate::io::lock::{writer_lock_name, DirLock};
+use crate::io::verify::{Layout, Problem, ProblemKind};
+use crate::io::{read_table, Format};
+use crate::sim::schema::{table_spec, TableSpec};
+use crate::sim::table::Table;
+use crate::sim::{Detail, Shard};
+
+
+/// A dataset opened for reading: its manifests and its part files, checked for consistency.
+pub struct Dataset {
+    pub dir: PathBuf,
+    pub manifests: Vec<Manifest>,
+    pub run_id: String,
+}
+
+impl Dataset {
+    /// Opens `dir`: it must hold at least one manifest, all of one run, all complete, and part
+    /// files of that run only, each as its batch's progress marker records it.
+    pub fn open(dir: &Path) -> Result<Dataset, DatasetError> {
+        let dataset = Dataset::open_unverified(dir)?;
+        let problems = dataset.verify()?;
+        if !problems.is_empty() {
+            return Err(DatasetError::Damaged { dir: dir.to_path_buf(), problems });
+        }
+        Ok(dataset)
+    }
+
+    /// Opens `dir` checking its manifests (one run, complete, every shard), not its files:
+    /// [`Dataset::verify`] checks those.
+    pub fn open_unverified(dir: &Path) -> Result<Dataset, DatasetError> {
+        if !dir.is_dir() {
+            return Err(DatasetError::NoDirectory { path: dir.to_path_buf() });
+        }
+        let manifests = read_manifests(dir)?;
+        let Some((first_path, first)) = manifests.first() else {
+            return Err(DatasetError::NoManifest { dir: dir.to_path_buf() });
+        };
+        // Each manifest's own fields, the row format among them, are checked by read_manifest.
+        for (path, m) in &manifests {
+            if let Some(mismatch) = identity_mismatch(first, m) {
+                let file = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+                return Err(DatasetError::Mixed { dir: dir.to_path_buf(), first: file(first_path), other: file(path), mismatch });
+            }
+            if !m.is_complete() {
+                let writer = DirLock::holder(dir, &writer_lock_name(m.shard));
+                return Err(DatasetError::Incomplete { path: path.clone(), shard: m.shard, status: m.status, writer });
+            }
+        }
+        // Every shard of the run must be there: a study never summarizes part of a run unawares.
+        let shards: Vec<Shard> = manifests.iter().map(|(_, m)| m.shard).collect();
+        let count = shards[0].count;
+        if shards.iter().any(|s| s.count != count) {
+            return Err(DatasetError::MixedShardCounts { dir: dir.to_path_buf() });
+        }
+        let missing: Vec<_> = (1..=count).filter(|k| !shards.iter().any(|s| s.index == *k)).collect();
+        if !missing.is_empty() {
+            return Err(DatasetError::MissingShards { dir: dir.to_path_buf(), missing, count });
+        }
+        Ok(Dataset { dir: dir.to_path_buf(), run_id: first.run_id.clone(), manifests: manifests.into_iter().map(|m| m.1).collect() })
+    }
+
+    /// What the dataset's directory should hold.
+    pub fn layout(&self) -> Layout {
+        let m = self.manifest();
+        Layout {
+            dir: self.dir.clone(),
+            run_id: self.run_id.clone(),
+            identity: m.identity_digest(),
+            tables: m.detail.tables(),
+            formats: m.format.list(),
+            batches: m.matches.div_ceil(m.batch_size.max(1)),
+        }
+    }
+
+    /// Checks every part file against the progress markers, and the markers' row counts
+    /// against the manifests; returns every problem found (none: the dataset holds).
+    pub fn verify(&self) -> Result<Vec<Problem>, DatasetError> {
+        let layout = self.layout();
+        let mut problems = layout.missing_tables();
+        let mut recorded = std::collections::HashMap::new();
+        for m in &self.manifests {
+            let shard = m.shard;
+            let checked = layout.check_batches(shard.batches(layout.batches));
+            // Markers of another identity: one problem for the manifest, not one per batch.
+            let (other, rest): (Vec<Problem>, Vec<Problem>) = checked.problems.into_iter().partition(|p| p.kind == ProblemKind::Identity);
+            problems.extend(rest);
+            if !other.is_empty() {
+                problems.push(Problem {
+                    file: PathBuf::from(manifest_name(shard)),
+                    kind: ProblemKind::Identity,
+                    what: edited_identity(&manifest_name(shard), &other),
+                });
+            }
+            recorded.extend(checked.recorded);
+            if checked.rows != m.rows {
+                let show = |r: &BTreeMap<String, u64>| r.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ");
+                problems.push(Problem {
+                    file: PathBuf::from(manifest_name(shard)),
+                    kind: ProblemKind::Rows,
+                    what: format!("the manifest records {} rows; the progress markers record {}", show(&m.rows), show(&checked.rows)),
+                });
+            }
+        }
+        problems.extend(layout.strays(&recorded, true).map_err(|e| io_err(&self.dir, "cannot read", e))?);
+        problems.sort_by(|a, b| (&a.file, a.kind).cmp(&(&b.file, b.kind)));
+        Ok(problems)
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifests[0]
+    }
+
+    pub fn detail(&self) -> Detail {
+        self.manifest().detail
+    }
+
+    /// The part files of a table (one format: Parquet when both exist), sorted. Every part
+    /// must belong to this run.
+    pub fn parts(&self, table: &str) -> Result<Vec<PathBuf>, DatasetError> {
+        let table_dir = self.dir.join(table);
+        if !table_dir.is_dir() {
+            return Err(DatasetError::MissingTable { path: table_dir, table: table.to_string(), detail: self.detail() });
+        }
+        let format = if self.manifest().format == Formats::Csv { Format::Csv } else { Format::Parquet };
+        let mut parts = Vec::new();
+        for entry in std::fs::read_dir(&table_dir).map_err(|e| io_err(&table_dir, "cannot read", e))?.filter_map(|e| e.ok()) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let Some(rest) = name.strip_prefix("part-") else {
+                return Err(DatasetError::UnexpectedFile { path: entry.path() });
+            };
+            let run = rest.split('-').next().unwrap_or("");
+            if run != self.run_id {
+                return Err(DatasetError::ForeignPart { path: entry.path(), run: run.to_string(), dataset_run: self.run_id.clone() });
+            }
+            if name.ends_with(&format!(".{}", format.extension())) {
+                parts.push(entry.path());
+            }
+        }
+        parts.sort();
+        Ok(parts)
+    }
+
+    /// Reads a table's part files one at a time (bounded memory), in order.
+    pub fn for_each_part(&self, table: &str, mut f: impl FnMut(Table) -> Result<(), DatasetError>) -> Result<u64, DatasetError> {
+        let spec: &TableSpec = table_spec(table).ok_or_else(|| self.unknown_table(table))?;
+        let mut rows = 0;
+        for part in self.parts(table)? {
+            let t = read_table(&part, spec)?;
+            rows += t.rows() as u64;
+            f(t)?;
+        }
+        Ok(rows)
+    }
+
+    fn unknown_table(&self, table: &str) -> DatasetError {
+        DatasetError::UnknownTable { dir: self.dir.clone(), table: table.to_string() }
+    }
+
+    /// Reads a whole table (for small datasets and tests).
+    pub fn read_all(&self, table: &str) -> Result<Table, DatasetError> {
+        let spec = table_spec(table).ok_or_else(|| self.unknown_table(table))?;
+        let mut all = crate::sim::schema::empty_table(spec);
+        self.for_each_part(table, |t| {
+            all.append(&t);
+            Ok(())
+        })?;
+        Ok(all)
+    }
+}
+
+/// "`what` was edited: ...", from the progress markers (at least one) that record another identity.
+pub(super) fn edited_identity<P: std::borrow::Borrow<Problem>>(what: &str, markers: &[P]) -> String {
+    let example = markers[0].borrow();
+    format!(
+        "{what} was edited: its identity no longer matches the digest recorded by the batches \
+         ({} progress marker{} record another, e.g. {}: {})",
+        markers.len(),
+        if markers.len() == 1 { "" } else { "s" },
+        example.file.display(),
+        example.what
+    )
+}
+
+/// Problems one per line, indented.
+pub fn problem_list(problems: &[Problem]) -> String {
+    problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
+}
