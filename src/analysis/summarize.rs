@@ -11,7 +11,6 @@ use crate::sim::quality::{ByRound, ByRoundRecord};
 use crate::sim::schema::{HistogramColumns, MatchColumns, RoundColumns};
 use crate::sim::{Detail, HistogramMetric, MatchOutcome, RoundResult};
 
-
 fn add(hist: &mut BTreeMap<u64, u64>, value: u64, n: u64) {
     *hist.entry(value).or_default() += n;
 }

@@ -49,7 +49,6 @@ pub struct StudyMetrics {
     pub arms: Vec<ArmMetrics>,
 }
 
-
 /// Computes the metrics of `dir`, a dataset or a study (arms in `order`, else sorted by name).
 pub fn metrics_path(
     dir: &Path,

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::analysis::summarize::summarize_path;
 use super::Destination;
+use crate::analysis::summarize::summarize_path;
 use crate::io::lock::DirLock;
 use crate::io::write_string_atomically;
 

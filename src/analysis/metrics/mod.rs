@@ -362,7 +362,6 @@ fn round_point(r: &ByRoundRecord) -> RoundPoint {
     }
 }
 
-
 /// The facts of row `i` of a matches part and the quality record beside it.
 pub fn match_facts(m: &MatchColumns, i: usize, quality: QualityRecord) -> MatchFacts {
     MatchFacts {
@@ -422,7 +421,10 @@ pub fn accumulate(dataset: &Dataset, exact: Option<SolveOptions>) -> Result<Accu
     let mut acc = Accumulator::new(board);
     let (match_parts, quality_parts) = (dataset.parts("matches")?, dataset.parts("quality")?);
     if match_parts.len() != quality_parts.len() {
-        return Err(DatasetError::content(dir, format!("{} matches part files but {} quality part files", match_parts.len(), quality_parts.len())));
+        return Err(DatasetError::content(
+            dir,
+            format!("{} matches part files but {} quality part files", match_parts.len(), quality_parts.len()),
+        ));
     }
     let pairs: Vec<(&std::path::PathBuf, &std::path::PathBuf)> = match_parts.iter().zip(&quality_parts).collect();
     for chunk in pairs.chunks(2 * rayon::current_num_threads()) {

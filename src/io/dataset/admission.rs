@@ -14,7 +14,7 @@ use crate::sim::schema::ALL_TABLES;
 use crate::sim::RunConfig;
 
 fn refused(dir: &Path, refusal: Refusal) -> DatasetError {
-    DatasetError::Refused { dir: dir.to_path_buf(), refusal }
+    DatasetError::Refused { dir: dir.to_path_buf(), refusal: Box::new(refusal) }
 }
 
 /// Creates `dir` if need be; refuses a path that is not a directory, and a directory of

@@ -30,7 +30,7 @@ pub enum DatasetError {
     NoDatasets { dir: PathBuf },
     /// Two manifests of one directory that are not of one run.
     #[error("{}: mixes datasets: {first} and {other} differ ({mismatch})", dir.display())]
-    Mixed { dir: PathBuf, first: String, other: String, mismatch: Mismatch },
+    Mixed { dir: PathBuf, first: String, other: String, mismatch: Box<Mismatch> },
     #[error("{}: mixes shards of runs split in different numbers of shards", dir.display())]
     MixedShardCounts { dir: PathBuf },
     /// A shard still being written (`writer` names the process) or interrupted.
@@ -55,7 +55,7 @@ pub enum DatasetError {
     Marker { path: PathBuf, what: String },
     /// A directory a run may not write into.
     #[error("{}", refusal.describe(dir, &Wording::default()))]
-    Refused { dir: PathBuf, refusal: Refusal },
+    Refused { dir: PathBuf, refusal: Box<Refusal> },
     /// Rows that disagree with each other or with the run (found by the analysis); `what`
     /// names the table or column.
     #[error("{}: {what}", path.display())]
@@ -227,10 +227,9 @@ impl Refusal {
                 found.join(", "),
                 words.instead_of_foreign
             ),
-            Refusal::UntrustedManifest { path, problem } => format!(
-                "{}: {problem}\n({subject} holds a dataset whose manifest cannot be trusted; {elsewhere})",
-                path.display()
-            ),
+            Refusal::UntrustedManifest { path, problem } => {
+                format!("{}: {problem}\n({subject} holds a dataset whose manifest cannot be trusted; {elsewhere})", path.display())
+            }
             Refusal::ShardCount { file, theirs, state, ours } => format!(
                 "{d}: {subject} holds a run split into {} shard{} ({file}: shard {theirs}, {state}); this is shard {} of {}: \
                  all shards of a dataset split the run the same way; {elsewhere}, or {}",

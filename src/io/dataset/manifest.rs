@@ -310,7 +310,6 @@ pub(super) fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<Mismatch> 
         .map(|(what, there, here)| Mismatch { what, there, here })
 }
 
-
 /// The row format: 3 gave counts signed 64-bit types and the rounds table the match's first
 /// player and each side's holdings and closed pits at the round's start.
 pub const ROWS_VERSION: &str = "4";
@@ -321,7 +320,7 @@ pub fn versions() -> BTreeMap<String, String> {
     [("rajapasu", env!("CARGO_PKG_VERSION")), ("rows", ROWS_VERSION), ("rng", crate::engine::GENERATOR), ("polars", "0.55.2")]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
-        .chain([("parquet_compression".to_string(), format!("zstd level {}", super::parquet::ENCODINGS.zstd_level))])
+        .chain([("parquet_compression".to_string(), format!("zstd level {}", crate::io::parquet::ENCODINGS.zstd_level))])
         .collect()
 }
 

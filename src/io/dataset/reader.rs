@@ -13,7 +13,6 @@ use crate::sim::schema::{table_spec, TableSpec};
 use crate::sim::table::Table;
 use crate::sim::{Detail, Shard};
 
-
 /// A dataset opened for reading: its manifests and its part files, checked for consistency.
 pub struct Dataset {
     pub dir: PathBuf,
@@ -47,7 +46,12 @@ impl Dataset {
         for (path, m) in &manifests {
             if let Some(mismatch) = identity_mismatch(first, m) {
                 let file = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
-                return Err(DatasetError::Mixed { dir: dir.to_path_buf(), first: file(first_path), other: file(path), mismatch });
+                return Err(DatasetError::Mixed {
+                    dir: dir.to_path_buf(),
+                    first: file(first_path),
+                    other: file(path),
+                    mismatch: Box::new(mismatch),
+                });
             }
             if !m.is_complete() {
                 let writer = DirLock::holder(dir, &writer_lock_name(m.shard));

@@ -6,6 +6,7 @@ use super::*;
 use crate::agents::AgentSpec;
 use crate::engine::Ruleset;
 use crate::io::Format;
+use crate::sim::BatchSink;
 use crate::sim::{Detail, FirstPolicy, RunConfig, Shard};
 
 fn config() -> RunConfig {
@@ -32,12 +33,9 @@ fn the_manifest_holds_the_typed_run_and_reads_back_as_written() {
     assert_eq!(manifest.config(), cfg);
     let text = std::fs::read_to_string(dir.path().join("manifest-shard-2-of-3.json")).unwrap();
     // Typed in memory, the same words in the file.
-    for field in [
-        r#""status": "complete""#,
-        r#""south": "minimax:depth=2,nodes=unlimited,eval=match""#,
-        r#""first": "north""#,
-        r#""shard": "2/3""#,
-    ] {
+    for field in
+        [r#""status": "complete""#, r#""south": "minimax:depth=2,nodes=unlimited,eval=match""#, r#""first": "north""#, r#""shard": "2/3""#]
+    {
         assert!(text.contains(field), "{field} in {text}");
     }
     let (_, back) = read_manifests(dir.path()).unwrap().pop().unwrap();

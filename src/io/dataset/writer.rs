@@ -14,7 +14,6 @@ use crate::io::verify::{Layout, Marker, PartRecord};
 use crate::io::{write_string_atomically, write_table_unsynced, Format};
 use crate::sim::{Batch, BatchSink, RunConfig};
 
-
 /// Writes a run's batches into a dataset directory; the sink of [`crate::sim::run`].
 pub struct DatasetWriter {
     dir: PathBuf,
@@ -87,7 +86,8 @@ impl DatasetWriter {
         for b in self.cfg.shard_batches() {
             let path = self.marker(b);
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
-            let marker: Marker = serde_json::from_str(&text).map_err(|e| DatasetError::Marker { path: path.clone(), what: e.to_string() })?;
+            let marker: Marker =
+                serde_json::from_str(&text).map_err(|e| DatasetError::Marker { path: path.clone(), what: e.to_string() })?;
             for (t, n) in marker.rows {
                 *rows.entry(t).or_default() += n;
             }
