@@ -265,8 +265,10 @@ fn the_link_check_reads_links_and_anchors() {
 
 #[test]
 fn every_relative_link_and_anchor_of_the_readme_and_the_guide_resolves() {
-    let documents = markdown_documents();
+    // The guide, and the READMEs of the samples and of the Python package beside it.
+    let mut documents = markdown_documents();
     assert!(documents.len() >= 15, "{documents:?}");
+    documents.extend(["data/README.md", "python/README.md"].map(String::from));
     let mut broken = Vec::new();
     let mut checked = 0;
     for document in &documents {
