@@ -12,7 +12,7 @@
 //! (Bradley-Terry ratings of a tournament), [`plot`], then [`app`] (the jobs users run, typed)
 //! under the front ends: [`cli`] here, the Python module in python/.
 
-pub use rajapasu_core::{agents, engine, exact, files, show, sim};
+pub use rajapasu_core::{agents, engine, exact, files, record, show, sim};
 
 pub mod analysis;
 pub mod app;

@@ -4,3 +4,6 @@
 //! server). Each job takes a validated, typed request and returns a typed result or a typed
 //! error that names the field at fault, never a front end's flag or keyword: the front ends
 //! translate their input into requests and the results into text, objects or JSON.
+
+pub mod analyse;
+pub mod check_record;

@@ -1,7 +1,9 @@
 //! The command line: parsing into validated configurations, and errors mapped to exit codes in
 //! one place. One file per subcommand.
 
+mod analyse;
 mod bench;
+mod check_record;
 mod dataset_errors;
 mod experiment;
 mod metrics;
@@ -64,6 +66,10 @@ pub enum Command {
     Tournament(tournament::Args),
     /// Solve a round exactly (R15): perfect-play value, best opening moves, reachable positions.
     Solve(solve::Args),
+    /// Analyse one position: every legal move's exact round value (R15) and match value (R17).
+    Analyse(analyse::Args),
+    /// Check a recorded game (or a bare move list) against every reading of the rules.
+    CheckRecord(check_record::Args),
 }
 
 /// A failure, with the exit code it maps to.
@@ -167,6 +173,8 @@ pub fn main() -> i32 {
         Command::Verify(a) => verify::run(a),
         Command::Tournament(a) => tournament::run(a),
         Command::Solve(a) => solve::run(a),
+        Command::Analyse(a) => analyse::run(a),
+        Command::CheckRecord(a) => check_record::run(a),
     };
     match result {
         Ok(()) => 0,

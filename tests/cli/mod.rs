@@ -1,4 +1,6 @@
+mod analyse;
 mod bench;
+mod check_record;
 mod docs;
 mod experiments;
 mod external;

@@ -1,6 +1,7 @@
 //! Exact analysis of small boards: the perfect-play value of round positions (docs/rules.md R15)
 //! by retrograde analysis, and matches played by perfect round play. Depends on the engine only.
 
+mod analysis;
 mod chain;
 mod index;
 mod match_solver;
@@ -14,6 +15,7 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
+pub use analysis::{analyse, round_solution, Analysis, AnalysisError, MatchOutlook, MoveAnalysis, RoundContext, RoundMatch, LINE_MOVES};
 pub use chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
 pub use index::{Compositions, RankSet};
 pub use match_solver::{

@@ -1,0 +1,243 @@
+//! The `analyse` job: the analysis of one position (its moves' exact round values, R15, and
+//! match values, R17) as a typed request and one JSON object, the same for the command line
+//! and the server. Where the exact values come from is the caller's [`ExactSource`]: solved on
+//! each call ([`Direct`]) or kept between requests (the server).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::engine::{BySide, Game, Outcome, Pit, PitSet, Position, Ruleset, Setup, Side};
+use crate::exact::{
+    analyse, load_or_solve, round_solution, Analysis, MatchOutlook, MatchTable, RoundContext, RoundMatch, Solution, SolveOptions,
+};
+
+/// Which position to analyse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionSpec {
+    /// After these moves (local pits) from the match's start, `first` starting round 1.
+    Moves { first: Side, moves: Vec<usize> },
+    /// A round's start from each side's holdings (R12), `starter` to move.
+    RoundStart { holdings: BySide<u32>, starter: Side },
+    /// Any position inside a round: 2P pits in global order (None: closed, R12), each side's
+    /// counters off the board, the side to move.
+    Board { pits: Vec<Option<u8>>, reserve: BySide<u32>, to_move: Side },
+}
+
+/// A validated analysis request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalyseRequest {
+    pub rules: Ruleset,
+    pub position: PositionSpec,
+    /// Whether to look for match values (R17) at all.
+    pub with_match: bool,
+}
+
+/// Why a request was not answered.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnalyseError {
+    /// Bad input: the field and what is wrong with it (exit 2; HTTP 400).
+    #[error("{field}: {message}")]
+    Field { field: &'static str, message: String },
+    /// The round cannot be solved within the budget (exit 2; HTTP 400), with the figures.
+    #[error("{0}")]
+    Budget(String),
+}
+
+fn field(field: &'static str, message: impl std::fmt::Display) -> AnalyseError {
+    AnalyseError::Field { field, message: message.to_string() }
+}
+
+/// The exact values an analysis needs.
+pub trait ExactSource {
+    /// The R15 solution of the round of `pos` (see [`round_solution`]).
+    fn round(&self, pos: &Position) -> Result<Arc<Solution>, String>;
+    /// The board's match table, or why there is none.
+    fn table(&self, rules: Ruleset) -> Result<Arc<MatchTable>, String>;
+    /// The match values of one round (see [`RoundMatch::build`]).
+    fn round_match(&self, table: &MatchTable, open: BySide<u8>, context: Option<RoundContext>) -> Result<Arc<RoundMatch>, String>;
+}
+
+/// Values solved on each call, tables read from (and saved to) a directory; `progress` hears
+/// what is being solved.
+pub struct Direct<'a> {
+    pub opts: SolveOptions,
+    pub tables: PathBuf,
+    pub progress: &'a dyn Fn(String),
+}
+
+impl ExactSource for Direct<'_> {
+    fn round(&self, pos: &Position) -> Result<Arc<Solution>, String> {
+        let mut report =
+            |p: crate::exact::Progress| (self.progress)(format!("round values: {} level {}, {} positions", p.phase, p.level, p.done));
+        round_solution(pos, self.opts, &mut report).map(Arc::new).map_err(|e| e.to_string())
+    }
+
+    fn table(&self, rules: Ruleset) -> Result<Arc<MatchTable>, String> {
+        let mut report = |p: crate::exact::MatchProgress| (self.progress)(format!("match table: {} {}/{}", p.phase, p.done, p.total));
+        load_or_solve(rules, &self.tables, self.opts, None, &mut report).map(|(t, _)| Arc::new(t)).map_err(|e| e.to_string())
+    }
+
+    fn round_match(&self, table: &MatchTable, open: BySide<u8>, context: Option<RoundContext>) -> Result<Arc<RoundMatch>, String> {
+        (self.progress)("match values of the round".into());
+        RoundMatch::build(table, open, context, self.opts, &self.tables).map(Arc::new)
+    }
+}
+
+/// The position of a request, with what is known of its match.
+struct Located {
+    pos: Position,
+    /// The match's round and the moves played (known from moves only).
+    round: Option<u32>,
+    ply: Option<u32>,
+    context: Option<RoundContext>,
+    /// The match ended with the moves given.
+    over: Option<Outcome>,
+}
+
+/// The most moves a request may give (the longest of a million random matches is about 5,000).
+pub const MAX_MOVES: usize = 100_000;
+
+fn locate(rules: Ruleset, spec: &PositionSpec) -> Result<Located, AnalyseError> {
+    match spec {
+        PositionSpec::Moves { first, moves } => {
+            if moves.len() > MAX_MOVES {
+                return Err(field("moves", format!("{} moves; at most {MAX_MOVES} are analysed", moves.len())));
+            }
+            let mut game = Game::new(rules, *first);
+            for (i, &pit) in moves.iter().enumerate() {
+                game.play(pit).map_err(|e| field("moves", format!("move {} (pit {pit}) cannot be played: {e}", i + 1)))?;
+            }
+            let rs = game.round_start();
+            Ok(Located {
+                pos: *game.position(),
+                round: Some(game.round()),
+                ply: Some(game.ply()),
+                context: Some(RoundContext { kept_south: rs.kept[Side::South], starter: rs.starter }),
+                over: game.outcome(),
+            })
+        }
+        PositionSpec::RoundStart { holdings, starter } => {
+            check_holdings(*holdings, &rules).map_err(|e| field("holdings", e))?;
+            let (pos, kept) = Position::round_start(rules, *holdings, *starter);
+            Ok(Located {
+                pos,
+                round: None,
+                ply: None,
+                context: Some(RoundContext { kept_south: kept[Side::South], starter: *starter }),
+                over: None,
+            })
+        }
+        PositionSpec::Board { pits, reserve, to_move } => {
+            let p = rules.pits_per_row as usize;
+            if pits.len() != 2 * p {
+                return Err(field(
+                    "position",
+                    format!("{} pits given; this board has {} (2 x pits_per_row, global order)", pits.len(), 2 * p),
+                ));
+            }
+            let mut open = BySide::splat(PitSet::EMPTY);
+            for (g, n) in pits.iter().enumerate() {
+                if n.is_some() {
+                    open[Side::from_index(g / p)].insert(Pit::new_unchecked(g % p));
+                }
+            }
+            let board = pits.iter().map(|n| n.unwrap_or(0)).collect();
+            let pos =
+                Position::from_setup(Setup { rules, board, open, reserve: *reserve, turn: *to_move }).map_err(|e| field("position", e))?;
+            Ok(Located { pos, round: None, ply: None, context: None, over: None })
+        }
+    }
+}
+
+/// Why holdings (South, North) are not a round's start (R12, R14).
+pub fn check_holdings(h: BySide<u32>, rules: &Ruleset) -> Result<(), String> {
+    let total = rules.total_counters() as u64;
+    let s = rules.seeds_per_pit as u32;
+    let sum = h[Side::South] as u64 + h[Side::North] as u64;
+    if sum != total {
+        return Err(format!("the holdings sum to {sum}; this board has {total} counters (2 x pits_per_row x seeds_per_pit)"));
+    }
+    match Side::ALL.into_iter().find(|&side| h[side] < s) {
+        Some(side) => Err(format!("{side} holds {} counters, fewer than seeds_per_pit = {s}: the match is over (R14)", h[side])),
+        None => Ok(()),
+    }
+}
+
+/// Answers a request: the JSON object that `analyse --json` prints and `GET /api/analyse` returns.
+pub fn run(request: &AnalyseRequest, source: &dyn ExactSource) -> Result<Value, AnalyseError> {
+    let rules = request.rules;
+    let at = locate(rules, &request.position)?;
+    if at.over.is_some() {
+        return Ok(report(&rules, &at, None, None));
+    }
+    let solution = source.round(&at.pos).map_err(|e| AnalyseError::Budget(format!("the round cannot be solved within the budget: {e}")))?;
+    let mut note = None;
+    let matches = if !request.with_match {
+        None
+    } else {
+        let open = at.pos.open().map(|set| set.len() as u8);
+        match source.table(rules).and_then(|table| source.round_match(&table, open, at.context)) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                note = Some(format!("no match values: {e}"));
+                None
+            }
+        }
+    };
+    let (analysis, why) = analyse(&at.pos, &solution, matches.as_deref()).map_err(|e| AnalyseError::Budget(e.to_string()))?;
+    Ok(report(&rules, &at, Some(&analysis), note.or(why.map(|w| format!("no match values: {w}")))))
+}
+
+fn outlook_json(o: Option<MatchOutlook>) -> Value {
+    o.map_or(Value::Null, |o| json!({ "value": o.value.name(), "rounds": o.rounds }))
+}
+
+fn pits(set: PitSet) -> Vec<usize> {
+    set.iter().map(Pit::index).collect()
+}
+
+/// The JSON object of an analysis (see docs/serve.md).
+fn report(rules: &Ruleset, at: &Located, analysis: Option<&Analysis>, note: Option<String>) -> Value {
+    let pos = &at.pos;
+    let moves: Vec<Value> = analysis.map_or(Vec::new(), |a| {
+        a.moves
+            .iter()
+            .map(|m| json!({ "pit": m.pit.index(), "round_value": m.round_value, "match": outlook_json(m.match_outlook) }))
+            .collect()
+    });
+    // The round's end when the mover has no legal move (R10): the other side collects.
+    let round_end = analysis
+        .filter(|a| a.moves.is_empty())
+        .map_or(Value::Null, |a| json!({ "collector": pos.turn().other(), "remainder": pos.on_board(), "value": a.value }));
+    let match_end = at.over.map_or(Value::Null, |o| json!({ "winner": o.winner() }));
+    json!({
+        "rules": rules,
+        "rules_hash": rules.hash(),
+        "to_move": pos.turn(),
+        "round": at.round,
+        "ply": at.ply,
+        "board": board_json(pos),
+        "reserve": pos.reserve(),
+        "value": analysis.map(|a| a.value),
+        "match_value": outlook_json(analysis.and_then(|a| a.match_outlook)),
+        "moves": moves,
+        "best_round": analysis.map_or(Vec::new(), |a| pits(a.best_round)),
+        "best_match": analysis.map_or(Vec::new(), |a| pits(a.best_match)),
+        "line": analysis.map_or(Vec::new(), |a| a.line.iter().map(|p| p.index()).collect()),
+        "round_end": round_end,
+        "match_end": match_end,
+        "match_note": note,
+    })
+}
+
+/// The board as 2P entries in global order: a count, or null for a closed pit (R12).
+fn board_json(pos: &Position) -> Vec<Option<u8>> {
+    let p = pos.rules().pits_per_row as usize;
+    pos.board()
+        .iter()
+        .enumerate()
+        .map(|(g, &n)| pos.open()[Side::from_index(g / p)].contains(Pit::new_unchecked(g % p)).then_some(n))
+        .collect()
+}
