@@ -148,7 +148,7 @@ fn check_record_prints_each_reading_and_rejects_bad_records() {
         (write("f.txt", &"0 ".repeat(600_000)), vec!["longer than 1024 KiB"]),
     ];
     for (path, needles) in cases {
-        usage_error(&["check-record", s(&path)], &needles.iter().copied().collect::<Vec<_>>());
+        usage_error(&["check-record", s(&path)], &needles);
     }
     usage_error(&["check-record", "--moves", "0,a"], &["--moves item 2", "'a'"]);
     usage_error(&["check-record", "--moves", "0", "--rule", "endless=stop"], &["--rule", "endless"]);
