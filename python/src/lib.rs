@@ -634,9 +634,9 @@ impl HostPlayer for PyPlayer {
     }
 }
 
-/// Registers Python callables as `python:NAME` players for the length of a run.
-fn register_players(players: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(Arc<PyPlayer>, host::Registration)>> {
-    let mut out = Vec::new();
+/// The Python callables of a run as its `python:NAME` players (and each, to find what it raised).
+fn host_players(players: Option<&Bound<'_, PyDict>>) -> PyResult<(host::HostPlayers, Vec<Arc<PyPlayer>>)> {
+    let (mut hosts, mut out) = (host::HostPlayers::default(), Vec::new());
     if let Some(d) = players {
         for (name, callable) in d.iter() {
             let name: String = name.extract()?;
@@ -644,11 +644,11 @@ fn register_players(players: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(Arc<Py
                 return Err(usage(format!("player '{name}' is not callable: a Python player is a function (position, rng) -> pit")));
             }
             let player = Arc::new(PyPlayer { callable: callable.unbind(), error: Mutex::new(None) });
-            let registration = host::register(&name, player.clone()).map_err(usage)?;
-            out.push((player, registration));
+            hosts.add(&name, player.clone()).map_err(usage)?;
+            out.push(player);
         }
     }
-    Ok(out)
+    Ok((hosts, out))
 }
 
 fn parse_spec(text: &str, seat: &str) -> PyResult<AgentSpec> {
@@ -697,11 +697,21 @@ fn simulate_to(
         batch_size,
         shard,
     };
-    let registered = register_players(players)?;
+    let (hosts, registered) = host_players(players)?;
     let label = out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let job = Job { cfg, out, format, threads, resume, quiet: true, label, destination: rajapasu::cli::Destination::Out };
+    let job = Job {
+        cfg,
+        out,
+        format,
+        threads,
+        resume,
+        quiet: true,
+        label,
+        destination: rajapasu::cli::Destination::Out,
+        players: rajapasu::agents::Resources { hosts, ..rajapasu::agents::Resources::default() },
+    };
     let result = py.detach(|| run_job(&job));
-    let raised: Option<PyErr> = registered.iter().find_map(|(p, _)| p.error.lock().unwrap_or_else(|e| e.into_inner()).take());
+    let raised: Option<PyErr> = registered.iter().find_map(|p| p.error.lock().unwrap_or_else(|e| e.into_inner()).take());
     drop(registered);
     match result {
         Ok(manifest) => serde_json::to_string(&manifest).map_err(|e| RajapasuError::new_err(e.to_string())),

@@ -132,6 +132,7 @@ fn run_detail(
         quiet: true,
         label: String::new(),
         destination: super::Destination::Out,
+        players: crate::agents::Resources::default(),
     };
     let start = Instant::now();
     let result = super::simulate::run_job(&job);
@@ -219,7 +220,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if args.metrics_cost {
         let mut costs = Vec::new();
         for i in 1..=args.repeat.max(1) {
-            let c = bench_metrics_cost(rules, args.matches, args.seed);
+            let c = bench_metrics_cost(rules, args.matches, args.seed, &crate::agents::Resources::default());
             costs.push(c.cost);
             if args.json {
                 out.line(serde_json::to_string(&c).map_err(CliError::failed)?)?;
@@ -263,10 +264,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         out.line(format_args!("best: {:.0} matches/s, {:.0} moves/s (rules {})", b.matches_per_second, b.moves_per_second, rules.hash()))?;
     }
     let engine = best.map_or(0.0, |b| b.moves_per_second);
+    let players = crate::agents::Resources::default();
     for &player in &args.player {
         let against = args.against.unwrap_or(player);
         // A player that cannot decide is a failure here as in a run (exit 1), not an unfinished match.
-        let p = bench_players(rules, player, against, args.player_matches, args.seed)
+        let p = bench_players(rules, player, against, args.player_matches, args.seed, &players)
             .map_err(|e| CliError::failed(format!("bench --player {player} against {against}: {e}")))?;
         if args.json {
             out.line(serde_json::to_string(&p).unwrap())?;

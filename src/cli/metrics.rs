@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::analysis::metrics::exact::ExactOptions;
 use crate::analysis::metrics::{dataset_metrics, ArmMetrics, RESAMPLES, SEED};
 use crate::io::write_string_atomically;
 use crate::io::{Dataset, DatasetError};
@@ -55,7 +56,7 @@ pub fn metrics_path(
     order: Option<&[String]>,
     resamples: u32,
     seed: u64,
-    exact: Option<SolveOptions>,
+    exact: Option<ExactOptions>,
 ) -> Result<StudyMetrics, DatasetError> {
     if !dir.is_dir() {
         return Err(DatasetError::NoDirectory { path: dir.to_path_buf() });
@@ -66,7 +67,8 @@ pub fn metrics_path(
     }
     // The arms as summarize lists them: a broken arm is an error naming it, not left out.
     let arms = crate::analysis::summarize::study_arms(dir, order)?;
-    let arms = arms.iter().map(|a| dataset_metrics(&Dataset::open(&dir.join(a))?, a, resamples, seed, exact)).collect::<Result<_, _>>()?;
+    let arms =
+        arms.iter().map(|a| dataset_metrics(&Dataset::open(&dir.join(a))?, a, resamples, seed, exact.clone())).collect::<Result<_, _>>()?;
     Ok(StudyMetrics { study: true, arms })
 }
 
@@ -168,7 +170,8 @@ pub fn write_metrics(m: &StudyMetrics, dir: &Path) -> Result<Vec<PathBuf>, CliEr
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let exact = args.exact.then_some(SolveOptions { max_memory: args.max_memory, keep_order: false, max_positions: args.max_positions });
+    let solve = SolveOptions { max_memory: args.max_memory, keep_order: false, max_positions: args.max_positions };
+    let exact = args.exact.then(|| ExactOptions { solve, store: crate::agents::Resources::default().exact });
     let m = metrics_path(&args.dir, None, args.resamples, args.seed, exact)?;
     write_metrics(&m, args.out.as_deref().unwrap_or(&args.dir))?;
     let mut out = Output::lines();

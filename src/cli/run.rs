@@ -130,6 +130,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let args = args.study;
     let arms: Vec<String> = experiment.arms.iter().map(|a| a.name.clone()).collect();
     let (study_dir, _lock) = args.open_study(&experiment.name, "experiment.toml", &experiment.source, &arms)?;
+    let players = crate::agents::Resources::default();
     for (i, arm) in experiment.arms.iter().enumerate() {
         let cfg = arm.run_config(args.matches.unwrap_or(arm.matches));
         let label = format!("[{}/{}] {}", i + 1, experiment.arms.len(), arm.name);
@@ -143,6 +144,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             quiet: args.quiet,
             label,
             destination: Destination::Study { what: format!("arm `{}`", arm.name) },
+            players: players.clone(),
         };
         run_job(&job)?;
     }

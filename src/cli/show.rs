@@ -107,7 +107,8 @@ fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, P
         format!("Replayed by rajapasu {} from the dataset's moves table and checked against its matches row.", env!("CARGO_PKG_VERSION"))
     } else {
         allow_externals(&mut cfg, m.detail, dir, id, run_external)?;
-        play_match(&cfg, id, &mut batch).map_err(|e| CliError::usage(format!("match {id} cannot be played again: {e}")))?;
+        play_match(&cfg, &crate::agents::Resources::default(), id, &mut batch)
+            .map_err(|e| CliError::usage(format!("match {id} cannot be played again: {e}")))?;
         format!("Played again by rajapasu {} from the dataset's manifest and checked against its matches row.", env!("CARGO_PKG_VERSION"))
     };
     let recorded = dataset_row(&dataset, id)?;

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use crate::agents::AgentSpec;
+use crate::agents::{AgentSpec, Resources};
 use crate::io::{DatasetWriter, Formats, Manifest};
 use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
@@ -67,6 +67,8 @@ pub struct Job {
     pub label: String,
     /// How errors name `out`: `--out`, or the study's arm or pairing.
     pub destination: Destination,
+    /// What the players share (the store of exact results), created once per command.
+    pub players: Resources,
 }
 
 /// Most worker threads: far more than any machine's cores, few enough not to swamp it.
@@ -98,7 +100,7 @@ pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
     // Fewer batches than threads are played in pieces, so every thread has work; more threads
     // than matches would only wait (0 keeps rayon's one per core).
     let threads = job.threads.min(usize::try_from(total.max(1)).unwrap_or(usize::MAX));
-    let counts = crate::sim::run(&job.cfg, threads, &writer, &progress, &stop)?;
+    let counts = crate::sim::run(&job.cfg, &job.players, threads, &writer, &progress, &stop)?;
     bar.finish_and_clear();
     let manifest = writer.finish(true)?;
     if !job.quiet {
@@ -143,6 +145,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         quiet: args.quiet,
         label,
         destination: Destination::Out,
+        players: Resources::default(),
     };
     run_job(&job).map(|_| ())
 }

@@ -37,6 +37,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let pairings = round_robin::schedule(&t);
     let datasets: Vec<String> = pairings.iter().map(|p| p.dir.clone()).collect();
     let (dir, _lock) = args.open_study(&t.name, "tournament.toml", &t.source, &datasets)?;
+    let players = crate::agents::Resources::default();
     for (k, p) in pairings.iter().enumerate() {
         let full = p.matches;
         let matches = args.matches.map_or(full, |m| if p.is_self_play() { (2 * m).min(full) } else { m.min(full) });
@@ -50,6 +51,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             quiet: args.quiet,
             label,
             destination: super::Destination::Study { what: format!("pairing `{}`", p.dir) },
+            players: players.clone(),
         };
         run_job(&job)?;
     }

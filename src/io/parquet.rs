@@ -458,7 +458,7 @@ mod tests {
             batch_size: 5000,
             shard: Shard::WHOLE,
         };
-        let tables = crate::sim::runner::simulate_batch(&cfg, 0).unwrap().into_tables(Detail::Move);
+        let tables = crate::sim::runner::simulate_batch(&cfg, &Default::default(), 0).unwrap().into_tables(Detail::Move);
         let dir = tempfile::tempdir().unwrap();
         let variants = [
             ("direct zstd3", Encodings { direct: true, ints: Encoding::RleDictionary, zstd_level: 3 }),

@@ -10,13 +10,13 @@
 //! solved once (both starters) and shared by the workers.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::agents::AgentSpec;
+use crate::agents::{AgentSpec, Resources};
 use crate::engine::{BySide, Game, Outcome, Position, Side};
-use crate::exact::{round_start, Solution, SolveOptions};
+use crate::exact::{ExactStore, Solution, SolveOptions};
 use crate::sim::quality::{QualityRecord, QualityScratch, QualityTally};
 use crate::sim::{Batch, Detail, RunConfig};
 
@@ -31,29 +31,30 @@ pub struct Recorded {
     pub winner: Option<Side>,
 }
 
-/// The round solutions of one ruleset, by open pits, solved on first use and shared.
+/// How the exact evaluation is asked for: each round solved within `solve`, into `store`, which
+/// the perfect players that play the matches again share.
+#[derive(Clone)]
+pub struct ExactOptions {
+    pub solve: SolveOptions,
+    pub store: Arc<ExactStore>,
+}
+
+/// The round solutions of one ruleset, by open pits, from the store (solved on first use).
 pub struct Solutions {
     cfg: RunConfig,
-    opts: SolveOptions,
-    solved: Mutex<HashMap<BySide<u8>, Arc<Solution>>>,
+    solve: SolveOptions,
+    players: Resources,
 }
 
 impl Solutions {
-    pub fn new(cfg: RunConfig, opts: SolveOptions) -> Solutions {
-        Solutions { cfg, opts, solved: Mutex::new(HashMap::new()) }
+    pub fn new(cfg: RunConfig, opts: ExactOptions) -> Solutions {
+        Solutions { cfg, solve: opts.solve, players: Resources::new(opts.store) }
     }
 
     fn get(&self, open: BySide<u8>) -> Result<Arc<Solution>, String> {
-        let mut solved = self.solved.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = solved.get(&open) {
-            return Ok(s.clone());
-        }
-        let roots = [round_start(self.cfg.rules, open, Side::South), round_start(self.cfg.rules, open, Side::North)];
-        let s = Arc::new(Solution::solve(&roots, self.opts, &mut |_| {}).map_err(|e| {
+        self.players.exact.round_solution(self.cfg.rules, open, self.solve).map_err(|e| {
             format!("the round with {},{} pits open cannot be solved for the exact evaluation: {e}", open[Side::South], open[Side::North])
-        })?);
-        solved.insert(open, s.clone());
-        Ok(s)
+        })
     }
 }
 
@@ -101,7 +102,7 @@ fn exact_leads(
         leads.push((game.round(), exact_lead(game.position(), local, solutions)?));
         Ok(())
     };
-    crate::sim::play_match_observed(cfg, index, batch, &mut observe).map_err(|e| e.to_string())?;
+    crate::sim::play_match_observed(cfg, &solutions.players, index, batch, &mut observe).map_err(|e| e.to_string())?;
     Ok(leads)
 }
 
@@ -177,8 +178,9 @@ mod tests {
         }
     }
 
-    fn opts() -> SolveOptions {
-        SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: 50_000_000 }
+    fn opts() -> ExactOptions {
+        let solve = SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: 50_000_000 };
+        ExactOptions { solve, store: super::super::tests::isolated_tables() }
     }
 
     /// R15: under perfect round play by both sides no move changes the round's value, so
@@ -222,7 +224,7 @@ mod tests {
     #[test]
     fn matches_played_again_are_checked_against_their_rows() {
         let cfg = cfg(4, 4, AgentSpec::Random, 20);
-        let batch = crate::sim::simulate_batch(&RunConfig { batch_size: 20, ..cfg.clone() }, 0).unwrap();
+        let batch = crate::sim::simulate_batch(&RunConfig { batch_size: 20, ..cfg.clone() }, &Resources::default(), 0).unwrap();
         let m = &batch.matches;
         let mut recorded: Vec<Recorded> =
             (0..m.len()).map(|i| Recorded { match_id: m.match_id[i], moves: m.moves[i] as u32, winner: m.winner[i] }).collect();
@@ -243,13 +245,13 @@ mod tests {
     /// positions are left out of the exact leads as of the quality table's holdings leads.
     #[test]
     fn a_match_cut_in_a_round_that_never_ends_plays_again_as_its_row_says() {
-        super::super::tests::isolated_tables();
+        let players = Resources::new(super::super::tests::isolated_tables());
         let mut cut = 0;
         for other in ["greedy", "random"] {
             let base = cfg(4, 4, AgentSpec::Random, 6);
             let rules = Ruleset { max_rounds: 30, ..base.rules };
             let cfg = RunConfig { rules, south: "perfect:match".parse().unwrap(), north: other.parse().unwrap(), batch_size: 6, ..base };
-            let batch = crate::sim::simulate_batch(&cfg, 0).unwrap();
+            let batch = crate::sim::simulate_batch(&cfg, &players, 0).unwrap();
             let m = &batch.matches;
             let recorded: Vec<Recorded> =
                 (0..m.len()).map(|i| Recorded { match_id: m.match_id[i], moves: m.moves[i] as u32, winner: m.winner[i] }).collect();

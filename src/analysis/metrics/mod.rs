@@ -12,7 +12,6 @@ use serde::Serialize;
 use self::bootstrap::Blocks;
 use super::stats::wilson;
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::SolveOptions;
 use crate::io::{Dataset, DatasetError};
 use crate::sim::quality::{ByRound, ByRoundRecord, QualityRecord};
 use crate::sim::schema::{ByRoundColumns, MatchColumns, QualityColumns};
@@ -406,7 +405,7 @@ pub fn quality_record(q: &QualityColumns, i: usize) -> QualityRecord {
 /// Reads a dataset's matches, quality and by_round tables. The matches and quality part files
 /// are read in parallel, a few pairs at a time (bounded memory), and their sums merged in part
 /// order, so the result does not depend on the thread count.
-pub fn accumulate(dataset: &Dataset, exact: Option<SolveOptions>) -> Result<Accumulator, DatasetError> {
+pub fn accumulate(dataset: &Dataset, exact: Option<exact::ExactOptions>) -> Result<Accumulator, DatasetError> {
     use rayon::prelude::*;
     let dir = &dataset.dir;
     let board = Board::of(&dataset.manifest().rules);
@@ -540,7 +539,7 @@ pub fn dataset_metrics(
     name: &str,
     resamples: u32,
     seed: u64,
-    exact: Option<SolveOptions>,
+    exact: Option<exact::ExactOptions>,
 ) -> Result<ArmMetrics, DatasetError> {
     let acc = accumulate(dataset, exact)?;
     let (metrics, by_round) = acc.finish(resamples, seed);

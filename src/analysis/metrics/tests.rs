@@ -149,9 +149,15 @@ fn positional_repetition_is_the_mean_share_of_repeated_positions_and_the_share_o
 
 /// The perfect players' tables of these tests in a directory of the test process's own (not the
 /// user's cache).
-pub(super) fn isolated_tables() {
-    static TABLES: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    crate::exact::set_tables_dir(Some(TABLES.get_or_init(|| tempfile::tempdir().unwrap()).path().to_path_buf()));
+pub(super) fn isolated_tables() -> std::sync::Arc<crate::exact::ExactStore> {
+    use crate::exact::{ExactStore, StoreSettings};
+    static STORE: std::sync::OnceLock<(tempfile::TempDir, std::sync::Arc<ExactStore>)> = std::sync::OnceLock::new();
+    let (_, store) = STORE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ExactStore::new(StoreSettings { tables: dir.path().to_path_buf(), ..StoreSettings::default() });
+        (dir, std::sync::Arc::new(store))
+    });
+    store.clone()
 }
 
 fn config(rules: &[&str], detail: Detail) -> RunConfig {
@@ -180,7 +186,7 @@ fn the_streamed_tallies_equal_those_recomputed_from_the_move_rows() {
         (&["final_four=stays"][..], AgentSpec::Random),
     ] {
         let cfg = RunConfig { north, ..config(rules, Detail::Move) };
-        let batch = crate::sim::simulate_batch(&cfg, 0).unwrap();
+        let batch = crate::sim::simulate_batch(&cfg, &Default::default(), 0).unwrap();
         let (records, by_round) = rows::from_rows(&batch.matches, &batch.rounds, &batch.moves, &cfg.rules).unwrap();
         let streamed: Vec<QualityRecord> = (0..batch.quality.len()).map(|i| quality_record(&batch.quality, i)).collect();
         assert_eq!(records, streamed, "rules {rules:?}");
@@ -190,7 +196,7 @@ fn the_streamed_tallies_equal_those_recomputed_from_the_move_rows() {
         // The legal moves column is what the tallies saw.
         assert_eq!(batch.moves.legal_moves.iter().map(|&l| l as u64).sum::<u64>(), streamed.iter().map(|q| q.legal_sum).sum::<u64>());
         // The same matches at match detail stream the same tallies.
-        let whole = crate::sim::simulate_batch(&RunConfig { detail: Detail::Match, ..cfg }, 0).unwrap();
+        let whole = crate::sim::simulate_batch(&RunConfig { detail: Detail::Match, ..cfg }, &Default::default(), 0).unwrap();
         assert_eq!(whole.quality, batch.quality);
         assert_eq!(whole.by_round, batch.by_round);
     }
@@ -204,7 +210,7 @@ fn the_streamed_tallies_equal_those_recomputed_from_the_move_rows() {
 /// refused naming its match.
 #[test]
 fn a_round_cut_before_its_end_adds_no_positions_and_rows_that_count_them_are_refused() {
-    isolated_tables();
+    let players = crate::agents::Resources::new(isolated_tables());
     let mut cut = 0;
     for north in ["greedy", "random"] {
         let cfg = RunConfig {
@@ -215,7 +221,7 @@ fn a_round_cut_before_its_end_adds_no_positions_and_rows_that_count_them_are_ref
             batch_size: 6,
             ..config(&["pits_per_row=4", "seeds_per_pit=4", "max_rounds=30"], Detail::Move)
         };
-        let batch = crate::sim::simulate_batch(&cfg, 0).unwrap();
+        let batch = crate::sim::simulate_batch(&cfg, &players, 0).unwrap();
         let (m, q) = (&batch.matches, &batch.quality);
         let (records, _) = rows::from_rows(m, &batch.rounds, &batch.moves, &cfg.rules).unwrap();
         let streamed: Vec<QualityRecord> = (0..q.len()).map(|i| quality_record(q, i)).collect();

@@ -89,10 +89,11 @@ fn random_round1(rules: Ruleset, matches: u64, seed: u64) -> u64 {
         batch_size: Detail::Match.default_batch_size().min(matches.max(1)),
         shard: Shard::WHOLE,
     };
+    let players = crate::agents::Resources::default();
     (0..cfg.batches())
         .into_par_iter()
         .map(|b| {
-            let batch = simulate_batch(&cfg, b).expect("random players always decide");
+            let batch = simulate_batch(&cfg, &players, b).expect("random players always decide");
             let m = &batch.matches;
             m.first.iter().zip(&m.round1_winner).filter(|(f, w)| w.winner() == Some(**f)).count() as u64
         })

@@ -74,7 +74,7 @@ fn a_failure_while_syncing_is_returned_naming_the_file_and_its_batch_is_not_mark
     let markers = [writer.marker(0), writer.marker(1)];
     for b in 0..2 {
         // The failure is found on the syncing thread: a write may not see it yet.
-        let _ = writer.write(crate::sim::simulate_batch(&cfg, b).unwrap());
+        let _ = writer.write(crate::sim::simulate_batch(&cfg, &Default::default(), b).unwrap());
     }
     let err = writer.finish(true).unwrap_err().to_string();
     assert!(err.contains(&*blocked.to_string_lossy()), "{err}");

@@ -364,6 +364,11 @@ fn legal_list(legal: PitSet) -> String {
 /// (async-signal-safe: only atomic loads, `kill` and `raise`). On SIGINT, SIGTERM or SIGHUP the
 /// handler kills every group, then lets the signal end rajapasu as it would have; at exit
 /// (`std::process::exit` after an error in another thread) the same is done by `atexit`.
+///
+/// This table is the one process-wide mutable state of the core, and the operating system
+/// forces it: a signal handler and an `atexit` function take no argument, so what they must
+/// end can only be found in a static. Everything else a run shares is passed down
+/// ([`crate::agents::Resources`]).
 mod groups {
     use std::sync::atomic::{AtomicI32, Ordering};
     use std::sync::Once;

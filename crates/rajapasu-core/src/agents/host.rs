@@ -1,10 +1,10 @@
 //! Players written in the host language of an embedding (the Python package's callables,
-//! `python:NAME`): the host registers a chooser under a name for the length of a run, and each
-//! seat looks it up once per match. The chooser gets the seat's own random stream, so rows stay
+//! `python:NAME`): the host gives the run its choosers by name ([`HostPlayers`]), and each
+//! seat looks its own up once per match. The chooser gets the seat's own random stream, so rows stay
 //! a function of (master seed, match index, seat).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use super::external::PlayerError;
 use crate::engine::{Pit, Position, Rng};
@@ -22,38 +22,28 @@ pub trait HostPlayer: Send + Sync {
     fn choose(&self, pos: &Position, round: Option<u32>, ply: Option<u32>, rng: &mut Rng) -> Result<i64, String>;
 }
 
-type Registry = BTreeMap<&'static str, Arc<dyn HostPlayer>>;
-
-/// Looked up once per match and seat, never per move: no lock in the hot path.
-static PLAYERS: Mutex<Registry> = Mutex::new(BTreeMap::new());
-
-fn players() -> std::sync::MutexGuard<'static, Registry> {
-    PLAYERS.lock().unwrap_or_else(PoisonError::into_inner)
+/// The host players of a run, by name: given by whoever starts the run (the Python module),
+/// in the run's [`super::Resources`], and looked up once per match and seat, never per move.
+#[derive(Clone, Default)]
+pub struct HostPlayers {
+    players: BTreeMap<String, Arc<dyn HostPlayer>>,
 }
 
-/// Keeps a host player registered; dropping it unregisters the name.
-#[derive(Debug)]
-pub struct Registration {
-    name: &'static str,
-}
-
-impl Drop for Registration {
-    fn drop(&mut self) {
-        players().remove(self.name);
+impl HostPlayers {
+    /// Adds `player` as `python:NAME`; a name that is not a player name, or given twice, is an
+    /// error.
+    pub fn add(&mut self, name: &str, player: Arc<dyn HostPlayer>) -> Result<(), String> {
+        let name = check_name(name)?;
+        if self.players.contains_key(name) {
+            return Err(format!("two Python players are named '{name}'; give each its own name"));
+        }
+        self.players.insert(name.to_string(), player);
+        Ok(())
     }
-}
 
-/// Registers `player` as `python:NAME` until the returned guard is dropped. A name that is
-/// registered already (another run in progress) is an error.
-pub fn register(name: &str, player: Arc<dyn HostPlayer>) -> Result<Registration, String> {
-    let name = check_name(name)?;
-    let mut all = players();
-    if all.contains_key(name) {
-        return Err(format!("a Python player named '{name}' is already playing in another run; give this one another name"));
+    fn get(&self, name: &str) -> Option<Arc<dyn HostPlayer>> {
+        self.players.get(name).cloned()
     }
-    let name: &'static str = Box::leak(name.to_string().into_boxed_str());
-    all.insert(name, player);
-    Ok(Registration { name })
 }
 
 /// A name is a word of letters, digits and `_ . - < >` (a lambda's `<lambda>`), 1..=64 long.
@@ -72,8 +62,8 @@ pub(crate) struct Host {
 }
 
 impl Host {
-    pub(crate) fn new(params: HostParams) -> Host {
-        Host { name: params.name, player: players().get(params.name).cloned() }
+    pub(crate) fn new(params: HostParams, players: &HostPlayers) -> Host {
+        Host { name: params.name, player: players.get(params.name) }
     }
 
     pub(crate) fn choose(&self, pos: &Position, round: Option<u32>, ply: Option<u32>, rng: &mut Rng) -> Result<Option<Pit>, PlayerError> {
@@ -98,7 +88,7 @@ impl Host {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::{seat_rng, Agent, AgentSpec};
+    use crate::agents::{seat_rng, Agent, AgentSpec, Resources};
     use crate::engine::{Ruleset, Side};
 
     /// Plays the highest legal pit and counts its decisions.
@@ -129,13 +119,14 @@ mod tests {
         let e = Agent::new(spec, seat_rng(1, 0, Side::South)).choose(&pos).unwrap_err().to_string();
         assert!(e.contains("python:host_test_highest") && e.contains("no such player is registered"), "{e}");
         let player = Arc::new(Highest(Default::default()));
-        let guard = register("host_test_highest", player.clone()).unwrap();
-        assert!(register("host_test_highest", player.clone()).unwrap_err().contains("already playing"));
-        let mut agent = Agent::new(spec, seat_rng(1, 0, Side::South));
+        let mut players = Resources::default();
+        players.hosts.add("host_test_highest", player.clone()).unwrap();
+        assert!(players.hosts.add("host_test_highest", player.clone()).unwrap_err().contains("two Python players are named"));
+        let mut agent = Agent::seated(spec, seat_rng(1, 0, Side::South), &players);
         assert_eq!(agent.choose(&pos).unwrap().map(|p| p.index()), Some(6));
         assert_eq!(player.0.load(std::sync::atomic::Ordering::Relaxed), 1);
-        drop(guard);
-        assert!(Agent::new(spec, seat_rng(1, 0, Side::South)).choose(&pos).is_err());
+        // Another run's resources do not have it.
+        assert!(Agent::seated(spec, seat_rng(1, 0, Side::South), &Resources::default()).choose(&pos).is_err());
     }
 
     struct Fixed(i64);
@@ -150,9 +141,10 @@ mod tests {
     fn an_illegal_answer_names_the_pit_and_the_legal_ones() {
         let mut pos = Position::opening(Ruleset::from_assignments(["pits_per_row=3", "seeds_per_pit=2"]).unwrap(), Side::South);
         pos.play(0).unwrap();
-        let _guard = register("host_test_fixed", Arc::new(Fixed(-1))).unwrap();
+        let mut players = Resources::default();
+        players.hosts.add("host_test_fixed", Arc::new(Fixed(-1))).unwrap();
         let spec: AgentSpec = "python:host_test_fixed".parse().unwrap();
-        let e = Agent::new(spec, seat_rng(1, 0, Side::North)).choose(&pos).unwrap_err().to_string();
+        let e = Agent::seated(spec, seat_rng(1, 0, Side::North), &players).choose(&pos).unwrap_err().to_string();
         assert!(e.contains(&format!("played pit -1, which is not legal; legal pits: {}", pos.legal_moves())), "{e}");
         assert!(!pos.legal_moves().is_empty());
     }

@@ -17,7 +17,32 @@ pub use spec::{
     AgentSpec, ExternalParams, MctsParams, MinimaxParams, SpecError, ALLOWED, MAX_MCTS_PLAYOUTS, MAX_MINIMAX_DEPTH, MAX_MINIMAX_NODES,
 };
 
+use std::sync::Arc;
+
 use crate::engine::{Game, MoveObserver, MoveSummary, Pit, PitSet, Position, Rng, Side};
+use crate::exact::{ExactStore, StoreSettings};
+
+/// What the players of a run share, created by whoever starts the run and passed down: the
+/// store of exact results that the perfect players read, and the host players by name.
+#[derive(Clone)]
+pub struct Resources {
+    pub exact: Arc<ExactStore>,
+    pub hosts: host::HostPlayers,
+}
+
+impl Resources {
+    /// With `exact`, and no host players.
+    pub fn new(exact: Arc<ExactStore>) -> Resources {
+        Resources { exact, hosts: host::HostPlayers::default() }
+    }
+}
+
+impl Default for Resources {
+    /// A store of exact results of their own, with the default settings.
+    fn default() -> Resources {
+        Resources::new(Arc::new(ExactStore::new(StoreSettings::default())))
+    }
+}
 
 /// The random stream of a seat: a pure function of (master seed, match index, seat).
 pub fn seat_rng(seed: u64, match_index: u64, seat: Side) -> Rng {
@@ -53,14 +78,27 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// A player on its own: a perfect player gets a store of exact results of its own, with the
+    /// default settings, and no host player is known. The players of a run share the run's
+    /// resources ([`Agent::seated`]).
     pub fn new(spec: AgentSpec, rng: Rng) -> Agent {
+        // The store is made only for a perfect player: the benchmarks seat players by the million.
+        Agent::with(spec, rng, || Arc::new(ExactStore::new(StoreSettings::default())), &host::HostPlayers::default())
+    }
+
+    /// A player of a run, sharing the run's `resources`.
+    pub fn seated(spec: AgentSpec, rng: Rng, resources: &Resources) -> Agent {
+        Agent::with(spec, rng, || resources.exact.clone(), &resources.hosts)
+    }
+
+    fn with(spec: AgentSpec, rng: Rng, exact: impl FnOnce() -> Arc<ExactStore>, hosts: &host::HostPlayers) -> Agent {
         let state = match spec {
             AgentSpec::Random | AgentSpec::Greedy => State::Stateless,
             AgentSpec::Minimax(p) => State::Minimax(minimax::Searcher::new(p)),
             AgentSpec::Mcts(p) => State::Mcts(mcts::Tree::new(p)),
             AgentSpec::External(p) => State::External(external::External::new(p)),
-            AgentSpec::Perfect(kind) => State::Perfect(crate::exact::PerfectPlayer::new(kind)),
-            AgentSpec::Host(p) => State::Host(host::Host::new(p)),
+            AgentSpec::Perfect(kind) => State::Perfect(crate::exact::PerfectPlayer::new(kind, exact())),
+            AgentSpec::Host(p) => State::Host(host::Host::new(p, hosts)),
         };
         Agent { spec, rng, state }
     }

@@ -448,7 +448,7 @@ fn deeper_search_beats_greedy_play() {
     // A real check of strength: minimax at depth 3 against greedy, eight matches on a small
     // board, seats and first player alternating.
     let rules = Ruleset::from_assignments(["pits_per_row=5", "seeds_per_pit=4", "max_rounds=200"]).unwrap();
-    let bench = crate::sim::bench::bench_players(rules, spec("minimax:3"), AgentSpec::Greedy, 8, 5).unwrap();
+    let bench = crate::sim::bench::bench_players(rules, spec("minimax:3"), AgentSpec::Greedy, 8, 5, &Default::default()).unwrap();
     assert!(bench.player_wins > bench.opponent_wins, "{bench:?}");
 }
 

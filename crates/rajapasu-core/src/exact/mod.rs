@@ -7,10 +7,12 @@ mod index;
 mod match_solver;
 #[cfg(test)]
 mod match_tests;
+mod once_cache;
 pub(crate) mod perfect;
 mod round_graph;
 mod round_values;
 mod solver;
+mod store;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -22,8 +24,9 @@ pub use match_solver::{
     open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, MatchValue, StateValue,
     NEVER,
 };
-pub use perfect::{match_table, set_cache_bytes, set_tables_dir, PerfectError, PerfectKind, PerfectPlayer, DEFAULT_CACHE_BYTES};
+pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
 pub use solver::{check_board_size, Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, DEFAULT_MAX_MEMORY, MAX_COUNTERS};
+pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
 pub use tables::{default_tables_dir, load_or_solve, read_checkpoint, table_path, write_checkpoint, MAX_TABLE_BYTES, TABLES_ENV};
 
 use crate::engine::{BySide, Position, Ruleset, Side};

@@ -6,20 +6,16 @@
 //! Layering: this module belongs to `exact` and depends on the engine only; `agents::spec`
 //! names these players and `agents` seats them (the arrow points from agents to exact, never back).
 //!
-//! Tables are shared by every player of the process: the match table of a ruleset (from the
-//! tables directory, see [`super::tables`], or solved there on first use), and per round the
-//! values of every position times South's reserve ([`RoundValues`]) or the round's R15
-//! solution, kept in memory within [`set_cache_bytes`] (least recently used dropped first).
+//! Tables come from the [`ExactStore`] the player is seated with, shared by every player of the
+//! run: the match table of a ruleset, and per round the values of every position times South's
+//! reserve ([`super::round_values::RoundValues`]) or the round's R15 solution.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::match_solver::{reserve_span, Ending, MatchError, MatchTable};
-use super::round_graph::RoundGraph;
-use super::round_values::{values_path, RoundValues, SAVED_CELLS};
-use super::solver::{Solution, SolveError, SolveOptions};
-use crate::engine::{BySide, Game, NextStarter, Pit, PitSet, Position, Rng, Ruleset, Side};
+use super::match_solver::Ending;
+use super::solver::SolveOptions;
+use super::store::ExactStore;
+use crate::engine::{Game, NextStarter, Pit, PitSet, Position, Rng, Side};
 
 /// Which perfect player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,105 +35,11 @@ impl PerfectKind {
     }
 }
 
-/// Default memory for the round tables kept by the perfect players.
-pub const DEFAULT_CACHE_BYTES: u64 = 8 << 30;
-
-struct Settings {
-    tables: Option<PathBuf>,
-    cache_bytes: u64,
-    solve: SolveOptions,
-}
-
-static SETTINGS: Mutex<Settings> = Mutex::new(Settings {
-    tables: None,
-    cache_bytes: DEFAULT_CACHE_BYTES,
-    solve: SolveOptions { max_memory: 6 << 30, keep_order: true, max_positions: u64::MAX },
-});
-
-/// The tables directory of the perfect players (default: [`super::default_tables_dir`]).
-pub fn set_tables_dir(dir: Option<PathBuf>) {
-    SETTINGS.lock().unwrap_or_else(|e| e.into_inner()).tables = dir;
-}
-
-/// Memory for the round tables kept in memory (the match tables are small and always kept).
-pub fn set_cache_bytes(bytes: u64) {
-    SETTINGS.lock().unwrap_or_else(|e| e.into_inner()).cache_bytes = bytes;
-}
-
-/// A cache of shared values by key, within a byte budget, least recently used dropped first.
-struct ByteCache<K, V> {
-    entries: HashMap<K, (Arc<V>, u64, u64)>,
-    clock: u64,
-    bytes: u64,
-}
-
-impl<K: std::hash::Hash + Eq + Clone, V> ByteCache<K, V> {
-    fn new() -> ByteCache<K, V> {
-        ByteCache { entries: HashMap::new(), clock: 0, bytes: 0 }
-    }
-
-    fn get(&mut self, key: &K) -> Option<Arc<V>> {
-        self.clock += 1;
-        let clock = self.clock;
-        self.entries.get_mut(key).map(|e| {
-            e.2 = clock;
-            e.0.clone()
-        })
-    }
-
-    fn insert(&mut self, key: K, value: Arc<V>, bytes: u64, budget: u64) {
-        while self.bytes + bytes > budget && !self.entries.is_empty() {
-            let oldest = self.entries.iter().min_by_key(|(_, e)| e.2).map(|(k, _)| k.clone()).expect("not empty");
-            let (_, b, _) = self.entries.remove(&oldest).expect("present");
-            self.bytes -= b;
-        }
-        self.clock += 1;
-        self.bytes += bytes;
-        self.entries.insert(key, (value, bytes, self.clock));
-    }
-}
-
-type RoundKey = (Ruleset, BySide<u8>);
-
-struct Caches {
-    tables: HashMap<Ruleset, Arc<MatchTable>>,
-    graphs: ByteCache<RoundKey, RoundGraph>,
-    values: ByteCache<(Ruleset, BySide<u8>, Ending), RoundValues>,
-    rounds: ByteCache<RoundKey, Solution>,
-}
-
-static CACHES: Mutex<Option<Caches>> = Mutex::new(None);
-
-fn with_caches<T>(f: impl FnOnce(&mut Caches, &Settings) -> T) -> T {
-    let settings = SETTINGS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut caches = CACHES.lock().unwrap_or_else(|e| e.into_inner());
-    let c = caches.get_or_insert_with(|| Caches {
-        tables: HashMap::new(),
-        graphs: ByteCache::new(),
-        values: ByteCache::new(),
-        rounds: ByteCache::new(),
-    });
-    f(c, &settings)
-}
-
-/// The match table of `rules`: in memory, else from the tables directory, else solved there.
-pub fn match_table(rules: Ruleset) -> Result<Arc<MatchTable>, MatchError> {
-    with_caches(|c, s| {
-        if let Some(t) = c.tables.get(&rules) {
-            return Ok(t.clone());
-        }
-        let dir = s.tables.clone().unwrap_or_else(super::default_tables_dir);
-        let (table, _) = super::load_or_solve(rules, &dir, SolveOptions { keep_order: false, ..s.solve }, None, &mut |_| {})?;
-        let t = Arc::new(table);
-        c.tables.insert(rules, t.clone());
-        Ok(t)
-    })
-}
-
 /// A perfect player (see the module's documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct PerfectPlayer {
     pub kind: PerfectKind,
+    store: Arc<ExactStore>,
 }
 
 /// Why a perfect player could not decide.
@@ -154,8 +56,8 @@ fn uniform(set: PitSet, rng: &mut Rng) -> Option<Pit> {
 }
 
 impl PerfectPlayer {
-    pub fn new(kind: PerfectKind) -> PerfectPlayer {
-        PerfectPlayer { kind }
+    pub fn new(kind: PerfectKind, store: Arc<ExactStore>) -> PerfectPlayer {
+        PerfectPlayer { kind, store }
     }
 
     /// The move for the side to move of a match in progress (None: no legal move).
@@ -181,87 +83,18 @@ impl PerfectPlayer {
         let err = |kind: PerfectKind, e: String| PerfectError::Table { kind: kind.name(), error: e };
         match self.kind {
             PerfectKind::Round => {
-                let solution = with_caches(|c, s| -> Result<Arc<Solution>, SolveError> {
-                    if let Some(sol) = c.rounds.get(&(rules, open)) {
-                        return Ok(sol);
-                    }
-                    let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
-                    let sol = Arc::new(Solution::solve(&roots, s.solve, &mut |_| {})?);
-                    c.rounds.insert((rules, open), sol.clone(), sol.stats().table_bytes, s.cache_bytes);
-                    Ok(sol)
-                })
-                .map_err(|e| err(self.kind, e.to_string()))?;
+                let opts = SolveOptions { keep_order: true, ..self.store.settings().solve };
+                let solution = self.store.round_solution(rules, open, opts).map_err(|e| err(self.kind, e.to_string()))?;
                 Ok(solution.progress_moves(pos))
             }
             PerfectKind::Match => {
-                let table = match_table(rules).map_err(|e| err(self.kind, e.to_string()))?;
+                let table = self.store.match_table(rules).map_err(|e| err(self.kind, e.to_string()))?;
                 let ending = match (rules.next_starter, context) {
                     (NextStarter::Collector, _) => Ending::Collector,
                     (NextStarter::RoundWinner, Some((kept, starter))) => Ending::RoundWinner { kept, starter },
                     (NextStarter::RoundWinner, None) => return Err(PerfectError::NoContext),
                 };
-                let values = with_caches(|c, s| -> Result<Arc<RoundValues>, String> {
-                    if let Some(v) = c.values.get(&(rules, open, ending)) {
-                        return Ok(v);
-                    }
-                    let solve = SolveOptions { keep_order: false, ..s.solve };
-                    // Under the collector rule a round's values serve every state with its open
-                    // pits, so the graph is built for them alone and kept without its
-                    // predecessors; under round_winner one graph serves several endings.
-                    let graph = match ending {
-                        Ending::Collector => Arc::new(RoundGraph::build(rules, open, solve).map_err(|e| e.to_string())?),
-                        Ending::RoundWinner { .. } => match c.graphs.get(&(rules, open)) {
-                            Some(g) => g,
-                            None => {
-                                let g = Arc::new(RoundGraph::build(rules, open, solve).map_err(|e| e.to_string())?);
-                                c.graphs.insert((rules, open), g.clone(), g.bytes(), s.cache_bytes / 2);
-                                g
-                            }
-                        },
-                    };
-                    let total = rules.total_counters();
-                    let seeds = rules.seeds_per_pit as u32;
-                    // South's reserves in this round: its kept reserve (R12) plus captures.
-                    let span = match ending {
-                        Ending::Collector => reserve_span(
-                            super::state_holdings(&rules)
-                                .filter(|&h| super::open_pits(&rules, h) == open)
-                                .map(|h| h - open[Side::South] as u32 * seeds),
-                            graph.on_board(),
-                            total,
-                        ),
-                        Ending::RoundWinner { kept, .. } => reserve_span(std::iter::once(kept), graph.on_board(), total),
-                    };
-                    let (lo, hi) = span.expect("a position's round has match states").into_inner();
-                    let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
-                    RoundValues::fits(cells, graph.nodes() as u64, open, s.solve.max_memory)?;
-                    // Large values are computed once per tables directory and read after.
-                    let dir = s.tables.clone().unwrap_or_else(super::default_tables_dir);
-                    let path = values_path(&dir, &rules, open, ending);
-                    let saved = cells >= SAVED_CELLS;
-                    let loaded =
-                        if saved { RoundValues::load(&path, graph.clone(), &rules, ending, lo, hi, table.max_rounds() + 1)? } else { None };
-                    let mut v = match loaded {
-                        Some(v) => v,
-                        None => {
-                            let v = RoundValues::compute(graph, &table, ending, lo, hi)?;
-                            if saved {
-                                v.save(&path, &rules, ending)
-                                    .map_err(|e| format!("{}: cannot write the round's values: {e}", path.display()))?;
-                            }
-                            v
-                        }
-                    };
-                    let mut bytes = v.bytes();
-                    if let Some(g) = Arc::get_mut(&mut v.graph) {
-                        g.forget_predecessors();
-                        bytes += g.bytes();
-                    }
-                    let v = Arc::new(v);
-                    c.values.insert((rules, open, ending), v.clone(), bytes, s.cache_bytes);
-                    Ok(v)
-                })
-                .map_err(|e| err(self.kind, e))?;
+                let values = self.store.round_values(rules, open, ending, &table).map_err(|e| err(self.kind, e))?;
                 let node =
                     values.graph.node(pos).ok_or_else(|| err(self.kind, "the position is not reachable from its round's start".into()))?;
                 let off = pos.reserve()[Side::South];
@@ -283,8 +116,10 @@ impl PerfectPlayer {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::agents::{seat_rng, Agent, AgentSpec};
-    use crate::exact::{MatchState, MatchValue};
+    use crate::agents::{seat_rng, Agent, AgentSpec, Resources};
+    use crate::engine::{BySide, Ruleset};
+    use crate::exact::{MatchState, MatchTable, MatchValue, Solution};
+    use std::collections::HashMap;
 
     fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
         let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
@@ -293,10 +128,16 @@ pub(crate) mod tests {
         r
     }
 
-    /// The tables of these tests live in one temporary directory, never in the user's cache.
-    pub(crate) fn isolated() {
-        static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-        set_tables_dir(Some(DIR.get_or_init(|| tempfile::tempdir().unwrap()).path().to_path_buf()));
+    /// The store of these tests: its tables live in one temporary directory, never in the
+    /// user's cache, and are shared by the tests (each solved once).
+    pub(crate) fn isolated() -> Arc<ExactStore> {
+        static STORE: std::sync::OnceLock<(tempfile::TempDir, Arc<ExactStore>)> = std::sync::OnceLock::new();
+        let (_, store) = STORE.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let settings = crate::exact::StoreSettings { tables: dir.path().to_path_buf(), ..Default::default() };
+            (dir, Arc::new(ExactStore::new(settings)))
+        });
+        store.clone()
     }
 
     /// What the table says about the perfect player at a round's start.
@@ -311,7 +152,8 @@ pub(crate) mod tests {
 
     #[test]
     fn perfect_match_never_does_worse_than_the_table_says() {
-        isolated();
+        let store = isolated();
+        let players = Resources::new(store.clone());
         let opponents = ["random", "greedy", "minimax:2", "mcts:16", "perfect:round", "perfect:match"];
         let mut seen = std::collections::HashSet::new();
         for r in [
@@ -322,7 +164,7 @@ pub(crate) mod tests {
             rules(4, 4, &[]),
             rules(3, 2, &["next_starter=round_winner"]),
         ] {
-            let table = match_table(r).unwrap();
+            let table = store.match_table(r).unwrap();
             for opponent in opponents {
                 let other: AgentSpec = opponent.parse().unwrap();
                 for me in Side::ALL {
@@ -334,8 +176,10 @@ pub(crate) mod tests {
                         } else {
                             [other, AgentSpec::Perfect(PerfectKind::Match)]
                         };
-                        let mut agents =
-                            [Agent::new(specs[0], seat_rng(9, index, Side::South)), Agent::new(specs[1], seat_rng(9, index, Side::North))];
+                        let mut agents = [
+                            Agent::seated(specs[0], seat_rng(9, index, Side::South), &players),
+                            Agent::seated(specs[1], seat_rng(9, index, Side::North), &players),
+                        ];
                         let (mut value, mut rounds) = promise(&table, &game, me);
                         seen.insert(value);
                         let mut plies = 0;
@@ -382,9 +226,8 @@ pub(crate) mod tests {
 
     #[test]
     fn perfect_round_plays_best_round_moves() {
-        isolated();
         let r = rules(4, 2, &[]);
-        let player = PerfectPlayer::new(PerfectKind::Round);
+        let player = PerfectPlayer::new(PerfectKind::Round, isolated());
         let mut game = Game::new(r, Side::South);
         let mut rng = seat_rng(1, 0, Side::South);
         let mut solutions: HashMap<BySide<u8>, Solution> = HashMap::new();

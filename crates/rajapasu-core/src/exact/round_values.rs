@@ -337,7 +337,7 @@ impl RoundValues {
 mod tests {
     use super::*;
     use crate::engine::NextStarter;
-    use crate::exact::perfect::{match_table, tests::isolated};
+    use crate::exact::perfect::tests::isolated;
     use crate::exact::solver::SolveOptions;
 
     fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
@@ -389,7 +389,6 @@ mod tests {
 
     #[test]
     fn compact_round_values_equal_the_first_method_and_every_decided_cell_has_a_move() {
-        isolated();
         let mut decided = 0;
         for r in [
             rules(3, 2, &[]),
@@ -398,7 +397,7 @@ mod tests {
             rules(3, 4, &["pussa_chain=true"]),
             rules(3, 2, &["next_starter=round_winner"]),
         ] {
-            let table = match_table(r).unwrap();
+            let table = isolated().match_table(r).unwrap();
             let mut configs: Vec<(BySide<u8>, Ending, u32)> = table
                 .states()
                 .into_iter()
@@ -448,9 +447,8 @@ mod tests {
 
     #[test]
     fn round_values_at_each_round_start_equal_the_match_table() {
-        isolated();
         for r in [rules(3, 2, &[]), rules(4, 2, &[]), rules(3, 4, &[]), rules(3, 2, &["next_starter=round_winner"])] {
-            let table = match_table(r).unwrap();
+            let table = isolated().match_table(r).unwrap();
             for (state, v) in table.states() {
                 let h = state.holdings[Side::South];
                 let open = super::super::open_pits(&r, h);

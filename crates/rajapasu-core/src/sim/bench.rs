@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use crate::agents::{seat_rng, Agent, AgentSpec, MatchError};
+use crate::agents::{seat_rng, Agent, AgentSpec, MatchError, Resources};
 use crate::engine::{Game, Ruleset, Side};
 
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -61,8 +61,16 @@ pub struct PlayerBench {
 
 /// Plays `matches` matches of `a` against `b` (self-play when they are equal) on the calling
 /// thread, seats and first player alternating, with the seat streams of a run of seed `seed`.
-/// A player that cannot decide (an external program) is an error, as in a run.
-pub fn bench_players(rules: Ruleset, a: AgentSpec, b: AgentSpec, matches: u64, seed: u64) -> Result<PlayerBench, MatchError> {
+/// A player that cannot decide (an external program) is an error, as in a run. The players
+/// share `players` as a run's do.
+pub fn bench_players(
+    rules: Ruleset,
+    a: AgentSpec,
+    b: AgentSpec,
+    matches: u64,
+    seed: u64,
+    players: &Resources,
+) -> Result<PlayerBench, MatchError> {
     let start = Instant::now();
     let mut out = PlayerBench {
         player: a.to_string(),
@@ -83,7 +91,7 @@ pub fn bench_players(rules: Ruleset, a: AgentSpec, b: AgentSpec, matches: u64, s
         let a_side = Side::from_index((i / 2 % 2) as usize);
         let spec = |side: Side| if side == a_side { a } else { b };
         let mut game = Game::new(rules, first);
-        let mut agents = Side::ALL.map(|side| Agent::new(spec(side), seat_rng(seed, i, side)));
+        let mut agents = Side::ALL.map(|side| Agent::seated(spec(side), seat_rng(seed, i, side), players));
         while !game.is_over() {
             let side = game.position().turn();
             let ply = game.ply() + 1;
@@ -130,7 +138,7 @@ pub struct MetricsCost {
 /// The batch memory is reused by every run and warmed by a first, untimed run; then each batch
 /// is played without, with, with and without the metrics, so that a drift of the machine's
 /// speed (other processes) cancels out to first order within a fraction of a second.
-pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64) -> MetricsCost {
+pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64, players: &Resources) -> MetricsCost {
     use super::{simulate_batch_for_bench, Batch, Detail, FirstPolicy, RunConfig, Shard};
     let cfg = RunConfig {
         rules,
@@ -146,7 +154,7 @@ pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64) -> MetricsCos
     let mut batch = Batch::default();
     let mut time = |b: u64, metrics: bool| {
         let start = Instant::now();
-        batch = simulate_batch_for_bench(&cfg, b, std::mem::take(&mut batch), metrics).expect("random players never fail");
+        batch = simulate_batch_for_bench(&cfg, players, b, std::mem::take(&mut batch), metrics).expect("random players never fail");
         start.elapsed().as_secs_f64()
     };
     (0..cfg.batches()).for_each(|b| _ = time(b, true));

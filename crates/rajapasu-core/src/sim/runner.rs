@@ -8,7 +8,7 @@ use super::config::{Detail, RunConfig};
 use super::quality::{ByRound, PositionKey, QualityScratch, QualityTally};
 use super::record::*;
 use super::schema::*;
-use crate::agents::{seat_rng, Agent, MatchError, PlayerError};
+use crate::agents::{seat_rng, Agent, MatchError, PlayerError, Resources};
 use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, Pit, PitSet, RoundEnd, RoundStart, Ruleset, Side};
 
 /// The laps of the move being sown, and the histograms of the moves taken so far.
@@ -387,14 +387,18 @@ impl Recorder for LapRecorder<'_> {
 
 /// Plays match `index` of the run and appends its records to `batch`. Fails only when a
 /// player cannot decide (an external program); `batch` then holds part of the match.
-pub fn play_match(cfg: &RunConfig, index: u64, batch: &mut Batch) -> Result<(), MatchError> {
-    record_match(cfg, index, &mut match_agents(cfg, index), batch)
+pub fn play_match(cfg: &RunConfig, players: &Resources, index: u64, batch: &mut Batch) -> Result<(), MatchError> {
+    record_match(cfg, index, &mut match_agents(cfg, players, index), batch)
 }
 
 /// The two players of match `index`, South first, each with its seat's stream (seed, match
 /// index, seat): whoever plays the match again gets the same match.
-pub fn match_agents(cfg: &RunConfig, index: u64) -> [Agent; 2] {
-    [Agent::new(cfg.south, seat_rng(cfg.seed, index, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, index, Side::North))]
+/// They share the run's `players` resources.
+pub fn match_agents(cfg: &RunConfig, players: &Resources, index: u64) -> [Agent; 2] {
+    [
+        Agent::seated(cfg.south, seat_rng(cfg.seed, index, Side::South), players),
+        Agent::seated(cfg.north, seat_rng(cfg.seed, index, Side::North), players),
+    ]
 }
 
 /// Plays match `index` of the run again from its recorded moves (local pits, in ply order)
@@ -417,11 +421,12 @@ pub fn replay_match(cfg: &RunConfig, index: u64, moves: &[u32], batch: &mut Batc
 /// `observe` stops the match and is returned as the player's error.
 pub fn play_match_observed(
     cfg: &RunConfig,
+    players: &Resources,
     index: u64,
     batch: &mut Batch,
     observe: &mut dyn FnMut(&Game) -> Result<(), String>,
 ) -> Result<(), MatchError> {
-    record_match(cfg, index, &mut Observed { agents: match_agents(cfg, index), observe }, batch)
+    record_match(cfg, index, &mut Observed { agents: match_agents(cfg, players, index), observe }, batch)
 }
 
 /// Who plays the moves of a match: its two players, or the moves a dataset recorded.
@@ -608,11 +613,10 @@ fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
 
 /// Plays batch `b` of the run into `batch`'s memory, with or without the game-quality tallies
 /// (the benchmark of their cost; at most round detail, else with).
-pub fn simulate_batch_for_bench(cfg: &RunConfig, b: u64, batch: Batch, metrics: bool) -> Result<Batch, MatchError> {
+pub fn simulate_batch_for_bench(cfg: &RunConfig, players: &Resources, b: u64, batch: Batch, metrics: bool) -> Result<Batch, MatchError> {
     let mut batch = prepare(cfg, b, batch);
     for i in cfg.batch_range(b) {
-        let mut agents =
-            [Agent::new(cfg.south, seat_rng(cfg.seed, i, Side::South)), Agent::new(cfg.north, seat_rng(cfg.seed, i, Side::North))];
+        let mut agents = match_agents(cfg, players, i);
         if metrics || cfg.detail >= Detail::Move {
             record_match_with::<_, true>(cfg, i, &mut agents, &mut batch)?;
         } else {
@@ -622,15 +626,15 @@ pub fn simulate_batch_for_bench(cfg: &RunConfig, b: u64, batch: Batch, metrics: 
     Ok(batch)
 }
 
-/// Plays batch `b` of the run.
-pub fn simulate_batch(cfg: &RunConfig, b: u64) -> Result<Batch, MatchError> {
-    simulate_batch_into(cfg, b, Batch::default())
+/// Plays batch `b` of the run, its players sharing `players`.
+pub fn simulate_batch(cfg: &RunConfig, players: &Resources, b: u64) -> Result<Batch, MatchError> {
+    simulate_batch_into(cfg, players, b, Batch::default())
 }
 
 /// Plays batch `b` of the run into `batch`'s memory (its rows are discarded first).
-pub fn simulate_batch_into(cfg: &RunConfig, b: u64, batch: Batch) -> Result<Batch, MatchError> {
+pub fn simulate_batch_into(cfg: &RunConfig, players: &Resources, b: u64, batch: Batch) -> Result<Batch, MatchError> {
     let mut batch = prepare(cfg, b, batch);
-    play_range(cfg, cfg.batch_range(b), &mut batch, &Halt::never())?;
+    play_range(cfg, players, cfg.batch_range(b), &mut batch, &Halt::never())?;
     Ok(batch)
 }
 
@@ -677,25 +681,31 @@ impl Halt<'_> {
 }
 
 /// Plays matches `range` into `batch`; false when halted before its end.
-fn play_range(cfg: &RunConfig, range: std::ops::Range<u64>, batch: &mut Batch, halt: &Halt) -> Result<bool, MatchError> {
+fn play_range(
+    cfg: &RunConfig,
+    players: &Resources,
+    range: std::ops::Range<u64>,
+    batch: &mut Batch,
+    halt: &Halt,
+) -> Result<bool, MatchError> {
     for i in range {
         if halt.halted() {
             return Ok(false);
         }
-        play_match(cfg, i, batch).map_err(|e| halt.fail(e))?;
+        play_match(cfg, players, i, batch).map_err(|e| halt.fail(e))?;
     }
     Ok(true)
 }
 
 /// Plays batch `b` in `pieces` contiguous parts in parallel, joined in match order: the rows
 /// are those of the batch played whole (each match depends on its index only). None: halted.
-fn play_batch(cfg: &RunConfig, b: u64, spare: Batch, pieces: u64, halt: &Halt) -> Result<Option<Batch>, MatchError> {
+fn play_batch(cfg: &RunConfig, players: &Resources, b: u64, spare: Batch, pieces: u64, halt: &Halt) -> Result<Option<Batch>, MatchError> {
     let range = cfg.batch_range(b);
     let n = range.end - range.start;
     let pieces = pieces.clamp(1, n.max(1));
     let mut batch = prepare(cfg, b, spare);
     if pieces == 1 {
-        return Ok(play_range(cfg, range, &mut batch, halt)?.then_some(batch));
+        return Ok(play_range(cfg, players, range, &mut batch, halt)?.then_some(batch));
     }
     // Scoped threads, one per piece: each piece surely runs at the same time as the others (a
     // piece blocked on an external program must not hold back the pieces queued behind it).
@@ -705,7 +715,7 @@ fn play_batch(cfg: &RunConfig, b: u64, spare: Batch, pieces: u64, halt: &Halt) -
                 let (start, end) = (range.start + k * n / pieces, range.start + (k + 1) * n / pieces);
                 scope.spawn(move || -> Result<Option<Batch>, MatchError> {
                     let mut part = Batch::default();
-                    Ok(play_range(cfg, start..end, &mut part, halt)?.then_some(part))
+                    Ok(play_range(cfg, players, start..end, &mut part, halt)?.then_some(part))
                 })
             })
             .collect();
@@ -741,6 +751,7 @@ thread_local! {
 /// play than there are threads, each batch is played in pieces so that every thread has work.
 pub fn run<S: BatchSink>(
     cfg: &RunConfig,
+    players: &Resources,
     threads: usize,
     sink: &S,
     progress: &(dyn Fn(u64) + Sync),
@@ -773,7 +784,7 @@ pub fn run<S: BatchSink>(
                     return Ok(RunCounts::default());
                 }
                 // A failed batch is never handed to the sink: nothing of it is written.
-                let Some(batch) = play_batch(cfg, b, SPARE.take(), pieces, &halt).map_err(RunError::Match)? else {
+                let Some(batch) = play_batch(cfg, players, b, SPARE.take(), pieces, &halt).map_err(RunError::Match)? else {
                     return Ok(RunCounts::default());
                 };
                 SPARE.set(sink.write(batch).map_err(|e| halt.fail(RunError::Sink(e)))?);
@@ -827,9 +838,9 @@ mod tests {
             shard: super::super::Shard::WHOLE,
         };
         for b in [0, 1] {
-            let whole = simulate_batch(&cfg, b).unwrap();
+            let whole = simulate_batch(&cfg, &Resources::default(), b).unwrap();
             for pieces in [1, 2, 3, 7, 23, 40] {
-                let played = play_batch(&cfg, b, Batch::default(), pieces, &Halt::never()).unwrap();
+                let played = play_batch(&cfg, &Resources::default(), b, Batch::default(), pieces, &Halt::never()).unwrap();
                 // The tables, not the scratch buffer of leads that the last match left behind.
                 let tables = played.map(|p| p.into_tables(cfg.detail));
                 assert!(tables == Some(whole.clone().into_tables(cfg.detail)), "batch {b} in {pieces} pieces");
@@ -838,7 +849,7 @@ mod tests {
         // Halted (another worker failed): nothing of the batch is handed back.
         let halt = Halt::never();
         halt.failed.store(true, Ordering::Relaxed);
-        assert_eq!(play_batch(&cfg, 0, Batch::default(), 3, &halt).unwrap(), None);
+        assert_eq!(play_batch(&cfg, &Resources::default(), 0, Batch::default(), 3, &halt).unwrap(), None);
     }
 
     /// Sows a move of `laps` laps of lengths 1, 2, ... into the log.

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use super::schema::{LAPS, MATCHES, MOVES, QUALITY, ROUNDS};
 use super::table::{ColumnData, Table};
 use super::*;
-use crate::agents::{AgentSpec, MatchError};
+use crate::agents::{AgentSpec, MatchError, Resources};
 use crate::engine::{Ruleset, Side};
 
 fn config(matches: u64, detail: Detail, batch_size: u64) -> RunConfig {
@@ -75,9 +75,15 @@ impl Merged {
     }
 }
 
+/// The resources of the players of these tests: one store of exact results, its tables in a
+/// temporary directory.
+fn players() -> Resources {
+    Resources::new(crate::exact::perfect::tests::isolated())
+}
+
 fn run_all(cfg: &RunConfig, threads: usize) -> MemorySink {
     let sink = MemorySink::default();
-    run(cfg, threads, &sink, &|_| {}, &AtomicBool::new(false)).unwrap();
+    run(cfg, &players(), threads, &sink, &|_| {}, &AtomicBool::new(false)).unwrap();
     sink
 }
 
@@ -115,7 +121,7 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
 fn totals_agree_across_tables_and_counters_are_conserved() {
     for endless in ["endless=stop", "endless=forbid"] {
         let cfg = RunConfig { rules: Ruleset::from_assignments(["final_four=stays", endless]).unwrap(), ..config(40, Detail::Lap, 40) };
-        tables_agree(&simulate_batch(&cfg, 0).unwrap(), &cfg.rules);
+        tables_agree(&simulate_batch(&cfg, &players(), 0).unwrap(), &cfg.rules);
     }
 }
 
@@ -167,14 +173,14 @@ fn tables_agree(b: &Batch, rules: &Ruleset) {
 #[test]
 fn recycled_batches_are_emptied_keep_their_memory_and_give_the_same_rows() {
     let cfg = config(40, Detail::Lap, 20);
-    let (first, second) = (simulate_batch(&cfg, 0).unwrap(), simulate_batch(&cfg, 1).unwrap());
+    let (first, second) = (simulate_batch(&cfg, &players(), 0).unwrap(), simulate_batch(&cfg, &players(), 1).unwrap());
     let recycled = Batch::recycle(first.clone().into_tables(Detail::Lap));
     assert!(recycled.matches.is_empty() && recycled.rounds.is_empty() && recycled.moves.is_empty() && recycled.laps.is_empty());
     assert_eq!(recycled.histograms, Histograms::default());
     assert!(recycled.laps.start_pit.capacity() >= first.laps.len() && recycled.rounds.south_total.capacity() >= first.rounds.len());
-    assert_eq!(simulate_batch_into(&cfg, 1, recycled).unwrap(), second);
+    assert_eq!(simulate_batch_into(&cfg, &players(), 1, recycled).unwrap(), second);
     // A batch still holding rows is emptied first.
-    assert_eq!(simulate_batch_into(&cfg, 0, second).unwrap(), first);
+    assert_eq!(simulate_batch_into(&cfg, &players(), 0, second).unwrap(), first);
 }
 
 #[test]
@@ -188,9 +194,9 @@ fn a_run_stopped_early_and_resumed_equals_an_uninterrupted_one() {
             stop.store(true, std::sync::atomic::Ordering::SeqCst);
         }
     };
-    let first = run(&cfg, 2, &sink, &progress, &stop).unwrap();
+    let first = run(&cfg, &players(), 2, &sink, &progress, &stop).unwrap();
     assert!(first.written < 10, "the stop flag ended the run early");
-    let second = run(&cfg, 2, &sink, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let second = run(&cfg, &players(), 2, &sink, &|_| {}, &AtomicBool::new(false)).unwrap();
     assert_eq!(second.skipped, first.written);
     assert_eq!(first.written + second.written, 10);
     assert_eq!(sink.merged(), run_all(&cfg, 1).merged());
@@ -250,7 +256,7 @@ fn recording_cost() {
         for detail in [Detail::Match, Detail::Round, Detail::Move] {
             let cfg = RunConfig { south: AgentSpec::Random, north: AgentSpec::Random, seed: 1, ..config(n, detail, n) };
             let start = std::time::Instant::now();
-            let batch = std::hint::black_box(simulate_batch(&cfg, 0).unwrap());
+            let batch = std::hint::black_box(simulate_batch(&cfg, &players(), 0).unwrap());
             let rate = n as f64 / start.elapsed().as_secs_f64();
             // The same matches as the bare engine's, all recorded.
             assert_eq!(batch.matches.moves.iter().map(|&m| m as u64).sum::<u64>(), engine.moves);
@@ -525,12 +531,12 @@ fn a_player_that_fails_stops_the_run_before_its_batch_is_written() {
     let south = format!("external:timeout=5,cmd=sh {}", script.display()).parse().unwrap();
     let cfg = RunConfig { south, first: FirstPolicy::South, ..config(6, Detail::Move, 2) };
     let sink = MemorySink::default();
-    let Err(RunError::Match(e)) = run(&cfg, 1, &sink, &|_| {}, &AtomicBool::new(false)) else { panic!("the run must fail") };
+    let Err(RunError::Match(e)) = run(&cfg, &players(), 1, &sink, &|_| {}, &AtomicBool::new(false)) else { panic!("the run must fail") };
     assert_eq!((e.match_index, e.ply, e.side), (0, 1, crate::engine::Side::South));
     assert!(e.to_string().starts_with("match 0, ply 1 (south to move): external player"), "{e}");
     assert!(e.to_string().contains("exit status: 7"), "{e}");
     assert!(sink.batches.lock().unwrap().is_empty(), "nothing of the failed batch reaches the sink");
-    assert!(matches!(simulate_batch(&cfg, 2), Err(MatchError { match_index: 4, .. })));
+    assert!(matches!(simulate_batch(&cfg, &players(), 2), Err(MatchError { match_index: 4, .. })));
 }
 
 /// The first position of random play (match index, ply) where R9 forbids an endless move
@@ -575,7 +581,7 @@ fn legal_moves_count_the_moves_of_r4_where_r9_forbids_one() {
         batch_size: 1,
         shard: Shard::WHOLE,
     };
-    let batch = simulate_batch(&cfg, index).unwrap();
+    let batch = simulate_batch(&cfg, &players(), index).unwrap();
     let row = batch.moves.ply.iter().position(|&p| p == ply as i64).expect("the move of that ply");
     assert_eq!(batch.moves.legal_moves[row], candidates as i64, "match {index}, ply {ply}: {legal} legal under R9");
     // The quality tallies saw the same counts.
@@ -586,7 +592,6 @@ fn legal_moves_count_the_moves_of_r4_where_r9_forbids_one() {
 fn a_round_that_never_ends_leaves_its_match_unfinished_after_max_round_moves() {
     // On 4x4, perfect match play that cannot win keeps some rounds going forever against
     // greedy and random players, which cannot force their end (R17: a draw).
-    crate::exact::perfect::tests::isolated();
     let rules = Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=4", "max_rounds=30"]).unwrap();
     let mut capped = 0;
     for other in ["greedy", "random"] {

@@ -1,0 +1,231 @@
+//! The store of exact results shared by whoever needs them in one run: the perfect players,
+//! the exact evaluation of the metrics and the solve commands. A front end creates one
+//! ([`ExactStore::new`]) and passes it down as an `Arc`; nothing is kept process-wide.
+//!
+//! It holds the settings (the tables directory, the memory for cached tables, the solver's
+//! limits), the match table of each ruleset (small, always kept; read from the tables directory
+//! or solved there on first use), and within the memory budget the round solutions (R15), the
+//! round graphs and the values of every round position times South's reserve
+//! ([`RoundValues`]), least recently used dropped first. Each result is computed once per key
+//! while it stays cached: two threads asking for different boards compute them at the same
+//! time, two asking for the same one wait for one computation.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::match_solver::{reserve_span, Ending, MatchError, MatchTable};
+use super::once_cache::OnceCache;
+use super::round_graph::RoundGraph;
+use super::round_values::{values_path, RoundValues, SAVED_CELLS};
+use super::solver::{Solution, SolveError, SolveOptions};
+use crate::engine::{BySide, Ruleset, Side};
+
+/// Default memory for the round tables kept in memory.
+pub const DEFAULT_CACHE_BYTES: u64 = 8 << 30;
+
+/// What an [`ExactStore`] is created with.
+#[derive(Clone, Debug)]
+pub struct StoreSettings {
+    /// Where match tables and large round values are read and saved.
+    pub tables: PathBuf,
+    /// Memory for the round results kept in memory (the match tables are small and always kept).
+    pub cache_bytes: u64,
+    /// The solver's limits for the match tables, round values and the perfect players' rounds.
+    pub solve: SolveOptions,
+}
+
+impl Default for StoreSettings {
+    /// The default tables directory ([`super::default_tables_dir`]), 8 GiB of cached tables,
+    /// 6 GiB per solve.
+    fn default() -> StoreSettings {
+        StoreSettings {
+            tables: super::default_tables_dir(),
+            cache_bytes: DEFAULT_CACHE_BYTES,
+            solve: SolveOptions { max_memory: 6 << 30, keep_order: true, max_positions: u64::MAX },
+        }
+    }
+}
+
+type RoundKey = (Ruleset, BySide<u8>);
+
+/// See the module's documentation.
+pub struct ExactStore {
+    settings: StoreSettings,
+    tables: OnceCache<Ruleset, MatchTable>,
+    rounds: OnceCache<(Ruleset, BySide<u8>, bool), Solution>,
+    graphs: OnceCache<RoundKey, RoundGraph>,
+    values: OnceCache<(Ruleset, BySide<u8>, Ending), RoundValues>,
+}
+
+/// How many results a store has computed (not found cached), by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoreCounts {
+    pub match_tables: u64,
+    pub round_solutions: u64,
+    pub round_values: u64,
+}
+
+impl ExactStore {
+    pub fn new(settings: StoreSettings) -> ExactStore {
+        let budget = settings.cache_bytes;
+        ExactStore {
+            settings,
+            tables: OnceCache::new(u64::MAX),
+            rounds: OnceCache::new(budget),
+            graphs: OnceCache::new(budget / 2),
+            values: OnceCache::new(budget),
+        }
+    }
+
+    pub fn settings(&self) -> &StoreSettings {
+        &self.settings
+    }
+
+    /// What was computed so far (the rest was found in memory).
+    pub fn counts(&self) -> StoreCounts {
+        StoreCounts { match_tables: self.tables.computed(), round_solutions: self.rounds.computed(), round_values: self.values.computed() }
+    }
+
+    /// The match table of `rules`: in memory, else from the tables directory, else solved there.
+    pub fn match_table(&self, rules: Ruleset) -> Result<Arc<MatchTable>, MatchError> {
+        self.tables.get_or_compute(&rules, || {
+            let opts = SolveOptions { keep_order: false, ..self.settings.solve };
+            let (table, _) = super::load_or_solve(rules, &self.settings.tables, opts, None, &mut |_| {})?;
+            Ok((table, 0))
+        })
+    }
+
+    /// The R15 solution of the round with `open` pits per side (both starters), solved within
+    /// `opts` if it is not cached (a solution that keeps its order serves a caller that does
+    /// not need it).
+    pub fn round_solution(&self, rules: Ruleset, open: BySide<u8>, opts: SolveOptions) -> Result<Arc<Solution>, SolveError> {
+        if !opts.keep_order {
+            if let Some(solution) = self.rounds.cached(&(rules, open, true)) {
+                return Ok(solution);
+            }
+        }
+        self.rounds.get_or_compute(&(rules, open, opts.keep_order), || {
+            let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
+            let solution = Solution::solve(&roots, opts, &mut |_| {})?;
+            let bytes = solution.stats().table_bytes;
+            Ok((solution, bytes))
+        })
+    }
+
+    /// The values (R17) of every position of the round with `open` pits per side times South's
+    /// reserve, for the round's `ending`, under `table`. Large values are computed once per
+    /// tables directory and read after.
+    pub(crate) fn round_values(
+        &self,
+        rules: Ruleset,
+        open: BySide<u8>,
+        ending: Ending,
+        table: &MatchTable,
+    ) -> Result<Arc<RoundValues>, String> {
+        self.values.get_or_compute(&(rules, open, ending), || {
+            let graph = self.round_graph(rules, open, ending)?;
+            let (lo, hi) = reserve_range(&rules, open, ending, &graph);
+            let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
+            RoundValues::fits(cells, graph.nodes() as u64, open, self.settings.solve.max_memory)?;
+            let path = values_path(&self.settings.tables, &rules, open, ending);
+            let saved = cells >= SAVED_CELLS;
+            let loaded =
+                if saved { RoundValues::load(&path, graph.clone(), &rules, ending, lo, hi, table.max_rounds() + 1)? } else { None };
+            let mut values = match loaded {
+                Some(v) => v,
+                None => {
+                    let v = RoundValues::compute(graph, table, ending, lo, hi)?;
+                    if saved {
+                        v.save(&path, &rules, ending).map_err(|e| format!("{}: cannot write the round's values: {e}", path.display()))?;
+                    }
+                    v
+                }
+            };
+            let mut bytes = values.bytes();
+            if let Some(g) = Arc::get_mut(&mut values.graph) {
+                g.forget_predecessors();
+                bytes += g.bytes();
+            }
+            Ok((values, bytes))
+        })
+    }
+
+    /// The graph of a round's positions. Under the collector rule a round's values serve every
+    /// state with its open pits, so the graph is built for them alone and kept without its
+    /// predecessors; under round_winner one graph serves several endings, so it is cached.
+    fn round_graph(&self, rules: Ruleset, open: BySide<u8>, ending: Ending) -> Result<Arc<RoundGraph>, String> {
+        let solve = SolveOptions { keep_order: false, ..self.settings.solve };
+        let build = || RoundGraph::build(rules, open, solve).map_err(|e| e.to_string());
+        match ending {
+            Ending::Collector => Ok(Arc::new(build()?)),
+            Ending::RoundWinner { .. } => self.graphs.get_or_compute(&(rules, open), || {
+                let graph = build()?;
+                let bytes = graph.bytes();
+                Ok((graph, bytes))
+            }),
+        }
+    }
+}
+
+/// South's reserves in a round: its kept reserve (R12) plus captures.
+fn reserve_range(rules: &Ruleset, open: BySide<u8>, ending: Ending, graph: &RoundGraph) -> (u32, u32) {
+    let total = rules.total_counters();
+    let seeds = rules.seeds_per_pit as u32;
+    let span = match ending {
+        Ending::Collector => reserve_span(
+            super::state_holdings(rules).filter(|&h| super::open_pits(rules, h) == open).map(|h| h - open[Side::South] as u32 * seeds),
+            graph.on_board(),
+            total,
+        ),
+        Ending::RoundWinner { kept, .. } => reserve_span(std::iter::once(kept), graph.on_board(), total),
+    };
+    span.expect("a position's round has match states").into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(dir: &std::path::Path) -> Arc<ExactStore> {
+        Arc::new(ExactStore::new(StoreSettings { tables: dir.to_path_buf(), ..StoreSettings::default() }))
+    }
+
+    fn ordered() -> SolveOptions {
+        SolveOptions { keep_order: true, ..SolveOptions::default() }
+    }
+
+    fn rules(pits: u8, seeds: u8) -> Ruleset {
+        Ruleset { pits_per_row: pits, seeds_per_pit: seeds, ..Ruleset::default() }
+    }
+
+    /// Threads asking for one round's solution share one solve; a second board is a second.
+    #[test]
+    fn a_round_asked_by_several_threads_is_solved_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store(dir.path());
+        let open = BySide::new(3, 3);
+        let solutions: Vec<Arc<Solution>> = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..4).map(|_| s.spawn(|| store.round_solution(rules(3, 3), open, ordered()).unwrap())).collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        assert_eq!(store.counts().round_solutions, 1);
+        assert!(solutions.iter().all(|s| Arc::ptr_eq(s, &solutions[0])));
+        // Without the order, the solution kept with it serves.
+        let unordered = SolveOptions { keep_order: false, ..ordered() };
+        assert!(Arc::ptr_eq(&store.round_solution(rules(3, 3), open, unordered).unwrap(), &solutions[0]));
+        store.round_solution(rules(3, 2), BySide::new(3, 3), ordered()).unwrap();
+        assert_eq!(store.counts().round_solutions, 2);
+    }
+
+    /// Two stores share nothing: the state is the store's, not the process's.
+    #[test]
+    fn two_stores_keep_their_own_tables() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (first, second) = (store(a.path()), store(b.path()));
+        first.match_table(rules(3, 2)).unwrap();
+        first.match_table(rules(3, 2)).unwrap();
+        assert_eq!((first.counts().match_tables, second.counts().match_tables), (1, 0));
+        assert!(crate::exact::table_path(a.path(), &rules(3, 2)).is_file(), "solved into its own tables directory");
+        assert!(!crate::exact::table_path(b.path(), &rules(3, 2)).exists());
+    }
+}
