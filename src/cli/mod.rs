@@ -7,7 +7,7 @@ mod check_record;
 mod dataset_errors;
 mod experiment;
 mod metrics;
-mod output;
+pub(crate) mod output;
 mod perft;
 mod plot;
 mod progress;

@@ -5,7 +5,6 @@
 pub mod match_solve;
 mod study;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -21,7 +20,7 @@ use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
 use super::output::Output;
-use super::{stdout_error, CliError};
+use super::CliError;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -307,11 +306,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let st = &solved.stats;
     let best: Vec<usize> = solved.best_moves.iter().map(|p| p.index()).collect();
     let rss = peak_rss();
-    let mut out = std::io::stdout().lock();
+    let mut out = Output::lines();
     if args.json {
         let v = solved_json(&rules, &solved, rss);
-        writeln!(out, "{v}").map_err(stdout_error)?;
-        return Ok(());
+        out.line(format_args!("{v}"))?;
+        return out.finish();
     }
     let text = format!(
         "rules: {} (besides the board)\nround start: {} pits a row, {} counters a pit; open pits south {} north {}; {} to move\n\
@@ -338,23 +337,23 @@ pub fn run(args: Args) -> Result<(), CliError> {
         human_bytes(st.peak_bytes),
         rss.map_or("unknown".to_string(), human_bytes),
     );
-    out.write_all(text.as_bytes()).map_err(stdout_error)
+    out.text(&text)?;
+    out.finish()
 }
 
 /// `--perfect-match`: a match under perfect round play with each tie-break.
 fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let first: Side = args.starter.parse().map_err(CliError::usage)?;
     let mut cache = std::collections::HashMap::new();
-    let mut out = std::io::stdout().lock();
+    let mut out = Output::lines();
     let mut all = Vec::new();
     for tie in [TieBreak::Lowest, TieBreak::Highest] {
         let m = perfect_match(rules, first, tie, opts, &mut cache).map_err(solve_error)?;
         if !args.json {
-            writeln!(out, "ties broken by the {} local pit; {first} starts round 1", tie.name()).map_err(stdout_error)?;
-            writeln!(out, "round starter open(S,N) holdings(S,N) value captured(S,N) moves").map_err(stdout_error)?;
+            out.line(format_args!("ties broken by the {} local pit; {first} starts round 1", tie.name()))?;
+            out.line(format_args!("round starter open(S,N) holdings(S,N) value captured(S,N) moves"))?;
             for r in &m.rounds {
-                writeln!(
-                    out,
+                out.line(format_args!(
                     "{} {} {},{} {},{} {:+} {},{} {}",
                     r.round,
                     r.starter,
@@ -366,10 +365,9 @@ fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<()
                     r.captured[Side::South],
                     r.captured[Side::North],
                     r.moves
-                )
-                .map_err(stdout_error)?;
+                ))?;
             }
-            writeln!(out, "outcome: {}\n", describe_chain(m.outcome, first)).map_err(stdout_error)?;
+            out.line(format_args!("outcome: {}\n", describe_chain(m.outcome, first)))?;
         }
         all.push(m);
     }
@@ -394,12 +392,12 @@ fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<()
                 })
             })
             .collect();
-        writeln!(out, "{}", json!({ "rules": rules, "rules_hash": rules.hash(), "matches": v })).map_err(stdout_error)?;
+        out.line(format_args!("{}", json!({ "rules": rules, "rules_hash": rules.hash(), "matches": v })))?;
     } else {
         let same = all[0].outcome.label(first) == all[1].outcome.label(first);
-        writeln!(out, "the tie-break {} the outcome", if same { "does not change" } else { "changes" }).map_err(stdout_error)?;
+        out.line(format_args!("the tie-break {} the outcome", if same { "does not change" } else { "changes" }))?;
     }
-    Ok(())
+    out.finish()
 }
 
 /// A chain outcome in words.

@@ -5,14 +5,14 @@
 //! an interrupted solve continues from its checkpoint.
 
 use std::cell::Cell;
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use serde_json::json;
 
 use super::{formats, human_bytes, other_rules, peak_rss, write_formats, Args};
-use crate::cli::{stdout_error, CliError};
+use crate::cli::output::Output;
+use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{
     default_tables_dir, load_or_solve, open_pits, table_path, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, SolveOptions,
@@ -185,10 +185,10 @@ pub fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliErr
     }
     let state = MatchState { holdings, starter };
     let solved = solve_match_state(rules, state, opts, args.tables.as_ref(), args.max_iterations, args.quiet || args.json)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = Output::lines();
     if args.json {
-        writeln!(out, "{}", match_solved_json(&rules, &solved, peak_rss())).map_err(stdout_error)?;
-        return Ok(());
+        out.line(format_args!("{}", match_solved_json(&rules, &solved, peak_rss())))?;
+        return out.finish();
     }
     let (v, st, path, cached) = (&solved.value, &solved.stats, &solved.table, solved.cached);
     let best: Vec<usize> = v.best_moves.iter().map(|p| p.index()).collect();
@@ -216,11 +216,9 @@ pub fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliErr
         path.display(),
         if cached { "read from disk".to_string() } else { format!("solved in {:.2} s", solved.seconds) },
     );
-    out.write_all(text.as_bytes()).map_err(stdout_error)?;
+    out.text(&text)?;
     if !cached {
-        writeln!(
-            out,
-            "solve: {} round graphs, {} round positions, {} match positions, {} iterations; {:.0} match positions/s; memory: graphs {}, peak {} ({:.1} bytes/round position), process peak {}",
+        out.line(format_args!("solve: {} round graphs, {} round positions, {} match positions, {} iterations; {:.0} match positions/s; memory: graphs {}, peak {} ({:.1} bytes/round position), process peak {}",
             st.graphs,
             st.positions,
             st.match_positions,
@@ -230,10 +228,9 @@ pub fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliErr
             human_bytes(st.peak_bytes),
             st.bytes_per_position(),
             peak_rss().map_or("unknown".to_string(), human_bytes),
-        )
-        .map_err(stdout_error)?;
+        ))?;
     }
-    Ok(())
+    out.finish()
 }
 
 /// The `match_states` table.
@@ -305,7 +302,7 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
         first.rounds.map_or(String::new(), |k| format!(" in {k} rounds"))
     );
     written.extend(crate::plot::exact::plot_match_equity(&cells, &subtitle, dir).map_err(CliError::failed)?);
-    let mut out = std::io::stdout().lock();
+    let mut out = Output::lines();
     if args.json {
         let v = json!({
             "rules_hash": rules.hash(),
@@ -319,22 +316,20 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
             "seconds": seconds,
             "files": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         });
-        writeln!(out, "{v}").map_err(stdout_error)?;
+        out.line(format_args!("{v}"))?;
     } else {
-        writeln!(
-            out,
+        out.line(format_args!(
             "{} match states solved ({}); the match: {} for the first player{}; wrote:",
             table.states().len(),
             if cached { "table read from disk".to_string() } else { format!("{seconds:.2} s") },
             first.value,
             first.rounds.map_or(String::new(), |k| format!(" in {k} rounds"))
-        )
-        .map_err(stdout_error)?;
+        ))?;
         for w in &written {
-            writeln!(out, "  {}", w.display()).map_err(stdout_error)?;
+            out.line(format_args!("  {}", w.display()))?;
         }
     }
-    Ok(())
+    out.finish()
 }
 
 #[cfg(test)]
