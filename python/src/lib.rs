@@ -11,7 +11,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use rajapasu::agents::host::{self, HostPlayer};
 use rajapasu::agents::AgentSpec;
-use rajapasu::cli::simulate::{run_job, validate_counts, Job, MAX_THREADS};
+use rajapasu::cli::simulate::{run_job, Job, MAX_THREADS};
 use rajapasu::cli::CliError;
 use rajapasu::engine::trace::{replay, TraceObserver};
 use rajapasu::engine::{BySide, Game, MoveSummary, Pit, PitSet, Position, Rng, RoundEnd, Ruleset, Side};
@@ -652,7 +652,7 @@ fn host_players(players: Option<&Bound<'_, PyDict>>) -> PyResult<(host::HostPlay
 }
 
 fn parse_spec(text: &str, seat: &str) -> PyResult<AgentSpec> {
-    text.parse::<AgentSpec>().map_err(|e| usage(format!("--{seat} {e}")))
+    text.parse::<AgentSpec>().map_err(|e| usage(format!("{seat}: {e}")))
 }
 
 /// Runs `rajapasu simulate` (the same job: validation, batches, dataset writer, manifest) into
@@ -678,14 +678,16 @@ fn simulate_to(
     players: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
     let rules = ruleset_from(rules)?;
-    let detail: Detail = detail.parse().map_err(|e| usage(format!("--detail {e}")))?;
-    let first: FirstPolicy = first.parse().map_err(|e| usage(format!("--first {e}")))?;
-    let format: Formats = format.parse().map_err(|e| usage(format!("--format {e}")))?;
-    let shard: Shard = shard.parse().map_err(|e| usage(format!("--shard {e}")))?;
+    let detail: Detail = detail.parse().map_err(|e| usage(format!("detail: {e}")))?;
+    let first: FirstPolicy = first.parse().map_err(|e| usage(format!("first: {e}")))?;
+    let format: Formats = format.parse().map_err(|e| usage(format!("format: {e}")))?;
+    let shard: Shard = shard.parse().map_err(|e| usage(format!("shard: {e}")))?;
     if threads > MAX_THREADS {
-        return Err(usage(format!("--threads {threads} threads are more than the maximum of {MAX_THREADS}")));
+        return Err(usage(format!("threads: {threads} threads are more than the maximum of {MAX_THREADS}")));
     }
-    let batch_size = validate_counts(matches, batch_size, detail).map_err(cli_error)?;
+    rajapasu::sim::check_matches(matches).map_err(|e| usage(format!("matches: {e}")))?;
+    let batch_size = batch_size.unwrap_or(detail.default_batch_size());
+    rajapasu::sim::check_batch_size(batch_size).map_err(|e| usage(format!("batch_size: {e}")))?;
     let cfg = RunConfig {
         rules,
         south: parse_spec(south, "south")?,

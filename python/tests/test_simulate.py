@@ -197,3 +197,26 @@ def test_the_cli_refuses_python_players_it_cannot_run(tmp_path):
     done = cli("simulate", "--quiet", "--matches", 2, "--south", "python:lowest", "--out", tmp_path / "x", check=False)
     assert done.returncode == 1
     assert "python:lowest" in done.stderr and "Python package" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"detail": "everything"}, "detail"),
+        ({"first": "west"}, "first"),
+        ({"format": "xml"}, "format"),
+        ({"shard": "4/3"}, "shard"),
+        ({"south": "nobody"}, "south"),
+        ({"north": "minimax:depth=x"}, "north"),
+        ({"matches": 0}, "matches"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"threads": 5000}, "threads"),
+    ],
+)
+def test_a_bad_keyword_argument_is_an_error_naming_it_not_a_flag(tmp_path, kwargs, name):
+    args = {"matches": 4, **kwargs}
+    with pytest.raises(rajapasu.UsageError) as raised:
+        rajapasu.simulate_to(tmp_path / "out", **args)
+    message = str(raised.value)
+    assert message.startswith(f"{name}: "), message
+    assert "--" not in message, message
