@@ -20,3 +20,5 @@ pub mod cli;
 pub mod io;
 pub mod plot;
 pub mod ratings;
+#[cfg(feature = "cli")]
+pub mod server;

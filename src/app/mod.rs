@@ -7,3 +7,4 @@
 
 pub mod analyse;
 pub mod check_record;
+pub mod statistics;

@@ -14,6 +14,8 @@ mod progress;
 mod replay;
 mod run;
 mod schema;
+#[cfg(feature = "cli")]
+mod serve;
 mod show;
 pub mod simulate;
 pub mod solve;
@@ -70,6 +72,9 @@ pub enum Command {
     Analyse(analyse::Args),
     /// Check a recorded game (or a bare move list) against every reading of the rules.
     CheckRecord(check_record::Args),
+    /// Serve the explorer page and its JSON API on this machine (docs/serve.md).
+    #[cfg(feature = "cli")]
+    Serve(serve::Args),
 }
 
 /// A failure, with the exit code it maps to.
@@ -175,6 +180,8 @@ pub fn main() -> i32 {
         Command::Solve(a) => solve::run(a),
         Command::Analyse(a) => analyse::run(a),
         Command::CheckRecord(a) => check_record::run(a),
+        #[cfg(feature = "cli")]
+        Command::Serve(a) => serve::run_command(a),
     };
     match result {
         Ok(()) => 0,

@@ -11,6 +11,8 @@ mod plot;
 mod readme;
 mod replay;
 mod samples;
+mod serve;
+mod serve_page;
 mod show;
 mod simulate;
 mod solve;

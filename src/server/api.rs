@@ -1,0 +1,197 @@
+//! The routes: the page, and one JSON endpoint per page action (docs/serve.md).
+
+use std::sync::Arc;
+
+use axum::body::{to_bytes, Body};
+use axum::extract::{RawQuery, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use super::params::{bad, moves_of, Params};
+use super::{ApiError, App, MAX_BODY_BYTES};
+use crate::agents::{seat_rng, Agent, AgentSpec};
+use crate::app::analyse::{run as analyse, AnalyseError};
+use crate::app::check_record::{base_rules, run as check_record, CheckRequest};
+use crate::app::statistics::run as statistics;
+use crate::engine::trace::{replay, TraceEvent};
+use crate::engine::{Game, Ruleset, Side};
+use crate::record::Record;
+use crate::show::{page_html, Film, PageInfo};
+
+const PAGE: &str = include_str!("../../assets/serve/index.html");
+
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(|| async { Html(PAGE) }))
+        .route("/api/analyse", get(analyse_route))
+        .route("/api/game", get(game_route))
+        .route("/api/show", get(show_route))
+        .route("/api/play", get(play_route))
+        .route("/api/statistics", get(statistics_route))
+        .route("/api/check-record", post(check_record_route))
+        .fallback(|| async {
+            ApiError { status: StatusCode::NOT_FOUND, field: None, message: "no such page or endpoint (see docs/serve.md)".into() }
+        })
+        .with_state(app)
+}
+
+type Reply = Result<Json<Value>, ApiError>;
+
+const ANALYSE_PARAMS: [&str; 8] = ["rule", "first", "moves", "holdings", "position", "reserve", "to_move", "match"];
+
+async fn analyse_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
+    let request = Params::parse(query.as_deref().unwrap_or(""), &ANALYSE_PARAMS)?.analyse_request()?;
+    let result = app.heavy(move |app| analyse(&request, &app.store)).await?;
+    result.map(Json).map_err(|e| match e {
+        AnalyseError::Field { field, message } => ApiError::bad(field, message),
+        AnalyseError::Budget(message) => ApiError::bad("position", message),
+    })
+}
+
+/// The match of `rule`, `first` and `moves` replayed (moves that cannot be played: 400).
+fn game_of(params: &Params) -> Result<(Ruleset, Side, Vec<usize>, Game), ApiError> {
+    let (rules, first, moves) = (params.rules()?, params.side("first", Side::South)?, params.moves()?);
+    let mut game = Game::new(rules, first);
+    game.settle();
+    for (i, &pit) in moves.iter().enumerate() {
+        game.play(pit).map_err(|e| ApiError::bad("moves", format!("move {} (pit {pit}) cannot be played: {e}", i + 1)))?;
+    }
+    Ok((rules, first, moves, game))
+}
+
+/// The state after the moves: whose move, the legal moves, and the trace (the JSON lines of
+/// `replay`).
+async fn game_route(RawQuery(query): RawQuery) -> Reply {
+    let params = Params::parse(query.as_deref().unwrap_or(""), &["rule", "first", "moves"])?;
+    let (rules, first, moves, game) = game_of(&params)?;
+    let mut trace = Vec::new();
+    replay(rules, first, &moves, |e: TraceEvent| trace.push(serde_json::to_value(&e).expect("trace events serialize")))
+        .map_err(|e| ApiError::bad("moves", e))?;
+    let legal: Vec<usize> = game.legal_moves().iter().map(|p| p.index()).collect();
+    Ok(Json(json!({
+        "rules": rules,
+        "rules_hash": rules.hash(),
+        "first": first,
+        "ply": game.ply(),
+        "round": game.round(),
+        "to_move": game.position().turn(),
+        "legal": legal,
+        "over": game.outcome().map(|o| json!({ "winner": o.winner() })),
+        "trace": trace,
+    })))
+}
+
+/// The replay page of `show` for the moves, opening at `ply` (default: the last).
+async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+    let params = Params::parse(query.as_deref().unwrap_or(""), &["rule", "first", "moves", "ply"])?;
+    let (rules, first, moves) = (params.rules()?, params.side("first", Side::South)?, params.moves()?);
+    let film = Film::replay(rules, first, &moves).map_err(|e| ApiError::bad("moves", e))?;
+    let ply = params.count("ply", film.plies() as u64, 0, film.plies() as u64)? as u32;
+    let info = PageInfo { title: "Raja Pasu".into(), about: vec![format!("rules: {rules}")], initial_ply: ply };
+    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page_html(&film, &info)).into_response())
+}
+
+/// A player of the server: any built-in one; external and embedded players are not offered.
+fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
+    let spec: AgentSpec = text.parse().map_err(|e| ApiError::bad(field, e))?;
+    match spec {
+        AgentSpec::External(_) | AgentSpec::Host(_) => Err(ApiError::bad(field, "external players are not offered by the server")),
+        spec => Ok(spec),
+    }
+}
+
+/// The move a player makes after the moves (`pit` null: the match is over).
+async fn play_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
+    let params = Params::parse(query.as_deref().unwrap_or(""), &["rule", "first", "moves", "player", "seed"])?;
+    let (_, _, _, game) = game_of(&params)?;
+    let spec = player(
+        params
+            .one("player")?
+            .ok_or_else(|| bad("player", "which player: random, greedy, minimax:D, mcts:N, perfect:round or perfect:match"))?,
+        "player",
+    )?;
+    let seed = params.count("seed", 1, 0, u64::MAX)?;
+    let pit = app
+        .heavy(move |_| {
+            let mut game = game;
+            if game.is_over() {
+                return Ok(None);
+            }
+            let side = game.position().turn();
+            let mut agent = Agent::new(spec, seat_rng(seed, game.ply() as u64, side));
+            agent.play(&mut game, &mut ()).map(|played| played.map(|(pit, _)| pit.index()))
+        })
+        .await?
+        .map_err(|e| ApiError::bad("player", e))?;
+    Ok(Json(json!({ "pit": pit, "player": spec.to_string() })))
+}
+
+/// The most matches of one statistics request (over all moves).
+pub const MAX_STATISTICS_MATCHES: u64 = 20_000;
+/// Moves a simulated continuation may take before it is counted unfinished.
+const CONTINUATION_PLIES: u32 = 50_000;
+
+/// Each legal move's results over seeded continuations by a pair of players.
+async fn statistics_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
+    let params = Params::parse(query.as_deref().unwrap_or(""), &["rule", "first", "moves", "south", "north", "matches", "seed"])?;
+    let (_, first, _, game) = game_of(&params)?;
+    let specs = [player(params.one("south")?.unwrap_or("random"), "south")?, player(params.one("north")?.unwrap_or("random"), "north")?];
+    let matches = params.count("matches", 200, 1, MAX_STATISTICS_MATCHES)?;
+    let seed = params.count("seed", 1, 0, u64::MAX)?;
+    let legal: Vec<usize> = game.legal_moves().iter().map(|p| p.index()).collect();
+    if matches * legal.len() as u64 > MAX_STATISTICS_MATCHES {
+        return Err(ApiError::bad(
+            "matches",
+            format!("{matches} matches for each of {} moves; at most {MAX_STATISTICS_MATCHES} in all", legal.len()),
+        ));
+    }
+    let rows = app
+        .heavy(move |_| statistics(&game, first, specs, matches, seed, CONTINUATION_PLIES))
+        .await?
+        .map_err(|e| ApiError::bad("player", e))?;
+    Ok(Json(json!({ "matches": matches, "seed": seed, "players": [specs[0].to_string(), specs[1].to_string()], "moves": rows })))
+}
+
+/// A record, or a bare move list, checked against every reading (the output of
+/// `check-record --json`).
+async fn check_record_route(State(app): State<Arc<App>>, body: Body) -> Reply {
+    let body = to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| ApiError::bad("body", format!("larger than {MAX_BODY_BYTES} bytes, the most a request may send")))?;
+    let v: Value = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad("body", format!("not JSON ({e}); send {{\"record\": TEXT}} or {{\"moves\": \"0,3\", \"first\": \"south\"}}"))
+    })?;
+    let Some(fields) = v.as_object() else { return Err(ApiError::bad("body", "not a JSON object")) };
+    if let Some(k) = fields.keys().find(|k| !["record", "moves", "first", "rules"].contains(&k.as_str())) {
+        return Err(ApiError::bad(k, format!("unknown field '{k}': known ones are record, moves, first, rules")));
+    }
+    let text = |k: &str| -> Result<Option<&str>, ApiError> {
+        match fields.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(ApiError::bad(k, "must be a string")),
+        }
+    };
+    let rules: Vec<String> = match fields.get("rules") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string).ok_or_else(|| ApiError::bad("rules", "must be a list of name=value strings")))
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(ApiError::bad("rules", "must be a list of name=value strings")),
+    };
+    let record = match (text("record")?, text("moves")?) {
+        (Some(r), None) => Record::parse(r).map_err(|e| ApiError::bad("record", e))?,
+        (None, Some(m)) => {
+            let first = text("first")?.map_or(Ok(Side::South), |f| f.parse().map_err(|e| ApiError::bad("first", e)))?;
+            Record::from_moves(first, &moves_of(m)?)
+        }
+        _ => return Err(ApiError::bad("record", "give exactly one of record (a record's text) and moves (a move list)")),
+    };
+    let base = base_rules(&record, &rules).map_err(|e| ApiError::bad(if e.field == "rules" { "rules" } else { "record" }, e.message))?;
+    let request = CheckRequest { base, record };
+    Ok(Json(app.heavy(move |_| check_record(&request)).await?))
+}

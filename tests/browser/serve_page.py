@@ -1,0 +1,162 @@
+"""The explorer page of `rajapasu serve` in headless Chromium, driven by WebDriver (selenium).
+
+Run by tests/cli/serve_page.rs as `python serve_page.py ADDRESS OUT_DIR`: it plays, takes
+back, reopens addresses, sets up positions and checks a record on the page, asserts what the
+page alone can tell, and prints one JSON object of what it read for the Rust test to compare
+with the commands' own answers. Screenshots go to OUT_DIR.
+"""
+
+import json
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+ADDRESS, OUT = sys.argv[1], sys.argv[2]
+SMALL = "pits_per_row=3&seeds_per_pit=2"
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1100", "--disable-dev-shm-usage"]:
+        options.add_argument(arg)
+    options.binary_location = "/usr/bin/chromium"
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+driver = browser()
+driver.set_page_load_timeout(60)
+
+
+def wait(condition, what, seconds=60):
+    end = time.time() + seconds
+    while time.time() < end:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def ready():
+    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true"
+
+
+def body(name):
+    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-" + name)
+
+
+def open_state(fragment):
+    driver.get("about:blank")
+    driver.get("http://" + ADDRESS + "/#" + fragment)
+    wait(ready, "the page of " + fragment)
+
+
+def text(element_id):
+    return driver.find_element(By.ID, element_id).text
+
+
+def value(element_id):
+    return driver.find_element(By.ID, element_id).get_attribute("value")
+
+
+def click_pit():
+    """Clicks the first pit the human to move may play; False when there is none."""
+    driver.switch_to.frame(driver.find_element(By.ID, "board"))
+    try:
+        pits = driver.find_elements(By.CSS_SELECTOR, 'g[data-playable="true"]')
+        if not pits:
+            return False
+        driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", pits[0])
+        return True
+    finally:
+        driver.switch_to.default_content()
+
+
+def play_to_the_end(fragment, limit=400):
+    """Plays the match of `fragment` to its end, the human seats clicking their first legal pit."""
+    open_state(fragment)
+    for _ in range(limit):
+        if body("over"):
+            return body("over")
+        ply = body("ply")
+        click_pit()
+        wait(lambda: ready() and (body("ply") != ply or body("over")), "the next move after ply " + ply)
+    raise AssertionError("the match did not end within %d moves" % limit)
+
+
+report = {}
+started = time.time()
+open_state(SMALL + "&first=south&moves=&south=human&north=random")
+report["page_ready_seconds"] = time.time() - started
+assert "Round 1, ply 0: south to move (human)" in text("status"), text("status")
+
+# A match against random, and one of perfect:match (South, who starts a won match) against random.
+report["against_random"] = play_to_the_end(SMALL + "&first=south&moves=&south=human&north=random&skip=1")
+report["perfect_against_random"] = play_to_the_end(SMALL + "&first=south&moves=&south=perfect:match&north=random&skip=1")
+assert report["perfect_against_random"] == "south", report
+report["perfect_north"] = play_to_the_end("pits_per_row=4&seeds_per_pit=2&first=north&moves=&south=random&north=perfect:match&skip=1")
+assert report["perfect_north"] == "north", report
+
+# Take back, forward, and an address that reopens the same state.
+open_state("pits_per_row=4&seeds_per_pit=3&first=south&moves=&south=human&north=human")
+for _ in range(4):
+    ply = body("ply")
+    assert click_pit()
+    wait(lambda: ready() and body("ply") != ply, "a human move")
+moves = value("moves")
+assert len(moves.split(",")) == 4, moves
+driver.find_element(By.ID, "take-back").click()
+wait(lambda: ready() and body("ply") == "3", "the take-back")
+assert value("moves") == ",".join(moves.split(",")[:3]), value("moves")
+driver.find_element(By.ID, "forward").click()
+wait(lambda: ready() and body("ply") == "4", "the move forward again")
+assert value("moves") == moves
+address = driver.current_url
+status = text("status")
+driver.save_screenshot(OUT + "/serve.png")
+driver.get("about:blank")
+driver.get(address)
+wait(ready, "the reopened address")
+assert value("moves") == moves and text("status") == status, (value("moves"), text("status"))
+report["reopened"] = {"moves": moves, "status": status}
+
+# The analysis on the page, to compare with `analyse --json`.
+open_state("pits_per_row=3&seeds_per_pit=3&first=north&moves=0,1&south=human&north=human")
+rows = driver.find_elements(By.CSS_SELECTOR, "#analysis tbody tr")
+report["analysis"] = [
+    {
+        "pit": int(r.find_element(By.CLASS_NAME, "pit").text),
+        "round": int(r.find_element(By.CLASS_NAME, "round").text),
+        "match": r.find_element(By.CLASS_NAME, "match").text,
+        "best_round": "best-round" in r.get_attribute("class"),
+        "best_match": "best-match" in r.get_attribute("class"),
+    }
+    for r in rows
+]
+assert report["analysis"], "no analysis rows"
+
+# A set-up position with the wrong total is refused, naming what is wrong.
+open_state(SMALL + "&first=south&moves=&south=human&north=human")
+driver.find_element(By.ID, "setup-position").send_keys("2,2,2,2,2,3")
+driver.find_element(By.ID, "setup-reserve").send_keys("0,0")
+driver.find_element(By.ID, "setup-analyse").click()
+wait(lambda: driver.find_element(By.ID, "setup-message").get_attribute("data-ok"), "the set-up's answer")
+assert driver.find_element(By.ID, "setup-message").get_attribute("data-ok") == "false"
+report["setup_refused"] = text("setup-message")
+
+# A recorded game marked against the readings.
+record = "first: south\nrules: pits_per_row=3 seeds_per_pit=2\n1. 2 board=3,3,0,0,3,0 reserve=3,0\n2. 1 captures=8,0\n"
+driver.find_element(By.ID, "record").send_keys(record)
+driver.find_element(By.ID, "record-check").click()
+wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#readings li")) == 48, "the readings")
+items = driver.find_elements(By.CSS_SELECTOR, "#readings li")
+report["record"] = {
+    "consistent": [li.get_attribute("data-hash") for li in items if li.get_attribute("data-consistent") == "true"],
+    "summary": text("record-summary"),
+}
+driver.save_screenshot(OUT + "/serve-record.png")
+driver.quit()
+print(json.dumps(report))

@@ -1,0 +1,113 @@
+//! The explorer page in headless Chromium driven through WebDriver (Debian's `chromium` and
+//! `chromium-driver`, and Python's selenium in the virtual environment $RAJAPASU_SELENIUM_PYTHON,
+//! all of which .ci/run installs): matches played to their end against `random` and against
+//! `perfect:match`, take back, an address reopened, a set-up position refused, a record marked
+//! against the readings, the analysis on the page equal to `analyse --json`, screenshots.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::serve::Server;
+use crate::common::*;
+
+/// The Python with selenium, when this machine has it and the browser and driver.
+fn selenium_python() -> Option<PathBuf> {
+    let python = PathBuf::from(std::env::var_os("RAJAPASU_SELENIUM_PYTHON")?);
+    let present = [python.as_path(), Path::new("/usr/bin/chromium"), Path::new("/usr/bin/chromedriver")].iter().all(|p| p.is_file());
+    present.then_some(python)
+}
+
+/// Decodes a PNG screenshot: (width, height, distinct colours of a sample of pixels).
+fn screenshot(path: &Path) -> (u32, u32, usize) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let bytes = &buf[..info.buffer_size()];
+    let px = info.color_type.samples();
+    let colours: std::collections::HashSet<&[u8]> = bytes.chunks(px).step_by(97).collect();
+    (info.width, info.height, colours.len())
+}
+
+fn outlook(o: &Value) -> String {
+    match (o["value"].as_str(), o["rounds"].as_u64()) {
+        (Some(v), Some(k)) => format!("{v} in {k}"),
+        (Some(v), None) => v.to_string(),
+        _ => "-".into(),
+    }
+}
+
+#[test]
+fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
+    let Some(python) = selenium_python() else {
+        eprintln!(
+            "SKIPPED {}: needs $RAJAPASU_SELENIUM_PYTHON (a Python with selenium), /usr/bin/chromium and /usr/bin/chromedriver, as .ci/run installs",
+            module_path!()
+        );
+        return;
+    };
+    let tables = tempfile::tempdir().unwrap();
+    let shots = tempfile::tempdir().unwrap();
+    let server = Server::start(tables.path());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/serve_page.py");
+    let out = Command::new(python).arg(&script).arg(&server.addr).arg(shots.path()).output().expect("python runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "the browser script failed:\n{stderr}\n{stdout}");
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    eprintln!("page ready in {:.2} s", report["page_ready_seconds"].as_f64().unwrap());
+    // The perfect match player, holding a won match as the starter, won it.
+    assert_eq!((report["perfect_against_random"].as_str(), report["perfect_north"].as_str()), (Some("south"), Some("north")));
+    assert!(["south", "north", "unfinished"].contains(&report["against_random"].as_str().unwrap()));
+    // The analysis on the page is analyse --json's.
+    let a: Value = serde_json::from_str(
+        ok(&[
+            "analyse",
+            "--json",
+            "--quiet",
+            "--tables",
+            s(tables.path()),
+            "--rule=pits_per_row=3",
+            "--rule=seeds_per_pit=3",
+            "--first=north",
+            "--moves=0,1",
+        ])
+        .trim(),
+    )
+    .unwrap();
+    let want: Vec<Value> = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "pit": m["pit"],
+                "round": m["round_value"],
+                "match": outlook(&m["match"]),
+                "best_round": a["best_round"].as_array().unwrap().contains(&m["pit"]),
+                "best_match": a["best_match"].as_array().unwrap().contains(&m["pit"]),
+            })
+        })
+        .collect();
+    assert_eq!(report["analysis"], Value::from(want));
+    // The set-up position was refused with the message naming the total.
+    let refused = report["setup_refused"].as_str().unwrap();
+    assert!(refused.contains("position") && refused.contains("13") && refused.contains("12"), "{refused}");
+    // The record: the same consistent readings as check-record --json.
+    let record = "first: south\nrules: pits_per_row=3 seeds_per_pit=2\n1. 2 board=3,3,0,0,3,0 reserve=3,0\n2. 1 captures=8,0\n";
+    let file = shots.path().join("record.txt");
+    std::fs::write(&file, record).unwrap();
+    let checked: Value = serde_json::from_str(ok(&["check-record", "--json", s(&file)]).trim()).unwrap();
+    let consistent: Vec<Value> =
+        checked["readings"].as_array().unwrap().iter().filter(|r| r["consistent"] == true).map(|r| r["rules_hash"].clone()).collect();
+    assert_eq!(report["record"]["consistent"], Value::from(consistent));
+    // Screenshots: the page drawn, not blank.
+    for name in ["serve.png", "serve-record.png"] {
+        let (w, h, colours) = screenshot(&shots.path().join(name));
+        assert!(w >= 1000 && h >= 800 && colours >= 8, "{name}: {w}x{h}, {colours} colours");
+    }
+    if std::env::var_os("RAJAPASU_SAVE_SCREENSHOT").is_some() {
+        std::fs::copy(shots.path().join("serve.png"), Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve.png")).unwrap();
+    }
+}
