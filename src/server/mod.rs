@@ -111,7 +111,6 @@ impl App {
 /// Binds, tells `ready` the address, and serves until the process ends.
 pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_io().build()?;
-    crate::exact::set_tables_dir(Some(config.tables.clone()));
     let opts = SolveOptions { max_memory: config.max_memory, keep_order: true, max_positions: config.max_positions };
     let app = Arc::new(App {
         store: store::Store::new(opts, config.tables.clone(), config.max_memory),
