@@ -108,7 +108,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let opts = SolveOptions { max_memory, keep_order: true, max_positions: args.max_positions.unwrap_or(u64::MAX) };
     let bar = super::progress::positions_bar("analyse", args.quiet);
     let progress = |message: String| bar.set_message(message);
-    let source = Direct { opts, tables: args.tables.clone().unwrap_or_else(default_tables_dir), progress: &progress };
+    let tables = match args.tables.clone() {
+        Some(dir) => dir,
+        None => default_tables_dir().map_err(CliError::usage)?,
+    };
+    let source = Direct { opts, tables, progress: &progress };
     let result = analyse(&request, &source);
     bar.finish_and_clear();
     let v = result.map_err(|e| match e {

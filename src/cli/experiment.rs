@@ -106,13 +106,41 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// The largest experiment or tournament file read (the real ones are a few KB).
+pub const MAX_STUDY_FILE_BYTES: u64 = 1 << 20;
+
+/// The text of an experiment or tournament file: a regular file (a FIFO or device is refused,
+/// never waited on or read without end) of at most [`MAX_STUDY_FILE_BYTES`].
+pub fn read_study_file(path: &Path) -> Result<String, CliError> {
+    crate::files::read_regular_file(path, MAX_STUDY_FILE_BYTES).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))
+}
+
+/// The names a study's directory gives its own files (its file, summaries, charts, metrics,
+/// ratings, whether of `run` or of `tournament`): an arm named so would mix a dataset with them.
+pub const STUDY_OUTPUTS: [&str; 14] = [
+    "experiment.toml",
+    "tournament.toml",
+    "summary.json",
+    "summary.csv",
+    "summary_by_round.csv",
+    "summary.txt",
+    "charts",
+    "metrics.json",
+    "metrics.csv",
+    "metrics.txt",
+    "ratings.json",
+    "ratings.csv",
+    "ratings.txt",
+    "pairs.csv",
+];
+
 fn valid_name(s: &str) -> bool {
     !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) && !s.starts_with('.')
 }
 
 impl Experiment {
     pub fn load(path: &Path) -> Result<Experiment, CliError> {
-        let text = std::fs::read_to_string(path).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        let text = read_study_file(path)?;
         Experiment::parse(&text).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))
     }
 
@@ -141,6 +169,17 @@ impl Experiment {
             let name = a.name.as_ref().ok_or_else(|| format!("arm {}: field `name` is missing", i + 1))?;
             if !valid_name(name.get_ref()) {
                 return Err(at(name.span(), "name", format!("'{}' is not a valid arm name (letters, digits, _ - .)", name.get_ref())));
+            }
+            if STUDY_OUTPUTS.contains(&name.get_ref().as_str()) {
+                return Err(at(
+                    name.span(),
+                    "name",
+                    format!(
+                        "'{}' is the name of one of the study's own files ({}); give the arm another name",
+                        name.get_ref(),
+                        STUDY_OUTPUTS.join(", ")
+                    ),
+                ));
             }
             if arms.iter().any(|x| &x.name == name.get_ref()) {
                 return Err(at(name.span(), "name", format!("arm '{}' appears twice", name.get_ref())));

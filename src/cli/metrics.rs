@@ -63,13 +63,35 @@ pub fn metrics_path(
     }
     if !crate::io::dataset::manifest_names(dir)?.is_empty() {
         let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "dataset".into());
-        return Ok(StudyMetrics { study: false, arms: vec![dataset_metrics(&Dataset::open(dir)?, &name, resamples, seed, exact)?] });
+        return Ok(StudyMetrics {
+            study: false,
+            arms: vec![dataset_metrics(&open_dataset(dir, exact.is_some())?, &name, resamples, seed, exact)?],
+        });
     }
     // The arms as summarize lists them: a broken arm is an error naming it, not left out.
     let arms = crate::analysis::summarize::study_arms(dir, order)?;
-    let arms =
-        arms.iter().map(|a| dataset_metrics(&Dataset::open(&dir.join(a))?, a, resamples, seed, exact.clone())).collect::<Result<_, _>>()?;
+    let arms = arms
+        .iter()
+        .map(|a| dataset_metrics(&open_dataset(&dir.join(a), exact.is_some())?, a, resamples, seed, exact.clone()))
+        .collect::<Result<_, _>>()?;
     Ok(StudyMetrics { study: true, arms })
+}
+
+/// Opens a dataset; with --exact, refuses one made with other match tables than those read now:
+/// its perfect:match players would be played again with other tables (other moves).
+fn open_dataset(dir: &Path, exact: bool) -> Result<Dataset, DatasetError> {
+    let dataset = Dataset::open(dir)?;
+    if let (true, Some(recorded)) = (exact, &dataset.manifest().tables) {
+        let now = crate::io::dataset::tables_digest(&dataset.manifest().config())?.unwrap_or_default();
+        if &now != recorded {
+            return Err(DatasetError::Tables(format!(
+                "{}: made with the match tables of sha256 {recorded}, but the tables read now give {now}: --exact would play \
+                 its perfect:match players again with other tables; point RAJAPASU_TABLES at the tables it was made with",
+                dir.display()
+            )));
+        }
+    }
+    Ok(dataset)
 }
 
 fn arm_json(a: &ArmMetrics) -> Value {

@@ -106,6 +106,7 @@ fn check_study_dir(dir: &Path, copy_as: &str, datasets: &[String]) -> Result<(),
             || datasets.iter().any(|d| d == name)
             || crate::io::atomic::temporary_target(name).is_some_and(|t| t == copy_as || outputs.contains(&t))
     };
+    check_no_links(dir, &outputs, datasets)?;
     let mut foreign: Vec<String> = std::fs::read_dir(dir)
         .map_err(|e| CliError::failed(format!("{}: cannot read: {e}", dir.display())))?
         .filter_map(|e| e.ok())
@@ -122,6 +123,30 @@ fn check_study_dir(dir: &Path, copy_as: &str, datasets: &[String]) -> Result<(),
          move them away, give this study another name, or choose another --out-root",
         dir.display(),
         foreign.join(", ")
+    )))
+}
+
+/// Refuses a study whose own outputs or dataset directories are symbolic links: writing
+/// through one would put the charts or an arm's dataset wherever the link points.
+fn check_no_links(dir: &Path, outputs: &[&str], datasets: &[String]) -> Result<(), CliError> {
+    let mut linked: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| CliError::failed(format!("{}: cannot read: {e}", dir.display())))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| outputs.contains(&name.as_str()) || datasets.iter().any(|d| d == name))
+        .collect();
+    if linked.is_empty() {
+        return Ok(());
+    }
+    linked.sort();
+    Err(CliError::usage(format!(
+        "{}: {} {} a symbolic link; a study writes its outputs and datasets only into its own directory, never through a \
+         link: remove {}, or choose another --out-root",
+        dir.display(),
+        linked.join(", "),
+        if linked.len() == 1 { "is" } else { "are" },
+        if linked.len() == 1 { "it" } else { "them" }
     )))
 }
 
@@ -165,4 +190,16 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let mut out = Output::lines();
     out.text(&text)?;
     out.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_output_of_a_study_is_a_name_no_arm_may_take() {
+        for (file, _, outputs) in super::STUDY_FILES {
+            for name in std::iter::once(&file).chain(outputs.iter()).chain(super::super::metrics::METRICS_FILES.iter()) {
+                assert!(super::super::experiment::STUDY_OUTPUTS.contains(name), "{name}");
+            }
+        }
+    }
 }

@@ -44,7 +44,10 @@ pub fn run_command(args: Args) -> Result<(), CliError> {
     }
     let config = Config {
         addr: SocketAddr::new(args.bind, args.port),
-        tables: args.tables.unwrap_or_else(default_tables_dir),
+        tables: match args.tables {
+            Some(dir) => dir,
+            None => default_tables_dir().map_err(CliError::usage)?,
+        },
         max_memory,
         max_positions: args.max_positions,
     };

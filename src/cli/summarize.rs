@@ -1,7 +1,6 @@
 //! `rajapasu summarize`: first-player advantage and distributions of a dataset or study.
 
 use std::fmt::Write as _;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::stats::{Difference, Distribution, Points, Proportion};
@@ -354,18 +353,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
         if args.json { out.line(serde_json::to_string_pretty(&study).map_err(CliError::failed)?) } else { out.text(&study_text(&study)) }
             .and_then(|()| if args.json { Ok(()) } else { out.text(&metrics_note(&args.dir)) })
             .and_then(|()| out.finish());
+    // Printed either way; a file not written is a failure (exit 1, as in every command).
     match saved {
         Ok(()) => printed,
-        // Asked for with --out: not writing them is a failure.
         Err(e) if args.out.is_some() => printed.and(Err(e)),
-        Err(CliError::Failed(e) | CliError::Usage(e)) => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "warning: summary.json and summary.csv were not written ({e}); the summary above is complete. \
-                 Pass --out DIR to write them elsewhere."
-            );
-            printed
-        }
+        Err(CliError::Failed(e) | CliError::Usage(e)) => printed.and(Err(CliError::failed(format!(
+            "summary.json and summary.csv were not written ({e}); the summary above is complete: pass --out DIR to write them elsewhere"
+        )))),
         Err(CliError::BrokenPipe) => printed,
     }
 }

@@ -15,6 +15,7 @@ use super::IoError;
 /// `path` only if `f` and the sync succeed. On any error (or panic in `f`) the temporary file
 /// is removed and `path` is left as it was.
 pub fn write_atomically(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoError>) -> Result<(), IoError> {
+    check_destination(path)?;
     write_unsynced(path, f)?.commit()
 }
 
@@ -74,6 +75,7 @@ pub fn write_unsynced_hashed(
 /// the format from the extension): `f` writes the temporary file at the path it is given, which
 /// keeps `path`'s extension.
 pub fn write_atomically_via_path<E: From<IoError>>(path: &Path, f: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
+    check_destination(path)?;
     let mut tmp = Temporary::create(path)?;
     tmp.0.close();
     f(tmp.0.path())?;
@@ -92,6 +94,13 @@ pub fn temporary_target(file_name: &str) -> Option<&str> {
 /// Writes `contents` to `path` atomically (see [`write_atomically`]).
 pub fn write_string_atomically(path: &Path, contents: &str) -> Result<(), IoError> {
     write_atomically(path, |file| file.write_all(contents.as_bytes()).map_err(|e| IoError::file(path, "cannot write", e)))
+}
+
+/// Refuses, before any work, a destination that is not a regular file (see
+/// [`files::check_destination`]; the rename checks again). A part file written by
+/// [`write_unsynced`] is checked at its rename only, on the thread that commits it.
+fn check_destination(path: &Path) -> Result<(), IoError> {
+    files::check_destination(path).map_err(|e| IoError::file(path, "not replaced", e))
 }
 
 /// The core's temporary file, with this module's error messages (each names the destination).

@@ -95,8 +95,17 @@ impl DirLock {
     /// Takes the lock `dir/name`, or fails at once with an error naming the process that
     /// holds it; `what` says what the lock protects (for the message).
     pub fn try_acquire(dir: &Path, name: &str, what: &str) -> Result<DirLock, LockError> {
+        let mut lock = DirLock::try_acquire_unrecorded(dir, name, what)?;
+        lock.record()?;
+        Ok(lock)
+    }
+
+    /// [`DirLock::try_acquire`] without writing this process into the file yet: a writer that
+    /// may still refuse the directory leaves the last holder's details as they were, and
+    /// records itself ([`DirLock::record`]) once it is accepted.
+    pub fn try_acquire_unrecorded(dir: &Path, name: &str, what: &str) -> Result<DirLock, LockError> {
         let path = dir.join(name);
-        let mut file = open(&path)?;
+        let file = open(&path)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -109,8 +118,12 @@ impl DirLock {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&path, "cannot lock", e)),
         }
-        record_holder(&mut file, &path)?;
         Ok(DirLock { _file: file, path })
+    }
+
+    /// Writes this process into the lock file, for a refused writer to name.
+    pub fn record(&mut self) -> Result<(), LockError> {
+        record_holder(&mut self._file, &self.path)
     }
 
     /// Takes the lock `dir/name`, waiting while another process holds it (for short sections).

@@ -10,6 +10,7 @@ pub mod dataset;
 pub mod lock;
 pub mod parquet;
 mod parquet_pages;
+pub mod rows;
 pub mod verify;
 
 use std::path::{Path, PathBuf};

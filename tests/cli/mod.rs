@@ -1,7 +1,9 @@
 mod analyse;
 mod bench;
 mod check_record;
+mod destinations;
 mod docs;
+mod exit_codes;
 mod experiments;
 mod external;
 mod metrics;
@@ -17,5 +19,7 @@ mod show;
 mod simulate;
 mod solve;
 mod summarize;
+mod tables;
 mod tournament;
+mod untrusted_rows;
 mod verify;

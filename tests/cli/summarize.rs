@@ -105,7 +105,7 @@ fn bad_datasets_give_clear_errors() {
 }
 
 #[test]
-fn a_read_only_dataset_is_summarized_and_the_unwritten_files_are_reported() {
+fn a_read_only_dataset_is_summarized_and_the_unwritten_files_fail_with_exit_1() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ro");
     ok(&["simulate", "--matches", "50", "--seed", "3", "--out", s(&out), "--quiet"]);
@@ -124,7 +124,8 @@ fn a_read_only_dataset_is_summarized_and_the_unwritten_files_are_reported() {
         let args: Vec<&str> = [&["summarize", s(&out)][..], if json { &["--json"] } else { &[] }].concat();
         let (code, text, err) = run(&args);
         read_only(false);
-        assert_eq!(code, 0, "{err}");
+        // One rule for every command: a file it could not write is a failure, exit 1.
+        assert_eq!(code, 1, "{err}");
         assert!(text.contains("first player wins") || text.contains("\"first_player_wins\""), "the summary is printed: {text}");
         assert!(err.contains("not written") && err.contains("summary.json") && err.contains("--out"), "{err}");
         read_only(true);

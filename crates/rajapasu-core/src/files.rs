@@ -35,6 +35,37 @@ pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<String> {
     String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
+/// Refuses a destination that exists and is not a regular file: a symlink (never followed nor
+/// replaced: it may point anywhere, `/dev/stdout` or a file of someone else), a FIFO, a device
+/// or a directory. [`write_atomically`] checks before it starts, [`Temporary::rename_to`] again
+/// just before the rename.
+pub fn check_destination(path: &Path) -> std::io::Result<()> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let kind = meta.file_type();
+    use std::os::unix::fs::FileTypeExt;
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a device"
+    };
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        format!("it exists and is {what}, not a regular file; only a regular file is replaced: remove it or write elsewhere"),
+    ))
+}
+
 /// A temporary file beside its destination, `.NAME.tmp-RANDOM.EXT`, removed when dropped
 /// unless [`Temporary::rename_to`] made it the destination. Readers of the destination see no
 /// file or a complete one.
@@ -69,6 +100,12 @@ impl Temporary {
             .into_parts();
         // Removed by this type's Drop unless renamed.
         let tmp = tmp.keep().map_err(|e| e.error)?;
+        // Held while the file is open, released however the process ends: a file of this
+        // pattern that nobody holds was left by a killed writer ([`is_abandoned_temporary`]).
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on the descriptor of a file this value owns. A new file cannot be held
+        // by anyone else; should it fail, the file only looks abandoned while being written.
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         Ok(Temporary { path: tmp, file: Some(file), renamed: false })
     }
 
@@ -96,11 +133,14 @@ impl Temporary {
     }
 
     /// Renames the temporary file to `path` and syncs the directory (best effort), so that the
-    /// rename is durable. The caller has synced the file.
+    /// rename is durable. The caller has synced the file. A destination that is not a regular
+    /// file is left alone (see [`check_destination`]).
     pub fn rename_to(mut self, path: &Path) -> std::io::Result<()> {
-        self.file = None;
+        check_destination(path)?;
+        // Renamed while still open (and so still held), then closed.
         fs::rename(&self.path, path)?;
         self.renamed = true;
+        self.file = None;
         if let Ok(d) = File::open(Temporary::directory(path)) {
             let _ = d.sync_all();
         }
@@ -117,9 +157,23 @@ impl Drop for Temporary {
     }
 }
 
+/// Whether `path` is a temporary file (see [`Temporary`]) that no live writer holds: a regular
+/// file (a symlink is not followed) whose lock can be taken. False when in doubt.
+pub fn is_abandoned_temporary(path: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(file) = File::options().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(path) else { return false };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    // SAFETY: flock on a descriptor this function owns; the lock goes with the file.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
 /// Writes `path` atomically: `f` writes into a [`Temporary`], which is flushed, synced and
 /// renamed to `path` only if all of that succeeds; otherwise `path` is left as it was.
 pub fn write_atomically(path: &Path, f: impl FnOnce(&mut File) -> std::io::Result<()>) -> std::io::Result<()> {
+    check_destination(path)?;
     let mut tmp = Temporary::create(path)?;
     let file = tmp.file().expect("a new temporary file is open");
     f(file)?;
@@ -159,6 +213,33 @@ mod tests {
         assert_eq!(err.to_string(), "disk full");
         assert_eq!(fs::read_to_string(&path).unwrap(), "old");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn an_atomic_write_never_replaces_a_symlink_fifo_or_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.txt");
+        fs::write(&target, "theirs").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let fifo = dir.path().join("fifo.txt");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let sub = dir.path().join("sub.txt");
+        fs::create_dir(&sub).unwrap();
+        for (path, what) in [(&link, "a symbolic link"), (&fifo, "a FIFO"), (&sub, "a directory")] {
+            let err = write_atomically(path, |f| f.write_all(b"ours")).unwrap_err();
+            assert!(err.to_string().contains(what), "{}: {err}", path.display());
+        }
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "theirs");
+        // The destination turned into a link while the contents were written: still refused.
+        let late = dir.path().join("late.txt");
+        let tmp = Temporary::create(&late).unwrap();
+        std::os::unix::fs::symlink(&target, &late).unwrap();
+        assert!(tmp.rename_to(&late).is_err());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "theirs");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 5, "no temporary left behind");
     }
 
     #[test]

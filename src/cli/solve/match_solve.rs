@@ -84,7 +84,7 @@ pub fn check_holdings(h: BySide<u32>, rules: &Ruleset) -> Result<(), String> {
 fn match_error(e: MatchError) -> CliError {
     match e {
         MatchError::Io(_) | MatchError::Interrupted { .. } => CliError::failed(e),
-        MatchError::Solve(_) | MatchError::Checkpoint(_) => CliError::usage(e),
+        MatchError::Solve(_) | MatchError::Checkpoint(_) | MatchError::Invalid(_) => CliError::usage(e),
     }
 }
 
@@ -96,7 +96,10 @@ pub fn table(
     max_iterations: Option<u32>,
     quiet: bool,
 ) -> Result<(MatchTable, bool, PathBuf), CliError> {
-    let dir = tables.cloned().unwrap_or_else(default_tables_dir);
+    let dir = match tables {
+        Some(dir) => dir.clone(),
+        None => default_tables_dir().map_err(match_error)?,
+    };
     let bar = super::super::progress::positions_bar(&format!("solve --match {}x{}", rules.pits_per_row, rules.seeds_per_pit), quiet);
     let total_known = Cell::new(false);
     let result = load_or_solve(rules, &dir, opts, max_iterations, &mut |p: MatchProgress| {

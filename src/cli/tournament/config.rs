@@ -101,7 +101,7 @@ fn slug(name: &str) -> String {
 
 impl Tournament {
     pub fn load(path: &Path) -> Result<Tournament, CliError> {
-        let text = std::fs::read_to_string(path).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        let text = super::super::experiment::read_study_file(path)?;
         Tournament::parse(&text).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))
     }
 

@@ -46,7 +46,7 @@ pub(super) fn admit(dir: &Path, manifest: &mut Manifest, manifest_path: &Path, r
     for (path, other) in &manifests {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         if let Some(mismatch) = identity_mismatch(other, manifest) {
-            let state = shard_state(dir, other);
+            let state = shard_state(dir, other, manifest.shard);
             let refusal = if mismatch.what == "shard count" {
                 Refusal::ShardCount { file, theirs: other.shard, state, ours: manifest.shard }
             } else {
@@ -93,9 +93,13 @@ pub(super) fn prepare(layout: &Layout, cfg: &RunConfig, manifest_path: &Path, re
 }
 
 /// Where an existing shard stands: complete, being written (by whom), or interrupted.
-fn shard_state(dir: &Path, m: &Manifest) -> ShardState {
+fn shard_state(dir: &Path, m: &Manifest, held: crate::sim::Shard) -> ShardState {
     if m.is_complete() {
         return ShardState::Complete;
+    }
+    if m.shard == held {
+        // This process holds that shard's lock: nobody else is writing it.
+        return ShardState::Interrupted;
     }
     match DirLock::holder(dir, &writer_lock_name(m.shard)) {
         Some(holder) => ShardState::Writing(holder),

@@ -60,6 +60,9 @@ pub enum DatasetError {
     /// names the table or column.
     #[error("{}: {what}", path.display())]
     Content { path: PathBuf, what: String },
+    /// The match table a run's perfect players need cannot be read or is not a possible one.
+    #[error("{0}")]
+    Tables(String),
 }
 
 impl DatasetError {

@@ -92,6 +92,11 @@ pub struct Manifest {
     /// field no longer matches its hash, an edit of the hashes no longer matches the markers.
     #[serde(default)]
     pub identity: BTreeMap<String, String>,
+    /// The SHA-256 of the match table (R17) the run's `perfect:match` players read
+    /// ([`crate::exact::MatchTable::digest`]; the values files they read name it too); absent
+    /// for runs without them. Part of the identity: other tables give other rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<String>,
 }
 
 /// Where a run (or shard) stands.
@@ -142,9 +147,17 @@ impl Manifest {
             schema: serde_json::to_value(ALL_TABLES.iter().filter(|t| cfg.detail.tables().contains(&t.name)).collect::<Vec<_>>())
                 .expect("schemas serialize"),
             identity: BTreeMap::new(),
+            tables: None,
         };
         manifest.identity = manifest.current_identity();
         manifest
+    }
+
+    /// The manifest with the digest of the tables its players read (see [`Manifest::tables`]).
+    pub fn with_tables(mut self, tables: Option<String>) -> Manifest {
+        self.tables = tables;
+        self.identity = self.current_identity();
+        self
     }
 
     pub fn is_complete(&self) -> bool {
@@ -155,7 +168,7 @@ impl Manifest {
     /// (field, canonical text). The shard's index is left out (every shard's manifest has the
     /// same identity); its file name and match range are checked against it instead.
     pub fn identity_fields(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut fields = vec![
             ("tool", self.tool.clone()),
             ("version", self.version.clone()),
             ("versions", serde_json::to_string(&self.versions).expect("serializable")),
@@ -172,7 +185,10 @@ impl Manifest {
             ("detail", self.detail.to_string()),
             ("format", self.format.to_string()),
             ("schema", self.schema.to_string()),
-        ]
+        ];
+        // Only runs with perfect:match players have it: the others' identity is as before.
+        fields.extend(self.tables.clone().map(|t| ("tables", t)));
+        fields
     }
 
     /// The identity of this manifest's fields as they are now (see [`Manifest::identity`]).
@@ -292,7 +308,8 @@ pub(super) fn match_range(cfg: &RunConfig) -> [u64; 2] {
 pub(super) fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<Mismatch> {
     let versions = |m: &Manifest| m.versions.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
     let rows_version = |m: &Manifest| m.versions.get("rows").cloned().unwrap_or_else(|| "none".into());
-    let checks: [(&str, String, String); 9] = [
+    let tables = |m: &Manifest| m.tables.clone().unwrap_or_else(|| "none".into());
+    let checks: [(&str, String, String); 10] = [
         ("run (rules, players, first player, seed)", a.run_id.clone(), b.run_id.clone()),
         ("row format version", rows_version(a), rows_version(b)),
         ("rules hash", a.rules_hash.clone(), b.rules_hash.clone()),
@@ -302,6 +319,7 @@ pub(super) fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<Mismatch> 
         ("detail", a.detail.to_string(), b.detail.to_string()),
         ("format", a.format.to_string(), b.format.to_string()),
         ("versions", versions(a), versions(b)),
+        ("the match tables' sha256", tables(a), tables(b)),
     ];
     checks
         .into_iter()

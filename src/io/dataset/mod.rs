@@ -33,7 +33,7 @@ pub use error::{DatasetError, ManifestProblem, Mismatch, Refusal, ShardState, Wo
 pub use manifest::{identity_digest, versions, Formats, Manifest, RunStatus, ROWS_VERSION};
 pub use manifest_io::{manifest_name, manifest_names, read_manifest, read_manifests, MAX_MANIFEST_BYTES};
 pub use reader::{problem_list, Dataset};
-pub use writer::DatasetWriter;
+pub use writer::{tables_digest, DatasetWriter};
 
 fn io_err(path: &Path, action: &str, error: std::io::Error) -> DatasetError {
     DatasetError::Io(IoError::File { path: path.to_path_buf(), action: action.into(), error })

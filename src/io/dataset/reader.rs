@@ -8,7 +8,7 @@ use super::manifest_io::{manifest_name, read_manifests};
 use super::{io_err, DatasetError};
 use crate::io::lock::{writer_lock_name, DirLock};
 use crate::io::verify::{Layout, Problem, ProblemKind};
-use crate::io::{read_table, Format};
+use crate::io::{read_table, rows, Format};
 use crate::sim::schema::{table_spec, TableSpec};
 use crate::sim::table::Table;
 use crate::sim::{Detail, Shard};
@@ -29,6 +29,7 @@ impl Dataset {
         if !problems.is_empty() {
             return Err(DatasetError::Damaged { dir: dir.to_path_buf(), problems });
         }
+        dataset.check_rows()?;
         Ok(dataset)
     }
 
@@ -161,6 +162,7 @@ impl Dataset {
         let mut rows = 0;
         for part in self.parts(table)? {
             let t = read_table(&part, spec)?;
+            rows::check_part(&t, &rows::Limits::new(&self.manifest().rules)).map_err(|e| DatasetError::content(&part, e))?;
             rows += t.rows() as u64;
             f(t)?;
         }
@@ -169,6 +171,28 @@ impl Dataset {
 
     fn unknown_table(&self, table: &str) -> DatasetError {
         DatasetError::UnknownTable { dir: self.dir.clone(), table: table.to_string() }
+    }
+
+    /// Checks the values of each batch's matches, quality, by_round, histograms and rounds
+    /// parts against the rules' limits and against each other ([`crate::io::rows`]): the first
+    /// violation is an error naming its file, table, match and column.
+    pub fn check_rows(&self) -> Result<(), DatasetError> {
+        let limits = rows::Limits::new(&self.manifest().rules);
+        let tables = self.detail().tables();
+        let read = |path: &Path, spec: &TableSpec| -> Result<Table, DatasetError> {
+            let t = read_table(path, spec)?;
+            rows::check_part(&t, &limits).map_err(|e| DatasetError::content(path, e))?;
+            Ok(t)
+        };
+        for mp in self.parts("matches")? {
+            let m = read(&mp, &crate::sim::schema::MATCHES)?;
+            for (table, check) in rows::BATCH_CHECKS.into_iter().filter(|(t, _)| tables.contains(t)) {
+                let path = self.dir.join(table).join(mp.file_name().expect("a part file has a name"));
+                let t = read(&path, table_spec(table).expect("a table of the schema"))?;
+                check(&m, &t, &limits).map_err(|e| DatasetError::content(&path, e))?;
+            }
+        }
+        Ok(())
     }
 
     /// Reads a whole table (for small datasets and tests).

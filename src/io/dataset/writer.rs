@@ -9,6 +9,7 @@ use super::manifest::{now, Formats, Manifest, RunStatus};
 use super::manifest_io::{manifest_name, to_json};
 use super::syncer::{PendingBatch, Syncer};
 use super::DatasetError;
+use crate::agents::AgentSpec;
 use crate::io::lock::{writer_lock_name, DirLock, SETUP_LOCK};
 use crate::io::verify::{Layout, Marker, PartRecord};
 use crate::io::{write_string_atomically, write_table_unsynced, Format};
@@ -31,6 +32,19 @@ pub struct DatasetWriter {
     _lock: DirLock,
 }
 
+/// The digest of the match table a run's `perfect:match` players read (None without them): the
+/// table is read (or solved) now, as the players' first move would.
+pub fn tables_digest(cfg: &RunConfig) -> Result<Option<String>, DatasetError> {
+    let perfect = AgentSpec::Perfect(crate::exact::PerfectKind::Match);
+    if cfg.south != perfect && cfg.north != perfect {
+        return Ok(None);
+    }
+    // The default tables directory, as the players' store reads it.
+    let store = crate::exact::ExactStore::new(crate::exact::StoreSettings::default());
+    let table = store.match_table(cfg.rules).map_err(|e| DatasetError::Tables(format!("perfect:match: {e}")))?;
+    Ok(Some(table.digest()))
+}
+
 impl DatasetWriter {
     /// Prepares `dir` for the run. Refuses a directory that holds anything but this run's
     /// dataset (another run, the same run split in another number of shards, a manifest edited
@@ -42,8 +56,9 @@ impl DatasetWriter {
         // Writers check the directory and write their manifest one at a time; each shard has
         // one writer for the whole run.
         let setup = DirLock::acquire(dir, SETUP_LOCK)?;
-        let lock = DirLock::try_acquire(dir, &writer_lock_name(cfg.shard), &format!("shard {} of this dataset", cfg.shard))?;
-        let mut manifest = Manifest::new(cfg, format, command);
+        // Not recorded until the run is admitted: a refused writer leaves the last one's details.
+        let mut lock = DirLock::try_acquire_unrecorded(dir, &writer_lock_name(cfg.shard), &format!("shard {} of this dataset", cfg.shard))?;
+        let mut manifest = Manifest::new(cfg, format, command).with_tables(tables_digest(cfg)?);
         let manifest_path = dir.join(manifest_name(cfg.shard));
         let resumed = admission::admit(dir, &mut manifest, &manifest_path, resume)?;
         let layout = Layout {
@@ -55,6 +70,7 @@ impl DatasetWriter {
             batches: cfg.batches(),
         };
         admission::prepare(&layout, cfg, &manifest_path, resumed)?;
+        lock.record()?;
         write_string_atomically(&manifest_path, &to_json(&manifest))?;
         drop(setup);
         Ok(DatasetWriter {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::match_solver::{reserve_span, Ending, MatchTable, MatchValue};
 use super::round_graph::RoundGraph;
-use super::round_values::{values_path, RoundValues, SAVED_CELLS};
+use super::round_values::RoundValues;
 use super::solver::{Solution, SolveError, SolveOptions, TieBreak};
 use crate::engine::{BySide, NextStarter, Pit, PitSet, Position, Side};
 
@@ -135,19 +135,7 @@ impl RoundMatch {
         let (lo, hi) = span.ok_or("no match state has these open pits (R12)")?.into_inner();
         let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
         RoundValues::fits(cells, graph.nodes() as u64, open, opts.max_memory)?;
-        let path = values_path(dir, &rules, open, ending);
-        let saved = cells >= SAVED_CELLS;
-        let loaded = if saved { RoundValues::load(&path, graph.clone(), &rules, ending, lo, hi, table.max_rounds() + 1)? } else { None };
-        let mut values = match loaded {
-            Some(v) => v,
-            None => {
-                let v = RoundValues::compute(graph, table, ending, lo, hi)?;
-                if saved {
-                    v.save(&path, &rules, ending).map_err(|e| format!("{}: cannot write the round's values: {e}", path.display()))?;
-                }
-                v
-            }
-        };
+        let mut values = RoundValues::load_or_compute(dir, graph, table, ending, (lo, hi))?;
         // Lookups follow moves forward only.
         if let Some(g) = Arc::get_mut(&mut values.graph) {
             g.forget_predecessors();

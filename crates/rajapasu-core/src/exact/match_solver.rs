@@ -30,6 +30,9 @@ pub enum MatchError {
     /// A table file that cannot be read or written.
     #[error("{0}")]
     Io(String),
+    /// A table file that is not a match table, or not a possible one (named in the message).
+    #[error("{0}")]
+    Invalid(String),
     #[error("the checkpoint cannot be resumed: {0}; delete it to start again")]
     Checkpoint(String),
     #[error("stopped after {iterations} iterations of the rounds loop, as asked; the checkpoint keeps them: run again to continue")]
@@ -483,6 +486,12 @@ impl MatchTable {
 
     pub fn rules(&self) -> &Ruleset {
         &self.rules
+    }
+
+    /// The digest of the table's values ([`MatchCheckpoint::digest`]): what a dataset records of
+    /// the tables its perfect players read, and what a values file names as its source.
+    pub fn digest(&self) -> String {
+        self.to_checkpoint().digest()
     }
 
     /// wins[f][h][starter] for side `f` (see the struct).

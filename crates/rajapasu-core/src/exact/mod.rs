@@ -13,6 +13,7 @@ mod round_graph;
 mod round_values;
 mod solver;
 mod store;
+mod table_check;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -27,7 +28,9 @@ pub use match_solver::{
 pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
 pub use solver::{check_board_size, Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, DEFAULT_MAX_MEMORY, MAX_COUNTERS};
 pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
-pub use tables::{default_tables_dir, load_or_solve, read_checkpoint, table_path, write_checkpoint, MAX_TABLE_BYTES, TABLES_ENV};
+pub use tables::{
+    default_tables_dir, load_or_solve, read_checkpoint, remove_stale_temporaries, table_path, write_checkpoint, MAX_TABLE_BYTES, TABLES_ENV,
+};
 
 use crate::engine::{BySide, Position, Ruleset, Side};
 

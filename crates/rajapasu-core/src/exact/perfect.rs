@@ -108,7 +108,16 @@ impl PerfectPlayer {
 
     fn decide(&self, pos: &Position, context: Option<(u32, Side)>, rng: &mut Rng) -> Result<Option<Pit>, PerfectError> {
         let set = self.candidates(pos, context)?;
-        debug_assert!(set.is_empty() != pos.has_legal_move(), "a position with a legal move has a perfect move");
+        if set.is_empty() && pos.has_legal_move() {
+            // Only tables that are not a solution can say so; never end a round for a player.
+            return Err(PerfectError::Table {
+                kind: self.kind.name(),
+                error: format!(
+                    "no move chosen though {} are legal: the tables are not a solution; delete them to compute them again",
+                    pos.legal_moves()
+                ),
+            });
+        }
         Ok(uniform(set, rng))
     }
 }

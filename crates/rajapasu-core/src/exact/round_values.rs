@@ -5,13 +5,23 @@
 //! disk beside the match table ([`save`], [`load`]) and computed once per tables directory.
 //!
 //! A values file is untrusted input: its size must be exactly what the round's graph implies
-//! (so memory is bounded by the graph, never by the file), and every byte is checked before use.
+//! (so memory is bounded by the graph, never by the file), it names the digest of the match
+//! table its values were computed from, it ends with the SHA-256 of everything before, and every
+//! byte is checked before use.
+//!
+//! The file: `RJPVALS2`, the match table's digest (64 hex digits), the length and text of the
+//! rules' JSON, the open pits (2 bytes), the ending (tag, kept reserve as u32, starter), then as
+//! u64 the graph's positions and moves, South's reserves lo and hi, the cells and the deep
+//! entries; the cells' win bytes, their layer bytes, each deep entry (cell u64, layer u32); last
+//! the SHA-256 of all the bytes before it. Integers are little-endian.
 
 use std::collections::HashMap;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
 
 use super::match_solver::{end_masks, Ending, MatchTable};
 use super::round_graph::{Mask, RoundGraph};
@@ -222,7 +232,7 @@ impl RoundValues {
 /// computed faster than a file is read and checked).
 pub(crate) const SAVED_CELLS: u64 = 1 << 24;
 
-const MAGIC: &[u8; 8] = b"RJPVALS1";
+const MAGIC: &[u8; 8] = b"RJPVALS2";
 
 /// The file of a round's values in the tables directory.
 pub(crate) fn values_path(dir: &Path, rules: &Ruleset, open: BySide<u8>, ending: Ending) -> PathBuf {
@@ -233,9 +243,39 @@ pub(crate) fn values_path(dir: &Path, rules: &Ruleset, open: BySide<u8>, ending:
     })
 }
 
-/// The header: what the values are of, so that a file is never read for another round.
-fn header(graph: &RoundGraph, rules: &Ruleset, ending: Ending, lo: u32, hi: u32, cells: u64, far: u64) -> Vec<u8> {
+/// The values' trailer: the SHA-256 of every byte before it.
+const TRAILER: u64 = 32;
+
+/// A writer or reader that hashes the bytes passing through it.
+struct Hashing<T> {
+    inner: T,
+    hash: Sha256,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// The header: what the values are of (and of which match table), so that a file is never read
+/// for another round or table.
+fn header(graph: &RoundGraph, table: &str, rules: &Ruleset, ending: Ending, (lo, hi): (u32, u32), cells: u64, far: u64) -> Vec<u8> {
     let mut h = MAGIC.to_vec();
+    h.extend_from_slice(table.as_bytes());
     let rules_json = rules.to_json();
     h.extend_from_slice(&(rules_json.len() as u32).to_le_bytes());
     h.extend_from_slice(rules_json.as_bytes());
@@ -254,31 +294,65 @@ fn header(graph: &RoundGraph, rules: &Ruleset, ending: Ending, lo: u32, hi: u32,
 }
 
 impl RoundValues {
-    /// Writes the values to `path` atomically (a temporary name, synced, renamed).
-    pub(crate) fn save(&self, path: &Path, rules: &Ruleset, ending: Ending) -> std::io::Result<()> {
+    /// Writes the values to `path` atomically (a temporary name, synced, renamed); `table` is
+    /// the digest of the match table they were computed from.
+    pub(crate) fn save(&self, path: &Path, table: &str, rules: &Ruleset, ending: Ending) -> std::io::Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         let mut far: Vec<(u64, u32)> = self.far.iter().map(|(&c, &l)| (c, l)).collect();
         far.sort_unstable();
         files::write_atomically(path, |f| {
-            let mut w = BufWriter::with_capacity(1 << 20, f);
-            w.write_all(&header(&self.graph, rules, ending, self.lo, self.hi, self.wins.len() as u64, far.len() as u64))?;
+            let mut w = Hashing { inner: BufWriter::with_capacity(1 << 20, f), hash: Sha256::new() };
+            w.write_all(&header(&self.graph, table, rules, ending, (self.lo, self.hi), self.wins.len() as u64, far.len() as u64))?;
             w.write_all(&self.wins)?;
             w.write_all(&self.layer)?;
             for (cell, layer) in far {
                 w.write_all(&cell.to_le_bytes())?;
                 w.write_all(&layer.to_le_bytes())?;
             }
-            w.flush()
+            let digest = w.hash.finalize();
+            w.inner.write_all(&digest)?;
+            w.inner.flush()
         })
     }
 
-    /// Reads the values of `graph` (under `ending`, reserves `lo..=hi`, rounds at most `top`)
-    /// from `path`: None if there is no file; an error naming what is wrong if it is not
-    /// exactly such values.
+    /// The values of `graph` under `ending` for South's reserves `lo..=hi`, from `table`: read
+    /// from the tables directory `dir` if they are large enough to be saved there, else computed
+    /// (and saved when large: a directory where they cannot be saved, full or read-only, costs a
+    /// warning and the next use the computation, not this one its values).
+    pub(crate) fn load_or_compute(
+        dir: &Path,
+        graph: Arc<RoundGraph>,
+        table: &MatchTable,
+        ending: Ending,
+        (lo, hi): (u32, u32),
+    ) -> Result<RoundValues, String> {
+        let rules = *table.rules();
+        let open = graph.open;
+        let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
+        let path = values_path(dir, &rules, open, ending);
+        let saved = cells >= SAVED_CELLS;
+        let digest = table.digest();
+        if saved {
+            if let Some(v) = RoundValues::load(&path, &digest, graph.clone(), &rules, ending, lo, hi, table.max_rounds() + 1)? {
+                return Ok(v);
+            }
+        }
+        let v = RoundValues::compute(graph, table, ending, lo, hi)?;
+        if let Err(e) = saved.then(|| v.save(&path, &digest, &rules, ending)).transpose() {
+            eprintln!("warning: {}: cannot save the round's values ({e}); going on with them in memory", path.display());
+        }
+        Ok(v)
+    }
+
+    /// Reads the values of `graph` (under `ending`, reserves `lo..=hi`, rounds at most `top`,
+    /// computed from the match table of digest `table`) from `path`: None if there is no file;
+    /// an error naming the file and what is wrong if it is not exactly such values.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn load(
         path: &Path,
+        table: &str,
         graph: Arc<RoundGraph>,
         rules: &Ruleset,
         ending: Ending,
@@ -295,28 +369,45 @@ impl RoundValues {
         let level_cells = RoundValues::level_cells(&graph, lo, hi);
         let cells = *level_cells.last().expect("levels");
         let len = file.metadata().map_err(|e| bad(&e.to_string()))?.len();
-        let mut r = BufReader::with_capacity(1 << 20, file);
+        let mut r = Hashing { inner: BufReader::with_capacity(1 << 20, file), hash: Sha256::new() };
         let io = |e: std::io::Error| bad(&format!("cannot read the round's values ({e})"));
         // The far count is the one field the graph does not fix: its header is read first.
-        let probe = header(&graph, rules, ending, lo, hi, cells, 0);
+        let probe = header(&graph, table, rules, ending, (lo, hi), cells, 0);
         let mut got = vec![0u8; probe.len()];
         r.read_exact(&mut got).map_err(|_| bad("shorter than its header"))?;
         let far_at = probe.len() - 8;
+        let table_at = MAGIC.len()..MAGIC.len() + table.len();
+        if got[..MAGIC.len()] != *MAGIC {
+            return Err(bad("not a values file of this version"));
+        }
+        if got[table_at.clone()] != probe[table_at.clone()] {
+            return Err(bad(&format!(
+                "computed from another match table (its digest {}, the table's {table})",
+                String::from_utf8_lossy(&got[table_at])
+            )));
+        }
         if got[..far_at] != probe[..far_at] {
             return Err(bad("not the values of this round (rules, open pits, ending, graph or reserves differ)"));
         }
         let far_len = u64::from_le_bytes(got[far_at..].try_into().expect("8 bytes"));
-        if far_len > cells || len != probe.len() as u64 + 2 * cells + 12 * far_len {
+        if far_len > cells || len != probe.len() as u64 + 2 * cells + 12 * far_len + TRAILER {
             return Err(bad(&format!("{len} bytes, not the size its header and the round's {cells} cells give")));
         }
         let mut wins = vec![0u8; cells as usize];
         r.read_exact(&mut wins).map_err(io)?;
         let mut layer = vec![0u8; cells as usize];
         r.read_exact(&mut layer).map_err(io)?;
+        let mut pairs = vec![0u8; 12 * far_len as usize];
+        r.read_exact(&mut pairs).map_err(io)?;
+        // The digest first: a damaged file is named as such, not by its first odd value.
+        let digest = r.hash.finalize();
+        let mut recorded = [0u8; TRAILER as usize];
+        r.inner.read_exact(&mut recorded).map_err(io)?;
+        if recorded[..] != digest[..] {
+            return Err(bad("its bytes do not match the SHA-256 it ends with (the file was changed or damaged)"));
+        }
         let mut far = HashMap::with_capacity(far_len as usize);
-        let mut pair = [0u8; 12];
-        for _ in 0..far_len {
-            r.read_exact(&mut pair).map_err(io)?;
+        for pair in pairs.chunks_exact(12) {
             let cell = u64::from_le_bytes(pair[..8].try_into().expect("8 bytes"));
             let l = u32::from_le_bytes(pair[8..].try_into().expect("4 bytes"));
             if cell >= cells || layer[cell as usize] != FAR || l < FAR as u32 || far.insert(cell, l).is_some() {
@@ -482,6 +573,7 @@ mod tests {
         let r = rules(4, 2, &[]);
         let dir = tempfile::tempdir().unwrap();
         let table = MatchTable::solve(r, SolveOptions::default(), None, None, &mut |_| {}, &mut |_| {}).unwrap();
+        let digest = table.digest();
         let open = BySide::new(4, 4);
         let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
         let (lo, hi) = (0, graph.on_board());
@@ -492,33 +584,51 @@ mod tests {
         values.layer[deep] = FAR;
         values.far.insert(deep as u64, 300);
         let path = values_path(dir.path(), &r, open, Ending::Collector);
-        values.save(&path, &r, Ending::Collector).unwrap();
-        let loaded = RoundValues::load(&path, graph.clone(), &r, Ending::Collector, lo, hi, top).unwrap().unwrap();
+        values.save(&path, &digest, &r, Ending::Collector).unwrap();
+        let load = |table: &str| RoundValues::load(&path, table, graph.clone(), &r, Ending::Collector, lo, hi, top);
+        let loaded = load(&digest).unwrap().unwrap();
         assert!(loaded.wins == values.wins && loaded.layer == values.layer && loaded.far == values.far);
-        assert!(RoundValues::load(&dir.path().join("none.bin"), graph.clone(), &r, Ending::Collector, lo, hi, top).unwrap().is_none());
+        let none = dir.path().join("none.bin");
+        assert!(RoundValues::load(&none, &digest, graph.clone(), &r, Ending::Collector, lo, hi, top).unwrap().is_none());
+        let other = load(&"0".repeat(64)).err().unwrap();
+        assert!(other.contains(&path.display().to_string()) && other.contains("computed from another match table"), "{other}");
         let good = std::fs::read(&path).unwrap();
         let damaged = |bytes: &[u8]| {
             std::fs::write(&path, bytes).unwrap();
-            RoundValues::load(&path, graph.clone(), &r, Ending::Collector, lo, hi, top).err().expect("refused")
+            load(&digest).err().expect("refused")
         };
-        let body = good.len() - 12 - 2 * values.wins.len();
+        // Any changed byte of the body is found by the digest, the file named.
+        let body = good.len() - 32 - 12 - 2 * values.wins.len();
+        for (at, bit) in [(body + deep, 0x80), (body + deep, 0x01), (body + values.wins.len() + deep, 0x02), (good.len() - 40, 0x10)] {
+            let mut flipped = good.clone();
+            flipped[at] ^= bit;
+            let e = damaged(&flipped);
+            assert!(e.starts_with(&path.display().to_string()) && e.contains("do not match the SHA-256"), "byte {at}: {e}");
+        }
+        // A changed value with the digest made again is still checked value by value.
+        let resealed = |mut bytes: Vec<u8>| {
+            let n = bytes.len() - 32;
+            let d = Sha256::digest(&bytes[..n]);
+            bytes[n..].copy_from_slice(&d);
+            bytes
+        };
         let mut bad_value = good.clone();
         bad_value[body + deep] = 0x7f;
-        assert!(damaged(&bad_value).contains(&format!("cell {deep} holds 127")), "{}", damaged(&bad_value));
+        assert!(damaged(&resealed(bad_value.clone())).contains(&format!("cell {deep} holds 127")));
         assert!(damaged(&good[..good.len() - 1]).contains("not the size"));
         assert!(damaged(&good[..10]).contains("shorter than its header"));
         let mut other = good.clone();
         other[body - 30] ^= 1;
         assert!(damaged(&other).contains("not the values of this round"));
         let mut far = good.clone();
-        let n = far.len();
-        far[n - 4..].copy_from_slice(&7u32.to_le_bytes());
-        assert!(damaged(&far).contains("deep layer entry"));
+        let n = far.len() - 32;
+        far[n - 4..n].copy_from_slice(&7u32.to_le_bytes());
+        assert!(damaged(&resealed(far)).contains("deep layer entry"));
         assert!(damaged(&[]).contains("shorter than its header"));
         // A FIFO named like a values file is refused, not waited on.
         std::fs::remove_file(&path).unwrap();
         assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success());
-        let e = RoundValues::load(&path, graph, &r, Ending::Collector, lo, hi, top).err().unwrap();
+        let e = load(&digest).err().unwrap();
         assert!(e.contains("not a regular file"), "{e}");
     }
 }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use super::match_solver::{reserve_span, Ending, MatchError, MatchTable};
 use super::once_cache::OnceCache;
 use super::round_graph::RoundGraph;
-use super::round_values::{values_path, RoundValues, SAVED_CELLS};
+use super::round_values::RoundValues;
 use super::solver::{Solution, SolveError, SolveOptions};
 use crate::engine::{BySide, Ruleset, Side};
 
@@ -39,7 +39,8 @@ impl Default for StoreSettings {
     /// 6 GiB per solve.
     fn default() -> StoreSettings {
         StoreSettings {
-            tables: super::default_tables_dir(),
+            // Empty when no directory can be named: the first use is then an error saying so.
+            tables: super::default_tables_dir().unwrap_or_default(),
             cache_bytes: DEFAULT_CACHE_BYTES,
             solve: SolveOptions { max_memory: 6 << 30, keep_order: true, max_positions: u64::MAX },
         }
@@ -90,6 +91,9 @@ impl ExactStore {
     pub fn match_table(&self, rules: Ruleset) -> Result<Arc<MatchTable>, MatchError> {
         self.tables.get_or_compute(&rules, || {
             let opts = SolveOptions { keep_order: false, ..self.settings.solve };
+            if self.settings.tables.as_os_str().is_empty() {
+                super::default_tables_dir()?;
+            }
             let (table, _) = super::load_or_solve(rules, &self.settings.tables, opts, None, &mut |_| {})?;
             Ok((table, 0))
         })
@@ -127,20 +131,7 @@ impl ExactStore {
             let (lo, hi) = reserve_range(&rules, open, ending, &graph);
             let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
             RoundValues::fits(cells, graph.nodes() as u64, open, self.settings.solve.max_memory)?;
-            let path = values_path(&self.settings.tables, &rules, open, ending);
-            let saved = cells >= SAVED_CELLS;
-            let loaded =
-                if saved { RoundValues::load(&path, graph.clone(), &rules, ending, lo, hi, table.max_rounds() + 1)? } else { None };
-            let mut values = match loaded {
-                Some(v) => v,
-                None => {
-                    let v = RoundValues::compute(graph, table, ending, lo, hi)?;
-                    if saved {
-                        v.save(&path, &rules, ending).map_err(|e| format!("{}: cannot write the round's values: {e}", path.display()))?;
-                    }
-                    v
-                }
-            };
+            let mut values = RoundValues::load_or_compute(&self.settings.tables, graph, table, ending, (lo, hi))?;
             let mut bytes = values.bytes();
             if let Some(g) = Arc::get_mut(&mut values.graph) {
                 g.forget_predecessors();

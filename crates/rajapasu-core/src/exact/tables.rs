@@ -5,7 +5,11 @@
 //! `$XDG_CACHE_HOME/rajapasu/tables`, else `$HOME/.cache/rajapasu/tables`.
 //!
 //! A table file is untrusted input: it is read only up to [`MAX_TABLE_BYTES`] and checked
-//! (rules, sizes, values) before use; writes go to a temporary name renamed when complete.
+//! before use: its `sha256` (the digest of its values, [`MatchCheckpoint::digest`]; tables
+//! written before it existed have none), its rules, sizes and invariants (see `table_check`).
+//! Writes go to a temporary name (`.NAME.tmp-RANDOM.EXT`) renamed when complete; such names left
+//! by a killed writer are removed at the next use of the directory
+//! ([`remove_stale_temporaries`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,18 +25,22 @@ pub const TABLES_ENV: &str = "RAJAPASU_TABLES";
 /// The largest table file read (a table of 127 counters is about 60 KB of JSON).
 pub const MAX_TABLE_BYTES: u64 = 8 << 20;
 
-/// The default directory of match tables (see the module's documentation).
-pub fn default_tables_dir() -> PathBuf {
+/// The default directory of match tables (see the module's documentation); an error when none
+/// of the variables is set (never a directory chosen silently, such as one under the current
+/// directory).
+pub fn default_tables_dir() -> Result<PathBuf, MatchError> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(dir) = var(TABLES_ENV) {
-        return dir;
+        return Ok(dir);
     }
     if let Some(cache) = var("XDG_CACHE_HOME") {
-        return cache.join("rajapasu").join("tables");
+        return Ok(cache.join("rajapasu").join("tables"));
     }
     match var("HOME") {
-        Some(home) => home.join(".cache").join("rajapasu").join("tables"),
-        None => PathBuf::from(".rajapasu-tables"),
+        Some(home) => Ok(home.join(".cache").join("rajapasu").join("tables")),
+        None => Err(MatchError::Invalid(format!(
+            "no directory for the match tables: {TABLES_ENV}, XDG_CACHE_HOME and HOME are all unset; set one of them or pass --tables DIR"
+        ))),
     }
 }
 
@@ -41,27 +49,46 @@ pub fn table_path(dir: &Path, rules: &Ruleset) -> PathBuf {
     dir.join(format!("match-{}.json", rules.hash()))
 }
 
+/// The digest a table file carries beside its values.
+#[derive(serde::Deserialize)]
+struct Stamp {
+    sha256: Option<String>,
+}
+
 /// Reads a table file; None if there is none. Only a regular file is read, at most
-/// [`MAX_TABLE_BYTES`] of it (a FIFO named like a table is an error, not a wait).
+/// [`MAX_TABLE_BYTES`] of it (a FIFO named like a table is an error, not a wait); its digest and
+/// invariants are checked, an error naming the file and the first state that breaks one.
 pub fn read_checkpoint(path: &Path) -> Result<Option<MatchCheckpoint>, MatchError> {
     let text = match files::read_regular_file(path, MAX_TABLE_BYTES) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(MatchError::Io(format!("{}: cannot read the match table: {e}", path.display()))),
     };
-    let cp: MatchCheckpoint = serde_json::from_str(&text)
-        .map_err(|e| MatchError::Io(format!("{}: not a match table ({e}); delete it to solve again", path.display())))?;
+    let invalid = |why: String| MatchError::Invalid(format!("{}: {why}; delete it to solve again", path.display()));
+    let cp: MatchCheckpoint = serde_json::from_str(&text).map_err(|e| invalid(format!("not a match table ({e})")))?;
+    let stamp: Stamp = serde_json::from_str(&text).map_err(|e| invalid(format!("not a match table ({e})")))?;
+    if let Some(recorded) = stamp.sha256 {
+        let digest = cp.digest();
+        if recorded != digest {
+            return Err(invalid(format!(
+                "its values do not match its sha256 (recorded {recorded}, the values give {digest}): it was changed"
+            )));
+        }
+    }
+    cp.check_invariants().map_err(|e| invalid(format!("not a possible match table: {e}")))?;
     Ok(Some(cp))
 }
 
-/// Writes a table file atomically (a temporary name, synced, then renamed).
+/// Writes a table file atomically (a temporary name, synced, then renamed), with its digest.
 pub fn write_checkpoint(path: &Path, cp: &MatchCheckpoint) -> Result<(), MatchError> {
     let io = |what: &str, e: std::io::Error| MatchError::Io(format!("{}: cannot {what} the match table: {e}", path.display()));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| io("create the directory of", e))?;
     }
     let mut text = serde_json::to_string(cp).expect("a checkpoint serializes");
-    text.push('\n');
+    // The digest goes last, after the fields it covers.
+    text.pop();
+    text.push_str(&format!(",\"sha256\":\"{}\"}}\n", cp.digest()));
     files::write_atomically(path, |f| f.write_all(text.as_bytes())).map_err(|e| io("write", e))
 }
 
@@ -74,8 +101,15 @@ pub fn load_or_solve(
     max_iterations: Option<u32>,
     progress: &mut dyn FnMut(MatchProgress),
 ) -> Result<(MatchTable, bool), MatchError> {
+    remove_stale_temporaries(dir);
     let path = table_path(dir, &rules);
     let resume = read_checkpoint(&path)?;
+    if resume.as_ref().is_some_and(|cp| cp.rules != rules) {
+        return Err(MatchError::Invalid(format!(
+            "{}: a match table of other rules than its name says; delete it to solve again",
+            path.display()
+        )));
+    }
     if let Some(cp) = &resume {
         if cp.complete {
             let cp = resume.expect("checked");
@@ -91,4 +125,29 @@ pub fn load_or_solve(
     });
     saved?;
     Ok((table?, false))
+}
+
+/// Whether `name` is a temporary file of this directory's writers: `.match-HASH.json.tmp-…` or
+/// `.values-HASH-….bin.tmp-…` (see [`files::Temporary`]).
+fn is_table_temporary(name: &str) -> bool {
+    let Some((target, _)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) else { return false };
+    (target.starts_with("match-") && target.ends_with(".json")) || (target.starts_with("values-") && target.ends_with(".bin"))
+}
+
+/// Removes the temporary files a killed writer left in the tables directory (a values file's can
+/// be gigabytes): only names of the pattern [`is_table_temporary`] gives, only regular files, and
+/// only those no live writer holds (a writer holds a lock on its temporary file while it writes,
+/// released when it ends, however it ends). Best effort: what cannot be removed stays.
+pub fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_table_temporary) {
+            continue;
+        }
+        let path = entry.path();
+        if files::is_abandoned_temporary(&path) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
