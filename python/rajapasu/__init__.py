@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 from . import _native
 from ._native import (  # noqa: F401  (the public classes)
     ALLOWED_PLAYERS,
+    BuiltinPlayer,
     Capture,
     Match,
     Move,
@@ -33,6 +34,7 @@ from ._native import (  # noqa: F401  (the public classes)
 )
 
 __all__ = [
+    "BuiltinPlayer",
     "Capture",
     "Match",
     "Move",

@@ -5,6 +5,7 @@ import polars
 
 from ._native import (
     ALLOWED_PLAYERS as ALLOWED_PLAYERS,
+    BuiltinPlayer as BuiltinPlayer,
     Capture as Capture,
     Match as Match,
     Move as Move,

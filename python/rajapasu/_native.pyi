@@ -115,6 +115,14 @@ class Match:
     @property
     def moves(self) -> List[int]: ...
 
+class BuiltinPlayer:
+    """A built-in player (``"greedy"``, ``"minimax:4"``, ``"mcts:256"``, ``"perfect:match"``, ...)
+    in one seat, with the seat's random stream of (seed, match_index, seat)."""
+    def __init__(self, spec: str, seed: int = 1, match_index: int = 0, seat: str = "south") -> None: ...
+    def choose(self, match: Match) -> Optional[int]: ...
+    @property
+    def spec(self) -> str: ...
+
 def simulate_to(
     out: str,
     matches: int,

@@ -18,6 +18,8 @@ use rajapasu::engine::{BySide, Game, MoveSummary, Pit, PitSet, Position, Rng, Ro
 use rajapasu::io::{Dataset, Formats};
 use rajapasu::sim::{Detail, FirstPolicy, RunConfig, Shard};
 
+mod player;
+
 // No global allocator of our own: mimalloc's thread-local state does not fit the static TLS
 // block of a module that Python loads with dlopen ("cannot allocate memory in static TLS block").
 
@@ -825,6 +827,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMove>()?;
     m.add_class::<PyCapture>()?;
     m.add_class::<PyRng>()?;
+    m.add_class::<player::PyAgent>()?;
     m.add_function(wrap_pyfunction!(simulate_to, m)?)?;
     m.add_function(wrap_pyfunction!(dataset_parts, m)?)?;
     m.add_function(wrap_pyfunction!(solve_json, m)?)?;

@@ -175,6 +175,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     let study = summarize_path(&study_dir, Some(&arms))?;
     write_summary(&study, &study_dir)?;
+    let arm_dirs: Vec<(String, std::path::PathBuf)> = arms.iter().map(|a| (a.clone(), study_dir.join(a))).collect();
+    crate::io::datapackage::write_study(&study_dir, &arm_dirs).map_err(CliError::failed)?;
     let text = study_text(&study);
     write_string_atomically(&study_dir.join("summary.txt"), &text).map_err(CliError::failed)?;
     let charts = crate::plot::plot_study(&study, &study_dir.join("charts")).map_err(CliError::failed)?;

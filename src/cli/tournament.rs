@@ -58,6 +58,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let results = round_robin::collect(&t, &pairings, &dir)?;
     let study = StudySummary { name: t.name.clone(), arms: results.arms };
     write_summary(&study, &dir)?;
+    let pair_dirs: Vec<(String, std::path::PathBuf)> = datasets.iter().map(|d| (d.clone(), dir.join(d))).collect();
+    crate::io::datapackage::write_study(&dir, &pair_dirs).map_err(CliError::failed)?;
     write_string_atomically(&dir.join("summary.txt"), &study_text(&study)).map_err(CliError::failed)?;
 
     let entrants: Vec<Entrant> = t

@@ -3,7 +3,8 @@
 //! batch's progress marker (present, same size, same SHA-256), no extra or foreign files, and
 //! the row counts of the markers against the manifests. For a study, every arm of its
 //! `experiment.toml` must be there, written by that arm's rules, players and seed. A
-//! `summary.json` beside the data must describe it (matches, rules hash, seed of every arm).
+//! `summary.json` beside the data must describe it (matches, rules hash, seed of every arm), and
+//! a `datapackage.json` (dataset or study) must agree with the manifests and progress markers.
 
 use std::path::{Path, PathBuf};
 
@@ -40,6 +41,7 @@ fn verify_dataset(dir: &Path) -> Report {
         Ok(problems) => report.problems.extend(problems.iter().map(|p| p.to_string())),
         Err(e) => report.problems.push(e.to_string()),
     }
+    report.problems.extend(crate::io::datapackage::check(&dataset));
     let layout = dataset.layout();
     let m = dataset.manifest();
     let rows: Vec<String> =
@@ -147,7 +149,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         check_study_arms(dir, &mut reports)?;
         let named: Vec<(String, PathBuf)> =
             arms.iter().map(|a| (a.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), a.clone())).collect();
-        let stale = check_summary(dir, &named);
+        let mut stale = check_summary(dir, &named);
+        stale.extend(crate::io::datapackage::check_study(dir, &named));
         if !stale.is_empty() {
             reports.push(Report { dir: dir.clone(), problems: stale, ok: String::new() });
         }

@@ -6,6 +6,7 @@
 
 pub mod atomic;
 pub mod csv;
+pub mod datapackage;
 pub mod dataset;
 pub mod lock;
 pub mod parquet;

@@ -70,8 +70,10 @@ fn study_files(dir: &Path) -> BTreeSet<String> {
         };
         for e in entries {
             let e = e.unwrap();
-            // Lock files are not committed.
-            if e.path().is_file() && !e.file_name().to_string_lossy().starts_with('.') {
+            // Lock files are not committed, nor the study's datapackage.json, which lists its
+            // datasets' files.
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.path().is_file() && !name.starts_with('.') && !(sub.is_empty() && name == "datapackage.json") {
                 out.insert(format!("{sub}/{}", e.file_name().to_string_lossy()));
             }
         }

@@ -115,6 +115,11 @@ impl DatasetWriter {
             self.manifest.finished = Some(now());
         }
         write_string_atomically(&self.manifest_path, &to_json(&self.manifest))?;
+        if complete {
+            // The last shard to complete writes the package descriptor (one writer at a time).
+            let _setup = DirLock::acquire(&self.dir, SETUP_LOCK)?;
+            crate::io::datapackage::write_if_complete(&self.dir)?;
+        }
         Ok(self.manifest)
     }
 }

@@ -34,6 +34,10 @@ pub trait ColumnValue: Sized {
     fn into_data(values: Vec<Self>) -> ColumnData;
     /// The values of `data`; an error says which value does not belong.
     fn from_data(data: ColumnData) -> Result<Vec<Self>, String>;
+    /// The names a symbol column may hold (None: null); empty for other types.
+    fn symbols() -> Vec<Option<&'static str>> {
+        Vec::new()
+    }
     /// The memory of `data`, emptied, when it can hold this type.
     fn reuse(data: ColumnData) -> Vec<Self> {
         let mut v = Self::from_data(data).unwrap_or_default();
@@ -92,6 +96,9 @@ impl<S: Symbol> ColumnValue for S {
                 .collect(),
             other => Err(format!("holds {:?} values, expected symbols", other.column_type())),
         }
+    }
+    fn symbols() -> Vec<Option<&'static str>> {
+        S::NAMES.iter().map(|p| p.1).collect()
     }
     fn reuse(_: ColumnData) -> Vec<S> {
         Vec::new()
@@ -162,6 +169,10 @@ macro_rules! tables {
                     }
                 }
                 Ok(out)
+            }
+            /// Each symbol column's allowed names (None: null), by column.
+            pub fn symbols() -> Vec<(&'static str, Vec<Option<&'static str>>)> {
+                [$((stringify!($column), <$cty as ColumnValue>::symbols()),)*].into_iter().filter(|c| !c.1.is_empty()).collect()
             }
             pub fn into_table(self) -> Table {
                 Table { name: $name, columns: vec![$(Column { name: stringify!($column), data: ColumnValue::into_data(self.$column) },)*] }
@@ -344,6 +355,20 @@ pub fn table_spec(name: &str) -> Option<&'static TableSpec> {
     ALL_TABLES.iter().find(|t| t.name == name)
 }
 
+/// The allowed names of each symbol column of table `name` (None: null), by column.
+pub fn table_symbols(name: &str) -> Vec<(&'static str, Vec<Option<&'static str>>)> {
+    match name {
+        "matches" => MatchColumns::symbols(),
+        "rounds" => RoundColumns::symbols(),
+        "moves" => MoveColumns::symbols(),
+        "laps" => LapColumns::symbols(),
+        "histograms" => HistogramColumns::symbols(),
+        "quality" => QualityColumns::symbols(),
+        "by_round" => ByRoundColumns::symbols(),
+        _ => Vec::new(),
+    }
+}
+
 /// Converts the name/type pairs of a table to an empty [`Table`] of that schema.
 pub fn empty_table(spec: &TableSpec) -> Table {
     Table { name: spec.name, columns: spec.columns.iter().map(|c| Column { name: c.name, data: ColumnData::new(c.ty) }).collect() }
@@ -484,6 +509,21 @@ mod tests {
         for name in ["first", "south_holdings", "north_holdings", "south_closed", "north_closed"] {
             assert!(rounds.contains(&name), "rounds lacks {name}");
         }
+    }
+
+    #[test]
+    fn every_symbol_column_and_only_those_lists_its_names() {
+        for spec in ALL_TABLES {
+            let listed = table_symbols(spec.name);
+            for c in spec.columns {
+                let names = listed.iter().find(|l| l.0 == c.name).map(|l| l.1.clone());
+                assert_eq!(names.is_some(), c.ty == ColumnType::Sym, "{}.{}", spec.name, c.name);
+            }
+        }
+        let matches = table_symbols("matches");
+        let of = |name: &str| matches.iter().find(|l| l.0 == name).unwrap().1.clone();
+        assert_eq!(of("winner"), [Some("south"), Some("north"), None]);
+        assert_eq!(of("first"), [Some("south"), Some("north")]);
     }
 
     #[test]
