@@ -42,7 +42,11 @@ pub struct StudyArgs {
 
 /// The files of a study's directory besides its datasets, by the command that writes it.
 const STUDY_FILES: [(&str, &str, &[&str]); 2] = [
-    ("experiment.toml", "rajapasu run", &["summary.json", "summary.csv", "summary_by_round.csv", "summary.txt", "charts"]),
+    (
+        "experiment.toml",
+        "rajapasu run",
+        &["summary.json", "summary.csv", "summary_by_round.csv", "summary.txt", "charts", "datapackage.json"],
+    ),
     (
         "tournament.toml",
         "rajapasu tournament",
@@ -56,6 +60,7 @@ const STUDY_FILES: [(&str, &str, &[&str]); 2] = [
             "ratings.txt",
             "pairs.csv",
             "charts",
+            "datapackage.json",
         ],
     ),
 ];

@@ -525,7 +525,8 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
     let bytes = |d: &Path| -> Vec<(String, Vec<u8>)> {
         files(d)
             .into_iter()
-            .filter(|f| !f.starts_with("manifest") && !f.starts_with(".lock"))
+            // The manifest and the package descriptor record times and the command line.
+            .filter(|f| !f.starts_with("manifest") && !f.starts_with(".lock") && f != "datapackage.json")
             .map(|f| (f.clone(), std::fs::read(d.join(&f)).unwrap()))
             .collect()
     };

@@ -37,7 +37,8 @@ pub fn copy_dir(from: &Path, to: &Path) {
 pub fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files(dir)
         .into_iter()
-        .filter(|f| !f.starts_with("manifest") && !f.starts_with(".lock") && !f.starts_with("summary"))
+        // The manifest and the package descriptor record times and the command line.
+        .filter(|f| !f.starts_with("manifest") && !f.starts_with(".lock") && !f.starts_with("summary") && f != "datapackage.json")
         .map(|f| {
             let bytes = std::fs::read(dir.join(&f)).unwrap();
             (f, bytes)
