@@ -413,7 +413,7 @@ mod tests {
         };
         let writer = DatasetWriter::create(dir, &cfg, format, false, "test").unwrap();
         for b in 0..cfg.batches() {
-            writer.write(crate::sim::simulate_batch(&cfg, b).unwrap()).unwrap();
+            writer.write(crate::sim::simulate_batch(&cfg, &Default::default(), b).unwrap()).unwrap();
         }
         writer.finish(true).unwrap();
         Dataset::open(dir).unwrap()
@@ -478,7 +478,7 @@ mod tests {
             shard: Shard { index: 1, count: 2 },
         };
         let writer = DatasetWriter::create(dir.path(), &cfg, Formats::Csv, false, "test").unwrap();
-        writer.write(crate::sim::simulate_batch(&cfg, 0).unwrap()).unwrap();
+        writer.write(crate::sim::simulate_batch(&cfg, &Default::default(), 0).unwrap()).unwrap();
         writer.finish(true).unwrap();
         assert!(!dir.path().join(DESCRIPTOR).exists(), "shard 2 of 2 is missing");
     }
