@@ -117,8 +117,9 @@ pub fn read_study_file(path: &Path) -> Result<String, CliError> {
 
 /// The names a study's directory gives its own files (its file, summaries, charts, metrics,
 /// ratings, whether of `run` or of `tournament`): an arm named so would mix a dataset with them.
-pub const STUDY_OUTPUTS: [&str; 14] = [
+pub const STUDY_OUTPUTS: [&str; 15] = [
     "experiment.toml",
+    "datapackage.json",
     "tournament.toml",
     "summary.json",
     "summary.csv",
