@@ -11,6 +11,7 @@ use crate::common::*;
 
 /// Lines not run, with why.
 const SKIPPED: &[(&str, &str)] = &[
+    ("rajapasu serve --open", "a server runs until stopped: tests/cli/serve.rs drives it"),
     ("rajapasu run experiments/quickstart.toml", "a million matches: about a minute on two cores"),
     ("rajapasu show data/quickstart/random --match 671280 --out match.html", "needs the quickstart's dataset (the line above)"),
     (
