@@ -34,7 +34,7 @@ const DOCS: &str = "docs/external-players.md";
 
 /// Why an external player could not decide.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PlayerError {
+pub enum ExternalError {
     #[error("cannot start external player '{command}': {reason}")]
     Start { command: String, reason: String },
     #[error("external player '{command}' exited ({status}) without answering{stderr}")]
@@ -59,18 +59,6 @@ pub enum PlayerError {
          request (write logs to stderr)"
     )]
     Unsolicited { command: String, answer: String },
-    /// A move that is not the player's: a recorded move that cannot be played again.
-    #[error("{0}")]
-    Recorded(String),
-    /// An analysis that watches the match (`sim::play_match_observed`) failed at a position.
-    #[error("{0}")]
-    Observer(String),
-    /// A perfect player whose tables cannot be had (a board too large, an unreadable table file).
-    #[error(transparent)]
-    Perfect(#[from] crate::exact::PerfectError),
-    /// A host player (`python:NAME`, see `host.rs`) failed or played an illegal pit.
-    #[error("Python player 'python:{name}': {reason}")]
-    Host { name: String, reason: String },
 }
 
 /// A decision: what the program is told (docs/external-players.md).
@@ -161,7 +149,7 @@ impl External {
         self.params.command.to_string()
     }
 
-    fn start(&self) -> Result<Process, PlayerError> {
+    fn start(&self) -> Result<Process, ExternalError> {
         let argv = self.params.argv();
         groups::install();
         let mut child = Command::new(&argv[0])
@@ -171,7 +159,7 @@ impl External {
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()
-            .map_err(|e| PlayerError::Start { command: self.command(), reason: e.to_string() })?;
+            .map_err(|e| ExternalError::Start { command: self.command(), reason: e.to_string() })?;
         let group = groups::Registered::new(child.id() as i32);
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -232,7 +220,7 @@ impl External {
         round: Option<u32>,
         ply: Option<u32>,
         rng: &mut Rng,
-    ) -> Result<Option<Pit>, PlayerError> {
+    ) -> Result<Option<Pit>, ExternalError> {
         let legal = pos.legal_moves();
         if legal.is_empty() {
             return Ok(None);
@@ -259,16 +247,16 @@ impl External {
             self.process = Some(self.start()?);
         }
         let chosen = self.exchange(&line).and_then(|answer| {
-            let pit = parse_answer(&answer).map_err(|reason| PlayerError::Garbage {
+            let pit = parse_answer(&answer).map_err(|reason| ExternalError::Garbage {
                 command: self.command(),
                 answer: String::from_utf8_lossy(&answer).chars().take(SHOWN).collect(),
                 reason,
             })?;
-            usize::try_from(pit).ok().and_then(|i| Pit::new(i, p)).filter(|&pit| legal.contains(pit)).ok_or_else(|| PlayerError::Illegal {
-                command: self.command(),
-                pit,
-                legal: legal_list(legal),
-            })
+            usize::try_from(pit)
+                .ok()
+                .and_then(|i| Pit::new(i, p))
+                .filter(|&pit| legal.contains(pit))
+                .ok_or_else(|| ExternalError::Illegal { command: self.command(), pit, legal: legal_list(legal) })
         });
         if chosen.is_err() {
             // A program that failed once is not asked again.
@@ -278,7 +266,7 @@ impl External {
     }
 
     /// Writes one request line and waits for one answer line.
-    fn exchange(&mut self, line: &str) -> Result<Vec<u8>, PlayerError> {
+    fn exchange(&mut self, line: &str) -> Result<Vec<u8>, ExternalError> {
         let timeout = Duration::from_millis(self.params.timeout_ms as u64);
         let command = self.command();
         let process = self.process.as_mut().expect("started");
@@ -286,9 +274,9 @@ impl External {
         match process.answers.try_recv() {
             Err(TryRecvError::Empty) => {}
             Ok(Line::Answer(extra)) => {
-                return Err(PlayerError::Unsolicited { command, answer: String::from_utf8_lossy(&extra).chars().take(SHOWN).collect() })
+                return Err(ExternalError::Unsolicited { command, answer: String::from_utf8_lossy(&extra).chars().take(SHOWN).collect() })
             }
-            Ok(Line::TooLong) => return Err(PlayerError::TooLong { command }),
+            Ok(Line::TooLong) => return Err(ExternalError::TooLong { command }),
             Ok(Line::Closed) | Err(TryRecvError::Disconnected) => return Err(process.exited(command)),
         }
         let written = process.stdin.as_mut().map(|s| s.write_all(line.as_bytes()).and_then(|_| s.flush()));
@@ -297,11 +285,11 @@ impl External {
         }
         match process.answers.recv_timeout(timeout) {
             Ok(Line::Answer(answer)) => Ok(answer),
-            Ok(Line::TooLong) => Err(PlayerError::TooLong { command }),
+            Ok(Line::TooLong) => Err(ExternalError::TooLong { command }),
             Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => Err(process.exited(command)),
             Err(RecvTimeoutError::Timeout) => {
                 process.group.end();
-                Err(PlayerError::Timeout { command, seconds: format!("{}", timeout.as_secs_f64()), stderr: process.stderr_tail() })
+                Err(ExternalError::Timeout { command, seconds: format!("{}", timeout.as_secs_f64()), stderr: process.stderr_tail() })
             }
         }
     }
@@ -309,7 +297,7 @@ impl External {
 
 impl Process {
     /// The error of a program that closed its pipes: its exit status if it ended.
-    fn exited(&mut self, command: String) -> PlayerError {
+    fn exited(&mut self, command: String) -> ExternalError {
         // The pipes close as the process exits; give it a moment to be reaped.
         let mut status = None;
         for _ in 0..100 {
@@ -324,7 +312,7 @@ impl Process {
         let status = status.map_or("closed its output, still running".to_string(), |s| s.to_string());
         // The stderr reader may still be taking the last bytes.
         std::thread::sleep(Duration::from_millis(20));
-        PlayerError::Exited { command, status, stderr: self.stderr_tail() }
+        ExternalError::Exited { command, status, stderr: self.stderr_tail() }
     }
 
     /// The last lines of the kept end of stderr, as text (invalid UTF-8 replaced).

@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::external::PlayerError;
 use crate::engine::{Pit, Position, Rng};
 
 /// The name of a registered host player, as its spec `python:NAME` says it.
@@ -55,6 +54,14 @@ pub fn check_name(name: &str) -> Result<&str, String> {
     Ok(name)
 }
 
+/// Why a host player could not decide: the host's own message, or an illegal pit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Python player 'python:{name}': {reason}")]
+pub struct HostError {
+    pub name: String,
+    pub reason: String,
+}
+
 /// A host player in one seat of one match.
 pub(crate) struct Host {
     name: &'static str,
@@ -66,12 +73,12 @@ impl Host {
         Host { name: params.name, player: players.get(params.name) }
     }
 
-    pub(crate) fn choose(&self, pos: &Position, round: Option<u32>, ply: Option<u32>, rng: &mut Rng) -> Result<Option<Pit>, PlayerError> {
+    pub(crate) fn choose(&self, pos: &Position, round: Option<u32>, ply: Option<u32>, rng: &mut Rng) -> Result<Option<Pit>, HostError> {
         let legal = pos.legal_moves();
         if legal.is_empty() {
             return Ok(None);
         }
-        let error = |reason: String| PlayerError::Host { name: self.name.to_string(), reason };
+        let error = |reason: String| HostError { name: self.name.to_string(), reason };
         let Some(player) = &self.player else {
             return Err(error(
                 "no such player is registered: python:NAME players play only in a run started from the rajapasu Python package".into(),

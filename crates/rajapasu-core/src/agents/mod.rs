@@ -2,6 +2,7 @@
 //! search state, so the choices of one player never depend on the other player, the thread,
 //! the batch or the shard.
 
+mod error;
 mod eval;
 mod external;
 mod greedy;
@@ -11,8 +12,9 @@ mod minimax;
 mod random;
 mod spec;
 
+pub use error::PlayerError;
 pub use eval::{Eval, MATCH_WIN};
-pub use external::{PlayerError, PROTOCOL};
+pub use external::{ExternalError, PROTOCOL};
 pub use spec::{
     AgentSpec, ExternalParams, MctsParams, MinimaxParams, SpecError, ALLOWED, MAX_MCTS_PLAYOUTS, MAX_MINIMAX_DEPTH, MAX_MINIMAX_NODES,
 };
@@ -47,17 +49,6 @@ impl Default for Resources {
 /// The random stream of a seat: a pure function of (master seed, match index, seat).
 pub fn seat_rng(seed: u64, match_index: u64, seat: Side) -> Rng {
     Rng::for_stream(seed, match_index, 1 + seat.index() as u64)
-}
-
-/// A player's failure to decide, with where it happened.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("match {match_index}, ply {ply} ({side} to move): {error}")]
-pub struct MatchError {
-    pub match_index: u64,
-    /// The number of the move that was to be played, from the match's start.
-    pub ply: u32,
-    pub side: Side,
-    pub error: PlayerError,
 }
 
 /// The search state of a player, kept between its decisions in one match.
@@ -108,7 +99,8 @@ impl Agent {
     }
 
     /// Plays a move for the side to move, or returns None when it has no legal move (R10).
-    /// The observer sees only the move that is played. Only an external player can fail.
+    /// The observer sees only the move that is played. Only an external, a perfect or a host
+    /// player can fail.
     pub fn play<O: MoveObserver>(&mut self, game: &mut Game, obs: &mut O) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
         if let AgentSpec::Random = self.spec {
             // Fast path: the move is drawn and played in place, in one simulation.
@@ -156,9 +148,9 @@ impl Agent {
             State::Stateless => random::play(&mut { *pos }, &mut self.rng, &mut ()).map(|(pit, _)| pit),
             State::Minimax(searcher) => searcher.choose(pos, &mut self.rng),
             State::Mcts(tree) => tree.choose(pos, &mut self.rng),
-            State::External(program) => return program.choose(pos, round, ply, &mut self.rng),
+            State::External(program) => return Ok(program.choose(pos, round, ply, &mut self.rng)?),
             State::Perfect(player) => player.choose(pos, &mut self.rng)?,
-            State::Host(player) => return player.choose(pos, round, ply, &mut self.rng),
+            State::Host(player) => return Ok(player.choose(pos, round, ply, &mut self.rng)?),
         })
     }
 

@@ -2,7 +2,8 @@
 
 use std::time::Instant;
 
-use crate::agents::{seat_rng, Agent, AgentSpec, MatchError, Resources};
+use super::error::MatchError;
+use crate::agents::{seat_rng, Agent, AgentSpec, Resources};
 use crate::engine::{Game, Ruleset, Side};
 
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -100,7 +101,7 @@ pub fn bench_players(
                 Ok(None) => {
                     game.end_round();
                 }
-                Err(error) => return Err(MatchError { match_index: i, ply, side, error }),
+                Err(error) => return Err(MatchError { match_index: i, ply, side, error: error.into() }),
             }
         }
         out.nodes += agents.iter().map(Agent::search_nodes).sum::<u64>();

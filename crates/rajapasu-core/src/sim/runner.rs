@@ -5,10 +5,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::config::{Detail, RunConfig};
+use super::error::{MatchError, MoveError};
 use super::quality::{ByRound, PositionKey, QualityScratch, QualityTally};
 use super::record::*;
 use super::schema::*;
-use crate::agents::{seat_rng, Agent, MatchError, PlayerError, Resources};
+use crate::agents::{seat_rng, Agent, Resources};
 use crate::engine::{BySide, Game, MoveObserver, MoveSummary, Outcome, Pit, PitSet, RoundEnd, RoundStart, Ruleset, Side};
 
 /// The laps of the move being sown, and the histograms of the moves taken so far.
@@ -433,13 +434,13 @@ pub fn play_match_observed(
 trait Movers {
     /// Plays a move for the side to move, or None when it has no legal move (R10).
     /// `candidates` are the position's (R4), which the game loop counts anyway.
-    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError>;
+    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, MoveError>;
 }
 
 impl Movers for [Agent; 2] {
     #[inline(always)]
-    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
-        self[game.position().turn().index()].play_among(game, candidates, log)
+    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, MoveError> {
+        Ok(self[game.position().turn().index()].play_among(game, candidates, log)?)
     }
 }
 
@@ -450,9 +451,9 @@ struct Observed<'a> {
 }
 
 impl Movers for Observed<'_> {
-    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, MoveError> {
         if !candidates.is_empty() {
-            (self.observe)(game).map_err(PlayerError::Observer)?;
+            (self.observe)(game).map_err(MoveError::Observer)?;
         }
         self.agents.play(game, candidates, log)
     }
@@ -464,7 +465,7 @@ struct Recorded<'a> {
 }
 
 impl Movers for Recorded<'_> {
-    fn play(&mut self, game: &mut Game, _: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+    fn play(&mut self, game: &mut Game, _: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, MoveError> {
         // R10 (no simulation of every candidate): the recorded move's legality is checked below.
         if !game.position().has_legal_move() {
             return Ok(None);
@@ -473,10 +474,10 @@ impl Movers for Recorded<'_> {
         let &pit = self
             .moves
             .get(self.next)
-            .ok_or_else(|| PlayerError::Recorded(format!("the recorded moves end after {} moves, before the match does", self.next)))?;
+            .ok_or_else(|| MoveError::Recorded(format!("the recorded moves end after {} moves, before the match does", self.next)))?;
         let summary = game
             .play_checked_observed(pit as usize, log)
-            .map_err(|e| PlayerError::Recorded(format!("the recorded move of ply {ply}, pit {pit}, cannot be played: {e}")))?;
+            .map_err(|e| MoveError::Recorded(format!("the recorded move of ply {ply}, pit {pit}, cannot be played: {e}")))?;
         self.next += 1;
         Ok(Some((Pit::new_unchecked(pit as usize), summary)))
     }

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use super::schema::{LAPS, MATCHES, MOVES, QUALITY, ROUNDS};
 use super::table::{ColumnData, Table};
 use super::*;
-use crate::agents::{AgentSpec, MatchError, Resources};
+use crate::agents::{AgentSpec, Resources};
 use crate::engine::{Ruleset, Side};
 
 fn config(matches: u64, detail: Detail, batch_size: u64) -> RunConfig {
