@@ -88,6 +88,7 @@ class RajaPasuEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(p) for a in AGENTS}
         self._total = 2 * p * self.rules.seeds_per_pit
+        self._obs_len = observation_size(p)
         # Stepper(...) checks max_round_moves now rather than at the first reset.
         self.game = Stepper(self.rules, "south", max_round_moves)
 
@@ -110,16 +111,18 @@ class RajaPasuEnv(AECEnv):
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = self.side_agent[self.game.match.turn]
+        self.agent_selection = self.side_agent[self.game.turn]
         # A match whose round 1 has no legal move (a degenerate board) is over at once.
         self._settle()
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
-        side = self.agent_side[agent]
-        mask = np.zeros(self.rules.pits_per_row, dtype=np.int8)
-        if not self.game.is_over and self.game.match.turn == side:
-            mask[self.game.legal_moves()] = 1
-        return {"observation": np.array(self.game.observe(side), dtype=np.int64), "action_mask": mask}
+        # The engine writes the observation and the mask into one new buffer: two views of it.
+        n = self._obs_len
+        buffer = self.game.observation_bytes(self.agent_side[agent])
+        return {
+            "observation": np.frombuffer(buffer, np.int64, n),
+            "action_mask": np.frombuffer(buffer, np.int8, self.rules.pits_per_row, 8 * n),
+        }
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -129,12 +132,12 @@ class RajaPasuEnv(AECEnv):
         if action is None:
             raise UsageError(f"{agent}: step(None) is for an agent whose match is over; pass a pit 0..{self.rules.pits_per_row - 1}")
         pit = int(action)
-        legal = self.game.legal_moves()
-        if pit not in legal:
-            raise UsageError(f"{agent}: pit {pit} is not a legal move here (legal: {legal})")
+        try:
+            end = self.game.play(pit)
+        except ValueError as e:
+            raise UsageError(f"{agent}: pit {pit} is not a legal move here (legal: {self.game.legal_moves()}; {e})") from None
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
-        end = self.game.play(pit)
         if end is not None and self.reward_kind == "captures":
             s, n = end["captured"]
             self.rewards["player_0"] = (s - n) / self._total
@@ -148,7 +151,7 @@ class RajaPasuEnv(AECEnv):
         """Ends the match for both agents when it is over, else selects the side to move."""
         g = self.game
         if not g.is_over:
-            self.agent_selection = self.side_agent[g.match.turn]
+            self.agent_selection = AGENTS[g.player]
             return
         winner = g.winner
         if winner is not None and self.reward_kind == "match":
@@ -157,7 +160,7 @@ class RajaPasuEnv(AECEnv):
         for a in AGENTS:
             self.terminations[a] = winner is not None
             self.truncations[a] = winner is None
-            self.infos[a] = {"winner": winner, "rounds": g.match.round, "holdings": g.match.holdings, "cut": g.cut}
+            self.infos[a] = {"winner": winner, "rounds": g.round, "holdings": g.holdings, "cut": g.cut}
 
     def render(self) -> Optional[str]:
         if self.render_mode is None:
@@ -175,7 +178,7 @@ class RajaPasuEnv(AECEnv):
 
     def trace(self) -> str:
         """The match so far in `rajapasu replay`'s trace format."""
-        return self.game.match.to_trace()
+        return self.game.to_trace()
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -259,7 +262,7 @@ class RajaPasuSingleEnv(gymnasium.Env):
         me = self.aec.side_agent[self.seat]
         reward = 0.0
         g = self.aec.game
-        while not g.is_over and g.match.turn != self.seat:
+        while not g.is_over and g.turn != self.seat:
             self.aec.step(self._opponent.choose(g.match))
             reward += self.aec.rewards.get(me, 0.0)
         return reward

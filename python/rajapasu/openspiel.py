@@ -32,6 +32,8 @@ from ._game import MAX_ROUND_MOVES, SIDES, SWITCHES, Stepper, observation_size, 
 
 SHORT_NAME = "raja_pasu"
 
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
 _PARAMETERS: Dict[str, Any] = {**SWITCHES, "first": "south", "max_round_moves": MAX_ROUND_MOVES}
 
 GAME_TYPE = pyspiel.GameType(
@@ -90,9 +92,16 @@ class RajaPasuState(pyspiel.State):
         self.stepper = Stepper(game.rules, game.first, game.max_round_moves)
 
     def current_player(self) -> int:
-        if self.stepper.is_over:
-            return pyspiel.PlayerId.TERMINAL
-        return 0 if self.stepper.match.turn == "south" else 1
+        player = self.stepper.player
+        return _TERMINAL if player is None else player
+
+    def legal_actions(self, player: Optional[int] = None) -> List[int]:
+        # Answered here for Python callers (OpenSpiel's C++ asks _legal_actions): the same
+        # moves, without the round trip through C++.
+        stepper = self.stepper
+        if player is None or player == stepper.player:
+            return stepper.legal_moves()
+        return []
 
     def _legal_actions(self, player: int) -> List[int]:
         return self.stepper.legal_moves()
@@ -123,11 +132,13 @@ class RajaPasuObserver:
     def __init__(self, pits_per_row: int, params):
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
-        self.tensor = np.zeros(observation_size(pits_per_row), np.float32)
+        # The engine writes the observation straight into the tensor's memory.
+        self._buffer = bytearray(4 * observation_size(pits_per_row))
+        self.tensor = np.frombuffer(self._buffer, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: RajaPasuState, player: int) -> None:
-        self.tensor[:] = state.stepper.observe(SIDES[player])
+        state.stepper.write_observation(SIDES[player], self._buffer)
 
     def string_from(self, state: RajaPasuState, player: int) -> str:
         return f"{SIDES[player]}: {' '.join(map(str, state.stepper.observe(SIDES[player])))}"

@@ -19,6 +19,7 @@ use rajapasu::io::{Dataset, Formats};
 use rajapasu::sim::{Detail, FirstPolicy, RunConfig, Shard};
 
 mod player;
+mod stepper;
 
 // No global allocator of our own: mimalloc's thread-local state does not fit the static TLS
 // block of a module that Python loads with dlopen ("cannot allocate memory in static TLS block").
@@ -828,6 +829,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCapture>()?;
     m.add_class::<PyRng>()?;
     m.add_class::<player::PyAgent>()?;
+    m.add_class::<stepper::PyStepper>()?;
     m.add_function(wrap_pyfunction!(simulate_to, m)?)?;
     m.add_function(wrap_pyfunction!(dataset_parts, m)?)?;
     m.add_function(wrap_pyfunction!(solve_json, m)?)?;
