@@ -5,6 +5,7 @@
 //! Replicate `b` draws from its own stream (seed, b): the interval depends on neither threads,
 //! shards nor the order in which part files are read.
 
+use bytemuck::Pod;
 use rayon::prelude::*;
 
 use crate::engine::Rng;
@@ -12,57 +13,60 @@ use crate::engine::Rng;
 /// Blocks of matches resampled; a dataset of fewer matches resamples single matches.
 pub const MAX_BLOCKS: u64 = 4096;
 
-/// Per-block sums of `K` per-match components.
+/// Adds each number of `x` to the number in the same place of `sums`: the per-match components
+/// `T` are numbers only (a `repr(C)` struct of `f64` fields, or an array of `f64`).
+fn add<T: Pod>(sums: &mut T, x: &T) {
+    let sums: &mut [f64] = bytemuck::cast_slice_mut(std::slice::from_mut(sums));
+    for (s, v) in sums.iter_mut().zip(bytemuck::cast_slice::<T, f64>(std::slice::from_ref(x))) {
+        *s += v;
+    }
+}
+
+/// Per-block sums of the per-match components `T` (numbers only: see [`add`]).
 #[derive(Clone, Debug)]
-pub struct Blocks<const K: usize> {
-    sums: Vec<[f64; K]>,
+pub struct Blocks<T> {
+    sums: Vec<T>,
     used: Vec<bool>,
 }
 
-impl<const K: usize> Default for Blocks<K> {
+impl<T: Pod> Default for Blocks<T> {
     fn default() -> Self {
-        Blocks { sums: vec![[0.0; K]; MAX_BLOCKS as usize], used: vec![false; MAX_BLOCKS as usize] }
+        Blocks { sums: vec![T::zeroed(); MAX_BLOCKS as usize], used: vec![false; MAX_BLOCKS as usize] }
     }
 }
 
-impl<const K: usize> Blocks<K> {
-    pub fn add(&mut self, match_id: u64, x: &[f64; K]) {
+impl<T: Pod + Sync> Blocks<T> {
+    pub fn add(&mut self, match_id: u64, x: &T) {
         let b = (match_id % MAX_BLOCKS) as usize;
         self.used[b] = true;
-        for (s, v) in self.sums[b].iter_mut().zip(x) {
-            *s += v;
-        }
+        add(&mut self.sums[b], x);
     }
 
     /// Adds the block sums of `other` (matches of other part files) to these.
-    pub fn merge(&mut self, other: &Blocks<K>) {
+    pub fn merge(&mut self, other: &Blocks<T>) {
         for (b, (sums, &used)) in other.sums.iter().zip(&other.used).enumerate().filter(|(_, (_, &u))| u) {
             self.used[b] |= used;
-            for (s, v) in self.sums[b].iter_mut().zip(sums) {
-                *s += v;
-            }
+            add(&mut self.sums[b], sums);
         }
     }
 
     /// The non-empty blocks, in block order (independent of the order of `add`s up to rounding).
-    fn blocks(&self) -> Vec<[f64; K]> {
+    fn blocks(&self) -> Vec<T> {
         self.sums.iter().zip(&self.used).filter(|(_, &u)| u).map(|(s, _)| *s).collect()
     }
 
     /// The sums over all matches.
-    pub fn total(&self) -> [f64; K] {
-        let mut t = [0.0; K];
+    pub fn total(&self) -> T {
+        let mut t = T::zeroed();
         for s in self.blocks() {
-            for (a, v) in t.iter_mut().zip(s) {
-                *a += v;
-            }
+            add(&mut t, &s);
         }
         t
     }
 
     /// For each statistic of `stats`, its value on the whole sample and a `confidence`
     /// percentile interval from `resamples` replicates (NaN when undefined).
-    pub fn intervals(&self, stats: &[fn(&[f64; K]) -> f64], resamples: u32, seed: u64, confidence: f64) -> Vec<(f64, f64, f64)> {
+    pub fn intervals(&self, stats: &[fn(&T) -> f64], resamples: u32, seed: u64, confidence: f64) -> Vec<(f64, f64, f64)> {
         let blocks = self.blocks();
         let total = self.total();
         if blocks.is_empty() || resamples == 0 {
@@ -73,11 +77,9 @@ impl<const K: usize> Blocks<K> {
             .into_par_iter()
             .map(|b| {
                 let mut rng = Rng::for_stream(seed, b, 3);
-                let mut sums = [0.0; K];
+                let mut sums = T::zeroed();
                 for _ in 0..n {
-                    for (a, v) in sums.iter_mut().zip(&blocks[rng.below(n) as usize]) {
-                        *a += v;
-                    }
+                    add(&mut sums, &blocks[rng.below(n) as usize]);
                 }
                 stats.iter().map(|f| f(&sums)).collect()
             })
@@ -122,7 +124,7 @@ mod tests {
         let mut covered = 0;
         for s in 0..samples {
             let mut rng = Rng::for_stream(99, s, 0);
-            let mut blocks = Blocks::<2>::default();
+            let mut blocks = Blocks::<[f64; 2]>::default();
             for i in 0..n {
                 blocks.add(i, &[1.0, (rng.below(1000) < 300) as u32 as f64]);
             }
@@ -136,8 +138,8 @@ mod tests {
     #[test]
     fn blocks_do_not_depend_on_the_order_of_matches_and_replicates_are_seeded() {
         let x = |i: u64| [1.0, (i % 7) as f64];
-        let mut a = Blocks::<2>::default();
-        let mut b = Blocks::<2>::default();
+        let mut a = Blocks::<[f64; 2]>::default();
+        let mut b = Blocks::<[f64; 2]>::default();
         (0..10_000).for_each(|i| a.add(i, &x(i)));
         (0..10_000).rev().for_each(|i| b.add(i, &x(i)));
         let (ia, ib) = (a.intervals(&[mean], 200, 5, 0.95), b.intervals(&[mean], 200, 5, 0.95));

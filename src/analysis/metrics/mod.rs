@@ -7,6 +7,7 @@ pub mod rows;
 
 use std::path::Path;
 
+use bytemuck::{Pod, Zeroable};
 use serde::Serialize;
 
 use self::bootstrap::Blocks;
@@ -70,49 +71,57 @@ pub struct ArmMetrics {
     pub by_round: Vec<RoundPoint>,
 }
 
-/// Per-match components: every metric is a function of their sums over matches.
-mod c {
-    pub const N: usize = 0;
-    pub const WON: usize = 1;
-    pub const FIRST_WIN: usize = 2;
-    pub const SECOND_WIN: usize = 3;
-    pub const SOUTH_POINTS: usize = 4;
-    pub const MOVES: usize = 5;
-    pub const MOVES_SQ: usize = 6;
-    pub const LAPS: usize = 7;
-    pub const SOWN: usize = 8;
-    pub const ROUNDS: usize = 9;
-    pub const PUSSA: usize = 10;
-    pub const OWN_FOURS: usize = 11;
-    pub const GIFTED_FOURS: usize = 12;
-    pub const REMAINDER: usize = 13;
-    pub const BF_AVG: usize = 14;
-    pub const BF_MAX: usize = 15;
-    pub const BF_CHANGE: usize = 16;
-    pub const DECISION_SHARE: usize = 17;
-    pub const DECISION_FACTOR: usize = 18;
-    pub const HAS_DECISION: usize = 19;
-    pub const COVERAGE: usize = 20;
-    pub const LEAD_CHANGE: usize = 21;
-    pub const STABILITY: usize = 22;
-    pub const DRAMA_AVG: usize = 23;
-    pub const DRAMA_MAX: usize = 24;
-    pub const DRAMA_SHARE: usize = 25;
-    pub const THRESHOLD: usize = 26;
-    pub const DECISIVE: usize = 27;
-    pub const COMEBACK: usize = 28;
-    pub const REPETITION: usize = 29;
-    pub const HAS_REPETITION: usize = 30;
-    /// The evaluation-based components from the exact round value (R15), in the order of
-    /// LEAD_CHANGE..=DECISIVE.
-    pub const EXACT_BASE: usize = 31;
+/// Per-match components: every metric is a function of their sums over matches. The sums are
+/// kept as one list of numbers, in which a component's place is its place here.
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+#[repr(C)]
+struct Components {
+    n: f64,
+    won: f64,
+    first_win: f64,
+    second_win: f64,
+    south_points: f64,
+    moves: f64,
+    moves_sq: f64,
+    laps: f64,
+    sown: f64,
+    rounds: f64,
+    pussa: f64,
+    own_fours: f64,
+    gifted_fours: f64,
+    remainder: f64,
+    bf_avg: f64,
+    bf_max: f64,
+    bf_change: f64,
+    decision_share: f64,
+    decision_factor: f64,
+    has_decision: f64,
+    coverage: f64,
+    /// With the holdings difference as the evaluation.
+    holdings: Evaluated,
+    comeback: f64,
+    repetition: f64,
+    has_repetition: f64,
+    /// With the exact round value (R15) as the evaluation, when asked for.
+    exact: Evaluated,
     /// Matches with a counted move (R10's positions of the rounds that ended): the per-position
     /// metrics are means over these, since a match whose only round never ended (R17's cut) has
     /// no position to average.
-    pub const PLAYED: usize = 38;
-    pub const K: usize = 39;
+    played: f64,
 }
-use c::K;
+
+/// The evaluation-based components of a match, for one evaluation of positions.
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+#[repr(C)]
+struct Evaluated {
+    lead_change: f64,
+    stability: f64,
+    drama_avg: f64,
+    drama_max: f64,
+    drama_share: f64,
+    threshold: f64,
+    decisive: f64,
+}
 
 /// What one match contributes.
 #[derive(Clone, Copy, Debug)]
@@ -144,157 +153,159 @@ impl Board {
     }
 }
 
-fn components(m: &MatchFacts, board: Board) -> [f64; K] {
-    let mut x = [0.0; K];
+fn components(m: &MatchFacts, board: Board) -> Components {
     let q = &m.quality;
     let moves = m.moves.max(1) as f64;
     let t = board.counters;
-    x[c::N] = 1.0;
-    x[c::PLAYED] = (m.moves > 0) as u32 as f64;
-    x[c::WON] = m.winner.is_some() as u32 as f64;
-    x[c::FIRST_WIN] = (m.winner == Some(m.first)) as u32 as f64;
-    x[c::SECOND_WIN] = (m.winner == Some(m.first.other())) as u32 as f64;
-    x[c::SOUTH_POINTS] = match m.winner {
-        Some(Side::South) => 1.0,
-        Some(Side::North) => 0.0,
-        None => 0.5,
-    };
-    x[c::MOVES] = m.moves as f64;
-    x[c::MOVES_SQ] = m.moves as f64 * m.moves as f64;
-    x[c::LAPS] = m.laps as f64;
-    x[c::SOWN] = m.sown as f64;
-    x[c::ROUNDS] = m.rounds as f64;
     let both = |f: fn(&CaptureCounts<u64>) -> u64| (f(&m.captures[Side::South]) + f(&m.captures[Side::North])) as f64;
-    x[c::PUSSA] = both(|c| c.pussa);
-    x[c::OWN_FOURS] = both(|c| c.own_fours);
-    x[c::GIFTED_FOURS] = both(|c| c.gifted_fours);
-    x[c::REMAINDER] = both(|c| c.remainder);
-    x[c::BF_AVG] = q.legal_sum as f64 / moves;
-    x[c::BF_MAX] = q.legal_max as f64;
-    x[c::BF_CHANGE] = if m.moves > 1 { (q.legal_last as f64 - q.legal_first as f64) / (m.moves - 1) as f64 } else { 0.0 };
-    x[c::DECISION_SHARE] = q.decision_moves as f64 / moves;
+    let mut x = Components {
+        n: 1.0,
+        played: (m.moves > 0) as u32 as f64,
+        won: m.winner.is_some() as u32 as f64,
+        first_win: (m.winner == Some(m.first)) as u32 as f64,
+        second_win: (m.winner == Some(m.first.other())) as u32 as f64,
+        south_points: match m.winner {
+            Some(Side::South) => 1.0,
+            Some(Side::North) => 0.0,
+            None => 0.5,
+        },
+        moves: m.moves as f64,
+        moves_sq: m.moves as f64 * m.moves as f64,
+        laps: m.laps as f64,
+        sown: m.sown as f64,
+        rounds: m.rounds as f64,
+        pussa: both(|c| c.pussa),
+        own_fours: both(|c| c.own_fours),
+        gifted_fours: both(|c| c.gifted_fours),
+        remainder: both(|c| c.remainder),
+        bf_avg: q.legal_sum as f64 / moves,
+        bf_max: q.legal_max as f64,
+        bf_change: if m.moves > 1 { (q.legal_last as f64 - q.legal_first as f64) / (m.moves - 1) as f64 } else { 0.0 },
+        decision_share: q.decision_moves as f64 / moves,
+        coverage: q.pits_played as f64 / board.pits,
+        repetition: q.repeated_positions as f64 / moves,
+        has_repetition: (q.repeated_positions > 0) as u32 as f64,
+        holdings: evaluated(q, m.winner, moves, t),
+        exact: m.exact.as_ref().map(|exact| evaluated(exact, m.winner, moves, t)).unwrap_or_default(),
+        ..Components::default()
+    };
     if q.decision_moves > 0 {
         // Positions that are not decisions have exactly one legal move.
-        x[c::DECISION_FACTOR] =
-            q.legal_sum.saturating_sub(m.moves.saturating_sub(q.decision_moves) as u64) as f64 / q.decision_moves as f64;
-        x[c::HAS_DECISION] = 1.0;
-    }
-    x[c::COVERAGE] = q.pits_played as f64 / board.pits;
-    x[c::REPETITION] = q.repeated_positions as f64 / moves;
-    x[c::HAS_REPETITION] = (q.repeated_positions > 0) as u32 as f64;
-    evaluation_components(&mut x, c::LEAD_CHANGE, q, m.winner, moves, t);
-    if let Some(exact) = &m.exact {
-        evaluation_components(&mut x, c::EXACT_BASE, exact, m.winner, moves, t);
+        x.decision_factor = q.legal_sum.saturating_sub(m.moves.saturating_sub(q.decision_moves) as u64) as f64 / q.decision_moves as f64;
+        x.has_decision = 1.0;
     }
     if let Some(winner) = m.winner {
-        x[c::COMEBACK] = (q.round_deficit[winner] > 0) as u32 as f64;
+        x.comeback = (q.round_deficit[winner] > 0) as u32 as f64;
     }
     x
 }
 
 /// The evaluation-based components of a match (LeadChange to DecisivenessMoves) from the
-/// leads of `q`, at `at..at + 7`, in the order of `c::LEAD_CHANGE..=c::DECISIVE`.
-fn evaluation_components(x: &mut [f64; K], at: usize, q: &QualityRecord, winner: Option<Side>, moves: f64, t: f64) {
-    let i = |component: usize| at + component - c::LEAD_CHANGE;
-    x[i(c::LEAD_CHANGE)] = q.lead_changes as f64 / moves;
+/// leads of `q`.
+fn evaluated(q: &QualityRecord, winner: Option<Side>, moves: f64, t: f64) -> Evaluated {
     // Each player's evaluation is its lead over the counters in play; the two variances are equal.
     let mean = q.lead_sum as f64 / moves;
-    x[i(c::STABILITY)] = 2.0 * ((q.lead_squares as f64 / moves - mean * mean).max(0.0)) / (t * t);
+    let mut x = Evaluated {
+        lead_change: q.lead_changes as f64 / moves,
+        stability: 2.0 * ((q.lead_squares as f64 / moves - mean * mean).max(0.0)) / (t * t),
+        ..Evaluated::default()
+    };
     if let Some(winner) = winner {
         let loser = winner.other();
         // Ludii's Drama: the highest evaluation minus the winner's, 2 * deficit / counters.
-        x[i(c::DRAMA_AVG)] = 2.0 * q.deficit_sum[winner] as f64 / t / moves;
-        x[i(c::DRAMA_MAX)] = 2.0 * q.peak[loser] as f64 / t;
-        x[i(c::DRAMA_SHARE)] = q.behind[winner] as f64 / moves;
-        x[i(c::THRESHOLD)] = q.peak[loser] as f64 / t;
-        x[i(c::DECISIVE)] = q.decisive_ply as f64 / moves;
+        x.drama_avg = 2.0 * q.deficit_sum[winner] as f64 / t / moves;
+        x.drama_max = 2.0 * q.peak[loser] as f64 / t;
+        x.drama_share = q.behind[winner] as f64 / moves;
+        x.threshold = q.peak[loser] as f64 / t;
+        x.decisive = q.decisive_ply as f64 / moves;
     }
+    x
 }
 
-type Stat = fn(&[f64; K]) -> f64;
+type Stat = fn(&Components) -> f64;
 
-/// Each metric: name, source, evaluation, statistic.
+/// Each metric: name, source, evaluation, statistic; its place here is its place in the report.
 const METRICS: &[(&str, &str, Option<&str>, Stat)] = &[
-    ("AdvantageP1", "Evaluation/src/metrics/single/outcome/AdvantageP1.java", None, |s| {
-        (s[c::FIRST_WIN] + 0.5 * (s[c::N] - s[c::WON])) / s[c::N]
-    }),
-    ("Balance", "Evaluation/src/metrics/single/outcome/Balance.java", None, |s| 1.0 - (s[c::FIRST_WIN] - s[c::SECOND_WIN]).abs() / s[c::N]),
-    ("Completion", "Evaluation/src/metrics/single/outcome/Completion.java", None, |s| s[c::WON] / s[c::N]),
-    ("Drawishness", "Evaluation/src/metrics/single/outcome/Drawishness.java", None, |s| 1.0 - s[c::WON] / s[c::N]),
-    ("Timeouts", "Evaluation/src/metrics/single/outcome/Timeouts.java", None, |s| 1.0 - s[c::WON] / s[c::N]),
+    ("AdvantageP1", "Evaluation/src/metrics/single/outcome/AdvantageP1.java", None, |s| (s.first_win + 0.5 * (s.n - s.won)) / s.n),
+    ("Balance", "Evaluation/src/metrics/single/outcome/Balance.java", None, |s| 1.0 - (s.first_win - s.second_win).abs() / s.n),
+    ("Completion", "Evaluation/src/metrics/single/outcome/Completion.java", None, |s| s.won / s.n),
+    ("Drawishness", "Evaluation/src/metrics/single/outcome/Drawishness.java", None, |s| 1.0 - s.won / s.n),
+    ("Timeouts", "Evaluation/src/metrics/single/outcome/Timeouts.java", None, |s| 1.0 - s.won / s.n),
     ("OutcomeUniformity", "Evaluation/src/metrics/single/outcome/OutcomeUniformity.java", None, |s| {
-        let mean = (s[c::FIRST_WIN] - s[c::SECOND_WIN]) / s[c::N];
-        1.0 - (s[c::WON] / s[c::N] - mean * mean)
+        let mean = (s.first_win - s.second_win) / s.n;
+        1.0 - (s.won / s.n - mean * mean)
     }),
-    ("SouthScore", "rajapasu", None, |s| s[c::SOUTH_POINTS] / s[c::N]),
-    ("DurationTurns", "Evaluation/src/metrics/single/duration/DurationTurns.java", None, |s| s[c::MOVES] / s[c::N]),
+    ("SouthScore", "rajapasu", None, |s| s.south_points / s.n),
+    ("DurationTurns", "Evaluation/src/metrics/single/duration/DurationTurns.java", None, |s| s.moves / s.n),
     ("DurationTurnsStdDev", "Evaluation/src/metrics/single/duration/DurationTurnsStdDev.java", None, |s| {
-        let mean = s[c::MOVES] / s[c::N];
-        (s[c::MOVES_SQ] / s[c::N] - mean * mean).max(0.0).sqrt()
+        let mean = s.moves / s.n;
+        (s.moves_sq / s.n - mean * mean).max(0.0).sqrt()
     }),
-    ("DurationMoves", "Evaluation/src/metrics/single/duration/DurationMoves.java", None, |s| s[c::LAPS] / s[c::N]),
-    ("DurationRounds", "rajapasu", None, |s| s[c::ROUNDS] / s[c::N]),
-    ("DecisionMoves", "Evaluation/src/metrics/single/complexity/DecisionMoves.java", None, |s| s[c::DECISION_SHARE] / s[c::PLAYED]),
-    ("DecisionFactorAvg", "Evaluation/src/metrics/multiple/metrics/DecisionFactor.java", None, |s| {
-        s[c::DECISION_FACTOR] / s[c::HAS_DECISION]
-    }),
-    ("BranchingFactorAvg", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s[c::BF_AVG] / s[c::PLAYED]),
-    ("BranchingFactorMax", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s[c::BF_MAX] / s[c::PLAYED]),
-    ("BranchingFactorChangeAverage", "Evaluation/src/metrics/multiple/MultiMetricFramework.java", None, |s| s[c::BF_CHANGE] / s[c::PLAYED]),
-    ("BoardCoverage", "Evaluation/src/metrics/multiple/metrics/BoardCoverage.java", None, |s| s[c::COVERAGE] / s[c::PLAYED]),
-    ("PositionalRepetition", "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java", None, |s| {
-        s[c::REPETITION] / s[c::PLAYED]
-    }),
+    ("DurationMoves", "Evaluation/src/metrics/single/duration/DurationMoves.java", None, |s| s.laps / s.n),
+    ("DurationRounds", "rajapasu", None, |s| s.rounds / s.n),
+    ("DecisionMoves", "Evaluation/src/metrics/single/complexity/DecisionMoves.java", None, |s| s.decision_share / s.played),
+    ("DecisionFactorAvg", "Evaluation/src/metrics/multiple/metrics/DecisionFactor.java", None, |s| s.decision_factor / s.has_decision),
+    ("BranchingFactorAvg", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s.bf_avg / s.played),
+    ("BranchingFactorMax", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s.bf_max / s.played),
+    ("BranchingFactorChangeAverage", "Evaluation/src/metrics/multiple/MultiMetricFramework.java", None, |s| s.bf_change / s.played),
+    ("BoardCoverage", "Evaluation/src/metrics/multiple/metrics/BoardCoverage.java", None, |s| s.coverage / s.played),
+    ("PositionalRepetition", "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java", None, |s| s.repetition / s.played),
     ("PositionalRepetitionMatches", "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java", None, |s| {
-        s[c::HAS_REPETITION] / s[c::PLAYED]
+        s.has_repetition / s.played
     }),
-    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(HOLDINGS), |s| s[c::LEAD_CHANGE] / s[c::PLAYED]),
-    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(HOLDINGS), |s| s[c::STABILITY] / s[c::PLAYED]),
-    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s[c::DRAMA_AVG] / s[c::WON]),
-    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s[c::DRAMA_MAX] / s[c::WON]),
-    ("DramaShare", "rajapasu", Some(HOLDINGS), |s| s[c::DRAMA_SHARE] / s[c::WON]),
+    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(HOLDINGS), |s| s.holdings.lead_change / s.played),
+    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(HOLDINGS), |s| s.holdings.stability / s.played),
+    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s.holdings.drama_avg / s.won),
+    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s.holdings.drama_max / s.won),
+    ("DramaShare", "rajapasu", Some(HOLDINGS), |s| s.holdings.drama_share / s.won),
     (
         "DecisivenessThreshold",
         "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessThreshold.java",
         Some(HOLDINGS),
-        |s| s[c::THRESHOLD] / s[c::WON],
+        |s| s.holdings.threshold / s.won,
     ),
     ("DecisivenessMoves", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java", Some(HOLDINGS), |s| {
-        s[c::DECISIVE] / s[c::WON]
+        s.holdings.decisive / s.won
     }),
-    ("Comebacks", "rajapasu", Some(HOLDINGS), |s| s[c::COMEBACK] / s[c::WON]),
-    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(EXACT), |s| s[c::EXACT_BASE] / s[c::PLAYED]),
-    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(EXACT), |s| s[c::EXACT_BASE + 1] / s[c::PLAYED]),
-    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s[c::EXACT_BASE + 2] / s[c::WON]),
-    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s[c::EXACT_BASE + 3] / s[c::WON]),
-    ("DramaShare", "rajapasu", Some(EXACT), |s| s[c::EXACT_BASE + 4] / s[c::WON]),
+    ("Comebacks", "rajapasu", Some(HOLDINGS), |s| s.comeback / s.won),
+    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(EXACT), |s| s.exact.lead_change / s.played),
+    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(EXACT), |s| s.exact.stability / s.played),
+    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s.exact.drama_avg / s.won),
+    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s.exact.drama_max / s.won),
+    ("DramaShare", "rajapasu", Some(EXACT), |s| s.exact.drama_share / s.won),
     ("DecisivenessThreshold", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessThreshold.java", Some(EXACT), |s| {
-        s[c::EXACT_BASE + 5] / s[c::WON]
+        s.exact.threshold / s.won
     }),
     ("DecisivenessMoves", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java", Some(EXACT), |s| {
-        s[c::EXACT_BASE + 6] / s[c::WON]
+        s.exact.decisive / s.won
     }),
-    ("LapsPerMove", "rajapasu", None, |s| s[c::LAPS] / s[c::MOVES]),
-    ("CountersPerLap", "rajapasu", None, |s| s[c::SOWN] / s[c::LAPS]),
-    ("CaptureSharePussa", "rajapasu", None, |s| s[c::PUSSA] / captured(s)),
-    ("CaptureShareOwnFours", "rajapasu", None, |s| s[c::OWN_FOURS] / captured(s)),
-    ("CaptureShareGiftedFours", "rajapasu", None, |s| s[c::GIFTED_FOURS] / captured(s)),
-    ("CaptureShareRemainder", "rajapasu", None, |s| s[c::REMAINDER] / captured(s)),
+    ("LapsPerMove", "rajapasu", None, |s| s.laps / s.moves),
+    ("CountersPerLap", "rajapasu", None, |s| s.sown / s.laps),
+    ("CaptureSharePussa", "rajapasu", None, |s| s.pussa / captured(s)),
+    ("CaptureShareOwnFours", "rajapasu", None, |s| s.own_fours / captured(s)),
+    ("CaptureShareGiftedFours", "rajapasu", None, |s| s.gifted_fours / captured(s)),
+    ("CaptureShareRemainder", "rajapasu", None, |s| s.remainder / captured(s)),
 ];
 
-fn captured(s: &[f64; K]) -> f64 {
-    s[c::PUSSA] + s[c::OWN_FOURS] + s[c::GIFTED_FOURS] + s[c::REMAINDER]
+fn captured(s: &Components) -> f64 {
+    s.pussa + s.own_fours + s.gifted_fours + s.remainder
+}
+
+/// The metrics of the table, in the order they are reported: name and evaluation (those of
+/// the exact evaluation, [`EXACT`], are reported when asked for).
+pub fn declared_metrics() -> impl Iterator<Item = (&'static str, Option<&'static str>)> {
+    METRICS.iter().map(|m| (m.0, m.2))
 }
 
 /// The names of the metrics, in the order they are reported.
 pub fn metric_names() -> impl Iterator<Item = &'static str> {
-    METRICS.iter().map(|m| m.0)
+    declared_metrics().map(|m| m.0)
 }
 
 /// Accumulates matches and round sums; [`Accumulator::finish`] gives the metrics.
 pub struct Accumulator {
     board: Board,
-    blocks: Blocks<K>,
+    blocks: Blocks<Components>,
     by_round: ByRound,
     matches: u64,
     /// Matches with an exact evaluation: the exact metrics are reported when every match has one.
