@@ -26,7 +26,9 @@ Keyword arguments: every rule switch (``pits_per_row``, ``seeds_per_pit``, ``fin
 ``skip_origin``, ``pussa_chain``, ``endless``, ``next_starter``, ``max_rounds``), ``first``
 ("south", "north" or "random": who starts round 1, drawn from the reset's seed),
 ``max_round_moves`` (default 10,000, the simulator's cut), ``reward`` and ``render_mode``
-("ansi": the position as text; "human": printed).
+("ansi": the position as text; "human": printed; "svg": the position as the replay page of
+``rajapasu show`` draws it, an SVG document; "html": the match so far as that replay page, one
+self-contained HTML file opening at the position now).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from ._native import BuiltinPlayer, UsageError
 
 AGENTS = ("player_0", "player_1")
 REWARDS = ("match", "captures")
+RENDER_MODES = ["ansi", "human", "svg", "html"]
 
 
 def _check_choice(name: str, value: Any, allowed) -> None:
@@ -55,7 +58,7 @@ class RajaPasuEnv(AECEnv):
     """The AEC environment; ``raja_pasu_v0.env(**kwargs)`` wraps it in PettingZoo's checks
     (``raja_pasu_v0.raw_env`` is this class)."""
 
-    metadata = {"name": "raja_pasu_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"name": "raja_pasu_v0", "render_modes": RENDER_MODES, "is_parallelizable": False}
 
     def __init__(
         self,
@@ -164,8 +167,12 @@ class RajaPasuEnv(AECEnv):
 
     def render(self) -> Optional[str]:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn(f"render() without a render_mode: pass render_mode= one of {', '.join(RENDER_MODES)}")
             return None
+        if self.render_mode == "svg":
+            return self.game.svg()
+        if self.render_mode == "html":
+            return self.game.replay_page()
         m = self.game.match
         text = f"round {m.round}, ply {m.ply}, {m.turn} to move, holdings {m.holdings}\n{m.position}"
         if self.render_mode == "human":
@@ -213,7 +220,7 @@ class RajaPasuSingleEnv(gymnasium.Env):
     environment's.
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": RENDER_MODES}
 
     def __init__(
         self, opponent: str = "random", seat: str = "south", illegal: str = "lose", render_mode: Optional[str] = None, **kwargs: Any

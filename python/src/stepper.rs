@@ -9,8 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyType};
 
 use rajapasu::engine::{Pit, PitSet, RoundEnd, Side, MAX_PITS_PER_ROW};
+use rajapasu::show::{page_html, state_svg, Film, PageInfo};
 
-use super::{pair, parse_side, round_end_dict, usage, PyMatch, PyRuleset};
+use super::{pair, parse_side, round_end_dict, usage, PyMatch, PyRuleset, RajapasuError};
 
 /// The simulator's cut: a round still going after this many moves is play that never ends
 /// (R17).
@@ -286,6 +287,44 @@ impl PyStepper {
         self.m.to_trace()
     }
 
+    /// The position now as the replay page draws it: the SVG document `rajapasu show --svg`
+    /// writes for this ply of the match.
+    fn svg(&self) -> PyResult<String> {
+        let film = self.film()?;
+        Ok(state_svg(&film, film.plies()).expect("the film ends at the last ply"))
+    }
+
+    /// The match so far as the replay page of `rajapasu show` (one self-contained HTML file),
+    /// opening at the position now.
+    fn replay_page(&self) -> PyResult<String> {
+        let film = self.film()?;
+        let plies = film.plies();
+        let first = match self.m.first {
+            Side::South => "South",
+            Side::North => "North",
+        };
+        let rules = self.m.game.rules();
+        let changed = rules.non_default();
+        let what =
+            if changed.is_empty() { "the default rules".to_string() } else { format!("the default rules but {}", changed.join(", ")) };
+        let state = if self.cut {
+            format!("The round was cut after {} moves (R17).", self.max_round_moves)
+        } else if let Some(winner) = self.winner() {
+            format!("The match is over: {winner} won.")
+        } else if self.m.game.is_over() {
+            "The match is over, unfinished (max_rounds, R14).".to_string()
+        } else {
+            format!("The match goes on: round {}, {} to move.", self.m.game.round(), self.turn())
+        };
+        let about = vec![
+            format!("{first} moved first; {plies} moves played in a rajapasu environment."),
+            format!("Rules {} ({what}).", rules.hash()),
+            state,
+        ];
+        let info = PageInfo { title: format!("Raja Pasu: a replay of {plies} moves"), about, initial_ply: plies };
+        Ok(page_html(&film, &info))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Stepper(round={}, ply={}, turn={:?}, over={}, cut={})",
@@ -339,6 +378,12 @@ impl PyStepper {
             u32::from(game.round_start().starter == x),
         ];
         out[2 * p..].copy_from_slice(&tail);
+    }
+
+    /// The match so far as the replay page's film.
+    fn film(&self) -> PyResult<Film> {
+        Film::replay(*self.m.game.rules(), self.m.first, &self.m.moves)
+            .map_err(|e| RajapasuError::new_err(format!("the moves played do not replay ({e}): a bug")))
     }
 
     /// ValueError for an illegal pit, with the engine's reason when it has one.

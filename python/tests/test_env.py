@@ -4,6 +4,7 @@ for its moves."""
 
 import json
 import warnings
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -27,8 +28,47 @@ def test_pettingzoo_seed_test():
     seed_test(lambda **_: raja_pasu_v0.env(**SMALL, first="random"), num_cycles=200)
 
 
+def is_svg(text):
+    return isinstance(text, str) and ElementTree.fromstring(text).tag == "{http://www.w3.org/2000/svg}svg"
+
+
+def page_data(html):
+    """The match data of a replay page (its JSON script element)."""
+    start = html.index('<script type="application/json" id="match-data">')
+    start = html.index(">", start) + 1
+    return json.loads(html[start : html.index("</script>", start)])
+
+
 def test_pettingzoo_render_test():
-    render_test(lambda render_mode=None: raja_pasu_v0.env(render_mode=render_mode, **SMALL))
+    checks = {"svg": is_svg, "html": lambda page: page.startswith("<!DOCTYPE html>") and page_data(page)["v"] == 1}
+    render_test(lambda render_mode=None: raja_pasu_v0.env(render_mode=render_mode, **SMALL), custom_tests=checks)
+
+
+def test_the_picture_is_the_replay_page_s_and_the_page_is_the_match_so_far(tmp_path):
+    rules = {"pits_per_row": 5, "seeds_per_pit": 4, "final_four": "sower"}
+    pictures = {mode: raja_pasu_v0.env(render_mode=mode, first="north", **rules) for mode in ("svg", "html")}
+    rng = np.random.default_rng(8)
+    for env in pictures.values():
+        env.reset(seed=8)
+    moves = []
+    while len(moves) < 23 and not pictures["svg"].unwrapped.game.is_over:
+        obs, *_ = pictures["svg"].last()
+        pit = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        moves.append(pit)
+        for env in pictures.values():
+            env.step(pit)
+    flags = ["--first", "north", "--moves", ",".join(map(str, moves))] + sum((["--rule", f"{k}={v}"] for k, v in rules.items()), [])
+    assert len(moves) > 10
+    out = tmp_path / "state.svg"
+    cli("show", *flags, "--svg", "--ply", len(moves), "--out", out)
+    svg = pictures["svg"].render()
+    assert is_svg(svg) and svg == out.read_text()
+    data = page_data(pictures["html"].render())
+    assert data["plies"] == data["initial_ply"] == len(moves) and data["first"] == "north"
+    assert data["rules_hash"] == rajapasu.Ruleset(**rules).hash and data["pits_per_row"] == 5
+    cli("show", *flags, "--out", tmp_path / "page.html")
+    shown = page_data((tmp_path / "page.html").read_text())
+    assert {k: v for k, v in data.items() if k not in ("title", "initial_ply")} == {k: v for k, v in shown.items() if k not in ("title", "initial_ply")}
 
 
 def random_match(env, seed):
