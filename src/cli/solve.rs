@@ -3,6 +3,7 @@
 //! and starter (a table and a heat map); `--study` for the perfect_play study.
 
 pub mod match_solve;
+mod spill;
 mod study;
 
 use std::path::{Path, PathBuf};
@@ -30,8 +31,9 @@ pub struct Args {
     /// row's left end). Default: every pit open (round 1).
     #[arg(long, value_name = "S,N", conflicts_with_all = ["all_starts", "study"])]
     open: Option<String>,
-    /// Who moves first in the round.
-    #[arg(long, default_value = "south", value_parser = ["south", "north"], conflicts_with_all = ["all_starts", "study"])]
+    /// Who moves first in the round (both: with --spill, the round of both starters at once, as
+    /// the match solver needs it).
+    #[arg(long, default_value = "south", value_parser = ["south", "north", "both"], conflicts_with_all = ["all_starts", "study"])]
     starter: String,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -78,6 +80,21 @@ pub struct Args {
     /// them; run again to continue).
     #[arg(long, value_name = "N", requires = "match_", value_parser = clap::value_parser!(u32).range(1..))]
     max_iterations: Option<u32>,
+    /// Solve the round start with its levels (counters on the board) as files in the tables
+    /// directory (--tables, under rounds/): memory bounded by the largest level and --max-memory
+    /// rather than by the round; every finished level is kept, and a rerun continues from them.
+    #[arg(long, conflicts_with_all = ["all_starts", "study", "perfect_match", "match_"])]
+    spill: bool,
+    /// With --spill: only enumerate (the counting pass): positions, moves and bytes by level.
+    #[arg(long, requires = "spill")]
+    count_only: bool,
+    /// With --spill: the most disk the level files may take, e.g. 60G; a solve that needs more
+    /// stops with what it needs, and continues when run again with more.
+    #[arg(long, value_name = "SIZE", requires = "spill")]
+    max_disk: Option<String>,
+    /// With --spill: stop after finishing N levels in this run (they are kept; run again to continue).
+    #[arg(long, value_name = "N", requires = "spill", value_parser = clap::value_parser!(u32).range(1..))]
+    max_levels: Option<u32>,
     /// Output directory of --all-starts, --study or --match --all-states.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -301,7 +318,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Some(text) => parse_open(text, &rules)?,
         None => BySide::splat(p),
     };
-    let starter: Side = args.starter.parse().map_err(CliError::usage)?;
+    if args.spill {
+        return spill::run(&args, rules, open);
+    }
+    let starter: Side = args.starter.parse().map_err(|_| CliError::usage("--starter both needs --spill; otherwise south or north"))?;
     let solved = solve_start(rules, open, starter, opts, args.quiet || args.json).map_err(solve_error)?;
     let st = &solved.stats;
     let best: Vec<usize> = solved.best_moves.iter().map(|p| p.index()).collect();

@@ -371,3 +371,72 @@ fn perfect_players_play_in_simulate() {
         &["perfect takes match", "perfect:round"],
     );
 }
+
+#[test]
+fn solve_spill_reproduces_the_golden_values_and_continues_after_a_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = s(dir.path());
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(golden("solve.json")).unwrap()).unwrap();
+    for case in cases {
+        let mut args = vec![
+            format!("--rule=pits_per_row={}", case["pits_per_row"]),
+            format!("--rule=seeds_per_pit={}", case["seeds_per_pit"]),
+            format!("--open={},{}", case["open"][0], case["open"][1]),
+            format!("--starter={}", case["starter"].as_str().unwrap()),
+        ];
+        for (k, v) in case["rules"].as_object().unwrap() {
+            args.push(format!("--rule={k}={}", v.as_str().map_or(v.to_string(), str::to_owned)));
+        }
+        let memory = solve_json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        args.extend(["--spill".to_string(), format!("--tables={tables}")]);
+        let got = solve_json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        for key in ["value", "outcome", "best_moves", "positions", "level_positions", "quiet_moves", "exits"] {
+            assert_eq!(got[key], memory[key], "{key}: {case}");
+        }
+        assert_eq!((&got["value"], &got["best_moves"], &got["positions"]), (&case["value"], &case["best_moves"], &case["positions"]));
+    }
+    // Both starters at once, stopped after each finished level and continued.
+    let board = ["--rule=pits_per_row=3", "--rule=seeds_per_pit=3", "--rule=final_four=stays", "--starter=both", "--spill", "--quiet"];
+    let other = tempfile::tempdir().unwrap();
+    let tables = format!("--tables={}", s(other.path()));
+    let mut stops = 0;
+    loop {
+        let (code, out, err) = run(&[&["solve"][..], &board, &[&tables, "--max-levels=1", "--json"]].concat());
+        if code == 0 {
+            let v: Value = serde_json::from_str(out.trim()).unwrap();
+            let starts = v["starts"].as_array().unwrap();
+            for (start, starter) in starts.iter().zip(["south", "north"]) {
+                let alone = solve_json(&[
+                    "--rule=pits_per_row=3",
+                    "--rule=seeds_per_pit=3",
+                    "--rule=final_four=stays",
+                    &format!("--starter={starter}"),
+                ]);
+                assert_eq!((&start["value"], &start["best_moves"]), (&alone["value"], &alone["best_moves"]), "{starter}");
+            }
+            assert_eq!(v["levels"].as_array().unwrap().len(), 19);
+            break;
+        }
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("run again to continue"), "{err}");
+        stops += 1;
+        assert!(stops <= 40, "{err}");
+    }
+    assert_eq!(stops, 2 * 19 - 1);
+    // The counting pass alone: positions by level, no value.
+    let count = solve_json(&["--rule=pits_per_row=3", "--rule=seeds_per_pit=2", "--spill", "--count-only", &tables]);
+    assert_eq!(count["level_positions"], serde_json::json!([0, 4, 18, 8, 5, 0, 0, 0, 0, 3, 0, 0, 1]));
+    assert!(count.get("value").is_none() && count["disk_bytes"].as_u64().unwrap() > 0);
+    // A damaged level file is refused by name.
+    let level = std::fs::read_dir(other.path().join("rounds"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| s(p).contains("3x3-south+north"))
+        .unwrap()
+        .join("level-007.val");
+    let bytes = std::fs::read(&level).unwrap();
+    std::fs::write(&level, &bytes[..bytes.len() - 5]).unwrap();
+    usage_error(&[&["solve"][..], &board, &[&tables]].concat(), &["level-007.val", "SHA-256"]);
+    usage_error(&["solve", "--starter=both"], &["--starter both needs --spill"]);
+    usage_error(&["solve", "--spill", &tables, "--max-disk=lots"], &["--max-disk", "512M"]);
+}

@@ -118,6 +118,85 @@ impl RankSet {
     /// The position of `rank` in the set, None if it is not a member.
     #[inline]
     pub fn index(&self, rank: u64) -> Option<usize> {
+        self.view().index(rank)
+    }
+
+    /// The set as borrowed parts, the form a level file maps from disk.
+    pub(crate) fn view(&self) -> RankSetRef<'_> {
+        RankSetRef { len: self.len, bucket: &self.bucket, low_bits: self.low_bits, lows: &self.lows }
+    }
+
+    /// The member at position `i` (sorted order).
+    pub fn get(&self, i: usize) -> u64 {
+        self.view().get(i)
+    }
+
+    /// The members at positions `start..end`, in increasing order.
+    pub fn range(&self, start: usize, end: usize) -> impl Iterator<Item = u64> + '_ {
+        self.view().range(start, end)
+    }
+
+    /// Every member in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.view().range(0, self.len)
+    }
+
+    /// Bytes of memory the set holds.
+    pub fn bytes(&self) -> usize {
+        self.bucket.len() * 4 + self.lows.len() * 8
+    }
+}
+
+/// A [`RankSet`] whose parts are borrowed (from memory or a mapped level file).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RankSetRef<'a> {
+    len: usize,
+    bucket: &'a [u32],
+    low_bits: u32,
+    lows: &'a [u64],
+}
+
+impl<'a> RankSetRef<'a> {
+    /// Parts read from an untrusted file, checked so that no lookup can index out of bounds:
+    /// the bucket table starts at 0, never decreases, ends at `len`, and the lows hold `len`
+    /// members of `low_bits` (plus the spare word the writer adds).
+    pub(crate) fn from_parts(len: usize, bucket: &'a [u32], low_bits: u32, lows: &'a [u64]) -> Result<RankSetRef<'a>, String> {
+        if low_bits > 63 {
+            return Err(format!("{low_bits} low bits a member; at most 63"));
+        }
+        if bucket.len() < 2 || !bucket.len().saturating_sub(1).is_power_of_two() {
+            return Err(format!("a bucket table of {} entries; expected a power of two plus one", bucket.len()));
+        }
+        if bucket[0] != 0 || bucket[bucket.len() - 1] as usize != len || bucket.windows(2).any(|w| w[0] > w[1]) {
+            return Err(format!("the bucket table is not a count of {len} members"));
+        }
+        if lows.len() != (len * low_bits as usize).div_ceil(64) + 1 {
+            return Err(format!(
+                "{} words of low bits; {len} members of {low_bits} bits need {}",
+                lows.len(),
+                (len * low_bits as usize).div_ceil(64) + 1
+            ));
+        }
+        Ok(RankSetRef { len, bucket, low_bits, lows })
+    }
+
+    /// Parts already checked by [`RankSetRef::from_parts`].
+    pub(crate) fn from_checked_parts(len: usize, bucket: &'a [u32], low_bits: u32, lows: &'a [u64]) -> RankSetRef<'a> {
+        RankSetRef { len, bucket, low_bits, lows }
+    }
+
+    /// The parts: members, bucket table, low bits a member, packed lows.
+    pub(crate) fn parts(&self) -> (usize, &'a [u32], u32, &'a [u64]) {
+        (self.len, self.bucket, self.low_bits, self.lows)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The position of `rank` in the set, None if it is not a member.
+    #[inline]
+    pub(crate) fn index(&self, rank: u64) -> Option<usize> {
         let h = (rank >> self.low_bits) as usize;
         if h + 1 >= self.bucket.len() {
             return None;
@@ -136,37 +215,26 @@ impl RankSet {
     }
 
     /// The member at position `i` (sorted order).
-    pub fn get(&self, i: usize) -> u64 {
+    pub(crate) fn get(&self, i: usize) -> u64 {
         let h = self.bucket.partition_point(|&start| start as usize <= i) - 1;
         (h as u64) << self.low_bits | self.low(i)
     }
 
     /// The members at positions `start..end`, in increasing order.
-    pub fn range(&self, start: usize, end: usize) -> impl Iterator<Item = u64> + '_ {
-        let mut h = self.bucket.partition_point(|&b| b as usize <= start).saturating_sub(1);
+    pub(crate) fn range(&self, start: usize, end: usize) -> impl Iterator<Item = u64> + 'a {
+        let this = *self;
+        let mut h = this.bucket.partition_point(|&b| b as usize <= start).saturating_sub(1);
         (start..end).map(move |i| {
-            while self.bucket[h + 1] as usize <= i {
+            while this.bucket[h + 1] as usize <= i {
                 h += 1;
             }
-            (h as u64) << self.low_bits | self.low(i)
-        })
-    }
-
-    /// Every member in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
-        (0..self.bucket.len() - 1).flat_map(move |h| {
-            (self.bucket[h] as usize..self.bucket[h + 1] as usize).map(move |i| (h as u64) << self.low_bits | self.low(i))
+            (h as u64) << this.low_bits | this.low(i)
         })
     }
 
     #[inline]
     fn low(&self, i: usize) -> u64 {
-        get_bits(&self.lows, i * self.low_bits as usize, self.low_bits)
-    }
-
-    /// Bytes of memory the set holds.
-    pub fn bytes(&self) -> usize {
-        self.bucket.len() * 4 + self.lows.len() * 8
+        get_bits(self.lows, i * self.low_bits as usize, self.low_bits)
     }
 }
 

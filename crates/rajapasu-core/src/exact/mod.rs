@@ -4,6 +4,7 @@
 mod analysis;
 mod chain;
 mod index;
+mod level_files;
 mod match_solver;
 #[cfg(test)]
 mod match_tests;
@@ -12,6 +13,9 @@ pub(crate) mod perfect;
 mod round_graph;
 mod round_values;
 mod solver;
+mod spill;
+#[cfg(test)]
+mod spill_tests;
 mod store;
 mod table_check;
 mod tables;
@@ -27,6 +31,7 @@ pub use match_solver::{
 };
 pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
 pub use solver::{check_board_size, Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, DEFAULT_MAX_MEMORY, MAX_COUNTERS};
+pub use spill::{LevelFigures, SpillError, SpillOptions, SpilledRound};
 pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
 pub use tables::{
     default_tables_dir, load_or_solve, read_checkpoint, remove_stale_temporaries, table_path, write_checkpoint, MAX_TABLE_BYTES, TABLES_ENV,

@@ -445,31 +445,9 @@ impl Solution {
             self.stats.quiet_moves += scan.succ.len() as u64;
             self.stats.exits += scan.exits;
             let LevelScan { exit, degree, succ, .. } = scan;
-            // Predecessors, CSR.
-            let mut pred_start = vec![0u32; m + 1];
-            for &t in &succ {
-                pred_start[t as usize + 1] += 1;
-            }
-            for i in 0..m {
-                pred_start[i + 1] += pred_start[i];
-            }
-            let mut fill = pred_start.clone();
-            let mut preds = vec![0u32; succ.len()];
-            let mut at = 0usize;
-            for (x, &d) in degree.iter().enumerate() {
-                for &t in &succ[at..at + d as usize] {
-                    preds[fill[t as usize] as usize] = x as u32;
-                    fill[t as usize] += 1;
-                }
-                at += d as usize;
-            }
-            drop(fill);
-            let working = (exit.len() * 2 + degree.len() + succ.capacity() * 4 + preds.len() * 4 + pred_start.len() * 4) as u64
-                + m as u64 * (2 + 1 + if opts.keep_order { 4 } else { 0 });
+            let working = level_working_bytes(m, succ.capacity(), succ.len(), opts.keep_order);
             self.check_memory(&opts, working, n as u32, total, "solved")?;
-            drop(succ);
-            let attractor = Attractor { n: n as i32, south_count, exit: &exit, degree: &degree, pred_start: &pred_start, preds: &preds };
-            let (u, order) = attractor.run(opts.keep_order);
+            let (u, order) = level_values(n, south_count, &exit, &degree, succ, opts.keep_order);
             let level = &mut self.levels[n];
             for side in 0..2 {
                 let range = if side == 0 { 0..south_count } else { south_count..m };
@@ -548,6 +526,49 @@ impl Solution {
         }
         scan
     }
+}
+
+/// The working bytes of solving a level of `m` positions and `quiet` in-level moves (their
+/// buffer's capacity `succ_capacity`): the best exits, degrees, successors and predecessors,
+/// the values and their order.
+pub(crate) fn level_working_bytes(m: usize, succ_capacity: usize, quiet: usize, keep_order: bool) -> u64 {
+    (m * 2 + m + succ_capacity * 4 + quiet * 4 + (m + 1) * 4) as u64 + m as u64 * (2 + 1 + if keep_order { 4 } else { 0 })
+}
+
+/// The values of one level in South's terms and the order in which they were settled, from
+/// each position's best exit in South's terms (`exit`; i16::MIN / MAX: none), its in-level
+/// degree and its in-level successors (positions 0..south_count have South to move).
+pub(crate) fn level_values(
+    n: usize,
+    south_count: usize,
+    exit: &[i16],
+    degree: &[u8],
+    succ: Vec<u32>,
+    keep_order: bool,
+) -> (Vec<i16>, Vec<u32>) {
+    let m = degree.len();
+    // Predecessors, CSR.
+    let mut pred_start = vec![0u32; m + 1];
+    for &t in &succ {
+        pred_start[t as usize + 1] += 1;
+    }
+    for i in 0..m {
+        pred_start[i + 1] += pred_start[i];
+    }
+    let mut fill = pred_start.clone();
+    let mut preds = vec![0u32; succ.len()];
+    let mut at = 0usize;
+    for (x, &d) in degree.iter().enumerate() {
+        for &t in &succ[at..at + d as usize] {
+            preds[fill[t as usize] as usize] = x as u32;
+            fill[t as usize] += 1;
+        }
+        at += d as usize;
+    }
+    drop(fill);
+    drop(succ);
+    let attractor = Attractor { n: n as i32, south_count, exit, degree, pred_start: &pred_start, preds: &preds };
+    attractor.run(keep_order)
 }
 
 /// The moves of one level (see [`Solution::scan_level`]).

@@ -131,7 +131,10 @@ pub fn load_or_solve(
 /// `.values-HASH-….bin.tmp-…` (see [`files::Temporary`]).
 fn is_table_temporary(name: &str) -> bool {
     let Some((target, _)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) else { return false };
-    (target.starts_with("match-") && target.ends_with(".json")) || (target.starts_with("values-") && target.ends_with(".bin"))
+    (target.starts_with("match-") && target.ends_with(".json"))
+        || (target.starts_with("values-") && target.ends_with(".bin"))
+        || (target.starts_with("level-") && (target.ends_with(".pos") || target.ends_with(".val")))
+        || target == "state.json"
 }
 
 /// Removes the temporary files a killed writer left in the tables directory (a values file's can

@@ -1,0 +1,768 @@
+//! A round solved (R15) with its levels on disk: memory bounded by the largest level, not by
+//! the round. The same two steps as [`super::solver`], each level a file
+//! ([`super::level_files`]) and a checkpoint:
+//!
+//! 1. Enumeration, from the highest level down. Only the level being enumerated is in memory
+//!    (a hash set of its positions); the positions its captures reach in lower levels are
+//!    appended, sorted and deduplicated by batch, to that level's `pending-NNN.keys` file, read
+//!    back when the enumeration comes down to it. `state.json` records, after each finished
+//!    level, the next level and the length of each pending file, so that an interrupted run
+//!    drops what it appended since and redoes only the level it was in.
+//! 2. Solving, from level 0 up: the level's positions and its in-level moves in memory, its
+//!    exits read from the lower levels' files, mapped; the values by the in-memory solver's own
+//!    attractor ([`super::solver::level_values`]), so they are the same.
+
+use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+use serde::{Deserialize, Serialize};
+
+use super::index::{Compositions, RankSet, RankSetRef};
+use super::level_files::{positions_path, values_path, write_positions, write_values, LevelId, PositionsFile, ValuesFile};
+use super::solver::{check_board_size, level_values, level_working_bytes, Progress, SolveError};
+use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
+use crate::files;
+
+/// Positions expanded per wave.
+const WAVE: usize = 1 << 18;
+/// Positions per parallel task.
+const CHUNK: usize = 2048;
+/// Bytes read from a pending file at a time.
+const READ_CHUNK: usize = 1 << 23;
+
+#[derive(Clone, Copy, Debug)]
+pub struct SpillOptions {
+    /// The most bytes of working memory (the level in hand, its buffers); the lower levels'
+    /// files are mapped, not counted.
+    pub max_memory: u64,
+    /// The most bytes the solve's directory may hold.
+    pub max_disk: u64,
+    /// Stop after finishing this many levels in this run (each is kept; run again to continue).
+    pub max_levels: Option<u32>,
+}
+
+impl Default for SpillOptions {
+    fn default() -> SpillOptions {
+        SpillOptions { max_memory: super::DEFAULT_MAX_MEMORY, max_disk: u64::MAX, max_levels: None }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpillError {
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    #[error("{0}")]
+    BadFile(String),
+    #[error("{path}: {message}")]
+    Io { path: PathBuf, message: String },
+    #[error(
+        "the disk is full writing {path} ({bytes} bytes): free at least that much, more for the levels still to come \
+         ({used} bytes of the solve are on disk), and run again: the finished levels are kept"
+    )]
+    DiskFull { path: PathBuf, bytes: u64, used: u64 },
+    #[error(
+        "the solve needs more disk than allowed (--max-disk {limit} bytes): {needed} bytes with {what}; \
+         allow more and run again: the finished levels are kept"
+    )]
+    DiskLimit { limit: u64, needed: u64, what: String },
+    #[error("{dir} holds a solve of other roots or rules ({found}); use another directory or remove it")]
+    OtherSolve { dir: PathBuf, found: String },
+    #[error("stopped after {levels} levels as asked; run again to continue from level {next}")]
+    Interrupted { levels: u32, next: u32 },
+}
+
+fn io_error(path: &Path, e: std::io::Error, used: u64, bytes: u64) -> SpillError {
+    if e.kind() == std::io::ErrorKind::StorageFull {
+        SpillError::DiskFull { path: path.to_path_buf(), bytes, used }
+    } else {
+        SpillError::Io { path: path.to_path_buf(), message: e.to_string() }
+    }
+}
+
+/// The figures of one level.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LevelFigures {
+    pub level: u32,
+    /// Positions with South and with North to move.
+    pub positions: [u64; 2],
+    /// Moves within the level (no capture), and captures plus round ends.
+    pub quiet_moves: u64,
+    pub exits: u64,
+    /// Bytes of the level's positions file, and of its values file (0 before solving).
+    pub positions_bytes: u64,
+    pub values_bytes: u64,
+    /// The most working memory accounted while enumerating and while solving the level.
+    pub enumerate_peak_bytes: u64,
+    pub solve_peak_bytes: u64,
+    pub enumerate_seconds: f64,
+    pub solve_seconds: f64,
+}
+
+impl LevelFigures {
+    pub fn count(&self) -> u64 {
+        self.positions[0] + self.positions[1]
+    }
+}
+
+/// What the directory holds between runs.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+struct State {
+    rules: String,
+    open: [u8; 2],
+    roots: Vec<(u32, u64)>,
+    /// The next level to enumerate; None when all are.
+    next: Option<u32>,
+    /// Bytes of each lower level's pending file at the last finished level.
+    pending: BTreeMap<u32, u64>,
+    /// Figures of the levels enumerated (and solved) so far, by level.
+    levels: BTreeMap<u32, LevelFigures>,
+}
+
+/// Composition ranks of positions (as [`super::solver`]): key = rank << 1 | side to move.
+struct Codec {
+    template: Position,
+    pits: Vec<usize>,
+    comps: Compositions,
+}
+
+impl Codec {
+    fn new(template: Position) -> Codec {
+        let p = template.rules().pits_per_row;
+        let pits: Vec<usize> = Side::ALL.iter().flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p))).collect();
+        let comps = Compositions::new(pits.len());
+        Codec { template, pits, comps }
+    }
+
+    #[inline]
+    fn key(&self, pos: &Position) -> u64 {
+        let board = pos.board();
+        let mut parts = [0u8; 18];
+        for (i, &g) in self.pits.iter().enumerate() {
+            parts[i] = board[g];
+        }
+        self.comps.rank(&parts[..self.pits.len()]) << 1 | pos.turn().index() as u64
+    }
+
+    #[inline]
+    fn position(&self, level: u32, key: u64) -> Position {
+        let mut parts = [0u8; 18];
+        let k = self.pits.len();
+        self.comps.unrank(level as usize, key >> 1, &mut parts[..k]);
+        let mut board = [0u8; 18];
+        for (i, &g) in self.pits.iter().enumerate() {
+            board[g] = parts[i];
+        }
+        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index((key & 1) as usize))
+    }
+}
+
+/// A round whose levels are on disk, solved or only enumerated.
+pub struct SpilledRound {
+    dir: PathBuf,
+    codec: Codec,
+    rules: Ruleset,
+    open: BySide<u8>,
+    /// Levels 0..=top: positions, and values once solved.
+    levels: Vec<(PositionsFile, Option<ValuesFile>)>,
+    figures: Vec<LevelFigures>,
+    peak_bytes: u64,
+    /// Levels finished by this run so far (for [`SpillOptions::max_levels`]).
+    finished: u32,
+}
+
+/// The positions and values of the levels below the one being solved, with the values'
+/// offsets (South's count) per level.
+struct Lower<'a> {
+    sets: Vec<[RankSetRef<'a>; 2]>,
+    values: Vec<&'a ValuesFile>,
+}
+
+impl SpilledRound {
+    /// Enumerates (step 1) into `dir`, continuing what is there: every level's positions file.
+    pub fn enumerate(
+        roots: &[Position],
+        dir: &Path,
+        opts: SpillOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<SpilledRound, SpillError> {
+        let template = *roots.first().ok_or(SolveError::MixedRoots)?;
+        if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
+            return Err(SolveError::MixedRoots.into());
+        }
+        let codec = Codec::new(template);
+        let top = roots.iter().map(Position::on_board).max().unwrap_or(0);
+        check_board_size(codec.pits.len(), top)?;
+        let open = template.open().map(|s| s.len() as u8);
+        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
+        super::tables::remove_stale_temporaries(dir);
+        let mut roots_keys: Vec<(u32, u64)> = roots.iter().map(|r| (r.on_board(), codec.key(r))).collect();
+        roots_keys.sort_unstable();
+        roots_keys.dedup();
+        let fresh = State {
+            rules: template.rules().to_json(),
+            open: [open[Side::South], open[Side::North]],
+            roots: roots_keys,
+            next: Some(top),
+            pending: BTreeMap::new(),
+            levels: BTreeMap::new(),
+        };
+        let mut run = Run { dir: dir.to_path_buf(), codec, opts, disk: 0, peak: 0, finished: 0, rules: *template.rules(), open };
+        let mut state = run.load_state(fresh)?;
+        run.disk = dir_bytes(dir);
+        while let Some(n) = state.next {
+            run.stop_if_asked(n)?;
+            run.enumerate_level(n, &mut state, progress)?;
+            run.finished += 1;
+        }
+        let mut levels = Vec::with_capacity(top as usize + 1);
+        let mut figures = Vec::with_capacity(top as usize + 1);
+        for n in 0..=top {
+            let id = run.id(n);
+            let file = PositionsFile::open(&positions_path(dir, n), &id).map_err(SpillError::BadFile)?;
+            figures.push(state.levels.get(&n).cloned().unwrap_or_else(|| LevelFigures {
+                level: n,
+                positions: file.counts(),
+                quiet_moves: file.quiet,
+                exits: file.exits,
+                positions_bytes: file.bytes(),
+                ..LevelFigures::default()
+            }));
+            levels.push((file, None));
+        }
+        Ok(SpilledRound {
+            dir: dir.to_path_buf(),
+            codec: run.codec,
+            rules: run.rules,
+            open,
+            levels,
+            figures,
+            peak_bytes: run.peak,
+            finished: run.finished,
+        })
+    }
+
+    /// Enumerates and solves (steps 1 and 2) in `dir`, continuing what is there.
+    pub fn solve(
+        roots: &[Position],
+        dir: &Path,
+        opts: SpillOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<SpilledRound, SpillError> {
+        let mut round = SpilledRound::enumerate(roots, dir, opts, progress)?;
+        round.solve_levels(opts, progress)?;
+        Ok(round)
+    }
+
+    fn solve_levels(&mut self, opts: SpillOptions, progress: &mut dyn FnMut(Progress)) -> Result<(), SpillError> {
+        let mut run = Run {
+            dir: self.dir.clone(),
+            codec: Codec::new(self.codec.template),
+            opts,
+            disk: dir_bytes(&self.dir),
+            peak: self.peak_bytes,
+            finished: self.finished,
+            rules: self.rules,
+            open: self.open,
+        };
+        let total: u64 = self.levels.iter().map(|(p, _)| p.counts().iter().sum::<u64>()).sum();
+        let mut done = 0u64;
+        for n in 0..self.levels.len() {
+            let id = run.id(n as u32);
+            let path = values_path(&self.dir, n as u32);
+            let count: u64 = self.levels[n].0.counts().iter().sum();
+            if path.exists() {
+                let values = ValuesFile::open(&path, &id, &self.levels[n].0).map_err(SpillError::BadFile)?;
+                self.figures[n].values_bytes = values.bytes();
+                self.levels[n].1 = Some(values);
+                done += count;
+                continue;
+            }
+            run.stop_if_asked(n as u32)?;
+            let start = Instant::now();
+            let (below, here) = self.levels.split_at(n);
+            let lower = Lower {
+                sets: below.iter().map(|(p, _)| [p.set(0), p.set(1)]).collect(),
+                values: below.iter().map(|(_, v)| v.as_ref().expect("lower levels are solved first")).collect(),
+            };
+            let (values, peak) = run.solve_level(n as u32, &here[0].0, &lower, &mut done, total, progress)?;
+            let bytes = run.write_values(&path, &id, &here[0].0, &values)?;
+            let file = ValuesFile::open(&path, &id, &self.levels[n].0).map_err(SpillError::BadFile)?;
+            self.levels[n].1 = Some(file);
+            let f = &mut self.figures[n];
+            f.values_bytes = bytes;
+            f.solve_peak_bytes = peak;
+            f.solve_seconds = start.elapsed().as_secs_f64();
+            run.finished += 1;
+            run.record_solved(n as u32, f)?;
+        }
+        self.peak_bytes = run.peak;
+        self.finished = run.finished;
+        Ok(())
+    }
+
+    /// The figures of each level 0..=top.
+    pub fn figures(&self) -> &[LevelFigures] {
+        &self.figures
+    }
+
+    /// The most working memory accounted in this run.
+    pub fn peak_bytes(&self) -> u64 {
+        self.peak_bytes
+    }
+
+    /// Bytes of the level files.
+    pub fn disk_bytes(&self) -> u64 {
+        self.levels.iter().map(|(p, v)| p.bytes() + v.as_ref().map_or(0, |v| v.bytes())).sum()
+    }
+
+    pub fn positions(&self) -> u64 {
+        self.levels.iter().map(|(p, _)| p.counts().iter().sum::<u64>()).sum()
+    }
+
+    fn slot(&self, pos: &Position) -> Option<(usize, usize)> {
+        if pos.rules() != self.codec.template.rules() || pos.open() != self.codec.template.open() {
+            return None;
+        }
+        let level = pos.on_board() as usize;
+        let key = self.codec.key(pos);
+        let side = (key & 1) as usize;
+        let (file, _) = self.levels.get(level)?;
+        let i = file.set(side).index(key >> 1)?;
+        Some((level, i + if side == 1 { file.counts()[0] as usize } else { 0 }))
+    }
+
+    /// The value of a reachable position for its side to move (R15); None if it is not
+    /// reachable or the round is not solved.
+    pub fn value(&self, pos: &Position) -> Option<i32> {
+        let (level, i) = self.slot(pos)?;
+        self.levels[level].1.as_ref().map(|v| v.get(i) as i32)
+    }
+
+    /// The moves that achieve the value (R15).
+    pub fn best_moves(&self, pos: &Position) -> PitSet {
+        let Some(value) = self.value(pos) else { return PitSet::EMPTY };
+        let mut set = PitSet::EMPTY;
+        for (pit, child, summary) in pos.legal_children() {
+            let v = self.value(&child).expect("the children of a reachable position are reachable");
+            if summary.net_gain(pos.turn()) - v == value {
+                set.insert(pit);
+            }
+        }
+        set
+    }
+
+    /// Calls `f` with every enumerated position and its value (None before solving).
+    pub fn for_each(&self, mut f: impl FnMut(&Position, Option<i32>)) {
+        for (n, (file, values)) in self.levels.iter().enumerate() {
+            let south = file.counts()[0] as usize;
+            for side in 0..2 {
+                for (i, rank) in file.set(side).range(0, file.set(side).len()).enumerate() {
+                    let pos = self.codec.position(n as u32, rank << 1 | side as u64);
+                    let at = i + if side == 1 { south } else { 0 };
+                    f(&pos, values.as_ref().map(|v| v.get(at) as i32));
+                }
+            }
+        }
+    }
+
+    /// The directory of the level files.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// One run over a directory: what it may use and what it has used.
+struct Run {
+    dir: PathBuf,
+    codec: Codec,
+    opts: SpillOptions,
+    /// Bytes in the directory.
+    disk: u64,
+    peak: u64,
+    /// Levels finished in this run.
+    finished: u32,
+    rules: Ruleset,
+    open: BySide<u8>,
+}
+
+fn pending_path(dir: &Path, level: u32) -> PathBuf {
+    dir.join(format!("pending-{level:03}.keys"))
+}
+
+fn state_path(dir: &Path) -> PathBuf {
+    dir.join("state.json")
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok()?.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
+        .unwrap_or(0)
+}
+
+/// Bytes of a hash set of keys as the solver accounts them.
+fn set_bytes(s: &FxHashSet<u64>) -> u64 {
+    (s.capacity() as u64 * 8 / 7 + 1) * 9
+}
+
+/// Bytes of the table a hash set of `len` keys grows to (a power of two of buckets, 7/8 full at
+/// most; a key and a control byte each).
+fn grown_bytes(len: usize) -> u64 {
+    ((len as u64 * 8 / 7).max(8).next_power_of_two() + 1) * 9
+}
+
+impl Run {
+    fn id(&self, level: u32) -> LevelId {
+        LevelId { rules: self.rules, open: self.open, level }
+    }
+
+    fn stop_if_asked(&self, next: u32) -> Result<(), SpillError> {
+        match self.opts.max_levels {
+            Some(max) if self.finished >= max => Err(SpillError::Interrupted { levels: self.finished, next }),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_memory(&mut self, working: u64, level: u32, found: u64, phase: &'static str) -> Result<u64, SpillError> {
+        self.peak = self.peak.max(working);
+        if working > self.opts.max_memory {
+            return Err(
+                SolveError::MemoryLimit { limit: self.opts.max_memory, needed: working, positions: found, counters: level, phase }.into()
+            );
+        }
+        Ok(working)
+    }
+
+    /// Makes room in the level's set for `extra` more keys, first checking that the growth fits
+    /// the bound with `others` bytes in use: while a set grows it holds its old table and its new one.
+    fn reserve(&mut self, set: &mut FxHashSet<u64>, extra: usize, others: u64, n: u32) -> Result<u64, SpillError> {
+        if set.len() + extra <= set.capacity() {
+            return Ok(0);
+        }
+        let working = set_bytes(set) + grown_bytes(set.len() + extra) + others;
+        let peak = self.check_memory(working, n, set.len() as u64, "enumerated")?;
+        set.reserve(extra);
+        Ok(peak)
+    }
+
+    fn check_disk(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), SpillError> {
+        let needed = self.disk.saturating_add(bytes);
+        if needed > self.opts.max_disk {
+            return Err(SpillError::DiskLimit { limit: self.opts.max_disk, needed, what: what() });
+        }
+        Ok(())
+    }
+
+    /// The directory's state, or `fresh` for an empty directory; pending files cut back to
+    /// their lengths at the last finished level.
+    fn load_state(&self, fresh: State) -> Result<State, SpillError> {
+        let path = state_path(&self.dir);
+        if !path.exists() {
+            for n in 0..=fresh.next.unwrap_or(0) {
+                let p = pending_path(&self.dir, n);
+                if p.exists() {
+                    std::fs::remove_file(&p).map_err(|e| io_error(&p, e, 0, 0))?;
+                }
+            }
+            self.save_state(&fresh)?;
+            return Ok(fresh);
+        }
+        let text = files::read_regular_file(&path, 1 << 20).map_err(|e| io_error(&path, e, 0, 0))?;
+        let state: State = serde_json::from_str(&text).map_err(|e| SpillError::BadFile(super::level_files::refused(&path, e)))?;
+        if state.rules != fresh.rules || state.open != fresh.open || state.roots != fresh.roots {
+            return Err(SpillError::OtherSolve {
+                dir: self.dir.clone(),
+                found: format!("rules {}, open {:?}, roots {:?}", state.rules, state.open, state.roots),
+            });
+        }
+        for n in 0..=state.next.unwrap_or(0) {
+            let p = pending_path(&self.dir, n);
+            let keep = state.pending.get(&n).copied().unwrap_or(0);
+            if p.exists() {
+                let f = OpenOptions::new().write(true).open(&p).map_err(|e| io_error(&p, e, 0, 0))?;
+                f.set_len(keep).map_err(|e| io_error(&p, e, 0, 0))?;
+            } else if keep > 0 && state.next.is_some() {
+                return Err(SpillError::BadFile(super::level_files::refused(&p, format!("it is missing; the state records {keep} bytes"))));
+            }
+        }
+        Ok(state)
+    }
+
+    fn save_state(&self, state: &State) -> Result<(), SpillError> {
+        let path = state_path(&self.dir);
+        let text = serde_json::to_string_pretty(state).expect("the state serializes");
+        files::write_atomically(&path, |f| f.write_all(text.as_bytes())).map_err(|e| io_error(&path, e, self.disk, text.len() as u64))
+    }
+
+    /// Enumerates level `n`: its positions file; its captures' positions appended to the lower
+    /// levels' pending files.
+    fn enumerate_level(&mut self, n: u32, state: &mut State, progress: &mut dyn FnMut(Progress)) -> Result<(), SpillError> {
+        let start = Instant::now();
+        let mut set: FxHashSet<u64> = FxHashSet::default();
+        let mut peak = 0;
+        for &(level, key) in &state.roots {
+            if level == n {
+                set.insert(key);
+            }
+        }
+        let pending = pending_path(&self.dir, n);
+        if pending.exists() {
+            let mut f = files::open_regular(&pending).map_err(|e| io_error(&pending, e, 0, 0))?;
+            let len = f.metadata().map_err(|e| io_error(&pending, e, 0, 0))?.len();
+            let mut buf = vec![0u8; (len as usize).clamp(8, READ_CHUNK)];
+            loop {
+                let got = read_full(&mut f, &mut buf).map_err(|e| io_error(&pending, e, 0, 0))?;
+                peak = self.reserve(&mut set, got / 8, buf.len() as u64, n)?.max(peak);
+                for w in buf[..got - got % 8].chunks_exact(8) {
+                    set.insert(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+                }
+                peak = self.check_memory(set_bytes(&set) + buf.len() as u64, n, set.len() as u64, "enumerated")?.max(peak);
+                if got < buf.len() {
+                    break;
+                }
+            }
+        }
+        let mut queue: Vec<u64> = set.iter().copied().collect();
+        let mut out: Vec<Vec<u64>> = vec![Vec::new(); n as usize];
+        let (mut quiet, mut exits) = (0u64, 0u64);
+        // Buffers scale with the bound: a 64th of it for the keys bound for lower levels, and
+        // as much for a wave's children (about 36 bytes a position).
+        let flush_keys = (self.opts.max_memory / 64 / 8).clamp(1 << 8, 1 << 26) as usize;
+        let wave_len = (self.opts.max_memory / 64 / 36).clamp(1 << 8, WAVE as u64) as usize;
+        while !queue.is_empty() {
+            let wave = queue.split_off(queue.len().saturating_sub(wave_len));
+            let codec = &self.codec;
+            let children: Vec<(Vec<u8>, Vec<u64>, u64, u64)> = wave
+                .par_chunks(CHUNK)
+                .map(|chunk| {
+                    let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
+                    let (mut q, mut x) = (0u64, 0u64);
+                    for &key in chunk {
+                        let mut any = false;
+                        for (_, child, _) in codec.position(n, key).legal_children() {
+                            any = true;
+                            let m = child.on_board();
+                            if m == n {
+                                q += 1;
+                            } else {
+                                x += 1;
+                            }
+                            levels.push(m as u8);
+                            keys.push(codec.key(&child));
+                        }
+                        if !any {
+                            x += 1;
+                        }
+                    }
+                    (levels, keys, q, x)
+                })
+                .collect();
+            let buffer: u64 = children.iter().map(|(l, k, _, _)| l.capacity() as u64 + k.capacity() as u64 * 8).sum();
+            let mut buffered: usize = out.iter().map(Vec::len).sum();
+            let in_level: usize = children.iter().map(|(l, _, _, _)| l.iter().filter(|&&m| m as u32 == n).count()).sum();
+            let out_bytes: u64 = out.iter().map(|v| v.capacity() as u64 * 8).sum();
+            let others = queue.capacity() as u64 * 8 + buffer + out_bytes + in_level as u64 * 8;
+            peak = self.reserve(&mut set, in_level, others, n)?.max(peak);
+            for (levels, keys, q, x) in children {
+                quiet += q;
+                exits += x;
+                for (m, ck) in levels.into_iter().zip(keys) {
+                    if m as u32 == n {
+                        if set.insert(ck) {
+                            queue.push(ck);
+                        }
+                    } else {
+                        out[m as usize].push(ck);
+                        buffered += 1;
+                    }
+                }
+            }
+            let out_bytes: u64 = out.iter().map(|v| v.capacity() as u64 * 8).sum();
+            let working = set_bytes(&set) + queue.capacity() as u64 * 8 + buffer + out_bytes;
+            peak = self.check_memory(working, n, set.len() as u64, "enumerated")?.max(peak);
+            if buffered >= flush_keys {
+                self.flush_pending(&mut out, state)?;
+            }
+            progress(Progress { phase: "enumerating", level: n, done: set.len() as u64, total: 0 });
+        }
+        drop(queue);
+        self.flush_pending(&mut out, state)?;
+        drop(out);
+        let mut keys: Vec<u64> = set.iter().copied().collect();
+        peak = self.check_memory(set_bytes(&set) + keys.len() as u64 * 8, n, keys.len() as u64, "enumerated")?.max(peak);
+        drop(set);
+        keys.sort_unstable();
+        let universe = self.codec.comps.count(n as usize).expect("checked by check_board_size");
+        let south: Vec<u64> = keys.iter().filter(|&&k| k & 1 == 0).map(|&k| k >> 1).collect();
+        let north: Vec<u64> = keys.iter().filter(|&&k| k & 1 == 1).map(|&k| k >> 1).collect();
+        peak = self.check_memory(keys.len() as u64 * 16, n, keys.len() as u64, "enumerated")?.max(peak);
+        drop(keys);
+        let sets = [RankSet::new(&south, universe), RankSet::new(&north, universe)];
+        let positions = [south.len() as u64, north.len() as u64];
+        drop((south, north));
+        let path = positions_path(&self.dir, n);
+        let estimate = (sets[0].bytes() + sets[1].bytes()) as u64 + 4096;
+        self.check_disk(estimate, || format!("level {n}'s positions file of about {estimate} bytes"))?;
+        let (bytes, _) =
+            write_positions(&path, &self.id(n), [&sets[0], &sets[1]], quiet, exits).map_err(|e| io_error(&path, e, self.disk, estimate))?;
+        self.disk += bytes;
+        state.levels.insert(
+            n,
+            LevelFigures {
+                level: n,
+                positions,
+                quiet_moves: quiet,
+                exits,
+                positions_bytes: bytes,
+                enumerate_peak_bytes: peak,
+                enumerate_seconds: start.elapsed().as_secs_f64(),
+                ..LevelFigures::default()
+            },
+        );
+        state.next = n.checked_sub(1);
+        state.pending.remove(&n);
+        self.save_state(state)?;
+        if pending.exists() {
+            self.disk = self.disk.saturating_sub(std::fs::metadata(&pending).map(|m| m.len()).unwrap_or(0));
+            std::fs::remove_file(&pending).map_err(|e| io_error(&pending, e, 0, 0))?;
+        }
+        Ok(())
+    }
+
+    /// Appends each lower level's buffered keys, sorted and deduplicated, to its pending file
+    /// (synced, so that the state written after a level never records bytes not on disk).
+    fn flush_pending(&mut self, out: &mut [Vec<u64>], state: &mut State) -> Result<(), SpillError> {
+        for (m, keys) in out.iter_mut().enumerate() {
+            if keys.is_empty() {
+                continue;
+            }
+            keys.sort_unstable();
+            keys.dedup();
+            let path = pending_path(&self.dir, m as u32);
+            let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+            let len = bytes.len() as u64;
+            self.check_disk(len, || format!("{len} more bytes of level {m}'s pending positions"))?;
+            let used = self.disk;
+            let mut f = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| io_error(&path, e, used, len))?;
+            f.write_all(&bytes).and_then(|_| f.sync_data()).map_err(|e| io_error(&path, e, used, len))?;
+            self.disk += len;
+            *state.pending.entry(m as u32).or_default() += len;
+            *keys = Vec::new();
+        }
+        Ok(())
+    }
+
+    /// Solves level `n`: its values (South's positions first) and the working memory's peak.
+    fn solve_level(
+        &mut self,
+        n: u32,
+        file: &PositionsFile,
+        lower: &Lower,
+        done: &mut u64,
+        total: u64,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(Vec<i8>, u64), SpillError> {
+        let sets = [file.set(0), file.set(1)];
+        let south_count = sets[0].len();
+        let m = south_count + sets[1].len();
+        let (mut exit, mut degree, mut succ) = (Vec::with_capacity(m), Vec::with_capacity(m), Vec::new());
+        let mut peak = 0;
+        for (side, set) in sets.iter().enumerate() {
+            let mut start = 0;
+            while start < set.len() {
+                let end = (start + WAVE).min(set.len());
+                let ranks: Vec<u64> = set.range(start, end).collect();
+                let parts: Vec<(Vec<i16>, Vec<u8>, Vec<u32>)> =
+                    ranks.par_chunks(CHUNK).map(|chunk| self.scan_chunk(n, side, chunk, &sets, lower)).collect();
+                for (e, d, s) in parts {
+                    exit.extend_from_slice(&e);
+                    degree.extend_from_slice(&d);
+                    succ.extend_from_slice(&s);
+                }
+                *done += (end - start) as u64;
+                let working = (exit.capacity() * 2 + degree.capacity() + succ.capacity() * 4) as u64;
+                peak = self.check_memory(working, n, *done, "solved")?.max(peak);
+                progress(Progress { phase: "solving", level: n, done: *done, total });
+                start = end;
+            }
+        }
+        let working = level_working_bytes(m, succ.capacity(), succ.len(), false);
+        peak = self.check_memory(working, n, *done, "solved")?.max(peak);
+        let (u, _) = level_values(n as usize, south_count, &exit, &degree, succ, false);
+        let values = u.iter().enumerate().map(|(x, &v)| if x < south_count { v as i8 } else { -v as i8 }).collect();
+        Ok((values, peak))
+    }
+
+    /// The best exit in South's terms and the in-level successors of positions of one side.
+    fn scan_chunk(&self, n: u32, side: usize, ranks: &[u64], sets: &[RankSetRef; 2], lower: &Lower) -> (Vec<i16>, Vec<u8>, Vec<u32>) {
+        let (mut exit, mut degree, mut succ) = (Vec::with_capacity(ranks.len()), Vec::with_capacity(ranks.len()), Vec::new());
+        let mover = Side::from_index(side);
+        let sign: i32 = if side == 0 { 1 } else { -1 };
+        let south_count = sets[0].len();
+        for &rank in ranks {
+            let pos = self.codec.position(n, rank << 1 | side as u64);
+            let mut best: Option<i32> = None;
+            let mut any = false;
+            let mut d = 0u8;
+            for (_, child, summary) in pos.legal_children() {
+                any = true;
+                let key = self.codec.key(&child);
+                let (cs, crank) = ((key & 1) as usize, key >> 1);
+                let cl = child.on_board();
+                if cl == n {
+                    let ci = sets[cs].index(crank).expect("children of enumerated positions are enumerated");
+                    succ.push((ci + cs * south_count) as u32);
+                    d += 1;
+                } else {
+                    let l = cl as usize;
+                    let ci = lower.sets[l][cs].index(crank).expect("children of enumerated positions are enumerated");
+                    let at = ci + if cs == 1 { lower.sets[l][0].len() } else { 0 };
+                    let v = summary.net_gain(mover) - lower.values[l].get(at) as i32;
+                    best = Some(best.map_or(v, |b| b.max(v)));
+                }
+            }
+            if !any {
+                best = Some(-(n as i32));
+            }
+            exit.push(match best {
+                Some(b) => (sign * b) as i16,
+                None if side == 0 => i16::MIN,
+                None => i16::MAX,
+            });
+            degree.push(d);
+        }
+        (exit, degree, succ)
+    }
+
+    fn write_values(&mut self, path: &Path, id: &LevelId, file: &PositionsFile, values: &[i8]) -> Result<u64, SpillError> {
+        let estimate = values.len() as u64 + 4096;
+        self.check_disk(estimate, || format!("level {}'s values file of about {estimate} bytes", id.level))?;
+        let bytes = write_values(path, id, file.counts(), &file.digest, values).map_err(|e| io_error(path, e, self.disk, estimate))?;
+        self.disk += bytes;
+        Ok(bytes)
+    }
+
+    /// Records a solved level's figures in the state.
+    fn record_solved(&self, n: u32, figures: &LevelFigures) -> Result<(), SpillError> {
+        let path = state_path(&self.dir);
+        let text = files::read_regular_file(&path, 1 << 20).map_err(|e| io_error(&path, e, 0, 0))?;
+        let mut state: State = serde_json::from_str(&text).map_err(|e| SpillError::BadFile(super::level_files::refused(&path, e)))?;
+        state.levels.insert(n, figures.clone());
+        self.save_state(&state)
+    }
+}
+
+fn read_full(f: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match f.read(&mut buf[got..])? {
+            0 => break,
+            k => got += k,
+        }
+    }
+    Ok(got)
+}

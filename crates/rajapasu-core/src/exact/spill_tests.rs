@@ -1,0 +1,226 @@
+//! The solver bounded by disk against the in-memory solver: the same values and best moves at
+//! every position, under a memory bound the in-memory solver cannot meet; resumed after
+//! interruptions to the same files; damaged files refused by name.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
+    let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
+    r.pits_per_row = p;
+    r.seeds_per_pit = s;
+    r
+}
+
+fn roots(r: Ruleset, open: (u8, u8), starters: &[Side]) -> Vec<Position> {
+    starters.iter().map(|&s| round_start(r, BySide::new(open.0, open.1), s)).collect()
+}
+
+fn in_memory(roots: &[Position]) -> Solution {
+    Solution::solve(roots, SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: u64::MAX }, &mut |_| {}).unwrap()
+}
+
+fn spill(roots: &[Position], dir: &Path, opts: SpillOptions) -> Result<SpilledRound, SpillError> {
+    SpilledRound::solve(roots, dir, opts, &mut |_| {})
+}
+
+fn unbounded() -> SpillOptions {
+    SpillOptions { max_memory: 1 << 30, max_disk: u64::MAX, max_levels: None }
+}
+
+/// Every position of the in-memory solution has the same value and best moves in the spilled
+/// one, which has no other positions, level by level.
+fn assert_same(memory: &Solution, spilled: &SpilledRound, what: &str) {
+    let mut count = 0u64;
+    memory.for_each(|pos, v| {
+        assert_eq!(spilled.value(pos), Some(v), "{what}: {pos:?}");
+        assert_eq!(spilled.best_moves(pos), memory.best_moves(pos), "{what}: {pos:?}");
+        count += 1;
+    });
+    assert_eq!(spilled.positions(), count, "{what}");
+    let by_level: Vec<u64> = spilled.figures().iter().map(LevelFigures::count).collect();
+    assert_eq!(by_level, memory.stats().level_positions, "{what}");
+    let quiet: u64 = spilled.figures().iter().map(|f| f.quiet_moves).sum();
+    let exits: u64 = spilled.figures().iter().map(|f| f.exits).sum();
+    assert_eq!((quiet, exits), (memory.stats().quiet_moves, memory.stats().exits), "{what}");
+    let mut seen = 0u64;
+    spilled.for_each(|pos, v| {
+        assert_eq!(v, memory.value(pos), "{what}: {pos:?}");
+        seen += 1;
+    });
+    assert_eq!(seen, count, "{what}");
+}
+
+const READINGS: [&[&str]; 6] =
+    [&[], &["final_four=stays"], &["skip_origin=true"], &["pussa_chain=true"], &["next_starter=round_winner"], &["endless=stop"]];
+
+#[test]
+fn spilled_values_are_the_in_memory_values_on_every_small_board_and_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    for extra in READINGS {
+        for (p, s, opens) in
+            [(2u8, 3u8, vec![(2u8, 2u8), (1, 2)]), (3, 2, vec![(3, 3), (2, 3), (3, 1)]), (3, 3, vec![(3, 3)]), (4, 2, vec![(4, 4), (3, 4)])]
+        {
+            let r = rules(p, s, extra);
+            for open in opens {
+                for starters in [&[Side::South][..], &[Side::North], &Side::ALL] {
+                    let what = format!("{p}x{s} {extra:?} open {open:?} {starters:?}");
+                    let rs = roots(r, open, starters);
+                    let memory = in_memory(&rs);
+                    let sub: PathBuf = dir.path().join(what.replace([' ', '"', '[', ']', '(', ')', ','], "_"));
+                    let spilled = spill(&rs, &sub, unbounded()).unwrap();
+                    assert_same(&memory, &spilled, &what);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_golden_values_come_out_of_the_spilled_solver() {
+    let cases: Vec<serde_json::Value> = serde_json::from_str(include_str!("../../tests/data/golden/solve.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (i, case) in cases.iter().enumerate() {
+        let extra: Vec<String> = case["rules"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), str::to_owned)))
+            .collect();
+        let r = rules(
+            case["pits_per_row"].as_u64().unwrap() as u8,
+            case["seeds_per_pit"].as_u64().unwrap() as u8,
+            &extra.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        let open = case["open"].as_array().unwrap();
+        let starter: Side = case["starter"].as_str().unwrap().parse().unwrap();
+        let rs = roots(r, (open[0].as_u64().unwrap() as u8, open[1].as_u64().unwrap() as u8), &[starter]);
+        let spilled = spill(&rs, &dir.path().join(i.to_string()), unbounded()).unwrap();
+        let best: Vec<u64> = spilled.best_moves(&rs[0]).iter().map(|p| p.index() as u64).collect();
+        let want: Vec<u64> = case["best_moves"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        assert_eq!(spilled.value(&rs[0]), Some(case["value"].as_i64().unwrap() as i32), "{case}");
+        assert_eq!(best, want, "{case}");
+        assert_eq!(spilled.positions(), case["positions"].as_u64().unwrap(), "{case}");
+    }
+}
+
+/// A board whose whole solution does not fit a bound that its largest level does: the
+/// in-memory solver refuses it, the spilled one solves it within the bound (its buffers scale
+/// with the bound), to the same values.
+#[test]
+fn a_memory_bound_too_small_for_the_round_makes_the_solver_spill() {
+    let dir = tempfile::tempdir().unwrap();
+    for extra in [&[][..], &["final_four=stays"]] {
+        let rs = roots(rules(5, 4, extra), (5, 5), &Side::ALL);
+        let memory = in_memory(&rs);
+        let bound = memory.stats().peak_bytes * 3 / 4;
+        let refused = Solution::solve(&rs, SolveOptions { max_memory: bound, keep_order: false, max_positions: u64::MAX }, &mut |_| {});
+        assert!(matches!(refused, Err(SolveError::MemoryLimit { .. })), "{extra:?}: the in-memory solver fits {bound} bytes");
+        let sub = dir.path().join(extra.len().to_string());
+        let spilled = spill(&rs, &sub, SpillOptions { max_memory: bound, ..unbounded() }).unwrap();
+        assert!(spilled.peak_bytes() <= bound && spilled.peak_bytes() > 0, "{extra:?}: {} > {bound}", spilled.peak_bytes());
+        // What was kept on disk: every level's positions and values.
+        for n in 0..spilled.figures().len() {
+            assert!(sub.join(format!("level-{n:03}.pos")).is_file() && sub.join(format!("level-{n:03}.val")).is_file());
+        }
+        assert_same(&memory, &spilled, &format!("{extra:?}"));
+    }
+}
+
+/// The bytes of every level file of a directory, by name.
+fn level_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pos" || x == "val"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_solve_stopped_at_every_level_and_damaged_between_runs_resumes_to_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let rs = roots(rules(4, 2, &["final_four=stays"]), (4, 4), &Side::ALL);
+    let whole = dir.path().join("whole");
+    let reference = spill(&rs, &whole, unbounded()).unwrap();
+    let levels = reference.figures().len() as u32;
+    let parts = dir.path().join("parts");
+    let mut runs = 0;
+    let mut rng = 7u64;
+    loop {
+        runs += 1;
+        assert!(runs <= 2 * levels + 2, "no progress");
+        match spill(&rs, &parts, SpillOptions { max_levels: Some(1), ..unbounded() }) {
+            Ok(done) => {
+                assert_same(&in_memory(&rs), &done, "resumed");
+                break;
+            }
+            Err(SpillError::Interrupted { levels: 1, .. }) => {}
+            Err(e) => panic!("{e}"),
+        }
+        // A writer killed mid-level: bytes appended to a pending file after the state was
+        // saved, and a temporary file left behind.
+        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let pending: Vec<PathBuf> =
+            std::fs::read_dir(&parts).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "keys")).collect();
+        if let Some(p) = pending.get((rng >> 33) as usize % pending.len().max(1)) {
+            let mut bytes = std::fs::read(p).unwrap();
+            bytes.extend_from_slice(&[0xAB; 13]);
+            std::fs::write(p, bytes).unwrap();
+        }
+    }
+    // One finished level a run: each level enumerated, then solved.
+    assert_eq!(runs, 2 * levels);
+    assert_eq!(level_files(&parts), level_files(&whole));
+}
+
+#[test]
+fn a_truncated_or_altered_level_file_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let rs = roots(rules(3, 3, &["final_four=stays"]), (3, 3), &Side::ALL);
+    spill(&rs, dir.path(), unbounded()).unwrap();
+    let pos = dir.path().join("level-005.pos");
+    let val = dir.path().join("level-004.val");
+    let original = (std::fs::read(&pos).unwrap(), std::fs::read(&val).unwrap());
+    // Truncated by a byte, then by half.
+    for keep in [original.0.len() - 1, original.0.len() / 2] {
+        std::fs::write(&pos, &original.0[..keep]).unwrap();
+        let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
+        assert!(e.contains("level-005.pos") && e.contains("SHA-256"), "{e}");
+    }
+    std::fs::write(&pos, &original.0).unwrap();
+    // One value altered.
+    let mut altered = original.1.clone();
+    let at = altered.len() - 40;
+    altered[at] ^= 1;
+    std::fs::write(&val, &altered).unwrap();
+    let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
+    assert!(e.contains("level-004.val") && e.contains("altered"), "{e}");
+    // A level's values next to another level's positions: the header names the level.
+    std::fs::write(&val, std::fs::read(dir.path().join("level-003.val")).unwrap()).unwrap();
+    let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
+    assert!(e.contains("level-004.val") && e.contains("level 3, not 4"), "{e}");
+    std::fs::write(&val, &original.1).unwrap();
+    let memory = in_memory(&rs);
+    assert_same(&memory, &spill(&rs, dir.path(), unbounded()).unwrap(), "repaired");
+    // Another board in the same directory is refused, not mixed in.
+    let other = roots(rules(3, 3, &[]), (3, 3), &Side::ALL);
+    assert!(matches!(spill(&other, dir.path(), unbounded()), Err(SpillError::OtherSolve { .. })));
+}
+
+#[test]
+fn a_disk_bound_stops_with_what_is_needed_and_more_disk_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let rs = roots(rules(4, 2, &[]), (4, 4), &Side::ALL);
+    let limited = SpillOptions { max_disk: 6000, ..unbounded() };
+    match spill(&rs, dir.path(), limited) {
+        Err(SpillError::DiskLimit { limit: 6000, needed, what }) => assert!(needed > 6000 && what.contains("level"), "{needed} {what}"),
+        other => panic!("expected the disk limit, got {:?}", other.map(|r| r.positions())),
+    }
+    let done = spill(&rs, dir.path(), unbounded()).unwrap();
+    assert!(done.disk_bytes() > 6000);
+    assert_same(&in_memory(&rs), &done, "continued");
+}
