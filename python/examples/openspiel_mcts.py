@@ -1,14 +1,15 @@
 """OpenSpiel's MCTS bot against rajapasu's players on a small board, through the OpenSpiel
 game `raja_pasu` (every move played by rajapasu's engine).
 
-    python python/examples/openspiel_mcts.py [--pits 3] [--seeds 2] [--games 6]
+    python python/examples/openspiel_mcts.py [--pits 4] [--seeds 2] [--games 6]
         [--simulations 200] [--opponents mcts:64,perfect:match] [--tables DIR]
 
 For each opponent, half the matches with OpenSpiel's MCTS starting round 1, half with the
 opponent starting. The exact match value of the start (`rajapasu.solve_match`, solved once
 into the tables directory) says what perfect play guarantees: `perfect:match` never does
 worse than that value (it keeps a won match won and a drawn one at least drawn, R17), which
-the script checks.
+the script checks. A start the starter wins (4x2, 5x2, 6x2) ends in a few rounds; a drawn
+start (3x3, 4x3) lets matches run to max_rounds, minutes a match at 100 simulations.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def play(game, first: str, bots: Dict[int, object]) -> List[float]:
     return state.returns()
 
 
-def run(pits=3, seeds=2, games=6, simulations=200, opponents=("mcts:64", "perfect:match"), tables=None, seed=1):
+def run(pits=4, seeds=2, games=6, simulations=200, opponents=("mcts:64", "perfect:match"), tables=None, seed=1):
     """Plays the matches; returns rows (opponent, opponent's seat, the start's value for the
     opponent by the match table, the opponent's results) and checks the perfect player."""
     tables = tables or tempfile.mkdtemp(prefix="rajapasu-tables-")
@@ -73,7 +74,7 @@ def run(pits=3, seeds=2, games=6, simulations=200, opponents=("mcts:64", "perfec
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pits", type=int, default=3)
+    ap.add_argument("--pits", type=int, default=4)
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--games", type=int, default=6)
     ap.add_argument("--simulations", type=int, default=200)
