@@ -440,3 +440,37 @@ fn solve_spill_reproduces_the_golden_values_and_continues_after_a_stop() {
     usage_error(&["solve", "--starter=both"], &["--starter both needs --spill"]);
     usage_error(&["solve", "--spill", &tables, "--max-disk=lots"], &["--max-disk", "512M"]);
 }
+
+/// A full disk: a 64 KiB tmpfs, mounted in a user and mount namespace of its own (`unshare
+/// -rm`), fills while the levels are written; the solve stops naming the file and the bytes, and
+/// continues to the in-memory solver's value once the file system is grown.
+#[test]
+fn solve_spill_on_a_full_disk_stops_naming_what_it_needs_and_continues_once_there_is_room() {
+    if !std::process::Command::new("unshare").args(["-rm", "true"]).status().is_ok_and(|s| s.success()) {
+        eprintln!("skipped: this machine allows no user and mount namespaces (unshare -rm), so no tmpfs can be mounted");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = s(dir.path());
+    let disk = dir.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let board = "--rule pits_per_row=4 --rule seeds_per_pit=3 --rule final_four=stays";
+    let solve = format!("{} solve --spill --tables {} {board} --quiet --json", env!("CARGO_BIN_EXE_rajapasu"), s(&disk));
+    let script = format!(
+        "mount -t tmpfs -o size=64k tmpfs {m} && {solve} > {d}/first.out 2> {d}/first.err; echo $? > {d}/first.code; \
+         mount -o remount,size=16m {m} && {solve} > {d}/second.out 2> {d}/second.err; echo $? > {d}/second.code",
+        m = s(&disk)
+    );
+    let status = std::process::Command::new("unshare").args(["-rm", "sh", "-c", &script]).status().unwrap();
+    assert!(status.success());
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(read("first.code").trim(), "1", "{}", read("first.err"));
+    let err = read("first.err");
+    assert!(err.contains("the disk is full writing") && err.contains("/rounds/") && err.contains("run again"), "{err}");
+    assert_eq!(read("second.code").trim(), "0", "{}", read("second.err"));
+    let got: Value = serde_json::from_str(read("second.out").trim()).unwrap();
+    let memory = solve_json(&board.split(' ').collect::<Vec<_>>());
+    for key in ["value", "best_moves", "positions", "level_positions"] {
+        assert_eq!(got[key], memory[key], "{key}");
+    }
+}
