@@ -22,5 +22,5 @@ pub(crate) fn choose(pos: &Position, rng: &mut Rng) -> Option<Pit> {
             ties.insert(pit);
         }
     }
-    (!ties.is_empty()).then(|| super::pick(ties, rng))
+    (!ties.is_empty()).then(|| super::random::pick(ties, rng))
 }

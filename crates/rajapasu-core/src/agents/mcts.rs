@@ -101,7 +101,7 @@ impl Tree {
             self.played = NONE;
             return super::random::play(&mut { *root }, rng, &mut ()).map(|(pit, _)| pit);
         }
-        let pit = super::pick(ties, rng);
+        let pit = super::random::pick(ties, rng);
         let played = self.children(0).find(|(_, n)| n.pit == pit).map_or(NONE, |(id, _)| id);
         self.played = played;
         Some(pit)
@@ -180,7 +180,7 @@ impl Tree {
             if parent.untried.is_empty() {
                 return None;
             }
-            let pit = super::pick(parent.untried, rng);
+            let pit = super::random::pick(parent.untried, rng);
             parent.untried.remove(pit);
             let mut pos = parent.pos;
             self.moves += 1;

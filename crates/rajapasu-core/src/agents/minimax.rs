@@ -257,7 +257,7 @@ impl Searcher {
     /// exact value; the choice among them is random (the seat's stream).
     pub(crate) fn choose(&mut self, pos: &Position, rng: &mut Rng) -> Option<Pit> {
         let ties = self.best_moves(pos);
-        (!ties.is_empty()).then(|| super::pick(ties, rng))
+        (!ties.is_empty()).then(|| super::random::pick(ties, rng))
     }
 
     /// The moves of the best value found by the last completed iteration (empty: no legal move).

@@ -164,11 +164,5 @@ impl Agent {
     }
 }
 
-/// A uniformly random member of a non-empty set.
-#[inline]
-pub(crate) fn pick(set: PitSet, rng: &mut Rng) -> Pit {
-    set.nth(rng.below(set.len() as u32) as usize)
-}
-
 #[cfg(test)]
 mod tests;

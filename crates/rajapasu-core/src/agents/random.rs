@@ -20,11 +20,17 @@ pub(crate) fn play_among<O: MoveObserver>(
     obs: &mut O,
 ) -> Option<(Pit, MoveSummary)> {
     while !candidates.is_empty() {
-        let pit = super::pick(candidates, rng);
+        let pit = pick(candidates, rng);
         if let Some(summary) = pos.play_if_legal_observed(pit, obs) {
             return Some((pit, summary));
         }
         candidates.remove(pit);
     }
     None
+}
+
+/// A uniformly random member of a non-empty set.
+#[inline]
+pub(crate) fn pick(set: PitSet, rng: &mut Rng) -> Pit {
+    set.nth(rng.below(set.len() as u32) as usize)
 }

@@ -1,3 +1,4 @@
+use super::random::pick;
 use super::*;
 use crate::engine::{BySide, Ruleset, Setup, Side};
 
