@@ -10,7 +10,7 @@ use plotters::style::FontTransform;
 type Measure = (&'static str, fn(&OpenPits) -> f64);
 
 use super::layout::*;
-use super::RoundRange;
+use super::rounds::RoundRange;
 use crate::analysis::stats::Proportion;
 use crate::analysis::summary::{ArmSummary, OpenPits, RoundsByNumber, StudySummary};
 use crate::engine::Side;
