@@ -8,8 +8,8 @@ use std::path::Path;
 
 use crate::files;
 
+use super::error::IoError;
 use super::verify::{FileDigest, HashingWriter};
-use super::IoError;
 
 /// Writes `path` atomically: `f` writes the contents into a temporary file, which replaces
 /// `path` only if `f` and the sync succeed. On any error (or panic in `f`) the temporary file

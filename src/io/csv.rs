@@ -8,8 +8,9 @@ use std::fs::File;
 use std::path::Path;
 
 use super::atomic::{write_unsynced_hashed, Unsynced};
+use super::columns::{check_table, match_columns};
+use super::error::IoError;
 use super::verify::FileDigest;
-use super::{check_table, match_columns, IoError};
 use crate::sim::schema::{empty_table, intern_sym, TableSpec};
 use crate::sim::table::{ColumnData, ColumnType, Table};
 

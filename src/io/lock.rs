@@ -8,7 +8,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use super::IoError;
+use super::error::IoError;
 
 /// A lock that could not be taken.
 #[derive(Debug, thiserror::Error)]

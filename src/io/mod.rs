@@ -1,176 +1,39 @@
 //! Files: Parquet (polars) and CSV (csv crate) part files of [`crate::sim::table::Table`]s.
 //!
 //! Every write is atomic ([`atomic`]): a file either has its complete contents or does not
-//! exist. Every read checks the file against a [`TableSpec`] (same column names, same types)
+//! exist. Every read checks the file against a [`TableSpec`](crate::sim::schema::TableSpec) (same column names, same types)
 //! and errors name the file and what is wrong with it.
 
 pub mod atomic;
+mod columns;
 pub mod csv;
 pub mod datapackage;
 pub mod dataset;
+mod error;
+mod format;
 pub mod lock;
 pub mod parquet;
 mod parquet_pages;
 pub mod rows;
+mod table_file;
 pub mod verify;
-
-use std::path::{Path, PathBuf};
-
-use crate::sim::schema::TableSpec;
-use crate::sim::table::Table;
 
 pub use self::atomic::{write_atomically, write_string_atomically};
 pub use self::csv::{read_csv, write_csv};
 pub use self::dataset::{Dataset, DatasetError, DatasetWriter, Formats, Manifest, RunStatus};
+pub use self::error::IoError;
+pub use self::format::Format;
 pub use self::parquet::{read_parquet, write_parquet};
+pub use self::table_file::{read_table, read_table_columns, write_table, write_table_unsynced};
 pub use self::verify::FileDigest;
-
-/// A table file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Format {
-    Parquet,
-    Csv,
-}
-
-impl Format {
-    pub const ALL: [Format; 2] = [Format::Parquet, Format::Csv];
-
-    /// The file name extension, without the dot.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Format::Parquet => "parquet",
-            Format::Csv => "csv",
-        }
-    }
-}
-
-/// Writes a table file in `format`, atomically; returns the file's size and SHA-256.
-pub fn write_table(table: &Table, path: &Path, format: Format) -> Result<FileDigest, IoError> {
-    match format {
-        Format::Parquet => write_parquet(table, path),
-        Format::Csv => write_csv(table, path),
-    }
-}
-
-/// [`write_table`], the file left for the caller to commit ([`atomic::Unsynced`]): written
-/// in full, not yet synced nor renamed.
-pub fn write_table_unsynced(table: &Table, path: &Path, format: Format) -> Result<(atomic::Unsynced, FileDigest), IoError> {
-    match format {
-        Format::Parquet => parquet::write_parquet_unsynced(table, path),
-        Format::Csv => csv::write_csv_unsynced(table, path),
-    }
-}
-
-/// Reads a table file, choosing the format by the file's extension (`.parquet` or `.csv`).
-pub fn read_table(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    match Format::ALL.into_iter().find(|f| f.extension().eq_ignore_ascii_case(ext)) {
-        Some(Format::Parquet) => read_parquet(path, spec),
-        Some(Format::Csv) => read_csv(path, spec),
-        None => Err(IoError::UnknownFormat { path: path.to_path_buf() }),
-    }
-}
-
-/// Reads only the columns `names` of a table file (each a column of `spec`): the rest of a
-/// Parquet file is not decoded; a CSV file is read whole and checked, then narrowed.
-pub fn read_table_columns(path: &Path, spec: &TableSpec, names: &[&'static str]) -> Result<Table, IoError> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    match Format::ALL.into_iter().find(|f| f.extension().eq_ignore_ascii_case(ext)) {
-        Some(Format::Parquet) => parquet::read_parquet_columns(path, spec, names),
-        Some(Format::Csv) => {
-            let mut t = read_csv(path, spec)?;
-            t.columns.retain(|c| names.contains(&c.name));
-            Ok(t)
-        }
-        None => Err(IoError::UnknownFormat { path: path.to_path_buf() }),
-    }
-}
-
-/// An error reading or writing a file; the message names the file and what was wrong.
-#[derive(Debug, thiserror::Error)]
-pub enum IoError {
-    /// An operating-system error (`action` says what was being done, e.g. "cannot open").
-    #[error("{}: {action}: {error}", path.display())]
-    File { path: PathBuf, action: String, error: std::io::Error },
-    /// Polars could not write or read the Parquet file.
-    #[error("{}: parquet: {error}", path.display())]
-    Parquet { path: PathBuf, error: polars::error::PolarsError },
-    /// The csv crate could not write or read the CSV file (malformed record, ...).
-    #[error("{}: csv: {error}", path.display())]
-    Csv { path: PathBuf, error: ::csv::Error },
-    /// The file's columns do not match the table's schema (missing, unexpected, wrong type).
-    #[error("{}: column `{column}`: {what}", path.display())]
-    Schema { path: PathBuf, column: String, what: String },
-    /// A value that cannot be read as its column's type; `at` is "line N" (CSV) or "row N" (Parquet).
-    #[error("{}: {at}, column `{column}`: {what}", path.display())]
-    Value { path: PathBuf, at: String, column: String, what: String },
-    /// [`read_table`] was given a file that is neither `.parquet` nor `.csv`.
-    #[error("{}: unknown table file extension (expected .parquet or .csv)", path.display())]
-    UnknownFormat { path: PathBuf },
-}
-
-impl IoError {
-    pub(crate) fn file(path: &Path, action: impl Into<String>, error: std::io::Error) -> IoError {
-        IoError::File { path: path.to_path_buf(), action: action.into(), error }
-    }
-
-    pub(crate) fn schema(path: &Path, column: &str, what: impl Into<String>) -> IoError {
-        IoError::Schema { path: path.to_path_buf(), column: column.to_string(), what: what.into() }
-    }
-}
-
-/// Checks that a table about to be written has equally long columns with distinct names.
-fn check_table(table: &Table, path: &Path) -> Result<(), IoError> {
-    let rows = table.rows();
-    for (i, c) in table.columns.iter().enumerate() {
-        if c.data.len() != rows {
-            return Err(IoError::schema(
-                path,
-                c.name,
-                format!("has {} rows but column `{}` has {rows}", c.data.len(), table.columns[0].name),
-            ));
-        }
-        if table.columns[..i].iter().any(|d| d.name == c.name) {
-            return Err(IoError::schema(path, c.name, "appears twice in the table"));
-        }
-    }
-    Ok(())
-}
-
-/// Maps the columns found in a file to the spec's columns: `result[i]` is the file's index of
-/// the spec's column `i`. Any missing, unexpected or repeated column is an error naming it.
-fn match_columns(path: &Path, spec: &TableSpec, found: &[&str]) -> Result<Vec<usize>, IoError> {
-    for (i, name) in found.iter().enumerate() {
-        if found[..i].contains(name) {
-            return Err(IoError::schema(path, name, "appears twice in the file"));
-        }
-        if !spec.columns.iter().any(|c| c.name == *name) {
-            return Err(IoError::schema(
-                path,
-                name,
-                format!("is not a column of table `{}` (its columns: {})", spec.name, column_list(spec)),
-            ));
-        }
-    }
-    spec.columns
-        .iter()
-        .map(|c| {
-            found.iter().position(|n| *n == c.name).ok_or_else(|| {
-                IoError::schema(path, c.name, format!("is missing (table `{}` has columns: {})", spec.name, column_list(spec)))
-            })
-        })
-        .collect()
-}
-
-fn column_list(spec: &TableSpec) -> String {
-    spec.columns.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
-}
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::path::Path;
+
     use super::*;
-    use crate::sim::schema::{ColumnSpec, ROUNDS};
-    use crate::sim::table::{Column, ColumnData, ColumnType};
+    use crate::sim::schema::{ColumnSpec, TableSpec, ROUNDS};
+    use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
     /// A schema with every column type.
     pub const ALL_TYPES: TableSpec = TableSpec {

@@ -22,9 +22,10 @@ use polars_parquet::parquet::page::CompressedPage;
 use polars_parquet::parquet::schema::types::ParquetType;
 
 use super::atomic::{write_unsynced_hashed, Unsynced};
+use super::columns::{check_table, match_columns};
+use super::error::IoError;
 use super::parquet_pages::{dictionary_pages, symbol_pages, PageCompressor};
 use super::verify::FileDigest;
-use super::{check_table, match_columns, IoError};
 use crate::sim::schema::{intern_sym, symbols, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::Format;
+use super::format::Format;
 
 /// The size and SHA-256 (lowercase hex) of a file's bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::manifest::{identity_mismatch, Manifest};
-use super::manifest_io::{is_manifest_name, manifest_names, read_manifests};
-use super::{io_err, DatasetError, Refusal, ShardState};
+use super::error::{io_err, DatasetError, Refusal, ShardState};
+use super::manifest::{identity_mismatch, is_manifest_name, Manifest};
+use super::manifest_io::{manifest_names, read_manifests};
 use crate::io::atomic::temporary_target;
 use crate::io::lock::{is_lock_name, writer_lock_name, DirLock};
 use crate::io::verify::{Layout, ProblemKind};

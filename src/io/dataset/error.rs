@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::manifest::RunStatus;
+use super::manifest::{ManifestProblem, Mismatch, RunStatus};
 use crate::io::lock::LockError;
 use crate::io::verify::Problem;
 use crate::io::IoError;
@@ -91,62 +91,8 @@ fn damaged(problems: &[Problem]) -> String {
     format!(
         "{} of the dataset's files do not match its progress markers; its figures would be wrong:\n{}",
         problems.len(),
-        super::problem_list(problems)
+        problem_list(problems)
     )
-}
-
-/// What a manifest file gets wrong.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ManifestProblem {
-    /// Not JSON, or not a manifest's fields; `field` is the first field found at fault.
-    Unreadable { field: Option<String>, what: String },
-    /// A row format this version does not read.
-    RowsVersion { found: String },
-    /// A field out of range or inconsistent with the others.
-    Field { field: &'static str, what: String },
-    /// Fields that no longer match the identity recorded when the run was created.
-    Edited { file: String, fields: Vec<String> },
-}
-
-impl std::fmt::Display for ManifestProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ManifestProblem::Unreadable { field: Some(field), what } if !what.contains(&format!("`{field}`")) => {
-                write!(f, "not a rajapasu manifest: field `{field}`: {what}")
-            }
-            ManifestProblem::Unreadable { what, .. } => write!(f, "not a rajapasu manifest: {what}"),
-            ManifestProblem::RowsVersion { found } => write!(
-                f,
-                "versions.rows is {found}: this rajapasu reads row format {} only (docs/data.md, \"Row format\"); \
-                 regenerate the dataset with its manifest's command",
-                super::ROWS_VERSION
-            ),
-            ManifestProblem::Field { field, what } => write!(f, "field `{field}`: {what}"),
-            ManifestProblem::Edited { file, fields } => write!(
-                f,
-                "{file} was edited: field{} {} no longer match{} the identity recorded when the run was created \
-                 (the rows were made with other values); restore the manifest or write the dataset again",
-                if fields.len() == 1 { "" } else { "s" },
-                fields.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
-                if fields.len() == 1 { "es" } else { "" }
-            ),
-        }
-    }
-}
-
-/// The first difference between two manifests that must agree: what differs, its value there
-/// (the manifest found) and here (the run or the other manifest).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mismatch {
-    pub what: &'static str,
-    pub there: String,
-    pub here: String,
-}
-
-impl std::fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} is {} there, {} here", self.what, self.there, self.here)
-    }
 }
 
 /// Where an existing shard stands.
@@ -250,15 +196,36 @@ impl Refusal {
                 if *complete { "a complete" } else { "an interrupted" },
                 words.resume
             ),
-            Refusal::EditedManifest { path, markers } => format!(
-                "{}: {}; restore the manifest, or {elsewhere}",
-                path.display(),
-                super::reader::edited_identity("the manifest", markers)
-            ),
+            Refusal::EditedManifest { path, markers } => {
+                format!("{}: {}; restore the manifest, or {elsewhere}", path.display(), edited_identity("the manifest", markers))
+            }
             Refusal::Strays { problems } => format!(
                 "{d}: {subject} holds files that are not part of this run; move them away, then run the command again:\n{}",
-                super::problem_list(problems)
+                problem_list(problems)
             ),
         }
     }
+}
+
+/// "`what` was edited: ...", from the progress markers (at least one) that record another identity.
+pub(super) fn edited_identity<P: std::borrow::Borrow<Problem>>(what: &str, markers: &[P]) -> String {
+    let example = markers[0].borrow();
+    format!(
+        "{what} was edited: its identity no longer matches the digest recorded by the batches \
+         ({} progress marker{} record another, e.g. {}: {})",
+        markers.len(),
+        if markers.len() == 1 { "" } else { "s" },
+        example.file.display(),
+        example.what
+    )
+}
+
+/// Problems one per line, indented.
+pub fn problem_list(problems: &[Problem]) -> String {
+    problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
+}
+
+/// An operating-system error on a dataset's file, as the dataset's error.
+pub(super) fn io_err(path: &Path, action: &str, error: std::io::Error) -> DatasetError {
+    DatasetError::Io(IoError::File { path: path.to_path_buf(), action: action.into(), error })
 }

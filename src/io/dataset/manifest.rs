@@ -4,8 +4,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::manifest_io::manifest_name;
-use super::{ManifestProblem, Mismatch};
 use crate::agents::AgentSpec;
 use crate::engine::Ruleset;
 use crate::io::Format;
@@ -344,4 +342,71 @@ pub fn versions() -> BTreeMap<String, String> {
 
 pub(super) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// What a manifest file gets wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ManifestProblem {
+    /// Not JSON, or not a manifest's fields; `field` is the first field found at fault.
+    Unreadable { field: Option<String>, what: String },
+    /// A row format this version does not read.
+    RowsVersion { found: String },
+    /// A field out of range or inconsistent with the others.
+    Field { field: &'static str, what: String },
+    /// Fields that no longer match the identity recorded when the run was created.
+    Edited { file: String, fields: Vec<String> },
+}
+
+impl std::fmt::Display for ManifestProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ManifestProblem::Unreadable { field: Some(field), what } if !what.contains(&format!("`{field}`")) => {
+                write!(f, "not a rajapasu manifest: field `{field}`: {what}")
+            }
+            ManifestProblem::Unreadable { what, .. } => write!(f, "not a rajapasu manifest: {what}"),
+            ManifestProblem::RowsVersion { found } => write!(
+                f,
+                "versions.rows is {found}: this rajapasu reads row format {} only (docs/data.md, \"Row format\"); \
+                 regenerate the dataset with its manifest's command",
+                ROWS_VERSION
+            ),
+            ManifestProblem::Field { field, what } => write!(f, "field `{field}`: {what}"),
+            ManifestProblem::Edited { file, fields } => write!(
+                f,
+                "{file} was edited: field{} {} no longer match{} the identity recorded when the run was created \
+                 (the rows were made with other values); restore the manifest or write the dataset again",
+                if fields.len() == 1 { "" } else { "s" },
+                fields.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
+                if fields.len() == 1 { "es" } else { "" }
+            ),
+        }
+    }
+}
+
+/// The first difference between two manifests that must agree: what differs, its value there
+/// (the manifest found) and here (the run or the other manifest).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    pub what: &'static str,
+    pub there: String,
+    pub here: String,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} is {} there, {} here", self.what, self.there, self.here)
+    }
+}
+
+/// The file name of a shard's manifest.
+pub fn manifest_name(shard: crate::sim::Shard) -> String {
+    if shard.count == 1 {
+        "manifest.json".into()
+    } else {
+        format!("manifest-shard-{}-of-{}.json", shard.index, shard.count)
+    }
+}
+
+pub(super) fn is_manifest_name(name: &str) -> bool {
+    name == "manifest.json" || (name.starts_with("manifest-shard-") && name.ends_with(".json"))
 }

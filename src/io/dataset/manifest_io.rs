@@ -1,26 +1,15 @@
-//! Manifest files: their names, and reading them (someone else's files: bounded, checked).
+//! Manifest files: finding them in a directory and reading them (someone else's files: bounded,
+//! checked).
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::manifest::Manifest;
-use super::{io_err, DatasetError, ManifestProblem};
+use super::error::{io_err, DatasetError};
+use super::manifest::{is_manifest_name, Manifest, ManifestProblem};
 
 /// The most bytes of a manifest (its schema is a few KB).
 pub const MAX_MANIFEST_BYTES: u64 = 1 << 20;
-
-pub fn manifest_name(shard: crate::sim::Shard) -> String {
-    if shard.count == 1 {
-        "manifest.json".into()
-    } else {
-        format!("manifest-shard-{}-of-{}.json", shard.index, shard.count)
-    }
-}
-
-pub(super) fn is_manifest_name(name: &str) -> bool {
-    name == "manifest.json" || (name.starts_with("manifest-shard-") && name.ends_with(".json"))
-}
 
 /// Reads every manifest in `dir` (sorted by file name), each checked ([`read_manifest`]).
 pub fn read_manifests(dir: &Path) -> Result<Vec<(PathBuf, Manifest)>, DatasetError> {

@@ -11,8 +11,8 @@
 //! Part files carry the run id (a hash of what determines the rows) in their names, so files of
 //! different runs mixed in one directory are detected. Every file is written atomically.
 //!
-//! One file per job: `manifest` (what a run is and its identity), `manifest_io` (reading and
-//! naming manifests), `admission` (whether a run may write into a directory), `writer` (the
+//! One file per job: `manifest` (what a run is, its identity, its file names), `manifest_io`
+//! (finding and reading manifests), `admission` (whether a run may write into a directory), `writer` (the
 //! sink of a run) with its `syncer` thread, `reader` (a dataset opened to read), and `error`.
 
 mod admission;
@@ -25,16 +25,8 @@ mod syncer;
 mod tests;
 mod writer;
 
-use std::path::Path;
-
-use super::IoError;
-
-pub use error::{DatasetError, ManifestProblem, Mismatch, Refusal, ShardState, Wording};
-pub use manifest::{identity_digest, versions, Formats, Manifest, RunStatus, ROWS_VERSION};
-pub use manifest_io::{manifest_name, manifest_names, read_manifest, read_manifests, MAX_MANIFEST_BYTES};
-pub use reader::{problem_list, Dataset};
+pub use error::{problem_list, DatasetError, Refusal, ShardState, Wording};
+pub use manifest::{identity_digest, manifest_name, versions, Formats, Manifest, ManifestProblem, Mismatch, RunStatus, ROWS_VERSION};
+pub use manifest_io::{manifest_names, read_manifest, read_manifests, MAX_MANIFEST_BYTES};
+pub use reader::Dataset;
 pub use writer::{tables_digest, DatasetWriter};
-
-fn io_err(path: &Path, action: &str, error: std::io::Error) -> DatasetError {
-    DatasetError::Io(IoError::File { path: path.to_path_buf(), action: action.into(), error })
-}

@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::manifest::{identity_mismatch, Formats, Manifest};
-use super::manifest_io::{manifest_name, read_manifests};
-use super::{io_err, DatasetError};
+use super::error::{edited_identity, io_err, DatasetError};
+use super::manifest::{identity_mismatch, manifest_name, Formats, Manifest};
+use super::manifest_io::read_manifests;
 use crate::io::lock::{writer_lock_name, DirLock};
 use crate::io::verify::{Layout, Problem, ProblemKind};
 use crate::io::{read_table, rows, Format};
@@ -205,22 +205,4 @@ impl Dataset {
         })?;
         Ok(all)
     }
-}
-
-/// "`what` was edited: ...", from the progress markers (at least one) that record another identity.
-pub(super) fn edited_identity<P: std::borrow::Borrow<Problem>>(what: &str, markers: &[P]) -> String {
-    let example = markers[0].borrow();
-    format!(
-        "{what} was edited: its identity no longer matches the digest recorded by the batches \
-         ({} progress marker{} record another, e.g. {}: {})",
-        markers.len(),
-        if markers.len() == 1 { "" } else { "s" },
-        example.file.display(),
-        example.what
-    )
-}
-
-/// Problems one per line, indented.
-pub fn problem_list(problems: &[Problem]) -> String {
-    problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
 }

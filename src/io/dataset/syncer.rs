@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::DatasetError;
+use super::error::DatasetError;
 use crate::io::atomic::Unsynced;
 use crate::io::write_string_atomically;
 

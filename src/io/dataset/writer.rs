@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::admission;
-use super::manifest::{now, Formats, Manifest, RunStatus};
-use super::manifest_io::{manifest_name, to_json};
+use super::error::DatasetError;
+use super::manifest::{manifest_name, now, Formats, Manifest, RunStatus};
+use super::manifest_io::to_json;
 use super::syncer::{PendingBatch, Syncer};
-use super::DatasetError;
 use crate::agents::AgentSpec;
 use crate::io::lock::{writer_lock_name, DirLock, SETUP_LOCK};
 use crate::io::verify::{Layout, Marker, PartRecord};
