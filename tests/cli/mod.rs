@@ -6,6 +6,7 @@ mod docs;
 mod exit_codes;
 mod experiments;
 mod external;
+mod imports;
 mod metrics;
 mod output;
 mod perft;
