@@ -1,17 +1,15 @@
 //! The `analyse` job: the analysis of one position (its moves' exact round values, R15, and
 //! match values, R17) as a typed request and one JSON object, the same for the command line
-//! and the server. Where the exact values come from is the caller's [`ExactSource`]: solved on
-//! each call ([`Direct`]) or kept between requests (the server).
+//! and the server. The exact values come from the caller's [`ExactStore`] (the command's own,
+//! or the server's, kept between requests), solved there on first use with the job's progress.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::job::Job;
 use crate::engine::{BySide, Game, Outcome, Pit, PitSet, Position, Ruleset, Setup, Side};
-use crate::exact::{
-    analyse, load_or_solve, round_solution, Analysis, MatchOutlook, MatchTable, RoundContext, RoundMatch, Solution, SolveOptions,
-};
+use crate::exact::{analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, Solution, SolveError};
 
 /// Which position to analyse.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,46 +41,13 @@ pub enum AnalyseError {
     /// The round cannot be solved within the budget (exit 2; HTTP 400), with the figures.
     #[error("{0}")]
     Budget(String),
+    /// The job was cancelled.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 fn field(field: &'static str, message: impl std::fmt::Display) -> AnalyseError {
     AnalyseError::Field { field, message: message.to_string() }
-}
-
-/// The exact values an analysis needs.
-pub trait ExactSource {
-    /// The R15 solution of the round of `pos` (see [`round_solution`]).
-    fn round(&self, pos: &Position) -> Result<Arc<Solution>, String>;
-    /// The board's match table, or why there is none.
-    fn table(&self, rules: Ruleset) -> Result<Arc<MatchTable>, String>;
-    /// The match values of one round (see [`RoundMatch::build`]).
-    fn round_match(&self, table: &MatchTable, open: BySide<u8>, context: Option<RoundContext>) -> Result<Arc<RoundMatch>, String>;
-}
-
-/// Values solved on each call, tables read from (and saved to) a directory; `progress` hears
-/// what is being solved.
-pub struct Direct<'a> {
-    pub opts: SolveOptions,
-    pub tables: PathBuf,
-    pub progress: &'a dyn Fn(String),
-}
-
-impl ExactSource for Direct<'_> {
-    fn round(&self, pos: &Position) -> Result<Arc<Solution>, String> {
-        let mut report =
-            |p: crate::exact::Progress| (self.progress)(format!("round values: {} level {}, {} positions", p.phase, p.level, p.done));
-        round_solution(pos, self.opts, &mut report).map(Arc::new).map_err(|e| e.to_string())
-    }
-
-    fn table(&self, rules: Ruleset) -> Result<Arc<MatchTable>, String> {
-        let mut report = |p: crate::exact::MatchProgress| (self.progress)(format!("match table: {} {}/{}", p.phase, p.done, p.total));
-        load_or_solve(rules, &self.tables, self.opts, None, &mut report).map(|(t, _)| Arc::new(t)).map_err(|e| e.to_string())
-    }
-
-    fn round_match(&self, table: &MatchTable, open: BySide<u8>, context: Option<RoundContext>) -> Result<Arc<RoundMatch>, String> {
-        (self.progress)("match values of the round".into());
-        RoundMatch::build(table, open, context, self.opts, &self.tables).map(Arc::new)
-    }
 }
 
 /// The position of a request, with what is known of its match.
@@ -165,28 +130,54 @@ pub fn check_holdings(h: BySide<u32>, rules: &Ruleset) -> Result<(), String> {
     }
 }
 
+/// The R15 solution holding `pos`: its round's, kept in `store`, or for a set-up position its
+/// round's start does not reach, one solved from it alone (not kept).
+fn round_of(pos: &Position, store: &ExactStore, job: &Job) -> Result<Arc<Solution>, AnalyseError> {
+    let budget = |e: SolveError| match e {
+        SolveError::Cancelled => AnalyseError::Cancelled,
+        e => AnalyseError::Budget(format!("the round cannot be solved within the budget: {e}")),
+    };
+    let (rules, open) = (*pos.rules(), pos.open().map(|set| set.len() as u8));
+    let opts = store.settings().solve;
+    job.stage("round values (R15)", 0);
+    let solution = store.round_solution_watched(rules, open, opts, &mut job.solve_watch("round values (R15)")).map_err(budget)?;
+    if solution.value(pos).is_some() {
+        return Ok(solution);
+    }
+    Solution::solve_watched(&[*pos], opts, &mut job.solve_watch("the set-up position's values (R15)")).map(Arc::new).map_err(budget)
+}
+
+/// The match values (R17) of the round of `at`, or why there are none.
+fn round_match_of(rules: Ruleset, at: &Located, store: &ExactStore, job: &Job) -> Result<Result<RoundMatch, String>, AnalyseError> {
+    job.check().map_err(|_| AnalyseError::Cancelled)?;
+    job.stage("match table (R17)", 0);
+    let table = match store.match_table_watched(rules, &mut job.match_watch()) {
+        Ok(table) => table,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    job.check().map_err(|_| AnalyseError::Cancelled)?;
+    job.stage("the round's match values (R17)", 0);
+    let open = at.pos.open().map(|set| set.len() as u8);
+    Ok(store.round_match(&table, open, at.context))
+}
+
 /// Answers a request: the JSON object that `analyse --json` prints and `GET /api/analyse` returns.
-pub fn run(request: &AnalyseRequest, source: &dyn ExactSource) -> Result<Value, AnalyseError> {
+pub fn run(request: &AnalyseRequest, store: &ExactStore, job: &Job) -> Result<Value, AnalyseError> {
     let rules = request.rules;
     let at = locate(rules, &request.position)?;
     if at.over.is_some() {
         return Ok(report(&rules, &at, None, None));
     }
-    let solution = source.round(&at.pos).map_err(|e| AnalyseError::Budget(format!("the round cannot be solved within the budget: {e}")))?;
-    let mut note = None;
-    let matches = if !request.with_match {
-        None
-    } else {
-        let open = at.pos.open().map(|set| set.len() as u8);
-        match source.table(rules).and_then(|table| source.round_match(&table, open, at.context)) {
-            Ok(m) => Some(m),
-            Err(e) => {
-                note = Some(format!("no match values: {e}"));
-                None
-            }
+    let solution = round_of(&at.pos, store, job)?;
+    let (matches, note) = if request.with_match {
+        match round_match_of(rules, &at, store, job)? {
+            Ok(m) => (Some(m), None),
+            Err(e) => (None, Some(format!("no match values: {e}"))),
         }
+    } else {
+        (None, None)
     };
-    let (analysis, why) = analyse(&at.pos, &solution, matches.as_deref()).map_err(|e| AnalyseError::Budget(e.to_string()))?;
+    let (analysis, why) = analyse(&at.pos, &solution, matches.as_ref()).map_err(|e| AnalyseError::Budget(e.to_string()))?;
     Ok(report(&rules, &at, Some(&analysis), note.or(why.map(|w| format!("no match values: {w}")))))
 }
 

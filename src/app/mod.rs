@@ -7,4 +7,5 @@
 
 pub mod analyse;
 pub mod check_record;
+pub mod job;
 pub mod statistics;

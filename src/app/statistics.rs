@@ -4,23 +4,59 @@
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::agents::{seat_rng, Agent, AgentSpec};
+use super::job::Job;
+use crate::agents::{seat_rng, Agent, AgentSpec, Resources};
 use crate::analysis::stats::wilson;
 use crate::engine::{Game, Side};
 
-/// Each legal move of `game`'s side to move, then `matches` continuations by `players` (South,
-/// North), continuation i seeded by (`seed`, i, seat): the first player's and the mover's wins
-/// with 95% Wilson intervals. A continuation still going after `max_plies` moves, or unfinished
-/// at `max_rounds` (R14), counts as a win for neither.
-pub fn run(game: &Game, first: Side, players: [AgentSpec; 2], matches: u64, seed: u64, max_plies: u32) -> Result<Vec<Value>, String> {
+/// Why statistics were not computed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StatisticsError {
+    /// A player could not move (its message).
+    #[error("{0}")]
+    Player(String),
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// A validated statistics request: continuations of `game` by `players` (South, North).
+#[derive(Clone, Copy, Debug)]
+pub struct StatisticsRequest {
+    pub game: Game,
+    /// Who started the match (whose win rate is the first player's).
+    pub first: Side,
+    pub players: [AgentSpec; 2],
+    /// Continuations of each legal move.
+    pub matches: u64,
+    pub seed: u64,
+    /// Moves a continuation may take before it counts as unfinished.
+    pub max_plies: u32,
+}
+
+/// Each legal move of the game's side to move, then the request's continuations, seated with
+/// `resources`, continuation i seeded by (`seed`, i, seat): the first player's and the mover's
+/// wins with 95% Wilson intervals. A continuation still going after `max_plies` moves, or
+/// unfinished at `max_rounds` (R14), counts as a win for neither. The job counts the
+/// continuations played and stops them once cancelled.
+pub fn run(request: &StatisticsRequest, resources: &Resources, job: &Job) -> Result<Vec<Value>, StatisticsError> {
+    let StatisticsRequest { game, first, players, matches, seed, max_plies } = *request;
     let mover = game.position().turn();
-    game.legal_moves()
+    let legal = game.legal_moves();
+    job.stage("continuations", matches * legal.len() as u64);
+    legal
         .iter()
         .map(|pit| {
-            let mut after = *game;
-            after.play(pit.index()).map_err(|e| e.to_string())?;
-            let winners: Vec<Option<Side>> =
-                (0..matches).into_par_iter().map(|i| continuation(after, players, seed, i, max_plies)).collect::<Result<_, _>>()?;
+            let mut after = game;
+            after.play(pit.index()).map_err(|e| StatisticsError::Player(e.to_string()))?;
+            let winners: Vec<Option<Side>> = (0..matches)
+                .into_par_iter()
+                .map(|i| {
+                    job.check().map_err(|_| StatisticsError::Cancelled)?;
+                    let winner = continuation(after, players, seed, i, max_plies, resources).map_err(StatisticsError::Player);
+                    job.advance(1);
+                    winner
+                })
+                .collect::<Result<_, _>>()?;
             let count = |side: Side| winners.iter().filter(|w| **w == Some(side)).count() as u64;
             let rate = |side: Side| {
                 let (lo, hi) = wilson(count(side), matches, 0.95);
@@ -37,8 +73,15 @@ pub fn run(game: &Game, first: Side, players: [AgentSpec; 2], matches: u64, seed
 }
 
 /// One continuation to its end: the winner, None if unfinished.
-fn continuation(mut game: Game, players: [AgentSpec; 2], seed: u64, index: u64, max_plies: u32) -> Result<Option<Side>, String> {
-    let mut agents = Side::ALL.map(|side| Agent::new(players[side.index()], seat_rng(seed, index, side)));
+fn continuation(
+    mut game: Game,
+    players: [AgentSpec; 2],
+    seed: u64,
+    index: u64,
+    max_plies: u32,
+    resources: &Resources,
+) -> Result<Option<Side>, String> {
+    let mut agents = Side::ALL.map(|side| Agent::seated(players[side.index()], seat_rng(seed, index, side), resources));
     let start = game.ply();
     while !game.is_over() && game.ply() - start < max_plies {
         let side = game.position().turn();

@@ -9,9 +9,10 @@ use super::output::Output;
 use super::replay::MoveArgs;
 use super::solve::parse_memory;
 use super::CliError;
-use crate::app::analyse::{run as analyse, AnalyseError, AnalyseRequest, Direct, PositionSpec};
+use crate::app::analyse::{run as analyse, AnalyseError, AnalyseRequest, PositionSpec};
+use crate::app::job::Job;
 use crate::engine::{BySide, Side};
-use crate::exact::{default_tables_dir, SolveOptions};
+use crate::exact::{default_tables_dir, ExactStore, SolveOptions, StoreSettings};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -107,17 +108,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
     let opts = SolveOptions { max_memory, keep_order: true, max_positions: args.max_positions.unwrap_or(u64::MAX) };
     let bar = super::progress::positions_bar("analyse", args.quiet);
-    let progress = |message: String| bar.set_message(message);
+    let shown = bar.clone();
+    let job = Job::with_listener(move |p| shown.set_message(p.to_string()));
     let tables = match args.tables.clone() {
         Some(dir) => dir,
         None => default_tables_dir().map_err(CliError::usage)?,
     };
-    let source = Direct { opts, tables, progress: &progress };
-    let result = analyse(&request, &source);
+    let store = ExactStore::new(StoreSettings { tables, cache_bytes: max_memory, solve: opts });
+    let result = analyse(&request, &store, &job);
     bar.finish_and_clear();
     let v = result.map_err(|e| match e {
         AnalyseError::Field { field, message } => CliError::usage(format!("{}: {message}", flag(field))),
         AnalyseError::Budget(message) => CliError::usage(message),
+        AnalyseError::Cancelled => CliError::failed("cancelled"),
     })?;
     let mut out = Output::lines();
     if args.json {

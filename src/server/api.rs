@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use axum::body::{to_bytes, Body};
 use axum::extract::{RawQuery, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -16,6 +16,7 @@ use crate::agents::{seat_rng, Agent, AgentSpec};
 use crate::app::analyse::{run as analyse, AnalyseError};
 use crate::app::check_record::{base_rules, run as check_record, CheckRequest};
 use crate::app::statistics::run as statistics;
+use crate::app::statistics::{StatisticsError, StatisticsRequest};
 use crate::engine::trace::{replay, TraceEvent};
 use crate::engine::{Game, Ruleset, Side};
 use crate::record::Record;
@@ -32,9 +33,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/play", get(play_route))
         .route("/api/statistics", get(statistics_route))
         .route("/api/check-record", post(check_record_route))
-        .fallback(|| async {
-            ApiError { status: StatusCode::NOT_FOUND, field: None, message: "no such page or endpoint (see docs/serve.md)".into() }
-        })
+        .route("/api/status", get(status_route))
+        .fallback(|| async { ApiError::status(StatusCode::NOT_FOUND, "no such page or endpoint (see docs/serve.md)") })
         .with_state(app)
 }
 
@@ -42,13 +42,29 @@ type Reply = Result<Json<Value>, ApiError>;
 
 const ANALYSE_PARAMS: [&str; 8] = ["rule", "first", "moves", "holdings", "position", "reserve", "to_move", "match"];
 
-async fn analyse_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
+async fn analyse_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
     let request = Params::parse(query.as_deref().unwrap_or(""), &ANALYSE_PARAMS)?.analyse_request()?;
-    let result = app.heavy(move |app| analyse(&request, &app.store)).await?;
-    result.map(Json).map_err(|e| match e {
-        AnalyseError::Field { field, message } => ApiError::bad(field, message),
-        AnalyseError::Budget(message) => ApiError::bad("position", message),
-    })
+    let work = move |app: &App, job: &crate::app::job::Job| {
+        analyse(&request, app.store(), job).map_err(|e| match e {
+            AnalyseError::Field { field, message } => ApiError::bad(field, message),
+            AnalyseError::Budget(message) => ApiError::budget("position", message),
+            AnalyseError::Cancelled => ApiError::cancelled(),
+        })
+    };
+    Ok(app.answer(&headers, "analyse", work).await)
+}
+
+/// The jobs running (with their progress), waiting, finished and cancelled, and what the
+/// exact store has computed.
+async fn status_route(State(app): State<Arc<App>>) -> Json<Value> {
+    let mut v = app.jobs.status();
+    let counts = app.store().counts();
+    v["store"] = json!({
+        "match_tables": counts.match_tables,
+        "round_solutions": counts.round_solutions,
+        "round_values": counts.round_values,
+    });
+    Json(v)
 }
 
 /// The match of `rule`, `first` and `moves` replayed (moves that cannot be played: 400).
@@ -115,13 +131,13 @@ async fn play_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> R
     )?;
     let seed = params.count("seed", 1, 0, u64::MAX)?;
     let pit = app
-        .heavy(move |_| {
+        .heavy("play", move |app, _| {
             let mut game = game;
             if game.is_over() {
                 return Ok(None);
             }
             let side = game.position().turn();
-            let mut agent = Agent::new(spec, seat_rng(seed, game.ply() as u64, side));
+            let mut agent = Agent::seated(spec, seat_rng(seed, game.ply() as u64, side), &app.resources);
             agent.play(&mut game, &mut ()).map(|played| played.map(|(pit, _)| pit.index()))
         })
         .await?
@@ -135,7 +151,7 @@ pub const MAX_STATISTICS_MATCHES: u64 = 20_000;
 const CONTINUATION_PLIES: u32 = 50_000;
 
 /// Each legal move's results over seeded continuations by a pair of players.
-async fn statistics_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
+async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
     let params = Params::parse(query.as_deref().unwrap_or(""), &["rule", "first", "moves", "south", "north", "matches", "seed"])?;
     let (_, first, _, game) = game_of(&params)?;
     let specs = [player(params.one("south")?.unwrap_or("random"), "south")?, player(params.one("north")?.unwrap_or("random"), "north")?];
@@ -148,11 +164,15 @@ async fn statistics_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery
             format!("{matches} matches for each of {} moves; at most {MAX_STATISTICS_MATCHES} in all", legal.len()),
         ));
     }
-    let rows = app
-        .heavy(move |_| statistics(&game, first, specs, matches, seed, CONTINUATION_PLIES))
-        .await?
-        .map_err(|e| ApiError::bad("player", e))?;
-    Ok(Json(json!({ "matches": matches, "seed": seed, "players": [specs[0].to_string(), specs[1].to_string()], "moves": rows })))
+    let work = move |app: &App, job: &crate::app::job::Job| {
+        let request = StatisticsRequest { game, first, players: specs, matches, seed, max_plies: CONTINUATION_PLIES };
+        let rows = statistics(&request, &app.resources, job).map_err(|e| match e {
+            StatisticsError::Player(e) => ApiError::bad("player", e),
+            StatisticsError::Cancelled => ApiError::cancelled(),
+        })?;
+        Ok(json!({ "matches": matches, "seed": seed, "players": [specs[0].to_string(), specs[1].to_string()], "moves": rows }))
+    };
+    Ok(app.answer(&headers, "statistics", work).await)
 }
 
 /// A record, or a bare move list, checked against every reading (the output of
@@ -193,5 +213,5 @@ async fn check_record_route(State(app): State<Arc<App>>, body: Body) -> Reply {
     };
     let base = base_rules(&record, &rules).map_err(|e| ApiError::bad(if e.field == "rules" { "rules" } else { "record" }, e.message))?;
     let request = CheckRequest { base, record };
-    Ok(Json(app.heavy(move |_| check_record(&request)).await?))
+    Ok(Json(app.heavy("check-record", move |_, _| check_record(&request)).await?))
 }

@@ -4,28 +4,28 @@
 //! program (external players are not offered).
 //!
 //! Load: request bodies and query strings are bounded; heavy work (solves, players, simulated
-//! continuations) runs on blocking threads, at most [`HEAVY_AT_ONCE`] at a time with at most
-//! [`HEAVY_QUEUED`] more waiting (further ones are told the server is busy, 503); a client that
-//! disconnects while queued gives up its place. Exact values are kept between requests
-//! ([`store::Store`]) within `--max-memory`.
+//! continuations) runs as jobs ([`jobs`]) on blocking threads, at most [`HEAVY_AT_ONCE`] at a
+//! time with at most [`HEAVY_QUEUED`] more waiting (further ones are told the server is busy,
+//! 503); a client that disconnects gives up its place, or cancels its job if it is running.
+//! Exact values come from the one [`ExactStore`] of the server, created from `--tables` and
+//! `--max-memory`, which the analysis and the perfect players share.
 
 mod api;
+mod jobs;
 mod params;
-mod store;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
-use tokio::sync::Semaphore;
+use serde_json::{json, Value};
 
 pub use params::MAX_QUERY_BYTES;
 
-use crate::exact::SolveOptions;
+use crate::agents::Resources;
+use crate::exact::{ExactStore, SolveOptions, StoreSettings};
 
 /// Heavy requests worked on at once.
 pub const HEAVY_AT_ONCE: usize = 2;
@@ -47,24 +47,49 @@ pub struct Config {
 
 /// The server's shared state.
 pub struct App {
-    store: store::Store,
-    heavy: Arc<Semaphore>,
-    waiting: AtomicUsize,
+    /// The players' resources, whose exact store the analysis reads too.
+    resources: Resources,
+    jobs: jobs::Jobs,
 }
 
-/// An API error: status and JSON `{"error": ..., "field": ...}`.
+impl App {
+    pub fn new(config: &Config) -> App {
+        let solve = SolveOptions { max_memory: config.max_memory, keep_order: true, max_positions: config.max_positions };
+        let store = ExactStore::new(StoreSettings { tables: config.tables.clone(), cache_bytes: config.max_memory, solve });
+        App { resources: Resources::new(Arc::new(store)), jobs: jobs::Jobs::new(HEAVY_AT_ONCE, HEAVY_QUEUED) }
+    }
+
+    fn store(&self) -> &ExactStore {
+        &self.resources.exact
+    }
+}
+
+/// An API error: status and JSON `{"error": ..., "field": ..., "kind": ...}`.
+#[derive(Clone, Debug)]
 pub struct ApiError {
     status: StatusCode,
     field: Option<String>,
     message: String,
+    /// What kind of refusal, for the page: "budget" (the board is beyond the budget),
+    /// "cancelled", or none.
+    kind: Option<&'static str>,
 }
 
 impl ApiError {
     pub fn bad(field: &str, message: impl std::fmt::Display) -> ApiError {
-        ApiError { status: StatusCode::BAD_REQUEST, field: Some(field.to_string()), message: message.to_string() }
+        ApiError { status: StatusCode::BAD_REQUEST, field: Some(field.to_string()), message: message.to_string(), kind: None }
     }
     fn status(status: StatusCode, message: impl std::fmt::Display) -> ApiError {
-        ApiError { status, field: None, message: message.to_string() }
+        ApiError { status, field: None, message: message.to_string(), kind: None }
+    }
+    fn budget(field: &str, message: impl std::fmt::Display) -> ApiError {
+        ApiError { kind: Some("budget"), ..ApiError::bad(field, message) }
+    }
+    fn cancelled() -> ApiError {
+        ApiError { kind: Some("cancelled"), ..ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "the job was cancelled") }
+    }
+    fn json(&self) -> Value {
+        json!({ "error": self.message, "field": self.field, "kind": self.kind, "status": self.status.as_u16() })
     }
 }
 
@@ -76,47 +101,14 @@ impl From<params::BadRequest> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, axum::Json(json!({ "error": self.message, "field": self.field }))).into_response()
-    }
-}
-
-impl App {
-    /// Runs `work` on a blocking thread once a heavy slot is free (503 when too many wait).
-    async fn heavy<T: Send + 'static>(self: &Arc<Self>, work: impl FnOnce(&App) -> T + Send + 'static) -> Result<T, ApiError> {
-        if self.waiting.fetch_add(1, Ordering::SeqCst) >= HEAVY_QUEUED {
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
-            return Err(ApiError::status(StatusCode::SERVICE_UNAVAILABLE, format!("busy: {HEAVY_QUEUED} requests are waiting; try again")));
-        }
-        // Dropped (the client went away) while waiting: the place is given up.
-        struct Waiting<'a>(&'a AtomicUsize);
-        impl Drop for Waiting<'_> {
-            fn drop(&mut self) {
-                self.0.fetch_sub(1, Ordering::SeqCst);
-            }
-        }
-        let waiting = Waiting(&self.waiting);
-        let permit =
-            self.heavy.clone().acquire_owned().await.map_err(|_| ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "shutting down"))?;
-        drop(waiting);
-        let app = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            work(&app)
-        })
-        .await
-        .map_err(|e| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("the work failed: {e}")))
+        (self.status, axum::Json(self.json())).into_response()
     }
 }
 
 /// Binds, tells `ready` the address, and serves until the process ends.
 pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_io().build()?;
-    let opts = SolveOptions { max_memory: config.max_memory, keep_order: true, max_positions: config.max_positions };
-    let app = Arc::new(App {
-        store: store::Store::new(opts, config.tables.clone(), config.max_memory),
-        heavy: Arc::new(Semaphore::new(HEAVY_AT_ONCE)),
-        waiting: AtomicUsize::new(0),
-    });
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_io().enable_time().build()?;
+    let app = Arc::new(App::new(&config));
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.addr).await?;
         ready(listener.local_addr()?);

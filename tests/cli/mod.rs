@@ -15,6 +15,7 @@ mod readme;
 mod replay;
 mod samples;
 mod serve;
+mod serve_jobs;
 mod serve_page;
 mod show;
 mod simulate;

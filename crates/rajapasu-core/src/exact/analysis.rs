@@ -3,19 +3,17 @@
 //! moves by each, and a line of perfect round play from the position.
 //!
 //! The values come from sources the caller builds and may keep: the round's R15 solution
-//! ([`round_solution`]) and the round's perfect-match values ([`RoundMatch::build`], from the
-//! match table). A move's round value is what it captures net of the opponent's captures, minus
+//! ([`round_solution`], or the store's) and the round's perfect-match values
+//! ([`super::ExactStore::round_match`], from the match table). A move's round value is what it captures net of the opponent's captures, minus
 //! the value of the position after it for the opponent; a move's match value is the value, for
 //! the mover, of the match position after it (that position and South's reserve then).
 
-use std::path::Path;
 use std::sync::Arc;
 
-use super::match_solver::{reserve_span, Ending, MatchTable, MatchValue};
-use super::round_graph::RoundGraph;
+use super::match_solver::MatchValue;
 use super::round_values::RoundValues;
 use super::solver::{Solution, SolveError, SolveOptions, TieBreak};
-use crate::engine::{BySide, NextStarter, Pit, PitSet, Position, Side};
+use crate::engine::{Pit, PitSet, Position, Side};
 
 /// Moves of the line of perfect round play shown from a position.
 pub const LINE_MOVES: usize = 8;
@@ -84,9 +82,9 @@ pub struct RoundContext {
 }
 
 /// The perfect-match values (R17) of every position of one round and every reserve of South
-/// there, from the board's match table.
+/// there, from the board's match table ([`super::ExactStore::round_match`]).
 pub struct RoundMatch {
-    values: RoundValues,
+    values: Arc<RoundValues>,
 }
 
 impl std::fmt::Debug for RoundMatch {
@@ -96,51 +94,8 @@ impl std::fmt::Debug for RoundMatch {
 }
 
 impl RoundMatch {
-    /// The match values of the round with `open` pits (R12). Under `next_starter = round_winner`
-    /// a round's ends lead to states that depend on its start, so `context` is needed there.
-    /// Values of many cells are read from, or saved to, `dir` (beside the match table). Fails
-    /// with a message naming the figures when the values would need more than
-    /// `opts.max_memory` bytes or the round more than `opts.max_positions` positions.
-    pub fn build(
-        table: &MatchTable,
-        open: BySide<u8>,
-        context: Option<RoundContext>,
-        opts: SolveOptions,
-        dir: &Path,
-    ) -> Result<RoundMatch, String> {
-        let rules = *table.rules();
-        let ending = match (rules.next_starter, context) {
-            (NextStarter::Collector, _) => Ending::Collector,
-            (NextStarter::RoundWinner, Some(c)) => Ending::RoundWinner { kept: c.kept_south, starter: c.starter },
-            (NextStarter::RoundWinner, None) => {
-                return Err("under next_starter = round_winner the match values of a position need its round's start \
-                            (give the moves from the match's start, or a round's start)"
-                    .into())
-            }
-        };
-        let opts = SolveOptions { keep_order: false, ..opts };
-        let graph = Arc::new(RoundGraph::build(rules, open, opts).map_err(|e| e.to_string())?);
-        let (total, seeds) = (rules.total_counters(), rules.seeds_per_pit as u32);
-        // South's reserves in this round: its kept reserve (R12) plus its captures.
-        let span = match ending {
-            Ending::Collector => reserve_span(
-                super::state_holdings(&rules)
-                    .filter(|&h| super::open_pits(&rules, h) == open)
-                    .map(|h| h - open[Side::South] as u32 * seeds),
-                graph.on_board(),
-                total,
-            ),
-            Ending::RoundWinner { kept, .. } => reserve_span(std::iter::once(kept), graph.on_board(), total),
-        };
-        let (lo, hi) = span.ok_or("no match state has these open pits (R12)")?.into_inner();
-        let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
-        RoundValues::fits(cells, graph.nodes() as u64, open, opts.max_memory)?;
-        let mut values = RoundValues::load_or_compute(dir, graph, table, ending, (lo, hi))?;
-        // Lookups follow moves forward only.
-        if let Some(g) = Arc::get_mut(&mut values.graph) {
-            g.forget_predecessors();
-        }
-        Ok(RoundMatch { values })
+    pub(crate) fn new(values: Arc<RoundValues>) -> RoundMatch {
+        RoundMatch { values }
     }
 
     /// Bytes held (the round's graph and its values).
@@ -232,7 +187,7 @@ fn perfect_line(pos: &Position, round: &Solution) -> Vec<Pit> {
 mod tests {
     use super::*;
     use crate::engine::{Game, Ruleset};
-    use crate::exact::{load_or_solve, MatchState};
+    use crate::exact::{ExactStore, MatchState, StoreSettings};
 
     fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
         let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
@@ -246,8 +201,9 @@ mod tests {
     #[test]
     fn move_values_follow_the_positions_after_them() {
         let dir = tempfile::tempdir().unwrap();
+        let store = ExactStore::new(StoreSettings { tables: dir.path().to_path_buf(), ..StoreSettings::default() });
         for r in [rules(3, 2, &[]), rules(3, 3, &["final_four=sower"]), rules(3, 2, &["next_starter=round_winner"])] {
-            let (table, _) = load_or_solve(r, dir.path(), SolveOptions::default(), None, &mut |_| {}).unwrap();
+            let table = store.match_table(r).unwrap();
             let mut rng = crate::engine::Rng::from_seed(7);
             for _ in 0..6 {
                 let mut game = Game::new(r, Side::South);
@@ -260,7 +216,7 @@ mod tests {
                     let context = RoundContext { kept_south: rs.kept[Side::South], starter: rs.starter };
                     let solution = round_solution(&pos, SolveOptions::default(), &mut |_| {}).unwrap();
                     let open = pos.open().map(|s| s.len() as u8);
-                    let matches = RoundMatch::build(&table, open, Some(context), SolveOptions::default(), dir.path()).unwrap();
+                    let matches = store.round_match(&table, open, Some(context)).unwrap();
                     let (a, note) = analyse(&pos, &solution, Some(&matches)).unwrap();
                     assert_eq!(note, None);
                     // The value is the best move's, and the best moves are those reaching it.

@@ -15,6 +15,7 @@
 //! Memory is accounted as it is allocated and checked against [`SolveOptions::max_memory`]:
 //! a board too large for it gives [`SolveError::MemoryLimit`], never a crash.
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -68,6 +69,20 @@ pub enum SolveError {
          solve a smaller board (fewer pits a row, counters a pit or open pits)"
     )]
     TooManyArrangements { pits: usize, counters: u32 },
+    /// Whoever watched the solve stopped it ([`Solution::solve_watched`]).
+    #[error("the solve was cancelled")]
+    Cancelled,
+}
+
+/// Hears a solve's progress; [`ControlFlow::Break`] stops it ([`SolveError::Cancelled`]).
+pub type Watch<'a> = dyn FnMut(Progress) -> ControlFlow<()> + 'a;
+
+/// A watch that hears `progress` and never stops the solve.
+fn listening(progress: &mut dyn FnMut(Progress)) -> impl FnMut(Progress) -> ControlFlow<()> + '_ {
+    move |p| {
+        progress(p);
+        ControlFlow::Continue(())
+    }
 }
 
 /// Checks that boards of `counters` counters in `pits` open pits can be numbered by the solver
@@ -201,9 +216,15 @@ impl Solution {
     /// assert_eq!(solution.stats().positions, 11);
     /// ```
     pub fn solve(roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solution, SolveError> {
-        let mut solution = Solution::enumerated(roots, opts, progress)?;
+        Solution::solve_watched(roots, opts, &mut listening(progress))
+    }
+
+    /// [`Solution::solve`], stopped with [`SolveError::Cancelled`] as soon as `watch` breaks
+    /// (it hears the progress after every wave of positions).
+    pub fn solve_watched(roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<Solution, SolveError> {
+        let mut solution = Solution::enumerated_watched(roots, opts, watch)?;
         let start = Instant::now();
-        solution.solve_levels(opts, progress)?;
+        solution.solve_levels(opts, watch)?;
         solution.stats.solve_seconds = start.elapsed().as_secs_f64();
         solution.stats.table_bytes = solution.table_bytes();
         Ok(solution)
@@ -212,6 +233,10 @@ impl Solution {
     /// Step 1 alone: the positions reachable from `roots`, without values (the match solver,
     /// src/exact/match_solver.rs, builds its own graph over them).
     pub(crate) fn enumerated(roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solution, SolveError> {
+        Solution::enumerated_watched(roots, opts, &mut listening(progress))
+    }
+
+    fn enumerated_watched(roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<Solution, SolveError> {
         let template = roots[0];
         if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
             return Err(SolveError::MixedRoots);
@@ -230,7 +255,7 @@ impl Solution {
             stats: SolveStats { level_positions: vec![0; top as usize + 1], ..SolveStats::default() },
         };
         let start = Instant::now();
-        solution.enumerate(roots, opts, progress)?;
+        solution.enumerate(roots, opts, watch)?;
         solution.stats.enumerate_seconds = start.elapsed().as_secs_f64();
         solution.stats.table_bytes = solution.table_bytes();
         Ok(solution)
@@ -355,7 +380,7 @@ impl Solution {
     }
 
     /// Step 1: the reachable positions, level by level from the top.
-    fn enumerate(&mut self, roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<(), SolveError> {
+    fn enumerate(&mut self, roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<(), SolveError> {
         let top = self.levels.len() - 1;
         let mut pending: Vec<FxHashSet<Key>> = (0..=top).map(|_| FxHashSet::default()).collect();
         for r in roots {
@@ -401,7 +426,9 @@ impl Solution {
                 }
                 let working = set_bytes(&set) + pending.iter().map(set_bytes).sum::<u64>() + queue.capacity() as u64 * 8 + buffer;
                 self.check_memory(&opts, working, n as u32, found + set.len() as u64, "enumerated")?;
-                progress(Progress { phase: "enumerating", level: n as u32, done: found + set.len() as u64, total: 0 });
+                if watch(Progress { phase: "enumerating", level: n as u32, done: found + set.len() as u64, total: 0 }).is_break() {
+                    return Err(SolveError::Cancelled);
+                }
             }
             drop(queue);
             let mut keys: Vec<Key> = set.iter().copied().collect();
@@ -434,14 +461,14 @@ impl Solution {
     }
 
     /// Step 2: the values, level by level from the bottom.
-    fn solve_levels(&mut self, opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<(), SolveError> {
+    fn solve_levels(&mut self, opts: SolveOptions, watch: &mut Watch) -> Result<(), SolveError> {
         let total = self.stats.positions;
         let mut done = 0u64;
         for n in 0..self.levels.len() {
             let sizes = [self.levels[n].sets[0].len(), self.levels[n].sets[1].len()];
             let m = sizes[0] + sizes[1];
             let south_count = sizes[0];
-            let scan = self.scan_level(n, &mut done, total, progress);
+            let scan = self.scan_level(n, &mut done, total, watch)?;
             self.stats.quiet_moves += scan.succ.len() as u64;
             self.stats.exits += scan.exits;
             let LevelScan { exit, degree, succ, .. } = scan;
@@ -458,14 +485,16 @@ impl Solution {
                 }
             }
         }
-        progress(Progress { phase: "solving", level: self.levels.len() as u32 - 1, done, total });
+        if watch(Progress { phase: "solving", level: self.levels.len() as u32 - 1, done, total }).is_break() {
+            return Err(SolveError::Cancelled);
+        }
         Ok(())
     }
 
     /// The moves of every position of level `n`: the best exit of each in South's terms (the
     /// max for South to move, the min for North), and the in-level successors. Chunks of
     /// positions run in parallel and are joined in order.
-    fn scan_level(&self, n: usize, done: &mut u64, total: u64, progress: &mut dyn FnMut(Progress)) -> LevelScan {
+    fn scan_level(&self, n: usize, done: &mut u64, total: u64, watch: &mut Watch) -> Result<LevelScan, SolveError> {
         let sets = &self.levels[n].sets;
         let south_count = sets[0].len();
         let mut scan = LevelScan { exit: Vec::new(), degree: Vec::new(), succ: Vec::new(), exits: 0 };
@@ -482,11 +511,13 @@ impl Solution {
                     scan.exits += part.exits;
                 }
                 *done += (end - start) as u64;
-                progress(Progress { phase: "solving", level: n as u32, done: *done, total });
+                if watch(Progress { phase: "solving", level: n as u32, done: *done, total }).is_break() {
+                    return Err(SolveError::Cancelled);
+                }
                 start = end;
             }
         }
-        scan
+        Ok(scan)
     }
 
     fn scan_chunk(&self, n: usize, side: usize, ranks: &[u64], south_count: usize) -> LevelScan {

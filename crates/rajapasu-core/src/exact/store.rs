@@ -13,12 +13,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::match_solver::{reserve_span, Ending, MatchError, MatchTable};
+use super::analysis::{RoundContext, RoundMatch};
+use super::match_solver::{reserve_span, Ending, MatchError, MatchProgress, MatchTable};
 use super::once_cache::OnceCache;
 use super::round_graph::RoundGraph;
 use super::round_values::RoundValues;
-use super::solver::{Solution, SolveError, SolveOptions};
-use crate::engine::{BySide, Ruleset, Side};
+use super::solver::{Solution, SolveError, SolveOptions, Watch};
+use crate::engine::{BySide, NextStarter, Ruleset, Side};
 
 /// Default memory for the round tables kept in memory.
 pub const DEFAULT_CACHE_BYTES: u64 = 8 << 30;
@@ -89,12 +90,17 @@ impl ExactStore {
 
     /// The match table of `rules`: in memory, else from the tables directory, else solved there.
     pub fn match_table(&self, rules: Ruleset) -> Result<Arc<MatchTable>, MatchError> {
+        self.match_table_watched(rules, &mut |_| {})
+    }
+
+    /// [`ExactStore::match_table`], `progress` hearing a solve of it.
+    pub fn match_table_watched(&self, rules: Ruleset, progress: &mut dyn FnMut(MatchProgress)) -> Result<Arc<MatchTable>, MatchError> {
         self.tables.get_or_compute(&rules, || {
             let opts = SolveOptions { keep_order: false, ..self.settings.solve };
             if self.settings.tables.as_os_str().is_empty() {
                 super::default_tables_dir()?;
             }
-            let (table, _) = super::load_or_solve(rules, &self.settings.tables, opts, None, &mut |_| {})?;
+            let (table, _) = super::load_or_solve(rules, &self.settings.tables, opts, None, progress)?;
             Ok((table, 0))
         })
     }
@@ -103,6 +109,18 @@ impl ExactStore {
     /// `opts` if it is not cached (a solution that keeps its order serves a caller that does
     /// not need it).
     pub fn round_solution(&self, rules: Ruleset, open: BySide<u8>, opts: SolveOptions) -> Result<Arc<Solution>, SolveError> {
+        self.round_solution_watched(rules, open, opts, &mut |_| std::ops::ControlFlow::Continue(()))
+    }
+
+    /// [`ExactStore::round_solution`], `watch` hearing a solve of it and able to stop it
+    /// ([`SolveError::Cancelled`]; nothing is kept then, and the next caller solves again).
+    pub fn round_solution_watched(
+        &self,
+        rules: Ruleset,
+        open: BySide<u8>,
+        opts: SolveOptions,
+        watch: &mut Watch,
+    ) -> Result<Arc<Solution>, SolveError> {
         if !opts.keep_order {
             if let Some(solution) = self.rounds.cached(&(rules, open, true)) {
                 return Ok(solution);
@@ -110,10 +128,28 @@ impl ExactStore {
         }
         self.rounds.get_or_compute(&(rules, open, opts.keep_order), || {
             let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
-            let solution = Solution::solve(&roots, opts, &mut |_| {})?;
+            let solution = Solution::solve_watched(&roots, opts, watch)?;
             let bytes = solution.stats().table_bytes;
             Ok((solution, bytes))
         })
+    }
+
+    /// The perfect-match values (R17) of the round with `open` pits (R12) under `table`. Under
+    /// `next_starter = round_winner` a round's ends lead to states that depend on its start, so
+    /// `context` is needed there. Fails with a message naming the figures when the values would
+    /// need more than the solver's memory or the round more than its positions.
+    pub fn round_match(&self, table: &MatchTable, open: BySide<u8>, context: Option<RoundContext>) -> Result<RoundMatch, String> {
+        let rules = *table.rules();
+        let ending = match (rules.next_starter, context) {
+            (NextStarter::Collector, _) => Ending::Collector,
+            (NextStarter::RoundWinner, Some(c)) => Ending::RoundWinner { kept: c.kept_south, starter: c.starter },
+            (NextStarter::RoundWinner, None) => {
+                return Err("under next_starter = round_winner the match values of a position need its round's start \
+                            (give the moves from the match's start, or a round's start)"
+                    .into())
+            }
+        };
+        self.round_values(rules, open, ending, table).map(RoundMatch::new)
     }
 
     /// The values (R17) of every position of the round with `open` pits per side times South's

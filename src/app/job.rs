@@ -1,0 +1,154 @@
+//! A job's progress and cancellation, shared by the thread doing the work and whoever waits
+//! for it: the command line draws the progress as a bar, the server streams it to the page and
+//! cancels the job when its client goes away.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::exact::{MatchProgress, Progress};
+
+/// Where a job is: the stage (what is being computed) and how far, `done` of `total` (0: not
+/// known).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct JobProgress {
+    pub stage: String,
+    pub done: u64,
+    pub total: u64,
+}
+
+impl std::fmt::Display for JobProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.total {
+            0 if self.done == 0 => write!(f, "{}", self.stage),
+            0 => write!(f, "{}: {}", self.stage, self.done),
+            t => write!(f, "{}: {} of {t}", self.stage, self.done),
+        }
+    }
+}
+
+/// The job was cancelled before it finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cancelled")]
+pub struct Cancelled;
+
+type Listener = Box<dyn Fn(&JobProgress) + Send + Sync>;
+
+/// See the module's documentation.
+#[derive(Default)]
+pub struct Job {
+    cancelled: AtomicBool,
+    progress: Mutex<JobProgress>,
+    /// Units of work counted by [`Job::advance`] (simulated matches), shown as `done`.
+    counted: AtomicU64,
+    listener: Option<Listener>,
+}
+
+impl Job {
+    /// A job whose progress is also told to `listener` as it changes.
+    pub fn with_listener(listener: impl Fn(&JobProgress) + Send + Sync + 'static) -> Job {
+        Job { listener: Some(Box::new(listener)), ..Job::default() }
+    }
+
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Err once the job is cancelled: where the work checks between its steps.
+    pub fn check(&self) -> Result<(), Cancelled> {
+        if self.is_cancelled() {
+            Err(Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A new stage of `total` units (0: not known).
+    pub fn stage(&self, stage: impl Into<String>, total: u64) {
+        self.counted.store(0, Ordering::SeqCst);
+        self.set(JobProgress { stage: stage.into(), done: 0, total });
+    }
+
+    fn set(&self, progress: JobProgress) {
+        if let Some(listener) = &self.listener {
+            listener(&progress);
+        }
+        *self.progress.lock().unwrap_or_else(|e| e.into_inner()) = progress;
+    }
+
+    /// Counts `n` units of the stage done (from any thread).
+    pub fn advance(&self, n: u64) {
+        self.counted.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Where the job is now.
+    pub fn progress(&self) -> JobProgress {
+        let mut p = self.progress.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        p.done = p.done.max(self.counted.load(Ordering::Relaxed));
+        p
+    }
+
+    /// A watch of a round solve: reports its progress, stops it once the job is cancelled.
+    pub fn solve_watch<'a>(&'a self, what: &'a str) -> impl FnMut(Progress) -> ControlFlow<()> + 'a {
+        move |p: Progress| {
+            self.set(JobProgress { stage: format!("{what}: {} positions, {} counters", p.phase, p.level), done: p.done, total: p.total });
+            if self.is_cancelled() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    /// A listener of a match table's solve.
+    pub fn match_watch(&self) -> impl FnMut(MatchProgress) + '_ {
+        move |p: MatchProgress| {
+            let stage = format!("match table: {} (round graphs, k = {})", p.phase, p.round);
+            self.set(JobProgress { stage, done: p.done, total: p.total });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// A cancelled job stops a solve at its next wave; the listener hears every report.
+    #[test]
+    fn a_cancelled_job_stops_the_solve_it_watches() {
+        let heard = Arc::new(AtomicU64::new(0));
+        let counter = heard.clone();
+        let job = Job::with_listener(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+        let rules = crate::engine::Ruleset { pits_per_row: 4, seeds_per_pit: 3, ..Default::default() };
+        let start = crate::exact::round_start(rules, crate::engine::BySide::splat(4), crate::engine::Side::South);
+        let opts = crate::exact::SolveOptions::default();
+        let solved = crate::exact::Solution::solve_watched(&[start], opts, &mut job.solve_watch("round")).unwrap();
+        assert!(heard.load(Ordering::SeqCst) > 0 && job.progress().stage.starts_with("round: solving"));
+        assert_eq!(solved.value(&start), crate::exact::Solution::solve(&[start], opts, &mut |_| {}).unwrap().value(&start));
+        job.cancel();
+        assert_eq!(job.check(), Err(Cancelled));
+        let stopped = crate::exact::Solution::solve_watched(&[start], opts, &mut job.solve_watch("round"));
+        assert_eq!(stopped.err(), Some(crate::exact::SolveError::Cancelled));
+    }
+
+    #[test]
+    fn progress_counts_the_units_of_its_stage() {
+        let job = Job::default();
+        job.stage("continuations", 10);
+        job.advance(3);
+        job.advance(4);
+        assert_eq!(job.progress(), JobProgress { stage: "continuations".into(), done: 7, total: 10 });
+        assert_eq!(job.progress().to_string(), "continuations: 7 of 10");
+        job.stage("next", 0);
+        assert_eq!(job.progress().done, 0);
+    }
+}
