@@ -116,6 +116,11 @@ fn locate(rules: Ruleset, spec: &PositionSpec) -> Result<Located, AnalyseError> 
     }
 }
 
+/// The position a request names (its moves played, its round's start or board set up).
+pub fn position_of(rules: Ruleset, spec: &PositionSpec) -> Result<Position, AnalyseError> {
+    locate(rules, spec).map(|at| at.pos)
+}
+
 /// Why holdings (South, North) are not a round's start (R12, R14).
 pub fn check_holdings(h: BySide<u32>, rules: &Ruleset) -> Result<(), String> {
     let total = rules.total_counters() as u64;

@@ -7,5 +7,6 @@
 
 pub mod analyse;
 pub mod check_record;
+pub mod evaluate;
 pub mod job;
 pub mod statistics;

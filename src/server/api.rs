@@ -15,6 +15,7 @@ use super::{ApiError, App, MAX_BODY_BYTES};
 use crate::agents::{seat_rng, Agent, AgentSpec};
 use crate::app::analyse::{run as analyse, AnalyseError};
 use crate::app::check_record::{base_rules, run as check_record, CheckRequest};
+use crate::app::evaluate::{run as evaluate, EvaluateRequest};
 use crate::app::statistics::run as statistics;
 use crate::app::statistics::{StatisticsError, StatisticsRequest};
 use crate::engine::trace::{replay, TraceEvent};
@@ -34,6 +35,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/statistics", get(statistics_route))
         .route("/api/check-record", post(check_record_route))
         .route("/api/status", get(status_route))
+        .route("/api/evaluate", get(evaluate_route))
         .fallback(|| async { ApiError::status(StatusCode::NOT_FOUND, "no such page or endpoint (see docs/serve.md)") })
         .with_state(app)
 }
@@ -44,14 +46,29 @@ const ANALYSE_PARAMS: [&str; 8] = ["rule", "first", "moves", "holdings", "positi
 
 async fn analyse_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
     let request = Params::parse(query.as_deref().unwrap_or(""), &ANALYSE_PARAMS)?.analyse_request()?;
-    let work = move |app: &App, job: &crate::app::job::Job| {
-        analyse(&request, app.store(), job).map_err(|e| match e {
-            AnalyseError::Field { field, message } => ApiError::bad(field, message),
-            AnalyseError::Budget(message) => ApiError::budget("position", message),
-            AnalyseError::Cancelled => ApiError::cancelled(),
-        })
-    };
+    let work = move |app: &App, job: &crate::app::job::Job| analyse(&request, app.store(), job).map_err(analyse_error);
     Ok(app.answer(&headers, "analyse", work).await)
+}
+
+/// A search player's evaluation of every legal move (offered where the exact values are beyond
+/// the budget).
+async fn evaluate_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
+    let mut known = ANALYSE_PARAMS.to_vec();
+    known.extend(["player", "seed"]);
+    let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
+    let base = params.analyse_request()?;
+    let spec = player(params.one("player")?.unwrap_or("minimax:6"), "player")?;
+    let request = EvaluateRequest { rules: base.rules, position: base.position, player: spec, seed: params.count("seed", 1, 0, u64::MAX)? };
+    let result = app.heavy("evaluate", move |_, _| evaluate(&request)).await?;
+    result.map(Json).map_err(analyse_error)
+}
+
+fn analyse_error(e: AnalyseError) -> ApiError {
+    match e {
+        AnalyseError::Field { field, message } => ApiError::bad(field, message),
+        AnalyseError::Budget(message) => ApiError::budget("position", message),
+        AnalyseError::Cancelled => ApiError::cancelled(),
+    }
 }
 
 /// The jobs running (with their progress), waiting, finished and cancelled, and what the

@@ -123,8 +123,15 @@ wait(ready, "the reopened address")
 assert value("moves") == moves and text("status") == status, (value("moves"), text("status"))
 report["reopened"] = {"moves": moves, "status": status}
 
-# The analysis on the page, to compare with `analyse --json`.
+# The analysis on the page, to compare with `analyse --json`, and its line as arrows.
 open_state("pits_per_row=3&seeds_per_pit=3&first=north&moves=0,1&south=human&north=human")
+wait(lambda: body("analysed") == "true", "the analysis")
+driver.switch_to.frame(driver.find_element(By.ID, "board"))
+wait(lambda: driver.find_elements(By.CSS_SELECTOR, "g.line-arrow"), "the line's arrows")
+arrows = driver.find_elements(By.CSS_SELECTOR, "g.line-arrow")
+report["arrows"] = [a.get_attribute("data-pit") for a in sorted(arrows, key=lambda a: int(a.get_attribute("data-step")))]
+driver.switch_to.default_content()
+report["line"] = text("analysis-line")
 rows = driver.find_elements(By.CSS_SELECTOR, "#analysis tbody tr")
 report["analysis"] = [
     {
@@ -137,6 +144,15 @@ report["analysis"] = [
     for r in rows
 ]
 assert report["analysis"], "no analysis rows"
+
+# The real board's first solve shows its progress and is cancelled from the page.
+open_state("first=south&moves=&south=human&north=human")
+wait(lambda: driver.find_element(By.ID, "analysis-progress").is_displayed(), "the solve's progress")
+report["progress"] = text("analysis-progress-text")
+driver.save_screenshot(OUT + "/serve-progress.png")
+driver.find_element(By.ID, "analysis-cancel").click()
+wait(lambda: "cancelled" in text("analysis-note"), "the cancelled analysis")
+report["cancelled_note"] = text("analysis-note")
 
 # A set-up position with the wrong total is refused, naming what is wrong.
 open_state(SMALL + "&first=south&moves=&south=human&north=human")

@@ -19,8 +19,14 @@ pub struct Server {
 
 impl Server {
     pub fn start(tables: &Path) -> Server {
+        Server::start_with(tables, &[])
+    }
+
+    /// A server with more options.
+    pub fn start_with(tables: &Path, extra: &[&str]) -> Server {
         let mut child = bin()
             .args(["serve", "--port", "0", "--max-memory", "1G", "--tables", s(tables)])
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

@@ -143,3 +143,29 @@ fn a_client_that_disconnects_mid_solve_cancels_its_job_and_the_server_serves_on(
     let (status, a) = server.get_json("/api/analyse?rule=pits_per_row=3&rule=seeds_per_pit=2");
     assert_eq!(status, 200, "{a}");
 }
+
+#[test]
+fn a_board_beyond_the_budget_says_so_and_the_search_players_evaluate_its_moves() {
+    let tables = tempfile::tempdir().unwrap();
+    let server = Server::start_with(tables.path(), &["--max-positions", "1000"]);
+    let (status, v) = server.get_json("/api/analyse?match=false");
+    assert_eq!((status, v["kind"].as_str(), v["field"].as_str()), (400, Some("budget"), Some("position")), "{v}");
+    assert!(v["error"].as_str().unwrap().contains("1000"), "the figures: {v}");
+    let legal = server.get_json("/api/game").1["legal"].clone();
+    let (status, m) = server.get_json("/api/evaluate?player=minimax:2");
+    assert_eq!(status, 200, "{m}");
+    let pits: Vec<Value> = m["moves"].as_array().unwrap().iter().map(|x| x["pit"].clone()).collect();
+    assert_eq!(Value::from(pits), legal);
+    assert_eq!(m["depth"], 2);
+    let top = m["moves"].as_array().unwrap().iter().map(|x| x["value"].as_f64().unwrap()).fold(f64::MIN, f64::max);
+    for x in m["moves"].as_array().unwrap() {
+        let best = m["best"].as_array().unwrap().contains(&x["pit"]);
+        assert_eq!(best, x["value"].as_f64() == Some(top), "{m}");
+    }
+    let (status, t) = server.get_json("/api/evaluate?player=mcts:64&moves=3");
+    assert_eq!(status, 200, "{t}");
+    let visits: u64 = t["moves"].as_array().unwrap().iter().map(|x| x["visits"].as_u64().unwrap()).sum();
+    assert!(visits <= 64 && visits > 50, "{t}");
+    let (status, e) = server.get_json("/api/evaluate?player=greedy");
+    assert_eq!((status, e["field"].as_str()), (400, Some("player")), "{e}");
+}

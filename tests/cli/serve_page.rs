@@ -91,6 +91,14 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
         })
         .collect();
     assert_eq!(report["analysis"], Value::from(want));
+    // The line of perfect play drawn as arrows, in its order, the first into its first pit.
+    let line: Vec<String> = a["line"].as_array().unwrap().iter().take(4).map(|p| format!("line-{p}")).collect();
+    assert_eq!(report["arrows"], Value::from(line), "{report}");
+    // The real board's first solve showed its progress and was cancelled from the page.
+    assert!(report["progress"].as_str().unwrap().contains("R15"), "{report}");
+    assert!(report["cancelled_note"].as_str().unwrap().contains("cancelled"), "{report}");
+    let (_, status) = server.get_json("/api/status");
+    assert!(status["cancelled"].as_u64() >= Some(1), "{status}");
     // The set-up position was refused with the message naming the total.
     let refused = report["setup_refused"].as_str().unwrap();
     assert!(refused.contains("position") && refused.contains("13") && refused.contains("12"), "{refused}");
@@ -103,7 +111,7 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
         checked["readings"].as_array().unwrap().iter().filter(|r| r["consistent"] == true).map(|r| r["rules_hash"].clone()).collect();
     assert_eq!(report["record"]["consistent"], Value::from(consistent));
     // Screenshots: the page drawn, not blank.
-    for name in ["serve.png", "serve-record.png"] {
+    for name in ["serve.png", "serve-record.png", "serve-progress.png"] {
         let (w, h, colours) = screenshot(&shots.path().join(name));
         assert!(w >= 1000 && h >= 800 && colours >= 8, "{name}: {w}x{h}, {colours} colours");
     }

@@ -295,6 +295,24 @@ impl Searcher {
         ties
     }
 
+    /// Every legal root move with its value searched at exactly `depth` with a full window, by
+    /// local pit; None when the node budget (counted over every call on this searcher) ran out.
+    pub(crate) fn root_values(&mut self, pos: &Position, depth: u32) -> Option<Vec<(Pit, i32)>> {
+        if self.table.is_empty() {
+            self.table = vec![Entry::default(); 1 << TABLE_BITS];
+        }
+        self.aborted = false;
+        let mut values = Vec::new();
+        for (pit, child, _) in pos.legal_children() {
+            let v = -self.negamax(&child, 1, depth - 1, -INF, INF);
+            if self.aborted {
+                return None;
+            }
+            values.push((pit, v));
+        }
+        Some(values)
+    }
+
     /// This searcher with the table of `other` (tests: a table filled by other searches).
     #[cfg(test)]
     pub(crate) fn with_table_of(mut self, other: Searcher) -> Searcher {

@@ -4,6 +4,7 @@
 
 mod error;
 mod eval;
+mod evaluate;
 mod external;
 mod greedy;
 pub mod host;
@@ -14,6 +15,7 @@ mod spec;
 
 pub use error::PlayerError;
 pub use eval::{Eval, MATCH_WIN};
+pub use evaluate::{evaluate, Evaluation, MoveScore, NotASearchPlayer};
 pub use external::{ExternalError, PROTOCOL};
 pub use spec::{
     AgentSpec, ExternalParams, MctsParams, MinimaxParams, SpecError, ALLOWED, MAX_MCTS_PLAYOUTS, MAX_MINIMAX_DEPTH, MAX_MINIMAX_NODES,
