@@ -7,8 +7,12 @@
 #   scripts/perfect_play.sh                # the committed study (about 25 minutes on 2 cores)
 #   scripts/perfect_play.sh --matches 2000 # options are passed on to `rajapasu solve --study`
 # The match values (R17) use and keep their tables in data/match_solution/tables (the real
-# board's, 26 minutes to solve, is committed there). RAJAPASU=/path/to/rajapasu uses that binary
-# instead of building this checkout's.
+# board's, 26 minutes to solve, is committed there). Boards whose round 1 passes 20,000,000
+# positions are match-solved only when their table is there already: 7x4, 7x5 and 7x6 were solved
+# with `rajapasu solve --match --rule pits_per_row=7 --rule seeds_per_pit=N --tables
+# data/match_solution/tables --max-memory 16G` (13 to 21 minutes and 13 to 14 GB each; see
+# docs/performance.md). RAJAPASU=/path/to/rajapasu uses that binary instead of building this
+# checkout's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${RAJAPASU:-}" ]; then
