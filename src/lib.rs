@@ -10,12 +10,14 @@
 //!
 //! In this crate: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
 //! (Bradley-Terry ratings of a tournament), [`plot`], then [`app`] (the jobs users run, typed)
-//! under the front ends: [`cli`] here, the Python module in python/.
+//! under the front ends: `cli` here (with its server, feature `cli`), the Python module in
+//! python/.
 
 pub use rajapasu_core::{agents, engine, exact, files, record, show, sim};
 
 pub mod analysis;
 pub mod app;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod io;
 pub mod plot;

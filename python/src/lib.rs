@@ -1,6 +1,8 @@
 //! The native part of the `rajapasu` Python package: the engine's positions and matches, the
-//! simulator (the very job `rajapasu simulate` runs), dataset checks and the exact solver.
-//! The pure-Python layer (python/rajapasu/__init__.py) turns datasets into polars frames.
+//! simulator (the application layer's job that `rajapasu simulate` runs too), dataset checks
+//! and the exact solver. A front end like the command line: keyword arguments become the
+//! application layer's requests (`rajapasu::app`), its errors name the keyword arguments. The
+//! pure-Python layer (python/rajapasu/__init__.py) turns datasets into polars frames.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -11,12 +13,15 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use rajapasu::agents::host::{self, HostPlayer};
 use rajapasu::agents::AgentSpec;
-use rajapasu::cli::simulate::{run_job, Job, MAX_THREADS};
-use rajapasu::cli::CliError;
+use rajapasu::app::simulate::{SimulateError, SimulateRequest};
+use rajapasu::app::solve::{match_error_is_bad_input, MatchRequest, RoundRequest, SolveMatchError};
+use rajapasu::app::FieldError;
 use rajapasu::engine::trace::{replay, TraceObserver};
 use rajapasu::engine::{BySide, Game, MoveSummary, Pit, PitSet, Position, Rng, RoundEnd, Ruleset, Side};
-use rajapasu::io::{Dataset, Formats};
-use rajapasu::sim::{Detail, FirstPolicy, RunConfig, Shard};
+use rajapasu::io::dataset::Wording;
+use rajapasu::io::lock::LockError;
+use rajapasu::io::{Dataset, DatasetError, Formats};
+use rajapasu::sim::{Detail, FirstPolicy, Shard};
 
 mod player;
 mod stepper;
@@ -24,7 +29,7 @@ mod stepper;
 // No global allocator of our own: mimalloc's thread-local state does not fit the static TLS
 // block of a module that Python loads with dlopen ("cannot allocate memory in static TLS block").
 
-pyo3::create_exception!(rajapasu, RajapasuError, PyException, "An error of rajapasu, with the command line's message.");
+pyo3::create_exception!(rajapasu, RajapasuError, PyException, "An error of rajapasu.");
 pyo3::create_exception!(
     rajapasu,
     UsageError,
@@ -36,11 +41,53 @@ fn usage(msg: impl std::fmt::Display) -> PyErr {
     UsageError::new_err(msg.to_string())
 }
 
-fn cli_error(e: CliError) -> PyErr {
+/// A bad request: `field: message`, the field named as the keyword argument is.
+fn field_error(e: FieldError) -> PyErr {
+    UsageError::new_err(e.to_string())
+}
+
+/// How a refusal to write into `out` reads from Python.
+fn out_wording() -> Wording {
+    Wording {
+        subject: "out".into(),
+        elsewhere: "choose another out".into(),
+        instead_of_foreign: "choose an empty or new directory".into(),
+        resume: "pass resume=True to continue it".into(),
+        play_shards: |count| format!("play shard=\"K/{count}\""),
+    }
+}
+
+/// A dataset's error with what to do about it in keyword arguments: bad input raises
+/// UsageError, a failure while working RajapasuError.
+fn dataset_error(e: DatasetError) -> PyErr {
+    let message = match &e {
+        DatasetError::Refused { dir, refusal } => refusal.describe(dir, &out_wording()),
+        DatasetError::Lock(LockError::Held { .. }) => format!("{e} (a stopped run continues with resume=True)"),
+        DatasetError::NoManifest { .. } => format!("{e} (simulate_to(out, ...) makes one)"),
+        DatasetError::Incomplete { path, shard, status, writer: None } => {
+            format!("{}: shard {shard} is incomplete (status {status}); finish it with resume=True first", path.display())
+        }
+        DatasetError::MissingShards { dir, missing, count } => format!(
+            "{}: shards {} of {count} are missing; run them (shard=\"K/{count}\") first",
+            dir.display(),
+            missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        ),
+        DatasetError::Damaged { .. } => {
+            format!("{e}\n(resume=True with the run's arguments plays missing, truncated or altered batches again; remove extra files)")
+        }
+        _ => e.to_string(),
+    };
+    if e.is_bad_input() {
+        UsageError::new_err(message)
+    } else {
+        RajapasuError::new_err(message)
+    }
+}
+
+fn simulate_error(e: SimulateError) -> PyErr {
     match e {
-        CliError::Usage(m) => UsageError::new_err(m),
-        CliError::Failed(m) => RajapasuError::new_err(m),
-        CliError::BrokenPipe => RajapasuError::new_err("broken pipe"),
+        SimulateError::Dataset(e) => dataset_error(e),
+        SimulateError::Match(_) => RajapasuError::new_err(e.to_string()),
     }
 }
 
@@ -52,7 +99,7 @@ fn pair<'py>(py: Python<'py>, v: BySide<u32>) -> PyResult<Bound<'py, PyTuple>> {
     PyTuple::new(py, [v[Side::South], v[Side::North]])
 }
 
-/// A switch value as the command line's `--rule NAME=VALUE` takes it.
+/// A switch value as `Ruleset::from_assignments` takes it (NAME=VALUE).
 fn switch_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(b) = value.cast::<pyo3::types::PyBool>() {
         return Ok(if b.is_true() { "true" } else { "false" }.to_string());
@@ -60,7 +107,7 @@ fn switch_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(value.str()?.to_string())
 }
 
-/// `NAME=VALUE` assignments from a dict of switches, checked as `--rule` is.
+/// `NAME=VALUE` assignments from a dict of switches.
 fn assignments(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
     let mut out = Vec::new();
     if let Some(d) = switches {
@@ -658,7 +705,7 @@ fn parse_spec(text: &str, seat: &str) -> PyResult<AgentSpec> {
     text.parse::<AgentSpec>().map_err(|e| usage(format!("{seat}: {e}")))
 }
 
-/// Runs `rajapasu simulate` (the same job: validation, batches, dataset writer, manifest) into
+/// Runs the job `rajapasu simulate` runs (validation, batches, dataset writer, manifest) into
 /// `out`; Python callables in `players` play as `python:NAME`. Returns the manifest as JSON.
 #[pyfunction]
 #[pyo3(signature = (out, matches, seed=1, south="random", north="random", first="alternate", detail="round", rules=None, threads=0, batch_size=None, format="parquet", shard="1/1", resume=false, players=None))]
@@ -685,13 +732,7 @@ fn simulate_to(
     let first: FirstPolicy = first.parse().map_err(|e| usage(format!("first: {e}")))?;
     let format: Formats = format.parse().map_err(|e| usage(format!("format: {e}")))?;
     let shard: Shard = shard.parse().map_err(|e| usage(format!("shard: {e}")))?;
-    if threads > MAX_THREADS {
-        return Err(usage(format!("threads: {threads} threads are more than the maximum of {MAX_THREADS}")));
-    }
-    rajapasu::sim::check_matches(matches).map_err(|e| usage(format!("matches: {e}")))?;
-    let batch_size = batch_size.unwrap_or(detail.default_batch_size());
-    rajapasu::sim::check_batch_size(batch_size).map_err(|e| usage(format!("batch_size: {e}")))?;
-    let cfg = RunConfig {
+    let request = SimulateRequest {
         rules,
         south: parse_spec(south, "south")?,
         north: parse_spec(north, "north")?,
@@ -701,27 +742,22 @@ fn simulate_to(
         detail,
         batch_size,
         shard,
-    };
-    let (hosts, registered) = host_players(players)?;
-    let label = out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let job = Job {
-        cfg,
         out,
         format,
         threads,
         resume,
-        quiet: true,
-        label,
-        destination: rajapasu::cli::Destination::Out,
-        players: rajapasu::agents::Resources { hosts, ..rajapasu::agents::Resources::default() },
     };
-    let result = py.detach(|| run_job(&job));
+    let sim = request.validate().map_err(field_error)?;
+    let (hosts, registered) = host_players(players)?;
+    let resources = rajapasu::agents::Resources { hosts, ..rajapasu::agents::Resources::default() };
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let result = py.detach(|| rajapasu::app::simulate::run(&sim, &resources, &command, &|_| {}));
     let raised: Option<PyErr> = registered.iter().find_map(|p| p.error.lock().unwrap_or_else(|e| e.into_inner()).take());
     drop(registered);
     match result {
-        Ok(manifest) => serde_json::to_string(&manifest).map_err(|e| RajapasuError::new_err(e.to_string())),
+        Ok(done) => serde_json::to_string(&done.manifest).map_err(|e| RajapasuError::new_err(e.to_string())),
         Err(e) => {
-            let err = cli_error(e);
+            let err = simulate_error(e);
             if let Some(cause) = raised {
                 err.set_cause(py, Some(cause));
             }
@@ -757,21 +793,14 @@ fn solve_json(
     max_positions: Option<u64>,
     rules: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    use rajapasu::cli::solve::{parse_memory, peak_rss, solve_start, solved_json};
+    use rajapasu::app::solve::{parse_memory, peak_rss, solve_start, solved_json};
     let rules = ruleset_from(rules)?;
     let starter = parse_side(starter, "starter")?;
-    let p = rules.pits_per_row;
-    let open = match open {
-        Some((s, n)) => {
-            let open = BySide::new(s, n);
-            rajapasu::exact::check_open(&rules, open).map_err(|e| usage(format!("open ({s}, {n}): {e}")))?;
-            open
-        }
-        None => BySide::splat(p),
-    };
+    let request = RoundRequest { rules, open: open.map(|(s, n)| BySide::new(s, n)), starter };
+    let open = request.validate().map_err(field_error)?;
     let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let solved = py.detach(|| solve_start(rules, open, starter, opts, true)).map_err(usage)?;
+    let solved = py.detach(|| solve_start(rules, open, starter, opts, &mut |_| {})).map_err(|e| usage(e.to_string()))?;
     Ok(solved_json(&rules, &solved, peak_rss()).to_string())
 }
 
@@ -790,29 +819,28 @@ fn solve_match_json(
     max_iterations: Option<u32>,
     rules: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    use rajapasu::cli::solve::match_solve::{check_holdings, match_solved_json, solve_match_state};
-    use rajapasu::cli::solve::{parse_memory, peak_rss};
+    use rajapasu::app::solve::{match_solved_json, parse_memory, peak_rss, solve_match};
+    use rajapasu::exact::{ExactStore, StoreSettings};
     let rules = ruleset_from(rules)?;
     let starter = parse_side(starter, "starter")?;
-    let holdings = match holdings {
-        Some((s, n)) => {
-            let h = BySide::new(s, n);
-            check_holdings(h, &rules).map_err(|e| usage(format!("holdings ({s}, {n}): {e}")))?;
-            h
-        }
-        None => BySide::splat(rules.total_counters() / 2),
-    };
-    if max_iterations == Some(0) {
-        return Err(usage("max_iterations 0: the rounds loop needs at least 1 iteration (or None: no limit)"));
-    }
+    let request = MatchRequest { rules, holdings: holdings.map(|(s, n)| BySide::new(s, n)), starter, max_iterations };
+    request.validate().map_err(field_error)?;
     let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let state = rajapasu::exact::MatchState { holdings, starter };
-    let solved = py.detach(|| solve_match_state(rules, state, opts, tables.as_ref(), max_iterations, true)).map_err(cli_error)?;
+    let tables = match tables {
+        Some(dir) => dir,
+        None => rajapasu::exact::default_tables_dir().map_err(|e| usage(format!("tables: {e}")))?,
+    };
+    let store = ExactStore::new(StoreSettings { tables, solve: opts, ..StoreSettings::default() });
+    let solved = py.detach(|| solve_match(&store, &request, &mut |_| {})).map_err(|e| match e {
+        SolveMatchError::Field(e) => field_error(e),
+        SolveMatchError::Match(e) if match_error_is_bad_input(&e) => usage(e.to_string()),
+        SolveMatchError::Match(e) => RajapasuError::new_err(e.to_string()),
+    })?;
     Ok(match_solved_json(&rules, &solved, peak_rss()).to_string())
 }
 
-/// The `--rule` switches and their allowed values.
+/// The rule switches and their allowed values.
 #[pyfunction]
 fn switches() -> Vec<(&'static str, String)> {
     Ruleset::default().as_pairs()

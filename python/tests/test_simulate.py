@@ -220,3 +220,22 @@ def test_a_bad_keyword_argument_is_an_error_naming_it_not_a_flag(tmp_path, kwarg
     message = str(raised.value)
     assert message.startswith(f"{name}: "), message
     assert "--" not in message, message
+
+
+def test_a_refused_destination_names_the_keyword_arguments_not_flags(tmp_path):
+    out = tmp_path / "out"
+    rajapasu.simulate_to(out, matches=4)
+    # A finished run's directory: writing again is refused, in the words of the function.
+    with pytest.raises(rajapasu.UsageError) as raised:
+        rajapasu.simulate_to(out, matches=4, seed=2)
+    message = str(raised.value)
+    assert "--" not in message and "out" in message, message
+    # A file of someone else's: refused, naming `out`.
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    with pytest.raises(rajapasu.UsageError) as raised:
+        rajapasu.simulate_to(foreign, matches=4)
+    message = str(raised.value)
+    assert "--" not in message and "out" in message, message
+    assert (foreign / "notes.txt").read_text() == "mine"

@@ -167,3 +167,38 @@ def test_an_interrupted_match_solve_continues_from_its_checkpoint(tmp_path):
     assert not isinstance(raised.value, rajapasu.UsageError)
     resumed = rajapasu.solve_match(pits_per_row=4, seeds_per_pit=4, tables=tmp_path / "parts")
     assert (resumed["value"], resumed["rounds"], resumed["best_moves"]) == (whole["value"], whole["rounds"], whole["best_moves"]) == ("win", 3, [2, 3])
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: rajapasu.solve(pits_per_row=3, seeds_per_pit=2, open=(4, 1)), "open"),
+        (lambda: rajapasu.solve(pits_per_row=3, seeds_per_pit=2, open=(1,)), "open"),
+        (lambda: rajapasu.solve(pits_per_row=3, seeds_per_pit=2, starter="east"), "starter"),
+        (lambda: rajapasu.solve(pits_per_row=3, seeds_per_pit=2, max_memory="lots"), "max_memory"),
+        (lambda: rajapasu.solve(pits_per_row=3, seeds_per_pit=2, final_four="sideways"), "final_four"),
+        (lambda: rajapasu.solve_match(pits_per_row=3, seeds_per_pit=2, holdings=(5, 6)), "holdings"),
+        (lambda: rajapasu.solve_match(pits_per_row=3, seeds_per_pit=2, holdings=(1, 11)), "holdings"),
+        (lambda: rajapasu.solve_match(pits_per_row=3, seeds_per_pit=2, holdings=(6,)), "holdings"),
+        (lambda: rajapasu.solve_match(pits_per_row=3, seeds_per_pit=2, starter="up"), "starter"),
+        (lambda: rajapasu.solve_match(pits_per_row=3, seeds_per_pit=2, max_memory="0"), "max_memory"),
+        (lambda: rajapasu.solve_match(pits_per_row=3, seeds_per_pit=2, max_iterations=0), "max_iterations"),
+        (lambda: rajapasu.Ruleset(pits_per_rows=3), "pits_per_rows"),
+        (lambda: rajapasu.Position.opening(starter="east"), "starter"),
+    ],
+    ids=[
+        "solve-open", "solve-open-shape", "solve-starter", "solve-max_memory", "solve-switch", "match-holdings-sum",
+        "match-holdings-low", "match-holdings-shape", "match-starter", "match-max_memory", "match-max_iterations",
+        "ruleset-switch", "position-starter",
+    ],
+)  # fmt: skip
+def test_a_bad_keyword_argument_of_solve_is_named_not_a_flag(call, name, tmp_path, monkeypatch):
+    monkeypatch.setenv("RAJAPASU_TABLES", str(tmp_path))
+    with pytest.raises(rajapasu.UsageError) as raised:
+        call()
+    message = str(raised.value)
+    # The argument first; a rule switch (a keyword argument too) inside the rules' message.
+    assert message.startswith(name) or (message.startswith("rules: ") and name in message), message
+    assert "--" not in message, message
+    # Nothing was solved into the tables directory for a request refused before solving.
+    assert not any(tmp_path.iterdir())

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::job::Job;
 use crate::engine::{BySide, Game, Outcome, Pit, PitSet, Position, Ruleset, Setup, Side};
-use crate::exact::{analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, Solution, SolveError};
+use crate::exact::{analyse, check_holdings, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, Solution, SolveError};
 
 /// Which position to analyse.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,20 +119,6 @@ fn locate(rules: Ruleset, spec: &PositionSpec) -> Result<Located, AnalyseError> 
 /// The position a request names (its moves played, its round's start or board set up).
 pub fn position_of(rules: Ruleset, spec: &PositionSpec) -> Result<Position, AnalyseError> {
     locate(rules, spec).map(|at| at.pos)
-}
-
-/// Why holdings (South, North) are not a round's start (R12, R14).
-pub fn check_holdings(h: BySide<u32>, rules: &Ruleset) -> Result<(), String> {
-    let total = rules.total_counters() as u64;
-    let s = rules.seeds_per_pit as u32;
-    let sum = h[Side::South] as u64 + h[Side::North] as u64;
-    if sum != total {
-        return Err(format!("the holdings sum to {sum}; this board has {total} counters (2 x pits_per_row x seeds_per_pit)"));
-    }
-    match Side::ALL.into_iter().find(|&side| h[side] < s) {
-        Some(side) => Err(format!("{side} holds {} counters, fewer than seeds_per_pit = {s}: the match is over (R14)", h[side])),
-        None => Ok(()),
-    }
 }
 
 /// The R15 solution holding `pos`: its round's, kept in `store`, or for a set-up position its

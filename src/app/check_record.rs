@@ -15,13 +15,7 @@ pub struct CheckRequest {
     pub record: Record,
 }
 
-/// Bad input, naming the field (exit 2; HTTP 400).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {message}")]
-pub struct FieldError {
-    pub field: &'static str,
-    pub message: String,
-}
+pub use super::FieldError;
 
 /// The rules every reading shares: the record's `rules:` line, then `extra` (as `--rule`
 /// gives them). The reading switches are not fixed: every value of each is tried.

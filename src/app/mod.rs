@@ -8,5 +8,10 @@
 pub mod analyse;
 pub mod check_record;
 pub mod evaluate;
+mod field;
 pub mod job;
+pub mod simulate;
+pub mod solve;
 pub mod statistics;
+
+pub use field::FieldError;

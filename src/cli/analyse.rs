@@ -7,10 +7,10 @@ use serde_json::Value;
 
 use super::output::Output;
 use super::replay::MoveArgs;
-use super::solve::parse_memory;
 use super::CliError;
 use crate::app::analyse::{run as analyse, AnalyseError, AnalyseRequest, PositionSpec};
 use crate::app::job::Job;
+use crate::app::solve::parse_memory;
 use crate::engine::{BySide, Side};
 use crate::exact::{default_tables_dir, ExactStore, SolveOptions, StoreSettings};
 

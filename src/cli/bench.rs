@@ -124,11 +124,7 @@ fn run_detail(
         shard: Shard::WHOLE,
     };
     let job = super::simulate::Job {
-        cfg,
-        out: out.clone(),
-        format: Formats::Parquet,
-        threads,
-        resume: false,
+        sim: crate::app::simulate::Simulation { cfg, out: out.clone(), format: Formats::Parquet, threads, resume: false },
         quiet: true,
         label: String::new(),
         destination: super::Destination::Out,

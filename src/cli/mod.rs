@@ -10,15 +10,15 @@ mod metrics;
 pub(crate) mod output;
 mod perft;
 mod plot;
-mod progress;
+pub(crate) mod progress;
 mod replay;
 mod run;
-mod schema;
+pub(crate) mod schema;
 #[cfg(feature = "cli")]
 mod serve;
 mod show;
-pub mod simulate;
-pub mod solve;
+mod simulate;
+mod solve;
 mod summarize;
 mod tournament;
 mod verify;
@@ -126,6 +126,37 @@ impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> CliError {
         CliError::Failed(e.to_string())
     }
+}
+
+/// A request's field as the command line names it: its flag, and what follows the flag in a
+/// message about it (the one place where the application layer's fields become flags).
+const FLAGS: [(&str, &str, &str); 10] = [
+    ("matches", "--matches", " "),
+    ("batch_size", "--batch-size", " "),
+    ("threads", "--threads", ": "),
+    ("rules", "--rule", ": "),
+    ("open", "--open", ": "),
+    ("holdings", "--holdings", ": "),
+    ("starter", "--starter", ": "),
+    ("max_memory", "--max-memory", ": "),
+    ("max_iterations", "--max-iterations", ": "),
+    ("format", "--format", ": "),
+];
+
+/// The command line's flag for a request's field (the field itself if it has none).
+pub(crate) fn flag(field: &str) -> &str {
+    FLAGS.iter().find(|(f, _, _)| *f == field).map_or(field, |(_, flag, _)| flag)
+}
+
+/// A bad request as the command line reports it: the flag in place of the field (exit 2).
+pub(crate) fn field_error(e: crate::app::FieldError) -> CliError {
+    let separator = FLAGS.iter().find(|(f, _, _)| *f == e.field).map_or(": ", |(_, _, sep)| sep);
+    CliError::Usage(format!("{}{separator}{}", flag(e.field), e.message))
+}
+
+/// A bad request about a value the user typed as `given` (e.g. `--open 4,1: ...`).
+pub(crate) fn given_field_error(e: crate::app::FieldError, given: &str) -> CliError {
+    CliError::Usage(format!("{} {given}: {}", flag(e.field), e.message))
 }
 
 /// The `--rule name=value` options shared by the subcommands that play.

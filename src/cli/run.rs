@@ -12,6 +12,7 @@ use super::output::Output;
 use super::simulate::{run_job, Job};
 use super::summarize::{study_text, write_summary};
 use super::CliError;
+use crate::app::simulate::Simulation;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -166,11 +167,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let label = format!("[{}/{}] {}", i + 1, experiment.arms.len(), arm.name);
         // Always resumable: a finished arm is kept, an interrupted one continues.
         let job = Job {
-            cfg,
-            out: study_dir.join(&arm.name),
-            format: arm.format,
-            threads: args.threads,
-            resume: true,
+            sim: Simulation { cfg, out: study_dir.join(&arm.name), format: arm.format, threads: args.threads, resume: true },
             quiet: args.quiet,
             label,
             destination: Destination::Study { what: format!("arm `{}`", arm.name) },

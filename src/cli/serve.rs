@@ -5,8 +5,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
 use super::output::Output;
-use super::solve::parse_memory;
 use super::CliError;
+use crate::app::solve::parse_memory;
 use crate::exact::default_tables_dir;
 use crate::server::{run, Config};
 

@@ -1,11 +1,11 @@
-//! `rajapasu simulate`: seeded matches in parallel into a dataset.
+//! `rajapasu simulate`: seeded matches in parallel into a dataset (the job: `app::simulate`).
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::path::PathBuf;
 
 use crate::agents::{AgentSpec, Resources};
-use crate::io::{DatasetWriter, Formats, Manifest};
-use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
+use crate::app::simulate::{self, check_threads, describe_rows, SimulateError, SimulateRequest, Simulated, Simulation, MAX_THREADS};
+use crate::io::{Formats, Manifest};
+use crate::sim::{Detail, FirstPolicy, Shard};
 
 use super::dataset_errors::{dataset_error, Destination};
 use super::{progress, CliError};
@@ -56,53 +56,42 @@ pub struct Args {
     quiet: bool,
 }
 
-/// A validated simulation job (shared with `rajapasu run`).
+/// A simulation as the command line runs it: the job, and how it is shown and worded
+/// (shared with `rajapasu run`, `tournament` and `bench`).
 pub struct Job {
-    pub cfg: RunConfig,
-    pub out: PathBuf,
-    pub format: Formats,
-    pub threads: usize,
-    pub resume: bool,
+    pub sim: Simulation,
     pub quiet: bool,
     pub label: String,
-    /// How errors name `out`: `--out`, or the study's arm or pairing.
+    /// How errors name the dataset's directory: `--out`, or the study's arm or pairing.
     pub destination: Destination,
     /// What the players share (the store of exact results), created once per command.
     pub players: Resources,
 }
 
-/// Most worker threads: far more than any machine's cores, few enough not to swamp it.
-pub const MAX_THREADS: usize = 1024;
-
 /// Parses `--threads`: 0 (one per core) to [`MAX_THREADS`]; the error says what is allowed.
 pub fn parse_threads(text: &str) -> Result<usize, String> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let allowed = format!("allowed: 0 (one per core, {cores} here) to {MAX_THREADS}");
     match text.trim().parse::<usize>() {
-        Ok(n) if n <= MAX_THREADS => Ok(n),
-        Ok(n) => Err(format!("{n} threads are more than the maximum of {MAX_THREADS} ({allowed})")),
-        Err(_) => Err(format!("'{text}' is not a thread count ({allowed})")),
+        Ok(n) => check_threads(n).map(|()| n),
+        Err(_) => Err(format!("'{text}' is not a thread count (allowed: 0 (one per core, {cores} here) to {MAX_THREADS})")),
     }
 }
 
-pub fn validate_counts(matches: u64, batch_size: Option<u64>, detail: Detail) -> Result<u64, CliError> {
-    check_matches(matches).map_err(|e| CliError::usage(format!("--matches {e}")))?;
-    check_batch_size(batch_size.unwrap_or(detail.default_batch_size())).map_err(|e| CliError::usage(format!("--batch-size {e}")))
+/// A simulation's error as the command line words it for `dest`.
+pub fn simulate_error(e: SimulateError, dest: &Destination) -> CliError {
+    match e {
+        SimulateError::Dataset(e) => dataset_error(e, dest),
+        SimulateError::Match(_) => CliError::failed(e),
+    }
 }
 
+/// Runs the job with a progress bar and, unless quiet, a report on stderr.
 pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
-    let writer = DatasetWriter::create(&job.out, &job.cfg, job.format, job.resume, &super::command_line())
-        .map_err(|e| dataset_error(e, &job.destination))?;
-    let total = job.cfg.shard_matches();
-    let bar = progress::bar(total, &job.label, job.quiet);
+    let bar = progress::bar(job.sim.cfg.shard_matches(), &job.label, job.quiet);
     let progress = |n: u64| bar.inc(n);
-    let stop = AtomicBool::new(false);
-    // Fewer batches than threads are played in pieces, so every thread has work; more threads
-    // than matches would only wait (0 keeps rayon's one per core).
-    let threads = job.threads.min(usize::try_from(total.max(1)).unwrap_or(usize::MAX));
-    let counts = crate::sim::run(&job.cfg, &job.players, threads, &writer, &progress, &stop)?;
+    let done = simulate::run(&job.sim, &job.players, &super::command_line(), &progress);
     bar.finish_and_clear();
-    let manifest = writer.finish(true)?;
+    let Simulated { manifest, counts } = done.map_err(|e| simulate_error(e, &job.destination))?;
     if !job.quiet {
         eprintln!(
             "{}: {} matches played, {} batches written, {} already done; {} in {:.1} s",
@@ -117,35 +106,24 @@ pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
     Ok(manifest)
 }
 
-pub fn describe_rows(m: &Manifest) -> String {
-    m.rows.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ")
-}
-
 pub fn run(args: Args) -> Result<(), CliError> {
-    let rules = args.rules.ruleset()?;
-    let batch_size = validate_counts(args.matches, args.batch_size, args.detail)?;
-    let cfg = RunConfig {
-        rules,
+    let request = SimulateRequest {
+        rules: args.rules.ruleset()?,
         south: args.south,
         north: args.north,
         first: args.first,
         seed: args.seed,
         matches: args.matches,
         detail: args.detail,
-        batch_size,
+        batch_size: args.batch_size,
         shard: args.shard,
-    };
-    let label = Path::new(&args.out).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let job = Job {
-        cfg,
         out: args.out,
         format: args.format,
         threads: args.threads,
         resume: args.resume,
-        quiet: args.quiet,
-        label,
-        destination: Destination::Out,
-        players: Resources::default(),
     };
+    let label = request.out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let sim = request.validate().map_err(super::field_error)?;
+    let job = Job { sim, quiet: args.quiet, label, destination: Destination::Out, players: Resources::default() };
     run_job(&job).map(|_| ())
 }

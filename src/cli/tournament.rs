@@ -22,6 +22,7 @@ use super::run::StudyArgs;
 use super::simulate::{run_job, Job};
 use super::summarize::{study_text, write_summary};
 use super::CliError;
+use crate::app::simulate::Simulation;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -43,11 +44,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let matches = args.matches.map_or(full, |m| if p.is_self_play() { (2 * m).min(full) } else { m.min(full) });
         let label = format!("[{}/{}] {} vs {}", k + 1, pairings.len(), t.players[p.south].name, t.players[p.north].name);
         let job = Job {
-            cfg: p.run_config(&t, matches),
-            out: dir.join(&p.dir),
-            format: crate::io::Formats::Parquet,
-            threads: args.threads,
-            resume: true,
+            sim: Simulation {
+                cfg: p.run_config(&t, matches),
+                out: dir.join(&p.dir),
+                format: crate::io::Formats::Parquet,
+                threads: args.threads,
+                resume: true,
+            },
             quiet: args.quiet,
             label,
             destination: super::Destination::Study { what: format!("pairing `{}`", p.dir) },

@@ -6,18 +6,18 @@
 
 use std::cell::Cell;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::json;
 
-use super::{formats, human_bytes, other_rules, peak_rss, write_formats, Args};
+use super::args::Args;
+use super::common::{formats, human_bytes, match_error, other_rules, store, write_formats};
+use crate::app::solve::{match_solved_json, peak_rss, solve_match, MatchRequest, SolveMatchError};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::{
-    default_tables_dir, load_or_solve, open_pits, table_path, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, SolveOptions,
-    StateValue,
-};
+use crate::exact::{open_pits, MatchProgress, MatchTable, SolveOptions};
 use crate::io::write_string_atomically;
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
@@ -49,7 +49,7 @@ pub const MATCH_STATES: TableSpec = TableSpec {
     ],
 };
 
-/// Parses `--holdings S,N`: they sum to the board's total and each side can open a pit (R14).
+/// Parses `--holdings S,N` (checked against the board by the request).
 fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> {
     let total = rules.total_counters();
     let bad = |why: String| CliError::usage(format!("--holdings {text}: {why}"));
@@ -58,51 +58,15 @@ fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> 
         return Err(bad(format!("expected S,N, the holdings of South and North, summing to {total}")));
     };
     let num = |x: &str| x.parse::<u32>().map_err(|_| bad(format!("'{x}' is not a number of counters")));
-    let h = BySide::new(num(south)?, num(north)?);
-    check_holdings(h, rules).map_err(bad)?;
-    Ok(h)
+    Ok(BySide::new(num(south)?, num(north)?))
 }
 
-/// Why holdings (South, North) are not a match state of `rules`, if they are not: they must
-/// sum to the board's total and each side must hold enough to open a pit (R14). The command
-/// line's `--holdings` and the Python package's `solve_match` give this message.
-pub fn check_holdings(h: BySide<u32>, rules: &Ruleset) -> Result<(), String> {
-    let total = rules.total_counters();
-    let s = rules.seeds_per_pit as u32;
-    let sum = h[Side::South] as u64 + h[Side::North] as u64;
-    if sum != total as u64 {
-        return Err(format!("the holdings sum to {sum}; this board has {total} counters (2 x pits_per_row x seeds_per_pit)"));
-    }
-    for side in Side::ALL {
-        if h[side] < s {
-            return Err(format!("{side} holds {} counters, fewer than seeds_per_pit = {s}: the match is over (R14)", h[side]));
-        }
-    }
-    Ok(())
-}
-
-fn match_error(e: MatchError) -> CliError {
-    match e {
-        MatchError::Io(_) | MatchError::Interrupted { .. } => CliError::failed(e),
-        MatchError::Solve(_) | MatchError::Checkpoint(_) | MatchError::Invalid(_) => CliError::usage(e),
-    }
-}
-
-/// The match table of `rules`: from the tables directory or solved there, with a progress bar.
-pub fn table(
-    rules: Ruleset,
-    opts: SolveOptions,
-    tables: Option<&PathBuf>,
-    max_iterations: Option<u32>,
-    quiet: bool,
-) -> Result<(MatchTable, bool, PathBuf), CliError> {
-    let dir = match tables {
-        Some(dir) => dir.clone(),
-        None => default_tables_dir().map_err(match_error)?,
-    };
-    let bar = super::super::progress::positions_bar(&format!("solve --match {}x{}", rules.pits_per_row, rules.seeds_per_pit), quiet);
+/// A progress bar of a match table's solve on stderr when it is a terminal; `report` is its
+/// progress callback.
+fn with_bar<T>(rules: &Ruleset, quiet: bool, solve: impl FnOnce(&mut dyn FnMut(MatchProgress)) -> T) -> T {
+    let bar = crate::cli::progress::positions_bar(&format!("solve --match {}x{}", rules.pits_per_row, rules.seeds_per_pit), quiet);
     let total_known = Cell::new(false);
-    let result = load_or_solve(rules, &dir, opts, max_iterations, &mut |p: MatchProgress| {
+    let result = solve(&mut |p: MatchProgress| {
         if !total_known.replace(true) {
             bar.set_style(
                 indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} round graphs, {msg}")
@@ -118,76 +82,36 @@ pub fn table(
         });
     });
     bar.finish_and_clear();
-    let (table, cached) = result.map_err(match_error)?;
-    Ok((table, cached, table_path(&dir, &rules)))
+    result
 }
 
-/// One match state solved by `solve --match` (R17): what its `--json` prints.
-pub struct MatchSolved {
-    pub state: MatchState,
-    pub value: StateValue,
-    pub stats: MatchStats,
-    /// The table's file in the tables directory.
-    pub table: PathBuf,
-    /// The table was read from disk, not solved now.
-    pub cached: bool,
-    pub seconds: f64,
-}
-
-/// Solves the match state (`holdings`, checked by [`check_holdings`], `starter`) from the
-/// table of `rules` in `tables` (solved and kept there if absent). The command line's
-/// `solve --match` and the Python package's `solve_match`.
-pub fn solve_match_state(
+/// The match table of `rules`: from the tables directory (`--tables`) or solved there, with a
+/// progress bar; whether it was read from disk, and its file.
+pub(super) fn table(
     rules: Ruleset,
-    state: MatchState,
     opts: SolveOptions,
     tables: Option<&PathBuf>,
     max_iterations: Option<u32>,
     quiet: bool,
-) -> Result<MatchSolved, CliError> {
-    check_holdings(state.holdings, &rules).map_err(CliError::usage)?;
-    let started = Instant::now();
-    let (table, cached, path) = table(rules, opts, tables, max_iterations, quiet)?;
-    let value = table.value(state).expect("checked holdings are a match state");
-    Ok(MatchSolved { state, value, stats: table.stats().clone(), table: path, cached, seconds: started.elapsed().as_secs_f64() })
+) -> Result<(Arc<MatchTable>, bool, PathBuf), CliError> {
+    let store = store(tables, opts)?;
+    with_bar(&rules, quiet, |report| crate::app::solve::match_table(&store, rules, max_iterations, report)).map_err(match_error)
 }
 
-/// The `--json` object of one solved match state (also the Python package's `solve_match`).
-pub fn match_solved_json(rules: &Ruleset, solved: &MatchSolved, rss: Option<u64>) -> serde_json::Value {
-    let MatchState { holdings, starter } = solved.state;
-    let open = open_pits(rules, holdings[Side::South]);
-    let best: Vec<usize> = solved.value.best_moves.iter().map(|p| p.index()).collect();
-    json!({
-        "rules": rules,
-        "rules_hash": rules.hash(),
-        "pits_per_row": rules.pits_per_row,
-        "seeds_per_pit": rules.seeds_per_pit,
-        "holdings": [holdings[Side::South], holdings[Side::North]],
-        "starter": starter,
-        "open": [open[Side::South], open[Side::North]],
-        "value": solved.value.value,
-        "rounds": solved.value.rounds,
-        "best_moves": best,
-        "table": solved.table.display().to_string(),
-        "cached": solved.cached,
-        "seconds": solved.seconds,
-        "stats": solved.stats,
-        "peak_rss_bytes": rss,
-    })
-}
-
-pub fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
-    let total = rules.total_counters();
-    let holdings = match &args.holdings {
-        Some(text) => parse_holdings(text, &rules)?,
-        None => BySide::splat(total / 2),
-    };
+pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
+    let holdings = args.holdings.as_deref().map(|text| parse_holdings(text, &rules)).transpose()?;
     let starter: Side = args.starter.parse().map_err(CliError::usage)?;
+    let request = MatchRequest { rules, holdings, starter, max_iterations: args.max_iterations };
+    let state = request.validate().map_err(|e| crate::cli::given_field_error(e, args.holdings.as_deref().unwrap_or_default()))?;
     if args.all_states {
         return all_states(args, rules, opts);
     }
-    let state = MatchState { holdings, starter };
-    let solved = solve_match_state(rules, state, opts, args.tables.as_ref(), args.max_iterations, args.quiet || args.json)?;
+    let holdings = state.holdings;
+    let store = store(args.tables.as_ref(), opts)?;
+    let solved = with_bar(&rules, args.quiet || args.json, |report| solve_match(&store, &request, report)).map_err(|e| match e {
+        SolveMatchError::Field(e) => crate::cli::field_error(e),
+        SolveMatchError::Match(e) => match_error(e),
+    })?;
     let mut out = Output::lines();
     if args.json {
         out.line(format_args!("{}", match_solved_json(&rules, &solved, peak_rss())))?;
@@ -237,7 +161,7 @@ pub fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliErr
 }
 
 /// The `match_states` table.
-pub fn states_table(table: &MatchTable) -> Table {
+fn states_table(table: &MatchTable) -> Table {
     let rules = *table.rules();
     let rows = table.states();
     let col = |name, data| Column { name, data };
@@ -272,7 +196,7 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
     let meta = json!({
         "tool": "rajapasu",
         "version": env!("CARGO_PKG_VERSION"),
-        "command": super::super::command_line(),
+        "command": crate::cli::command_line(),
         "rules": rules,
         "rules_hash": rules.hash(),
         "match_value": { "value": first.value, "rounds": first.rounds, "best_moves": first.best_moves.iter().map(|p| p.index()).collect::<Vec<_>>(), "first": "south" },
@@ -342,17 +266,20 @@ mod tests {
     #[test]
     fn the_data_docs_describe_the_match_states_table() {
         let docs = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md")).unwrap();
-        let section = super::super::super::schema::table_markdown(&MATCH_STATES);
+        let section = crate::cli::schema::table_markdown(&MATCH_STATES);
         assert!(docs.contains(&section), "docs/data.md lacks the `match_states` table as generated:\n{section}");
     }
 
     #[test]
-    fn holdings_are_checked_against_the_board() {
+    fn holdings_are_parsed_and_checked_against_the_board() {
         let r = Ruleset { pits_per_row: 3, seeds_per_pit: 2, ..Ruleset::default() };
         assert_eq!(parse_holdings("5, 7", &r).unwrap(), BySide::new(5, 7));
-        for (bad, why) in [("5,6", "sum to 11"), ("1,11", "fewer than seeds_per_pit"), ("5", "expected S,N"), ("a,7", "'a' is not")] {
+        for (bad, why) in [("5", "expected S,N"), ("a,7", "'a' is not")] {
             let Err(CliError::Usage(e)) = parse_holdings(bad, &r) else { panic!("{bad}: not a usage error") };
-            assert!(e.contains(why), "{bad}: {e}");
+            assert!(e.contains(why) && e.starts_with(&format!("--holdings {bad}: ")), "{bad}: {e}");
         }
+        let request = MatchRequest { rules: r, holdings: Some(BySide::new(5, 6)), starter: Side::South, max_iterations: None };
+        let CliError::Usage(e) = crate::cli::given_field_error(request.validate().unwrap_err(), "5,6") else { panic!() };
+        assert!(e.starts_with("--holdings 5,6: the holdings sum to 11"), "{e}");
     }
 }

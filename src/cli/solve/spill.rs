@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::{human_bytes, outcome, parse_memory, peak_rss, Args, SolveBar};
+use super::args::Args;
+use super::common::{human_bytes, SolveBar};
+use crate::app::solve::{outcome, parse_memory, peak_rss};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};

@@ -11,9 +11,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 
-use super::{formats, human_bytes, outcome, peak_rss, solve_start, write_formats, Args};
+use super::args::Args;
+use super::common::{formats, human_bytes, solve_start, write_formats};
 use crate::agents::AgentSpec;
 use crate::analysis::stats::proportion;
+use crate::app::solve::{outcome, peak_rss};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{Ruleset, Side};

@@ -58,3 +58,18 @@ pub fn check_open(rules: &Ruleset, open: BySide<u8>) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Checks holdings (South, North) at a round's start, a match state of `rules`: they sum to
+/// the board's total and each side holds enough to open a pit (R12, R14).
+pub fn check_holdings(h: BySide<u32>, rules: &Ruleset) -> Result<(), String> {
+    let total = rules.total_counters() as u64;
+    let s = rules.seeds_per_pit as u32;
+    let sum = h[Side::South] as u64 + h[Side::North] as u64;
+    if sum != total {
+        return Err(format!("the holdings sum to {sum}; this board has {total} counters (2 x pits_per_row x seeds_per_pit)"));
+    }
+    match Side::ALL.into_iter().find(|&side| h[side] < s) {
+        Some(side) => Err(format!("{side} holds {} counters, fewer than seeds_per_pit = {s}: the match is over (R14)", h[side])),
+        None => Ok(()),
+    }
+}

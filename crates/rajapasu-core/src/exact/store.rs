@@ -90,19 +90,35 @@ impl ExactStore {
 
     /// The match table of `rules`: in memory, else from the tables directory, else solved there.
     pub fn match_table(&self, rules: Ruleset) -> Result<Arc<MatchTable>, MatchError> {
-        self.match_table_watched(rules, &mut |_| {})
+        self.match_table_reporting(rules, None, &mut |_| {}).map(|(table, _)| table)
     }
 
     /// [`ExactStore::match_table`], `progress` hearing a solve of it.
     pub fn match_table_watched(&self, rules: Ruleset, progress: &mut dyn FnMut(MatchProgress)) -> Result<Arc<MatchTable>, MatchError> {
-        self.tables.get_or_compute(&rules, || {
+        self.match_table_reporting(rules, None, progress).map(|(table, _)| table)
+    }
+
+    /// The match table of `rules` as [`ExactStore::match_table`] finds it, a solve stopping
+    /// after `max_iterations` of its rounds loop (the checkpoint keeps them) and telling
+    /// `progress` how it goes; also whether the table was found (in memory or in the tables
+    /// directory) rather than solved by this call.
+    pub fn match_table_reporting(
+        &self,
+        rules: Ruleset,
+        max_iterations: Option<u32>,
+        progress: &mut dyn FnMut(MatchProgress),
+    ) -> Result<(Arc<MatchTable>, bool), MatchError> {
+        let mut found = true;
+        let table = self.tables.get_or_compute(&rules, || -> Result<_, MatchError> {
             let opts = SolveOptions { keep_order: false, ..self.settings.solve };
             if self.settings.tables.as_os_str().is_empty() {
                 super::default_tables_dir()?;
             }
-            let (table, _) = super::load_or_solve(rules, &self.settings.tables, opts, None, progress)?;
+            let (table, read) = super::load_or_solve(rules, &self.settings.tables, opts, max_iterations, progress)?;
+            found = read;
             Ok((table, 0))
-        })
+        })?;
+        Ok((table, found))
     }
 
     /// The R15 solution of the round with `open` pits per side (both starters), solved within

@@ -1,0 +1,118 @@
+//! What the modes of `rajapasu solve` share: the solver's options from the flags, progress
+//! bars, errors as the command line reports them, and how tables and numbers are written.
+
+use std::path::{Path, PathBuf};
+
+use indicatif::ProgressBar;
+
+use super::args::Args;
+use crate::app::solve::{parse_memory, Solved};
+use crate::cli::CliError;
+use crate::engine::{BySide, Ruleset, Side};
+use crate::exact::{ExactStore, MatchError, Progress, SolveError, SolveOptions, StoreSettings};
+use crate::io::{write_table, Formats};
+use crate::sim::table::Table;
+
+/// Maps a solver error: a board too large for the allowance is bad input (exit 2).
+pub(super) fn solve_error(e: SolveError) -> CliError {
+    CliError::usage(e)
+}
+
+/// A progress bar of a solve on stderr when it is a terminal.
+pub(super) struct SolveBar {
+    pub(super) bar: ProgressBar,
+    total_known: std::cell::Cell<bool>,
+}
+
+impl SolveBar {
+    pub(super) fn new(label: &str, quiet: bool) -> SolveBar {
+        SolveBar { bar: crate::cli::progress::positions_bar(label, quiet), total_known: std::cell::Cell::new(false) }
+    }
+
+    pub(super) fn update(&self, p: Progress) {
+        if p.total > 0 && !self.total_known.replace(true) {
+            self.bar.set_style(crate::cli::progress::positions_style(true));
+            self.bar.set_length(p.total);
+        }
+        self.bar.set_position(p.done);
+        self.bar.set_message(format!("{} level {} (counters on the board)", p.phase, p.level));
+    }
+}
+
+/// Solves the round start (`open`, `starter`) with a progress bar.
+pub(super) fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts: SolveOptions, quiet: bool) -> Result<Solved, SolveError> {
+    let bar = SolveBar::new(
+        &format!("solve {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North]),
+        quiet,
+    );
+    let solved = crate::app::solve::solve_start(rules, open, starter, opts, &mut |p| bar.update(p));
+    bar.bar.finish_and_clear();
+    solved
+}
+
+/// A match table's error: a board too large or a tables directory that is not the solver's
+/// is bad input (exit 2), a failure while working exits 1.
+pub(super) fn match_error(e: MatchError) -> CliError {
+    if crate::app::solve::match_error_is_bad_input(&e) {
+        CliError::usage(e)
+    } else {
+        CliError::failed(e)
+    }
+}
+
+/// The store of exact results of this command: the tables directory of `--tables` (default:
+/// see `exact::default_tables_dir`) and the solver's limits.
+pub(super) fn store(tables: Option<&PathBuf>, opts: SolveOptions) -> Result<ExactStore, CliError> {
+    let tables = match tables {
+        Some(dir) => dir.clone(),
+        None => crate::exact::default_tables_dir().map_err(match_error)?,
+    };
+    Ok(ExactStore::new(StoreSettings { tables, solve: opts, ..StoreSettings::default() }))
+}
+
+pub(super) fn options(args: &Args) -> Result<SolveOptions, CliError> {
+    let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
+    Ok(SolveOptions { max_memory, keep_order: false, max_positions: args.max_positions.unwrap_or(u64::MAX) })
+}
+
+pub(super) fn formats(args: &Args) -> Result<Formats, CliError> {
+    args.format.parse::<Formats>().map_err(|e| CliError::usage(format!("--format: {e}")))
+}
+
+/// The switches other than the board size that differ from the default, or "default".
+pub(super) fn other_rules(rules: &Ruleset) -> String {
+    let v: Vec<String> =
+        rules.non_default().into_iter().filter(|s| !s.starts_with("pits_per_row=") && !s.starts_with("seeds_per_pit=")).collect();
+    if v.is_empty() {
+        "default".to_string()
+    } else {
+        v.join(" ")
+    }
+}
+
+/// 1536 as "1.5 KiB".
+pub(super) fn human_bytes(b: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
+}
+
+/// Writes `table` as DIR/NAME.parquet and/or DIR/NAME.csv.
+pub(super) fn write_formats(table: &Table, dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, CliError> {
+    let mut written = Vec::new();
+    for f in formats.list() {
+        let path = dir.join(format!("{}.{}", table.name, f.extension()));
+        write_table(table, &path, f).map_err(CliError::failed)?;
+        written.push(path);
+    }
+    Ok(written)
+}
