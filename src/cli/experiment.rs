@@ -30,6 +30,7 @@ use crate::engine::Ruleset;
 use crate::io::Formats;
 use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
+use super::study_file::{line_of, valid_name};
 use super::CliError;
 
 #[derive(Deserialize, Debug)]
@@ -102,19 +103,6 @@ pub struct Experiment {
     pub source: String,
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
-
-/// The largest experiment or tournament file read (the real ones are a few KB).
-pub const MAX_STUDY_FILE_BYTES: u64 = 1 << 20;
-
-/// The text of an experiment or tournament file: a regular file (a FIFO or device is refused,
-/// never waited on or read without end) of at most [`MAX_STUDY_FILE_BYTES`].
-pub fn read_study_file(path: &Path) -> Result<String, CliError> {
-    crate::files::read_regular_file(path, MAX_STUDY_FILE_BYTES).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))
-}
-
 /// The names a study's directory gives its own files (its file, summaries, charts, metrics,
 /// ratings, whether of `run` or of `tournament`): an arm named so would mix a dataset with them.
 pub const STUDY_OUTPUTS: [&str; 15] = [
@@ -135,14 +123,9 @@ pub const STUDY_OUTPUTS: [&str; 15] = [
     "pairs.csv",
 ];
 
-fn valid_name(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) && !s.starts_with('.')
-}
-
 impl Experiment {
     pub fn load(path: &Path) -> Result<Experiment, CliError> {
-        let text = read_study_file(path)?;
-        Experiment::parse(&text).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))
+        super::study_file::load(path, Experiment::parse)
     }
 
     /// Parses and validates; errors name the line and the field.

@@ -19,6 +19,7 @@ mod serve;
 mod show;
 mod simulate;
 mod solve;
+mod study_file;
 mod summarize;
 mod tournament;
 mod verify;

@@ -35,7 +35,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let t = Tournament::load(&args.file)?;
     let args = args.study;
-    let pairings = round_robin::schedule(&t);
+    let pairings = config::schedule(&t);
     let datasets: Vec<String> = pairings.iter().map(|p| p.dir.clone()).collect();
     let (dir, _lock) = args.open_study(&t.name, "tournament.toml", &t.source, &datasets)?;
     let players = crate::agents::Resources::default();

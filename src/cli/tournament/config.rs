@@ -27,9 +27,10 @@ use toml::Spanned;
 use crate::agents::AgentSpec;
 use crate::engine::Ruleset;
 use crate::sim::config::player_identity;
-use crate::sim::{check_matches, Detail};
+use crate::sim::{check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::super::CliError;
+use crate::cli::study_file::{line_of, valid_name};
+use crate::cli::CliError;
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -86,14 +87,6 @@ pub const DEFAULT_BOOTSTRAP: u32 = 1000;
 pub const MAX_BOOTSTRAP: u32 = 100_000;
 pub const DEFAULT_VIRTUAL_DRAWS: f64 = 1.0;
 
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
-
-fn valid_name(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) && !s.starts_with('.')
-}
-
 /// `minimax:depth=4,eval=match` as `minimax-depth-4-eval-match`.
 fn slug(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() || "_.".contains(c) { c } else { '-' }).collect()
@@ -101,8 +94,7 @@ fn slug(name: &str) -> String {
 
 impl Tournament {
     pub fn load(path: &Path) -> Result<Tournament, CliError> {
-        let text = super::super::experiment::read_study_file(path)?;
-        Tournament::parse(&text).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))
+        crate::cli::study_file::load(path, Tournament::parse)
     }
 
     /// Parses and validates; errors name the line and the field.
@@ -239,10 +231,10 @@ impl Tournament {
 /// Two pairings whose directory names coincide (players `a` and `b_vs_c`, `a_vs_b` and `c`)
 /// would write into one dataset: an error naming both.
 fn check_pairing_names(t: &Tournament) -> Result<(), String> {
-    let pairings = super::round_robin::schedule(t);
+    let pairings = schedule(t);
     for (i, p) in pairings.iter().enumerate() {
         if let Some(q) = pairings[..i].iter().find(|q| q.dir == p.dir) {
-            let pair = |x: &super::round_robin::Pairing| format!("'{}' vs '{}'", t.players[x.south].name, t.players[x.north].name);
+            let pair = |x: &Pairing| format!("'{}' vs '{}'", t.players[x.south].name, t.players[x.north].name);
             return Err(format!(
                 "the pairings {} and {} would both be written to the directory {}; rename one of these players \
                  (as {{ name = \"...\", player = \"...\" }})",
@@ -253,6 +245,73 @@ fn check_pairing_names(t: &Tournament) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// One dataset of the round robin: `south` against `north` (player indices; equal for self-play).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pairing {
+    pub south: usize,
+    pub north: usize,
+    /// The dataset's directory name under the tournament's directory.
+    pub dir: String,
+    pub seed: u64,
+    pub matches: u64,
+}
+
+impl Pairing {
+    pub fn is_self_play(&self) -> bool {
+        self.south == self.north
+    }
+
+    pub fn run_config(&self, t: &Tournament, matches: u64) -> RunConfig {
+        RunConfig {
+            rules: t.rules,
+            south: t.players[self.south].spec,
+            north: t.players[self.north].spec,
+            // Alternating: in every dataset each seat starts half of the matches.
+            first: FirstPolicy::Alternate,
+            seed: self.seed,
+            matches,
+            detail: t.detail,
+            // Small batches, so that both seat orders' few costly matches spread over the
+            // threads; from the pairing's full count, so that a trial with fewer matches batches
+            // the same way.
+            batch_size: (self.matches / 16).clamp(1, t.detail.default_batch_size()),
+            shard: Shard::WHOLE,
+        }
+    }
+}
+
+/// The seed of the dataset of `south` against `north`: a function of the tournament's seed and
+/// the two specifications only, so that adding a player to a tournament leaves the datasets of
+/// the others as they are (a rerun keeps them), and the datasets' random streams differ.
+pub fn pairing_seed(seed: u64, south: &str, north: &str) -> u64 {
+    let hash = crate::engine::short_hash(&format!("tournament-v1|{seed}|{south}|{north}"));
+    u64::from_str_radix(&hash, 16).expect("a short hash is hexadecimal")
+}
+
+/// Every ordered pair of distinct players (both seat orders, `matches_per_pair` matches each)
+/// and, with self-play, every player against itself (2 x `matches_per_pair` matches, as many as
+/// a pair plays), in the order of the players' list. A pairing plays the fewest of the
+/// tournament's count and its players' own (`Player::matches_per_pair`).
+pub fn schedule(t: &Tournament) -> Vec<Pairing> {
+    let mut out = Vec::new();
+    for (i, a) in t.players.iter().enumerate() {
+        for (j, b) in t.players.iter().enumerate() {
+            if i == j && !t.self_play {
+                continue;
+            }
+            let per_seat_order = [a.matches_per_pair, b.matches_per_pair].into_iter().flatten().fold(t.matches_per_pair, u64::min);
+            out.push(Pairing {
+                south: i,
+                north: j,
+                dir: format!("{}_vs_{}", a.slug, b.slug),
+                seed: pairing_seed(t.seed, &player_identity(&a.spec), &player_identity(&b.spec)),
+                matches: if i == j { 2 * per_seat_order } else { per_seat_order },
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -312,5 +371,44 @@ max_rounds = 200
         // Missing required fields are named.
         let e = Tournament::parse(&GOOD.replace("seed = 5\n", "")).unwrap_err();
         assert!(e.contains("seed"), "{e}");
+    }
+
+    #[test]
+    fn every_pair_in_both_seats_and_self_play() {
+        let text = "name = \"t\"\nplayers = [\"random\", \"greedy\", \"mcts:8\"]\nmatches_per_pair = 10\nseed = 3\n";
+        let t = Tournament::parse(text).unwrap();
+        let s = schedule(&t);
+        assert_eq!(s.len(), 9);
+        let dirs: Vec<&str> = s.iter().map(|p| p.dir.as_str()).collect();
+        assert!(dirs.contains(&"greedy_vs_mcts-8") && dirs.contains(&"mcts-8_vs_greedy") && dirs.contains(&"random_vs_random"));
+        assert_eq!(s.iter().filter(|p| p.is_self_play()).map(|p| p.matches).collect::<Vec<_>>(), [20, 20, 20]);
+        assert!(s.iter().filter(|p| !p.is_self_play()).all(|p| p.matches == 10));
+        // Seeds differ between datasets and do not depend on the other players.
+        let mut seeds: Vec<u64> = s.iter().map(|p| p.seed).collect();
+        seeds.sort_unstable();
+        seeds.dedup();
+        assert_eq!(seeds.len(), 9);
+        let fewer = Tournament::parse(&text.replace("\"random\", ", "")).unwrap();
+        let g = schedule(&fewer).into_iter().find(|p| p.dir == "greedy_vs_mcts-8").unwrap();
+        assert_eq!(g.seed, s.iter().find(|p| p.dir == "greedy_vs_mcts-8").unwrap().seed);
+        let no_self = Tournament::parse(&format!("{text}self_play = false\n")).unwrap();
+        assert_eq!(schedule(&no_self).len(), 6);
+    }
+
+    #[test]
+    fn a_player_with_fewer_matches_plays_them_in_each_of_its_pairings() {
+        let text = "name = \"t\"\nplayers = [\"random\", { player = \"mcts:8\", matches_per_pair = 3 }, \
+                    { name = \"g\", player = \"greedy\", matches_per_pair = 5 }]\nmatches_per_pair = 10\nseed = 3\n";
+        let t = Tournament::parse(text).unwrap();
+        assert_eq!(t.players[1].name, "mcts:8", "a table without a name is named by its specification");
+        let count = |dir: &str| schedule(&t).into_iter().find(|p| p.dir == dir).unwrap().matches;
+        assert_eq!((count("random_vs_random"), count("mcts-8_vs_mcts-8"), count("g_vs_g")), (20, 6, 10));
+        assert_eq!((count("random_vs_mcts-8"), count("mcts-8_vs_random"), count("random_vs_g"), count("g_vs_random")), (3, 3, 5, 5));
+        // Two capped players: the fewer.
+        assert_eq!((count("mcts-8_vs_g"), count("g_vs_mcts-8")), (3, 3));
+        // The seeds do not depend on the counts: the datasets of a full run begin with the capped run's matches.
+        let plain = Tournament::parse("name = \"t\"\nplayers = [\"random\", \"mcts:8\"]\nmatches_per_pair = 10\nseed = 3\n").unwrap();
+        let seed = |t: &Tournament| schedule(t).into_iter().find(|p| p.dir == "random_vs_mcts-8").unwrap().seed;
+        assert_eq!(seed(&t), seed(&plain));
     }
 }
