@@ -187,9 +187,7 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
             };
             let (lowest, highest) = chains.unwrap_or((None, None));
             let match_solved = match &solved {
-                Some(s) if s.stats.positions <= MATCH_MAX_POSITIONS || match_table_stored(rules, args) => {
-                    match_value(rules, opts, args)?
-                }
+                Some(s) if s.stats.positions <= MATCH_MAX_POSITIONS || match_table_stored(rules, args) => match_value(rules, opts, args)?,
                 _ => None,
             };
             let row = BoardRow {
