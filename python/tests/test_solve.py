@@ -135,7 +135,7 @@ def test_solve_match_rejects_holdings_with_the_cli_message(holdings, cli_holding
     with pytest.raises(rajapasu.UsageError) as raised:
         rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, holdings=holdings, tables=tmp_path)
     message = str(raised.value)
-    assert message.startswith(f"holdings {holdings}: ")
+    assert message.startswith("holdings: ") and "--" not in message
     assert message.split(": ", 1)[1] in done.stderr
     assert all(n in message for n in needles), message
     assert list(tmp_path.iterdir()) == [], "nothing is solved for bad holdings"
@@ -150,7 +150,7 @@ def test_solve_match_rejects_other_bad_input(tmp_path):
         rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, starter="east", tables=tmp_path)
     with pytest.raises(rajapasu.UsageError, match="rules: "):
         rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, final_four="sideways", tables=tmp_path)
-    with pytest.raises(rajapasu.UsageError, match="max_iterations 0"):
+    with pytest.raises(rajapasu.UsageError, match="max_iterations: 0: "):
         rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, max_iterations=0, tables=tmp_path)
     args = ["--rule", "pits_per_row=5", "--rule", "seeds_per_pit=4", "--max-memory", "200K"]
     done = cli("solve", "--match", "--tables", tmp_path, *args, check=False)
