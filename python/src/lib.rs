@@ -4,25 +4,15 @@
 //! application layer's requests (`rajapasu::app`), its errors name the keyword arguments. The
 //! pure-Python layer (python/rajapasu/__init__.py) turns datasets into polars frames.
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
-use rajapasu::agents::host::{self, HostPlayer};
-use rajapasu::agents::AgentSpec;
-use rajapasu::app::simulate::{SimulateError, SimulateRequest};
-use rajapasu::app::solve::{match_error_is_bad_input, MatchRequest, RoundRequest, SolveMatchError};
 use rajapasu::app::FieldError;
 use rajapasu::engine::trace::{replay, TraceObserver};
 use rajapasu::engine::{BySide, Game, MoveSummary, Pit, PitSet, Position, Rng, RoundEnd, Ruleset, Side};
-use rajapasu::io::dataset::Wording;
-use rajapasu::io::lock::LockError;
-use rajapasu::io::{Dataset, DatasetError, Formats};
-use rajapasu::sim::{Detail, FirstPolicy, Shard};
 
+mod jobs;
 mod player;
 mod stepper;
 
@@ -37,70 +27,25 @@ pyo3::create_exception!(
     "Bad input (what the command line reports with exit code 2): arguments, rules, players, files."
 );
 
-fn usage(msg: impl std::fmt::Display) -> PyErr {
+pub(crate) fn usage(msg: impl std::fmt::Display) -> PyErr {
     UsageError::new_err(msg.to_string())
 }
 
 /// A bad request: `field: message`, the field named as the keyword argument is.
-fn field_error(e: FieldError) -> PyErr {
+pub(crate) fn field_error(e: FieldError) -> PyErr {
     UsageError::new_err(e.to_string())
 }
 
-/// How a refusal to write into `out` reads from Python.
-fn out_wording() -> Wording {
-    Wording {
-        subject: "out".into(),
-        elsewhere: "choose another out".into(),
-        instead_of_foreign: "choose an empty or new directory".into(),
-        resume: "pass resume=True to continue it".into(),
-        play_shards: |count| format!("play shard=\"K/{count}\""),
-    }
-}
-
-/// A dataset's error with what to do about it in keyword arguments: bad input raises
-/// UsageError, a failure while working RajapasuError.
-fn dataset_error(e: DatasetError) -> PyErr {
-    let message = match &e {
-        DatasetError::Refused { dir, refusal } => refusal.describe(dir, &out_wording()),
-        DatasetError::Lock(LockError::Held { .. }) => format!("{e} (a stopped run continues with resume=True)"),
-        DatasetError::NoManifest { .. } => format!("{e} (simulate_to(out, ...) makes one)"),
-        DatasetError::Incomplete { path, shard, status, writer: None } => {
-            format!("{}: shard {shard} is incomplete (status {status}); finish it with resume=True first", path.display())
-        }
-        DatasetError::MissingShards { dir, missing, count } => format!(
-            "{}: shards {} of {count} are missing; run them (shard=\"K/{count}\") first",
-            dir.display(),
-            missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
-        ),
-        DatasetError::Damaged { .. } => {
-            format!("{e}\n(resume=True with the run's arguments plays missing, truncated or altered batches again; remove extra files)")
-        }
-        _ => e.to_string(),
-    };
-    if e.is_bad_input() {
-        UsageError::new_err(message)
-    } else {
-        RajapasuError::new_err(message)
-    }
-}
-
-fn simulate_error(e: SimulateError) -> PyErr {
-    match e {
-        SimulateError::Dataset(e) => dataset_error(e),
-        SimulateError::Match(_) => RajapasuError::new_err(e.to_string()),
-    }
-}
-
-fn parse_side(text: &str, what: &str) -> PyResult<Side> {
+pub(crate) fn parse_side(text: &str, what: &str) -> PyResult<Side> {
     text.parse::<Side>().map_err(|e| usage(format!("{what}: {e}")))
 }
 
-fn pair<'py>(py: Python<'py>, v: BySide<u32>) -> PyResult<Bound<'py, PyTuple>> {
+pub(crate) fn pair<'py>(py: Python<'py>, v: BySide<u32>) -> PyResult<Bound<'py, PyTuple>> {
     PyTuple::new(py, [v[Side::South], v[Side::North]])
 }
 
 /// A switch value as `Ruleset::from_assignments` takes it (NAME=VALUE).
-fn switch_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(crate) fn switch_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(b) = value.cast::<pyo3::types::PyBool>() {
         return Ok(if b.is_true() { "true" } else { "false" }.to_string());
     }
@@ -108,7 +53,7 @@ fn switch_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// `NAME=VALUE` assignments from a dict of switches.
-fn assignments(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
+pub(crate) fn assignments(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
     let mut out = Vec::new();
     if let Some(d) = switches {
         for (k, v) in d.iter() {
@@ -118,7 +63,7 @@ fn assignments(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
     Ok(out)
 }
 
-fn ruleset_from(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
+pub(crate) fn ruleset_from(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
     let items = assignments(switches)?;
     Ruleset::from_assignments(items.iter().map(String::as_str)).map_err(|e| usage(format!("rules: {e}")))
 }
@@ -171,7 +116,7 @@ impl PyRuleset {
     }
 }
 
-fn json_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn json_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (text,))
 }
 
@@ -648,198 +593,6 @@ impl PyRng {
     }
 }
 
-/// A Python callable playing through the engine's host-player hook.
-struct PyPlayer {
-    callable: Py<PyAny>,
-    /// The first exception a call raised, re-raised after the run as its cause.
-    error: Mutex<Option<PyErr>>,
-}
-
-impl HostPlayer for PyPlayer {
-    fn choose(&self, pos: &Position, _round: Option<u32>, _ply: Option<u32>, rng: &mut Rng) -> Result<i64, String> {
-        Python::attach(|py| {
-            let taken = std::mem::replace(rng, Rng::from_seed(0));
-            let result = (|| -> PyResult<(i64, Rng)> {
-                let position = Py::new(py, PyPosition::new(*pos))?;
-                let stream = Py::new(py, PyRng { inner: taken.clone() })?;
-                let answer = self.callable.bind(py).call1((position, stream.clone_ref(py)))?;
-                let pit = answer.extract::<i64>()?;
-                let back = stream.borrow(py).inner.clone();
-                Ok((pit, back))
-            })();
-            match result {
-                Ok((pit, back)) => {
-                    *rng = back;
-                    Ok(pit)
-                }
-                Err(e) => {
-                    *rng = taken;
-                    let message = e.to_string();
-                    let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
-                    slot.get_or_insert(e);
-                    Err(format!("the callable raised {message}"))
-                }
-            }
-        })
-    }
-}
-
-/// The Python callables of a run as its `python:NAME` players (and each, to find what it raised).
-fn host_players(players: Option<&Bound<'_, PyDict>>) -> PyResult<(host::HostPlayers, Vec<Arc<PyPlayer>>)> {
-    let (mut hosts, mut out) = (host::HostPlayers::default(), Vec::new());
-    if let Some(d) = players {
-        for (name, callable) in d.iter() {
-            let name: String = name.extract()?;
-            if !callable.is_callable() {
-                return Err(usage(format!("player '{name}' is not callable: a Python player is a function (position, rng) -> pit")));
-            }
-            let player = Arc::new(PyPlayer { callable: callable.unbind(), error: Mutex::new(None) });
-            hosts.add(&name, player.clone()).map_err(usage)?;
-            out.push(player);
-        }
-    }
-    Ok((hosts, out))
-}
-
-fn parse_spec(text: &str, seat: &str) -> PyResult<AgentSpec> {
-    text.parse::<AgentSpec>().map_err(|e| usage(format!("{seat}: {e}")))
-}
-
-/// Runs the job `rajapasu simulate` runs (validation, batches, dataset writer, manifest) into
-/// `out`; Python callables in `players` play as `python:NAME`. Returns the manifest as JSON.
-#[pyfunction]
-#[pyo3(signature = (out, matches, seed=1, south="random", north="random", first="alternate", detail="round", rules=None, threads=0, batch_size=None, format="parquet", shard="1/1", resume=false, players=None))]
-#[allow(clippy::too_many_arguments)]
-fn simulate_to(
-    py: Python<'_>,
-    out: PathBuf,
-    matches: u64,
-    seed: u64,
-    south: &str,
-    north: &str,
-    first: &str,
-    detail: &str,
-    rules: Option<&Bound<'_, PyDict>>,
-    threads: usize,
-    batch_size: Option<u64>,
-    format: &str,
-    shard: &str,
-    resume: bool,
-    players: Option<&Bound<'_, PyDict>>,
-) -> PyResult<String> {
-    let rules = ruleset_from(rules)?;
-    let detail: Detail = detail.parse().map_err(|e| usage(format!("detail: {e}")))?;
-    let first: FirstPolicy = first.parse().map_err(|e| usage(format!("first: {e}")))?;
-    let format: Formats = format.parse().map_err(|e| usage(format!("format: {e}")))?;
-    let shard: Shard = shard.parse().map_err(|e| usage(format!("shard: {e}")))?;
-    let request = SimulateRequest {
-        rules,
-        south: parse_spec(south, "south")?,
-        north: parse_spec(north, "north")?,
-        first,
-        seed,
-        matches,
-        detail,
-        batch_size,
-        shard,
-        out,
-        format,
-        threads,
-        resume,
-    };
-    let sim = request.validate().map_err(field_error)?;
-    let (hosts, registered) = host_players(players)?;
-    let resources = rajapasu::agents::Resources { hosts, ..rajapasu::agents::Resources::default() };
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let result = py.detach(|| rajapasu::app::simulate::run(&sim, &resources, &command, &|_| {}));
-    let raised: Option<PyErr> = registered.iter().find_map(|p| p.error.lock().unwrap_or_else(|e| e.into_inner()).take());
-    drop(registered);
-    match result {
-        Ok(done) => serde_json::to_string(&done.manifest).map_err(|e| RajapasuError::new_err(e.to_string())),
-        Err(e) => {
-            let err = simulate_error(e);
-            if let Some(cause) = raised {
-                err.set_cause(py, Some(cause));
-            }
-            Err(err)
-        }
-    }
-}
-
-/// Opens and verifies a dataset as `rajapasu verify` does; returns (manifest JSON, format,
-/// {table: [part files in batch order]}).
-#[pyfunction]
-fn dataset_parts<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<(String, String, Bound<'py, PyDict>)> {
-    let dataset = Dataset::open(&dir).map_err(|e| usage(e.to_string()))?;
-    let parts = PyDict::new(py);
-    for table in dataset.detail().tables() {
-        let files = dataset.parts(table).map_err(|e| usage(e.to_string()))?;
-        parts.set_item(table, PyList::new(py, files)?)?;
-    }
-    let m = dataset.manifest();
-    let format = if m.format == Formats::Csv { "csv" } else { "parquet" };
-    let manifest = serde_json::to_string(m).map_err(|e| RajapasuError::new_err(e.to_string()))?;
-    Ok((manifest, format.to_string(), parts))
-}
-
-/// Solves a round start exactly (R15) as `rajapasu solve --json` does; returns its JSON.
-#[pyfunction]
-#[pyo3(signature = (open=None, starter="south", max_memory="4G", max_positions=None, rules=None))]
-fn solve_json(
-    py: Python<'_>,
-    open: Option<(u8, u8)>,
-    starter: &str,
-    max_memory: &str,
-    max_positions: Option<u64>,
-    rules: Option<&Bound<'_, PyDict>>,
-) -> PyResult<String> {
-    use rajapasu::app::solve::{parse_memory, peak_rss, solve_start, solved_json};
-    let rules = ruleset_from(rules)?;
-    let starter = parse_side(starter, "starter")?;
-    let request = RoundRequest { rules, open: open.map(|(s, n)| BySide::new(s, n)), starter };
-    let open = request.validate().map_err(field_error)?;
-    let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
-    let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let solved = py.detach(|| solve_start(rules, open, starter, opts, &mut |_| {})).map_err(|e| usage(e.to_string()))?;
-    Ok(solved_json(&rules, &solved, peak_rss()).to_string())
-}
-
-/// Solves a match state exactly (R17) as `rajapasu solve --match --json` does; returns its
-/// JSON. `holdings` (South, North) default to the match's start, P x S each.
-#[pyfunction]
-#[pyo3(signature = (holdings=None, starter="south", tables=None, max_memory="4G", max_positions=None, max_iterations=None, rules=None))]
-#[allow(clippy::too_many_arguments)]
-fn solve_match_json(
-    py: Python<'_>,
-    holdings: Option<(u32, u32)>,
-    starter: &str,
-    tables: Option<PathBuf>,
-    max_memory: &str,
-    max_positions: Option<u64>,
-    max_iterations: Option<u32>,
-    rules: Option<&Bound<'_, PyDict>>,
-) -> PyResult<String> {
-    use rajapasu::app::solve::{match_solved_json, parse_memory, peak_rss, solve_match};
-    use rajapasu::exact::{ExactStore, StoreSettings};
-    let rules = ruleset_from(rules)?;
-    let starter = parse_side(starter, "starter")?;
-    let request = MatchRequest { rules, holdings: holdings.map(|(s, n)| BySide::new(s, n)), starter, max_iterations };
-    request.validate().map_err(field_error)?;
-    let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
-    let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let tables = match tables {
-        Some(dir) => dir,
-        None => rajapasu::exact::default_tables_dir().map_err(|e| usage(format!("tables: {e}")))?,
-    };
-    let store = ExactStore::new(StoreSettings { tables, solve: opts, ..StoreSettings::default() });
-    let solved = py.detach(|| solve_match(&store, &request, &mut |_| {})).map_err(|e| match e {
-        SolveMatchError::Field(e) => field_error(e),
-        SolveMatchError::Match(e) if match_error_is_bad_input(&e) => usage(e.to_string()),
-        SolveMatchError::Match(e) => RajapasuError::new_err(e.to_string()),
-    })?;
-    Ok(match_solved_json(&rules, &solved, peak_rss()).to_string())
-}
-
 /// The rule switches and their allowed values.
 #[pyfunction]
 fn switches() -> Vec<(&'static str, String)> {
@@ -858,10 +611,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRng>()?;
     m.add_class::<player::PyAgent>()?;
     m.add_class::<stepper::PyStepper>()?;
-    m.add_function(wrap_pyfunction!(simulate_to, m)?)?;
-    m.add_function(wrap_pyfunction!(dataset_parts, m)?)?;
-    m.add_function(wrap_pyfunction!(solve_json, m)?)?;
-    m.add_function(wrap_pyfunction!(solve_match_json, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::simulate_to, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::dataset_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::solve_json, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::solve_match_json, m)?)?;
     m.add_function(wrap_pyfunction!(switches, m)?)?;
     m.add("ALLOWED_PLAYERS", rajapasu::agents::ALLOWED)?;
     Ok(())
