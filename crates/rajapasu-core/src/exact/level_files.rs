@@ -16,9 +16,12 @@
 //!
 //! A values file, `level-NNN.val`: `RJPLVAL1`; the rules' JSON (u32 length, text); the open
 //! pits (2 bytes); the level (u32); the positions of each side (u64 each); the SHA-256 of the
-//! level's positions file (32 bytes); then one signed byte a position (South's positions in set
-//! order, then North's): its value for the side to move (R15), between -level and level. Last
-//! the SHA-256 of every byte before it.
+//! level's positions file (32 bytes); then the values packed as tightly as the level's range allows
+//! (South's positions in set order, then North's): a position's value for the side to move (R15),
+//! between -level and level, is stored as value + level in [`value_bits`] bits (the bits needed for
+//! 2 x level), least significant bit first, one value after the other across byte boundaries, then
+//! one zero byte so that a value can always be read as two bytes. Last the SHA-256 of every byte
+//! before it.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -31,7 +34,7 @@ use crate::engine::{BySide, Ruleset, Side};
 use crate::files;
 
 const POSITIONS_MAGIC: &[u8; 8] = b"RJPLEVL1";
-const VALUES_MAGIC: &[u8; 8] = b"RJPLVAL1";
+const VALUES_MAGIC: &[u8; 8] = b"RJPLVAL2";
 const TRAILER: usize = 32;
 /// The longest rules JSON a header may carry.
 const MAX_RULES_JSON: usize = 1 << 16;
@@ -114,8 +117,7 @@ pub(crate) fn write_values(
     files::write_atomically(path, |f| {
         let mut w = HashingWriter::new(f);
         w.write_all(&head)?;
-        let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
-        w.write_all(&bytes)?;
+        w.write_all(&pack_values(values, id.level))?;
         size = w.finish()?.0;
         Ok(())
     })?;
@@ -327,6 +329,8 @@ pub(crate) struct ValuesFile {
     map: Mmap,
     start: usize,
     len: usize,
+    level: u32,
+    bits: u32,
 }
 
 impl ValuesFile {
@@ -348,25 +352,85 @@ impl ValuesFile {
             return Err("it was computed from another positions file of this level".into());
         }
         let len = (counts[0] + counts[1]) as usize;
-        if body.len() - f.at != len {
-            return Err(format!("it holds {} values; the level has {len} positions", body.len() - f.at));
+        let bytes = packed_bytes(len, id.level);
+        if body.len() - f.at != bytes {
+            return Err(format!("it holds {} bytes of values; {len} positions at level {} take {bytes}", body.len() - f.at, id.level));
         }
         let start = f.at;
+        let file = ValuesFile { map, start, len, level: id.level, bits: value_bits(id.level) };
         let bound = id.level as i32;
-        if let Some(i) = body[start..].iter().position(|&v| (v as i8 as i32).abs() > bound) {
-            return Err(format!("value {} at position {i} is outside -{bound}..={bound}", body[start + i] as i8));
+        if let Some(i) = (0..len).find(|&i| file.get(i).abs() > bound) {
+            return Err(format!("value {} at position {i} is outside -{bound}..={bound}", file.get(i)));
         }
-        Ok(ValuesFile { map, start, len })
+        if file.map[file.start + bytes - 1] != 0 {
+            return Err("its values do not end with a zero byte".into());
+        }
+        Ok(file)
     }
 
     /// The value of the i-th position (South's first).
     #[inline]
-    pub(crate) fn get(&self, i: usize) -> i8 {
+    pub(crate) fn get(&self, i: usize) -> i32 {
         debug_assert!(i < self.len);
-        self.map[self.start + i] as i8
+        unpack_value(&self.map[self.start..], i, self.bits) as i32 - self.level as i32
     }
 
     pub(crate) fn bytes(&self) -> u64 {
         self.map.len() as u64
+    }
+}
+
+/// The bits a value of `level` takes: enough for value + level, 0 to 2 x level.
+pub(crate) fn value_bits(level: u32) -> u32 {
+    (u32::BITS - (2 * level).leading_zeros()).max(1)
+}
+
+/// The bytes that `len` packed values of `level` take, the closing zero byte included.
+fn packed_bytes(len: usize, level: u32) -> usize {
+    (len * value_bits(level) as usize).div_ceil(8) + 1
+}
+
+/// `values` (each within -level..=level) packed as the values file holds them.
+fn pack_values(values: &[i8], level: u32) -> Vec<u8> {
+    let bits = value_bits(level);
+    let mut out = vec![0u8; packed_bytes(values.len(), level)];
+    for (i, &v) in values.iter().enumerate() {
+        let stored = (v as i32 + level as i32) as u16;
+        debug_assert!(u32::from(stored) < 1 << bits);
+        let at = i * bits as usize;
+        let two = stored << (at % 8);
+        out[at / 8] |= two as u8;
+        out[at / 8 + 1] |= (two >> 8) as u8;
+    }
+    out
+}
+
+/// The `i`-th stored value (value + level) of `packed`; at most 8 bits a value, so any value
+/// lies within two bytes (the closing zero byte makes the last one readable).
+#[inline]
+fn unpack_value(packed: &[u8], i: usize, bits: u32) -> u32 {
+    let at = i * bits as usize;
+    let two = u16::from_le_bytes([packed[at / 8], packed[at / 8 + 1]]);
+    u32::from(two >> (at % 8)) & ((1 << bits) - 1)
+}
+
+#[cfg(test)]
+mod packing_tests {
+    use super::*;
+
+    #[test]
+    fn values_pack_into_the_bits_of_their_level_and_back() {
+        assert_eq!((value_bits(0), value_bits(1), value_bits(2), value_bits(3), value_bits(4)), (1, 2, 3, 3, 4));
+        assert_eq!((value_bits(63), value_bits(64), value_bits(127)), (7, 8, 8));
+        for level in [0u32, 1, 2, 3, 7, 8, 30, 63, 64, 127] {
+            let span = 2 * level as i32 + 1;
+            let values: Vec<i8> = (0..1000).map(|i| ((i * 7919 + i / 3) % span - level as i32) as i8).collect();
+            let packed = pack_values(&values, level);
+            assert_eq!(packed.len(), (values.len() * value_bits(level) as usize).div_ceil(8) + 1);
+            assert_eq!(*packed.last().unwrap(), 0, "level {level}");
+            let back: Vec<i8> =
+                (0..values.len()).map(|i| (unpack_value(&packed, i, value_bits(level)) as i32 - level as i32) as i8).collect();
+            assert_eq!(back, values, "level {level}");
+        }
     }
 }

@@ -23,7 +23,7 @@ use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::index::{Compositions, RankSet, RankSetRef};
-use super::level_files::{positions_path, values_path, write_positions, write_values, LevelId, PositionsFile, ValuesFile};
+use super::level_files::{positions_path, value_bits, values_path, write_positions, write_values, LevelId, PositionsFile, ValuesFile};
 use super::solver::{check_board_size, level_values, level_working_bytes, Progress, SolveError};
 use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
 use crate::files;
@@ -340,7 +340,7 @@ impl SpilledRound {
     /// reachable or the round is not solved.
     pub fn value(&self, pos: &Position) -> Option<i32> {
         let (level, i) = self.slot(pos)?;
-        self.levels[level].1.as_ref().map(|v| v.get(i) as i32)
+        self.levels[level].1.as_ref().map(|v| v.get(i))
     }
 
     /// The moves that achieve the value (R15).
@@ -364,7 +364,7 @@ impl SpilledRound {
                 for (i, rank) in file.set(side).range(0, file.set(side).len()).enumerate() {
                     let pos = self.codec.position(n as u32, rank << 1 | side as u64);
                     let at = i + if side == 1 { south } else { 0 };
-                    f(&pos, values.as_ref().map(|v| v.get(at) as i32));
+                    f(&pos, values.as_ref().map(|v| v.get(at)));
                 }
             }
         }
@@ -721,7 +721,7 @@ impl Run {
                     let l = cl as usize;
                     let ci = lower.sets[l][cs].index(crank).expect("children of enumerated positions are enumerated");
                     let at = ci + if cs == 1 { lower.sets[l][0].len() } else { 0 };
-                    let v = summary.net_gain(mover) - lower.values[l].get(at) as i32;
+                    let v = summary.net_gain(mover) - lower.values[l].get(at);
                     best = Some(best.map_or(v, |b| b.max(v)));
                 }
             }
@@ -739,7 +739,7 @@ impl Run {
     }
 
     fn write_values(&mut self, path: &Path, id: &LevelId, file: &PositionsFile, values: &[i8]) -> Result<u64, SpillError> {
-        let estimate = values.len() as u64 + 4096;
+        let estimate = (values.len() as u64 * u64::from(value_bits(id.level))).div_ceil(8) + 4096;
         self.check_disk(estimate, || format!("level {}'s values file of about {estimate} bytes", id.level))?;
         let bytes = write_values(path, id, file.counts(), &file.digest, values).map_err(|e| io_error(path, e, self.disk, estimate))?;
         self.disk += bytes;
