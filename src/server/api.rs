@@ -10,8 +10,9 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
+use super::error::ApiError;
 use super::params::{bad, moves_of, Params};
-use super::{ApiError, App, MAX_BODY_BYTES};
+use super::state::{App, MAX_BODY_BYTES};
 use crate::agents::{seat_rng, Agent, AgentSpec};
 use crate::app::analyse::{run as analyse, AnalyseError};
 use crate::app::check_record::{base_rules, run as check_record, CheckRequest};

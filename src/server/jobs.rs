@@ -16,7 +16,7 @@ use futures_util::stream::{self, Stream};
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
-use super::{ApiError, App};
+use super::error::ApiError;
 use crate::app::job::Job;
 
 /// How often a streamed job reports its progress.
@@ -61,7 +61,7 @@ impl Drop for Waiting<'_> {
     }
 }
 
-pub type Work<T> = Box<dyn FnOnce(&App, &Job) -> T + Send + 'static>;
+pub type Work<T> = Box<dyn FnOnce(&Job) -> T + Send + 'static>;
 
 impl Jobs {
     pub fn new(at_once: usize, queued: usize) -> Jobs {
@@ -96,13 +96,13 @@ impl Jobs {
     }
 }
 
-impl App {
+impl Jobs {
     /// Runs `work` as a job once a slot is free (503 when too many wait); the job is cancelled
     /// if this future is dropped before it ends.
     pub async fn heavy<T: Send + 'static>(
         self: &Arc<Self>,
         kind: &'static str,
-        work: impl FnOnce(&App, &Job) -> T + Send + 'static,
+        work: impl FnOnce(&Job) -> T + Send + 'static,
     ) -> Result<T, ApiError> {
         let job = Arc::new(Job::default());
         let mut guard = CancelOnDrop(Some(job.clone()));
@@ -112,7 +112,7 @@ impl App {
     }
 
     async fn run_job<T: Send + 'static>(self: &Arc<Self>, job: Arc<Job>, kind: &'static str, work: Work<T>) -> Result<T, ApiError> {
-        let jobs = &self.jobs;
+        let jobs = self;
         if jobs.waiting.fetch_add(1, Ordering::SeqCst) >= jobs.queued {
             jobs.waiting.fetch_sub(1, Ordering::SeqCst);
             return Err(ApiError::status(
@@ -131,12 +131,12 @@ impl App {
         let id = jobs.next.fetch_add(1, Ordering::SeqCst);
         let entry = Running { id, kind, started: Instant::now(), job: job.clone() };
         jobs.running.lock().unwrap_or_else(|e| e.into_inner()).push(entry);
-        let app = self.clone();
+        let jobs = self.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            let out = work(&app, &job);
-            app.jobs.forget(id);
-            let counter = if job.is_cancelled() { &app.jobs.cancelled } else { &app.jobs.finished };
+            let out = work(&job);
+            jobs.forget(id);
+            let counter = if job.is_cancelled() { &jobs.cancelled } else { &jobs.finished };
             counter.fetch_add(1, Ordering::SeqCst);
             out
         })
@@ -151,7 +151,7 @@ impl App {
         self: &Arc<Self>,
         headers: &HeaderMap,
         kind: &'static str,
-        work: impl FnOnce(&App, &Job) -> Result<Value, ApiError> + Send + 'static,
+        work: impl FnOnce(&Job) -> Result<Value, ApiError> + Send + 'static,
     ) -> Response {
         let streamed = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("text/event-stream"));
         if streamed {
@@ -165,9 +165,9 @@ impl App {
 
     fn stream(self: &Arc<Self>, kind: &'static str, work: Work<Result<Value, ApiError>>) -> impl Stream<Item = Result<Event, Infallible>> {
         let job = Arc::new(Job::default());
-        let app = self.clone();
+        let jobs = self.clone();
         let worker = job.clone();
-        let task = tokio::spawn(async move { app.run_job(worker, kind, work).await.and_then(|r| r) });
+        let task = tokio::spawn(async move { jobs.run_job(worker, kind, work).await.and_then(|r| r) });
         let started = Instant::now();
         // The guard lives in the stream's state: dropped with the stream, it cancels the job.
         let state = (Some(task), CancelOnDrop(Some(job)));

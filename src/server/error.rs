@@ -1,0 +1,48 @@
+//! The API's errors: a status and a JSON object naming the field at fault (docs/serve.md).
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+use super::params::BadRequest;
+
+/// An API error: status and JSON `{"error": ..., "field": ..., "kind": ...}`.
+#[derive(Clone, Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    field: Option<String>,
+    message: String,
+    /// What kind of refusal, for the page: "budget" (the board is beyond the budget),
+    /// "cancelled", or none.
+    kind: Option<&'static str>,
+}
+
+impl ApiError {
+    pub fn bad(field: &str, message: impl std::fmt::Display) -> ApiError {
+        ApiError { status: StatusCode::BAD_REQUEST, field: Some(field.to_string()), message: message.to_string(), kind: None }
+    }
+    pub fn status(status: StatusCode, message: impl std::fmt::Display) -> ApiError {
+        ApiError { status, field: None, message: message.to_string(), kind: None }
+    }
+    pub fn budget(field: &str, message: impl std::fmt::Display) -> ApiError {
+        ApiError { kind: Some("budget"), ..ApiError::bad(field, message) }
+    }
+    pub fn cancelled() -> ApiError {
+        ApiError { kind: Some("cancelled"), ..ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "the job was cancelled") }
+    }
+    pub fn json(&self) -> Value {
+        json!({ "error": self.message, "field": self.field, "kind": self.kind, "status": self.status.as_u16() })
+    }
+}
+
+impl From<BadRequest> for ApiError {
+    fn from(e: BadRequest) -> ApiError {
+        ApiError::bad(&e.field, e.message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, axum::Json(self.json())).into_response()
+    }
+}

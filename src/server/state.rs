@@ -1,0 +1,74 @@
+//! What `rajapasu serve` was asked, and the state its requests share: the exact store and the
+//! jobs.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::http::HeaderMap;
+use axum::response::Response;
+use serde_json::Value;
+
+use super::error::ApiError;
+use super::jobs::Jobs;
+use crate::agents::Resources;
+use crate::app::job::Job;
+use crate::exact::{ExactStore, SolveOptions, StoreSettings};
+
+/// Heavy requests worked on at once.
+pub const HEAVY_AT_ONCE: usize = 2;
+/// Heavy requests waiting at most; more are refused with 503.
+pub const HEAVY_QUEUED: usize = 256;
+/// Largest request body (a record of 1 MiB, with room for its JSON).
+pub const MAX_BODY_BYTES: usize = (1 << 20) + (64 << 10);
+
+/// What `rajapasu serve` was asked.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub addr: SocketAddr,
+    pub tables: PathBuf,
+    /// Memory of one solve, and of the values kept between requests.
+    pub max_memory: u64,
+    /// The most positions one solve may reach.
+    pub max_positions: u64,
+}
+
+/// The server's shared state.
+pub struct App {
+    /// The players' resources, whose exact store the analysis reads too.
+    pub resources: Resources,
+    pub jobs: Arc<Jobs>,
+}
+
+impl App {
+    pub fn new(config: &Config) -> App {
+        let solve = SolveOptions { max_memory: config.max_memory, keep_order: true, max_positions: config.max_positions };
+        let store = ExactStore::new(StoreSettings { tables: config.tables.clone(), cache_bytes: config.max_memory, solve });
+        App { resources: Resources::new(Arc::new(store)), jobs: Arc::new(Jobs::new(HEAVY_AT_ONCE, HEAVY_QUEUED)) }
+    }
+
+    pub fn store(&self) -> &ExactStore {
+        &self.resources.exact
+    }
+
+    /// Runs `work` as a job of the server's ([`Jobs::heavy`]).
+    pub async fn heavy<T: Send + 'static>(
+        self: &Arc<Self>,
+        kind: &'static str,
+        work: impl FnOnce(&App, &Job) -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let app = self.clone();
+        self.jobs.heavy(kind, move |job| work(&app, job)).await
+    }
+
+    /// Answers with `work`'s JSON, streamed with its progress if asked ([`Jobs::answer`]).
+    pub async fn answer(
+        self: &Arc<Self>,
+        headers: &HeaderMap,
+        kind: &'static str,
+        work: impl FnOnce(&App, &Job) -> Result<Value, ApiError> + Send + 'static,
+    ) -> Response {
+        let app = self.clone();
+        self.jobs.answer(headers, kind, move |job| work(&app, job)).await
+    }
+}
