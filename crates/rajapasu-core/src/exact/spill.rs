@@ -502,114 +502,12 @@ impl Run {
     /// levels' pending files.
     fn enumerate_level(&mut self, n: u32, state: &mut State, progress: &mut dyn FnMut(Progress)) -> Result<(), SpillError> {
         let start = Instant::now();
-        let mut set: FxHashSet<u64> = FxHashSet::default();
-        let mut peak = 0;
-        for &(level, key) in &state.roots {
-            if level == n {
-                set.insert(key);
-            }
-        }
+        let mut set: FxHashSet<u64> = state.roots.iter().filter(|&&(level, _)| level == n).map(|&(_, key)| key).collect();
         let pending = pending_path(&self.dir, n);
-        if pending.exists() {
-            let mut f = files::open_regular(&pending).map_err(|e| io_error(&pending, e, 0, 0))?;
-            let len = f.metadata().map_err(|e| io_error(&pending, e, 0, 0))?.len();
-            let mut buf = vec![0u8; (len as usize).clamp(8, READ_CHUNK)];
-            loop {
-                let got = read_full(&mut f, &mut buf).map_err(|e| io_error(&pending, e, 0, 0))?;
-                peak = self.reserve(&mut set, got / 8, buf.len() as u64, n)?.max(peak);
-                for w in buf[..got - got % 8].chunks_exact(8) {
-                    set.insert(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-                }
-                peak = self.check_memory(set_bytes(&set) + buf.len() as u64, n, set.len() as u64, "enumerated")?.max(peak);
-                if got < buf.len() {
-                    break;
-                }
-            }
-        }
-        let mut queue: Vec<u64> = set.iter().copied().collect();
-        let mut out: Vec<Vec<u64>> = vec![Vec::new(); n as usize];
-        let (mut quiet, mut exits) = (0u64, 0u64);
-        // Buffers scale with the bound: a 64th of it for the keys bound for lower levels, and
-        // as much for a wave's children (about 36 bytes a position).
-        let flush_keys = (self.opts.max_memory / 64 / 8).clamp(1 << 8, 1 << 26) as usize;
-        let wave_len = (self.opts.max_memory / 64 / 36).clamp(1 << 8, WAVE as u64) as usize;
-        while !queue.is_empty() {
-            let wave = queue.split_off(queue.len().saturating_sub(wave_len));
-            let codec = &self.codec;
-            let children: Vec<(Vec<u8>, Vec<u64>, u64, u64)> = wave
-                .par_chunks(CHUNK)
-                .map(|chunk| {
-                    let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
-                    let (mut q, mut x) = (0u64, 0u64);
-                    for &key in chunk {
-                        let mut any = false;
-                        for (_, child, _) in codec.position(n, key).legal_children() {
-                            any = true;
-                            let m = child.on_board();
-                            if m == n {
-                                q += 1;
-                            } else {
-                                x += 1;
-                            }
-                            levels.push(m as u8);
-                            keys.push(codec.key(&child));
-                        }
-                        if !any {
-                            x += 1;
-                        }
-                    }
-                    (levels, keys, q, x)
-                })
-                .collect();
-            let buffer: u64 = children.iter().map(|(l, k, _, _)| l.capacity() as u64 + k.capacity() as u64 * 8).sum();
-            let mut buffered: usize = out.iter().map(Vec::len).sum();
-            let in_level: usize = children.iter().map(|(l, _, _, _)| l.iter().filter(|&&m| m as u32 == n).count()).sum();
-            let out_bytes: u64 = out.iter().map(|v| v.capacity() as u64 * 8).sum();
-            let others = queue.capacity() as u64 * 8 + buffer + out_bytes + in_level as u64 * 8;
-            peak = self.reserve(&mut set, in_level, others, n)?.max(peak);
-            for (levels, keys, q, x) in children {
-                quiet += q;
-                exits += x;
-                for (m, ck) in levels.into_iter().zip(keys) {
-                    if m as u32 == n {
-                        if set.insert(ck) {
-                            queue.push(ck);
-                        }
-                    } else {
-                        out[m as usize].push(ck);
-                        buffered += 1;
-                    }
-                }
-            }
-            let out_bytes: u64 = out.iter().map(|v| v.capacity() as u64 * 8).sum();
-            let working = set_bytes(&set) + queue.capacity() as u64 * 8 + buffer + out_bytes;
-            peak = self.check_memory(working, n, set.len() as u64, "enumerated")?.max(peak);
-            if buffered >= flush_keys {
-                self.flush_pending(&mut out, state)?;
-            }
-            progress(Progress { phase: "enumerating", level: n, done: set.len() as u64, total: 0 });
-        }
-        drop(queue);
-        self.flush_pending(&mut out, state)?;
-        drop(out);
-        let mut keys: Vec<u64> = set.iter().copied().collect();
-        peak = self.check_memory(set_bytes(&set) + keys.len() as u64 * 8, n, keys.len() as u64, "enumerated")?.max(peak);
-        drop(set);
-        keys.sort_unstable();
-        let universe = self.codec.comps.count(n as usize).expect("checked by check_board_size");
-        let south: Vec<u64> = keys.iter().filter(|&&k| k & 1 == 0).map(|&k| k >> 1).collect();
-        let north: Vec<u64> = keys.iter().filter(|&&k| k & 1 == 1).map(|&k| k >> 1).collect();
-        peak = self.check_memory(keys.len() as u64 * 16, n, keys.len() as u64, "enumerated")?.max(peak);
-        drop(keys);
-        let sets = [RankSet::new(&south, universe), RankSet::new(&north, universe)];
-        let positions = [south.len() as u64, north.len() as u64];
-        drop((south, north));
-        let path = positions_path(&self.dir, n);
-        let estimate = (sets[0].bytes() + sets[1].bytes()) as u64 + 4096;
-        self.check_disk(estimate, || format!("level {n}'s positions file of about {estimate} bytes"))?;
-        let (bytes, _) =
-            write_positions(&path, &self.id(n), [&sets[0], &sets[1]], quiet, exits).map_err(|e| io_error(&path, e, self.disk, estimate))?;
-        self.disk += bytes;
+        let mut peak = self.read_pending(&pending, n, &mut set)?;
+        let (quiet, exits, expanded) = self.expand_level(n, &mut set, state, progress)?;
+        let (positions, bytes, written) = self.write_level_positions(n, set, quiet, exits)?;
+        peak = peak.max(expanded).max(written);
         state.levels.insert(
             n,
             LevelFigures {
@@ -631,6 +529,136 @@ impl Run {
             std::fs::remove_file(&pending).map_err(|e| io_error(&pending, e, 0, 0))?;
         }
         Ok(())
+    }
+
+    /// Adds the keys that higher levels' captures reached (the level's pending file) to `set`;
+    /// the peak memory accounted while reading.
+    fn read_pending(&mut self, pending: &Path, n: u32, set: &mut FxHashSet<u64>) -> Result<u64, SpillError> {
+        let mut peak = 0;
+        if !pending.exists() {
+            return Ok(peak);
+        }
+        let mut f = files::open_regular(pending).map_err(|e| io_error(pending, e, 0, 0))?;
+        let len = f.metadata().map_err(|e| io_error(pending, e, 0, 0))?.len();
+        let mut buf = vec![0u8; (len as usize).clamp(8, READ_CHUNK)];
+        loop {
+            let got = read_full(&mut f, &mut buf).map_err(|e| io_error(pending, e, 0, 0))?;
+            peak = self.reserve(set, got / 8, buf.len() as u64, n)?.max(peak);
+            for w in buf[..got - got % 8].chunks_exact(8) {
+                set.insert(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+            }
+            peak = self.check_memory(set_bytes(set) + buf.len() as u64, n, set.len() as u64, "enumerated")?.max(peak);
+            if got < buf.len() {
+                return Ok(peak);
+            }
+        }
+    }
+
+    /// Expands the level's positions until no new one appears, in waves on every thread: children
+    /// of the level join `set`, lower levels' children go to their pending files. Returns the
+    /// quiet moves, the exits and the peak memory accounted.
+    fn expand_level(
+        &mut self,
+        n: u32,
+        set: &mut FxHashSet<u64>,
+        state: &mut State,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(u64, u64, u64), SpillError> {
+        let mut queue: Vec<u64> = set.iter().copied().collect();
+        let mut out: Vec<Vec<u64>> = vec![Vec::new(); n as usize];
+        let (mut quiet, mut exits, mut peak) = (0u64, 0u64, 0u64);
+        // Buffers scale with the bound: a 64th of it for the keys bound for lower levels, and
+        // as much for a wave's children (about 36 bytes a position).
+        let flush_keys = (self.opts.max_memory / 64 / 8).clamp(1 << 8, 1 << 26) as usize;
+        let wave_len = (self.opts.max_memory / 64 / 36).clamp(1 << 8, WAVE as u64) as usize;
+        while !queue.is_empty() {
+            let wave = queue.split_off(queue.len().saturating_sub(wave_len));
+            let children = self.children_of(n, &wave);
+            let buffer: u64 = children.iter().map(|(l, k, _, _)| l.capacity() as u64 + k.capacity() as u64 * 8).sum();
+            let mut buffered: usize = out.iter().map(Vec::len).sum();
+            let in_level: usize = children.iter().map(|(l, _, _, _)| l.iter().filter(|&&m| m as u32 == n).count()).sum();
+            let out_bytes: u64 = out.iter().map(|v| v.capacity() as u64 * 8).sum();
+            let others = queue.capacity() as u64 * 8 + buffer + out_bytes + in_level as u64 * 8;
+            peak = self.reserve(set, in_level, others, n)?.max(peak);
+            for (levels, keys, q, x) in children {
+                quiet += q;
+                exits += x;
+                for (m, ck) in levels.into_iter().zip(keys) {
+                    if m as u32 == n {
+                        if set.insert(ck) {
+                            queue.push(ck);
+                        }
+                    } else {
+                        out[m as usize].push(ck);
+                        buffered += 1;
+                    }
+                }
+            }
+            let out_bytes: u64 = out.iter().map(|v| v.capacity() as u64 * 8).sum();
+            let working = set_bytes(set) + queue.capacity() as u64 * 8 + buffer + out_bytes;
+            peak = self.check_memory(working, n, set.len() as u64, "enumerated")?.max(peak);
+            if buffered >= flush_keys {
+                self.flush_pending(&mut out, state)?;
+            }
+            progress(Progress { phase: "enumerating", level: n, done: set.len() as u64, total: 0 });
+        }
+        drop(queue);
+        self.flush_pending(&mut out, state)?;
+        Ok((quiet, exits, peak))
+    }
+
+    /// The children of a wave of level `n`'s positions, by chunk: their levels, their keys, and
+    /// the chunk's quiet moves and exits (a position without a move is an exit: the round ends).
+    fn children_of(&self, n: u32, wave: &[u64]) -> Vec<(Vec<u8>, Vec<u64>, u64, u64)> {
+        let codec = &self.codec;
+        wave.par_chunks(CHUNK)
+            .map(|chunk| {
+                let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
+                let (mut q, mut x) = (0u64, 0u64);
+                for &key in chunk {
+                    let mut any = false;
+                    for (_, child, _) in codec.position(n, key).legal_children() {
+                        any = true;
+                        let m = child.on_board();
+                        if m == n {
+                            q += 1;
+                        } else {
+                            x += 1;
+                        }
+                        levels.push(m as u8);
+                        keys.push(codec.key(&child));
+                    }
+                    if !any {
+                        x += 1;
+                    }
+                }
+                (levels, keys, q, x)
+            })
+            .collect()
+    }
+
+    /// Writes the level's positions file from its set; the positions of each side, the file's
+    /// bytes and the peak memory accounted.
+    fn write_level_positions(&mut self, n: u32, set: FxHashSet<u64>, quiet: u64, exits: u64) -> Result<([u64; 2], u64, u64), SpillError> {
+        let mut keys: Vec<u64> = set.iter().copied().collect();
+        let mut peak = self.check_memory(set_bytes(&set) + keys.len() as u64 * 8, n, keys.len() as u64, "enumerated")?;
+        drop(set);
+        keys.sort_unstable();
+        let universe = self.codec.comps.count(n as usize).expect("checked by check_board_size");
+        let south: Vec<u64> = keys.iter().filter(|&&k| k & 1 == 0).map(|&k| k >> 1).collect();
+        let north: Vec<u64> = keys.iter().filter(|&&k| k & 1 == 1).map(|&k| k >> 1).collect();
+        peak = self.check_memory(keys.len() as u64 * 16, n, keys.len() as u64, "enumerated")?.max(peak);
+        drop(keys);
+        let sets = [RankSet::new(&south, universe), RankSet::new(&north, universe)];
+        let positions = [south.len() as u64, north.len() as u64];
+        drop((south, north));
+        let path = positions_path(&self.dir, n);
+        let estimate = (sets[0].bytes() + sets[1].bytes()) as u64 + 4096;
+        self.check_disk(estimate, || format!("level {n}'s positions file of about {estimate} bytes"))?;
+        let (bytes, _) =
+            write_positions(&path, &self.id(n), [&sets[0], &sets[1]], quiet, exits).map_err(|e| io_error(&path, e, self.disk, estimate))?;
+        self.disk += bytes;
+        Ok((positions, bytes, peak))
     }
 
     /// Appends each lower level's buffered keys, sorted and deduplicated, to its pending file
