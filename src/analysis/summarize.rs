@@ -73,46 +73,67 @@ struct OpenAcc {
     starter: u64,
 }
 
-/// Summarizes one dataset; `name` labels it (an arm name).
-pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, DatasetError> {
-    let m = dataset.manifest();
-    let (mut matches, mut finished, mut first_wins, mut round1_starter_wins) = (0u64, 0u64, 0u64, 0u64);
-    // Matches whose round 1 ended (one that never ends has no winner to count, R17).
-    let mut round1_ended = 0u64;
-    let mut seat_wins = BySide::splat(0u64);
-    let (mut rounds_total, mut starter_round_wins, mut tied_rounds, mut endless) = (0u64, 0u64, 0u64, 0u64);
-    let mut rounds_hist = BTreeMap::new();
-    let mut moves_hist = BTreeMap::new();
-    let mut sources = BySide::splat(CaptureSources::default());
-    dataset.for_each_part("matches", |t| {
-        let m = MatchColumns::read(t).map_err(|e| DatasetError::content(&dataset.dir, format!("matches: {e}")))?;
-        for i in 0..m.len() {
-            matches += 1;
-            let first = m.first[i];
-            if m.outcome[i] == MatchOutcome::Win {
-                finished += 1;
-                if let Some(winner) = m.winner[i] {
-                    first_wins += (winner == first) as u64;
-                    seat_wins[winner] += 1;
-                }
-            }
-            round1_starter_wins += (m.round1_winner[i] == RoundResult::Won(first)) as u64;
-            round1_ended += (m.round1_winner[i] != RoundResult::Unfinished) as u64;
-            rounds_total += m.rounds[i] as u64;
-            starter_round_wins += m.starter_round_wins[i] as u64;
-            tied_rounds += m.tied_rounds[i] as u64;
-            endless += m.endless_moves[i] as u64;
-            add(&mut rounds_hist, m.rounds[i] as u64, 1);
-            add(&mut moves_hist, m.moves[i] as u64, 1);
-            let captured = m.captures(i);
-            for side in Side::ALL {
-                sources[side] += captured[side];
+/// The sums over a dataset's `matches` table that its summary reports.
+#[derive(Default)]
+struct MatchTally {
+    matches: u64,
+    finished: u64,
+    first_wins: u64,
+    round1_starter_wins: u64,
+    /// Matches whose round 1 ended (one that never ends has no winner to count, R17).
+    round1_ended: u64,
+    seat_wins: BySide<u64>,
+    rounds_total: u64,
+    starter_round_wins: u64,
+    tied_rounds: u64,
+    endless: u64,
+    rounds_hist: Histogram,
+    moves_hist: Histogram,
+    sources: BySide<CaptureSources>,
+}
+
+impl MatchTally {
+    fn read(dataset: &Dataset) -> Result<MatchTally, DatasetError> {
+        let mut tally = MatchTally::default();
+        dataset.for_each_part("matches", |t| {
+            let m = MatchColumns::read(t).map_err(|e| DatasetError::content(&dataset.dir, format!("matches: {e}")))?;
+            (0..m.len()).for_each(|i| tally.add(&m, i));
+            Ok(())
+        })?;
+        Ok(tally)
+    }
+
+    fn add(&mut self, m: &MatchColumns, i: usize) {
+        self.matches += 1;
+        let first = m.first[i];
+        if m.outcome[i] == MatchOutcome::Win {
+            self.finished += 1;
+            if let Some(winner) = m.winner[i] {
+                self.first_wins += (winner == first) as u64;
+                self.seat_wins[winner] += 1;
             }
         }
-        Ok(())
-    })?;
-    let mut lap_length = BTreeMap::new();
-    let mut laps_per_move = BTreeMap::new();
+        self.round1_starter_wins += (m.round1_winner[i] == RoundResult::Won(first)) as u64;
+        self.round1_ended += (m.round1_winner[i] != RoundResult::Unfinished) as u64;
+        self.rounds_total += m.rounds[i] as u64;
+        self.starter_round_wins += m.starter_round_wins[i] as u64;
+        self.tied_rounds += m.tied_rounds[i] as u64;
+        self.endless += m.endless_moves[i] as u64;
+        add(&mut self.rounds_hist, m.rounds[i] as u64, 1);
+        add(&mut self.moves_hist, m.moves[i] as u64, 1);
+        let captured = m.captures(i);
+        for side in Side::ALL {
+            self.sources[side] += captured[side];
+        }
+    }
+}
+
+/// A histogram: count by value.
+type Histogram = BTreeMap<u64, u64>;
+
+/// The lap-length and laps-per-move histograms of a dataset's `histograms` table.
+fn read_lap_histograms(dataset: &Dataset) -> Result<(Histogram, Histogram), DatasetError> {
+    let (mut lap_length, mut laps_per_move) = (BTreeMap::new(), BTreeMap::new());
     dataset.for_each_part("histograms", |t| {
         let h = HistogramColumns::read(t).map_err(|e| DatasetError::content(&dataset.dir, format!("histograms: {e}")))?;
         for i in 0..h.len() {
@@ -124,10 +145,22 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
         }
         Ok(())
     })?;
-    let mut moves_per_round = None;
-    let mut open_pits = Vec::new();
-    let mut by_round = Vec::new();
-    if dataset.detail() >= Detail::Round {
+    Ok((lap_length, laps_per_move))
+}
+
+/// What a dataset of round detail or finer adds: moves per round, open pits by round number,
+/// and the simulator's sums by round number (table by_round, the ones `metrics` reports).
+struct RoundDetails {
+    moves_per_round: Option<Distribution>,
+    open_pits: Vec<OpenPits>,
+    by_round: Vec<RoundsByNumber>,
+}
+
+impl RoundDetails {
+    fn read(dataset: &Dataset) -> Result<RoundDetails, DatasetError> {
+        if dataset.detail() < Detail::Round {
+            return Ok(RoundDetails { moves_per_round: None, open_pits: Vec::new(), by_round: Vec::new() });
+        }
         let mut per_round = BTreeMap::new();
         let mut open: BTreeMap<u32, OpenAcc> = BTreeMap::new();
         dataset.for_each_part("rounds", |t| {
@@ -143,10 +176,7 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
             }
             Ok(())
         })?;
-        moves_per_round = Some(Distribution::from_histogram(&to_bins(&per_round)));
-        // The simulator's sums by round number (table by_round), the ones `metrics` reports.
-        by_round = round_groups(&crate::analysis::metrics::read_by_round(dataset)?);
-        open_pits = open
+        let open_pits = open
             .into_iter()
             .map(|(round, a)| {
                 let n = a.matches.max(1) as f64;
@@ -159,7 +189,20 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
                 }
             })
             .collect();
+        Ok(RoundDetails {
+            moves_per_round: Some(Distribution::from_histogram(&to_bins(&per_round))),
+            open_pits,
+            by_round: round_groups(&crate::analysis::metrics::read_by_round(dataset)?),
+        })
     }
+}
+
+/// Summarizes one dataset; `name` labels it (an arm name).
+pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, DatasetError> {
+    let m = dataset.manifest();
+    let t = MatchTally::read(dataset)?;
+    let (lap_length, laps_per_move) = read_lap_histograms(dataset)?;
+    let rounds = RoundDetails::read(dataset)?;
     Ok(ArmSummary {
         name: name.to_string(),
         rules: m.rules.to_string(),
@@ -169,28 +212,28 @@ pub fn summarize_dataset(dataset: &Dataset, name: &str) -> Result<ArmSummary, Da
         first: m.first.to_string(),
         seed: m.seed,
         detail: m.detail.to_string(),
-        matches,
-        finished,
-        unfinished: matches - finished,
-        first_player_wins: proportion(first_wins, finished),
-        first_player_points: half_points(first_wins, matches - finished, matches),
-        seat_wins: seat_wins.map(|w| proportion(w, finished)),
-        round_starter_wins: proportion(starter_round_wins, rounds_total),
-        tied_rounds,
-        round1_starter_wins: proportion(round1_starter_wins, round1_ended),
-        rounds_per_match: Distribution::from_histogram(&to_bins(&rounds_hist)),
-        moves_per_round,
-        moves_per_match: Distribution::from_histogram(&to_bins(&moves_hist)),
+        matches: t.matches,
+        finished: t.finished,
+        unfinished: t.matches - t.finished,
+        first_player_wins: proportion(t.first_wins, t.finished),
+        first_player_points: half_points(t.first_wins, t.matches - t.finished, t.matches),
+        seat_wins: t.seat_wins.map(|w| proportion(w, t.finished)),
+        round_starter_wins: proportion(t.starter_round_wins, t.rounds_total),
+        tied_rounds: t.tied_rounds,
+        round1_starter_wins: proportion(t.round1_starter_wins, t.round1_ended),
+        rounds_per_match: Distribution::from_histogram(&to_bins(&t.rounds_hist)),
+        moves_per_round: rounds.moves_per_round,
+        moves_per_match: Distribution::from_histogram(&to_bins(&t.moves_hist)),
         laps_per_move: Distribution::from_histogram(&to_bins(&laps_per_move)),
         lap_length: Distribution::from_histogram(&to_bins(&lap_length)),
-        capture_sources: sources,
-        open_pits,
-        by_round,
+        capture_sources: t.sources,
+        open_pits: rounds.open_pits,
+        by_round: rounds.by_round,
         first_player_vs_first_arm: None,
-        endless_moves: endless,
+        endless_moves: t.endless,
         lap_length_histogram: to_bins(&lap_length),
         laps_per_move_histogram: to_bins(&laps_per_move),
-        rounds_histogram: to_bins(&rounds_hist),
+        rounds_histogram: to_bins(&t.rounds_hist),
     })
 }
 
