@@ -8,10 +8,20 @@
 pub mod analyse;
 pub mod check_record;
 pub mod evaluate;
+pub mod experiment;
 mod field;
 pub mod job;
+pub mod metrics;
+mod round_robin;
 pub mod simulate;
 pub mod solve;
 pub mod statistics;
+pub mod study;
+pub mod study_error;
+pub mod study_file;
+pub mod summary;
+pub mod tournament;
+pub mod tournament_file;
 
 pub use field::FieldError;
+pub use study_error::StudyError;

@@ -64,3 +64,18 @@ pub fn dataset_error(e: DatasetError, dest: &Destination) -> CliError {
         CliError::Failed(message)
     }
 }
+
+/// A study job's error as the command line reports it: a dataset's as for `--out` (a study's
+/// own datasets are worded by their arm or pairing), bad input exits 2, a failure exits 1.
+pub fn study_error(e: crate::app::StudyError) -> CliError {
+    use crate::app::StudyError;
+    match e {
+        StudyError::Field(e) => super::field_error(e),
+        StudyError::File(e) => CliError::Usage(e.to_string()),
+        StudyError::Directory(e) => CliError::Usage(e.describe(super::flag("out_root"))),
+        StudyError::Play { what, error } => super::simulate::simulate_error(*error, &Destination::Study { what }),
+        StudyError::Dataset(e) => dataset_error(e, &Destination::Out),
+        StudyError::Rejected(message) => CliError::Usage(message),
+        StudyError::Failed(message) => CliError::Failed(message),
+    }
+}

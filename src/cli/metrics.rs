@@ -1,20 +1,13 @@
-//! `rajapasu metrics`: Ludii-style game-quality metrics with 95% bootstrap intervals of a
-//! dataset or of each arm of a study (docs/metrics.md), written as metrics.json, metrics.csv and
-//! metrics.txt beside the summary, and for a study a chart of small multiples.
+//! `rajapasu metrics`: game-quality metrics of a dataset or study (the job: `app::metrics`).
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::{json, Value};
-
-use crate::analysis::metrics::exact::ExactOptions;
-use crate::analysis::metrics::{dataset_metrics, ArmMetrics, RESAMPLES, SEED};
-use crate::io::write_string_atomically;
-use crate::io::{Dataset, DatasetError};
+use crate::analysis::metrics::{RESAMPLES, SEED};
+use crate::app::metrics::{to_json, to_text, MetricsRequest};
+use crate::exact::SolveOptions;
 
 use super::output::Output;
 use super::CliError;
-use crate::exact::SolveOptions;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -27,7 +20,7 @@ pub struct Args {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Bootstrap replicates per interval (0: no intervals).
-    #[arg(long, default_value_t = RESAMPLES, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    #[arg(long, default_value_t = RESAMPLES, value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::app::metrics::MAX_RESAMPLES)))]
     resamples: u32,
     /// Seed of the bootstrap's random streams.
     #[arg(long, default_value_t = SEED)]
@@ -44,163 +37,16 @@ pub struct Args {
     max_positions: u64,
 }
 
-/// The metrics of a dataset (one arm) or of each arm of a study, in arm order.
-pub struct StudyMetrics {
-    pub study: bool,
-    pub arms: Vec<ArmMetrics>,
-}
-
-/// Computes the metrics of `dir`, a dataset or a study (arms in `order`, else sorted by name).
-pub fn metrics_path(
-    dir: &Path,
-    order: Option<&[String]>,
-    resamples: u32,
-    seed: u64,
-    exact: Option<ExactOptions>,
-) -> Result<StudyMetrics, DatasetError> {
-    if !dir.is_dir() {
-        return Err(DatasetError::NoDirectory { path: dir.to_path_buf() });
-    }
-    if !crate::io::dataset::manifest_names(dir)?.is_empty() {
-        let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "dataset".into());
-        return Ok(StudyMetrics {
-            study: false,
-            arms: vec![dataset_metrics(&open_dataset(dir, exact.is_some())?, &name, resamples, seed, exact)?],
-        });
-    }
-    // The arms as summarize lists them: a broken arm is an error naming it, not left out.
-    let arms = crate::analysis::summarize::study_arms(dir, order)?;
-    let arms = arms
-        .iter()
-        .map(|a| dataset_metrics(&open_dataset(&dir.join(a), exact.is_some())?, a, resamples, seed, exact.clone()))
-        .collect::<Result<_, _>>()?;
-    Ok(StudyMetrics { study: true, arms })
-}
-
-/// Opens a dataset; with --exact, refuses one made with other match tables than those read now:
-/// its perfect:match players would be played again with other tables (other moves).
-fn open_dataset(dir: &Path, exact: bool) -> Result<Dataset, DatasetError> {
-    let dataset = Dataset::open(dir)?;
-    if let (true, Some(recorded)) = (exact, &dataset.manifest().tables) {
-        let now = crate::io::dataset::tables_digest(&dataset.manifest().config())?.unwrap_or_default();
-        if &now != recorded {
-            return Err(DatasetError::Tables(format!(
-                "{}: made with the match tables of sha256 {recorded}, but the tables read now give {now}: --exact would play \
-                 its perfect:match players again with other tables; point RAJAPASU_TABLES at the tables it was made with",
-                dir.display()
-            )));
-        }
-    }
-    Ok(dataset)
-}
-
-fn arm_json(a: &ArmMetrics) -> Value {
-    serde_json::to_value(&a.metrics).expect("metrics serialize")
-}
-
-/// metrics.json: `{"metrics": [...]}` for a dataset, `{"arms": {name: [...]}}` for a study;
-/// each with the run it describes and the metrics by round number beside.
-pub fn to_json(m: &StudyMetrics) -> Value {
-    let about = |a: &ArmMetrics| {
-        json!({ "south": a.south, "north": a.north, "rules": a.rules, "matches": a.matches,
-                "bootstrap": { "resamples": a.resamples, "seed": a.seed, "confidence": 0.95 } })
-    };
-    if m.study {
-        let arms: serde_json::Map<String, Value> = m.arms.iter().map(|a| (a.name.clone(), arm_json(a))).collect();
-        let by_round: serde_json::Map<String, Value> =
-            m.arms.iter().map(|a| (a.name.clone(), serde_json::to_value(&a.by_round).expect("rounds serialize"))).collect();
-        let runs: serde_json::Map<String, Value> = m.arms.iter().map(|a| (a.name.clone(), about(a))).collect();
-        json!({ "arms": arms, "runs": runs, "by_round": by_round })
-    } else {
-        let a = &m.arms[0];
-        json!({ "metrics": arm_json(a), "run": about(a), "by_round": a.by_round })
-    }
-}
-
-/// metrics.csv: one row per arm and metric.
-pub fn to_csv(m: &StudyMetrics) -> Result<String, CliError> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    w.write_record(["arm", "metric", "value", "ci_low", "ci_high", "evaluation", "source"]).map_err(CliError::failed)?;
-    let num = |x: f64| if x.is_finite() { x.to_string() } else { String::new() };
-    for a in &m.arms {
-        for x in &a.metrics {
-            w.write_record([&a.name, x.name, &num(x.value), &num(x.ci_low), &num(x.ci_high), x.evaluation.unwrap_or(""), x.source])
-                .map_err(CliError::failed)?;
-        }
-    }
-    String::from_utf8(w.into_inner().map_err(CliError::failed)?).map_err(CliError::failed)
-}
-
-fn fmt(x: f64) -> String {
-    if !x.is_finite() {
-        "-".into()
-    } else if x.abs() >= 100.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.4}")
-    }
-}
-
-/// metrics.txt: each arm's metrics as a table, then its first rounds.
-pub fn to_text(m: &StudyMetrics) -> String {
-    let mut s = String::new();
-    for a in &m.arms {
-        let _ = writeln!(s, "== {}: {} (South) vs {} (North), {} matches", a.name, a.south, a.north, a.matches);
-        let _ = writeln!(s, "   rules {}", a.rules);
-        let _ = writeln!(s, "   95% intervals: percentile bootstrap over matches, {} replicates, seed {}", a.resamples, a.seed);
-        for x in &a.metrics {
-            let eval = x.evaluation.map(|e| format!("  ({e})")).unwrap_or_default();
-            let _ = writeln!(s, "   {:<30}{:>10}  [{}, {}]{eval}", x.name, fmt(x.value), fmt(x.ci_low), fmt(x.ci_high));
-        }
-        let _ = writeln!(
-            s,
-            "   {:<8}{:>10}{:>24}{:>24}{:>10}",
-            "round", "rounds", "starter wins [95% CI]", "first player [95% CI]", "open pits"
-        );
-        for r in a.by_round.iter().filter(|r| r.round <= 10 || r.round % 10 == 0) {
-            let _ = writeln!(
-                s,
-                "   {:<8}{:>10}{:>24}{:>24}{:>10.2}",
-                r.round,
-                r.rounds,
-                format!("{:.3} [{:.3}, {:.3}]", r.starter_wins, r.starter_ci.0, r.starter_ci.1),
-                format!("{:.3} [{:.3}, {:.3}]", r.first_player_wins, r.first_player_ci.0, r.first_player_ci.1),
-                r.open_pits_mean
-            );
-        }
-        s.push('\n');
-    }
-    s
-}
-
-/// Writes metrics.json, metrics.csv and metrics.txt into `dir`, and a study's chart into
-/// `dir/charts`; returns the chart files.
-/// The files `rajapasu metrics` writes beside a summary (a study's chart goes to its charts/):
-/// part of a study's directory, which `run` and `tournament` reuse.
-pub const METRICS_FILES: [&str; 3] = ["metrics.json", "metrics.csv", "metrics.txt"];
-
-pub fn write_metrics(m: &StudyMetrics, dir: &Path) -> Result<Vec<PathBuf>, CliError> {
-    std::fs::create_dir_all(dir).map_err(|e| CliError::failed(format!("{}: cannot create: {e}", dir.display())))?;
-    let json = serde_json::to_string_pretty(&to_json(m)).map_err(CliError::failed)? + "\n";
-    write_string_atomically(&dir.join(METRICS_FILES[0]), &json).map_err(CliError::failed)?;
-    write_string_atomically(&dir.join(METRICS_FILES[1]), &to_csv(m)?).map_err(CliError::failed)?;
-    write_string_atomically(&dir.join(METRICS_FILES[2]), &to_text(m)).map_err(CliError::failed)?;
-    if m.study {
-        return crate::plot::metrics::plot_metrics(&m.arms, &dir.join("charts")).map_err(CliError::failed);
-    }
-    Ok(Vec::new())
-}
-
 pub fn run(args: Args) -> Result<(), CliError> {
     let solve = SolveOptions { max_memory: args.max_memory, keep_order: false, max_positions: args.max_positions };
-    let exact = args.exact.then(|| ExactOptions { solve, store: crate::agents::Resources::default().exact });
-    let m = metrics_path(&args.dir, None, args.resamples, args.seed, exact)?;
-    write_metrics(&m, args.out.as_deref().unwrap_or(&args.dir))?;
+    let request =
+        MetricsRequest { dir: args.dir, out: args.out, resamples: args.resamples, seed: args.seed, exact: args.exact.then_some(solve) };
+    let done = crate::app::metrics::run(&request, &crate::agents::Resources::default()).map_err(super::study_error)?;
     let mut out = Output::lines();
     if args.json {
-        out.line(serde_json::to_string_pretty(&to_json(&m)).map_err(CliError::failed)?)?;
+        out.line(serde_json::to_string_pretty(&to_json(&done.metrics)).map_err(CliError::failed)?)?;
     } else {
-        out.text(&to_text(&m))?;
+        out.text(&to_text(&done.metrics))?;
     }
     out.finish()
 }

@@ -5,7 +5,6 @@ mod analyse;
 mod bench;
 mod check_record;
 mod dataset_errors;
-mod experiment;
 mod metrics;
 pub(crate) mod output;
 mod perft;
@@ -19,7 +18,6 @@ mod serve;
 mod show;
 mod simulate;
 mod solve;
-mod study_file;
 mod summarize;
 mod tournament;
 mod verify;
@@ -28,9 +26,7 @@ use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
-pub use dataset_errors::Destination;
-pub use experiment::Experiment;
-pub use tournament::Tournament;
+pub use dataset_errors::{study_error, Destination};
 
 use crate::engine::Ruleset;
 
@@ -131,7 +127,7 @@ impl From<std::io::Error> for CliError {
 
 /// A request's field as the command line names it: its flag, and what follows the flag in a
 /// message about it (the one place where the application layer's fields become flags).
-const FLAGS: [(&str, &str, &str); 10] = [
+const FLAGS: [(&str, &str, &str); 13] = [
     ("matches", "--matches", " "),
     ("batch_size", "--batch-size", " "),
     ("threads", "--threads", ": "),
@@ -142,6 +138,9 @@ const FLAGS: [(&str, &str, &str); 10] = [
     ("max_memory", "--max-memory", ": "),
     ("max_iterations", "--max-iterations", ": "),
     ("format", "--format", ": "),
+    ("out_root", "--out-root", ": "),
+    ("resamples", "--resamples", ": "),
+    ("max_positions", "--max-positions", ": "),
 ];
 
 /// The command line's flag for a request's field (the field itself if it has none).

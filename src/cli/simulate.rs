@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::agents::{AgentSpec, Resources};
 use crate::app::simulate::{self, check_threads, describe_rows, SimulateError, SimulateRequest, Simulated, Simulation, MAX_THREADS};
+use crate::app::study::Follow;
 use crate::io::{Formats, Manifest};
 use crate::sim::{Detail, FirstPolicy, Shard};
 
@@ -85,25 +86,55 @@ pub fn simulate_error(e: SimulateError, dest: &Destination) -> CliError {
     }
 }
 
-/// Runs the job with a progress bar and, unless quiet, a report on stderr.
-pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
-    let bar = progress::bar(job.sim.cfg.shard_matches(), &job.label, job.quiet);
-    let progress = |n: u64| bar.inc(n);
-    let done = simulate::run(&job.sim, &job.players, &super::command_line(), &progress);
-    bar.finish_and_clear();
-    let Simulated { manifest, counts } = done.map_err(|e| simulate_error(e, &job.destination))?;
-    if !job.quiet {
+/// How the command line follows the datasets it plays: a progress bar each, and unless quiet
+/// a report on stderr when one is written.
+pub struct Bars {
+    quiet: bool,
+    bar: std::sync::Mutex<indicatif::ProgressBar>,
+}
+
+impl Bars {
+    pub fn new(quiet: bool) -> Bars {
+        Bars { quiet, bar: std::sync::Mutex::new(indicatif::ProgressBar::hidden()) }
+    }
+
+    fn bar(&self) -> std::sync::MutexGuard<'_, indicatif::ProgressBar> {
+        self.bar.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Follow for Bars {
+    fn started(&self, label: &str, matches: u64) {
+        *self.bar() = progress::bar(matches, label, self.quiet);
+    }
+
+    fn played(&self, n: u64) {
+        self.bar().inc(n);
+    }
+
+    fn finished(&self, label: &str, done: Option<&Simulated>) {
+        self.bar().finish_and_clear();
+        let Some(Simulated { manifest, counts }) = done.filter(|_| !self.quiet) else {
+            return;
+        };
         eprintln!(
-            "{}: {} matches played, {} batches written, {} already done; {} in {:.1} s",
-            job.label,
+            "{label}: {} matches played, {} batches written, {} already done; {} in {:.1} s",
             counts.matches,
             counts.written,
             counts.skipped,
-            describe_rows(&manifest),
+            describe_rows(manifest),
             manifest.seconds
         );
     }
-    Ok(manifest)
+}
+
+/// Runs the job with a progress bar and, unless quiet, a report on stderr.
+pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
+    let bars = Bars::new(job.quiet);
+    bars.started(&job.label, job.sim.cfg.shard_matches());
+    let done = simulate::run(&job.sim, &job.players, &super::command_line(), &|n| bars.played(n));
+    bars.finished(&job.label, done.as_ref().ok());
+    done.map(|d| d.manifest).map_err(|e| simulate_error(e, &job.destination))
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {

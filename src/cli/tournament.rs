@@ -1,28 +1,15 @@
-//! `rajapasu tournament`: a round robin from a tournament file, with Bradley-Terry ratings.
-//!
-//! Every pair of players plays in both seat orders, the first player alternating, and (by
-//! default) every player plays itself; each pairing is a dataset under `OUT_ROOT/NAME/`, played
-//! and resumed as `rajapasu run` does. Then: `summary.*` (every pairing, as `summarize`),
-//! `ratings.json`, `ratings.csv`, `pairs.csv`, `ratings.txt` and the charts.
+//! `rajapasu tournament`: a round robin from a tournament file, with Bradley-Terry ratings
+//! (the job: `app::tournament`).
 
-mod config;
-mod round_robin;
+use std::path::PathBuf;
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-
-use crate::analysis::summary::StudySummary;
-use crate::io::write_string_atomically;
-use crate::ratings::report::{describe, rate, Entrant, RatingOptions, Report};
-
-pub use config::Tournament;
+use crate::app::tournament::TournamentRequest;
+use crate::app::tournament_file::Tournament;
 
 use super::output::Output;
 use super::run::StudyArgs;
-use super::simulate::{run_job, Job};
-use super::summarize::{study_text, write_summary};
-use super::CliError;
-use crate::app::simulate::Simulation;
+use super::simulate::Bars;
+use super::{study_error, CliError};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -33,241 +20,20 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let t = Tournament::load(&args.file)?;
-    let args = args.study;
-    let pairings = config::schedule(&t);
-    let datasets: Vec<String> = pairings.iter().map(|p| p.dir.clone()).collect();
-    let (dir, _lock) = args.open_study(&t.name, "tournament.toml", &t.source, &datasets)?;
-    let players = crate::agents::Resources::default();
-    for (k, p) in pairings.iter().enumerate() {
-        let full = p.matches;
-        let matches = args.matches.map_or(full, |m| if p.is_self_play() { (2 * m).min(full) } else { m.min(full) });
-        let label = format!("[{}/{}] {} vs {}", k + 1, pairings.len(), t.players[p.south].name, t.players[p.north].name);
-        let job = Job {
-            sim: Simulation {
-                cfg: p.run_config(&t, matches),
-                out: dir.join(&p.dir),
-                format: crate::io::Formats::Parquet,
-                threads: args.threads,
-                resume: true,
-            },
-            quiet: args.quiet,
-            label,
-            destination: super::Destination::Study { what: format!("pairing `{}`", p.dir) },
-            players: players.clone(),
-        };
-        run_job(&job)?;
-    }
-    let results = round_robin::collect(&t, &pairings, &dir)?;
-    let study = StudySummary { name: t.name.clone(), arms: results.arms };
-    write_summary(&study, &dir)?;
-    let pair_dirs: Vec<(String, std::path::PathBuf)> = datasets.iter().map(|d| (d.clone(), dir.join(d))).collect();
-    crate::io::datapackage::write_study(&dir, &pair_dirs).map_err(CliError::failed)?;
-    write_string_atomically(&dir.join("summary.txt"), &study_text(&study)).map_err(CliError::failed)?;
-
-    let entrants: Vec<Entrant> = t
-        .players
-        .iter()
-        .zip(results.self_play)
-        .map(|(p, self_play)| Entrant { name: p.name.clone(), spec: p.spec.to_string(), self_play })
-        .collect();
-    let options = RatingOptions { anchor: t.anchor, virtual_draws: t.virtual_draws, replicates: t.bootstrap, seed: t.seed };
-    let report =
-        rate(&t.name, &t.description, &entrants, &results.pairs, &options).map_err(|e| CliError::usage(describe(&e, &entrants)))?;
-    write_ratings(&report, &dir)?;
-    let text = ratings_text(&report);
-    write_string_atomically(&dir.join("ratings.txt"), &text).map_err(CliError::failed)?;
-    let charts = crate::plot::plot_ratings(&report, &dir.join("charts")).map_err(CliError::failed)?;
-    if !args.quiet {
+    let tournament = Tournament::load(&args.file).map_err(CliError::usage)?;
+    let name = tournament.name.clone();
+    let request = TournamentRequest { tournament, options: args.study.options() };
+    let bars = Bars::new(args.study.quiet);
+    let done = crate::app::tournament::run(&request, &crate::agents::Resources::default(), &bars).map_err(study_error)?;
+    if !args.study.quiet {
         eprintln!(
-            "{}: ratings.json, ratings.csv, pairs.csv, ratings.txt, summary.* and {} chart files in {}",
-            t.name,
-            charts.len(),
-            dir.display()
+            "{name}: ratings.json, ratings.csv, pairs.csv, ratings.txt, summary.* and {} chart files in {}",
+            done.charts.len(),
+            done.dir.display()
         );
     }
     // Printed last: a reader that goes away (`| head`) does not cut the tournament short.
     let mut out = Output::lines();
-    out.text(&text)?;
+    out.text(&done.text)?;
     out.finish()
-}
-
-fn pct(x: f64) -> String {
-    if x.is_nan() {
-        "-".into()
-    } else {
-        format!("{:.1}%", 100.0 * x)
-    }
-}
-
-/// The readable table: ratings, self-play first-player rates, pairs far from the ratings.
-pub fn ratings_text(r: &Report) -> String {
-    let mut s = String::new();
-    let m = &r.method;
-    let _ = writeln!(
-        s,
-        "== {}: {} players{}",
-        r.name,
-        r.ratings.len(),
-        if r.description.is_empty() { String::new() } else { format!(" ({})", r.description) }
-    );
-    let _ = writeln!(
-        s,
-        "   Bradley-Terry ratings on the Elo scale, {}; 95% intervals from {} bootstrap replicates; unfinished matches are draws (R16); {} virtual draw(s) per pair",
-        m.anchor, m.bootstrap_replicates, m.virtual_draws
-    );
-    let width = r.ratings.iter().map(|p| p.player.len()).max().unwrap_or(6).max(6);
-    let _ = writeln!(
-        s,
-        "   score, matches and unfinished: against the other players only; self-play (a player against itself) has its own columns"
-    );
-    let _ = writeln!(
-        s,
-        "{:>4}  {:<width$}  {:>7}  {:>17}  {:>7}  {:>8}  {:>10}  {:>15}  {:>30}  {:>30}",
-        "rank",
-        "player",
-        "rating",
-        "95% CI",
-        "score",
-        "matches",
-        "unfinished",
-        "self unfinished",
-        "self-play 1st wins (finished)",
-        "self-play 1st pts (unfin.=1/2)"
-    );
-    for p in &r.ratings {
-        let self_unfinished = p.self_play.as_ref().map_or("-".to_string(), |sp| format!("{} of {}", sp.unfinished, sp.matches));
-        let (wins, points) = match &p.self_play {
-            Some(sp) => (
-                format!("{} [{}, {}]", pct(sp.first_player_wins.rate), pct(sp.first_player_wins.ci_low), pct(sp.first_player_wins.ci_high)),
-                format!(
-                    "{} [{}, {}]",
-                    pct(sp.first_player_points.rate),
-                    pct(sp.first_player_points.ci_low),
-                    pct(sp.first_player_points.ci_high)
-                ),
-            ),
-            None => ("-".into(), "-".into()),
-        };
-        let _ = writeln!(
-            s,
-            "{:>4}  {:<width$}  {:>7.1}  {:>17}  {:>7}  {:>8}  {:>10}  {:>15}  {:>30}  {:>30}",
-            p.rank,
-            p.player,
-            p.rating,
-            format!("[{:.1}, {:.1}]", p.ci_low, p.ci_high),
-            pct(p.score),
-            p.matches,
-            p.unfinished,
-            self_unfinished,
-            wins,
-            points
-        );
-    }
-    let g = &r.goodness_of_fit;
-    let _ = writeln!(
-        s,
-        "   goodness of fit: chi-squared {:.2} on {} degrees of freedom, p = {}; pairs far from the ratings (|z| > {:.2}): {}",
-        g.statistic,
-        g.degrees_of_freedom,
-        if g.p_value.is_nan() { "-".to_string() } else { format!("{:.3e}", g.p_value) },
-        g.threshold_z,
-        if g.flagged.is_empty() { "none".to_string() } else { g.flagged.join("; ") }
-    );
-    s.push('\n');
-    let _ = writeln!(s, "   pairs (both seat orders): a's score against b, unfinished = 1/2 (R16), and the ratings' prediction");
-    let pw = r.pairs.iter().map(|p| p.a.len() + p.b.len() + 4).max().unwrap_or(4);
-    for p in &r.pairs {
-        let _ = writeln!(
-            s,
-            "   {:<pw$}  {:>6} matches  {:>5} : {:<5} ({} unfinished)  score {} [{}, {}]  expected {}  z {:+.2}{}",
-            format!("{} vs {}", p.a, p.b),
-            p.matches,
-            p.a_wins,
-            p.b_wins,
-            p.unfinished,
-            pct(p.a_points.rate),
-            pct(p.a_points.ci_low),
-            pct(p.a_points.ci_high),
-            pct(p.expected),
-            p.z,
-            if p.flagged { "  FLAGGED" } else { "" }
-        );
-    }
-    s
-}
-
-fn csv_text(rows: Vec<Vec<String>>) -> Result<String, CliError> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        w.write_record(&row).map_err(CliError::failed)?;
-    }
-    String::from_utf8(w.into_inner().map_err(CliError::failed)?).map_err(CliError::failed)
-}
-
-/// Writes ratings.json, ratings.csv (one row per player) and pairs.csv (one row per pair).
-pub fn write_ratings(r: &Report, dir: &Path) -> Result<(), CliError> {
-    let json = serde_json::to_string_pretty(r).map_err(CliError::failed)? + "\n";
-    write_string_atomically(&dir.join("ratings.json"), &json).map_err(CliError::failed)?;
-    let header = [
-        "rank",
-        "player",
-        "spec",
-        "rating",
-        "ci_low",
-        "ci_high",
-        "matches",
-        "unfinished",
-        "points",
-        "score",
-        "self_play_matches",
-        "self_play_unfinished",
-        "self_play_first_player_win_rate",
-        "self_play_first_player_ci_low",
-        "self_play_first_player_ci_high",
-        "self_play_first_player_points_rate",
-        "self_play_first_player_points_ci_low",
-        "self_play_first_player_points_ci_high",
-    ];
-    let mut rows = vec![header.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
-    for p in &r.ratings {
-        let mut row = vec![p.rank.to_string(), p.player.clone(), p.spec.clone()];
-        row.extend([p.rating, p.ci_low, p.ci_high].map(|x| x.to_string()));
-        row.extend([p.matches.to_string(), p.unfinished.to_string(), p.points.to_string(), p.score.to_string()]);
-        match &p.self_play {
-            Some(sp) => {
-                row.extend([sp.matches.to_string(), sp.unfinished.to_string()]);
-                let (w, pts) = (&sp.first_player_wins, &sp.first_player_points);
-                row.extend([w.rate, w.ci_low, w.ci_high, pts.rate, pts.ci_low, pts.ci_high].map(|x| x.to_string()));
-            }
-            None => row.extend(std::iter::repeat_n(String::new(), 8)),
-        }
-        rows.push(row);
-    }
-    write_string_atomically(&dir.join("ratings.csv"), &csv_text(rows)?).map_err(CliError::failed)?;
-    let header = [
-        "a",
-        "b",
-        "matches",
-        "a_wins",
-        "b_wins",
-        "unfinished",
-        "a_points",
-        "a_score",
-        "a_score_ci_low",
-        "a_score_ci_high",
-        "expected",
-        "z",
-        "flagged",
-    ];
-    let mut rows = vec![header.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
-    for p in &r.pairs {
-        let mut row =
-            vec![p.a.clone(), p.b.clone(), p.matches.to_string(), p.a_wins.to_string(), p.b_wins.to_string(), p.unfinished.to_string()];
-        row.extend([p.a_points.points, p.a_points.rate, p.a_points.ci_low, p.a_points.ci_high, p.expected, p.z].map(|x| x.to_string()));
-        row.push(p.flagged.to_string());
-        rows.push(row);
-    }
-    write_string_atomically(&dir.join("pairs.csv"), &csv_text(rows)?).map_err(CliError::failed)?;
-    Ok(())
 }

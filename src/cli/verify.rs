@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use crate::io::dataset::{manifest_names, read_manifests};
 use crate::io::Dataset;
 
-use super::experiment::Experiment;
 use super::output::Output;
 use super::CliError;
+use crate::app::experiment::Experiment;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -61,7 +61,7 @@ fn check_study_arms(dir: &Path, reports: &mut Vec<Report>) -> Result<(), CliErro
     if !file.is_file() {
         return Ok(());
     }
-    let experiment = Experiment::load(&file)?;
+    let experiment = Experiment::load(&file).map_err(CliError::usage)?;
     for arm in &experiment.arms {
         let arm_dir = dir.join(&arm.name);
         let mut problem = None;

@@ -10,8 +10,8 @@ use crate::io::Dataset;
 use crate::ratings::bradley_terry::PairResults;
 use crate::ratings::report::SelfPlay;
 
-use super::config::{Pairing, Tournament};
-use crate::cli::CliError;
+use super::study_error::StudyError;
+use super::tournament_file::{Pairing, Tournament};
 
 /// The results of the round robin read back from its datasets.
 pub struct Results {
@@ -23,7 +23,7 @@ pub struct Results {
     pub self_play: Vec<Option<SelfPlay>>,
 }
 
-pub fn collect(t: &Tournament, pairings: &[Pairing], dir: &Path) -> Result<Results, CliError> {
+pub fn collect(t: &Tournament, pairings: &[Pairing], dir: &Path) -> Result<Results, StudyError> {
     let mut results = Results { arms: Vec::new(), pairs: Vec::new(), self_play: vec![None; t.players.len()] };
     for p in pairings {
         let arm = summarize_dataset(&Dataset::open(&dir.join(&p.dir))?, &p.dir)?;

@@ -29,8 +29,7 @@ use crate::engine::Ruleset;
 use crate::sim::config::player_identity;
 use crate::sim::{check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
-use crate::cli::study_file::{line_of, valid_name};
-use crate::cli::CliError;
+use super::study_file::{line_of, valid_name, StudyFileError};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -93,8 +92,8 @@ fn slug(name: &str) -> String {
 }
 
 impl Tournament {
-    pub fn load(path: &Path) -> Result<Tournament, CliError> {
-        crate::cli::study_file::load(path, Tournament::parse)
+    pub fn load(path: &Path) -> Result<Tournament, StudyFileError> {
+        super::study_file::load(path, Tournament::parse)
     }
 
     /// Parses and validates; errors name the line and the field.

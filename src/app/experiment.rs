@@ -30,8 +30,7 @@ use crate::engine::Ruleset;
 use crate::io::Formats;
 use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::study_file::{line_of, valid_name};
-use super::CliError;
+use super::study_file::{line_of, valid_name, StudyFileError};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -124,7 +123,7 @@ pub const STUDY_OUTPUTS: [&str; 15] = [
 ];
 
 impl Experiment {
-    pub fn load(path: &Path) -> Result<Experiment, CliError> {
+    pub fn load(path: &Path) -> Result<Experiment, StudyFileError> {
         super::study_file::load(path, Experiment::parse)
     }
 
