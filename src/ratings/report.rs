@@ -146,8 +146,33 @@ pub fn rate(
     let fit_options = FitOptions { anchor: options.anchor.map_or(Anchor::Mean, Anchor::Player), virtual_draws: options.virtual_draws };
     let ratings = fit(n, results, &fit_options)?;
     let replicates = bootstrap(n, results, &fit_options, options.replicates, options.seed)?;
+    let intervals = percentile_intervals(n, &replicates);
+    let pair_totals = pair_totals(results);
+    let (pairs, goodness_of_fit) = pair_rows(&pair_totals, &ratings, entrants);
+    let players = player_ratings(entrants, &pair_totals, &ratings, &intervals);
+    Ok(Report {
+        name: name.to_string(),
+        description: description.to_string(),
+        method: Method {
+            model: "Bradley-Terry on the Elo scale: a's expected score against b is 1 / (1 + 10^((r_b - r_a) / 400))",
+            anchor: options.anchor.map_or_else(|| "mean 0".to_string(), |i| format!("{} = 0", entrants[i].name)),
+            virtual_draws: options.virtual_draws,
+            unfinished: "an unfinished match is a draw: half a point to each player (R16)",
+            interval: "percentile bootstrap: every seat order of every pair resampled with replacement, ratings fitted again",
+            bootstrap_replicates: options.replicates,
+            bootstrap_seed: options.seed,
+            confidence: CONFIDENCE,
+        },
+        ratings: players,
+        pairs,
+        goodness_of_fit,
+    })
+}
+
+/// Each player's bootstrap interval at [`CONFIDENCE`] (NaN without replicates).
+fn percentile_intervals(n: usize, replicates: &[Vec<f64>]) -> Vec<(f64, f64)> {
     let tail = (1.0 - CONFIDENCE) / 2.0;
-    let intervals: Vec<(f64, f64)> = (0..n)
+    (0..n)
         .map(|i| {
             if replicates.is_empty() {
                 return (f64::NAN, f64::NAN);
@@ -155,23 +180,32 @@ pub fn rate(
             let mut values: Vec<f64> = replicates.iter().map(|r| r[i]).collect();
             (quantile(&mut values, tail), quantile(&mut values, 1.0 - tail))
         })
-        .collect();
+        .collect()
+}
 
-    // Pairs: both seat orders (and any repeated entries) together, a before b in list order.
-    let mut pair_totals: Vec<PairResults> = Vec::new();
+/// The results by pair: both seat orders (and any repeated entries) together, a before b in
+/// list order, pairs that played no match left out.
+fn pair_totals(results: &[PairResults]) -> Vec<PairResults> {
+    let mut totals: Vec<PairResults> = Vec::new();
     for r in results {
         let (a, b, aw, bw) = if r.a < r.b { (r.a, r.b, r.a_wins, r.b_wins) } else { (r.b, r.a, r.b_wins, r.a_wins) };
-        match pair_totals.iter_mut().find(|p| p.a == a && p.b == b) {
+        match totals.iter_mut().find(|p| p.a == a && p.b == b) {
             Some(p) => {
                 p.a_wins += aw;
                 p.b_wins += bw;
                 p.draws += r.draws;
             }
-            None => pair_totals.push(PairResults { a, b, a_wins: aw, b_wins: bw, draws: r.draws }),
+            None => totals.push(PairResults { a, b, a_wins: aw, b_wins: bw, draws: r.draws }),
         }
     }
-    pair_totals.sort_by_key(|p| (p.a, p.b));
-    pair_totals.retain(|p| p.matches() > 0);
+    totals.sort_by_key(|p| (p.a, p.b));
+    totals.retain(|p| p.matches() > 0);
+    totals
+}
+
+/// Each pair's score against the one its ratings expect, and the fit's chi-squared test over
+/// the pairs (a pair flagged beyond the Bonferroni-corrected 5% threshold).
+fn pair_rows(pair_totals: &[PairResults], ratings: &[f64], entrants: &[Entrant]) -> (Vec<PairRow>, GoodnessOfFit) {
     let threshold_z =
         if pair_totals.is_empty() { f64::INFINITY } else { Normal::standard().inverse_cdf(1.0 - 0.05 / (2.0 * pair_totals.len() as f64)) };
     let mut statistic = 0.0;
@@ -205,18 +239,22 @@ pub fn rate(
             }
         })
         .collect();
-    let degrees_of_freedom = (pairs.len() as u64).saturating_sub(n.saturating_sub(1) as u64);
+    let degrees_of_freedom = (pairs.len() as u64).saturating_sub(entrants.len().saturating_sub(1) as u64);
     let p_value = match ChiSquared::new(degrees_of_freedom as f64) {
         Ok(chi) if degrees_of_freedom > 0 => chi.sf(statistic),
         _ => f64::NAN,
     };
+    (pairs, GoodnessOfFit { statistic, degrees_of_freedom, p_value, threshold_z, flagged })
+}
 
+/// The players' rows, highest rating first (equal ratings keep the list order), ranked.
+fn player_ratings(entrants: &[Entrant], pair_totals: &[PairResults], ratings: &[f64], intervals: &[(f64, f64)]) -> Vec<PlayerRating> {
     let mut players: Vec<PlayerRating> = entrants
         .iter()
         .enumerate()
         .map(|(i, e)| {
             let (mut matches, mut unfinished, mut points) = (0u64, 0u64, 0.0);
-            for p in &pair_totals {
+            for p in pair_totals {
                 if p.a == i || p.b == i {
                     matches += p.matches();
                     unfinished += p.draws;
@@ -238,26 +276,9 @@ pub fn rate(
             }
         })
         .collect();
-    // Highest first; equal ratings keep the list order.
     players.sort_by(|x, y| y.rating.total_cmp(&x.rating));
     for (k, p) in players.iter_mut().enumerate() {
         p.rank = k + 1;
     }
-    Ok(Report {
-        name: name.to_string(),
-        description: description.to_string(),
-        method: Method {
-            model: "Bradley-Terry on the Elo scale: a's expected score against b is 1 / (1 + 10^((r_b - r_a) / 400))",
-            anchor: options.anchor.map_or_else(|| "mean 0".to_string(), |i| format!("{} = 0", entrants[i].name)),
-            virtual_draws: options.virtual_draws,
-            unfinished: "an unfinished match is a draw: half a point to each player (R16)",
-            interval: "percentile bootstrap: every seat order of every pair resampled with replacement, ratings fitted again",
-            bootstrap_replicates: options.replicates,
-            bootstrap_seed: options.seed,
-            confidence: CONFIDENCE,
-        },
-        ratings: players,
-        pairs,
-        goodness_of_fit: GoodnessOfFit { statistic, degrees_of_freedom, p_value, threshold_z, flagged },
-    })
+    players
 }
