@@ -3,11 +3,12 @@
 
 use std::path::Path;
 
+use crate::app::simulate::SimulateError;
 use crate::io::dataset::Wording;
 use crate::io::lock::LockError;
 use crate::io::DatasetError;
 
-use super::CliError;
+use super::error::CliError;
 
 /// How errors name the directory a run writes into, and what to do instead of writing there.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,17 +66,50 @@ pub fn dataset_error(e: DatasetError, dest: &Destination) -> CliError {
     }
 }
 
+/// A simulation's error as the command line words it for `dest`.
+pub fn simulate_error(e: SimulateError, dest: &Destination) -> CliError {
+    match e {
+        SimulateError::Dataset(e) => dataset_error(e, dest),
+        SimulateError::Match(_) => CliError::failed(e),
+    }
+}
+
 /// A study job's error as the command line reports it: a dataset's as for `--out` (a study's
 /// own datasets are worded by their arm or pairing), bad input exits 2, a failure exits 1.
 pub fn study_error(e: crate::app::StudyError) -> CliError {
     use crate::app::StudyError;
     match e {
-        StudyError::Field(e) => super::field_error(e),
+        StudyError::Field(e) => super::flags::field_error(e),
         StudyError::File(e) => CliError::Usage(e.to_string()),
-        StudyError::Directory(e) => CliError::Usage(e.describe(super::flag("out_root"))),
-        StudyError::Play { what, error } => super::simulate::simulate_error(*error, &Destination::Study { what }),
+        StudyError::Directory(e) => CliError::Usage(e.describe(super::flags::flag("out_root"))),
+        StudyError::Play { what, error } => simulate_error(*error, &Destination::Study { what }),
         StudyError::Dataset(e) => dataset_error(e, &Destination::Out),
         StudyError::Rejected(message) => CliError::Usage(message),
         StudyError::Failed(message) => CliError::Failed(message),
+    }
+}
+
+/// A dataset's error, worded for `simulate --out` where a destination matters
+/// ([`dataset_errors::dataset_error`] words it for a study's datasets).
+impl From<crate::io::DatasetError> for CliError {
+    fn from(e: crate::io::DatasetError) -> CliError {
+        dataset_error(e, &Destination::Out)
+    }
+}
+
+impl From<crate::io::lock::LockError> for CliError {
+    fn from(e: crate::io::lock::LockError) -> CliError {
+        crate::io::DatasetError::Lock(e).into()
+    }
+}
+
+/// A run that stopped: the dataset's error, or a player that could not decide (exit 1; the
+/// failed batch was not written, and `--resume` continues the run).
+impl From<crate::sim::RunError<crate::io::DatasetError>> for CliError {
+    fn from(e: crate::sim::RunError<crate::io::DatasetError>) -> CliError {
+        match e {
+            crate::sim::RunError::Sink(e) => e.into(),
+            crate::sim::RunError::Match(e) => CliError::Failed(format!("{e}; nothing of its batch was written")),
+        }
     }
 }

@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use crate::agents::{AgentSpec, Resources};
-use crate::app::simulate::{self, check_threads, describe_rows, SimulateError, SimulateRequest, Simulated, Simulation, MAX_THREADS};
+use crate::app::simulate::{self, check_threads, describe_rows, SimulateRequest, Simulated, Simulation, MAX_THREADS};
 use crate::app::study::Follow;
 use crate::io::{Formats, Manifest};
 use crate::sim::{Detail, FirstPolicy, Shard};
 
-use super::dataset_errors::{dataset_error, Destination};
+use super::dataset_errors::{simulate_error, Destination};
 use super::{progress, CliError};
 
 #[derive(clap::Args, Debug)]
@@ -75,14 +75,6 @@ pub fn parse_threads(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(n) => check_threads(n).map(|()| n),
         Err(_) => Err(format!("'{text}' is not a thread count (allowed: 0 (one per core, {cores} here) to {MAX_THREADS})")),
-    }
-}
-
-/// A simulation's error as the command line words it for `dest`.
-pub fn simulate_error(e: SimulateError, dest: &Destination) -> CliError {
-    match e {
-        SimulateError::Dataset(e) => dataset_error(e, dest),
-        SimulateError::Match(_) => CliError::failed(e),
     }
 }
 
