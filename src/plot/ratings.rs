@@ -3,6 +3,7 @@
 //! atomic PNG + SVG files as the study charts.
 
 use std::fs;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
@@ -284,10 +285,12 @@ fn score_of(report: &Report, row: &PlayerRating, col: &PlayerRating) -> Option<(
 
 // --- first player by strength -----------------------------------------------------------------
 
-fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(), DB> {
-    // (player, rating, rating interval, finished-only rate, points rate where they differ)
-    type Row<'a> = (&'a str, f64, (f64, f64), Option<(f64, f64, f64)>, Option<(f64, f64, f64)>);
-    let rows: Vec<Row> = report
+/// A player with self-play: name, rating, rating interval, the finished-only first-player rate
+/// and the points rate where they differ (low, rate, high).
+type StrengthRow<'a> = (&'a str, f64, (f64, f64), Option<(f64, f64, f64)>, Option<(f64, f64, f64)>);
+
+fn self_play_rows(report: &Report) -> Vec<StrengthRow<'_>> {
+    report
         .ratings
         .iter()
         .filter_map(|p| {
@@ -299,8 +302,10 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
             let interval = if p.ci_low.is_finite() { (p.ci_low, p.ci_high) } else { (p.rating, p.rating) };
             Some((p.player.as_str(), p.rating, interval, wins, points))
         })
-        .collect();
-    let any_points = rows.iter().any(|r| r.4.is_some());
+        .collect()
+}
+
+fn strength_legend(any_points: bool) -> Vec<LegendItem> {
     let mut items = vec![LegendItem {
         label: "first player's win rate in self-play (finished matches)".into(),
         glyph: Glyph::ErrorBar { colour: PALETTE[0], marker: Marker::Circle },
@@ -319,6 +324,30 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
         label: "50%: no first-player advantage".into(),
         glyph: Glyph::Line { colour: REFERENCE_COLOUR, marker: None, dashed: true },
     });
+    items
+}
+
+/// Where a name of `size` goes beside its point: the first place, nearest first, that overlaps
+/// no name in `placed` and stays inside the plot (`xs`, `ys`); else the first that overlaps none.
+fn place_name(placed: &[(i32, i32, i32, i32)], (px, py): (i32, i32), (w, h): (i32, i32), xs: &Range<i32>, ys: &Range<i32>) -> (i32, i32) {
+    let inside = |&(x, y): &(i32, i32)| x >= xs.start + 2 && x + w <= xs.end - 2 && y >= ys.start + 2 && y + h <= ys.end - 2;
+    let overlaps = |&(x, y): &(i32, i32)| placed.iter().any(|&(l, t, r, b)| x < r + 2 && x + w + 2 > l && y < b + 1 && y + h + 1 > t);
+    let mut candidates = Vec::new();
+    for step in 0..12 {
+        let d = step * (h + 3);
+        candidates.extend([(px + 9, py - 6 - h - d), (px + 9, py + 6 + d), (px - 9 - w, py - 6 - h - d), (px - 9 - w, py + 6 + d)]);
+    }
+    candidates
+        .iter()
+        .copied()
+        .find(|c| inside(c) && !overlaps(c))
+        .or_else(|| candidates.iter().copied().find(|c| !overlaps(c)))
+        .unwrap_or(candidates[0])
+}
+
+fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(), DB> {
+    let rows = self_play_rows(report);
+    let items = strength_legend(rows.iter().any(|r| r.4.is_some()));
     let plot = frame(root, RatingsChart::FirstPlayerByStrength.title(), &subtitle(report), &Legend { heading: None, items })?;
 
     let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -365,26 +394,12 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
             let dx = (x1 - x0) * 0.006;
             error_bar(&mut chart, rating + dx, (100.0 * l, 100.0 * r, 100.0 * h), PALETTE[2], Marker::Diamond)?;
         }
-        // The name beside its point: at the first place, nearest first, where it overlaps no
-        // name drawn before and stays inside the plot; a name moved away from its point gets a
-        // thin line to it.
+        // The name beside its point (a name moved away from its point gets a thin line to it).
         let (w, h) = plot.estimate_text_size(name, &name_style)?;
         let (px, py) = chart.backend_coord(&(*rating, y_mid));
         let (w, h) = (w as i32, h as i32);
         let (xs, ys) = chart.plotting_area().get_pixel_range();
-        let inside = |&(x, y): &(i32, i32)| x >= xs.start + 2 && x + w <= xs.end - 2 && y >= ys.start + 2 && y + h <= ys.end - 2;
-        let overlaps = |&(x, y): &(i32, i32)| placed.iter().any(|&(l, t, r, b)| x < r + 2 && x + w + 2 > l && y < b + 1 && y + h + 1 > t);
-        let mut candidates = Vec::new();
-        for step in 0..12 {
-            let d = step * (h + 3);
-            candidates.extend([(px + 9, py - 6 - h - d), (px + 9, py + 6 + d), (px - 9 - w, py - 6 - h - d), (px - 9 - w, py + 6 + d)]);
-        }
-        let (x, y) = candidates
-            .iter()
-            .copied()
-            .find(|c| inside(c) && !overlaps(c))
-            .or_else(|| candidates.iter().copied().find(|c| !overlaps(c)))
-            .unwrap_or(candidates[0]);
+        let (x, y) = place_name(&placed, (px, py), (w, h), &xs, &ys);
         placed.push((x, y, x + w, y + h));
         let (bx, by) = plot.get_base_pixel();
         if (y - py).abs() > h + 12 {
