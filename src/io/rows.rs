@@ -89,96 +89,126 @@ pub const BATCH_CHECKS: [(&str, BatchCheck); 4] = [
 
 /// Checks every value of one part file's table against the rules' limits (see the module).
 pub fn check_part(t: &Table, limits: &Limits) -> Result<(), String> {
+    match t.name {
+        "matches" => check_matches_limits(t, limits),
+        "rounds" => check_rounds_limits(t, limits),
+        "moves" => check_moves_limits(t, limits),
+        "laps" => check_laps_limits(t, limits),
+        "histograms" => check_histograms_limits(t, limits),
+        "by_round" => check_by_round_limits(t, limits),
+        _ => Ok(()),
+    }
+}
+
+/// `column` within lo..=hi on every row.
+fn bounded(t: &Table, column: &str, lo: i64, hi: i64, why: &str) -> Result<(), String> {
+    within(t, column, lo, |_| hi, why)
+}
+
+fn check_matches_limits(t: &Table, limits: &Limits) -> Result<(), String> {
+    let Limits { max_rounds, counters, round_moves, .. } = *limits;
+    let c = counters;
+    let rounds = at(t, "rounds");
+    let moves = at(t, "moves");
+    let laps = at(t, "laps");
+    bounded(t, "rounds", 0, max_rounds, "max_rounds")?;
+    within(t, "moves", 0, |i| rounds(i) * round_moves, "10,000 moves a round at most, R17")?;
+    within(t, "laps", 0, |i| moves(i).saturating_mul(1_000_000), "a million laps a move at most")?;
+    within(t, "sown", 0, |i| laps(i).saturating_mul(c), "the board's counters a lap at most")?;
+    bounded(t, "south_holdings", 0, c, "the board's counters")?;
+    bounded(t, "north_holdings", 0, c, "the board's counters")?;
+    within(t, "endless_moves", 0, &moves, "the match's moves")?;
+    within(t, "starter_round_wins", 0, &rounds, "the match's rounds")?;
+    within(t, "tied_rounds", 0, |i| rounds(i) - at(t, "starter_round_wins")(i), "the match's rounds less those the starter won")?;
+    for side in ["south", "north"] {
+        for kind in ["pussa", "own_fours", "gifted_fours", "remainder"] {
+            within(t, &format!("{side}_{kind}"), 0, |i| rounds(i) * c, "the board's counters a round")?;
+        }
+    }
+    if let (Some(s), Some(n)) = (ints(t, "south_holdings"), ints(t, "north_holdings")) {
+        if let Some(i) = (0..s.len()).find(|&i| s[i] + n[i] != c) {
+            return Err(format!(
+                "table matches, {}, columns south_holdings and north_holdings: {} and {} do not sum to the board's {c} counters",
+                row_name(t, i),
+                s[i],
+                n[i]
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_rounds_limits(t: &Table, limits: &Limits) -> Result<(), String> {
     let Limits { max_rounds, pits, counters, round_moves } = *limits;
     let c = counters;
-    let w = |column: &str, lo: i64, hi: i64, why: &str| within(t, column, lo, |_| hi, why);
-    match t.name {
-        "matches" => {
-            let rounds = at(t, "rounds");
-            let moves = at(t, "moves");
-            let laps = at(t, "laps");
-            w("rounds", 0, max_rounds, "max_rounds")?;
-            within(t, "moves", 0, |i| rounds(i) * round_moves, "10,000 moves a round at most, R17")?;
-            within(t, "laps", 0, |i| moves(i).saturating_mul(1_000_000), "a million laps a move at most")?;
-            within(t, "sown", 0, |i| laps(i).saturating_mul(c), "the board's counters a lap at most")?;
-            w("south_holdings", 0, c, "the board's counters")?;
-            w("north_holdings", 0, c, "the board's counters")?;
-            within(t, "endless_moves", 0, &moves, "the match's moves")?;
-            within(t, "starter_round_wins", 0, &rounds, "the match's rounds")?;
-            within(t, "tied_rounds", 0, |i| rounds(i) - at(t, "starter_round_wins")(i), "the match's rounds less those the starter won")?;
-            for side in ["south", "north"] {
-                for kind in ["pussa", "own_fours", "gifted_fours", "remainder"] {
-                    within(t, &format!("{side}_{kind}"), 0, |i| rounds(i) * c, "the board's counters a round")?;
-                }
-            }
-            if let (Some(s), Some(n)) = (ints(t, "south_holdings"), ints(t, "north_holdings")) {
-                if let Some(i) = (0..s.len()).find(|&i| s[i] + n[i] != c) {
-                    return Err(format!(
-                        "table matches, {}, columns south_holdings and north_holdings: {} and {} do not sum to the board's {c} counters",
-                        row_name(t, i),
-                        s[i],
-                        n[i]
-                    ));
-                }
-            }
+    let moves = at(t, "moves");
+    let laps = at(t, "laps");
+    bounded(t, "round", 1, max_rounds, "max_rounds")?;
+    for side in ["south", "north"] {
+        bounded(t, &format!("{side}_holdings"), 0, c, "the board's counters")?;
+        bounded(t, &format!("{side}_open"), 0, pits, "pits_per_row")?;
+        within(t, &format!("{side}_closed"), 0, |i| pits - at(t, &format!("{side}_open"))(i), "pits_per_row less the open pits")?;
+        bounded(t, &format!("{side}_kept"), 0, c, "the board's counters")?;
+        for kind in ["pussa", "own_fours", "gifted_fours", "remainder", "total"] {
+            bounded(t, &format!("{side}_{kind}"), 0, c, "the board's counters")?;
         }
-        "rounds" => {
-            let moves = at(t, "moves");
-            let laps = at(t, "laps");
-            w("round", 1, max_rounds, "max_rounds")?;
-            for side in ["south", "north"] {
-                w(&format!("{side}_holdings"), 0, c, "the board's counters")?;
-                w(&format!("{side}_open"), 0, pits, "pits_per_row")?;
-                within(t, &format!("{side}_closed"), 0, |i| pits - at(t, &format!("{side}_open"))(i), "pits_per_row less the open pits")?;
-                w(&format!("{side}_kept"), 0, c, "the board's counters")?;
-                for kind in ["pussa", "own_fours", "gifted_fours", "remainder", "total"] {
-                    w(&format!("{side}_{kind}"), 0, c, "the board's counters")?;
-                }
-            }
-            w("moves", 0, round_moves, "10,000 moves a round at most, R17")?;
-            within(t, "laps", 0, |i| moves(i).saturating_mul(1_000_000), "a million laps a move at most")?;
-            within(t, "sown", 0, |i| laps(i).saturating_mul(c), "the board's counters a lap at most")?;
-            within(t, "endless_moves", 0, &moves, "the round's moves")?;
-        }
-        "moves" => {
-            w("round", 1, max_rounds, "max_rounds")?;
-            w("ply", 1, max_rounds * round_moves, "max_rounds times 10,000 moves")?;
-            w("pit", 0, pits - 1, "pits_per_row")?;
-            w("legal_moves", 0, pits, "pits_per_row")?;
-            w("laps", 1, 1_000_000, "a million laps a move at most")?;
-            within(t, "sown", 0, |i| at(t, "laps")(i) * c, "the board's counters a lap")?;
-            for column in ["pussa", "fours_mover", "fours_opponent"] {
-                w(column, 0, c, "the board's counters")?;
-            }
-        }
-        "laps" => {
-            w("round", 1, max_rounds, "max_rounds")?;
-            w("ply", 1, max_rounds * round_moves, "max_rounds times 10,000 moves")?;
-            w("lap", 1, 1_000_000, "a million laps a move at most")?;
-            w("start_pit", 0, 2 * pits - 1, "the board's pits")?;
-            w("sown", 1, c, "the board's counters")?;
-        }
-        "histograms" => {
-            let metric = match t.column("metric") {
-                Some(ColumnData::Sym(m)) => m.clone(),
-                _ => Vec::new(),
-            };
-            let lap = |i: usize| metric.get(i).copied().flatten() == Some("lap_length");
-            within(t, "value", 1, |i| if lap(i) { c } else { 1_000_000 }, "the board's counters a lap, a million laps a move")?;
-            w("count", 1, i64::MAX, "a bin counts at least one")?;
-        }
-        "by_round" => {
-            let rounds = at(t, "rounds");
-            w("round", 1, max_rounds, "max_rounds")?;
-            w("rounds", 0, i64::MAX, "a count")?;
-            within(t, "starter_wins", 0, &rounds, "the rounds counted")?;
-            within(t, "ties", 0, |i| rounds(i) - at(t, "starter_wins")(i), "the rounds counted less the starter's wins")?;
-            within(t, "first_player_wins", 0, &rounds, "the rounds counted")?;
-            within(t, "open_pits", 0, |i| rounds(i).saturating_mul(2 * pits), "both rows' pits a round")?;
-            within(t, "open_pits_squares", 0, |i| rounds(i).saturating_mul(4 * pits * pits), "the square of both rows' pits a round")?;
-        }
-        _ => {}
     }
+    bounded(t, "moves", 0, round_moves, "10,000 moves a round at most, R17")?;
+    within(t, "laps", 0, |i| moves(i).saturating_mul(1_000_000), "a million laps a move at most")?;
+    within(t, "sown", 0, |i| laps(i).saturating_mul(c), "the board's counters a lap at most")?;
+    within(t, "endless_moves", 0, &moves, "the round's moves")?;
+    Ok(())
+}
+
+fn check_moves_limits(t: &Table, limits: &Limits) -> Result<(), String> {
+    let Limits { max_rounds, pits, counters, round_moves } = *limits;
+    let c = counters;
+    bounded(t, "round", 1, max_rounds, "max_rounds")?;
+    bounded(t, "ply", 1, max_rounds * round_moves, "max_rounds times 10,000 moves")?;
+    bounded(t, "pit", 0, pits - 1, "pits_per_row")?;
+    bounded(t, "legal_moves", 0, pits, "pits_per_row")?;
+    bounded(t, "laps", 1, 1_000_000, "a million laps a move at most")?;
+    within(t, "sown", 0, |i| at(t, "laps")(i) * c, "the board's counters a lap")?;
+    for column in ["pussa", "fours_mover", "fours_opponent"] {
+        bounded(t, column, 0, c, "the board's counters")?;
+    }
+    Ok(())
+}
+
+fn check_laps_limits(t: &Table, limits: &Limits) -> Result<(), String> {
+    let Limits { max_rounds, pits, counters, round_moves } = *limits;
+    let c = counters;
+    bounded(t, "round", 1, max_rounds, "max_rounds")?;
+    bounded(t, "ply", 1, max_rounds * round_moves, "max_rounds times 10,000 moves")?;
+    bounded(t, "lap", 1, 1_000_000, "a million laps a move at most")?;
+    bounded(t, "start_pit", 0, 2 * pits - 1, "the board's pits")?;
+    bounded(t, "sown", 1, c, "the board's counters")?;
+    Ok(())
+}
+
+fn check_histograms_limits(t: &Table, limits: &Limits) -> Result<(), String> {
+    let Limits { counters, .. } = *limits;
+    let c = counters;
+    let metric = match t.column("metric") {
+        Some(ColumnData::Sym(m)) => m.clone(),
+        _ => Vec::new(),
+    };
+    let lap = |i: usize| metric.get(i).copied().flatten() == Some("lap_length");
+    within(t, "value", 1, |i| if lap(i) { c } else { 1_000_000 }, "the board's counters a lap, a million laps a move")?;
+    bounded(t, "count", 1, i64::MAX, "a bin counts at least one")?;
+    Ok(())
+}
+
+fn check_by_round_limits(t: &Table, limits: &Limits) -> Result<(), String> {
+    let Limits { max_rounds, pits, .. } = *limits;
+    let rounds = at(t, "rounds");
+    bounded(t, "round", 1, max_rounds, "max_rounds")?;
+    bounded(t, "rounds", 0, i64::MAX, "a count")?;
+    within(t, "starter_wins", 0, &rounds, "the rounds counted")?;
+    within(t, "ties", 0, |i| rounds(i) - at(t, "starter_wins")(i), "the rounds counted less the starter's wins")?;
+    within(t, "first_player_wins", 0, &rounds, "the rounds counted")?;
+    within(t, "open_pits", 0, |i| rounds(i).saturating_mul(2 * pits), "both rows' pits a round")?;
+    within(t, "open_pits_squares", 0, |i| rounds(i).saturating_mul(4 * pits * pits), "the square of both rows' pits a round")?;
     Ok(())
 }
 
