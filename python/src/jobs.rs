@@ -245,10 +245,7 @@ pub(crate) fn solve_match_json(
     request.validate().map_err(field_error)?;
     let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let tables = match tables {
-        Some(dir) => dir,
-        None => rajapasu::exact::default_tables_dir().map_err(|e| usage(format!("tables: {e}")))?,
-    };
+    let tables = rajapasu::exact::tables_dir(tables.as_deref()).map_err(|e| usage(format!("tables: {e}")))?;
     let store = ExactStore::new(StoreSettings { tables, solve: opts, ..StoreSettings::default() });
     let solved = py.detach(|| solve_match(&store, &request, &mut |_| {})).map_err(|e| match e {
         SolveMatchError::Field(e) => field_error(e),

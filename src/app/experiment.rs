@@ -30,7 +30,7 @@ use crate::engine::Ruleset;
 use crate::io::Formats;
 use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::study_file::{line_of, valid_name, StudyFileError};
+use super::study_file::{line_of, parse_toml, set_rules, valid_name, StudyFileError};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -129,14 +129,8 @@ impl Experiment {
 
     /// Parses and validates; errors name the line and the field.
     pub fn parse(text: &str) -> Result<Experiment, String> {
-        let file: File = toml::from_str(text).map_err(|e| {
-            let message = e.to_string().trim_end().to_string();
-            if text.lines().any(|l| l.starts_with("players")) {
-                format!("{message}\n(a list of players makes a tournament file: run it with `rajapasu tournament`)")
-            } else {
-                message
-            }
-        })?;
+        let hint = "(a list of players makes a tournament file: run it with `rajapasu tournament`)";
+        let file: File = parse_toml(text, |l| l.starts_with("players"), hint)?;
         let at = |span: std::ops::Range<usize>, field: &str, what: String| {
             format!("line {}, field `{field}`: {what}", line_of(text, span.start))
         };
@@ -180,13 +174,7 @@ impl Experiment {
             };
             let mut rules = Ruleset::default();
             for table in [&d.rules, &a.rules].into_iter().flatten() {
-                for (k, v) in table.get_ref() {
-                    let value = match v {
-                        toml::Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    rules.set(k, &value).map_err(|e| at(table.span(), &format!("rules.{k}"), e.to_string()))?;
-                }
+                set_rules(&mut rules, table, text)?;
             }
             arms.push(Arm {
                 name: name.get_ref().clone(),

@@ -181,7 +181,7 @@ pub fn match_table(
     max_iterations: Option<u32>,
     progress: &mut dyn FnMut(MatchProgress),
 ) -> Result<(std::sync::Arc<MatchTable>, bool, PathBuf), MatchError> {
-    let (table, found) = store.match_table_reporting(rules, max_iterations, progress)?;
+    let (table, found) = store.match_table_watched(rules, max_iterations, progress)?;
     Ok((table, found, table_path(&store.settings().tables, &rules)))
 }
 

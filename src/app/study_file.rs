@@ -1,7 +1,12 @@
 //! What experiment files (`run`) and tournament files (`tournament`) share: reading one
 //! (bounded, regular files only), the names they give, and where an error is.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use toml::Spanned;
+
+use crate::engine::Ruleset;
 
 /// The largest experiment or tournament file read (the real ones are a few KB).
 pub const MAX_STUDY_FILE_BYTES: u64 = 1 << 20;
@@ -37,4 +42,30 @@ pub fn line_of(text: &str, offset: usize) -> usize {
 /// most 64 characters (it names a directory).
 pub fn valid_name(s: &str) -> bool {
     !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) && !s.starts_with('.')
+}
+
+/// `text` parsed as a study file's TOML; a file that `other_kind` recognizes as the other kind
+/// of study file gets `hint` after the parser's message.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, other_kind: impl Fn(&str) -> bool, hint: &str) -> Result<T, String> {
+    toml::from_str(text).map_err(|e| {
+        let message = e.to_string().trim_end().to_string();
+        if text.lines().any(other_kind) {
+            format!("{message}\n{hint}")
+        } else {
+            message
+        }
+    })
+}
+
+/// Sets the switches of a `[rules]` table of `text` in `rules`; an error names the line and
+/// the switch.
+pub fn set_rules(rules: &mut Ruleset, table: &Spanned<BTreeMap<String, toml::Value>>, text: &str) -> Result<(), String> {
+    for (k, v) in table.get_ref() {
+        let value = match v {
+            toml::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        rules.set(k, &value).map_err(|e| format!("line {}, field `rules.{k}`: {e}", line_of(text, table.span().start)))?;
+    }
+    Ok(())
 }

@@ -29,7 +29,7 @@ use crate::engine::Ruleset;
 use crate::sim::config::player_identity;
 use crate::sim::{check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::study_file::{line_of, valid_name, StudyFileError};
+use super::study_file::{line_of, parse_toml, set_rules, valid_name, StudyFileError};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -98,14 +98,8 @@ impl Tournament {
 
     /// Parses and validates; errors name the line and the field.
     pub fn parse(text: &str) -> Result<Tournament, String> {
-        let file: File = toml::from_str(text).map_err(|e| {
-            let message = e.to_string().trim_end().to_string();
-            if text.lines().any(|l| l.starts_with("[[arms]]") || l.starts_with("[defaults")) {
-                format!("{message}\n(arms make an experiment file: run it with `rajapasu run`)")
-            } else {
-                message
-            }
-        })?;
+        let hint = "(arms make an experiment file: run it with `rajapasu run`)";
+        let file: File = parse_toml(text, |l| l.starts_with("[[arms]]") || l.starts_with("[defaults"), hint)?;
         let at = |span: Range<usize>, field: &str, what: String| format!("line {}, field `{field}`: {what}", line_of(text, span.start));
         if !valid_name(file.name.get_ref()) {
             return Err(at(file.name.span(), "name", format!("'{}' is not a valid name (letters, digits, _ - .)", file.name.get_ref())));
@@ -200,13 +194,7 @@ impl Tournament {
         };
         let mut rules = Ruleset::default();
         if let Some(table) = &file.rules {
-            for (k, v) in table.get_ref() {
-                let value = match v {
-                    toml::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                rules.set(k, &value).map_err(|e| at(table.span(), &format!("rules.{k}"), e.to_string()))?;
-            }
+            set_rules(&mut rules, table, text)?;
         }
         let tournament = Tournament {
             name: file.name.into_inner(),

@@ -63,10 +63,7 @@ pub(super) fn match_error(e: MatchError) -> CliError {
 /// The store of exact results of this command: the tables directory of `--tables` (default:
 /// see `exact::default_tables_dir`) and the solver's limits.
 pub(super) fn store(tables: Option<&PathBuf>, opts: SolveOptions) -> Result<ExactStore, CliError> {
-    let tables = match tables {
-        Some(dir) => dir.clone(),
-        None => crate::exact::default_tables_dir().map_err(match_error)?,
-    };
+    let tables = crate::exact::tables_dir(tables.map(PathBuf::as_path)).map_err(match_error)?;
     Ok(ExactStore::new(StoreSettings { tables, solve: opts, ..StoreSettings::default() }))
 }
 

@@ -13,7 +13,7 @@ use crate::app::solve::{outcome, parse_memory, peak_rss};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::{default_tables_dir, round_start, LevelFigures, SpillError, SpillOptions, SpilledRound};
+use crate::exact::{round_start, tables_dir, LevelFigures, SpillError, SpillOptions, SpilledRound};
 
 fn spill_error(e: SpillError) -> CliError {
     match e {
@@ -39,10 +39,7 @@ pub fn run(args: &Args, rules: Ruleset, open: BySide<u8>) -> Result<(), CliError
         None => u64::MAX,
     };
     let opts = SpillOptions { max_memory, max_disk, max_levels: args.max_levels };
-    let tables = match &args.tables {
-        Some(dir) => dir.clone(),
-        None => default_tables_dir().map_err(CliError::usage)?,
-    };
+    let tables = tables_dir(args.tables.as_deref()).map_err(CliError::usage)?;
     let dir = spill_dir(&tables, &rules, open, &starters);
     let roots: Vec<_> = starters.iter().map(|&s| round_start(rules, open, s)).collect();
     let bar = SolveBar::new(

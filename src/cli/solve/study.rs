@@ -19,7 +19,7 @@ use crate::app::solve::{outcome, peak_rss};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{Ruleset, Side};
-use crate::exact::{default_tables_dir, perfect_match, table_path, ChainOutcome, SolveError, SolveOptions, TieBreak};
+use crate::exact::{perfect_match, ChainOutcome, SolveError, SolveOptions, TieBreak};
 use crate::io::write_string_atomically;
 use crate::plot::exact::{plot_perfect_play, BoardPoint};
 use crate::plot::thousands;
@@ -108,15 +108,8 @@ const MATCH_MAX_POSITIONS: u64 = 20_000_000;
 
 /// Whether the tables directory already holds the board's match table (solved beyond the study's
 /// allowance, as 7x4..7x6 are by `solve --match` with more memory): then the study reads it.
-fn match_table_stored(rules: Ruleset, args: &Args) -> bool {
-    let dir = match &args.tables {
-        Some(dir) => dir.clone(),
-        None => match default_tables_dir() {
-            Ok(dir) => dir,
-            Err(_) => return false,
-        },
-    };
-    table_path(&dir, &rules).is_file()
+fn match_table_stored(rules: Ruleset, opts: SolveOptions, args: &Args) -> bool {
+    super::common::store(args.tables.as_ref(), opts).is_ok_and(|store| store.has_match_table(&rules))
 }
 
 /// The round-1 outcome in the words of a match value (for the starter).
@@ -187,7 +180,9 @@ pub fn run(args: &Args, base: Ruleset, opts: SolveOptions) -> Result<(), CliErro
             };
             let (lowest, highest) = chains.unwrap_or((None, None));
             let match_solved = match &solved {
-                Some(s) if s.stats.positions <= MATCH_MAX_POSITIONS || match_table_stored(rules, args) => match_value(rules, opts, args)?,
+                Some(s) if s.stats.positions <= MATCH_MAX_POSITIONS || match_table_stored(rules, opts, args) => {
+                    match_value(rules, opts, args)?
+                }
                 _ => None,
             };
             let row = BoardRow {

@@ -36,7 +36,8 @@ pub use solver::{
 pub use spill::{LevelFigures, SpillError, SpillOptions, SpilledRound};
 pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
 pub use tables::{
-    default_tables_dir, load_or_solve, read_checkpoint, remove_stale_temporaries, table_path, write_checkpoint, MAX_TABLE_BYTES, TABLES_ENV,
+    default_tables_dir, load_or_solve, read_checkpoint, remove_stale_temporaries, table_path, tables_dir, write_checkpoint,
+    MAX_TABLE_BYTES, TABLES_ENV,
 };
 
 use crate::engine::{BySide, Position, Ruleset, Side};

@@ -90,19 +90,20 @@ impl ExactStore {
 
     /// The match table of `rules`: in memory, else from the tables directory, else solved there.
     pub fn match_table(&self, rules: Ruleset) -> Result<Arc<MatchTable>, MatchError> {
-        self.match_table_reporting(rules, None, &mut |_| {}).map(|(table, _)| table)
+        self.match_table_watched(rules, None, &mut |_| {}).map(|(table, _)| table)
     }
 
-    /// [`ExactStore::match_table`], `progress` hearing a solve of it.
-    pub fn match_table_watched(&self, rules: Ruleset, progress: &mut dyn FnMut(MatchProgress)) -> Result<Arc<MatchTable>, MatchError> {
-        self.match_table_reporting(rules, None, progress).map(|(table, _)| table)
+    /// Whether the match table of `rules` is at hand (in memory or in the tables directory),
+    /// so that asking for it reads rather than solves.
+    pub fn has_match_table(&self, rules: &Ruleset) -> bool {
+        self.tables.cached(rules).is_some() || super::table_path(&self.settings.tables, rules).is_file()
     }
 
     /// The match table of `rules` as [`ExactStore::match_table`] finds it, a solve stopping
     /// after `max_iterations` of its rounds loop (the checkpoint keeps them) and telling
     /// `progress` how it goes; also whether the table was found (in memory or in the tables
     /// directory) rather than solved by this call.
-    pub fn match_table_reporting(
+    pub fn match_table_watched(
         &self,
         rules: Ruleset,
         max_iterations: Option<u32>,

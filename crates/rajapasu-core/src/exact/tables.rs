@@ -44,6 +44,14 @@ pub fn default_tables_dir() -> Result<PathBuf, MatchError> {
     }
 }
 
+/// The tables directory a front end was given, else the default one ([`default_tables_dir`]).
+pub fn tables_dir(given: Option<&Path>) -> Result<PathBuf, MatchError> {
+    match given {
+        Some(dir) => Ok(dir.to_path_buf()),
+        None => default_tables_dir(),
+    }
+}
+
 /// The table file of `rules` in `dir`.
 pub fn table_path(dir: &Path, rules: &Ruleset) -> PathBuf {
     dir.join(format!("match-{}.json", rules.hash()))
