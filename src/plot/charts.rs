@@ -139,20 +139,28 @@ fn proportion_bar(p: &Proportion) -> Option<(f64, f64, f64)> {
     (p.trials > 0 && p.rate.is_finite()).then_some((p.ci_low, p.rate, p.ci_high))
 }
 
-pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
+/// A rate drawn per arm in the first-player chart: its legend label, colour, marker and rate.
+type RateSeries = (String, RGBColor, Marker, RateOf);
+
+/// The first-player chart's series: match wins, the points where some match is unfinished
+/// (R16: each counted as half a win), and round 1 won by its starter.
+fn first_player_series(study: &StudySummary) -> Vec<RateSeries> {
     let wins: RateOf = |a| proportion_bar(&a.first_player_wins);
     let round1: RateOf = |a| proportion_bar(&a.round1_starter_wins);
-    // R16: where matches are unfinished, also the points with each counted as half a win.
     let points: RateOf = |a| {
         let p = &a.first_player_points;
         (a.unfinished > 0 && p.rate.is_finite()).then_some((p.ci_low, p.rate, p.ci_high))
     };
-    let mut series: Vec<(String, RGBColor, Marker, RateOf)> =
-        vec![("match won by the first player (finished matches)".into(), PALETTE[0], Marker::Circle, wins)];
+    let mut series: Vec<RateSeries> = vec![("match won by the first player (finished matches)".into(), PALETTE[0], Marker::Circle, wins)];
     if study.arms.iter().any(|a| points(a).is_some()) {
         series.push(("first player's points, unfinished as half a win (R16; all matches)".into(), PALETTE[2], Marker::Diamond, points));
     }
     series.push(("round 1 won by its starter (all matches)".into(), PALETTE[1], Marker::Square, round1));
+    series
+}
+
+pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
+    let series = first_player_series(study);
     let mut items: Vec<LegendItem> = series
         .iter()
         .map(|(label, colour, marker, _)| LegendItem { label: label.clone(), glyph: Glyph::ErrorBar { colour: *colour, marker: *marker } })
