@@ -7,9 +7,11 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::game::Start;
 use super::job::Job;
-use crate::engine::{BySide, Game, Outcome, Pit, PitSet, Position, Ruleset, Setup, Side};
-use crate::exact::{analyse, check_holdings, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, Solution, SolveError};
+use super::FieldError;
+use crate::engine::{BySide, Outcome, Pit, PitSet, Position, Ruleset, Side};
+use crate::exact::{analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, Solution, SolveError};
 
 /// Which position to analyse.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +23,9 @@ pub enum PositionSpec {
     /// Any position inside a round: 2P pits in global order (None: closed, R12), each side's
     /// counters off the board, the side to move.
     Board { pits: Vec<Option<u8>>, reserve: BySide<u32>, to_move: Side },
+    /// After these moves from a start (a set-up position's round and ply are not counted from a
+    /// match's start: `round` and `ply` are null).
+    Played { start: Start, moves: Vec<usize> },
 }
 
 /// A validated analysis request.
@@ -64,56 +69,45 @@ struct Located {
 /// The most moves a request may give (the longest of a million random matches is about 5,000).
 pub const MAX_MOVES: usize = 100_000;
 
-fn locate(rules: Ruleset, spec: &PositionSpec) -> Result<Located, AnalyseError> {
-    match spec {
-        PositionSpec::Moves { first, moves } => {
-            if moves.len() > MAX_MOVES {
-                return Err(field("moves", format!("{} moves; at most {MAX_MOVES} are analysed", moves.len())));
+impl PositionSpec {
+    /// The game's start and the moves played from it.
+    fn parts(&self) -> (Start, &[usize]) {
+        match self {
+            PositionSpec::Moves { first, moves } => (Start::Match { first: *first }, moves),
+            PositionSpec::RoundStart { holdings, starter } => (Start::RoundStart { holdings: *holdings, starter: *starter }, &[]),
+            PositionSpec::Board { pits, reserve, to_move } => {
+                (Start::Board { pits: pits.clone(), reserve: *reserve, to_move: *to_move }, &[])
             }
-            let mut game = Game::new(rules, *first);
-            for (i, &pit) in moves.iter().enumerate() {
-                game.play(pit).map_err(|e| field("moves", format!("move {} (pit {pit}) cannot be played: {e}", i + 1)))?;
-            }
-            let rs = game.round_start();
-            Ok(Located {
-                pos: *game.position(),
-                round: Some(game.round()),
-                ply: Some(game.ply()),
-                context: Some(RoundContext { kept_south: rs.kept[Side::South], starter: rs.starter }),
-                over: game.outcome(),
-            })
-        }
-        PositionSpec::RoundStart { holdings, starter } => {
-            check_holdings(*holdings, &rules).map_err(|e| field("holdings", e))?;
-            let (pos, kept) = Position::round_start(rules, *holdings, *starter);
-            Ok(Located {
-                pos,
-                round: None,
-                ply: None,
-                context: Some(RoundContext { kept_south: kept[Side::South], starter: *starter }),
-                over: None,
-            })
-        }
-        PositionSpec::Board { pits, reserve, to_move } => {
-            let p = rules.pits_per_row as usize;
-            if pits.len() != 2 * p {
-                return Err(field(
-                    "position",
-                    format!("{} pits given; this board has {} (2 x pits_per_row, global order)", pits.len(), 2 * p),
-                ));
-            }
-            let mut open = BySide::splat(PitSet::EMPTY);
-            for (g, n) in pits.iter().enumerate() {
-                if n.is_some() {
-                    open[Side::from_index(g / p)].insert(Pit::new_unchecked(g % p));
-                }
-            }
-            let board = pits.iter().map(|n| n.unwrap_or(0)).collect();
-            let pos =
-                Position::from_setup(Setup { rules, board, open, reserve: *reserve, turn: *to_move }).map_err(|e| field("position", e))?;
-            Ok(Located { pos, round: None, ply: None, context: None, over: None })
+            PositionSpec::Played { start, moves } => (start.clone(), moves),
         }
     }
+}
+
+fn locate(rules: Ruleset, spec: &PositionSpec) -> Result<Located, AnalyseError> {
+    let (start, moves) = spec.parts();
+    if moves.len() > MAX_MOVES {
+        return Err(field("moves", format!("{} moves; at most {MAX_MOVES} are analysed", moves.len())));
+    }
+    let from_field = |e: FieldError| AnalyseError::Field { field: e.field, message: e.message };
+    let mut game = start.begin(rules).map_err(from_field)?;
+    for (i, &pit) in moves.iter().enumerate() {
+        game.play(pit).map_err(|e| field("moves", format!("move {} (pit {pit}) cannot be played: {e}", i + 1)))?;
+    }
+    let rs = game.round_start();
+    // Inside a set-up round, what each side kept at the round's start is not known (R17 needs
+    // it under next_starter = round_winner); from the next round on it is.
+    let context = match start {
+        Start::Board { .. } if game.round() == 1 => None,
+        _ => Some(RoundContext { kept_south: rs.kept[Side::South], starter: rs.starter }),
+    };
+    let counted = !start.is_set_up();
+    Ok(Located {
+        pos: *game.position(),
+        round: counted.then(|| game.round()),
+        ply: counted.then(|| game.ply()),
+        context,
+        over: game.outcome(),
+    })
 }
 
 /// The position a request names (its moves played, its round's start or board set up).

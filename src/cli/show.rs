@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::AgentSpec;
-use crate::engine::{Ruleset, Side};
+use crate::app::export::{capital, moves_page_info, outcome_line, rules_line};
+use crate::engine::Side;
 use crate::io::{read_table, write_string_atomically, Dataset};
 use crate::show::{page_html, state_svg, Film, PageInfo};
 use crate::sim::schema::{MATCHES, MOVES};
@@ -72,10 +73,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
 fn from_moves(args: &MoveArgs) -> Result<(Film, PageInfo), CliError> {
     let (rules, first, moves) = args.parse()?;
     let film = Film::replay(rules, first, &moves).map_err(|e| replay_error(&e))?;
-    let mut about = vec![format!("{} moved first; {} moves given on the command line.", capital(first), moves.len())];
-    about.push(rules_line(&rules));
-    about.push(outcome_line(&film));
-    Ok((film, PageInfo { title: format!("Raja Pasu: a replay of {} moves", moves.len()), about, initial_ply: 0 }))
+    let info = moves_page_info(&rules, first, moves.len(), &film);
+    Ok((film, info))
 }
 
 /// Match `id` of the dataset in `dir`, replayed from its recorded moves or else played again by
@@ -278,34 +277,4 @@ fn check_row(regenerated: &Table, recorded: &Table, id: u64, dir: &Path) -> Resu
         dir.display(),
         differences.join("; ")
     )))
-}
-
-fn capital(side: Side) -> &'static str {
-    match side {
-        Side::South => "South",
-        Side::North => "North",
-    }
-}
-
-fn rules_line(rules: &Ruleset) -> String {
-    let changed = rules.non_default();
-    let what = if changed.is_empty() { "the default rules".to_string() } else { format!("the default rules but {}", changed.join(", ")) };
-    format!("Rules {} ({what}).", rules.hash())
-}
-
-fn outcome_line(film: &Film) -> String {
-    let moves = film.plies();
-    let rounds = film.rounds.len();
-    match film.over {
-        Some(o) => match o.winner {
-            Some(w) => format!(
-                "{} won the match after {rounds} rounds and {moves} moves, holding {} of {} counters (R14).",
-                capital(w),
-                o.holdings[w],
-                film.rules.total_counters()
-            ),
-            None => format!("The match is unfinished after {rounds} rounds (max_rounds, R14) and {moves} moves."),
-        },
-        None => format!("The moves stop in round {rounds}, after {moves} moves, before the match's end."),
-    }
 }

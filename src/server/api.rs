@@ -11,18 +11,20 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use super::error::ApiError;
-use super::params::{bad, moves_of, Params};
+use super::export;
+use super::params::{bad, moves_of, Params, GAME_PARAMS};
 use super::state::{App, MAX_BODY_BYTES};
 use crate::agents::{seat_rng, Agent, AgentSpec};
 use crate::app::analyse::{run as analyse, AnalyseError};
 use crate::app::check_record::{base_rules, run as check_record, CheckRequest};
 use crate::app::evaluate::{run as evaluate, EvaluateRequest};
+use crate::app::game::GameSpec;
 use crate::app::statistics::run as statistics;
 use crate::app::statistics::{StatisticsError, StatisticsRequest};
-use crate::engine::trace::{replay, TraceEvent};
-use crate::engine::{Game, Ruleset, Side};
+use crate::engine::trace::TraceEvent;
+use crate::engine::{Game, Side};
 use crate::record::Record;
-use crate::show::{page_html, Film, PageInfo};
+use crate::show::{page_html, PageInfo};
 
 const PAGE: &str = include_str!("../../assets/serve/index.html");
 
@@ -37,6 +39,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/check-record", post(check_record_route))
         .route("/api/status", get(status_route))
         .route("/api/evaluate", get(evaluate_route))
+        .route("/api/export/moves", get(export::moves_route))
+        .route("/api/export/trace", get(export::trace_route))
+        .route("/api/export/show", get(export::show_route))
         .fallback(|| async { ApiError::status(StatusCode::NOT_FOUND, "no such page or endpoint (see docs/serve.md)") })
         .with_state(app)
 }
@@ -85,30 +90,28 @@ async fn status_route(State(app): State<Arc<App>>) -> Json<Value> {
     Json(v)
 }
 
-/// The match of `rule`, `first` and `moves` replayed (moves that cannot be played: 400).
-fn game_of(params: &Params) -> Result<(Ruleset, Side, Vec<usize>, Game), ApiError> {
-    let (rules, first, moves) = (params.rules()?, params.side("first", Side::South)?, params.moves()?);
-    let mut game = Game::new(rules, first);
-    game.settle();
-    for (i, &pit) in moves.iter().enumerate() {
-        game.play(pit).map_err(|e| ApiError::bad("moves", format!("move {} (pit {pit}) cannot be played: {e}", i + 1)))?;
-    }
-    Ok((rules, first, moves, game))
+/// The game of `rule`, its start (`first`, or a set-up) and `moves`, played (a set-up or a move
+/// that cannot be played: 400).
+pub fn game_of(params: &Params) -> Result<(GameSpec, Game), ApiError> {
+    let spec = params.game_spec()?;
+    let game = spec.game().map_err(ApiError::from)?;
+    Ok((spec, game))
 }
 
 /// The state after the moves: whose move, the legal moves, and the trace (the JSON lines of
 /// `replay`).
 async fn game_route(RawQuery(query): RawQuery) -> Reply {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &["rule", "first", "moves"])?;
-    let (rules, first, moves, game) = game_of(&params)?;
+    let params = Params::parse(query.as_deref().unwrap_or(""), &GAME_PARAMS)?;
+    let spec = params.game_spec()?;
     let mut trace = Vec::new();
-    replay(rules, first, &moves, |e: TraceEvent| trace.push(serde_json::to_value(&e).expect("trace events serialize")))
-        .map_err(|e| ApiError::bad("moves", e))?;
+    let game = spec.trace(|e: TraceEvent| trace.push(serde_json::to_value(&e).expect("trace events serialize"))).map_err(ApiError::from)?;
     let legal: Vec<usize> = game.legal_moves().iter().map(|p| p.index()).collect();
+    let rules = spec.rules;
     Ok(Json(json!({
         "rules": rules,
         "rules_hash": rules.hash(),
-        "first": first,
+        "first": game.first(),
+        "set_up": spec.start.is_set_up(),
         "ply": game.ply(),
         "round": game.round(),
         "to_move": game.position().turn(),
@@ -120,11 +123,13 @@ async fn game_route(RawQuery(query): RawQuery) -> Reply {
 
 /// The replay page of `show` for the moves, opening at `ply` (default: the last).
 async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &["rule", "first", "moves", "ply"])?;
-    let (rules, first, moves) = (params.rules()?, params.side("first", Side::South)?, params.moves()?);
-    let film = Film::replay(rules, first, &moves).map_err(|e| ApiError::bad("moves", e))?;
+    let mut known = GAME_PARAMS.to_vec();
+    known.push("ply");
+    let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
+    let spec = params.game_spec()?;
+    let film = spec.film().map_err(ApiError::from)?;
     let ply = params.count("ply", film.plies() as u64, 0, film.plies() as u64)? as u32;
-    let info = PageInfo { title: "Raja Pasu".into(), about: vec![format!("rules: {rules}")], initial_ply: ply };
+    let info = PageInfo { title: "Raja Pasu".into(), about: vec![format!("rules: {}", spec.rules)], initial_ply: ply };
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page_html(&film, &info)).into_response())
 }
 
@@ -139,8 +144,10 @@ fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
 
 /// The move a player makes after the moves (`pit` null: the match is over).
 async fn play_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &["rule", "first", "moves", "player", "seed"])?;
-    let (_, _, _, game) = game_of(&params)?;
+    let mut known = GAME_PARAMS.to_vec();
+    known.extend(["player", "seed"]);
+    let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
+    let (_, game) = game_of(&params)?;
     let spec = player(
         params
             .one("player")?
@@ -170,8 +177,11 @@ const CONTINUATION_PLIES: u32 = 50_000;
 
 /// Each legal move's results over seeded continuations by a pair of players.
 async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &["rule", "first", "moves", "south", "north", "matches", "seed"])?;
-    let (_, first, _, game) = game_of(&params)?;
+    let mut known = GAME_PARAMS.to_vec();
+    known.extend(["south", "north", "matches", "seed"]);
+    let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
+    let (_, game) = game_of(&params)?;
+    let first = game.first();
     let specs = [player(params.one("south")?.unwrap_or("random"), "south")?, player(params.one("north")?.unwrap_or("random"), "north")?];
     let matches = params.count("matches", 200, 1, MAX_STATISTICS_MATCHES)?;
     let seed = params.count("seed", 1, 0, u64::MAX)?;

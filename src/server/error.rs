@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
 use super::params::BadRequest;
+use crate::app::FieldError;
 
 /// An API error: status and JSON `{"error": ..., "field": ..., "kind": ...}`.
 #[derive(Clone, Debug)]
@@ -38,6 +39,12 @@ impl ApiError {
 impl From<BadRequest> for ApiError {
     fn from(e: BadRequest) -> ApiError {
         ApiError::bad(&e.field, e.message)
+    }
+}
+
+impl From<FieldError> for ApiError {
+    fn from(e: FieldError) -> ApiError {
+        ApiError::bad(e.field, e.message)
     }
 }
 

@@ -12,6 +12,7 @@
 
 mod api;
 mod error;
+mod export;
 mod jobs;
 mod params;
 mod state;

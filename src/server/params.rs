@@ -2,7 +2,11 @@
 //! its field and what is allowed.
 
 use crate::app::analyse::{AnalyseRequest, PositionSpec, MAX_MOVES};
+use crate::app::game::{GameSpec, Start};
 use crate::engine::{BySide, Ruleset, Side};
+
+/// The parameters naming a game: its rules, its start (a match's, or a set-up) and its moves.
+pub const GAME_PARAMS: [&str; 7] = ["rule", "first", "moves", "holdings", "position", "reserve", "to_move"];
 
 /// Longest query string read, in bytes.
 pub const MAX_QUERY_BYTES: usize = 1 << 20;
@@ -119,20 +123,38 @@ impl Params {
         }
     }
 
+    /// Where the game begins: `holdings=S,N` (a round's start, `first` starting it), or
+    /// `position=PITS&reserve=S,N&to_move=SIDE` (inside a round), or else the match's start.
+    pub fn start(&self) -> Result<Start, BadRequest> {
+        let first = self.side("first", Side::South)?;
+        match (self.one("holdings")?, self.one("position")?) {
+            (Some(_), Some(_)) => Err(bad("position", "give holdings (a round's start) or position (inside a round), not both")),
+            (Some(h), None) => Ok(Start::RoundStart { holdings: pair(h, "holdings")?, starter: first }),
+            (None, Some(text)) => {
+                let reserve = pair(self.one("reserve")?.ok_or_else(|| bad("reserve", "a position needs reserve=S,N"))?, "reserve")?;
+                let to_move = self.one("to_move")?.ok_or_else(|| bad("to_move", "a position needs to_move=south or north"))?;
+                Ok(Start::Board { pits: pits_of(text)?, reserve, to_move: to_move.parse().map_err(|e| bad("to_move", e))? })
+            }
+            (None, None) => {
+                for name in ["reserve", "to_move"] {
+                    if self.one(name)?.is_some() {
+                        return Err(bad(name, format!("{name} belongs to a set-up position: give position=PITS too")));
+                    }
+                }
+                Ok(Start::Match { first })
+            }
+        }
+    }
+
+    /// The game of the request: its rules, start and moves.
+    pub fn game_spec(&self) -> Result<GameSpec, BadRequest> {
+        Ok(GameSpec { rules: self.rules()?, start: self.start()?, moves: self.moves()? })
+    }
+
     /// An analysis request (the parameters of `analyse`, see docs/serve.md).
     pub fn analyse_request(&self) -> Result<AnalyseRequest, BadRequest> {
-        let rules = self.rules()?;
-        let first = self.side("first", Side::South)?;
-        let position = if let Some(h) = self.one("holdings")? {
-            PositionSpec::RoundStart { holdings: pair(h, "holdings")?, starter: first }
-        } else if let Some(text) = self.one("position")? {
-            let reserve = pair(self.one("reserve")?.ok_or_else(|| bad("reserve", "a position needs reserve=S,N"))?, "reserve")?;
-            let to_move = self.one("to_move")?.ok_or_else(|| bad("to_move", "a position needs to_move=south or north"))?;
-            PositionSpec::Board { pits: pits_of(text)?, reserve, to_move: to_move.parse().map_err(|e| bad("to_move", e))? }
-        } else {
-            PositionSpec::Moves { first, moves: self.moves()? }
-        };
-        Ok(AnalyseRequest { rules, position, with_match: self.flag("match", true)? })
+        let GameSpec { rules, start, moves } = self.game_spec()?;
+        Ok(AnalyseRequest { rules, position: PositionSpec::Played { start, moves }, with_match: self.flag("match", true)? })
     }
 }
 

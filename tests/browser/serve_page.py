@@ -87,6 +87,20 @@ def play_to_the_end(fragment, limit=400):
     raise AssertionError("the match did not end within %d moves" % limit)
 
 
+def analysis_rows():
+    """The analysis table: each move's pit, values and marks."""
+    return [
+        {
+            "pit": int(r.find_element(By.CLASS_NAME, "pit").text),
+            "round": int(r.find_element(By.CLASS_NAME, "round").text),
+            "match": r.find_element(By.CLASS_NAME, "match").text,
+            "best_round": "best-round" in r.get_attribute("class"),
+            "best_match": "best-match" in r.get_attribute("class"),
+        }
+        for r in driver.find_elements(By.CSS_SELECTOR, "#analysis tbody tr")
+    ]
+
+
 report = {}
 started = time.time()
 open_state(SMALL + "&first=south&moves=&south=human&north=random")
@@ -132,17 +146,7 @@ arrows = driver.find_elements(By.CSS_SELECTOR, "g.line-arrow")
 report["arrows"] = [a.get_attribute("data-pit") for a in sorted(arrows, key=lambda a: int(a.get_attribute("data-step")))]
 driver.switch_to.default_content()
 report["line"] = text("analysis-line")
-rows = driver.find_elements(By.CSS_SELECTOR, "#analysis tbody tr")
-report["analysis"] = [
-    {
-        "pit": int(r.find_element(By.CLASS_NAME, "pit").text),
-        "round": int(r.find_element(By.CLASS_NAME, "round").text),
-        "match": r.find_element(By.CLASS_NAME, "match").text,
-        "best_round": "best-round" in r.get_attribute("class"),
-        "best_match": "best-match" in r.get_attribute("class"),
-    }
-    for r in rows
-]
+report["analysis"] = analysis_rows()
 assert report["analysis"], "no analysis rows"
 
 # The real board's first solve shows its progress and is cancelled from the page.
@@ -156,12 +160,71 @@ report["cancelled_note"] = text("analysis-note")
 
 # A set-up position with the wrong total is refused, naming what is wrong.
 open_state(SMALL + "&first=south&moves=&south=human&north=human")
+driver.find_element(By.ID, "setup-kind-board").click()
 driver.find_element(By.ID, "setup-position").send_keys("2,2,2,2,2,3")
 driver.find_element(By.ID, "setup-reserve").send_keys("0,0")
-driver.find_element(By.ID, "setup-analyse").click()
+driver.find_element(By.ID, "setup-play").click()
 wait(lambda: driver.find_element(By.ID, "setup-message").get_attribute("data-ok"), "the set-up's answer")
 assert driver.find_element(By.ID, "setup-message").get_attribute("data-ok") == "false"
 report["setup_refused"] = text("setup-message")
+assert body("ply") == "0" and value("moves") == "", "a refused set-up leaves the game as it was"
+
+# A round's start set up from the holdings (North starting), analysed, played, and reopened
+# from its address.
+open_state(SMALL + "&first=north&moves=&south=human&north=human")
+driver.find_element(By.ID, "setup-holdings").send_keys("7,5")
+driver.find_element(By.ID, "setup-play").click()
+wait(lambda: ready() and "set-up" in text("status") and body("analysed") == "true", "the set-up round's start")
+assert driver.find_element(By.ID, "setup-message").get_attribute("data-ok") == "true"
+report["setup_round"] = {"status": text("status"), "analysis": analysis_rows(), "summary": text("analysis-summary")}
+assert click_pit()
+wait(lambda: ready() and body("ply") == "1" and body("analysed") == "true", "a move from the set-up")
+report["setup_round"]["moves"] = value("moves")
+address, status = driver.current_url, text("status")
+assert "holdings=7%2C5" in address or "holdings=7,5" in address, address
+driver.get("about:blank")
+driver.get(address)
+wait(ready, "the reopened set-up address")
+assert value("moves") == report["setup_round"]["moves"] and text("status") == status, (value("moves"), text("status"), status)
+
+# A position inside a round, set up on the form and played to the match's end against random.
+open_state(SMALL + "&first=south&moves=&south=human&north=random&skip=1")
+driver.find_element(By.ID, "setup-kind-board").click()
+driver.find_element(By.ID, "setup-position").send_keys("0,3,2,1,0,2")
+driver.find_element(By.ID, "setup-reserve").send_keys("2,2")
+driver.find_element(By.ID, "setup-play").click()
+wait(lambda: ready() and "set-up" in text("status"), "the set-up position")
+report["setup_board_played"] = play_to_the_end(driver.current_url.split("#", 1)[1])
+
+# The exports of a game: what the page's links download.
+open_state("pits_per_row=4&seeds_per_pit=3&first=north&moves=2,0,3&south=human&north=human")
+report["exports"] = {}
+for name in ["export-moves", "export-trace", "export-show"]:
+    href = driver.find_element(By.ID, name).get_attribute("href")
+    report["exports"][name] = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1]; fetch(arguments[0]).then(function (r) { return r.text(); }).then(done);", href
+    )
+
+# Statistics of play: a small run to its end, and a long one cancelled from its progress.
+open_state(SMALL + "&first=south&moves=&south=human&north=human")
+matches = driver.find_element(By.ID, "stats-matches")
+matches.clear()
+matches.send_keys("40")
+driver.find_element(By.ID, "stats-run").click()
+wait(lambda: body("statistics") == "done", "the statistics")
+report["statistics_rows"] = len(driver.find_elements(By.CSS_SELECTOR, "#stats tbody tr"))
+open_state("first=south&moves=&south=human&north=human&skip=1")
+wait(lambda: driver.find_element(By.ID, "analysis-progress").is_displayed(), "the solve's progress")
+driver.find_element(By.ID, "analysis-cancel").click()
+matches = driver.find_element(By.ID, "stats-matches")
+matches.clear()
+matches.send_keys("2000")
+driver.find_element(By.ID, "stats-run").click()
+wait(lambda: driver.find_element(By.ID, "stats-progress").is_displayed(), "the statistics' progress")
+report["statistics_progress"] = text("stats-progress-text")
+driver.find_element(By.ID, "stats-cancel").click()
+wait(lambda: body("statistics") == "cancelled", "the cancelled statistics")
+report["statistics_note"] = text("stats-note")
 
 # A recorded game marked against the readings.
 record = "first: south\nrules: pits_per_row=3 seeds_per_pit=2\n1. 2 board=3,3,0,0,3,0 reserve=3,0\n2. 1 captures=8,0\n"

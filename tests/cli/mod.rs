@@ -17,6 +17,7 @@ mod samples;
 mod serve;
 mod serve_jobs;
 mod serve_page;
+mod serve_setup;
 mod show;
 mod simulate;
 mod solve;

@@ -173,7 +173,7 @@ fn bad_requests_get_a_400_naming_the_field() {
         ("/api/play?player=external:ls".into(), "player", "not offered"),
         ("/api/play?player=wizard".into(), "player", "allowed"),
         ("/api/statistics?matches=100000".into(), "matches", "1..=20000"),
-        ("/api/show?moves=0,9".into(), "moves", "ply 2"),
+        ("/api/show?moves=0,9".into(), "moves", "move 2 (pit 9)"),
     ];
     for (target, field, needle) in &cases {
         let (status, v) = server.get_json(target);

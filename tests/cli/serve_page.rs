@@ -39,6 +39,25 @@ fn outlook(o: &Value) -> String {
     }
 }
 
+/// The rows the page's analysis table shows for `analyse --json`'s answer `a`.
+fn page_rows(a: &Value) -> Value {
+    let rows: Vec<Value> = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "pit": m["pit"],
+                "round": m["round_value"],
+                "match": outlook(&m["match"]),
+                "best_round": a["best_round"].as_array().unwrap().contains(&m["pit"]),
+                "best_match": a["best_match"].as_array().unwrap().contains(&m["pit"]),
+            })
+        })
+        .collect();
+    Value::from(rows)
+}
+
 #[test]
 fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     let Some(python) = selenium_python() else {
@@ -76,32 +95,40 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
         .trim(),
     )
     .unwrap();
-    let want: Vec<Value> = a["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            serde_json::json!({
-                "pit": m["pit"],
-                "round": m["round_value"],
-                "match": outlook(&m["match"]),
-                "best_round": a["best_round"].as_array().unwrap().contains(&m["pit"]),
-                "best_match": a["best_match"].as_array().unwrap().contains(&m["pit"]),
-            })
-        })
-        .collect();
-    assert_eq!(report["analysis"], Value::from(want));
+    assert_eq!(report["analysis"], page_rows(&a));
     // The line of perfect play drawn as arrows, in its order, the first into its first pit.
     let line: Vec<String> = a["line"].as_array().unwrap().iter().take(4).map(|p| format!("line-{p}")).collect();
     assert_eq!(report["arrows"], Value::from(line), "{report}");
     // The real board's first solve showed its progress and was cancelled from the page.
     assert!(report["progress"].as_str().unwrap().contains("R15"), "{report}");
     assert!(report["cancelled_note"].as_str().unwrap().contains("cancelled"), "{report}");
-    let (_, status) = server.get_json("/api/status");
-    assert!(status["cancelled"].as_u64() >= Some(1), "{status}");
     // The set-up position was refused with the message naming the total.
     let refused = report["setup_refused"].as_str().unwrap();
     assert!(refused.contains("position") && refused.contains("13") && refused.contains("12"), "{refused}");
+    // The round's start set up from the holdings: the page's analysis is analyse --json's.
+    let tables_arg = format!("--tables={}", tables.path().display());
+    let small = ["--rule=pits_per_row=3", "--rule=seeds_per_pit=2"];
+    let mut args = vec!["analyse", "--json", "--quiet", tables_arg.as_str(), "--first=north", "--holdings=7,5"];
+    args.extend(small);
+    let a: Value = serde_json::from_str(ok(&args).trim()).unwrap();
+    assert_eq!(report["setup_round"]["analysis"], page_rows(&a), "{report}");
+    assert!(report["setup_round"]["status"].as_str().unwrap().contains("north to move"), "{report}");
+    assert!(["south", "north", "unfinished"].contains(&report["setup_board_played"].as_str().unwrap()), "{report}");
+    // The exports are what replay and show write for the same moves, byte for byte.
+    let game = ["--rule=pits_per_row=4", "--rule=seeds_per_pit=3", "--first=north", "--moves=2,0,3"];
+    let exports = &report["exports"];
+    assert_eq!(exports["export-moves"], "2,0,3\n");
+    assert_eq!(exports["export-trace"].as_str().unwrap(), ok(&[&["replay"][..], &game[..]].concat()));
+    let page = shots.path().join("replay.html");
+    ok(&[&["show", "--out", s(&page)][..], &game[..]].concat());
+    assert!(exports["export-show"].as_str().unwrap() == std::fs::read_to_string(&page).unwrap(), "the replay page differs from show's");
+    // Statistics: a row per legal move, and a long run's progress, cancelled from the page.
+    let (_, start) = server.get_json("/api/game?rule=pits_per_row=3&rule=seeds_per_pit=2");
+    assert_eq!(report["statistics_rows"].as_u64(), Some(start["legal"].as_array().unwrap().len() as u64), "{report}");
+    assert!(report["statistics_progress"].as_str().unwrap().contains("continuations"), "{report}");
+    assert!(report["statistics_note"].as_str().unwrap().contains("cancelled"), "{report}");
+    let (_, status) = server.get_json("/api/status");
+    assert!(status["cancelled"].as_u64() >= Some(2), "{status}");
     // The record: the same consistent readings as check-record --json.
     let record = "first: south\nrules: pits_per_row=3 seeds_per_pit=2\n1. 2 board=3,3,0,0,3,0 reserve=3,0\n2. 1 captures=8,0\n";
     let file = shots.path().join("record.txt");

@@ -73,6 +73,8 @@
   function roundStartState(r) {
     const board = new Uint8Array(NP);
     for (let g = 0; g < NP; g++) board[g] = r.openPits[g] ? S : 0;
+    // A game set up inside a round starts from its own board.
+    if (r.number === 1 && D.start_board) board.set(D.start_board);
     return { board: board, reserve: [r.kept[0], r.kept[1]], hand: 0, marks: [] };
   }
 

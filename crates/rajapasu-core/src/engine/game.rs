@@ -111,6 +111,32 @@ impl Game {
         game
     }
 
+    /// A match set up at a round's start from each side's holdings (R12), `starter` to move; the
+    /// rounds are counted from it (round 1). The caller has checked the holdings (they sum to the
+    /// board's counters and each side can open a pit: `crate::exact::check_holdings`).
+    pub fn from_round_start(rules: Ruleset, holdings: BySide<u32>, starter: Side) -> Game {
+        let mut game = Game::new(rules, starter);
+        game.holdings = holdings;
+        game.start_round(1, starter);
+        game
+    }
+
+    /// A match set up inside a round (a validated [`Position`], its side to move starting), the
+    /// rounds counted from it (round 1). What each side captured earlier in the round is not
+    /// known, so the round's captures (R11) are counted from here: the reserves are taken as
+    /// kept.
+    pub fn from_position(position: Position) -> Game {
+        let rules = *position.rules();
+        let p = rules.pits_per_row as usize;
+        let mut holdings = position.reserve();
+        for (g, &n) in position.board().iter().enumerate() {
+            holdings[Side::from_index(g / p)] += n as u32;
+        }
+        let open = position.open().map(|set| set.len() as u8);
+        let round_start = RoundStart { round: 1, starter: position.turn(), open, kept: position.reserve(), position };
+        Game { rules, first: position.turn(), position, round_start, ply: 0, outcome: None, holdings }
+    }
+
     fn start_round(&mut self, round: u32, starter: Side) {
         let (position, kept) = Position::round_start(self.rules, self.holdings, starter);
         let open = position.open().map(|set| set.len() as u8);

@@ -334,3 +334,36 @@ fn exhaustive_move_generation_on_small_boards() {
         assert_eq!(endless > 0, expect_endless, "{case:?}: {endless} endless candidates");
     }
 }
+
+/// A match set up at a round's start, or inside a round, plays on as the match it was taken
+/// from: the same positions after every move and the same holdings at each round's end (the
+/// set-up's captures counted from the set-up).
+#[test]
+fn a_set_up_match_plays_on_as_the_match_it_was_taken_from() {
+    let rules = Ruleset { pits_per_row: 4, seeds_per_pit: 3, ..Default::default() };
+    let mut rng = Rng::from_seed(11);
+    let (mut whole, mut moves) = (Game::new(rules, Side::North), Vec::new());
+    let mut history = vec![whole];
+    while !whole.is_over() && whole.ply() < 400 {
+        let legal: Vec<Pit> = whole.legal_moves().iter().collect();
+        let pit = legal[rng.below(legal.len() as u32) as usize].index();
+        whole.play(pit).unwrap();
+        moves.push(pit);
+        history.push(whole);
+    }
+    let second = history.iter().position(|g| g.round() == 2).expect("the match reaches round 2");
+    let mid = second / 2;
+    let at_round = Game::from_round_start(rules, history[second].holdings(), history[second].round_start().starter);
+    assert_eq!(at_round.position(), history[second].position());
+    for (from, mut game) in [(second, at_round), (mid, Game::from_position(*history[mid].position()))] {
+        for (i, &pit) in moves[from..].iter().enumerate() {
+            let (_, end) = game.play(pit).unwrap();
+            let want = &history[from + i + 1];
+            assert_eq!(game.position(), want.position(), "set up at ply {from}, move {}", i + 1);
+            if let Some(end) = end {
+                assert_eq!(end.holdings, want.holdings());
+            }
+        }
+        assert_eq!(game.outcome(), whole.outcome());
+    }
+}

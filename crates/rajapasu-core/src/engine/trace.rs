@@ -127,9 +127,21 @@ pub fn replay_observed<O: MoveObserver>(
     first: Side,
     moves: &[usize],
     observer: &mut O,
+    emit: impl FnMut(TraceEvent, &O),
+) -> Result<Game, ReplayError> {
+    replay_from(Game::new(rules, first), moves, observer, emit)
+}
+
+/// [`replay_observed`] from a match already begun, such as one set up at a round's start or
+/// inside a round ([`Game::from_round_start`], [`Game::from_position`]): its header names the
+/// side to move as `first`, and its first round starts at its position. The plies count from it.
+pub fn replay_from<O: MoveObserver>(
+    mut game: Game,
+    moves: &[usize],
+    observer: &mut O,
     mut emit: impl FnMut(TraceEvent, &O),
 ) -> Result<Game, ReplayError> {
-    let mut game = Game::new(rules, first);
+    let (rules, first) = (*game.rules(), game.position().turn());
     emit(TraceEvent::Header { rules, rules_hash: rules.hash(), first }, observer);
     emit(TraceEvent::round_start(game.round_start()), observer);
     settle(&mut game, &mut emit, observer);

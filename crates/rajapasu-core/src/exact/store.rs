@@ -181,7 +181,7 @@ impl ExactStore {
     ) -> Result<Arc<RoundValues>, String> {
         self.values.get_or_compute(&(rules, open, ending), || {
             let graph = self.round_graph(rules, open, ending)?;
-            let (lo, hi) = reserve_range(&rules, open, ending, &graph);
+            let (lo, hi) = reserve_range(&rules, open, ending, &graph)?;
             let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
             RoundValues::fits(cells, graph.nodes() as u64, open, self.settings.solve.max_memory)?;
             let mut values = RoundValues::load_or_compute(&self.settings.tables, graph, table, ending, (lo, hi))?;
@@ -211,8 +211,9 @@ impl ExactStore {
     }
 }
 
-/// South's reserves in a round: its kept reserve (R12) plus captures.
-fn reserve_range(rules: &Ruleset, open: BySide<u8>, ending: Ending, graph: &RoundGraph) -> (u32, u32) {
+/// South's reserves in a round: its kept reserve (R12) plus captures. None: no match reaches a
+/// round with these open pits (a set-up position may name one), so it has no match values.
+fn reserve_range(rules: &Ruleset, open: BySide<u8>, ending: Ending, graph: &RoundGraph) -> Result<(u32, u32), String> {
     let total = rules.total_counters();
     let seeds = rules.seeds_per_pit as u32;
     let span = match ending {
@@ -223,7 +224,13 @@ fn reserve_range(rules: &Ruleset, open: BySide<u8>, ending: Ending, graph: &Roun
         ),
         Ending::RoundWinner { kept, .. } => reserve_span(std::iter::once(kept), graph.on_board(), total),
     };
-    span.expect("a position's round has match states").into_inner()
+    span.map(|r| r.into_inner()).ok_or_else(|| {
+        format!(
+            "no match reaches a round with {} open pits for South and {} for North (R12): no holdings open them both",
+            open[Side::South],
+            open[Side::North]
+        )
+    })
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! laps (start pit and counters sown, R7) and its captures in the order they happen (R6, R8),
 //! recorded from the engine's own replay ([`crate::engine::trace::replay_observed`]).
 
-use crate::engine::trace::{replay_observed, ReplayError, TraceEvent};
-use crate::engine::{BySide, Capture, CaptureKind, MoveObserver, Pit, PitSet, Ruleset, Side};
+use crate::engine::trace::{replay_from, ReplayError, TraceEvent};
+use crate::engine::{BySide, Capture, CaptureKind, Game, MoveObserver, Pit, PitSet, Ruleset, Side};
 
 /// Where captured counters come from, as the capture-sources chart names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -166,9 +166,16 @@ impl Film {
     /// Replays `moves` (local pits) from the start of a match, as `replay` does: an illegal move
     /// is the same error.
     pub fn replay(rules: Ruleset, first: Side, moves: &[usize]) -> Result<Film, ReplayError> {
+        Film::replay_from(Game::new(rules, first), moves)
+    }
+
+    /// Replays `moves` from a match already begun (set up at a round's start or inside a round,
+    /// see [`replay_from`]).
+    pub fn replay_from(game: Game, moves: &[usize]) -> Result<Film, ReplayError> {
+        let (rules, first) = (*game.rules(), game.position().turn());
         let mut film = Film { rules, first, rounds: Vec::new(), moves: Vec::new(), over: None };
         let mut recorder = LapRecorder::default();
-        replay_observed(rules, first, moves, &mut recorder, |event, recorder| film.record(event, recorder))?;
+        replay_from(game, moves, &mut recorder, |event, recorder| film.record(event, recorder))?;
         Ok(film)
     }
 

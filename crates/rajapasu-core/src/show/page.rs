@@ -97,7 +97,7 @@ pub fn page_data(film: &Film, info: &PageInfo) -> Value {
             json!({"key": s.key(), "name": s.name(), "colour": format!("#{r:02x}{g:02x}{b:02x}")})
         })
         .collect();
-    json!({
+    let mut data = json!({
         "v": DATA_VERSION,
         "title": info.title,
         "pits_per_row": film.rules.pits_per_row,
@@ -113,7 +113,17 @@ pub fn page_data(film: &Film, info: &PageInfo) -> Value {
         "rounds": rounds,
         "moves": moves,
         "over": film.over.map(|o| json!({"winner": o.winner.map(Side::name), "rounds": o.rounds, "holdings": o.holdings})),
-    })
+    });
+    // A game set up inside a round starts from a board that its open pits do not tell (R12).
+    if let Some(first) = film.rounds.first() {
+        let s = film.rules.seeds_per_pit;
+        let p = film.rules.pits_per_row as usize;
+        let filled = (0..2 * p).map(|g| if g % p >= p - first.open[Side::from_index(g / p)] as usize { s } else { 0 });
+        if !first.board.iter().copied().eq(filled) {
+            data["start_board"] = json!(first.board);
+        }
+    }
+    data
 }
 
 /// The page: one HTML file with everything inline. The board is drawn in the state after
