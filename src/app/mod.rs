@@ -14,6 +14,7 @@ mod field;
 pub mod game;
 pub mod job;
 pub mod metrics;
+pub mod perfect_match;
 mod round_robin;
 pub mod simulate;
 pub mod solve;

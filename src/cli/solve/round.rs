@@ -7,11 +7,12 @@ use serde_json::json;
 
 use super::args::Args;
 use super::common::{formats, human_bytes, other_rules, solve_error, solve_start, write_formats};
+use crate::app::perfect_match::{describe_chain, matches_json};
 use crate::app::solve::{outcome, peak_rss, round_open, solved_json, Solved};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::{perfect_match, ChainOutcome, SolveOptions, TieBreak};
+use crate::exact::SolveOptions;
 use crate::io::write_string_atomically;
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
@@ -101,16 +102,16 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(),
     out.finish()
 }
 
-/// `--perfect-match`: a match under perfect round play with each tie-break.
+/// `--perfect-match`: both tie-breaks' matches, each printed as it is played (the job:
+/// `app::perfect_match`).
 pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let first: Side = args.starter.parse().map_err(CliError::usage)?;
-    let mut cache = std::collections::HashMap::new();
     let mut out = Output::lines();
     let mut all = Vec::new();
-    for tie in [TieBreak::Lowest, TieBreak::Highest] {
-        let m = perfect_match(rules, first, tie, opts, &mut cache).map_err(solve_error)?;
+    for m in crate::app::perfect_match::play(rules, first, opts) {
+        let m = m.map_err(solve_error)?;
         if !args.json {
-            out.line(format_args!("ties broken by the {} local pit; {first} starts round 1", tie.name()))?;
+            out.line(format_args!("ties broken by the {} local pit; {first} starts round 1", m.tie.name()))?;
             out.line(format_args!("round starter open(S,N) holdings(S,N) value captured(S,N) moves"))?;
             for r in &m.rounds {
                 out.line(format_args!(
@@ -132,42 +133,12 @@ pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -
         all.push(m);
     }
     if args.json {
-        let v: Vec<serde_json::Value> = all
-            .iter()
-            .map(|m| {
-                json!({
-                    "tie_break": m.tie.name(),
-                    "first": m.first,
-                    "outcome": m.outcome.label(m.first),
-                    "description": describe_chain(m.outcome, m.first),
-                    "rounds": m.rounds.iter().map(|r| json!({
-                        "round": r.round,
-                        "starter": r.starter,
-                        "open": [r.open[Side::South], r.open[Side::North]],
-                        "holdings": [r.holdings[Side::South], r.holdings[Side::North]],
-                        "value": r.value,
-                        "captured": [r.captured[Side::South], r.captured[Side::North]],
-                        "moves": r.moves,
-                    })).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        out.line(format_args!("{}", json!({ "rules": rules, "rules_hash": rules.hash(), "matches": v })))?;
+        out.line(format_args!("{}", matches_json(&rules, &all)))?;
     } else {
         let same = all[0].outcome.label(first) == all[1].outcome.label(first);
         out.line(format_args!("the tie-break {} the outcome", if same { "does not change" } else { "changes" }))?;
     }
     out.finish()
-}
-
-/// A chain outcome in words.
-pub(super) fn describe_chain(outcome: ChainOutcome, first: Side) -> String {
-    match outcome {
-        ChainOutcome::Won(side) => format!("{side} wins ({} player)", if side == first { "the first" } else { "the second" }),
-        ChainOutcome::Cycle { from, to } => format!("a cycle: round {to} starts as round {from} did (same holdings and starter)"),
-        ChainOutcome::EndlessRound { round } => format!("round {round} never ends (a position recurs under perfect play)"),
-        ChainOutcome::Unfinished => "unfinished at max_rounds (R14)".to_string(),
-    }
 }
 
 /// The `starts` table of solved round starts.

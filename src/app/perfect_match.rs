@@ -1,0 +1,79 @@
+//! The perfect-match job (`solve --perfect-match`): a match from round 1 with every round
+//! played perfectly (R15), once with ties broken by the lowest local pit and once by the
+//! highest, the rounds solved once for both.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+
+use crate::engine::{BySide, Ruleset, Side};
+use crate::exact::{perfect_match, ChainOutcome, PerfectMatch, Solution, SolveError, SolveOptions, TieBreak};
+
+/// The two matches (lowest, then highest tie-break) of `rules` with `first` starting round 1,
+/// each played when it is asked for.
+pub fn play(rules: Ruleset, first: Side, opts: SolveOptions) -> impl Iterator<Item = Result<PerfectMatch, SolveError>> {
+    let mut solved: HashMap<BySide<u8>, Solution> = HashMap::new();
+    [TieBreak::Lowest, TieBreak::Highest].into_iter().map(move |tie| perfect_match(rules, first, tie, opts, &mut solved))
+}
+
+/// How a match of perfectly played rounds ended, in words.
+pub fn describe_chain(outcome: ChainOutcome, first: Side) -> String {
+    match outcome {
+        ChainOutcome::Won(side) => format!("{side} wins ({} player)", if side == first { "the first" } else { "the second" }),
+        ChainOutcome::Cycle { from, to } => format!("a cycle: round {to} starts as round {from} did (same holdings and starter)"),
+        ChainOutcome::EndlessRound { round } => format!("round {round} never ends (a position recurs under perfect play)"),
+        ChainOutcome::Unfinished => "unfinished at max_rounds (R14)".to_string(),
+    }
+}
+
+/// The JSON answer of the matches (`solve --perfect-match --json`).
+pub fn matches_json(rules: &Ruleset, matches: &[PerfectMatch]) -> serde_json::Value {
+    let v: Vec<serde_json::Value> = matches
+        .iter()
+        .map(|m| {
+            json!({
+                "tie_break": m.tie.name(),
+                "first": m.first,
+                "outcome": m.outcome.label(m.first),
+                "description": describe_chain(m.outcome, m.first),
+                "rounds": m.rounds.iter().map(|r| json!({
+                    "round": r.round,
+                    "starter": r.starter,
+                    "open": [r.open[Side::South], r.open[Side::North]],
+                    "holdings": [r.holdings[Side::South], r.holdings[Side::North]],
+                    "value": r.value,
+                    "captured": [r.captured[Side::South], r.captured[Side::North]],
+                    "moves": r.moves,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({ "rules": rules, "rules_hash": rules.hash(), "matches": v })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both tie-breaks are played, in order, and agree with a match played on its own (an
+    /// independent cache of rounds).
+    #[test]
+    fn both_tie_breaks_are_played_with_one_cache_of_rounds() {
+        let rules = Ruleset { pits_per_row: 3, seeds_per_pit: 2, ..Ruleset::default() };
+        let opts = SolveOptions::default();
+        let matches: Vec<PerfectMatch> = play(rules, Side::North, opts).collect::<Result<_, _>>().unwrap();
+        assert_eq!(matches.iter().map(|m| m.tie.name()).collect::<Vec<_>>(), ["lowest", "highest"]);
+        for m in &matches {
+            let alone = perfect_match(rules, Side::North, m.tie, opts, &mut HashMap::new()).unwrap();
+            assert_eq!((m.outcome.label(Side::North), m.rounds.len()), (alone.outcome.label(Side::North), alone.rounds.len()));
+        }
+        let json = matches_json(&rules, &matches);
+        assert_eq!(json["matches"][1]["tie_break"], "highest");
+        assert_eq!(json["matches"][0]["rounds"].as_array().map(Vec::len), Some(matches[0].rounds.len()));
+    }
+
+    #[test]
+    fn a_won_chain_names_the_winner_and_its_seat() {
+        assert_eq!(describe_chain(ChainOutcome::Won(Side::North), Side::South), "north wins (the second player)");
+    }
+}
