@@ -143,7 +143,9 @@ fn round_match_of(rules: Ruleset, at: &Located, store: &ExactStore, job: &Job) -
     job.check().map_err(|_| AnalyseError::Cancelled)?;
     job.stage("the round's match values (R17)", 0);
     let open = at.pos.open().map(|set| set.len() as u8);
-    Ok(store.round_match(&table, open, at.context))
+    let values = store.round_match_watched(&table, open, at.context, &mut job.round_match_watch());
+    job.check().map_err(|_| AnalyseError::Cancelled)?;
+    Ok(values)
 }
 
 /// Answers a request: the JSON object that `analyse --json` prints and `GET /api/analyse` returns.

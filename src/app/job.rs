@@ -106,6 +106,24 @@ impl Job {
         }
     }
 
+    /// A watch of the match values of a round (R17): the graph of its positions enumerated,
+    /// then the attractors, one step per number of rounds k; stops them once the job is
+    /// cancelled.
+    pub fn round_match_watch(&self) -> impl FnMut(Progress) -> ControlFlow<()> + Send + '_ {
+        move |p: Progress| {
+            let stage = match p.phase {
+                "attracting" => format!("the round's match values (R17): wins within k = {} rounds", p.level),
+                phase => format!("the round's match values (R17): {phase} positions, {} counters", p.level),
+            };
+            self.set(JobProgress { stage, done: p.done, total: p.total });
+            if self.is_cancelled() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
     /// A listener of a match table's solve.
     pub fn match_watch(&self) -> impl FnMut(MatchProgress) + '_ {
         move |p: MatchProgress| {
@@ -138,6 +156,44 @@ mod tests {
         assert_eq!(job.check(), Err(Cancelled));
         let stopped = crate::exact::Solution::solve_watched(&[start], opts, &mut job.solve_watch("round"));
         assert_eq!(stopped.err(), Some(crate::exact::SolveError::Cancelled));
+    }
+
+    /// A cancelled job stops the computation of a round's match values (R17) at its next
+    /// step, keeping nothing; uncancelled, the values are the store's own.
+    #[test]
+    fn a_cancelled_job_stops_the_match_values_of_a_round() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = crate::exact::StoreSettings { tables: dir.path().to_path_buf(), ..Default::default() };
+        let store = crate::exact::ExactStore::new(settings);
+        let rules = crate::engine::Ruleset { pits_per_row: 3, seeds_per_pit: 3, ..Default::default() };
+        let (table, _) = store.match_table_watched(rules, None, &mut |_| {}).unwrap();
+        let open = crate::engine::BySide::splat(3);
+        let job = Job::default();
+        job.cancel();
+        let stopped = store.round_match_watched(&table, open, None, &mut job.round_match_watch());
+        assert_eq!(stopped.err().as_deref(), Some(crate::exact::CANCELLED));
+        assert_eq!(store.counts().round_values, 0, "nothing is kept of a cancelled computation");
+        let job = Job::default();
+        let values = store.round_match_watched(&table, open, None, &mut job.round_match_watch()).unwrap();
+        let p = job.progress();
+        assert!(p.stage.contains("R17") && p.done > 0 && p.done <= p.total, "{p:?}");
+        assert_eq!(store.counts().round_values, 1);
+        // The same values as another store's, computed unwatched.
+        let other_dir = tempfile::tempdir().unwrap();
+        let other =
+            crate::exact::ExactStore::new(crate::exact::StoreSettings { tables: other_dir.path().to_path_buf(), ..Default::default() });
+        let plain = other.round_match(&table, open, None).unwrap();
+        let opts = crate::exact::SolveOptions { keep_order: true, ..Default::default() };
+        let solution = store.round_solution(rules, open, opts).unwrap();
+        for starter in crate::engine::Side::ALL {
+            let start = crate::exact::round_start(rules, open, starter);
+            let (watched, _) = crate::exact::analyse(&start, &solution, Some(&values)).unwrap();
+            let (unwatched, _) = crate::exact::analyse(&start, &solution, Some(&plain)).unwrap();
+            assert!(watched.match_outlook.is_some());
+            assert_eq!(watched.match_outlook, unwatched.match_outlook);
+            let outlooks = |a: &crate::exact::Analysis| a.moves.iter().map(|m| m.match_outlook).collect::<Vec<_>>();
+            assert_eq!(outlooks(&watched), outlooks(&unwatched));
+        }
     }
 
     #[test]

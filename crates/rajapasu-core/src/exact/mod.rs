@@ -30,8 +30,10 @@ pub use match_solver::{
     NEVER,
 };
 pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
+pub use round_values::CANCELLED;
 pub use solver::{
-    check_board_size, Progress, Solution, SolveError, SolveOptions, SolveStats, TieBreak, Watch, DEFAULT_MAX_MEMORY, MAX_COUNTERS,
+    check_board_size, Progress, SendWatch, Solution, SolveError, SolveOptions, SolveStats, TieBreak, Watch, DEFAULT_MAX_MEMORY,
+    MAX_COUNTERS,
 };
 pub use spill::{LevelFigures, SpillError, SpillOptions, SpilledRound};
 pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};

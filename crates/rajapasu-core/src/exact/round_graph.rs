@@ -11,7 +11,7 @@
 
 use rayon::prelude::*;
 
-use super::solver::{Solution, SolveError, SolveOptions};
+use super::solver::{Solution, SolveError, SolveOptions, Watch};
 use crate::engine::{BySide, Pit, Position, Ruleset, Side};
 
 /// Reserve masks: bit h is "South holds h counters off the board".
@@ -53,8 +53,14 @@ pub(crate) struct RoundGraph {
 impl RoundGraph {
     /// Enumerates the round of `open` pits and builds its graph.
     pub fn build(rules: Ruleset, open: BySide<u8>, opts: SolveOptions) -> Result<RoundGraph, SolveError> {
+        RoundGraph::build_watched(rules, open, opts, &mut |_| std::ops::ControlFlow::Continue(()))
+    }
+
+    /// [`RoundGraph::build`], `watch` hearing the enumeration of its positions and able to stop
+    /// it ([`SolveError::Cancelled`]).
+    pub fn build_watched(rules: Ruleset, open: BySide<u8>, opts: SolveOptions, watch: &mut Watch) -> Result<RoundGraph, SolveError> {
         let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
-        let positions = Solution::enumerated(&roots, opts, &mut |_| {})?;
+        let positions = Solution::enumerated_watched(&roots, opts, watch)?;
         let top = positions.top_level();
         let mut level_start = vec![0u32; top + 2];
         let mut south_end = vec![0u32; top + 1];

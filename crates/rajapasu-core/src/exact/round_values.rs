@@ -18,13 +18,14 @@
 use std::collections::HashMap;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
 use super::match_solver::{end_masks, Ending, MatchTable};
 use super::round_graph::{Mask, RoundGraph};
+use super::solver::{Progress, SendWatch};
 use crate::engine::{BySide, PitSet, Ruleset, Side};
 use crate::files;
 
@@ -50,6 +51,9 @@ pub(crate) struct RoundValues {
 }
 
 /// The cell byte of a win of side f within t rounds.
+/// The error of a computation of round values stopped by its watch.
+pub const CANCELLED: &str = "cancelled";
+
 fn t_tag(f: Side) -> impl Fn(u32) -> u8 {
     move |t| t as u8 | if f == Side::North { NORTH_BIT } else { 0 }
 }
@@ -96,7 +100,21 @@ impl RoundValues {
     /// side f and threshold t, the attractor of the round's ends whose next state f wins within
     /// t-1 rounds, each continued from the last (the cells of threshold t are those it adds).
     /// Fails if both sides would force a win at a cell (a match table that is not a solution).
+    #[cfg(test)]
     pub(crate) fn compute(graph: Arc<RoundGraph>, table: &MatchTable, ending: Ending, lo: u32, hi: u32) -> Result<RoundValues, String> {
+        RoundValues::compute_watched(graph, table, ending, (lo, hi), &mut |_| std::ops::ControlFlow::Continue(()))
+    }
+
+    /// [`RoundValues::compute`], `watch` hearing each step of the two sides' attractors (a
+    /// number of rounds `t` of the match table, `2 (max_rounds + 1)` in all) and able to stop
+    /// them at the next step ([`CANCELLED`]).
+    pub(crate) fn compute_watched(
+        graph: Arc<RoundGraph>,
+        table: &MatchTable,
+        ending: Ending,
+        (lo, hi): (u32, u32),
+        watch: &mut SendWatch,
+    ) -> Result<RoundValues, String> {
         let rules = *table.rules();
         let level_cells = RoundValues::level_cells(&graph, lo, hi);
         let cells = *level_cells.last().expect("levels") as usize;
@@ -110,6 +128,16 @@ impl RoundValues {
         // The two sides' attractors are independent and write disjoint cells (at most one side
         // forces a win), so they run at once, one per core, writing through atomics.
         let (shared_wins, shared_layer) = (as_atomic(&mut wins), as_atomic(&mut layer));
+        let (watch, steps, stopped) = (Mutex::new(watch), AtomicU64::new(0), AtomicBool::new(false));
+        // One side's step `t` done: the watch hears it, and may stop both sides.
+        let stepped = |t: u32| -> bool {
+            let done = steps.fetch_add(1, Ordering::Relaxed) + 1;
+            let progress = Progress { phase: "attracting", level: t, done, total: 2 * top as u64 };
+            if (watch.lock().unwrap_or_else(|e| e.into_inner()))(progress).is_break() {
+                stopped.store(true, Ordering::SeqCst);
+            }
+            stopped.load(Ordering::SeqCst)
+        };
         let side = |f: Side| -> (HashMap<u64, u32>, Option<(u32, u32)>) {
             let tag = t_tag(f);
             let wins_of = table.wins_of(f);
@@ -140,10 +168,16 @@ impl RoundValues {
                         }
                     }
                 });
+                if stepped(t) {
+                    break;
+                }
             }
             (far, conflict)
         };
         let ((mut far, south_conflict), (north_far, north_conflict)) = rayon::join(|| side(Side::South), || side(Side::North));
+        if stopped.load(Ordering::SeqCst) {
+            return Err(CANCELLED.into());
+        }
         if let Some((node, reserve)) = south_conflict.or(north_conflict) {
             return Err(format!(
                 "the match table is not a solution: both sides force a win at node {node} with South holding {reserve} off the board"
@@ -327,6 +361,7 @@ impl RoundValues {
         table: &MatchTable,
         ending: Ending,
         (lo, hi): (u32, u32),
+        watch: &mut SendWatch,
     ) -> Result<RoundValues, String> {
         let rules = *table.rules();
         let open = graph.open;
@@ -339,7 +374,7 @@ impl RoundValues {
                 return Ok(v);
             }
         }
-        let v = RoundValues::compute(graph, table, ending, lo, hi)?;
+        let v = RoundValues::compute_watched(graph, table, ending, (lo, hi), watch)?;
         if let Err(e) = saved.then(|| v.save(&path, &digest, &rules, ending)).transpose() {
             eprintln!("warning: {}: cannot save the round's values ({e}); going on with them in memory", path.display());
         }

@@ -76,6 +76,8 @@ pub enum SolveError {
 
 /// Hears a solve's progress; [`ControlFlow::Break`] stops it ([`SolveError::Cancelled`]).
 pub type Watch<'a> = dyn FnMut(Progress) -> ControlFlow<()> + 'a;
+/// A [`Watch`] that work spread over threads can share.
+pub type SendWatch<'a> = dyn FnMut(Progress) -> ControlFlow<()> + Send + 'a;
 
 /// A watch that hears `progress` and never stops the solve.
 fn listening(progress: &mut dyn FnMut(Progress)) -> impl FnMut(Progress) -> ControlFlow<()> + '_ {
@@ -230,13 +232,10 @@ impl Solution {
         Ok(solution)
     }
 
-    /// Step 1 alone: the positions reachable from `roots`, without values (the match solver,
-    /// src/exact/match_solver.rs, builds its own graph over them).
-    pub(crate) fn enumerated(roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solution, SolveError> {
-        Solution::enumerated_watched(roots, opts, &mut listening(progress))
-    }
-
-    fn enumerated_watched(roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<Solution, SolveError> {
+    /// Step 1 alone: the positions reachable from `roots`, without values (the round graph of
+    /// the match values, src/exact/round_graph.rs, builds its own graph over them); `watch`
+    /// hears the enumeration and may stop it.
+    pub(crate) fn enumerated_watched(roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<Solution, SolveError> {
         let template = roots[0];
         if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
             return Err(SolveError::MixedRoots);

@@ -10,6 +10,7 @@
 //! while it stays cached: two threads asking for different boards compute them at the same
 //! time, two asking for the same one wait for one computation.
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -17,8 +18,8 @@ use super::analysis::{RoundContext, RoundMatch};
 use super::match_solver::{reserve_span, Ending, MatchError, MatchProgress, MatchTable};
 use super::once_cache::OnceCache;
 use super::round_graph::RoundGraph;
-use super::round_values::RoundValues;
-use super::solver::{Solution, SolveError, SolveOptions, Watch};
+use super::round_values::{RoundValues, CANCELLED};
+use super::solver::{SendWatch, Solution, SolveError, SolveOptions, Watch};
 use crate::engine::{BySide, NextStarter, Ruleset, Side};
 
 /// Default memory for the round tables kept in memory.
@@ -156,6 +157,19 @@ impl ExactStore {
     /// `context` is needed there. Fails with a message naming the figures when the values would
     /// need more than the solver's memory or the round more than its positions.
     pub fn round_match(&self, table: &MatchTable, open: BySide<u8>, context: Option<RoundContext>) -> Result<RoundMatch, String> {
+        self.round_match_watched(table, open, context, &mut |_| ControlFlow::Continue(()))
+    }
+
+    /// [`ExactStore::round_match`], `watch` hearing the work on the round's values (the graph
+    /// of its positions enumerated, then the attractors, see [`super::Progress`]) and able to stop it:
+    /// the error is then [`CANCELLED`], nothing is kept, and the next caller computes again.
+    pub fn round_match_watched(
+        &self,
+        table: &MatchTable,
+        open: BySide<u8>,
+        context: Option<RoundContext>,
+        watch: &mut SendWatch,
+    ) -> Result<RoundMatch, String> {
         let rules = *table.rules();
         let ending = match (rules.next_starter, context) {
             (NextStarter::Collector, _) => Ending::Collector,
@@ -166,7 +180,7 @@ impl ExactStore {
                     .into())
             }
         };
-        self.round_values(rules, open, ending, table).map(RoundMatch::new)
+        self.round_values_watched(rules, open, ending, table, watch).map(RoundMatch::new)
     }
 
     /// The values (R17) of every position of the round with `open` pits per side times South's
@@ -179,12 +193,23 @@ impl ExactStore {
         ending: Ending,
         table: &MatchTable,
     ) -> Result<Arc<RoundValues>, String> {
+        self.round_values_watched(rules, open, ending, table, &mut |_| ControlFlow::Continue(()))
+    }
+
+    fn round_values_watched(
+        &self,
+        rules: Ruleset,
+        open: BySide<u8>,
+        ending: Ending,
+        table: &MatchTable,
+        watch: &mut SendWatch,
+    ) -> Result<Arc<RoundValues>, String> {
         self.values.get_or_compute(&(rules, open, ending), || {
-            let graph = self.round_graph(rules, open, ending)?;
+            let graph = self.round_graph(rules, open, ending, watch)?;
             let (lo, hi) = reserve_range(&rules, open, ending, &graph)?;
             let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
             RoundValues::fits(cells, graph.nodes() as u64, open, self.settings.solve.max_memory)?;
-            let mut values = RoundValues::load_or_compute(&self.settings.tables, graph, table, ending, (lo, hi))?;
+            let mut values = RoundValues::load_or_compute(&self.settings.tables, graph, table, ending, (lo, hi), watch)?;
             let mut bytes = values.bytes();
             if let Some(g) = Arc::get_mut(&mut values.graph) {
                 g.forget_predecessors();
@@ -197,9 +222,14 @@ impl ExactStore {
     /// The graph of a round's positions. Under the collector rule a round's values serve every
     /// state with its open pits, so the graph is built for them alone and kept without its
     /// predecessors; under round_winner one graph serves several endings, so it is cached.
-    fn round_graph(&self, rules: Ruleset, open: BySide<u8>, ending: Ending) -> Result<Arc<RoundGraph>, String> {
+    fn round_graph(&self, rules: Ruleset, open: BySide<u8>, ending: Ending, watch: &mut SendWatch) -> Result<Arc<RoundGraph>, String> {
         let solve = SolveOptions { keep_order: false, ..self.settings.solve };
-        let build = || RoundGraph::build(rules, open, solve).map_err(|e| e.to_string());
+        let mut build = || {
+            RoundGraph::build_watched(rules, open, solve, watch).map_err(|e| match e {
+                SolveError::Cancelled => CANCELLED.to_string(),
+                e => e.to_string(),
+            })
+        };
         match ending {
             Ending::Collector => Ok(Arc::new(build()?)),
             Ending::RoundWinner { .. } => self.graphs.get_or_compute(&(rules, open), || {
