@@ -18,6 +18,7 @@ pub mod perfect_match;
 mod round_robin;
 pub mod simulate;
 pub mod solve;
+pub mod starts;
 pub mod statistics;
 pub mod study;
 pub mod study_error;

@@ -10,7 +10,7 @@ use crate::app::solve::{parse_memory, Solved};
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{ExactStore, MatchError, Progress, SolveError, SolveOptions, StoreSettings};
-use crate::io::{write_table, Formats};
+use crate::io::Formats;
 use crate::sim::table::Table;
 
 /// Maps a solver error: a board too large for the allowance is bad input (exit 2).
@@ -39,12 +39,14 @@ impl SolveBar {
     }
 }
 
+/// The progress bar's label of a solve of the round start with `open` pits.
+pub(super) fn start_label(rules: &Ruleset, open: BySide<u8>) -> String {
+    format!("solve {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North])
+}
+
 /// Solves the round start (`open`, `starter`) with a progress bar.
 pub(super) fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts: SolveOptions, quiet: bool) -> Result<Solved, SolveError> {
-    let bar = SolveBar::new(
-        &format!("solve {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North]),
-        quiet,
-    );
+    let bar = SolveBar::new(&start_label(&rules, open), quiet);
     let solved = crate::app::solve::solve_start(rules, open, starter, opts, &mut |p| bar.update(p));
     bar.bar.finish_and_clear();
     solved
@@ -76,16 +78,7 @@ pub(super) fn formats(args: &Args) -> Result<Formats, CliError> {
     args.format.parse::<Formats>().map_err(|e| CliError::usage(format!("--format: {e}")))
 }
 
-/// The switches other than the board size that differ from the default, or "default".
-pub(super) fn other_rules(rules: &Ruleset) -> String {
-    let v: Vec<String> =
-        rules.non_default().into_iter().filter(|s| !s.starts_with("pits_per_row=") && !s.starts_with("seeds_per_pit=")).collect();
-    if v.is_empty() {
-        "default".to_string()
-    } else {
-        v.join(" ")
-    }
-}
+pub(super) use crate::app::starts::other_rules;
 
 /// 1536 as "1.5 KiB".
 pub(super) fn human_bytes(b: u64) -> String {
@@ -105,11 +98,5 @@ pub(super) fn human_bytes(b: u64) -> String {
 
 /// Writes `table` as DIR/NAME.parquet and/or DIR/NAME.csv.
 pub(super) fn write_formats(table: &Table, dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, CliError> {
-    let mut written = Vec::new();
-    for f in formats.list() {
-        let path = dir.join(format!("{}.{}", table.name, f.extension()));
-        write_table(table, &path, f).map_err(CliError::failed)?;
-        written.push(path);
-    }
-    Ok(written)
+    crate::app::starts::write_formats(table, dir, formats).map_err(CliError::failed)
 }
