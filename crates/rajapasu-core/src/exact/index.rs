@@ -2,7 +2,10 @@
 //! C(n+k-1, k-1) compositions of n into k parts, numbered by its combinatorial rank
 //! ([`Compositions`]); the reachable boards of one level and side are a sorted set of ranks,
 //! stored as an Elias-Fano-like [`RankSet`] (a bucket table on the high bits, the low bits
-//! packed), whose index of a member is the member's slot in the value array.
+//! packed), whose index of a member is the member's slot in the value array. [`Codec`] turns a
+//! position into its key within its level and back.
+
+use crate::engine::{Position, Side};
 
 /// Ranks of the compositions of n counters into k open pits (k ≤ 18, n ≤ 127), by the
 /// combinatorial number system over the "bars" of stars and bars.
@@ -269,6 +272,46 @@ fn get_bits(words: &[u64], at: usize, bits: u32) -> u64 {
         v |= words[w + 1] << (64 - s);
     }
     v & low_mask(bits)
+}
+
+/// The positions of one set of open pits as keys within their level: the composition rank of the
+/// open pits' counters, shifted, with the side to move below it (key = rank << 1 | side).
+pub(crate) struct Codec {
+    pub template: Position,
+    /// Global indices of the open pits, in order.
+    pub pits: Vec<usize>,
+    pub comps: Compositions,
+}
+
+impl Codec {
+    pub fn new(template: Position) -> Codec {
+        let p = template.rules().pits_per_row;
+        let pits: Vec<usize> = Side::ALL.iter().flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p))).collect();
+        let comps = Compositions::new(pits.len());
+        Codec { template, pits, comps }
+    }
+
+    #[inline]
+    pub fn key(&self, pos: &Position) -> u64 {
+        let board = pos.board();
+        let mut parts = [0u8; 18];
+        for (i, &g) in self.pits.iter().enumerate() {
+            parts[i] = board[g];
+        }
+        self.comps.rank(&parts[..self.pits.len()]) << 1 | pos.turn().index() as u64
+    }
+
+    #[inline]
+    pub fn position(&self, level: u32, key: u64) -> Position {
+        let mut parts = [0u8; 18];
+        let k = self.pits.len();
+        self.comps.unrank(level as usize, key >> 1, &mut parts[..k]);
+        let mut board = [0u8; 18];
+        for (i, &g) in self.pits.iter().enumerate() {
+            board[g] = parts[i];
+        }
+        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index((key & 1) as usize))
+    }
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
-use super::index::{Compositions, RankSet};
+use super::index::{Codec, Compositions, RankSet};
 use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
 
 /// The most counters a solvable board may hold: values are stored in one signed byte.
@@ -174,10 +174,7 @@ impl TieBreak {
 
 /// The exact values of every position reachable from some round positions (R15).
 pub struct Solution {
-    template: Position,
-    /// Global indices of the open pits, in order.
-    pits: Vec<usize>,
-    comps: Compositions,
+    codec: Codec,
     levels: Vec<Level>,
     stats: SolveStats,
 }
@@ -240,16 +237,11 @@ impl Solution {
         if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
             return Err(SolveError::MixedRoots);
         }
-        let rules: Ruleset = *template.rules();
-        let p = rules.pits_per_row as usize;
-        let pits: Vec<usize> = Side::ALL.iter().flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p as u8))).collect();
+        let codec = Codec::new(template);
         let top = roots.iter().map(Position::on_board).max().unwrap_or(0);
-        check_board_size(pits.len(), top)?;
-        let comps = Compositions::new(pits.len());
+        check_board_size(codec.pits.len(), top)?;
         let mut solution = Solution {
-            template,
-            pits,
-            comps,
+            codec,
             levels: (0..=top).map(|_| Level::default()).collect(),
             stats: SolveStats { level_positions: vec![0; top as usize + 1], ..SolveStats::default() },
         };
@@ -265,11 +257,11 @@ impl Solution {
     }
 
     pub fn rules(&self) -> &Ruleset {
-        self.template.rules()
+        self.codec.template.rules()
     }
 
     pub fn open(&self) -> BySide<PitSet> {
-        self.template.open()
+        self.codec.template.open()
     }
 
     fn table_bytes(&self) -> u64 {
@@ -277,33 +269,11 @@ impl Solution {
             as u64
     }
 
-    #[inline]
-    fn key(&self, pos: &Position) -> Key {
-        let board = pos.board();
-        let mut parts = [0u8; 18];
-        for (i, &g) in self.pits.iter().enumerate() {
-            parts[i] = board[g];
-        }
-        self.comps.rank(&parts[..self.pits.len()]) << 1 | pos.turn().index() as u64
-    }
-
-    #[inline]
-    fn position(&self, level: u32, key: Key) -> Position {
-        let mut parts = [0u8; 18];
-        let k = self.pits.len();
-        self.comps.unrank(level as usize, key >> 1, &mut parts[..k]);
-        let mut board = [0u8; 18];
-        for (i, &g) in self.pits.iter().enumerate() {
-            board[g] = parts[i];
-        }
-        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index((key & 1) as usize))
-    }
-
     /// Slot of a position within its level and side, if reachable.
     #[inline]
     fn slot(&self, pos: &Position) -> Option<(u32, usize, usize)> {
         let level = pos.on_board();
-        let key = self.key(pos);
+        let key = self.codec.key(pos);
         let side = (key & 1) as usize;
         let l = self.levels.get(level as usize)?;
         l.sets[side].index(key >> 1).map(|i| (level, side, i))
@@ -362,7 +332,7 @@ impl Solution {
         for (n, l) in self.levels.iter().enumerate() {
             for side in 0..2 {
                 for (i, rank) in l.sets[side].iter().enumerate() {
-                    let pos = self.position(n as u32, rank << 1 | side as u64);
+                    let pos = self.codec.position(n as u32, rank << 1 | side as u64);
                     f(&pos, l.values[side][i] as i32);
                 }
             }
@@ -383,7 +353,7 @@ impl Solution {
         let top = self.levels.len() - 1;
         let mut pending: Vec<FxHashSet<Key>> = (0..=top).map(|_| FxHashSet::default()).collect();
         for r in roots {
-            pending[r.on_board() as usize].insert(self.key(r));
+            pending[r.on_board() as usize].insert(self.codec.key(r));
         }
         let set_bytes = |s: &FxHashSet<Key>| (s.capacity() as u64 * 8 / 7 + 1) * 9;
         let mut found = 0u64;
@@ -399,9 +369,9 @@ impl Solution {
                     .map(|chunk| {
                         let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
                         for &key in chunk {
-                            for (_, child, _) in self.position(n as u32, key).legal_children() {
+                            for (_, child, _) in self.codec.position(n as u32, key).legal_children() {
                                 levels.push(child.on_board() as u8);
-                                keys.push(self.key(&child));
+                                keys.push(self.codec.key(&child));
                             }
                         }
                         (levels, keys)
@@ -435,7 +405,7 @@ impl Solution {
             self.check_memory(&opts, working, n as u32, found + set.len() as u64, "enumerated")?;
             drop(set);
             keys.sort_unstable();
-            let universe = self.comps.count(n).expect("ranks of a board of at most 127 counters fit 63 bits");
+            let universe = self.codec.comps.count(n).expect("ranks of a board of at most 127 counters fit 63 bits");
             let split = keys.iter().filter(|&&k| k & 1 == 0).count();
             // Sorted by rank << 1 | side: each side's ranks stay sorted when split by side.
             let (mut south, mut north): (Vec<u64>, Vec<u64>) = (Vec::with_capacity(split), Vec::with_capacity(keys.len() - split));
@@ -525,7 +495,7 @@ impl Solution {
         let mover = Side::from_index(side);
         let sign: i32 = if side == 0 { 1 } else { -1 };
         for &rank in ranks {
-            let pos = self.position(n as u32, rank << 1 | side as u64);
+            let pos = self.codec.position(n as u32, rank << 1 | side as u64);
             // The mover's best exit, in the mover's terms.
             let mut best: Option<i32> = None;
             let mut any = false;
@@ -701,7 +671,7 @@ impl Solution {
 
     /// The positions of level `n` with `side` to move, `start..end` in set order.
     pub(crate) fn level_positions(&self, n: usize, side: usize, start: usize, end: usize) -> impl Iterator<Item = Position> + '_ {
-        self.levels[n].sets[side].range(start, end).map(move |rank| self.position(n as u32, rank << 1 | side as u64))
+        self.levels[n].sets[side].range(start, end).map(move |rank| self.codec.position(n as u32, rank << 1 | side as u64))
     }
 
     /// Every move that [`Solution::choose`] may make (before its tie-break): the best moves,
@@ -728,7 +698,7 @@ impl Solution {
 
     /// The slot of a reachable position (same rules and open pits), None otherwise.
     pub(crate) fn slot_of(&self, pos: &Position) -> Option<(u32, usize, usize)> {
-        if pos.rules() != self.template.rules() || pos.open() != self.template.open() {
+        if pos.rules() != self.codec.template.rules() || pos.open() != self.codec.template.open() {
             return None;
         }
         self.slot(pos)

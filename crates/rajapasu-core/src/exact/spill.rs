@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use super::index::{Compositions, RankSet, RankSetRef};
+use super::index::{Codec, RankSet, RankSetRef};
 use super::level_files::{positions_path, value_bits, values_path, write_positions, write_values, LevelId, PositionsFile, ValuesFile};
 use super::solver::{check_board_size, level_values, level_working_bytes, Progress, SolveError};
 use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
@@ -121,44 +121,6 @@ struct State {
     pending: BTreeMap<u32, u64>,
     /// Figures of the levels enumerated (and solved) so far, by level.
     levels: BTreeMap<u32, LevelFigures>,
-}
-
-/// Composition ranks of positions (as [`super::solver`]): key = rank << 1 | side to move.
-struct Codec {
-    template: Position,
-    pits: Vec<usize>,
-    comps: Compositions,
-}
-
-impl Codec {
-    fn new(template: Position) -> Codec {
-        let p = template.rules().pits_per_row;
-        let pits: Vec<usize> = Side::ALL.iter().flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p))).collect();
-        let comps = Compositions::new(pits.len());
-        Codec { template, pits, comps }
-    }
-
-    #[inline]
-    fn key(&self, pos: &Position) -> u64 {
-        let board = pos.board();
-        let mut parts = [0u8; 18];
-        for (i, &g) in self.pits.iter().enumerate() {
-            parts[i] = board[g];
-        }
-        self.comps.rank(&parts[..self.pits.len()]) << 1 | pos.turn().index() as u64
-    }
-
-    #[inline]
-    fn position(&self, level: u32, key: u64) -> Position {
-        let mut parts = [0u8; 18];
-        let k = self.pits.len();
-        self.comps.unrank(level as usize, key >> 1, &mut parts[..k]);
-        let mut board = [0u8; 18];
-        for (i, &g) in self.pits.iter().enumerate() {
-            board[g] = parts[i];
-        }
-        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index((key & 1) as usize))
-    }
 }
 
 /// A round whose levels are on disk, solved or only enumerated.
