@@ -381,12 +381,12 @@ impl ValuesFile {
 }
 
 /// The bits a value of `level` takes: enough for value + level, 0 to 2 x level.
-pub(crate) fn value_bits(level: u32) -> u32 {
+fn value_bits(level: u32) -> u32 {
     (u32::BITS - (2 * level).leading_zeros()).max(1)
 }
 
 /// The bytes that `len` packed values of `level` take, the closing zero byte included.
-fn packed_bytes(len: usize, level: u32) -> usize {
+pub(crate) fn packed_bytes(len: usize, level: u32) -> usize {
     (len * value_bits(level) as usize).div_ceil(8) + 1
 }
 

@@ -23,7 +23,7 @@ use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::index::{Codec, RankSet, RankSetRef};
-use super::level_files::{positions_path, value_bits, values_path, write_positions, write_values, LevelId, PositionsFile, ValuesFile};
+use super::level_files::{packed_bytes, positions_path, values_path, write_positions, write_values, LevelId, PositionsFile, ValuesFile};
 use super::solver::{check_board_size, level_values, level_working_bytes, Progress, SolveError};
 use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
 use crate::files;
@@ -729,7 +729,7 @@ impl Run {
     }
 
     fn write_values(&mut self, path: &Path, id: &LevelId, file: &PositionsFile, values: &[i8]) -> Result<u64, SpillError> {
-        let estimate = (values.len() as u64 * u64::from(value_bits(id.level))).div_ceil(8) + 4096;
+        let estimate = packed_bytes(values.len(), id.level) as u64 + 4096;
         self.check_disk(estimate, || format!("level {}'s values file of about {estimate} bytes", id.level))?;
         let bytes = write_values(path, id, file.counts(), &file.digest, values).map_err(|e| io_error(path, e, self.disk, estimate))?;
         self.disk += bytes;
