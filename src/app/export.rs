@@ -23,17 +23,17 @@ pub fn trace_lines(spec: &GameSpec) -> Result<String, FieldError> {
     Ok(out)
 }
 
-/// The replay page of the game, opening at `ply` (None: the match's start, as `show` opens).
-pub fn replay_page(spec: &GameSpec, ply: Option<u32>) -> Result<String, FieldError> {
+/// The replay page of the game, opening at `ply` (0: the match's start, as `show` opens).
+pub fn replay_page(spec: &GameSpec, ply: u32) -> Result<String, FieldError> {
     let film = spec.film()?;
-    if let Some(ply) = ply.filter(|&p| p > film.plies()) {
+    if ply > film.plies() {
         return Err(FieldError::new("ply", format!("{ply}: the game has {} moves (plies 0..={})", film.plies(), film.plies())));
     }
     let mut info = match &spec.start {
         Start::Match { first } => moves_page_info(&spec.rules, *first, spec.moves.len(), &film),
         _ => set_up_page_info(&spec.rules, spec.moves.len(), &film),
     };
-    info.initial_ply = ply.unwrap_or(0);
+    info.initial_ply = ply;
     Ok(page_html(&film, &info))
 }
 

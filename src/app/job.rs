@@ -96,26 +96,23 @@ impl Job {
 
     /// A watch of a round solve: reports its progress, stops it once the job is cancelled.
     pub fn solve_watch<'a>(&'a self, what: &'a str) -> impl FnMut(Progress) -> ControlFlow<()> + 'a {
-        move |p: Progress| {
-            self.set(JobProgress { stage: format!("{what}: {} positions, {} counters", p.phase, p.level), done: p.done, total: p.total });
-            if self.is_cancelled() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        }
+        self.watch(move |p| format!("{what}: {} positions, {} counters", p.phase, p.level))
     }
 
     /// A watch of the match values of a round (R17): the graph of its positions enumerated,
     /// then the attractors, one step per number of rounds k; stops them once the job is
     /// cancelled.
     pub fn round_match_watch(&self) -> impl FnMut(Progress) -> ControlFlow<()> + Send + '_ {
+        self.watch(|p| match p.phase {
+            "attracting" => format!("the round's match values (R17): wins within k = {} rounds", p.level),
+            phase => format!("the round's match values (R17): {phase} positions, {} counters", p.level),
+        })
+    }
+
+    /// Reports each progress as the stage `stage` names it; breaks once the job is cancelled.
+    fn watch<'a>(&'a self, stage: impl Fn(&Progress) -> String + Send + 'a) -> impl FnMut(Progress) -> ControlFlow<()> + Send + 'a {
         move |p: Progress| {
-            let stage = match p.phase {
-                "attracting" => format!("the round's match values (R17): wins within k = {} rounds", p.level),
-                phase => format!("the round's match values (R17): {phase} positions, {} counters", p.level),
-            };
-            self.set(JobProgress { stage, done: p.done, total: p.total });
+            self.set(JobProgress { stage: stage(&p), done: p.done, total: p.total });
             if self.is_cancelled() {
                 ControlFlow::Break(())
             } else {

@@ -24,13 +24,7 @@ pub struct StudyMetrics {
 }
 
 /// Computes the metrics of `dir`, a dataset or a study (arms in `order`, else sorted by name).
-pub fn metrics_path(
-    dir: &Path,
-    order: Option<&[String]>,
-    resamples: u32,
-    seed: u64,
-    exact: Option<ExactOptions>,
-) -> Result<StudyMetrics, DatasetError> {
+pub fn metrics_path(dir: &Path, resamples: u32, seed: u64, exact: Option<ExactOptions>) -> Result<StudyMetrics, DatasetError> {
     if !dir.is_dir() {
         return Err(DatasetError::NoDirectory { path: dir.to_path_buf() });
     }
@@ -42,7 +36,7 @@ pub fn metrics_path(
         });
     }
     // The arms as summarize lists them: a broken arm is an error naming it, not left out.
-    let arms = crate::analysis::summarize::study_arms(dir, order)?;
+    let arms = crate::analysis::summarize::study_arms(dir, None)?;
     let arms = arms
         .iter()
         .map(|a| dataset_metrics(&open_dataset(&dir.join(a), exact.is_some())?, a, resamples, seed, exact.clone()))
@@ -210,7 +204,7 @@ pub struct MetricsRun {
 pub fn run(request: &MetricsRequest, players: &Resources) -> Result<MetricsRun, StudyError> {
     request.validate()?;
     let exact = request.exact.map(|solve| ExactOptions { solve, store: players.exact.clone() });
-    let metrics = metrics_path(&request.dir, None, request.resamples, request.seed, exact)?;
+    let metrics = metrics_path(&request.dir, request.resamples, request.seed, exact)?;
     let charts = write_metrics(&metrics, request.out.as_deref().unwrap_or(&request.dir))?;
     Ok(MetricsRun { metrics, charts })
 }

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use crate::io::DatasetError;
 
 use super::simulate::SimulateError;
-use super::study_file::StudyFileError;
 use super::FieldError;
 
 /// See the module's documentation. Each case keeps what the front end needs to word it.
@@ -13,9 +12,6 @@ use super::FieldError;
 pub enum StudyError {
     #[error("{0}")]
     Field(#[from] FieldError),
-    /// The experiment or tournament file is not a valid one (bad input).
-    #[error("{0}")]
-    File(#[from] StudyFileError),
     /// The study's directory is not one it may write into (bad input).
     #[error("{0}")]
     Directory(#[from] StudyDirError),

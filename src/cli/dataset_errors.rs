@@ -80,7 +80,6 @@ pub fn study_error(e: crate::app::StudyError) -> CliError {
     use crate::app::StudyError;
     match e {
         StudyError::Field(e) => super::flags::field_error(e),
-        StudyError::File(e) => CliError::Usage(e.to_string()),
         StudyError::Directory(e) => CliError::Usage(e.describe(super::flags::flag("out_root"))),
         StudyError::Play { what, error } => simulate_error(*error, &Destination::Study { what }),
         StudyError::Dataset(e) => dataset_error(e, &Destination::Out),

@@ -35,6 +35,6 @@ pub async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError>
     known.push("ply");
     let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
     let ply = params.count("ply", 0, 0, u32::MAX as u64)? as u32;
-    let page = replay_page(&params.game_spec()?, (ply > 0).then_some(ply)).map_err(ApiError::from)?;
+    let page = replay_page(&params.game_spec()?, ply).map_err(ApiError::from)?;
     Ok(download("text/html; charset=utf-8", "replay.html", page))
 }

@@ -141,7 +141,7 @@ pub fn replay_from<O: MoveObserver>(
     observer: &mut O,
     mut emit: impl FnMut(TraceEvent, &O),
 ) -> Result<Game, ReplayError> {
-    let (rules, first) = (*game.rules(), game.position().turn());
+    let (rules, first) = (*game.rules(), game.first());
     emit(TraceEvent::Header { rules, rules_hash: rules.hash(), first }, observer);
     emit(TraceEvent::round_start(game.round_start()), observer);
     settle(&mut game, &mut emit, observer);

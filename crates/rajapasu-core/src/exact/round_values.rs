@@ -50,10 +50,10 @@ pub(crate) struct RoundValues {
     far: HashMap<u64, u32>,
 }
 
-/// The cell byte of a win of side f within t rounds.
 /// The error of a computation of round values stopped by its watch.
 pub const CANCELLED: &str = "cancelled";
 
+/// The cell byte of a win of side f within t rounds.
 fn t_tag(f: Side) -> impl Fn(u32) -> u8 {
     move |t| t as u8 | if f == Side::North { NORTH_BIT } else { 0 }
 }

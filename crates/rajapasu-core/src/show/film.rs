@@ -172,7 +172,7 @@ impl Film {
     /// Replays `moves` from a match already begun (set up at a round's start or inside a round,
     /// see [`replay_from`]).
     pub fn replay_from(game: Game, moves: &[usize]) -> Result<Film, ReplayError> {
-        let (rules, first) = (*game.rules(), game.position().turn());
+        let (rules, first) = (*game.rules(), game.first());
         let mut film = Film { rules, first, rounds: Vec::new(), moves: Vec::new(), over: None };
         let mut recorder = LapRecorder::default();
         replay_from(game, moves, &mut recorder, |event, recorder| film.record(event, recorder))?;
