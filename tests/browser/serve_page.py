@@ -213,7 +213,9 @@ matches.send_keys("40")
 driver.find_element(By.ID, "stats-run").click()
 wait(lambda: body("statistics") == "done", "the statistics")
 report["statistics_rows"] = len(driver.find_elements(By.CSS_SELECTOR, "#stats tbody tr"))
-open_state("first=south&moves=&south=human&north=human&skip=1")
+# North's continuations by mcts:400 keep the long run going well past the Cancel (random alone
+# can finish 2,000 matches a move before the click on a fast machine).
+open_state("first=south&moves=&south=human&north=mcts:400&skip=1")
 wait(lambda: driver.find_element(By.ID, "analysis-progress").is_displayed(), "the solve's progress")
 driver.find_element(By.ID, "analysis-cancel").click()
 matches = driver.find_element(By.ID, "stats-matches")
