@@ -62,6 +62,17 @@ pub fn outcome(value: i32) -> &'static str {
     }
 }
 
+/// The switches other than the board size that differ from the default, or "default".
+pub fn other_rules(rules: &Ruleset) -> String {
+    let v: Vec<String> =
+        rules.non_default().into_iter().filter(|s| !s.starts_with("pits_per_row=") && !s.starts_with("seeds_per_pit=")).collect();
+    if v.is_empty() {
+        "default".to_string()
+    } else {
+        v.join(" ")
+    }
+}
+
 /// A round start to solve (R15), before it is checked.
 #[derive(Clone, Copy, Debug)]
 pub struct RoundRequest {

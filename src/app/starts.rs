@@ -9,11 +9,11 @@ use serde_json::json;
 
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{Progress, SolveError, SolveOptions};
-use crate::io::{write_string_atomically, write_table, Formats};
+use crate::io::{write_string_atomically, write_table_formats, Formats};
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
-use super::solve::{outcome, solve_start, Solved};
+use super::solve::{other_rules, outcome, solve_start, Solved};
 
 /// The `starts` table of the all-starts job: one row per round start of a board.
 pub const STARTS: TableSpec = TableSpec {
@@ -102,28 +102,6 @@ pub struct StartsSolved {
     pub seconds: f64,
 }
 
-/// The switches other than the board size that differ from the default, or "default".
-pub fn other_rules(rules: &Ruleset) -> String {
-    let v: Vec<String> =
-        rules.non_default().into_iter().filter(|s| !s.starts_with("pits_per_row=") && !s.starts_with("seeds_per_pit=")).collect();
-    if v.is_empty() {
-        "default".to_string()
-    } else {
-        v.join(" ")
-    }
-}
-
-/// Writes `table` as DIR/NAME.parquet and/or DIR/NAME.csv.
-pub fn write_formats(table: &Table, dir: &std::path::Path, formats: Formats) -> Result<Vec<PathBuf>, String> {
-    let mut written = Vec::new();
-    for f in formats.list() {
-        let path = dir.join(format!("{}.{}", table.name, f.extension()));
-        write_table(table, &path, f).map_err(|e| e.to_string())?;
-        written.push(path);
-    }
-    Ok(written)
-}
-
 /// Solves every start of the request's board, telling `watch` as it goes, and writes the files.
 pub fn run(request: &StartsRequest, watch: &mut dyn FnMut(StartsEvent)) -> Result<StartsSolved, StartsError> {
     let (rules, dir) = (request.rules, &request.out);
@@ -145,7 +123,7 @@ pub fn run(request: &StartsRequest, watch: &mut dyn FnMut(StartsEvent)) -> Resul
         }
     }
     let failed = StartsError::Failed;
-    let mut written = write_formats(&starts_table(&rules, &rows), dir, request.format).map_err(failed)?;
+    let mut written = write_table_formats(&starts_table(&rules, &rows), dir, request.format).map_err(|e| failed(e.to_string()))?;
     let meta = json!({
         "tool": "rajapasu",
         "version": env!("CARGO_PKG_VERSION"),

@@ -24,7 +24,7 @@ pub use self::dataset::{Dataset, DatasetError, DatasetWriter, Formats, Manifest,
 pub use self::error::IoError;
 pub use self::format::Format;
 pub use self::parquet::{read_parquet, write_parquet};
-pub use self::table_file::{read_table, read_table_columns, write_table, write_table_unsynced};
+pub use self::table_file::{read_table, read_table_columns, write_table, write_table_formats, write_table_unsynced};
 pub use self::verify::FileDigest;
 
 #[cfg(test)]

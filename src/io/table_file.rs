@@ -1,9 +1,10 @@
 //! Table files in either format: written atomically, read by their extension.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::atomic::Unsynced;
 use super::csv::{read_csv, write_csv, write_csv_unsynced};
+use super::dataset::Formats;
 use super::error::IoError;
 use super::format::Format;
 use super::parquet::{read_parquet, read_parquet_columns, write_parquet, write_parquet_unsynced};
@@ -17,6 +18,17 @@ pub fn write_table(table: &Table, path: &Path, format: Format) -> Result<FileDig
         Format::Parquet => write_parquet(table, path),
         Format::Csv => write_csv(table, path),
     }
+}
+
+/// Writes `table` as DIR/NAME.parquet and/or DIR/NAME.csv; returns the files written.
+pub fn write_table_formats(table: &Table, dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, IoError> {
+    let mut written = Vec::new();
+    for format in formats.list() {
+        let path = dir.join(format!("{}.{}", table.name, format.extension()));
+        write_table(table, &path, format)?;
+        written.push(path);
+    }
+    Ok(written)
 }
 
 /// [`write_table`], the file left for the caller to commit ([`Unsynced`]): written

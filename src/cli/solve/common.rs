@@ -78,7 +78,7 @@ pub(super) fn formats(args: &Args) -> Result<Formats, CliError> {
     args.format.parse::<Formats>().map_err(|e| CliError::usage(format!("--format: {e}")))
 }
 
-pub(super) use crate::app::starts::other_rules;
+pub(super) use crate::app::solve::other_rules;
 
 /// 1536 as "1.5 KiB".
 pub(super) fn human_bytes(b: u64) -> String {
@@ -98,5 +98,5 @@ pub(super) fn human_bytes(b: u64) -> String {
 
 /// Writes `table` as DIR/NAME.parquet and/or DIR/NAME.csv.
 pub(super) fn write_formats(table: &Table, dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, CliError> {
-    crate::app::starts::write_formats(table, dir, formats).map_err(CliError::failed)
+    crate::io::write_table_formats(table, dir, formats).map_err(CliError::failed)
 }
