@@ -27,25 +27,25 @@ pyo3::create_exception!(
     "Bad input (what the command line reports with exit code 2): arguments, rules, players, files."
 );
 
-pub(crate) fn usage(msg: impl std::fmt::Display) -> PyErr {
+fn usage(msg: impl std::fmt::Display) -> PyErr {
     UsageError::new_err(msg.to_string())
 }
 
 /// A bad request: `field: message`, the field named as the keyword argument is.
-pub(crate) fn field_error(e: FieldError) -> PyErr {
+fn field_error(e: FieldError) -> PyErr {
     UsageError::new_err(e.to_string())
 }
 
-pub(crate) fn parse_side(text: &str, what: &str) -> PyResult<Side> {
+fn parse_side(text: &str, what: &str) -> PyResult<Side> {
     text.parse::<Side>().map_err(|e| usage(format!("{what}: {e}")))
 }
 
-pub(crate) fn pair<'py>(py: Python<'py>, v: BySide<u32>) -> PyResult<Bound<'py, PyTuple>> {
+fn pair<'py>(py: Python<'py>, v: BySide<u32>) -> PyResult<Bound<'py, PyTuple>> {
     PyTuple::new(py, [v[Side::South], v[Side::North]])
 }
 
 /// A switch value as `Ruleset::from_assignments` takes it (NAME=VALUE).
-pub(crate) fn switch_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+fn switch_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(b) = value.cast::<pyo3::types::PyBool>() {
         return Ok(if b.is_true() { "true" } else { "false" }.to_string());
     }
@@ -53,7 +53,7 @@ pub(crate) fn switch_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// `NAME=VALUE` assignments from a dict of switches.
-pub(crate) fn assignments(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
+fn assignments(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
     let mut out = Vec::new();
     if let Some(d) = switches {
         for (k, v) in d.iter() {
@@ -63,7 +63,7 @@ pub(crate) fn assignments(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<
     Ok(out)
 }
 
-pub(crate) fn ruleset_from(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
+fn ruleset_from(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
     let items = assignments(switches)?;
     Ruleset::from_assignments(items.iter().map(String::as_str)).map_err(|e| usage(format!("rules: {e}")))
 }
@@ -116,7 +116,7 @@ impl PyRuleset {
     }
 }
 
-pub(crate) fn json_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+fn json_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (text,))
 }
 

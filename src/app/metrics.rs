@@ -9,10 +9,10 @@ use serde_json::{json, Value};
 
 use crate::analysis::metrics::exact::ExactOptions;
 use crate::analysis::metrics::{dataset_metrics, ArmMetrics};
-use crate::io::write_string_atomically;
 use crate::io::{Dataset, DatasetError};
 
 use super::study_error::StudyError;
+use super::study_files::{create_dir, csv_text, write_json, write_text};
 use super::FieldError;
 use crate::agents::Resources;
 use crate::exact::SolveOptions;
@@ -86,16 +86,13 @@ pub fn to_json(m: &StudyMetrics) -> Value {
 
 /// metrics.csv: one row per arm and metric.
 pub fn to_csv(m: &StudyMetrics) -> Result<String, StudyError> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    w.write_record(["arm", "metric", "value", "ci_low", "ci_high", "evaluation", "source"]).map_err(StudyError::failed)?;
     let num = |x: f64| if x.is_finite() { x.to_string() } else { String::new() };
-    for a in &m.arms {
-        for x in &a.metrics {
-            w.write_record([&a.name, x.name, &num(x.value), &num(x.ci_low), &num(x.ci_high), x.evaluation.unwrap_or(""), x.source])
-                .map_err(StudyError::failed)?;
-        }
-    }
-    String::from_utf8(w.into_inner().map_err(StudyError::failed)?).map_err(StudyError::failed)
+    let rows = m.arms.iter().flat_map(|a| {
+        a.metrics.iter().map(move |x| {
+            [a.name.clone(), x.name.into(), num(x.value), num(x.ci_low), num(x.ci_high), x.evaluation.unwrap_or("").into(), x.source.into()]
+        })
+    });
+    csv_text(["arm", "metric", "value", "ci_low", "ci_high", "evaluation", "source"], rows)
 }
 
 fn fmt(x: f64) -> String {
@@ -147,11 +144,10 @@ pub const METRICS_FILES: [&str; 3] = ["metrics.json", "metrics.csv", "metrics.tx
 /// Writes metrics.json, metrics.csv and metrics.txt into `dir`, and a study's chart into
 /// `dir/charts`; returns the chart files.
 pub fn write_metrics(m: &StudyMetrics, dir: &Path) -> Result<Vec<PathBuf>, StudyError> {
-    std::fs::create_dir_all(dir).map_err(|e| StudyError::failed(format!("{}: cannot create: {e}", dir.display())))?;
-    let json = serde_json::to_string_pretty(&to_json(m)).map_err(StudyError::failed)? + "\n";
-    write_string_atomically(&dir.join(METRICS_FILES[0]), &json).map_err(StudyError::failed)?;
-    write_string_atomically(&dir.join(METRICS_FILES[1]), &to_csv(m)?).map_err(StudyError::failed)?;
-    write_string_atomically(&dir.join(METRICS_FILES[2]), &to_text(m)).map_err(StudyError::failed)?;
+    create_dir(dir)?;
+    write_json(&dir.join(METRICS_FILES[0]), &to_json(m))?;
+    write_text(&dir.join(METRICS_FILES[1]), &to_csv(m)?)?;
+    write_text(&dir.join(METRICS_FILES[2]), &to_text(m))?;
     if m.study {
         return crate::plot::metrics::plot_metrics(&m.arms, &dir.join("charts")).map_err(StudyError::failed);
     }

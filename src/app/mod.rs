@@ -23,6 +23,7 @@ pub mod statistics;
 pub mod study;
 pub mod study_error;
 pub mod study_file;
+pub mod study_files;
 pub mod summary;
 pub mod tournament;
 pub mod tournament_file;

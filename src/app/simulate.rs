@@ -128,6 +128,24 @@ pub fn run(sim: &Simulation, players: &Resources, command: &str, progress: &(dyn
     Ok(Simulated { manifest, counts })
 }
 
+/// How a front end follows the datasets it plays (progress, reports).
+pub trait Follow: Sync {
+    /// The dataset `label` starts, `matches` of it to play in this run.
+    fn started(&self, label: &str, matches: u64);
+    /// `n` more matches of it were played.
+    fn played(&self, n: u64);
+    /// It ended: what it wrote, or None when it stopped.
+    fn finished(&self, label: &str, done: Option<&Simulated>);
+}
+
+/// [`run`], told to `follow` as the dataset `label`.
+pub fn play(sim: &Simulation, players: &Resources, command: &str, label: &str, follow: &dyn Follow) -> Result<Simulated, SimulateError> {
+    follow.started(label, sim.cfg.shard_matches());
+    let done = run(sim, players, command, &|n| follow.played(n));
+    follow.finished(label, done.as_ref().ok());
+    done
+}
+
 /// The rows a dataset holds, e.g. "100 matches, 1234 rounds".
 pub fn describe_rows(m: &Manifest) -> String {
     m.rows.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ")

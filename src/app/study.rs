@@ -8,23 +8,13 @@ use crate::agents::Resources;
 use crate::analysis::summarize::summarize_path;
 use crate::analysis::summary::StudySummary;
 use crate::io::lock::DirLock;
-use crate::io::write_string_atomically;
 
 use super::experiment::Experiment;
-use super::simulate::{self, Simulated, Simulation};
+use super::simulate::{self, Follow, Simulated, Simulation};
 use super::study_error::{StudyDirError, StudyError};
+use super::study_files::{create_dir, write_text};
 use super::summary::{study_text, write_summary};
 use super::FieldError;
-
-/// How a front end follows the datasets of a study as they are played (progress, reports).
-pub trait Follow: Sync {
-    /// The dataset `label` starts, `matches` of it to play in this run.
-    fn started(&self, label: &str, matches: u64);
-    /// `n` more matches of it were played.
-    fn played(&self, n: u64);
-    /// It ended: what it wrote, or None when it stopped.
-    fn finished(&self, label: &str, done: Option<&Simulated>);
-}
 
 /// Options of the jobs that play a study from a file (`run`, `tournament`).
 #[derive(Clone, Debug)]
@@ -110,15 +100,17 @@ pub fn open_study(
     if dir.exists() {
         check_study_dir(&dir, copy_as, datasets)?;
     }
-    std::fs::create_dir_all(&dir).map_err(|e| StudyError::failed(format!("{}: cannot create: {e}", dir.display())))?;
+    create_dir(&dir)?;
     let lock = DirLock::try_acquire(&dir, crate::io::lock::SETUP_LOCK, "this study")?;
-    write_string_atomically(&dir.join(copy_as), source).map_err(StudyError::failed)?;
+    write_text(&dir.join(copy_as), source)?;
     Ok((dir, lock))
 }
 
-fn read_names(dir: &Path) -> Result<Vec<std::fs::DirEntry>, StudyError> {
+/// The names in `dir`, each with whether it is a symbolic link.
+fn read_names(dir: &Path) -> Result<Vec<(String, bool)>, StudyError> {
     let entries = std::fs::read_dir(dir).map_err(|e| StudyError::failed(format!("{}: cannot read: {e}", dir.display())))?;
-    Ok(entries.filter_map(|e| e.ok()).collect())
+    let entries = entries.filter_map(|e| e.ok());
+    Ok(entries.map(|e| (e.file_name().to_string_lossy().into_owned(), e.file_type().is_ok_and(|t| t.is_symlink()))).collect())
 }
 
 /// Refuses a study directory that holds another kind of study or files that are not this study's.
@@ -141,9 +133,9 @@ fn check_study_dir(dir: &Path, copy_as: &str, datasets: &[String]) -> Result<(),
             || datasets.iter().any(|d| d == name)
             || crate::io::atomic::temporary_target(name).is_some_and(|t| t == copy_as || outputs.contains(&t))
     };
-    check_no_links(dir, &outputs, datasets)?;
-    let mut foreign: Vec<String> =
-        read_names(dir)?.iter().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|name| !own(name)).collect();
+    let names = read_names(dir)?;
+    check_no_links(dir, &names, &outputs, datasets)?;
+    let mut foreign: Vec<String> = names.into_iter().map(|(name, _)| name).filter(|name| !own(name)).collect();
     if foreign.is_empty() {
         return Ok(());
     }
@@ -152,14 +144,14 @@ fn check_study_dir(dir: &Path, copy_as: &str, datasets: &[String]) -> Result<(),
     Err(StudyDirError::Foreign { dir: dir.to_path_buf(), what, files: foreign }.into())
 }
 
-/// Refuses a study whose own outputs or dataset directories are symbolic links: writing
-/// through one would put the charts or an arm's dataset wherever the link points.
-fn check_no_links(dir: &Path, outputs: &[&str], datasets: &[String]) -> Result<(), StudyError> {
-    let mut links: Vec<String> = read_names(dir)?
+/// Refuses a study whose own outputs or dataset directories (of the directory's `names`) are
+/// symbolic links: writing through one would put the charts or an arm's dataset wherever the
+/// link points.
+fn check_no_links(dir: &Path, names: &[(String, bool)], outputs: &[&str], datasets: &[String]) -> Result<(), StudyError> {
+    let mut links: Vec<String> = names
         .iter()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| outputs.contains(&name.as_str()) || datasets.iter().any(|d| d == name))
+        .filter(|(name, link)| *link && (outputs.contains(&name.as_str()) || datasets.iter().any(|d| d == name)))
+        .map(|(name, _)| name.clone())
         .collect();
     if links.is_empty() {
         return Ok(());
@@ -177,10 +169,7 @@ pub fn play(
     what: String,
     follow: &dyn Follow,
 ) -> Result<Simulated, StudyError> {
-    follow.started(label, sim.cfg.shard_matches());
-    let done = simulate::run(sim, players, command, &|n| follow.played(n));
-    follow.finished(label, done.as_ref().ok());
-    done.map_err(|error| StudyError::Play { what, error: Box::new(error) })
+    simulate::play(sim, players, command, label, follow).map_err(|error| StudyError::Play { what, error: Box::new(error) })
 }
 
 /// Writes a study's summary files, its data package (of `datasets`) and summary.txt; returns
@@ -190,7 +179,7 @@ pub fn write_study_summary(study: &StudySummary, dir: &Path, datasets: &[String]
     let dirs: Vec<(String, PathBuf)> = datasets.iter().map(|d| (d.clone(), dir.join(d))).collect();
     crate::io::datapackage::write_study(dir, &dirs).map_err(StudyError::failed)?;
     let text = study_text(study);
-    write_string_atomically(&dir.join("summary.txt"), &text).map_err(StudyError::failed)?;
+    write_text(&dir.join("summary.txt"), &text)?;
     Ok(text)
 }
 

@@ -7,9 +7,9 @@ use std::path::Path;
 use crate::analysis::stats::{Difference, Distribution, Points, Proportion};
 use crate::analysis::summary::{ArmSummary, RoundsByNumber, StudySummary};
 use crate::engine::Side;
-use crate::io::write_string_atomically;
 
 use super::study_error::StudyError;
+use super::study_files::{create_dir, csv_text, write_json, write_text};
 
 fn pct(x: f64) -> String {
     if x.is_nan() {
@@ -290,33 +290,24 @@ const BY_ROUND_COLUMNS: &[ByRoundColumn] = &[
 
 /// One CSV row per arm and group of round numbers (round detail).
 pub fn by_round_csv(study: &StudySummary) -> Result<String, StudyError> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    w.write_record(std::iter::once("arm").chain(BY_ROUND_COLUMNS.iter().map(|(header, _)| *header))).map_err(StudyError::failed)?;
-    for a in &study.arms {
-        for g in &a.by_round {
-            w.write_record(std::iter::once(a.name.clone()).chain(BY_ROUND_COLUMNS.iter().map(|(_, value)| value(g))))
-                .map_err(StudyError::failed)?;
-        }
-    }
-    String::from_utf8(w.into_inner().map_err(StudyError::failed)?).map_err(StudyError::failed)
+    let header = std::iter::once("arm").chain(BY_ROUND_COLUMNS.iter().map(|(header, _)| *header));
+    let rows = study
+        .arms
+        .iter()
+        .flat_map(|a| a.by_round.iter().map(|g| std::iter::once(a.name.clone()).chain(BY_ROUND_COLUMNS.iter().map(|(_, value)| value(g)))));
+    csv_text(header, rows)
 }
 
 /// One CSV row per arm with the headline figures.
 pub fn study_csv(study: &StudySummary) -> Result<String, StudyError> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    w.write_record(SUMMARY_COLUMNS.iter().map(|(header, _)| header)).map_err(StudyError::failed)?;
-    for a in &study.arms {
-        w.write_record(SUMMARY_COLUMNS.iter().map(|(_, value)| value(a))).map_err(StudyError::failed)?;
-    }
-    String::from_utf8(w.into_inner().map_err(StudyError::failed)?).map_err(StudyError::failed)
+    let rows = study.arms.iter().map(|a| SUMMARY_COLUMNS.iter().map(|(_, value)| value(a)));
+    csv_text(SUMMARY_COLUMNS.iter().map(|(header, _)| header), rows)
 }
 
 /// Writes summary.json and summary.csv into `dir`.
 pub fn write_summary(study: &StudySummary, dir: &Path) -> Result<(), StudyError> {
-    std::fs::create_dir_all(dir).map_err(|e| StudyError::failed(format!("{}: cannot create: {e}", dir.display())))?;
-    let json = serde_json::to_string_pretty(study).map_err(StudyError::failed)? + "\n";
-    write_string_atomically(&dir.join("summary.json"), &json).map_err(StudyError::failed)?;
-    write_string_atomically(&dir.join("summary.csv"), &study_csv(study)?).map_err(StudyError::failed)?;
-    write_string_atomically(&dir.join("summary_by_round.csv"), &by_round_csv(study)?).map_err(StudyError::failed)?;
-    Ok(())
+    create_dir(dir)?;
+    write_json(&dir.join("summary.json"), study)?;
+    write_text(&dir.join("summary.csv"), &study_csv(study)?)?;
+    write_text(&dir.join("summary_by_round.csv"), &by_round_csv(study)?)
 }

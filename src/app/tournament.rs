@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 
 use crate::agents::Resources;
 use crate::analysis::summary::StudySummary;
-use crate::io::write_string_atomically;
 use crate::ratings::report::{describe, rate, Entrant, RatingOptions, Report};
 
 use super::round_robin;
-use super::simulate::Simulation;
-use super::study::{open_study, play, write_study_summary, Follow, StudyOptions};
+use super::simulate::{Follow, Simulation};
+use super::study::{open_study, play, write_study_summary, StudyOptions};
 use super::study_error::StudyError;
+use super::study_files::{csv_text, write_json, write_text};
 use super::tournament_file::{schedule, Tournament};
 
 /// A tournament to play: the tournament and the options.
@@ -69,7 +69,7 @@ pub fn run(request: &TournamentRequest, players: &Resources, follow: &dyn Follow
         rate(&t.name, &t.description, &entrants, &results.pairs, &options).map_err(|e| StudyError::Rejected(describe(&e, &entrants)))?;
     write_ratings(&report, &dir)?;
     let text = ratings_text(&report);
-    write_string_atomically(&dir.join("ratings.txt"), &text).map_err(StudyError::failed)?;
+    write_text(&dir.join("ratings.txt"), &text)?;
     let charts = crate::plot::plot_ratings(&report, &dir.join("charts")).map_err(StudyError::failed)?;
     Ok(TournamentRun { dir, report, text, charts })
 }
@@ -179,18 +179,9 @@ pub fn ratings_text(r: &Report) -> String {
     s
 }
 
-fn csv_text(rows: Vec<Vec<String>>) -> Result<String, StudyError> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        w.write_record(&row).map_err(StudyError::failed)?;
-    }
-    String::from_utf8(w.into_inner().map_err(StudyError::failed)?).map_err(StudyError::failed)
-}
-
 /// Writes ratings.json, ratings.csv (one row per player) and pairs.csv (one row per pair).
 pub fn write_ratings(r: &Report, dir: &Path) -> Result<(), StudyError> {
-    let json = serde_json::to_string_pretty(r).map_err(StudyError::failed)? + "\n";
-    write_string_atomically(&dir.join("ratings.json"), &json).map_err(StudyError::failed)?;
+    write_json(&dir.join("ratings.json"), r)?;
     let header = [
         "rank",
         "player",
@@ -211,7 +202,7 @@ pub fn write_ratings(r: &Report, dir: &Path) -> Result<(), StudyError> {
         "self_play_first_player_points_ci_low",
         "self_play_first_player_points_ci_high",
     ];
-    let mut rows = vec![header.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
+    let mut rows = Vec::new();
     for p in &r.ratings {
         let mut row = vec![p.rank.to_string(), p.player.clone(), p.spec.clone()];
         row.extend([p.rating, p.ci_low, p.ci_high].map(|x| x.to_string()));
@@ -226,7 +217,7 @@ pub fn write_ratings(r: &Report, dir: &Path) -> Result<(), StudyError> {
         }
         rows.push(row);
     }
-    write_string_atomically(&dir.join("ratings.csv"), &csv_text(rows)?).map_err(StudyError::failed)?;
+    write_text(&dir.join("ratings.csv"), &csv_text(header, rows)?)?;
     let header = [
         "a",
         "b",
@@ -242,7 +233,7 @@ pub fn write_ratings(r: &Report, dir: &Path) -> Result<(), StudyError> {
         "z",
         "flagged",
     ];
-    let mut rows = vec![header.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
+    let mut rows = Vec::new();
     for p in &r.pairs {
         let mut row =
             vec![p.a.clone(), p.b.clone(), p.matches.to_string(), p.a_wins.to_string(), p.b_wins.to_string(), p.unfinished.to_string()];
@@ -250,6 +241,5 @@ pub fn write_ratings(r: &Report, dir: &Path) -> Result<(), StudyError> {
         row.push(p.flagged.to_string());
         rows.push(row);
     }
-    write_string_atomically(&dir.join("pairs.csv"), &csv_text(rows)?).map_err(StudyError::failed)?;
-    Ok(())
+    write_text(&dir.join("pairs.csv"), &csv_text(header, rows)?)
 }

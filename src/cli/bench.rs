@@ -123,15 +123,9 @@ fn run_detail(
         batch_size: detail.default_batch_size(),
         shard: Shard::WHOLE,
     };
-    let job = super::simulate::Job {
-        sim: crate::app::simulate::Simulation { cfg, out: out.clone(), format: Formats::Parquet, threads, resume: false },
-        quiet: true,
-        label: String::new(),
-        destination: super::Destination::Out,
-        players: crate::agents::Resources::default(),
-    };
+    let sim = crate::app::simulate::Simulation { cfg, out: out.clone(), format: Formats::Parquet, threads, resume: false };
     let start = Instant::now();
-    let result = super::simulate::run_job(&job);
+    let result = super::simulate::play(&sim, "", true);
     let seconds = start.elapsed().as_secs_f64();
     let bytes = dir_bytes(&out);
     let _ = std::fs::remove_dir_all(&out);

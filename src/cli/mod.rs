@@ -28,7 +28,7 @@ use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
-pub use dataset_errors::{study_error, Destination};
+pub use dataset_errors::study_error;
 pub(crate) use error::stdout_error;
 pub use error::CliError;
 pub use flags::RuleArgs;

@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 
 use crate::agents::{AgentSpec, Resources};
-use crate::app::simulate::{self, check_threads, describe_rows, SimulateRequest, Simulated, Simulation, MAX_THREADS};
-use crate::app::study::Follow;
+use crate::app::simulate::{self, check_threads, describe_rows, Follow, SimulateRequest, Simulated, Simulation, MAX_THREADS};
 use crate::io::{Formats, Manifest};
 use crate::sim::{Detail, FirstPolicy, Shard};
 
@@ -55,18 +54,6 @@ pub struct Args {
     /// No progress bar and no report.
     #[arg(long)]
     quiet: bool,
-}
-
-/// A simulation as the command line runs it: the job, and how it is shown and worded
-/// (shared with `rajapasu run`, `tournament` and `bench`).
-pub struct Job {
-    pub sim: Simulation,
-    pub quiet: bool,
-    pub label: String,
-    /// How errors name the dataset's directory: `--out`, or the study's arm or pairing.
-    pub destination: Destination,
-    /// What the players share (the store of exact results), created once per command.
-    pub players: Resources,
 }
 
 /// Parses `--threads`: 0 (one per core) to [`MAX_THREADS`]; the error says what is allowed.
@@ -120,13 +107,11 @@ impl Follow for Bars {
     }
 }
 
-/// Runs the job with a progress bar and, unless quiet, a report on stderr.
-pub fn run_job(job: &Job) -> Result<Manifest, CliError> {
-    let bars = Bars::new(job.quiet);
-    bars.started(&job.label, job.sim.cfg.shard_matches());
-    let done = simulate::run(&job.sim, &job.players, &super::command_line(), &|n| bars.played(n));
-    bars.finished(&job.label, done.as_ref().ok());
-    done.map(|d| d.manifest).map_err(|e| simulate_error(e, &job.destination))
+/// Plays `sim` as `simulate --out` does: a progress bar labelled `label` and, unless quiet, a
+/// report on stderr (shared with `bench`).
+pub fn play(sim: &Simulation, label: &str, quiet: bool) -> Result<Manifest, CliError> {
+    let done = simulate::play(sim, &Resources::default(), &super::command_line(), label, &Bars::new(quiet));
+    done.map(|d| d.manifest).map_err(|e| simulate_error(e, &Destination::Out))
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -147,6 +132,5 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let label = request.out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let sim = request.validate().map_err(super::field_error)?;
-    let job = Job { sim, quiet: args.quiet, label, destination: Destination::Out, players: Resources::default() };
-    run_job(&job).map(|_| ())
+    play(&sim, &label, args.quiet).map(|_| ())
 }
