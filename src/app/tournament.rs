@@ -84,6 +84,16 @@ fn pct(x: f64) -> String {
 
 /// The readable table: ratings, self-play first-player rates, pairs far from the ratings.
 pub fn ratings_text(r: &Report) -> String {
+    let mut s = ratings_heading(r);
+    ratings_table(&mut s, r);
+    goodness_of_fit_line(&mut s, r);
+    s.push('\n');
+    pairs_lines(&mut s, r);
+    s
+}
+
+/// The tournament's name and how the ratings are made.
+fn ratings_heading(r: &Report) -> String {
     let mut s = String::new();
     let m = &r.method;
     let _ = writeln!(
@@ -98,6 +108,11 @@ pub fn ratings_text(r: &Report) -> String {
         "   Bradley-Terry ratings on the Elo scale, {}; 95% intervals from {} bootstrap replicates; unfinished matches are draws (R16); {} virtual draw(s) per pair",
         m.anchor, m.bootstrap_replicates, m.virtual_draws
     );
+    s
+}
+
+/// A row per player, by rank: rating, score and self-play.
+fn ratings_table(s: &mut String, r: &Report) {
     let width = r.ratings.iter().map(|p| p.player.len()).max().unwrap_or(6).max(6);
     let _ = writeln!(
         s,
@@ -146,6 +161,10 @@ pub fn ratings_text(r: &Report) -> String {
             points
         );
     }
+}
+
+/// The goodness of fit and the pairs far from the ratings.
+fn goodness_of_fit_line(s: &mut String, r: &Report) {
     let g = &r.goodness_of_fit;
     let _ = writeln!(
         s,
@@ -156,7 +175,10 @@ pub fn ratings_text(r: &Report) -> String {
         g.threshold_z,
         if g.flagged.is_empty() { "none".to_string() } else { g.flagged.join("; ") }
     );
-    s.push('\n');
+}
+
+/// A line per pair: its score against the ratings' prediction.
+fn pairs_lines(s: &mut String, r: &Report) {
     let _ = writeln!(s, "   pairs (both seat orders): a's score against b, unfinished = 1/2 (R16), and the ratings' prediction");
     let pw = r.pairs.iter().map(|p| p.a.len() + p.b.len() + 4).max().unwrap_or(4);
     for p in &r.pairs {
@@ -176,7 +198,6 @@ pub fn ratings_text(r: &Report) -> String {
             if p.flagged { "  FLAGGED" } else { "" }
         );
     }
-    s
 }
 
 /// Writes ratings.json, ratings.csv (one row per player) and pairs.csv (one row per pair).

@@ -106,66 +106,8 @@ impl Tournament {
         }
         let mut players: Vec<Player> = Vec::new();
         for entry in file.players.get_ref() {
-            let bad = |what: String| at(entry.span(), "players", what);
-            let (name, spec_text) = match entry.get_ref() {
-                toml::Value::String(s) => (s.clone(), s.clone()),
-                toml::Value::Table(t) => {
-                    if let Some(key) = t.keys().find(|k| !["name", "player", "matches_per_pair"].contains(&k.as_str())) {
-                        return Err(bad(format!("unknown key `{key}` in a player table: allowed keys are name, player, matches_per_pair")));
-                    }
-                    let get = |key: &str| match t.get(key) {
-                        Some(toml::Value::String(s)) => Ok(Some(s.clone())),
-                        Some(_) => Err(bad(format!("`{key}` of a player table must be a string"))),
-                        None => Ok(None),
-                    };
-                    let spec_text = get("player")?
-                        .ok_or_else(|| bad("a player table needs `player`, as { name = \"deep\", player = \"minimax:5\" }".into()))?;
-                    // Without a name the player is named by its specification, as in the plain form.
-                    let name = match get("name")? {
-                        Some(name) if !valid_name(&name) => {
-                            return Err(bad(format!("'{name}' is not a valid player name (letters, digits, _ - .)")))
-                        }
-                        Some(name) => name,
-                        None => spec_text.clone(),
-                    };
-                    (name, spec_text)
-                }
-                other => {
-                    return Err(bad(format!(
-                        "a player is a specification such as \"minimax:3\" or a table {{ name = ..., player = ... }}, not {}",
-                        other.type_str()
-                    )))
-                }
-            };
-            let spec: AgentSpec = spec_text.parse().map_err(|e: crate::agents::SpecError| bad(e.to_string()))?;
-            let slug = slug(&name);
-            if let Some(other) = players.iter().find(|p| p.name == name || p.slug == slug) {
-                return Err(bad(format!(
-                    "player '{name}' appears twice (as '{}'); give one of them another name, as {{ name = \"...\", player = \"{spec_text}\" }}",
-                    other.name
-                )));
-            }
-            // Pairing seeds derive from the specifications: two names for one specification
-            // would play byte-identical datasets, counted as if they were independent.
-            if let Some(other) = players.iter().find(|p| player_identity(&p.spec) == player_identity(&spec)) {
-                return Err(bad(format!(
-                    "players '{}' and '{name}' have the same specification ({spec}): they are one player, and their \
-                     pairings would play identical matches; list each player once (self-play already plays a player against itself)",
-                    other.name
-                )));
-            }
-            let own_matches = match entry.get_ref().get("matches_per_pair") {
-                None => None,
-                Some(toml::Value::Integer(m)) if (1..=*file.matches_per_pair.get_ref() as i64).contains(m) => Some(*m as u64),
-                Some(other) => {
-                    return Err(bad(format!(
-                        "`matches_per_pair` of player '{name}' is {other}: a player's own count lowers the tournament's, \
-                         so it is a whole number in 1..={}",
-                        file.matches_per_pair.get_ref()
-                    )))
-                }
-            };
-            players.push(Player { name, spec, slug, matches_per_pair: own_matches });
+            let player = parse_player(entry, &players, *file.matches_per_pair.get_ref(), &|what| at(entry.span(), "players", what))?;
+            players.push(player);
         }
         if players.len() < 2 {
             return Err(at(file.players.span(), "players", format!("a tournament needs at least 2 players, not {}", players.len())));
@@ -175,23 +117,7 @@ impl Tournament {
         if *matches.get_ref() > MAX_MATCHES_PER_PAIR {
             return Err(at(matches.span(), "matches_per_pair", format!("{} is not in 1..={MAX_MATCHES_PER_PAIR}", matches.get_ref())));
         }
-        let anchor = match &file.anchor {
-            None => None,
-            Some(a) => Some(players.iter().position(|p| &p.name == a.get_ref()).ok_or_else(|| {
-                let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-                at(a.span(), "anchor", format!("'{}' is not a player; the players are {}", a.get_ref(), names.join(", ")))
-            })?),
-        };
-        let virtual_draws = match &file.virtual_draws {
-            None => DEFAULT_VIRTUAL_DRAWS,
-            Some(v) if v.get_ref().is_finite() && (0.0..=1000.0).contains(v.get_ref()) => *v.get_ref(),
-            Some(v) => return Err(at(v.span(), "virtual_draws", format!("{} is not a number in 0..=1000", v.get_ref()))),
-        };
-        let bootstrap = match &file.bootstrap {
-            None => DEFAULT_BOOTSTRAP,
-            Some(b) if (1..=MAX_BOOTSTRAP).contains(b.get_ref()) => *b.get_ref(),
-            Some(b) => return Err(at(b.span(), "bootstrap", format!("{} is not in 1..={MAX_BOOTSTRAP}", b.get_ref()))),
-        };
+        let (anchor, virtual_draws, bootstrap) = rating_options(&file, &players, &at)?;
         let mut rules = Ruleset::default();
         if let Some(table) = &file.rules {
             set_rules(&mut rules, table, text)?;
@@ -213,6 +139,104 @@ impl Tournament {
         check_pairing_names(&tournament).map_err(|e| at(file.players.span(), "players", e))?;
         Ok(tournament)
     }
+}
+
+/// A player of the list `players = [...]`, checked against those before it (`earlier`) and the
+/// tournament's `matches_per_pair`; `bad` words an error at the entry.
+fn parse_player(
+    entry: &Spanned<toml::Value>,
+    earlier: &[Player],
+    matches_per_pair: u64,
+    bad: &dyn Fn(String) -> String,
+) -> Result<Player, String> {
+    let (name, spec_text) = name_and_spec(entry.get_ref(), bad)?;
+    let spec: AgentSpec = spec_text.parse().map_err(|e: crate::agents::SpecError| bad(e.to_string()))?;
+    let slug = slug(&name);
+    if let Some(other) = earlier.iter().find(|p| p.name == name || p.slug == slug) {
+        return Err(bad(format!(
+            "player '{name}' appears twice (as '{}'); give one of them another name, as {{ name = \"...\", player = \"{spec_text}\" }}",
+            other.name
+        )));
+    }
+    // Pairing seeds derive from the specifications: two names for one specification
+    // would play byte-identical datasets, counted as if they were independent.
+    if let Some(other) = earlier.iter().find(|p| player_identity(&p.spec) == player_identity(&spec)) {
+        return Err(bad(format!(
+            "players '{}' and '{name}' have the same specification ({spec}): they are one player, and their \
+             pairings would play identical matches; list each player once (self-play already plays a player against itself)",
+            other.name
+        )));
+    }
+    let own_matches = match entry.get_ref().get("matches_per_pair") {
+        None => None,
+        Some(toml::Value::Integer(m)) if (1..=matches_per_pair as i64).contains(m) => Some(*m as u64),
+        Some(other) => {
+            return Err(bad(format!(
+                "`matches_per_pair` of player '{name}' is {other}: a player's own count lowers the tournament's, \
+                 so it is a whole number in 1..={matches_per_pair}"
+            )))
+        }
+    };
+    Ok(Player { name, spec, slug, matches_per_pair: own_matches })
+}
+
+/// The name and the specification's text of a player entry: a specification, or a table
+/// `{ name = ..., player = ..., matches_per_pair = ... }` (named by its specification when it has
+/// no name).
+fn name_and_spec(entry: &toml::Value, bad: &dyn Fn(String) -> String) -> Result<(String, String), String> {
+    let t = match entry {
+        toml::Value::String(s) => return Ok((s.clone(), s.clone())),
+        toml::Value::Table(t) => t,
+        other => {
+            return Err(bad(format!(
+                "a player is a specification such as \"minimax:3\" or a table {{ name = ..., player = ... }}, not {}",
+                other.type_str()
+            )))
+        }
+    };
+    if let Some(key) = t.keys().find(|k| !["name", "player", "matches_per_pair"].contains(&k.as_str())) {
+        return Err(bad(format!("unknown key `{key}` in a player table: allowed keys are name, player, matches_per_pair")));
+    }
+    let get = |key: &str| match t.get(key) {
+        Some(toml::Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(bad(format!("`{key}` of a player table must be a string"))),
+        None => Ok(None),
+    };
+    let spec_text =
+        get("player")?.ok_or_else(|| bad("a player table needs `player`, as { name = \"deep\", player = \"minimax:5\" }".into()))?;
+    let name = match get("name")? {
+        Some(name) if !valid_name(&name) => return Err(bad(format!("'{name}' is not a valid player name (letters, digits, _ - .)"))),
+        Some(name) => name,
+        None => spec_text.clone(),
+    };
+    Ok((name, spec_text))
+}
+
+/// The ratings' options of the file: the anchor (an index of `players`), the virtual draws and
+/// the bootstrap replicates; `at` words an error at a field.
+fn rating_options(
+    file: &File,
+    players: &[Player],
+    at: &dyn Fn(Range<usize>, &str, String) -> String,
+) -> Result<(Option<usize>, f64, u32), String> {
+    let anchor = match &file.anchor {
+        None => None,
+        Some(a) => Some(players.iter().position(|p| &p.name == a.get_ref()).ok_or_else(|| {
+            let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+            at(a.span(), "anchor", format!("'{}' is not a player; the players are {}", a.get_ref(), names.join(", ")))
+        })?),
+    };
+    let virtual_draws = match &file.virtual_draws {
+        None => DEFAULT_VIRTUAL_DRAWS,
+        Some(v) if v.get_ref().is_finite() && (0.0..=1000.0).contains(v.get_ref()) => *v.get_ref(),
+        Some(v) => return Err(at(v.span(), "virtual_draws", format!("{} is not a number in 0..=1000", v.get_ref()))),
+    };
+    let bootstrap = match &file.bootstrap {
+        None => DEFAULT_BOOTSTRAP,
+        Some(b) if (1..=MAX_BOOTSTRAP).contains(b.get_ref()) => *b.get_ref(),
+        Some(b) => return Err(at(b.span(), "bootstrap", format!("{} is not in 1..={MAX_BOOTSTRAP}", b.get_ref()))),
+    };
+    Ok((anchor, virtual_draws, bootstrap))
 }
 
 /// Two pairings whose directory names coincide (players `a` and `b_vs_c`, `a_vs_b` and `c`)

@@ -205,32 +205,43 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let mut out = Output::lines();
     if let Some(details) = &args.detail {
         run_details(&args, rules, &details.0, &mut out)?;
-        return out.finish();
+    } else if args.metrics_cost {
+        run_metrics_cost(&args, rules, &mut out)?;
+    } else {
+        let engine = run_engine(&args, rules, &mut out)?;
+        run_players(&args, rules, engine.map_or(0.0, |b| b.moves_per_second), &mut out)?;
     }
-    if args.metrics_cost {
-        let mut costs = Vec::new();
-        for i in 1..=args.repeat.max(1) {
-            let c = bench_metrics_cost(rules, args.matches, args.seed, &crate::agents::Resources::default());
-            costs.push(c.cost);
-            if args.json {
-                out.line(serde_json::to_string(&c).map_err(CliError::failed)?)?;
-                continue;
-            }
-            out.line(format_args!(
-                "repeat {i}: {} matches at round detail, one thread: without metrics {:.0} matches/s, with {:.0} matches/s: cost {:.1}%",
-                c.matches,
-                c.matches as f64 / c.seconds_without,
-                c.matches as f64 / c.seconds_with,
-                100.0 * c.cost
-            ))?;
+    out.finish()
+}
+
+/// `--metrics-cost`: a line per repeat and the range of the cost.
+fn run_metrics_cost(args: &Args, rules: crate::engine::Ruleset, out: &mut Output) -> Result<(), CliError> {
+    let mut costs = Vec::new();
+    for i in 1..=args.repeat.max(1) {
+        let c = bench_metrics_cost(rules, args.matches, args.seed, &crate::agents::Resources::default());
+        costs.push(c.cost);
+        if args.json {
+            out.line(serde_json::to_string(&c).map_err(CliError::failed)?)?;
+            continue;
         }
-        if !args.json {
-            let (lo, hi) = costs.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-            out.line(format_args!("metrics cost {:.1}%-{:.1}% of round-detail speed (rules {})", 100.0 * lo, 100.0 * hi, rules.hash()))?;
-        }
-        return out.finish();
+        out.line(format_args!(
+            "repeat {i}: {} matches at round detail, one thread: without metrics {:.0} matches/s, with {:.0} matches/s: cost {:.1}%",
+            c.matches,
+            c.matches as f64 / c.seconds_without,
+            c.matches as f64 / c.seconds_with,
+            100.0 * c.cost
+        ))?;
     }
-    let mut best: Option<crate::sim::bench::EngineBench> = None;
+    if !args.json {
+        let (lo, hi) = costs.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        out.line(format_args!("metrics cost {:.1}%-{:.1}% of round-detail speed (rules {})", 100.0 * lo, 100.0 * hi, rules.hash()))?;
+    }
+    Ok(())
+}
+
+/// The bare engine: a line per repeat and the best; returns the best repeat.
+fn run_engine(args: &Args, rules: crate::engine::Ruleset, out: &mut Output) -> Result<Option<EngineBench>, CliError> {
+    let mut best: Option<EngineBench> = None;
     for i in 1..=args.repeat.max(1) {
         let b = bench_engine(rules, args.matches, args.seed);
         if args.json {
@@ -253,7 +264,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if let (Some(b), false) = (best, args.json) {
         out.line(format_args!("best: {:.0} matches/s, {:.0} moves/s (rules {})", b.matches_per_second, b.moves_per_second, rules.hash()))?;
     }
-    let engine = best.map_or(0.0, |b| b.moves_per_second);
+    Ok(best)
+}
+
+/// Each `--player`: a line of its search speed against the engine's `engine_moves_per_second`
+/// and of its self-play (or `--against`) outcomes.
+fn run_players(args: &Args, rules: crate::engine::Ruleset, engine_moves_per_second: f64, out: &mut Output) -> Result<(), CliError> {
     let players = crate::agents::Resources::default();
     for &player in &args.player {
         let against = args.against.unwrap_or(player);
@@ -275,7 +291,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             p.nodes,
             p.seconds,
             p.nodes_per_second,
-            100.0 * p.nodes_per_second / engine.max(1.0),
+            100.0 * p.nodes_per_second / engine_moves_per_second.max(1.0),
             p.micros_per_move,
             p.unfinished,
             p.first_player_wins,
@@ -285,5 +301,5 @@ pub fn run(args: Args) -> Result<(), CliError> {
             p.opponent_wins
         ))?;
     }
-    out.finish()
+    Ok(())
 }

@@ -10,9 +10,9 @@ use plotters::style::FontTransform;
 type Measure = (&'static str, fn(&OpenPits) -> f64);
 
 use super::layout::*;
-use super::rounds::RoundRange;
+use super::rounds::{RoundRange, Rounds};
 use crate::analysis::stats::Proportion;
-use crate::analysis::summary::{ArmSummary, OpenPits, RoundsByNumber, StudySummary};
+use crate::analysis::summary::{ArmSummary, CaptureSources, OpenPits, RoundsByNumber, StudySummary};
 use crate::engine::Side;
 
 /// A chart builder with the common margins and label areas.
@@ -161,30 +161,8 @@ fn first_player_series(study: &StudySummary) -> Vec<RateSeries> {
 
 pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
     let series = first_player_series(study);
-    let mut items: Vec<LegendItem> = series
-        .iter()
-        .map(|(label, colour, marker, _)| LegendItem { label: label.clone(), glyph: Glyph::ErrorBar { colour: *colour, marker: *marker } })
-        .collect();
-    items.push(LegendItem {
-        label: "50%: no first-player advantage".into(),
-        glyph: Glyph::Line { colour: REFERENCE_COLOUR, marker: None, dashed: true },
-    });
-    let legend = Legend { heading: None, items };
-    let plot = frame(root, FIRST_PLAYER_TITLE, &study_line(study), &legend)?;
-
-    let mut lo = 50.0f64;
-    let mut hi = 50.0f64;
-    for arm in &study.arms {
-        for (low, _, high) in series.iter().filter_map(|s| (s.3)(arm)) {
-            lo = lo.min(100.0 * low);
-            hi = hi.max(100.0 * high);
-        }
-    }
-    let pad = ((hi - lo) * 0.08).max(1.0);
-    // Above the bars, room for their value labels (rate and interval, written upwards): at a
-    // million matches an interval is narrower than its marker, and only the label shows it.
-    let room = 0.42 * (hi - lo + 2.0 * pad);
-    let (y0, y1) = ((lo - pad).max(0.0), (hi + pad + room).min(100.0 + room));
+    let plot = frame(root, FIRST_PLAYER_TITLE, &study_line(study), &first_player_legend(&series))?;
+    let (y0, y1) = first_player_y_range(study, &series);
     let (mut y_ticks, decimals) = nice_ticks(y0, y1, 10);
     y_ticks.retain(|v| *v <= 100.0);
     let y_fmt = move |v: &f64| format!("{v:.decimals$}");
@@ -208,8 +186,52 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
         .draw()?;
 
     chart.draw_series(DashedLineSeries::new(vec![(-0.5, 50.0), (n as f64 - 0.5, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
+    draw_rate_bars(&plot, &mut chart, study, &series, y0)?;
 
-    // The series side by side within each arm's slot.
+    let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, y0)).0).collect();
+    let bottom = chart.plotting_area().get_pixel_range().1.end;
+    labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP)
+}
+
+/// The first-player chart's legend: its series and the 50% line.
+fn first_player_legend(series: &[RateSeries]) -> Legend {
+    let mut items: Vec<LegendItem> = series
+        .iter()
+        .map(|(label, colour, marker, _)| LegendItem { label: label.clone(), glyph: Glyph::ErrorBar { colour: *colour, marker: *marker } })
+        .collect();
+    items.push(LegendItem {
+        label: "50%: no first-player advantage".into(),
+        glyph: Glyph::Line { colour: REFERENCE_COLOUR, marker: None, dashed: true },
+    });
+    Legend { heading: None, items }
+}
+
+/// The first-player chart's y range (%): every interval and 50%, with room above for the labels.
+fn first_player_y_range(study: &StudySummary, series: &[RateSeries]) -> (f64, f64) {
+    let mut lo = 50.0f64;
+    let mut hi = 50.0f64;
+    for arm in &study.arms {
+        for (low, _, high) in series.iter().filter_map(|s| (s.3)(arm)) {
+            lo = lo.min(100.0 * low);
+            hi = hi.max(100.0 * high);
+        }
+    }
+    let pad = ((hi - lo) * 0.08).max(1.0);
+    // Above the bars, room for their value labels (rate and interval, written upwards): at a
+    // million matches an interval is narrower than its marker, and only the label shows it.
+    let room = 0.42 * (hi - lo + 2.0 * pad);
+    ((lo - pad).max(0.0), (hi + pad + room).min(100.0 + room))
+}
+
+/// Each series' rate of each arm, side by side within the arm's slot: marker, interval and label
+/// (or "no data" at `y0`).
+fn draw_rate_bars<DB: DrawingBackend>(
+    plot: &Area<DB>,
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Linear, Linear>>,
+    study: &StudySummary,
+    series: &[RateSeries],
+    y0: f64,
+) -> AreaResult<(), DB> {
     let offset = if series.len() == 2 { 0.12 } else { 0.16 };
     for (k, (_, colour, m, rate_of)) in series.iter().enumerate() {
         let dx = (k as f64 - (series.len() - 1) as f64 / 2.0) * if series.len() == 2 { 2.0 * offset } else { offset };
@@ -226,7 +248,7 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
             };
             let x = i as f64 + dx;
             let (low, rate, high) = (100.0 * low, 100.0 * rate, 100.0 * high);
-            draw_markers(&mut chart, &[(x, rate)], *m, *colour, 6)?;
+            draw_markers(chart, &[(x, rate)], *m, *colour, 6)?;
             // The interval over the marker, with end ticks wider than it.
             chart.draw_series(std::iter::once(PathElement::new(vec![(x, low), (x, high)], stroke)))?;
             for y in [low, high] {
@@ -239,10 +261,7 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
             plot.draw_text(&label, &style, (px - bx, top - 10 - by))?;
         }
     }
-
-    let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, y0)).0).collect();
-    let bottom = chart.plotting_area().get_pixel_range().1.end;
-    labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP)
+    Ok(())
 }
 
 // --- 2, 3, 5. distributions -------------------------------------------------------------------
@@ -418,6 +437,10 @@ pub(super) const SOURCE_COLOURS: [(RGBColor, bool); 4] =
     [(RGBColor(0, 114, 178), true), (RGBColor(0, 158, 115), true), (RGBColor(230, 159, 0), false), (RGBColor(190, 190, 190), false)];
 pub(super) const SOURCE_NAMES: [&str; 4] = ["pussa", "own fours", "gifted fours", "remainder"];
 
+/// How far each seat's bar stands from its arm's centre, and half a bar's width (x units).
+const SEAT_OFFSET: f64 = 0.21;
+const HALF_BAR: f64 = 0.17;
+
 pub(super) fn capture_sources<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
     let legend = Legend {
         heading: Some("source".into()),
@@ -436,17 +459,15 @@ pub(super) fn capture_sources<DB: DrawingBackend>(root: &Area<DB>, study: &Study
     let (pw, _) = plot.dim_in_pixel();
     let slot = pw.saturating_sub(y_area + MARGIN.1 + MARGIN.3) / n as u32;
     // Seat labels under each bar: full names when they fit, S and N otherwise.
-    let seat_offset = 0.21;
-    let half_bar = 0.17;
-    let bar_px = (slot as f64 * 2.0 * half_bar) as u32;
+    let bar_px = (slot as f64 * 2.0 * HALF_BAR) as u32;
     let seat_style = font(TICK_SIZE);
-    let long_fits = plot.estimate_text_size("South", &seat_style)?.0 + 4 <= (slot as f64 * 2.0 * seat_offset) as u32;
+    let long_fits = plot.estimate_text_size("South", &seat_style)?.0 + 4 <= (slot as f64 * 2.0 * SEAT_OFFSET) as u32;
     let seat_names: [&str; 2] = if long_fits { ["South", "North"] } else { ["S", "N"] };
     let labels = CategoryLabels::new(&plot, &arm_names(study), slot)?;
     let seat_height = line_height(TICK_SIZE) as u32 + 4;
     let x_desc = if long_fits { "arm and seat".to_string() } else { "arm and seat (S = South, N = North)".to_string() };
 
-    let x_ticks: Vec<f64> = (0..n).flat_map(|i| [i as f64 - seat_offset, i as f64 + seat_offset]).collect();
+    let x_ticks: Vec<f64> = (0..n).flat_map(|i| [i as f64 - SEAT_OFFSET, i as f64 + SEAT_OFFSET]).collect();
     let x_range = Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: x_ticks };
     let mut chart = builder(&plot, category_x_area(seat_height + labels.height()), y_area)
         .build_cartesian_2d(x_range, Linear { lo: 0.0, hi: 100.0, ticks: y_ticks })?;
@@ -459,32 +480,10 @@ pub(super) fn capture_sources<DB: DrawingBackend>(root: &Area<DB>, study: &Study
         .y_label_formatter(&|v| format!("{v:.0}"))
         .draw()?;
 
-    let value_style = |white: bool| font(13.0).color(if white { &WHITE } else { &TEXT_COLOUR }).pos(Pos::new(HPos::Center, VPos::Center));
     for (i, arm) in study.arms.iter().enumerate() {
         for side in Side::ALL {
-            let centre = i as f64 + if side == Side::South { -seat_offset } else { seat_offset };
-            let sources = arm.capture_sources[side];
-            if sources.total() == 0 {
-                let note = font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Bottom));
-                chart.draw_series(std::iter::once(Text::new("none", (centre, 0.0), note)))?;
-                continue;
-            }
-            let mut bottom = 0.0;
-            for (share, (colour, white)) in sources.shares().into_iter().zip(SOURCE_COLOURS) {
-                let top = bottom + 100.0 * share;
-                if share > 0.0 {
-                    let rect = [(centre - half_bar, bottom), (centre + half_bar, top)];
-                    chart.draw_series(std::iter::once(Rectangle::new(rect, colour.filled())))?;
-                    chart.draw_series(std::iter::once(Rectangle::new(rect, WHITE.stroke_width(1))))?;
-                    let height_px = chart.backend_coord(&(centre, bottom)).1 - chart.backend_coord(&(centre, top)).1;
-                    let text = format!("{:.0}%", 100.0 * share);
-                    let fits = plot.estimate_text_size(&text, &value_style(white))?.0 + 6 <= bar_px;
-                    if height_px >= 18 && fits {
-                        chart.draw_series(std::iter::once(Text::new(text, (centre, (bottom + top) / 2.0), value_style(white))))?;
-                    }
-                }
-                bottom = top;
-            }
+            let centre = i as f64 + if side == Side::South { -SEAT_OFFSET } else { SEAT_OFFSET };
+            draw_source_bar(&plot, &mut chart, arm.capture_sources[side], centre, bar_px)?;
         }
     }
 
@@ -493,13 +492,47 @@ pub(super) fn capture_sources<DB: DrawingBackend>(root: &Area<DB>, study: &Study
     let seat_style = seat_style.pos(Pos::new(HPos::Center, VPos::Top));
     for i in 0..n {
         for (k, name) in seat_names.iter().enumerate() {
-            let x = i as f64 + if k == 0 { -seat_offset } else { seat_offset };
+            let x = i as f64 + if k == 0 { -SEAT_OFFSET } else { SEAT_OFFSET };
             let px = chart.backend_coord(&(x, 0.0)).0;
             plot.draw_text(name, &seat_style, (px - bx, bottom + TICK_LABEL_GAP - by))?;
         }
     }
     let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, 0.0)).0).collect();
     labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP + seat_height as i32)
+}
+
+/// One seat's stacked bar of capture sources at `centre` (`bar_px` wide), each share labelled
+/// where its label fits; "none" when the seat captured nothing.
+fn draw_source_bar<DB: DrawingBackend>(
+    plot: &Area<DB>,
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Linear, Linear>>,
+    sources: CaptureSources,
+    centre: f64,
+    bar_px: u32,
+) -> AreaResult<(), DB> {
+    if sources.total() == 0 {
+        let note = font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Bottom));
+        chart.draw_series(std::iter::once(Text::new("none", (centre, 0.0), note)))?;
+        return Ok(());
+    }
+    let value_style = |white: bool| font(13.0).color(if white { &WHITE } else { &TEXT_COLOUR }).pos(Pos::new(HPos::Center, VPos::Center));
+    let mut bottom = 0.0;
+    for (share, (colour, white)) in sources.shares().into_iter().zip(SOURCE_COLOURS) {
+        let top = bottom + 100.0 * share;
+        if share > 0.0 {
+            let rect = [(centre - HALF_BAR, bottom), (centre + HALF_BAR, top)];
+            chart.draw_series(std::iter::once(Rectangle::new(rect, colour.filled())))?;
+            chart.draw_series(std::iter::once(Rectangle::new(rect, WHITE.stroke_width(1))))?;
+            let height_px = chart.backend_coord(&(centre, bottom)).1 - chart.backend_coord(&(centre, top)).1;
+            let text = format!("{:.0}%", 100.0 * share);
+            let fits = plot.estimate_text_size(&text, &value_style(white))?.0 + 6 <= bar_px;
+            if height_px >= 18 && fits {
+                chart.draw_series(std::iter::once(Text::new(text, (centre, (bottom + top) / 2.0), value_style(white))))?;
+            }
+        }
+        bottom = top;
+    }
+    Ok(())
 }
 
 // --- 6. closed pits ---------------------------------------------------------------------------
@@ -515,80 +548,124 @@ pub(super) fn shown_rounds(open_pits: &[OpenPits]) -> Vec<OpenPits> {
     rounds
 }
 
+/// The closed-pits chart's axes: the rounds shown, the mean open pits, and the width of the
+/// y tick labels.
+struct PitsAxes {
+    r_min: u64,
+    r_max: u64,
+    /// At most one round tick per this many pixels of plot width.
+    tick_space: u32,
+    y1: f64,
+    y_ticks: Vec<f64>,
+    decimals: usize,
+    tick_width: u32,
+}
+
+impl PitsAxes {
+    fn new<DB: DrawingBackend>(root: &Area<DB>, rounds: &[Vec<OpenPits>]) -> AreaResult<PitsAxes, DB> {
+        let all = || rounds.iter().flatten();
+        let r_min = all().map(|p| p.round).min().unwrap_or(1) as u64;
+        let r_max = all().map(|p| p.round).max().unwrap_or(1) as u64;
+        let tick_space = max_text_width(root, [r_max.to_string()], TICK_SIZE)? + 18;
+        let y_max = all().flat_map(|p| [p.south_mean_open, p.north_mean_open, p.starter_mean_open]).fold(1.0, f64::max);
+        let y1 = y_max.ceil() + if y_max.ceil() - y_max < 0.3 { 1.0 } else { 0.0 };
+        let (y_ticks, decimals) = nice_ticks(0.0, y1, 8);
+        let tick_width = max_text_width(root, y_ticks.iter().map(|v| format!("{v:.decimals$}")), TICK_SIZE)?;
+        Ok(PitsAxes { r_min, r_max, tick_space, y1, y_ticks, decimals, tick_width })
+    }
+
+    fn x_range(&self, plot_width: u32) -> Linear {
+        let pad = if self.r_max > self.r_min { 0.5 } else { 1.0 };
+        Linear {
+            lo: self.r_min as f64 - pad,
+            hi: self.r_max as f64 + pad,
+            ticks: integer_ticks(self.r_min, self.r_max, (plot_width / self.tick_space).clamp(2, 16) as usize),
+        }
+    }
+
+    fn y_range(&self) -> Linear {
+        Linear { lo: 0.0, hi: self.y1, ticks: self.y_ticks.clone() }
+    }
+
+    fn y_label(&self, v: &f64) -> String {
+        format!("{v:.*}", self.decimals)
+    }
+}
+
+const PITS_Y_DESC: &str = "mean open pits at round start";
+
+/// The closed-pits chart's measures: the mean open pits of South, North and the round's starter.
+const PITS_MEASURES: [Measure; 3] =
+    [("South", |p| p.south_mean_open), ("North", |p| p.north_mean_open), ("the round's starter", |p| p.starter_mean_open)];
+
 pub(super) fn closed_pits<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary, range: RoundRange) -> AreaResult<(), DB> {
     let range = range.resolve(study);
     let rounds: Vec<Vec<OpenPits>> =
         study.arms.iter().map(|arm| shown_rounds(&arm.open_pits).into_iter().filter(|p| range.contains(p.round)).collect()).collect();
-    let all = || rounds.iter().flatten();
-    let r_min = all().map(|p| p.round).min().unwrap_or(1) as u64;
-    let r_max = all().map(|p| p.round).max().unwrap_or(1) as u64;
-    let pad = if r_max > r_min { 0.5 } else { 1.0 };
-    // At most one round tick per `tick_space` pixels of plot width.
-    let tick_space = max_text_width(root, [r_max.to_string()], TICK_SIZE)? + 18;
-    let x_range = |plot_width: u32| Linear {
-        lo: r_min as f64 - pad,
-        hi: r_max as f64 + pad,
-        ticks: integer_ticks(r_min, r_max, (plot_width / tick_space).clamp(2, 16) as usize),
-    };
-    let y_max = all().flat_map(|p| [p.south_mean_open, p.north_mean_open, p.starter_mean_open]).fold(1.0, f64::max);
-    let y1 = y_max.ceil() + if y_max.ceil() - y_max < 0.3 { 1.0 } else { 0.0 };
-    let (y_ticks, decimals) = nice_ticks(0.0, y1, 8);
-    let y_range = || Linear { lo: 0.0, hi: y1, ticks: y_ticks.clone() };
-    let y_fmt = move |v: &f64| format!("{v:.decimals$}");
-    let tick_width = max_text_width(root, y_ticks.iter().map(&y_fmt), TICK_SIZE)?;
-    const Y_DESC: &str = "mean open pits at round start";
-    let measures: [Measure; 3] =
-        [("South", |p| p.south_mean_open), ("North", |p| p.north_mean_open), ("the round's starter", |p| p.starter_mean_open)];
-
+    let axes = PitsAxes::new(root, &rounds)?;
     if let [arm_rounds] = rounds.as_slice() {
-        // One arm: its three measures as three lines of one chart.
-        let legend = Legend {
-            heading: Some("open pits of".into()),
-            items: measures
-                .iter()
-                .enumerate()
-                .map(|(k, (name, _))| {
-                    let (colour, marker) = series_style(k);
-                    LegendItem { label: name.to_string(), glyph: Glyph::Line { colour, marker: Some(marker), dashed: false } }
-                })
-                .collect(),
-        };
         let subtitle = format!("{}; {}, reached by at least 1% of the matches", study_line(study), range.describe());
-        let plot = frame(root, CLOSED_PITS_TITLE, &subtitle, &legend)?;
-        let y_area = y_label_area(tick_width);
-        let plot_width = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3);
-        let mut chart = builder(&plot, X_LABEL_AREA, y_area).build_cartesian_2d(x_range(plot_width), y_range())?;
-        let mut mesh = chart.configure_mesh();
-        style_mesh(&mut mesh);
-        mesh.x_desc("round").y_desc(Y_DESC).x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(&y_fmt).draw()?;
-        for (k, (_, value)) in measures.iter().enumerate() {
-            let points: Vec<(f64, f64)> = arm_rounds.iter().map(|p| (p.round as f64, value(p))).collect();
-            draw_line_series(&mut chart, &points, k)?;
-        }
-        return Ok(());
+        return closed_pits_of_one_arm(root, &subtitle, arm_rounds, &axes);
     }
-
-    // Several arms: one panel per measure, one line per arm, the panels' plots equally wide.
     let subtitle = format!("{}; {}, reached by at least 1% of an arm's matches", study_line(study), range.describe());
     let plot = frame(root, CLOSED_PITS_TITLE, &subtitle, &arm_legend(study))?;
+    closed_pits_panels(&plot, &rounds, &axes)
+}
+
+/// One arm: its three measures as three lines of one chart.
+fn closed_pits_of_one_arm<DB: DrawingBackend>(
+    root: &Area<DB>,
+    subtitle: &str,
+    arm_rounds: &[OpenPits],
+    axes: &PitsAxes,
+) -> AreaResult<(), DB> {
+    let legend = Legend {
+        heading: Some("open pits of".into()),
+        items: PITS_MEASURES
+            .iter()
+            .enumerate()
+            .map(|(k, (name, _))| {
+                let (colour, marker) = series_style(k);
+                LegendItem { label: name.to_string(), glyph: Glyph::Line { colour, marker: Some(marker), dashed: false } }
+            })
+            .collect(),
+    };
+    let plot = frame(root, CLOSED_PITS_TITLE, subtitle, &legend)?;
+    let y_area = y_label_area(axes.tick_width);
+    let plot_width = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3);
+    let mut chart = builder(&plot, X_LABEL_AREA, y_area).build_cartesian_2d(axes.x_range(plot_width), axes.y_range())?;
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh);
+    mesh.x_desc("round").y_desc(PITS_Y_DESC).x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(&|v| axes.y_label(v)).draw()?;
+    for (k, (_, value)) in PITS_MEASURES.iter().enumerate() {
+        let points: Vec<(f64, f64)> = arm_rounds.iter().map(|p| (p.round as f64, value(p))).collect();
+        draw_line_series(&mut chart, &points, k)?;
+    }
+    Ok(())
+}
+
+/// Several arms: one panel per measure, one line per arm, the panels' plots equally wide.
+fn closed_pits_panels<DB: DrawingBackend>(plot: &Area<DB>, rounds: &[Vec<OpenPits>], axes: &PitsAxes) -> AreaResult<(), DB> {
     let (width, _) = plot.dim_in_pixel();
-    let first_area = y_label_area(tick_width);
-    let other_area = tick_width + TICK_LABEL_GAP as u32 + 8;
+    let first_area = y_label_area(axes.tick_width);
+    let other_area = axes.tick_width + TICK_LABEL_GAP as u32 + 8;
     let margins = MARGIN.1 + MARGIN.3;
     let inner = width.saturating_sub(first_area + 2 * other_area + 3 * margins) / 3;
     let (first, rest) = plot.split_horizontally((inner + first_area + margins) as i32);
     let (second, third) = rest.split_horizontally((inner + other_area + margins) as i32);
     let title_height = line_height(PANEL_TITLE_SIZE) as u32 + 6;
     let title_style = font(PANEL_TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Bottom));
-    for (k, ((name, value), area)) in measures.into_iter().zip([&first, &second, &third]).enumerate() {
+    let y_fmt = |v: &f64| axes.y_label(v);
+    for (k, ((name, value), area)) in PITS_MEASURES.into_iter().zip([&first, &second, &third]).enumerate() {
         let y_area = if k == 0 { first_area } else { other_area };
-        let mut chart =
-            builder(area, X_LABEL_AREA, y_area).margin_top(MARGIN.0 + title_height).build_cartesian_2d(x_range(inner), y_range())?;
+        let mut chart = builder(area, X_LABEL_AREA, y_area)
+            .margin_top(MARGIN.0 + title_height)
+            .build_cartesian_2d(axes.x_range(inner), axes.y_range())?;
         let mut mesh = chart.configure_mesh();
         style_mesh(&mut mesh);
         mesh.x_desc("round").x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(&y_fmt);
         if k == 0 {
-            mesh.y_desc(Y_DESC);
+            mesh.y_desc(PITS_Y_DESC);
         }
         mesh.draw()?;
         for (i, arm_rounds) in rounds.iter().enumerate() {
@@ -609,6 +686,10 @@ pub(super) const ROUNDS_BY_NUMBER_TITLE: &str = "Round wins by round number, wit
 /// A panel of the round-number chart: its title and the rate it plots.
 type RoundRate = (&'static str, fn(&RoundsByNumber) -> &Proportion);
 
+/// The round-number chart's panels: the round's starter and the match's first player.
+const ROUND_PANELS: [RoundRate; 2] =
+    [("won by the round's starter", |g| &g.starter_wins), ("won by the match's first player", |g| &g.first_player_wins)];
+
 pub(super) fn rounds_by_number<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary, range: RoundRange) -> AreaResult<(), DB> {
     let range = range.resolve(study);
     let groups: Vec<Vec<&RoundsByNumber>> = study
@@ -627,20 +708,7 @@ pub(super) fn rounds_by_number<DB: DrawingBackend>(root: &Area<DB>, study: &Stud
         range.describe()
     );
     let plot = frame(root, ROUNDS_BY_NUMBER_TITLE, &subtitle, &legend)?;
-    let panels: [RoundRate; 2] =
-        [("won by the round's starter", |g| &g.starter_wins), ("won by the match's first player", |g| &g.first_player_wins)];
-    let (mut lo, mut hi) = (50.0f64, 50.0f64);
-    for g in groups.iter().flatten() {
-        for (_, rate) in &panels {
-            let p = rate(g);
-            if p.trials > 0 {
-                lo = lo.min(100.0 * p.ci_low);
-                hi = hi.max(100.0 * p.ci_high);
-            }
-        }
-    }
-    let pad = ((hi - lo) * 0.06).max(1.0);
-    let (y0, y1) = ((lo - pad).max(0.0), (hi + pad).min(100.0));
+    let (y0, y1) = round_rate_y_range(&groups);
     let (y_ticks, decimals) = nice_ticks(y0, y1, 10);
     let y_fmt = move |v: &f64| format!("{v:.decimals$}");
     let tick_width = max_text_width(&plot, y_ticks.iter().map(&y_fmt), TICK_SIZE)?;
@@ -653,8 +721,7 @@ pub(super) fn rounds_by_number<DB: DrawingBackend>(root: &Area<DB>, study: &Stud
     let title_height = line_height(PANEL_TITLE_SIZE) as u32 + 6;
     let title_style = font(PANEL_TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Bottom));
     let tick_space = max_text_width(&plot, [range.last.to_string()], TICK_SIZE)? + 18;
-    let n = study.arms.len() as f64;
-    for (k, ((name, rate), area)) in panels.into_iter().zip([&left, &right]).enumerate() {
+    for (k, ((name, rate), area)) in ROUND_PANELS.into_iter().zip([&left, &right]).enumerate() {
         let y_area = if k == 0 { first_area } else { other_area };
         let x_range = Linear {
             lo: range.first as f64 - 0.5,
@@ -673,30 +740,58 @@ pub(super) fn rounds_by_number<DB: DrawingBackend>(root: &Area<DB>, study: &Stud
         mesh.draw()?;
         let (x0, x1) = (range.first as f64 - 0.5, range.last as f64 + 0.5);
         chart.draw_series(DashedLineSeries::new(vec![(x0, 50.0), (x1, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
-        for (i, arm_groups) in groups.iter().enumerate() {
-            let (colour, marker) = series_style(i);
-            let stroke = colour.stroke_width(1);
-            // Arms side by side within a round number, a group at its rounds' centre.
-            let dx = if n > 1.0 { (i as f64 - (n - 1.0) / 2.0) * (0.5 / n) } else { 0.0 };
-            let mut points = Vec::new();
-            for g in arm_groups {
-                let p = rate(g);
-                if p.trials == 0 {
-                    continue;
-                }
-                let x = (g.first_round.max(range.first) + g.last_round.min(range.last)) as f64 / 2.0 + dx;
-                chart.draw_series(std::iter::once(PathElement::new(vec![(x, 100.0 * p.ci_low), (x, 100.0 * p.ci_high)], stroke)))?;
-                points.push((x, 100.0 * p.rate));
-            }
-            chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(1)))?;
-            draw_markers(&mut chart, &points, marker, colour, 3)?;
-        }
-        if groups.iter().all(Vec::is_empty) {
-            draw_note(&chart, "no rounds in this range (needs --detail round)")?;
-        }
+        draw_round_rates(&mut chart, &groups, rate, range)?;
         let (xs, ys) = chart.plotting_area().get_pixel_range();
         let (bx, by) = area.get_base_pixel();
         area.draw_text(name, &title_style, ((xs.start + xs.end) / 2 - bx, ys.start - by - 6))?;
+    }
+    Ok(())
+}
+
+/// The round-number chart's y range (%): every interval of both panels and 50%, padded.
+fn round_rate_y_range(groups: &[Vec<&RoundsByNumber>]) -> (f64, f64) {
+    let (mut lo, mut hi) = (50.0f64, 50.0f64);
+    for g in groups.iter().flatten() {
+        for (_, rate) in &ROUND_PANELS {
+            let p = rate(g);
+            if p.trials > 0 {
+                lo = lo.min(100.0 * p.ci_low);
+                hi = hi.max(100.0 * p.ci_high);
+            }
+        }
+    }
+    let pad = ((hi - lo) * 0.06).max(1.0);
+    ((lo - pad).max(0.0), (hi + pad).min(100.0))
+}
+
+/// One panel's lines: each arm's `rate` by group of round numbers, with its intervals.
+fn draw_round_rates<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Linear, Linear>>,
+    groups: &[Vec<&RoundsByNumber>],
+    rate: fn(&RoundsByNumber) -> &Proportion,
+    range: Rounds,
+) -> AreaResult<(), DB> {
+    let n = groups.len() as f64;
+    for (i, arm_groups) in groups.iter().enumerate() {
+        let (colour, marker) = series_style(i);
+        let stroke = colour.stroke_width(1);
+        // Arms side by side within a round number, a group at its rounds' centre.
+        let dx = if n > 1.0 { (i as f64 - (n - 1.0) / 2.0) * (0.5 / n) } else { 0.0 };
+        let mut points = Vec::new();
+        for g in arm_groups {
+            let p = rate(g);
+            if p.trials == 0 {
+                continue;
+            }
+            let x = (g.first_round.max(range.first) + g.last_round.min(range.last)) as f64 / 2.0 + dx;
+            chart.draw_series(std::iter::once(PathElement::new(vec![(x, 100.0 * p.ci_low), (x, 100.0 * p.ci_high)], stroke)))?;
+            points.push((x, 100.0 * p.rate));
+        }
+        chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(1)))?;
+        draw_markers(chart, &points, marker, colour, 3)?;
+    }
+    if groups.iter().all(Vec::is_empty) {
+        draw_note(chart, "no rounds in this range (needs --detail round)")?;
     }
     Ok(())
 }

@@ -184,16 +184,7 @@ fn score_colour(score: f64) -> RGBColor {
 }
 
 fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(), DB> {
-    let mut items: Vec<LegendItem> = [1.0, 0.75, 0.5, 0.25, 0.0]
-        .iter()
-        .map(|&s| LegendItem { label: format!("{:.0}%", 100.0 * s), glyph: Glyph::Swatch(score_colour(s)) })
-        .collect();
-    items.push(LegendItem {
-        label: format!("outlined: far from the ratings' prediction (|z| > {:.2})", report.goodness_of_fit.threshold_z),
-        glyph: Glyph::Line { colour: TEXT_COLOUR, marker: None, dashed: false },
-    });
-    let legend = Legend { heading: Some("row's score, unfinished = 1/2".into()), items };
-    let plot = frame(root, RatingsChart::PairwiseScores.title(), &subtitle(report), &legend)?;
+    let plot = frame(root, RatingsChart::PairwiseScores.title(), &subtitle(report), &pairwise_legend(report))?;
     let players = &report.ratings;
     let n = players.len();
     let names: Vec<&str> = players.iter().map(|p| p.player.as_str()).collect();
@@ -213,8 +204,38 @@ fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> Area
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh);
     mesh.disable_mesh().x_desc("opponent (column)").y_desc("player (row), highest rating at the top").draw()?;
-    // Row k from the top is players[k]: y = n - 1 - k.
-    let y_of = |k: usize| (n - 1 - k) as f64;
+    draw_score_cells(&mut chart, report)?;
+    draw_row_labels(&plot, &chart, &row_lines)?;
+    let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, 0.0)).0).collect();
+    let bottom = chart.plotting_area().get_pixel_range().1.end;
+    labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP)
+}
+
+/// The heat map's legend: the colours of some scores, and the outline of a flagged pair.
+fn pairwise_legend(report: &Report) -> Legend {
+    let mut items: Vec<LegendItem> = [1.0, 0.75, 0.5, 0.25, 0.0]
+        .iter()
+        .map(|&s| LegendItem { label: format!("{:.0}%", 100.0 * s), glyph: Glyph::Swatch(score_colour(s)) })
+        .collect();
+    items.push(LegendItem {
+        label: format!("outlined: far from the ratings' prediction (|z| > {:.2})", report.goodness_of_fit.threshold_z),
+        glyph: Glyph::Line { colour: TEXT_COLOUR, marker: None, dashed: false },
+    });
+    Legend { heading: Some("row's score, unfinished = 1/2".into()), items }
+}
+
+/// The heat map's y of row `k` from the top of `n` rows (`players[k]`).
+fn row_y(n: usize, k: usize) -> f64 {
+    (n - 1 - k) as f64
+}
+
+/// A cell per row and column: the row's score as a colour and, where the cell is large enough,
+/// as a number; self-play grey, pairs that never met pale, flagged pairs outlined.
+fn draw_score_cells<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Linear, Linear>>,
+    report: &Report,
+) -> AreaResult<(), DB> {
+    let players = &report.ratings;
     let cell_px = {
         let a = chart.backend_coord(&(0.0, 0.0));
         let b = chart.backend_coord(&(1.0, 1.0));
@@ -229,7 +250,7 @@ fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> Area
     };
     for (r, row) in players.iter().enumerate() {
         for (c, col) in players.iter().enumerate() {
-            let (x, y) = (c as f64, y_of(r));
+            let (x, y) = (c as f64, row_y(players.len(), r));
             let rect = [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)];
             if r == c {
                 // Self-play is not part of the ratings.
@@ -253,21 +274,27 @@ fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> Area
             }
         }
     }
+    Ok(())
+}
+
+/// The players' names left of their rows, right-aligned, each `row_lines` entry centred on its row.
+fn draw_row_labels<DB: DrawingBackend>(
+    plot: &Area<DB>,
+    chart: &ChartContext<'_, DB, Cartesian2d<Linear, Linear>>,
+    row_lines: &[Vec<String>],
+) -> AreaResult<(), DB> {
     let (bx, by) = plot.get_base_pixel();
     let left = chart.plotting_area().get_pixel_range().0.start;
     let right_aligned = font(TICK_SIZE).pos(Pos::new(HPos::Right, VPos::Center));
     let lh = line_height(TICK_SIZE);
     for (k, lines) in row_lines.iter().enumerate() {
-        let py = chart.backend_coord(&(0.0, y_of(k))).1;
-        // The lines centred on the row.
+        let py = chart.backend_coord(&(0.0, row_y(row_lines.len(), k))).1;
         let first = py - (lines.len() as i32 - 1) * lh / 2;
         for (j, line) in lines.iter().enumerate() {
             plot.draw_text(line, &right_aligned, (left - TICK_LABEL_GAP - bx, first + j as i32 * lh - by))?;
         }
     }
-    let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, 0.0)).0).collect();
-    let bottom = chart.plotting_area().get_pixel_range().1.end;
-    labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP)
+    Ok(())
 }
 
 /// `row`'s score against `col` and whether the pair is flagged; None if they never met.
