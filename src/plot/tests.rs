@@ -15,6 +15,46 @@ fn geometric(first: u64, top: f64, ratio: f64, last: u64) -> Vec<(u64, u64)> {
     (first..=last).map(|v| (v, (top * ratio.powi((v - first) as i32)).round() as u64)).filter(|&(_, c)| c > 0).collect()
 }
 
+/// Open pits by round of `matches` matches, fewer reaching each round; `v` varies the figures.
+fn open_pits_fixture(matches: u64, v: f64) -> Vec<OpenPits> {
+    (1..=25u32)
+        .map(|r| {
+            let matches = (matches as f64 * (0.55 + 0.015 * v).powi(r as i32 - 1)).round() as u64;
+            let decline = 0.45 * (r - 1) as f64;
+            OpenPits {
+                round: r,
+                matches,
+                south_mean_open: (7.0 - decline * (1.0 + 0.05 * v)).max(1.5),
+                north_mean_open: (7.0 - decline * (1.2 - 0.03 * v)).max(1.2),
+                starter_mean_open: (7.0 - decline * (0.9 + 0.02 * v)).max(1.8),
+            }
+        })
+        .filter(|p| p.matches > 0)
+        .collect()
+}
+
+/// Round wins by round number of `matches` matches, grouped as a summary groups them.
+fn by_round_fixture(matches: u64, v: f64) -> Vec<crate::analysis::summary::RoundsByNumber> {
+    let mut tally = crate::sim::quality::ByRound::default();
+    for r in 1..=60u32 {
+        let rounds = (matches as f64 * (0.93 - 0.01 * v).powi(r as i32 - 1)).round() as u64;
+        let starter = (rounds as f64 * (0.78 - 0.004 * r as f64 - 0.01 * v).max(0.55)) as u64;
+        let first = (rounds as f64 * (0.6 - 0.002 * r as f64).max(0.5)) as u64;
+        if rounds > 0 {
+            let t = crate::sim::quality::ByRoundRecord {
+                round: r,
+                rounds,
+                ties: rounds / 50,
+                starter_wins: starter,
+                first_player_wins: first,
+                ..Default::default()
+            };
+            tally.rounds.push(t);
+        }
+    }
+    crate::analysis::summarize::round_groups(&tally)
+}
+
 /// A realistic arm: 10,000 matches; `k` (0 to 11) varies the figures between arms;
 /// `round_detail` fills the open-pit counts.
 fn arm(name: &str, k: u64, round_detail: bool) -> ArmSummary {
@@ -24,24 +64,7 @@ fn arm(name: &str, k: u64, round_detail: bool) -> ArmSummary {
     let rounds_histogram = geometric(1, 2_600.0 + 150.0 * v, 0.62 - 0.02 * v, 40);
     let lap_length_histogram = geometric(1, 400_000.0, 0.78 + 0.015 * v, 200);
     let laps_per_move_histogram = geometric(1, 60_000.0, 0.55 + 0.025 * v, 200);
-    let open_pits: Vec<OpenPits> = if round_detail {
-        (1..=25u32)
-            .map(|r| {
-                let matches = (matches as f64 * (0.55 + 0.015 * v).powi(r as i32 - 1)).round() as u64;
-                let decline = 0.45 * (r - 1) as f64;
-                OpenPits {
-                    round: r,
-                    matches,
-                    south_mean_open: (7.0 - decline * (1.0 + 0.05 * v)).max(1.5),
-                    north_mean_open: (7.0 - decline * (1.2 - 0.03 * v)).max(1.2),
-                    starter_mean_open: (7.0 - decline * (0.9 + 0.02 * v)).max(1.8),
-                }
-            })
-            .filter(|p| p.matches > 0)
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let open_pits = if round_detail { open_pits_fixture(matches, v) } else { Vec::new() };
     let moves: Vec<(u64, u64)> = geometric(20, 900.0, 0.97, 400);
     ArmSummary {
         name: name.to_string(),
@@ -70,28 +93,7 @@ fn arm(name: &str, k: u64, round_detail: bool) -> ArmSummary {
             CaptureSources { pussa: 41_000 + 1_500 * k, own_fours: 120_000, gifted_fours: 31_000 - 1_500 * k, remainder: 9_000 },
             CaptureSources { pussa: 38_000, own_fours: 110_000 + 2_500 * k, gifted_fours: 35_000, remainder: 12_000 + 500 * k },
         ),
-        by_round: if round_detail {
-            let mut tally = crate::sim::quality::ByRound::default();
-            for r in 1..=60u32 {
-                let rounds = (matches as f64 * (0.93 - 0.01 * v).powi(r as i32 - 1)).round() as u64;
-                let starter = (rounds as f64 * (0.78 - 0.004 * r as f64 - 0.01 * v).max(0.55)) as u64;
-                let first = (rounds as f64 * (0.6 - 0.002 * r as f64).max(0.5)) as u64;
-                if rounds > 0 {
-                    let t = crate::sim::quality::ByRoundRecord {
-                        round: r,
-                        rounds,
-                        ties: rounds / 50,
-                        starter_wins: starter,
-                        first_player_wins: first,
-                        ..Default::default()
-                    };
-                    tally.rounds.push(t);
-                }
-            }
-            crate::analysis::summarize::round_groups(&tally)
-        } else {
-            Vec::new()
-        },
+        by_round: if round_detail { by_round_fixture(matches, v) } else { Vec::new() },
         first_player_vs_first_arm: None,
         open_pits,
         endless_moves: 0,
