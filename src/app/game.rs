@@ -77,7 +77,21 @@ impl GameSpec {
 
     /// The game after its moves, rounds ended where the side to move has none (R10).
     pub fn game(&self) -> Result<Game, FieldError> {
-        self.trace(|_| {})
+        self.walk(|_, _| Ok(()))
+    }
+
+    /// [`GameSpec::game`], handing `before` the game before each move with the move's index
+    /// (its error stops the walk).
+    pub fn walk(&self, mut before: impl FnMut(&Game, usize) -> Result<(), FieldError>) -> Result<Game, FieldError> {
+        let mut game = self.start.begin(self.rules)?;
+        while game.settle().is_some() {}
+        for (i, &pit) in self.moves.iter().enumerate() {
+            before(&game, i)?;
+            let ply = game.ply() + 1;
+            game.play_checked_observed(pit, &mut ()).map_err(|error| self.moves_error(ReplayError { ply, error }))?;
+            while game.settle().is_some() {}
+        }
+        Ok(game)
     }
 
     /// The game after its moves, each event of its trace (the JSON lines of `replay`) handed to

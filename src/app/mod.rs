@@ -10,6 +10,7 @@ pub mod check_record;
 pub mod evaluate;
 pub mod experiment;
 pub mod export;
+pub mod export_dataset;
 mod field;
 pub mod game;
 pub mod job;

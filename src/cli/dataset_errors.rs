@@ -15,6 +15,8 @@ use super::error::CliError;
 pub enum Destination {
     /// `simulate --out DIR`.
     Out,
+    /// `replay --dataset DIR`: a new dataset, never resumed.
+    Dataset,
     /// One dataset of a study (`run`, `tournament`); `what` names it, e.g. "arm `greedy`".
     Study { what: String },
 }
@@ -24,6 +26,9 @@ impl Destination {
     fn wording(&self, dir: &Path) -> Wording {
         let (subject, elsewhere, instead_of_foreign) = match self {
             Destination::Out => ("--out".to_string(), "choose another --out".to_string(), "choose an empty or new directory".to_string()),
+            Destination::Dataset => {
+                ("--dataset".to_string(), "choose another --dataset".to_string(), "choose an empty or new directory".to_string())
+            }
             Destination::Study { what } => {
                 let elsewhere = format!("move {} away to play {what} again", dir.display());
                 (format!("the directory of {what}"), elsewhere.clone(), elsewhere)

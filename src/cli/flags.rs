@@ -7,7 +7,7 @@ use super::error::CliError;
 
 /// A request's field as the command line names it: its flag, and what follows the flag in a
 /// message about it (the one place where the application layer's fields become flags).
-const FLAGS: [(&str, &str, &str); 13] = [
+const FLAGS: [(&str, &str, &str); 15] = [
     ("matches", "--matches", " "),
     ("batch_size", "--batch-size", " "),
     ("threads", "--threads", ": "),
@@ -21,6 +21,8 @@ const FLAGS: [(&str, &str, &str); 13] = [
     ("out_root", "--out-root", ": "),
     ("resamples", "--resamples", ": "),
     ("max_positions", "--max-positions", ": "),
+    ("south", "--south", ": "),
+    ("north", "--north", ": "),
 ];
 
 /// The command line's flag for a request's field (the field itself if it has none).

@@ -1,9 +1,13 @@
-//! `rajapasu replay`: the trace of docs/rules.md for given moves.
+//! `rajapasu replay`: the trace of docs/rules.md for given moves, or with `--dataset` the match
+//! written as a dataset of one match (docs/data.md, "A match played from its moves").
 
 use std::path::PathBuf;
 
+use crate::agents::AgentSpec;
+use crate::app::export_dataset::{self, DatasetRequest, ExportError};
+use crate::app::game::{GameSpec, Start};
 use crate::engine::trace::{replay, ReplayError};
-use crate::engine::{GameError, IllegalReason, Ruleset, Side};
+use crate::engine::{BySide, GameError, IllegalReason, Ruleset, Side};
 
 use super::output::Output;
 use super::CliError;
@@ -12,6 +16,33 @@ use super::CliError;
 pub struct Args {
     #[command(flatten)]
     moves: MoveArgs,
+    #[command(flatten)]
+    dataset: DatasetArgs,
+}
+
+/// The game written as a dataset of one match instead of its trace printed.
+#[derive(clap::Args, Debug)]
+struct DatasetArgs {
+    /// Write the match (played to its end) as a dataset of one match into DIR, a new directory
+    /// (docs/data.md, "A match played from its moves"), instead of printing its trace.
+    #[arg(long, value_name = "DIR")]
+    dataset: Option<PathBuf>,
+    /// Who played South: human (a person's moves), or a built-in player each of whose moves was
+    /// its choice with --seed (checked).
+    #[arg(long, value_name = "PLAYER", default_value = "human", requires = "dataset")]
+    south: String,
+    /// Who played North, as --south.
+    #[arg(long, value_name = "PLAYER", default_value = "human", requires = "dataset")]
+    north: String,
+    /// The seed of the built-in players: each move's random stream is (seed, ply before it, seat).
+    #[arg(long, default_value_t = 1, requires = "dataset")]
+    seed: u64,
+    /// Tables to write: match, round, move or lap (as simulate's --detail).
+    #[arg(long, default_value = "lap", requires = "dataset")]
+    detail: String,
+    /// parquet, csv or both.
+    #[arg(long, default_value = "parquet", requires = "dataset")]
+    format: String,
 }
 
 /// A match given as moves: who starts, the moves and the rules (shared with `show`).
@@ -84,8 +115,33 @@ pub fn replay_error(e: &ReplayError) -> CliError {
     CliError::Usage(msg)
 }
 
+/// Writes the moves as a dataset of one match into `dir`.
+fn write_dataset(dir: &std::path::Path, args: &DatasetArgs, rules: Ruleset, first: Side, moves: Vec<usize>) -> Result<(), CliError> {
+    let seat = |text: &str, flag: &str| text.parse::<AgentSpec>().map_err(|e| CliError::usage(format!("{flag}: {e}")));
+    let request = DatasetRequest {
+        game: GameSpec { rules, start: Start::Match { first }, moves },
+        seats: BySide::new(seat(&args.south, "--south")?, seat(&args.north, "--north")?),
+        seed: args.seed,
+        detail: args.detail.parse().map_err(|e| CliError::usage(format!("--detail: {e}")))?,
+        format: args.format.parse().map_err(|e| CliError::usage(format!("--format: {e}")))?,
+    };
+    let players = crate::agents::Resources::default();
+    let job = crate::app::job::Job::default();
+    let manifest = export_dataset::write(&request, dir, &players, &super::command_line(), &job).map_err(|e| match e {
+        ExportError::Field(e) if e.field == "moves" => CliError::usage(format!("--moves: {}", e.message)),
+        ExportError::Field(e) => super::field_error(e),
+        ExportError::Dataset(e) => super::dataset_errors::dataset_error(e, &super::dataset_errors::Destination::Dataset),
+        ExportError::Cancelled => CliError::failed("cancelled"),
+    })?;
+    eprintln!("replay: wrote {} ({}; run {})", dir.display(), crate::app::simulate::describe_rows(&manifest), manifest.run_id);
+    Ok(())
+}
+
 pub fn run(args: Args) -> Result<(), CliError> {
     let (rules, first, moves) = args.moves.parse()?;
+    if let Some(dir) = &args.dataset.dataset {
+        return write_dataset(dir, &args.dataset, rules, first, moves);
+    }
     let mut out = Output::buffered();
     let mut write_error = None;
     let result = replay(rules, first, &moves, |event| {

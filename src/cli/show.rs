@@ -89,16 +89,25 @@ fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, P
     // The run played again match by match (its shard aside), with move records to replay.
     let mut cfg = RunConfig { detail: Detail::Move, shard: Shard::WHOLE, ..m.config() };
     let first = m.first;
-    if cfg.run_id() != dataset.run_id {
+    if m.expected_run_id() != dataset.run_id {
         return Err(CliError::usage(format!(
             "{}: the manifest's run id {} is not that of its rules, players, first player and seed ({}); the manifest was changed",
             dir.display(),
             dataset.run_id,
-            cfg.run_id()
+            m.expected_run_id()
         )));
     }
     let mut batch = Batch::default();
-    let source = if m.detail >= Detail::Move {
+    let source = if let Some(played) = &m.played {
+        // A match played from its moves (a person's, perhaps): the manifest records them.
+        let moves = played.pits().map_err(|e| CliError::usage(format!("{}: manifest field `played`: {e}", dir.display())))?;
+        replay_match(&cfg, id, &moves, &mut batch)
+            .map_err(|e| CliError::usage(format!("{}: the manifest's played moves do not replay: {e}", dir.display())))?;
+        format!(
+            "Replayed by rajapasu {} from the moves its manifest records and checked against its matches row.",
+            env!("CARGO_PKG_VERSION")
+        )
+    } else if m.detail >= Detail::Move {
         // The dataset's own moves: no player runs.
         let (part, moves) = recorded_moves(&dataset, id)?;
         replay_match(&cfg, id, &moves, &mut batch)

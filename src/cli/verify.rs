@@ -5,6 +5,7 @@
 //! `experiment.toml` must be there, written by that arm's rules, players and seed. A
 //! `summary.json` beside the data must describe it (matches, rules hash, seed of every arm), and
 //! a `datapackage.json` (dataset or study) must agree with the manifests and progress markers.
+//! A match played from its moves (the manifest's `played`) must have the rows its moves give.
 
 use std::path::{Path, PathBuf};
 
@@ -41,13 +42,22 @@ fn verify_dataset(dir: &Path) -> Report {
         Ok(problems) => report.problems.extend(problems.iter().map(|p| p.to_string())),
         Err(e) => report.problems.push(e.to_string()),
     }
+    // A match played from its moves: its rows are checked against the moves replayed (once the
+    // part files are those the markers record).
+    if report.problems.is_empty() {
+        match crate::io::dataset::played_problems(&dataset) {
+            Ok(problems) => report.problems.extend(problems),
+            Err(e) => report.problems.push(e.to_string()),
+        }
+    }
     report.problems.extend(crate::io::datapackage::check(&dataset));
     let layout = dataset.layout();
     let m = dataset.manifest();
     let rows: Vec<String> =
         m.rows.keys().map(|t| format!("{} {t}", dataset.manifests.iter().filter_map(|m| m.rows.get(t)).sum::<u64>())).collect();
+    let replayed = if m.played.is_some() { "; every row equal to the rows of the manifest's moves replayed" } else { "" };
     report.ok = format!(
-        "ok: {} batches, {} part files checked against their SHA-256 ({})",
+        "ok: {} batches, {} part files checked against their SHA-256 ({}){replayed}",
         layout.batches,
         layout.batches * (layout.tables.len() * layout.formats.len()) as u64,
         rows.join(", ")

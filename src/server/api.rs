@@ -42,6 +42,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/export/moves", get(export::moves_route))
         .route("/api/export/trace", get(export::trace_route))
         .route("/api/export/show", get(export::show_route))
+        .route("/api/export/dataset", get(export::dataset_route))
         .fallback(|| async { ApiError::status(StatusCode::NOT_FOUND, "no such page or endpoint (see docs/serve.md)") })
         .with_state(app)
 }
@@ -138,6 +139,7 @@ fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
     let spec: AgentSpec = text.parse().map_err(|e| ApiError::bad(field, e))?;
     match spec {
         AgentSpec::External(_) | AgentSpec::Host(_) => Err(ApiError::bad(field, "external players are not offered by the server")),
+        AgentSpec::Human => Err(ApiError::bad(field, "human is a person's seat, not a player the server runs")),
         spec => Ok(spec),
     }
 }

@@ -1,15 +1,23 @@
 //! The game exported as files (docs/serve.md): its move list, its trace (exactly what `replay`
-//! prints) and the replay page of `show`, each as a download.
+//! prints), the replay page of `show`, each as a download, and the dataset of one match as a
+//! tar archive.
 
-use axum::extract::RawQuery;
-use axum::http::header;
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::{RawQuery, State};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
 use super::params::{Params, GAME_PARAMS};
+use super::state::App;
+use crate::agents::AgentSpec;
 use crate::app::export::{move_list, replay_page, trace_lines};
+use crate::app::export_dataset::{self, DatasetRequest, ExportError};
+use crate::engine::BySide;
 
-fn download(content_type: &'static str, name: &'static str, body: String) -> Response {
+fn download(content_type: &'static str, name: &str, body: impl IntoResponse) -> Response {
     let disposition = format!("attachment; filename=\"{name}\"");
     ([(header::CONTENT_TYPE, content_type.to_string()), (header::CONTENT_DISPOSITION, disposition)], body).into_response()
 }
@@ -37,4 +45,84 @@ pub async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError>
     let ply = params.count("ply", 0, 0, u32::MAX as u64)? as u32;
     let page = replay_page(&params.game_spec()?, ply).map_err(ApiError::from)?;
     Ok(download("text/html; charset=utf-8", "replay.html", page))
+}
+
+/// A seat of a played game: `human`, or a built-in player (default human).
+fn seat(params: &Params, name: &'static str) -> Result<AgentSpec, ApiError> {
+    let spec: AgentSpec = params.one(name)?.unwrap_or("human").parse().map_err(|e| ApiError::bad(name, e))?;
+    match spec {
+        AgentSpec::External(_) | AgentSpec::Host(_) => Err(ApiError::bad(name, "a seat is human or a built-in player")),
+        spec => Ok(spec),
+    }
+}
+
+/// The request of `/api/export/dataset`, and the command its manifest records (the query, the
+/// moves left to the manifest's `played`).
+fn dataset_request(query: &str) -> Result<(DatasetRequest, String), ApiError> {
+    let mut known = GAME_PARAMS.to_vec();
+    known.extend(["south", "north", "seed", "detail", "format"]);
+    let params = Params::parse(query, &known)?;
+    let text =
+        |name: &'static str, default: &'static str| -> Result<String, ApiError> { Ok(params.one(name)?.unwrap_or(default).to_string()) };
+    let request = DatasetRequest {
+        game: params.game_spec()?,
+        seats: BySide::new(seat(&params, "south")?, seat(&params, "north")?),
+        seed: params.count("seed", 1, 0, u64::MAX)?,
+        detail: text("detail", "lap")?.parse().map_err(|e| ApiError::bad("detail", e))?,
+        format: text("format", "parquet")?.parse().map_err(|e| ApiError::bad("format", e))?,
+    };
+    let rest: Vec<&str> = query.split('&').filter(|p| !p.is_empty() && !p.starts_with("moves=")).collect();
+    let command = format!("rajapasu serve: GET /api/export/dataset?{} (the moves: played.moves)", rest.join("&"));
+    Ok((request, command))
+}
+
+/// The game as a dataset of one match (docs/data.md, "A match played from its moves"), in a tar
+/// archive of its directory. It is written in a temporary directory inside the tables directory,
+/// removed once archived: no file is written elsewhere.
+pub async fn dataset_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+    let (request, command) = dataset_request(query.as_deref().unwrap_or(""))?;
+    let (name, archive) = app
+        .heavy("export-dataset", move |app, job| {
+            let failed = |e: std::io::Error| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("cannot write the dataset: {e}"));
+            std::fs::create_dir_all(&app.tables).map_err(failed)?;
+            let scratch = tempfile::Builder::new().prefix(".export-").tempdir_in(&app.tables).map_err(failed)?;
+            let dir = scratch.path().join("dataset");
+            let manifest = export_dataset::write(&request, &dir, &app.resources, &command, job).map_err(|e| match e {
+                ExportError::Field(e) => ApiError::from(e),
+                ExportError::Dataset(e) => ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, e),
+                ExportError::Cancelled => ApiError::cancelled(),
+            })?;
+            let name = format!("match-{}", manifest.run_id);
+            Ok::<_, ApiError>((name.clone(), archive(&dir, &name).map_err(failed)?))
+        })
+        .await??;
+    Ok(download("application/x-tar", &format!("{name}.tar"), archive))
+}
+
+/// The dataset in `dir` as a tar archive of one directory `name`: its manifest, package
+/// descriptor, tables and progress markers (not its lock files), in a fixed order, with fixed
+/// times and modes.
+fn archive(dir: &Path, name: &str) -> std::io::Result<Vec<u8>> {
+    let mut builder = tar::Builder::new(Vec::new());
+    builder.mode(tar::HeaderMode::Deterministic);
+    append_sorted(&mut builder, dir, Path::new(name))?;
+    builder.into_inner()
+}
+
+fn append_sorted(builder: &mut tar::Builder<Vec<u8>>, dir: &Path, at: &Path) -> std::io::Result<()> {
+    let mut entries: Vec<std::fs::DirEntry> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    builder.append_dir(at, dir)?;
+    for entry in entries {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with(".lock") {
+            continue;
+        }
+        if entry.file_type()?.is_dir() {
+            append_sorted(builder, &entry.path(), &at.join(&name))?;
+        } else {
+            builder.append_path_with_name(entry.path(), at.join(&name))?;
+        }
+    }
+    Ok(())
 }

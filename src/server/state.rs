@@ -38,13 +38,20 @@ pub struct App {
     /// The players' resources, whose exact store the analysis reads too.
     pub resources: Resources,
     pub jobs: Arc<Jobs>,
+    /// The tables directory: the only place requests write (the exact store's files, and a
+    /// dataset being archived for a download).
+    pub tables: PathBuf,
 }
 
 impl App {
     pub fn new(config: &Config) -> App {
         let solve = SolveOptions { max_memory: config.max_memory, keep_order: true, max_positions: config.max_positions };
         let store = ExactStore::new(StoreSettings { tables: config.tables.clone(), cache_bytes: config.max_memory, solve });
-        App { resources: Resources::new(Arc::new(store)), jobs: Arc::new(Jobs::new(HEAVY_AT_ONCE, HEAVY_QUEUED)) }
+        App {
+            resources: Resources::new(Arc::new(store)),
+            jobs: Arc::new(Jobs::new(HEAVY_AT_ONCE, HEAVY_QUEUED)),
+            tables: config.tables.clone(),
+        }
     }
 
     pub fn store(&self) -> &ExactStore {

@@ -6,7 +6,9 @@ page alone can tell, and prints one JSON object of what it read for the Rust tes
 with the commands' own answers. Screenshots go to OUT_DIR.
 """
 
+import base64
 import json
+import os
 import sys
 import time
 
@@ -87,6 +89,19 @@ def play_to_the_end(fragment, limit=400):
     raise AssertionError("the match did not end within %d moves" % limit)
 
 
+def save_dataset(name):
+    """Saves the download of the page's dataset link (shown once the match is over) as OUT/NAME."""
+    link = driver.find_element(By.ID, "export-dataset")
+    assert link.is_displayed(), "the dataset link is hidden at the match's end"
+    data = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1]; fetch(arguments[0]).then(function (r) { return r.arrayBuffer(); })"
+        ".then(function (b) { let s = ''; new Uint8Array(b).forEach(function (c) { s += String.fromCharCode(c); }); done(btoa(s)); });",
+        link.get_attribute("href"),
+    )
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(base64.b64decode(data))
+
+
 def analysis_rows():
     """The analysis table: each move's pit, values and marks."""
     return [
@@ -108,8 +123,12 @@ report["page_ready_seconds"] = time.time() - started
 assert "Round 1, ply 0: south to move (human)" in text("status"), text("status")
 
 # A match against random, and one of perfect:match (South, who starts a won match) against random.
-report["against_random"] = play_to_the_end(SMALL + "&first=south&moves=&south=human&north=random&skip=1")
+# Seed 2: with seed 1 this human (always the first legal pit) and random repeat one-move rounds
+# until max_rounds (R14), a thousand rounds.
+report["against_random"] = play_to_the_end(SMALL + "&first=south&moves=&south=human&north=random&seed=2&skip=1")
+save_dataset("against_random.tar")
 report["perfect_against_random"] = play_to_the_end(SMALL + "&first=south&moves=&south=perfect:match&north=random&skip=1")
+save_dataset("perfect_against_random.tar")
 assert report["perfect_against_random"] == "south", report
 report["perfect_north"] = play_to_the_end("pits_per_row=4&seeds_per_pit=2&first=north&moves=&south=random&north=perfect:match&skip=1")
 assert report["perfect_north"] == "north", report

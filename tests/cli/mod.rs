@@ -10,6 +10,7 @@ mod imports;
 mod metrics;
 mod output;
 mod perft;
+mod played;
 mod plot;
 mod readme;
 mod replay;

@@ -76,6 +76,12 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     assert!(out.status.success(), "the browser script failed:\n{stderr}\n{stdout}");
     let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     eprintln!("page ready in {:.2} s", report["page_ready_seconds"].as_f64().unwrap());
+    // The dataset links of two matches played to their end: datasets that verify replays, the
+    // seats as played (a person's clicks, the engine's moves with the server's seed).
+    for (file, south, north) in [("against_random.tar", "human", "random"), ("perfect_against_random.tar", "perfect:match", "random")] {
+        let m = super::played::unpack_verified(&std::fs::read(shots.path().join(file)).unwrap());
+        assert_eq!((m["south"].as_str(), m["north"].as_str()), (Some(south), Some(north)), "{file}");
+    }
     // The perfect match player, holding a won match as the starter, won it.
     assert_eq!((report["perfect_against_random"].as_str(), report["perfect_north"].as_str()), (Some("south"), Some("north")));
     assert!(["south", "north", "unfinished"].contains(&report["against_random"].as_str().unwrap()));

@@ -423,6 +423,10 @@ pub fn accumulate(dataset: &Dataset, exact: Option<exact::ExactOptions>) -> Resu
     let solutions = match exact {
         Some(opts) => {
             let cfg = dataset.manifest().config();
+            if dataset.manifest().played.is_some() {
+                let what = "the exact evaluation plays the matches again by their players, and this match was played from its moves";
+                return Err(DatasetError::content(dir, what));
+            }
             exact::check_players(&cfg).map_err(|e| DatasetError::content(dir, e))?;
             Some(exact::Solutions::new(cfg, opts))
         }

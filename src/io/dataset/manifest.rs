@@ -95,6 +95,38 @@ pub struct Manifest {
     /// for runs without them. Part of the identity: other tables give other rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tables: Option<String>,
+    /// A match played from its recorded moves rather than by `south` and `north` from `seed`
+    /// (absent for the runs of `simulate`). Part of the identity: the moves give the rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub played: Option<Played>,
+}
+
+/// How a dataset of one match played from its moves was made (docs/data.md, "A match played
+/// from its moves"): the manifest's `south` and `north` are its seats as played, `human` (a
+/// person's moves) or a built-in player each of whose moves was its choice with the random
+/// stream of (`seed`, the ply before the move, its seat), checked when the dataset was written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Played {
+    /// The moves, local pits (R3) in ply order, comma-separated, as `replay --moves` takes them.
+    pub moves: String,
+    /// The sentence above, so that the manifest explains itself.
+    pub how: String,
+}
+
+/// What [`Played::how`] says.
+pub const PLAYED_HOW: &str = "one match replayed from `moves` (local pits in ply order); `south` and `north` are the seats as played: \
+human (a person's moves), or a built-in player each of whose moves was its choice with the random stream of (seed, ply before the move, seat)";
+
+impl Played {
+    pub fn new(moves: &[usize]) -> Played {
+        Played { moves: moves.iter().map(usize::to_string).collect::<Vec<_>>().join(","), how: PLAYED_HOW.to_string() }
+    }
+
+    /// The moves as local pits; the error names the item that is not a pit number.
+    pub fn pits(&self) -> Result<Vec<u32>, String> {
+        let items = self.moves.split(',').filter(|m| !m.is_empty());
+        items.enumerate().map(|(i, m)| m.parse::<u32>().map_err(|_| format!("item {}: '{m}' is not a local pit", i + 1))).collect()
+    }
 }
 
 /// Where a run (or shard) stands.
@@ -146,6 +178,7 @@ impl Manifest {
                 .expect("schemas serialize"),
             identity: BTreeMap::new(),
             tables: None,
+            played: None,
         };
         manifest.identity = manifest.current_identity();
         manifest
@@ -156,6 +189,24 @@ impl Manifest {
         self.tables = tables;
         self.identity = self.current_identity();
         self
+    }
+
+    /// The manifest of one match played from its moves (see [`Manifest::played`]).
+    pub fn with_played(mut self, played: Played) -> Manifest {
+        self.played = Some(played);
+        self.run_id = self.expected_run_id();
+        self.identity = self.current_identity();
+        self
+    }
+
+    /// The run id of the manifest's rules, players, first player and seed, and of its moves
+    /// when it was played from them.
+    pub fn expected_run_id(&self) -> String {
+        let run = self.config().run_id();
+        match &self.played {
+            Some(p) => crate::engine::short_hash(&format!("played-v1|{run}|{}", p.moves)),
+            None => run,
+        }
     }
 
     pub fn is_complete(&self) -> bool {
@@ -186,6 +237,7 @@ impl Manifest {
         ];
         // Only runs with perfect:match players have it: the others' identity is as before.
         fields.extend(self.tables.clone().map(|t| ("tables", t)));
+        fields.extend(self.played.as_ref().map(|p| ("played", serde_json::to_string(p).expect("serializable"))));
         fields
     }
 
@@ -257,11 +309,23 @@ impl Manifest {
             return field("rules_hash", format!("{} is not the hash of the manifest's rules ({})", self.rules_hash, self.rules.hash()));
         }
         let cfg = self.config();
-        if self.run_id != cfg.run_id() {
+        if self.run_id != self.expected_run_id() {
             return field(
                 "run_id",
-                format!("{} is not the run of the manifest's rules, players, first player and seed ({})", self.run_id, cfg.run_id()),
+                format!(
+                    "{} is not the run of the manifest's rules, players, first player, seed and played moves ({})",
+                    self.run_id,
+                    self.expected_run_id()
+                ),
             );
+        }
+        if let Some(played) = &self.played {
+            if self.matches != 1 {
+                return field("matches", format!("{}: a dataset played from its moves holds one match", self.matches));
+            }
+            if let Err(e) = played.pits() {
+                return field("played", format!("moves: {e}"));
+            }
         }
         if self.match_range != match_range(&cfg) {
             let [a, b] = match_range(&cfg);

@@ -13,12 +13,14 @@
 //!
 //! One file per job: `manifest` (what a run is, its identity, its file names), `manifest_io`
 //! (finding and reading manifests), `admission` (whether a run may write into a directory), `writer` (the
-//! sink of a run) with its `syncer` thread, `reader` (a dataset opened to read), and `error`.
+//! sink of a run) with its `syncer` thread, `reader` (a dataset opened to read), `played` (the
+//! rows of a match played from its moves checked against them), and `error`.
 
 mod admission;
 mod error;
 mod manifest;
 mod manifest_io;
+mod played;
 mod reader;
 mod syncer;
 #[cfg(test)]
@@ -26,7 +28,10 @@ mod tests;
 mod writer;
 
 pub use error::{problem_list, DatasetError, Refusal, ShardState, Wording};
-pub use manifest::{identity_digest, manifest_name, versions, Formats, Manifest, ManifestProblem, Mismatch, RunStatus, ROWS_VERSION};
+pub use manifest::{
+    identity_digest, manifest_name, versions, Formats, Manifest, ManifestProblem, Mismatch, Played, RunStatus, ROWS_VERSION,
+};
 pub use manifest_io::{manifest_names, read_manifest, read_manifests, MAX_MANIFEST_BYTES};
+pub use played::played_problems;
 pub use reader::Dataset;
 pub use writer::{tables_digest, DatasetWriter};

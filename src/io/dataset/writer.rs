@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::admission;
 use super::error::DatasetError;
-use super::manifest::{manifest_name, now, Formats, Manifest, RunStatus};
+use super::manifest::{manifest_name, now, Formats, Manifest, Played, RunStatus};
 use super::manifest_io::to_json;
 use super::syncer::{PendingBatch, Syncer};
 use crate::agents::AgentSpec;
@@ -52,13 +52,33 @@ impl DatasetWriter {
     /// set, and one whose shard another process is writing (the lock is held until the writer
     /// is dropped).
     pub fn create(dir: &Path, cfg: &RunConfig, format: Formats, resume: bool, command: &str) -> Result<DatasetWriter, DatasetError> {
+        let manifest = Manifest::new(cfg, format, command).with_tables(tables_digest(cfg)?);
+        DatasetWriter::create_with(dir, cfg, manifest, resume)
+    }
+
+    /// Prepares `dir` (a new dataset, refused if it holds one) for one match played from its
+    /// moves (`played`); `tables` is the digest of the match table its perfect:match seats
+    /// read, from the store they read it from.
+    pub fn create_played(
+        dir: &Path,
+        cfg: &RunConfig,
+        played: Played,
+        tables: Option<String>,
+        format: Formats,
+        command: &str,
+    ) -> Result<DatasetWriter, DatasetError> {
+        let manifest = Manifest::new(cfg, format, command).with_tables(tables).with_played(played);
+        DatasetWriter::create_with(dir, cfg, manifest, false)
+    }
+
+    fn create_with(dir: &Path, cfg: &RunConfig, mut manifest: Manifest, resume: bool) -> Result<DatasetWriter, DatasetError> {
         admission::open_destination(dir)?;
         // Writers check the directory and write their manifest one at a time; each shard has
         // one writer for the whole run.
         let setup = DirLock::acquire(dir, SETUP_LOCK)?;
         // Not recorded until the run is admitted: a refused writer leaves the last one's details.
         let mut lock = DirLock::try_acquire_unrecorded(dir, &writer_lock_name(cfg.shard), &format!("shard {} of this dataset", cfg.shard))?;
-        let mut manifest = Manifest::new(cfg, format, command).with_tables(tables_digest(cfg)?);
+        let format = manifest.format;
         let manifest_path = dir.join(manifest_name(cfg.shard));
         let resumed = admission::admit(dir, &mut manifest, &manifest_path, resume)?;
         let layout = Layout {
