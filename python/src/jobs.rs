@@ -12,6 +12,7 @@ use rajapasu::agents::AgentSpec;
 use rajapasu::app::simulate::{SimulateError, SimulateRequest};
 use rajapasu::app::solve::{match_error_is_bad_input, MatchRequest, RoundRequest, SolveMatchError};
 use rajapasu::engine::{BySide, Position};
+use rajapasu::exact::{MatchError, Setting};
 use rajapasu::io::dataset::Wording;
 use rajapasu::io::lock::LockError;
 use rajapasu::io::{Dataset, DatasetError, Formats};
@@ -200,6 +201,15 @@ pub(crate) fn dataset_parts<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<(Str
     Ok((manifest, format.to_string(), parts))
 }
 
+/// A solver's setting as Python names it in a message: its keyword argument (the tables
+/// directory as what to pass).
+fn keyword(setting: Setting) -> String {
+    match setting {
+        Setting::Tables => "tables=DIR".to_string(),
+        s => s.field().to_string(),
+    }
+}
+
 /// Solves a round start exactly (R15) as `rajapasu solve --json` does; returns its JSON.
 #[pyfunction]
 #[pyo3(signature = (open=None, starter="south", max_memory="4G", max_positions=None, rules=None))]
@@ -218,7 +228,7 @@ pub(crate) fn solve_json(
     let open = request.validate().map_err(field_error)?;
     let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let solved = py.detach(|| solve_start(rules, open, starter, opts, &mut |_| {})).map_err(|e| usage(e.to_string()))?;
+    let solved = py.detach(|| solve_start(rules, open, starter, opts, &mut |_| {})).map_err(|e| usage(e.describe(&keyword)))?;
     Ok(solved_json(&rules, &solved, peak_rss()).to_string())
 }
 
@@ -245,10 +255,11 @@ pub(crate) fn solve_match_json(
     request.validate().map_err(field_error)?;
     let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let tables = rajapasu::exact::tables_dir(tables.as_deref()).map_err(|e| usage(format!("tables: {e}")))?;
+    let tables = rajapasu::exact::tables_dir(tables.as_deref()).map_err(|e| usage(e.describe(&keyword)))?;
     let store = ExactStore::new(StoreSettings { tables, solve: opts, ..StoreSettings::default() });
     let solved = py.detach(|| solve_match(&store, &request, &mut |_| {})).map_err(|e| match e {
         SolveMatchError::Field(e) => field_error(e),
+        SolveMatchError::Match(MatchError::Solve(e)) => usage(e.describe(&keyword)),
         SolveMatchError::Match(e) if match_error_is_bad_input(&e) => usage(e.to_string()),
         SolveMatchError::Match(e) => RajapasuError::new_err(e.to_string()),
     })?;

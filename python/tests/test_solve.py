@@ -46,7 +46,8 @@ def test_solve_errors_are_the_cli_ones():
     assert done.returncode == 2
     with pytest.raises(rajapasu.UsageError) as raised:
         rajapasu.solve(max_positions=1000)
-    assert str(raised.value) in done.stderr
+    # The command line's message, the keyword argument in place of the flag.
+    assert str(raised.value).replace("max_positions", "--max-positions") in done.stderr
 
 
 MATCH_CASES = json.loads((GOLDEN / "solve_match.json").read_text())
@@ -157,7 +158,34 @@ def test_solve_match_rejects_other_bad_input(tmp_path):
     assert done.returncode == 2
     with pytest.raises(rajapasu.UsageError) as raised:
         rajapasu.solve_match(pits_per_row=5, seeds_per_pit=4, max_memory="200K", tables=tmp_path)
-    assert str(raised.value) in done.stderr and "more than the allowed memory" in str(raised.value)
+    message = str(raised.value)
+    assert message.replace("max_memory", "--max-memory") in done.stderr and "more than the allowed memory" in message
+
+
+def test_limit_and_tables_errors_name_the_keyword_not_a_flag(tmp_path, monkeypatch):
+    """The solver's limits and a missing tables directory, met through the module, are worded
+    with its keyword arguments: no command-line flag in the message."""
+    raised = []
+    for call in [
+        lambda: rajapasu.solve(pits_per_row=5, seeds_per_pit=4, max_memory="200K"),
+        lambda: rajapasu.solve(pits_per_row=7, seeds_per_pit=7, max_positions=1000),
+        lambda: rajapasu.solve_match(pits_per_row=5, seeds_per_pit=4, max_memory="200K", tables=tmp_path),
+    ]:
+        with pytest.raises(rajapasu.UsageError) as error:
+            call()
+        raised.append(str(error.value))
+    for name in ["RAJAPASU_TABLES", "XDG_CACHE_HOME", "HOME"]:
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(rajapasu.UsageError) as error:
+        rajapasu.solve_match(pits_per_row=3, seeds_per_pit=2)
+    raised.append(str(error.value))
+    memory, positions, match_memory, tables = raised
+    assert "allowed memory (204800 bytes, max_memory)" in memory
+    assert "more than 1000 reachable positions (max_positions)" in positions
+    assert "allowed memory (204800 bytes, max_memory)" in match_memory
+    assert "HOME are all unset" in tables and "pass tables=DIR" in tables
+    for message in raised:
+        assert "--" not in message, message
 
 
 def test_an_interrupted_match_solve_continues_from_its_checkpoint(tmp_path):

@@ -11,7 +11,7 @@ use super::game::Start;
 use super::job::Job;
 use super::FieldError;
 use crate::engine::{BySide, Outcome, Pit, PitSet, Position, Ruleset, Side};
-use crate::exact::{analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, Solution, SolveError};
+use crate::exact::{analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, RoundValuesError, Solution, SolveError};
 
 /// Which position to analyse.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,9 +143,10 @@ fn round_match_of(rules: Ruleset, at: &Located, store: &ExactStore, job: &Job) -
     job.check().map_err(|_| AnalyseError::Cancelled)?;
     job.stage("the round's match values (R17)", 0);
     let open = at.pos.open().map(|set| set.len() as u8);
-    let values = store.round_match_watched(&table, open, at.context, &mut job.round_match_watch());
-    job.check().map_err(|_| AnalyseError::Cancelled)?;
-    Ok(values)
+    match store.round_match_watched(&table, open, at.context, &mut job.round_match_watch()) {
+        Err(RoundValuesError::Cancelled) => Err(AnalyseError::Cancelled),
+        values => Ok(values.map_err(|e| e.to_string())),
+    }
 }
 
 /// Answers a request: the JSON object that `analyse --json` prints and `GET /api/analyse` returns.

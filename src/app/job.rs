@@ -168,7 +168,7 @@ mod tests {
         let job = Job::default();
         job.cancel();
         let stopped = store.round_match_watched(&table, open, None, &mut job.round_match_watch());
-        assert_eq!(stopped.err().as_deref(), Some(crate::exact::CANCELLED));
+        assert_eq!(stopped.err(), Some(crate::exact::RoundValuesError::Cancelled));
         assert_eq!(store.counts().round_values, 0, "nothing is kept of a cancelled computation");
         let job = Job::default();
         let values = store.round_match_watched(&table, open, None, &mut job.round_match_watch()).unwrap();

@@ -12,7 +12,7 @@ use crate::app::analyse::{run as analyse, AnalyseError, AnalyseRequest, Position
 use crate::app::job::Job;
 use crate::app::solve::parse_memory;
 use crate::engine::{BySide, Side};
-use crate::exact::{tables_dir, ExactStore, SolveOptions, StoreSettings};
+use crate::exact::{ExactStore, SolveOptions, StoreSettings};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -110,7 +110,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let bar = super::progress::positions_bar("analyse", args.quiet);
     let shown = bar.clone();
     let job = Job::with_listener(move |p| shown.set_message(p.to_string()));
-    let tables = tables_dir(args.tables.as_deref()).map_err(CliError::usage)?;
+    let tables = crate::cli::tables_dir(args.tables.as_deref())?;
     let store = ExactStore::new(StoreSettings { tables, cache_bytes: max_memory, solve: opts });
     let result = analyse(&request, &store, &job);
     bar.finish_and_clear();

@@ -1,13 +1,16 @@
-//! What the subcommands share of the command line's own syntax: a request's field as its
-//! flag, the `--rule` options, the command line as typed.
+//! What the subcommands share of the command line's own syntax: a request's field or a
+//! solver's setting as its flag, the `--rule` options, the command line as typed.
+
+use std::path::{Path, PathBuf};
 
 use crate::engine::Ruleset;
+use crate::exact::Setting;
 
 use super::error::CliError;
 
 /// A request's field as the command line names it: its flag, and what follows the flag in a
 /// message about it (the one place where the application layer's fields become flags).
-const FLAGS: [(&str, &str, &str); 15] = [
+const FLAGS: [(&str, &str, &str); 19] = [
     ("matches", "--matches", " "),
     ("batch_size", "--batch-size", " "),
     ("threads", "--threads", ": "),
@@ -23,6 +26,10 @@ const FLAGS: [(&str, &str, &str); 15] = [
     ("max_positions", "--max-positions", ": "),
     ("south", "--south", ": "),
     ("north", "--north", ": "),
+    ("max_disk", "--max-disk", ": "),
+    ("max_levels", "--max-levels", ": "),
+    ("max_pits_per_row", "--study-pits", ": "),
+    ("max_seeds_per_pit", "--study-seeds", ": "),
 ];
 
 /// The command line's flag for a request's field (the field itself if it has none).
@@ -34,6 +41,20 @@ pub(crate) fn flag(field: &str) -> &str {
 pub(crate) fn field_error(e: crate::app::FieldError) -> CliError {
     let separator = FLAGS.iter().find(|(f, _, _)| *f == e.field).map_or(": ", |(_, _, sep)| sep);
     CliError::Usage(format!("{}{separator}{}", flag(e.field), e.message))
+}
+
+/// A solver's setting as the command line names it in a message: its flag (the tables
+/// directory with its argument, as what to pass).
+pub(crate) fn setting(s: Setting) -> String {
+    match s {
+        Setting::Tables => "--tables DIR".to_string(),
+        s => flag(s.field()).to_string(),
+    }
+}
+
+/// The tables directory of `--tables`, else the default one (`exact::default_tables_dir`).
+pub(crate) fn tables_dir(given: Option<&Path>) -> Result<PathBuf, CliError> {
+    crate::exact::tables_dir(given).map_err(|e| CliError::usage(e.describe(&setting)))
 }
 
 /// A bad request about a value the user typed as `given` (e.g. `--open 4,1: ...`).

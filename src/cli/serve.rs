@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use super::output::Output;
 use super::CliError;
 use crate::app::solve::parse_memory;
-use crate::exact::tables_dir;
 use crate::server::{run, Config};
 
 #[derive(clap::Args, Debug)]
@@ -44,7 +43,7 @@ pub fn run_command(args: Args) -> Result<(), CliError> {
     }
     let config = Config {
         addr: SocketAddr::new(args.bind, args.port),
-        tables: tables_dir(args.tables.as_deref()).map_err(CliError::usage)?,
+        tables: crate::cli::tables_dir(args.tables.as_deref())?,
         max_memory,
         max_positions: args.max_positions,
     };

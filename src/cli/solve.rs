@@ -1,7 +1,8 @@
 //! `rajapasu solve`: the exact perfect-play value of a round's start (docs/rules.md R15), its best
 //! opening moves and the reachable positions; `--all-starts` for every open-pit configuration
 //! and starter (a table and a heat map); `--match` for match states (R17); `--study` for the
-//! perfect_play study. The jobs themselves: `app::solve`.
+//! perfect_play study. The jobs themselves: `app::solve`, `app::starts`, `app::perfect_match`,
+//! `app::match_states`, `app::solve_spill`, `app::solve_study`.
 
 mod args;
 mod common;
@@ -16,9 +17,8 @@ use super::CliError;
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let rules = args.rules.ruleset()?;
-    let mut opts = common::options(&args)?;
+    let opts = common::options(&args)?;
     if args.study {
-        opts.max_positions = args.max_positions.unwrap_or(study::STUDY_MAX_POSITIONS);
         return study::run(&args, rules, opts);
     }
     if args.all_starts {

@@ -1,7 +1,7 @@
 //! What the modes of `rajapasu solve` share: the solver's options from the flags, progress
-//! bars, errors as the command line reports them, and how tables and numbers are written.
+//! bars, errors as the command line reports them, and how numbers are written.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use indicatif::ProgressBar;
 
@@ -9,13 +9,13 @@ use super::args::Args;
 use crate::app::solve::{parse_memory, Solved};
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::{ExactStore, MatchError, Progress, SolveError, SolveOptions, StoreSettings};
+use crate::exact::{ExactStore, MatchError, MatchProgress, Progress, SolveError, SolveOptions, StoreSettings};
 use crate::io::Formats;
-use crate::sim::table::Table;
 
-/// Maps a solver error: a board too large for the allowance is bad input (exit 2).
+/// Maps a solver error: a board too large for the allowance is bad input (exit 2), the
+/// allowance named by its flag.
 pub(super) fn solve_error(e: SolveError) -> CliError {
-    CliError::usage(e)
+    CliError::usage(e.describe(&crate::cli::setting))
 }
 
 /// A progress bar of a solve on stderr when it is a terminal.
@@ -39,6 +39,35 @@ impl SolveBar {
     }
 }
 
+/// A progress bar of a match table's solve on stderr when it is a terminal.
+pub(super) struct MatchBar {
+    pub(super) bar: ProgressBar,
+    total_known: std::cell::Cell<bool>,
+}
+
+impl MatchBar {
+    pub(super) fn new(rules: &Ruleset, quiet: bool) -> MatchBar {
+        let label = format!("solve --match {}x{}", rules.pits_per_row, rules.seeds_per_pit);
+        MatchBar { bar: crate::cli::progress::positions_bar(&label, quiet), total_known: std::cell::Cell::new(false) }
+    }
+
+    pub(super) fn update(&self, p: MatchProgress) {
+        if !self.total_known.replace(true) {
+            self.bar.set_style(
+                indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} round graphs, {msg}")
+                    .expect("valid template"),
+            );
+        }
+        self.bar.set_length(p.total);
+        self.bar.set_position(p.done);
+        self.bar.set_message(if p.phase == "enumerating" {
+            format!("enumerating open pits {},{}", p.open.0, p.open.1)
+        } else {
+            format!("states won within {} rounds, open pits {},{}", p.round, p.open.0, p.open.1)
+        });
+    }
+}
+
 /// The progress bar's label of a solve of the round start with `open` pits.
 pub(super) fn start_label(rules: &Ruleset, open: BySide<u8>) -> String {
     format!("solve {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North])
@@ -55,17 +84,17 @@ pub(super) fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts:
 /// A match table's error: a board too large or a tables directory that is not the solver's
 /// is bad input (exit 2), a failure while working exits 1.
 pub(super) fn match_error(e: MatchError) -> CliError {
-    if crate::app::solve::match_error_is_bad_input(&e) {
-        CliError::usage(e)
-    } else {
-        CliError::failed(e)
+    match e {
+        MatchError::Solve(e) => solve_error(e),
+        e if crate::app::solve::match_error_is_bad_input(&e) => CliError::usage(e),
+        e => CliError::failed(e),
     }
 }
 
 /// The store of exact results of this command: the tables directory of `--tables` (default:
 /// see `exact::default_tables_dir`) and the solver's limits.
 pub(super) fn store(tables: Option<&PathBuf>, opts: SolveOptions) -> Result<ExactStore, CliError> {
-    let tables = crate::exact::tables_dir(tables.map(PathBuf::as_path)).map_err(match_error)?;
+    let tables = crate::cli::tables_dir(tables.map(PathBuf::as_path))?;
     Ok(ExactStore::new(StoreSettings { tables, solve: opts, ..StoreSettings::default() }))
 }
 
@@ -94,9 +123,4 @@ pub(super) fn human_bytes(b: u64) -> String {
     } else {
         format!("{v:.1} {}", units[u])
     }
-}
-
-/// Writes `table` as DIR/NAME.parquet and/or DIR/NAME.csv.
-pub(super) fn write_formats(table: &Table, dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, CliError> {
-    crate::io::write_table_formats(table, dir, formats).map_err(CliError::failed)
 }

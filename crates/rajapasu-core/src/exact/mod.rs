@@ -12,6 +12,7 @@ mod once_cache;
 pub(crate) mod perfect;
 mod round_graph;
 mod round_values;
+mod setting;
 mod solver;
 mod spill;
 #[cfg(test)]
@@ -30,7 +31,8 @@ pub use match_solver::{
     NEVER,
 };
 pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
-pub use round_values::CANCELLED;
+pub use round_values::RoundValuesError;
+pub use setting::{Naming, Setting};
 pub use solver::{
     check_board_size, Progress, SendWatch, Solution, SolveError, SolveOptions, SolveStats, TieBreak, Watch, DEFAULT_MAX_MEMORY,
     MAX_COUNTERS,
@@ -38,8 +40,8 @@ pub use solver::{
 pub use spill::{LevelFigures, SpillError, SpillOptions, SpilledRound};
 pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
 pub use tables::{
-    default_tables_dir, load_or_solve, read_checkpoint, remove_stale_temporaries, table_path, tables_dir, write_checkpoint,
-    MAX_TABLE_BYTES, TABLES_ENV,
+    default_tables_dir, load_or_solve, read_checkpoint, remove_stale_temporaries, table_path, table_stored, tables_dir, write_checkpoint,
+    NoTablesDir, MAX_TABLE_BYTES, TABLES_ENV,
 };
 
 use crate::engine::{BySide, Position, Ruleset, Side};

@@ -94,7 +94,7 @@ impl PerfectPlayer {
                     (NextStarter::RoundWinner, Some((kept, starter))) => Ending::RoundWinner { kept, starter },
                     (NextStarter::RoundWinner, None) => return Err(PerfectError::NoContext),
                 };
-                let values = self.store.round_values(rules, open, ending, &table).map_err(|e| err(self.kind, e))?;
+                let values = self.store.round_values(rules, open, ending, &table).map_err(|e| err(self.kind, e.to_string()))?;
                 let node =
                     values.graph.node(pos).ok_or_else(|| err(self.kind, "the position is not reachable from its round's start".into()))?;
                 let off = pos.reserve()[Side::South];

@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 
 use super::match_solver::{end_masks, Ending, MatchTable};
 use super::round_graph::{Mask, RoundGraph};
-use super::solver::{Progress, SendWatch};
+use super::solver::{Progress, SendWatch, SolveError};
 use crate::engine::{BySide, PitSet, Ruleset, Side};
 use crate::files;
 
@@ -50,8 +50,26 @@ pub(crate) struct RoundValues {
     far: HashMap<u64, u32>,
 }
 
-/// The error of a computation of round values stopped by its watch.
-pub const CANCELLED: &str = "cancelled";
+/// Why the match values (R17) of a round were not computed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RoundValuesError {
+    /// Whoever watched the computation stopped it; nothing was kept.
+    #[error("the computation of the round's match values was cancelled")]
+    Cancelled,
+    /// The graph of the round's positions met a limit of the solver.
+    #[error(transparent)]
+    Solve(SolveError),
+    /// The values cannot be had (too large, no match reaches the round, a file that is not
+    /// theirs): the message says why, with the figures or the file.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for RoundValuesError {
+    fn from(message: String) -> RoundValuesError {
+        RoundValuesError::Failed(message)
+    }
+}
 
 /// The cell byte of a win of side f within t rounds.
 fn t_tag(f: Side) -> impl Fn(u32) -> u8 {
@@ -101,20 +119,26 @@ impl RoundValues {
     /// t-1 rounds, each continued from the last (the cells of threshold t are those it adds).
     /// Fails if both sides would force a win at a cell (a match table that is not a solution).
     #[cfg(test)]
-    pub(crate) fn compute(graph: Arc<RoundGraph>, table: &MatchTable, ending: Ending, lo: u32, hi: u32) -> Result<RoundValues, String> {
+    pub(crate) fn compute(
+        graph: Arc<RoundGraph>,
+        table: &MatchTable,
+        ending: Ending,
+        lo: u32,
+        hi: u32,
+    ) -> Result<RoundValues, RoundValuesError> {
         RoundValues::compute_watched(graph, table, ending, (lo, hi), &mut |_| std::ops::ControlFlow::Continue(()))
     }
 
     /// [`RoundValues::compute`], `watch` hearing each step of the two sides' attractors (a
     /// number of rounds `t` of the match table, `2 (max_rounds + 1)` in all) and able to stop
-    /// them at the next step ([`CANCELLED`]).
+    /// them at the next step ([`RoundValuesError::Cancelled`]).
     pub(crate) fn compute_watched(
         graph: Arc<RoundGraph>,
         table: &MatchTable,
         ending: Ending,
         (lo, hi): (u32, u32),
         watch: &mut SendWatch,
-    ) -> Result<RoundValues, String> {
+    ) -> Result<RoundValues, RoundValuesError> {
         let rules = *table.rules();
         let level_cells = RoundValues::level_cells(&graph, lo, hi);
         let cells = *level_cells.last().expect("levels") as usize;
@@ -122,7 +146,7 @@ impl RoundValues {
         let mut layer = vec![0u8; cells];
         let top = table.max_rounds() + 1;
         if top >= NORTH_BIT as u32 {
-            return Err(format!("a match won within {top} rounds does not fit the values' byte"));
+            return Err(format!("a match won within {top} rounds does not fit the values' byte").into());
         }
         let starts = graph.level_starts();
         // The two sides' attractors are independent and write disjoint cells (at most one side
@@ -176,12 +200,13 @@ impl RoundValues {
         };
         let ((mut far, south_conflict), (north_far, north_conflict)) = rayon::join(|| side(Side::South), || side(Side::North));
         if stopped.load(Ordering::SeqCst) {
-            return Err(CANCELLED.into());
+            return Err(RoundValuesError::Cancelled);
         }
         if let Some((node, reserve)) = south_conflict.or(north_conflict) {
             return Err(format!(
                 "the match table is not a solution: both sides force a win at node {node} with South holding {reserve} off the board"
-            ));
+            )
+            .into());
         }
         far.extend(north_far);
         far.shrink_to_fit();
@@ -362,7 +387,7 @@ impl RoundValues {
         ending: Ending,
         (lo, hi): (u32, u32),
         watch: &mut SendWatch,
-    ) -> Result<RoundValues, String> {
+    ) -> Result<RoundValues, RoundValuesError> {
         let rules = *table.rules();
         let open = graph.open;
         let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");

@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 use super::index::{Codec, Compositions, RankSet};
+use super::setting::{Naming, Setting};
 use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
 
 /// The most counters a solvable board may hold: values are stored in one signed byte.
@@ -48,31 +49,77 @@ impl Default for SolveOptions {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// Why a solve failed. The limits' messages name the setting through a [`Naming`]
+/// ([`SolveError::describe`]); `Display` names it by its field.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SolveError {
-    #[error(
-        "the board needs more than the allowed memory ({limit} bytes, --max-memory): {positions} positions found so far, \
-         {counters} counters on the board at the level being {phase} and {needed} bytes in use; \
-         allow more memory or solve a smaller board"
-    )]
-    MemoryLimit { limit: u64, needed: u64, positions: u64, counters: u32, phase: &'static str },
-    #[error("the board has more than {limit} reachable positions (--max-positions); allow more or solve a smaller board")]
-    PositionLimit { limit: u64 },
-    #[error("the board holds {counters} counters; the solver handles at most {MAX_COUNTERS} (values are stored in one byte)")]
-    TooManyCounters { counters: u32 },
-    #[error("the roots of one solve must share rules and open pits (R12)")]
+    MemoryLimit {
+        limit: u64,
+        needed: u64,
+        positions: u64,
+        counters: u32,
+        phase: &'static str,
+    },
+    PositionLimit {
+        limit: u64,
+    },
+    TooManyCounters {
+        counters: u32,
+    },
     MixedRoots,
     /// The solver numbers a level's boards in 63 bits (8x7, 9x5, 9x6 and 9x7 boards with every
     /// pit open do not fit; their reachable positions would exceed any memory anyway).
-    #[error(
-        "a board of {pits} open pits and {counters} counters has more than 2^63 arrangements, more than the solver can number; \
-         solve a smaller board (fewer pits a row, counters a pit or open pits)"
-    )]
-    TooManyArrangements { pits: usize, counters: u32 },
+    TooManyArrangements {
+        pits: usize,
+        counters: u32,
+    },
     /// Whoever watched the solve stopped it ([`Solution::solve_watched`]).
-    #[error("the solve was cancelled")]
     Cancelled,
 }
+
+impl SolveError {
+    /// The setting whose limit the solve met, if it met one.
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            SolveError::MemoryLimit { .. } => Some(Setting::MaxMemory),
+            SolveError::PositionLimit { .. } => Some(Setting::MaxPositions),
+            _ => None,
+        }
+    }
+
+    /// The message, the setting at fault named by `name`.
+    pub fn describe(&self, name: Naming) -> String {
+        match self {
+            SolveError::MemoryLimit { limit, needed, positions, counters, phase } => format!(
+                "the board needs more than the allowed memory ({limit} bytes, {}): {positions} positions found so far, \
+                 {counters} counters on the board at the level being {phase} and {needed} bytes in use; \
+                 allow more memory or solve a smaller board",
+                name(Setting::MaxMemory)
+            ),
+            SolveError::PositionLimit { limit } => format!(
+                "the board has more than {limit} reachable positions ({}); allow more or solve a smaller board",
+                name(Setting::MaxPositions)
+            ),
+            SolveError::TooManyCounters { counters } => {
+                format!("the board holds {counters} counters; the solver handles at most {MAX_COUNTERS} (values are stored in one byte)")
+            }
+            SolveError::MixedRoots => "the roots of one solve must share rules and open pits (R12)".to_string(),
+            SolveError::TooManyArrangements { pits, counters } => format!(
+                "a board of {pits} open pits and {counters} counters has more than 2^63 arrangements, more than the solver can number; \
+                 solve a smaller board (fewer pits a row, counters a pit or open pits)"
+            ),
+            SolveError::Cancelled => "the solve was cancelled".to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for SolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe(&Setting::default_name))
+    }
+}
+
+impl std::error::Error for SolveError {}
 
 /// Hears a solve's progress; [`ControlFlow::Break`] stops it ([`SolveError::Cancelled`]).
 pub type Watch<'a> = dyn FnMut(Progress) -> ControlFlow<()> + 'a;

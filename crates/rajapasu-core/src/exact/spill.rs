@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::index::{Codec, RankSet, RankSetRef};
 use super::level_files::{packed_bytes, positions_path, values_path, write_positions, write_values, LevelId, PositionsFile, ValuesFile};
+use super::setting::{Naming, Setting};
 use super::solver::{check_board_size, level_values, level_working_bytes, Progress, SolveError};
 use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
 use crate::files;
@@ -65,15 +66,31 @@ pub enum SpillError {
          ({used} bytes of the solve are on disk), and run again: the finished levels are kept"
     )]
     DiskFull { path: PathBuf, bytes: u64, used: u64 },
-    #[error(
-        "the solve needs more disk than allowed (--max-disk {limit} bytes): {needed} bytes with {what}; \
-         allow more and run again: the finished levels are kept"
-    )]
+    #[error("{}", disk_limit(*.limit, *.needed, .what, &Setting::default_name))]
     DiskLimit { limit: u64, needed: u64, what: String },
     #[error("{dir} holds a solve of other roots or rules ({found}); use another directory or remove it")]
     OtherSolve { dir: PathBuf, found: String },
     #[error("stopped after {levels} levels as asked; run again to continue from level {next}")]
     Interrupted { levels: u32, next: u32 },
+}
+
+impl SpillError {
+    /// The message, the setting at fault named by `name`.
+    pub fn describe(&self, name: Naming) -> String {
+        match self {
+            SpillError::Solve(e) => e.describe(name),
+            SpillError::DiskLimit { limit, needed, what } => disk_limit(*limit, *needed, what, name),
+            e => e.to_string(),
+        }
+    }
+}
+
+fn disk_limit(limit: u64, needed: u64, what: &str, name: Naming) -> String {
+    format!(
+        "the solve needs more disk than allowed ({} {limit} bytes): {needed} bytes with {what}; \
+         allow more and run again: the finished levels are kept",
+        name(Setting::MaxDisk)
+    )
 }
 
 fn io_error(path: &Path, e: std::io::Error, used: u64, bytes: u64) -> SpillError {

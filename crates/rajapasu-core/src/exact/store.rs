@@ -18,7 +18,7 @@ use super::analysis::{RoundContext, RoundMatch};
 use super::match_solver::{reserve_span, Ending, MatchError, MatchProgress, MatchTable};
 use super::once_cache::OnceCache;
 use super::round_graph::RoundGraph;
-use super::round_values::{RoundValues, CANCELLED};
+use super::round_values::{RoundValues, RoundValuesError};
 use super::solver::{SendWatch, Solution, SolveError, SolveOptions, Watch};
 use crate::engine::{BySide, NextStarter, Ruleset, Side};
 
@@ -97,7 +97,7 @@ impl ExactStore {
     /// Whether the match table of `rules` is at hand (in memory or in the tables directory),
     /// so that asking for it reads rather than solves.
     pub fn has_match_table(&self, rules: &Ruleset) -> bool {
-        self.tables.cached(rules).is_some() || super::table_path(&self.settings.tables, rules).is_file()
+        self.tables.cached(rules).is_some() || super::table_stored(&self.settings.tables, rules)
     }
 
     /// The match table of `rules` as [`ExactStore::match_table`] finds it, a solve stopping
@@ -114,7 +114,7 @@ impl ExactStore {
         let table = self.tables.get_or_compute(&rules, || -> Result<_, MatchError> {
             let opts = SolveOptions { keep_order: false, ..self.settings.solve };
             if self.settings.tables.as_os_str().is_empty() {
-                super::default_tables_dir()?;
+                super::default_tables_dir().map_err(|e| MatchError::Invalid(e.to_string()))?;
             }
             let (table, read) = super::load_or_solve(rules, &self.settings.tables, opts, max_iterations, progress)?;
             found = read;
@@ -156,28 +156,31 @@ impl ExactStore {
     /// `next_starter = round_winner` a round's ends lead to states that depend on its start, so
     /// `context` is needed there. Fails with a message naming the figures when the values would
     /// need more than the solver's memory or the round more than its positions.
-    pub fn round_match(&self, table: &MatchTable, open: BySide<u8>, context: Option<RoundContext>) -> Result<RoundMatch, String> {
+    pub fn round_match(&self, table: &MatchTable, open: BySide<u8>, context: Option<RoundContext>) -> Result<RoundMatch, RoundValuesError> {
         self.round_match_watched(table, open, context, &mut |_| ControlFlow::Continue(()))
     }
 
     /// [`ExactStore::round_match`], `watch` hearing the work on the round's values (the graph
     /// of its positions enumerated, then the attractors, see [`super::Progress`]) and able to stop it:
-    /// the error is then [`CANCELLED`], nothing is kept, and the next caller computes again.
+    /// the error is then [`RoundValuesError::Cancelled`], nothing is kept, and the next caller
+    /// computes again.
     pub fn round_match_watched(
         &self,
         table: &MatchTable,
         open: BySide<u8>,
         context: Option<RoundContext>,
         watch: &mut SendWatch,
-    ) -> Result<RoundMatch, String> {
+    ) -> Result<RoundMatch, RoundValuesError> {
         let rules = *table.rules();
         let ending = match (rules.next_starter, context) {
             (NextStarter::Collector, _) => Ending::Collector,
             (NextStarter::RoundWinner, Some(c)) => Ending::RoundWinner { kept: c.kept_south, starter: c.starter },
             (NextStarter::RoundWinner, None) => {
-                return Err("under next_starter = round_winner the match values of a position need its round's start \
-                            (give the moves from the match's start, or a round's start)"
-                    .into())
+                return Err(RoundValuesError::Failed(
+                    "under next_starter = round_winner the match values of a position need its round's start \
+                     (give the moves from the match's start, or a round's start)"
+                        .into(),
+                ))
             }
         };
         self.round_values_watched(rules, open, ending, table, watch).map(RoundMatch::new)
@@ -192,7 +195,7 @@ impl ExactStore {
         open: BySide<u8>,
         ending: Ending,
         table: &MatchTable,
-    ) -> Result<Arc<RoundValues>, String> {
+    ) -> Result<Arc<RoundValues>, RoundValuesError> {
         self.round_values_watched(rules, open, ending, table, &mut |_| ControlFlow::Continue(()))
     }
 
@@ -203,7 +206,7 @@ impl ExactStore {
         ending: Ending,
         table: &MatchTable,
         watch: &mut SendWatch,
-    ) -> Result<Arc<RoundValues>, String> {
+    ) -> Result<Arc<RoundValues>, RoundValuesError> {
         self.values.get_or_compute(&(rules, open, ending), || {
             let graph = self.round_graph(rules, open, ending, watch)?;
             let (lo, hi) = reserve_range(&rules, open, ending, &graph)?;
@@ -222,12 +225,18 @@ impl ExactStore {
     /// The graph of a round's positions. Under the collector rule a round's values serve every
     /// state with its open pits, so the graph is built for them alone and kept without its
     /// predecessors; under round_winner one graph serves several endings, so it is cached.
-    fn round_graph(&self, rules: Ruleset, open: BySide<u8>, ending: Ending, watch: &mut SendWatch) -> Result<Arc<RoundGraph>, String> {
+    fn round_graph(
+        &self,
+        rules: Ruleset,
+        open: BySide<u8>,
+        ending: Ending,
+        watch: &mut SendWatch,
+    ) -> Result<Arc<RoundGraph>, RoundValuesError> {
         let solve = SolveOptions { keep_order: false, ..self.settings.solve };
         let mut build = || {
             RoundGraph::build_watched(rules, open, solve, watch).map_err(|e| match e {
-                SolveError::Cancelled => CANCELLED.to_string(),
-                e => e.to_string(),
+                SolveError::Cancelled => RoundValuesError::Cancelled,
+                e => RoundValuesError::Solve(e),
             })
         };
         match ending {

@@ -1,7 +1,7 @@
 //! Match tables on disk (R17): `DIR/match-<rules hash>.json`, the rounds loop's checkpoint
 //! ([`MatchCheckpoint`]), complete once the loop has finished. `rajapasu solve --match` and the
 //! perfect players read a complete table, or compute it (continuing an interrupted solve) and
-//! save it there. DIR is `--tables DIR`, else `$RAJAPASU_TABLES`, else
+//! save it there. DIR is the one a front end gives, else `$RAJAPASU_TABLES`, else
 //! `$XDG_CACHE_HOME/rajapasu/tables`, else `$HOME/.cache/rajapasu/tables`.
 //!
 //! A table file is untrusted input: it is read only up to [`MAX_TABLE_BYTES`] and checked
@@ -15,6 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::match_solver::{MatchCheckpoint, MatchError, MatchProgress, MatchTable};
+use super::setting::{Naming, Setting};
 use super::solver::SolveOptions;
 use crate::engine::Ruleset;
 use crate::files;
@@ -25,10 +26,32 @@ pub const TABLES_ENV: &str = "RAJAPASU_TABLES";
 /// The largest table file read (a table of 127 counters is about 60 KB of JSON).
 pub const MAX_TABLE_BYTES: u64 = 8 << 20;
 
+/// No tables directory was given, and none of the variables that name the default one is set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoTablesDir;
+
+impl NoTablesDir {
+    /// The message, the tables directory named by `name` (what to give instead).
+    pub fn describe(&self, name: Naming) -> String {
+        format!(
+            "no directory for the match tables: {TABLES_ENV}, XDG_CACHE_HOME and HOME are all unset; set one of them or pass {}",
+            name(Setting::Tables)
+        )
+    }
+}
+
+impl std::fmt::Display for NoTablesDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe(&Setting::default_name))
+    }
+}
+
+impl std::error::Error for NoTablesDir {}
+
 /// The default directory of match tables (see the module's documentation); an error when none
 /// of the variables is set (never a directory chosen silently, such as one under the current
 /// directory).
-pub fn default_tables_dir() -> Result<PathBuf, MatchError> {
+pub fn default_tables_dir() -> Result<PathBuf, NoTablesDir> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(dir) = var(TABLES_ENV) {
         return Ok(dir);
@@ -36,16 +59,11 @@ pub fn default_tables_dir() -> Result<PathBuf, MatchError> {
     if let Some(cache) = var("XDG_CACHE_HOME") {
         return Ok(cache.join("rajapasu").join("tables"));
     }
-    match var("HOME") {
-        Some(home) => Ok(home.join(".cache").join("rajapasu").join("tables")),
-        None => Err(MatchError::Invalid(format!(
-            "no directory for the match tables: {TABLES_ENV}, XDG_CACHE_HOME and HOME are all unset; set one of them or pass --tables DIR"
-        ))),
-    }
+    var("HOME").map(|home| home.join(".cache").join("rajapasu").join("tables")).ok_or(NoTablesDir)
 }
 
 /// The tables directory a front end was given, else the default one ([`default_tables_dir`]).
-pub fn tables_dir(given: Option<&Path>) -> Result<PathBuf, MatchError> {
+pub fn tables_dir(given: Option<&Path>) -> Result<PathBuf, NoTablesDir> {
     match given {
         Some(dir) => Ok(dir.to_path_buf()),
         None => default_tables_dir(),
@@ -55,6 +73,12 @@ pub fn tables_dir(given: Option<&Path>) -> Result<PathBuf, MatchError> {
 /// The table file of `rules` in `dir`.
 pub fn table_path(dir: &Path, rules: &Ruleset) -> PathBuf {
     dir.join(format!("match-{}.json", rules.hash()))
+}
+
+/// Whether `dir` holds a file where the table of `rules` goes (not read or checked: a cheap
+/// look before deciding to ask for the table).
+pub fn table_stored(dir: &Path, rules: &Ruleset) -> bool {
+    table_path(dir, rules).is_file()
 }
 
 /// The digest a table file carries beside its values.

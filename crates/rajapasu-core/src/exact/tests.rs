@@ -231,7 +231,9 @@ fn memory_limit_is_an_error_naming_the_limit() {
     let e = Solution::solve(&[root], SolveOptions { max_memory: 200_000, keep_order: false, max_positions: u64::MAX }, &mut |_| {})
         .unwrap_err();
     assert!(matches!(e, SolveError::MemoryLimit { limit: 200_000, .. }), "{e}");
-    assert!(e.to_string().contains("--max-memory"), "{e}");
+    assert!(e.to_string().contains("200000 bytes, max_memory)") && !e.to_string().contains("--"), "{e}");
+    assert_eq!(e.setting(), Some(Setting::MaxMemory));
+    assert!(e.describe(&|s| format!("<{}>", s.field())).contains("200000 bytes, <max_memory>)"), "{e}");
     let big = round_start(rules(9, 8, &[]), BySide::new(9, 9), Side::South);
     assert_eq!(Solution::solve(&[big], SolveOptions::default(), &mut |_| {}).err(), Some(SolveError::TooManyCounters { counters: 144 }));
 }
