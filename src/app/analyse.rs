@@ -10,22 +10,18 @@ use serde_json::{json, Value};
 use super::game::Start;
 use super::job::Job;
 use super::FieldError;
-use crate::engine::{BySide, Outcome, Pit, PitSet, Position, Ruleset, Side};
+use crate::engine::{Outcome, Pit, PitSet, Position, Ruleset, Side};
 use crate::exact::{analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, RoundValuesError, Solution, SolveError};
 
 /// Which position to analyse.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PositionSpec {
-    /// After these moves (local pits) from the match's start, `first` starting round 1.
-    Moves { first: Side, moves: Vec<usize> },
-    /// A round's start from each side's holdings (R12), `starter` to move.
-    RoundStart { holdings: BySide<u32>, starter: Side },
-    /// Any position inside a round: 2P pits in global order (None: closed, R12), each side's
-    /// counters off the board, the side to move.
-    Board { pits: Vec<Option<u8>>, reserve: BySide<u32>, to_move: Side },
-    /// After these moves from a start (a set-up position's round and ply are not counted from a
-    /// match's start: `round` and `ply` are null).
-    Played { start: Start, moves: Vec<usize> },
+pub struct PositionSpec {
+    /// A match's start, a round's start from each side's holdings, or a position inside a
+    /// round (a set-up position's round and ply are not counted from a match's start: `round`
+    /// and `ply` are null).
+    pub start: Start,
+    /// The moves (local pits) played from there.
+    pub moves: Vec<usize>,
 }
 
 /// A validated analysis request.
@@ -69,22 +65,8 @@ struct Located {
 /// The most moves a request may give (the longest of a million random matches is about 5,000).
 pub const MAX_MOVES: usize = 100_000;
 
-impl PositionSpec {
-    /// The game's start and the moves played from it.
-    fn parts(&self) -> (Start, &[usize]) {
-        match self {
-            PositionSpec::Moves { first, moves } => (Start::Match { first: *first }, moves),
-            PositionSpec::RoundStart { holdings, starter } => (Start::RoundStart { holdings: *holdings, starter: *starter }, &[]),
-            PositionSpec::Board { pits, reserve, to_move } => {
-                (Start::Board { pits: pits.clone(), reserve: *reserve, to_move: *to_move }, &[])
-            }
-            PositionSpec::Played { start, moves } => (start.clone(), moves),
-        }
-    }
-}
-
 fn locate(rules: Ruleset, spec: &PositionSpec) -> Result<Located, AnalyseError> {
-    let (start, moves) = spec.parts();
+    let (start, moves) = (&spec.start, &spec.moves);
     if moves.len() > MAX_MOVES {
         return Err(field("moves", format!("{} moves; at most {MAX_MOVES} are analysed", moves.len())));
     }

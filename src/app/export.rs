@@ -23,9 +23,11 @@ pub fn trace_lines(spec: &GameSpec) -> Result<String, FieldError> {
     Ok(out)
 }
 
-/// The replay page of the game, opening at `ply` (0: the match's start, as `show` opens).
-pub fn replay_page(spec: &GameSpec, ply: u32) -> Result<String, FieldError> {
+/// The replay page of the game, opening at `ply` (0: the match's start, as `show` opens; None:
+/// after the last move).
+pub fn replay_page(spec: &GameSpec, ply: Option<u32>) -> Result<String, FieldError> {
     let film = spec.film()?;
+    let ply = ply.unwrap_or(film.plies());
     if ply > film.plies() {
         return Err(FieldError::new("ply", format!("{ply}: the game has {} moves (plies 0..={})", film.plies(), film.plies())));
     }

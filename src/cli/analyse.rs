@@ -9,6 +9,7 @@ use super::output::Output;
 use super::replay::MoveArgs;
 use super::CliError;
 use crate::app::analyse::{run as analyse, AnalyseError, AnalyseRequest, PositionSpec};
+use crate::app::game::Start;
 use crate::app::job::Job;
 use crate::app::solve::parse_memory;
 use crate::engine::{BySide, Side};
@@ -81,16 +82,16 @@ fn parse_pits(text: &str) -> Result<Vec<Option<u8>>, CliError> {
 
 fn request(args: &Args) -> Result<AnalyseRequest, CliError> {
     let (rules, first, moves) = args.moves.parse()?;
-    let position = if let Some(text) = &args.holdings {
-        PositionSpec::RoundStart { holdings: parse_pair(text, "--holdings")?, starter: first }
+    let start = if let Some(text) = &args.holdings {
+        Start::RoundStart { holdings: parse_pair(text, "--holdings")?, starter: first }
     } else if let Some(text) = &args.position {
         let reserve = parse_pair(args.reserve.as_deref().unwrap_or_default(), "--reserve")?;
         let to_move: Side = args.to_move.as_deref().unwrap_or_default().parse().map_err(CliError::usage)?;
-        PositionSpec::Board { pits: parse_pits(text)?, reserve, to_move }
+        Start::Board { pits: parse_pits(text)?, reserve, to_move }
     } else {
-        PositionSpec::Moves { first, moves }
+        Start::Match { first }
     };
-    Ok(AnalyseRequest { rules, position, with_match: !args.no_match })
+    Ok(AnalyseRequest { rules, position: PositionSpec { start, moves }, with_match: !args.no_match })
 }
 
 /// The flag of each field of a request, for messages.

@@ -12,19 +12,19 @@ use serde_json::{json, Value};
 
 use super::error::ApiError;
 use super::export;
-use super::params::{bad, moves_of, Params, GAME_PARAMS};
+use super::params::{bad, game_params, moves_of, Params, GAME_PARAMS};
 use super::state::{App, MAX_BODY_BYTES};
 use crate::agents::{seat_rng, Agent, AgentSpec};
 use crate::app::analyse::{run as analyse, AnalyseError};
 use crate::app::check_record::{base_rules, run as check_record, CheckRequest};
 use crate::app::evaluate::{run as evaluate, EvaluateRequest};
+use crate::app::export::replay_page;
 use crate::app::game::GameSpec;
 use crate::app::statistics::run as statistics;
 use crate::app::statistics::{StatisticsError, StatisticsRequest};
 use crate::engine::trace::TraceEvent;
 use crate::engine::{Game, Side};
 use crate::record::Record;
-use crate::show::{page_html, PageInfo};
 
 const PAGE: &str = include_str!("../../assets/serve/index.html");
 
@@ -49,10 +49,8 @@ pub fn router(app: Arc<App>) -> Router {
 
 type Reply = Result<Json<Value>, ApiError>;
 
-const ANALYSE_PARAMS: [&str; 8] = ["rule", "first", "moves", "holdings", "position", "reserve", "to_move", "match"];
-
 async fn analyse_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let request = Params::parse(query.as_deref().unwrap_or(""), &ANALYSE_PARAMS)?.analyse_request()?;
+    let request = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["match"]))?.analyse_request()?;
     let work = move |app: &App, job: &crate::app::job::Job| analyse(&request, app.store(), job).map_err(analyse_error);
     Ok(app.answer(&headers, "analyse", work).await)
 }
@@ -60,9 +58,7 @@ async fn analyse_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery
 /// A search player's evaluation of every legal move (offered where the exact values are beyond
 /// the budget).
 async fn evaluate_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
-    let mut known = ANALYSE_PARAMS.to_vec();
-    known.extend(["player", "seed"]);
-    let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
+    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["match", "player", "seed"]))?;
     let base = params.analyse_request()?;
     let spec = player(params.one("player")?.unwrap_or("minimax:6"), "player")?;
     let request = EvaluateRequest { rules: base.rules, position: base.position, player: spec, seed: params.count("seed", 1, 0, u64::MAX)? };
@@ -122,16 +118,16 @@ async fn game_route(RawQuery(query): RawQuery) -> Reply {
     })))
 }
 
-/// The replay page of `show` for the moves, opening at `ply` (default: the last).
+/// The replay page of `show` for the moves (the page `/api/export/show` downloads), opening at
+/// `ply` (default: the last).
 async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let mut known = GAME_PARAMS.to_vec();
-    known.push("ply");
-    let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
-    let spec = params.game_spec()?;
-    let film = spec.film().map_err(ApiError::from)?;
-    let ply = params.count("ply", film.plies() as u64, 0, film.plies() as u64)? as u32;
-    let info = PageInfo { title: "Raja Pasu".into(), about: vec![format!("rules: {}", spec.rules)], initial_ply: ply };
-    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page_html(&film, &info)).into_response())
+    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["ply"]))?;
+    let ply = match params.one("ply")? {
+        Some(_) => Some(params.count("ply", 0, 0, u32::MAX as u64)? as u32),
+        None => None,
+    };
+    let page = replay_page(&params.game_spec()?, ply).map_err(ApiError::from)?;
+    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
 }
 
 /// A player of the server: any built-in one; external and embedded players are not offered.
@@ -146,9 +142,7 @@ fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
 
 /// The move a player makes after the moves (`pit` null: the match is over).
 async fn play_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
-    let mut known = GAME_PARAMS.to_vec();
-    known.extend(["player", "seed"]);
-    let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
+    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["player", "seed"]))?;
     let (_, game) = game_of(&params)?;
     let spec = player(
         params
@@ -179,9 +173,7 @@ const CONTINUATION_PLIES: u32 = 50_000;
 
 /// Each legal move's results over seeded continuations by a pair of players.
 async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let mut known = GAME_PARAMS.to_vec();
-    known.extend(["south", "north", "matches", "seed"]);
-    let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
+    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["south", "north", "matches", "seed"]))?;
     let (_, game) = game_of(&params)?;
     let first = game.first();
     let specs = [player(params.one("south")?.unwrap_or("random"), "south")?, player(params.one("north")?.unwrap_or("random"), "north")?];

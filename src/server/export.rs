@@ -10,7 +10,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
-use super::params::{Params, GAME_PARAMS};
+use super::params::{game_params, Params, GAME_PARAMS};
 use super::state::App;
 use crate::agents::AgentSpec;
 use crate::app::export::{move_list, replay_page, trace_lines};
@@ -39,11 +39,9 @@ pub async fn trace_route(RawQuery(query): RawQuery) -> Result<Response, ApiError
 
 /// The replay page `show --moves` writes, opening at `ply` (default 0, as `show`'s).
 pub async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let mut known = GAME_PARAMS.to_vec();
-    known.push("ply");
-    let params = Params::parse(query.as_deref().unwrap_or(""), &known)?;
+    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["ply"]))?;
     let ply = params.count("ply", 0, 0, u32::MAX as u64)? as u32;
-    let page = replay_page(&params.game_spec()?, ply).map_err(ApiError::from)?;
+    let page = replay_page(&params.game_spec()?, Some(ply)).map_err(ApiError::from)?;
     Ok(download("text/html; charset=utf-8", "replay.html", page))
 }
 
@@ -59,9 +57,7 @@ fn seat(params: &Params, name: &'static str) -> Result<AgentSpec, ApiError> {
 /// The request of `/api/export/dataset`, and the command its manifest records (the query, the
 /// moves left to the manifest's `played`).
 fn dataset_request(query: &str) -> Result<(DatasetRequest, String), ApiError> {
-    let mut known = GAME_PARAMS.to_vec();
-    known.extend(["south", "north", "seed", "detail", "format"]);
-    let params = Params::parse(query, &known)?;
+    let params = Params::parse(query, &game_params(&["south", "north", "seed", "detail", "format"]))?;
     let text =
         |name: &'static str, default: &'static str| -> Result<String, ApiError> { Ok(params.one(name)?.unwrap_or(default).to_string()) };
     let request = DatasetRequest {

@@ -8,6 +8,11 @@ use crate::engine::{BySide, Ruleset, Side};
 /// The parameters naming a game: its rules, its start (a match's, or a set-up) and its moves.
 pub const GAME_PARAMS: [&str; 7] = ["rule", "first", "moves", "holdings", "position", "reserve", "to_move"];
 
+/// The parameters naming a game and `extra` ones: the names an endpoint knows.
+pub fn game_params(extra: &[&'static str]) -> Vec<&'static str> {
+    GAME_PARAMS.iter().chain(extra).copied().collect()
+}
+
 /// Longest query string read, in bytes.
 pub const MAX_QUERY_BYTES: usize = 1 << 20;
 /// The most `rule` parameters of a request (there are 8 switches).
@@ -154,7 +159,7 @@ impl Params {
     /// An analysis request (the parameters of `analyse`, see docs/serve.md).
     pub fn analyse_request(&self) -> Result<AnalyseRequest, BadRequest> {
         let GameSpec { rules, start, moves } = self.game_spec()?;
-        Ok(AnalyseRequest { rules, position: PositionSpec::Played { start, moves }, with_match: self.flag("match", true)? })
+        Ok(AnalyseRequest { rules, position: PositionSpec { start, moves }, with_match: self.flag("match", true)? })
     }
 }
 
