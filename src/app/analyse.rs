@@ -39,7 +39,11 @@ pub enum AnalyseError {
     /// Bad input: the field and what is wrong with it (exit 2; HTTP 400).
     #[error("{field}: {message}")]
     Field { field: &'static str, message: String },
-    /// The round cannot be solved within the budget (exit 2; HTTP 400), with the figures.
+    /// The round cannot be solved within the solver's limits (exit 2; HTTP 400), the limit
+    /// met and the figures in the solver's error.
+    #[error("the round cannot be solved within the budget: {0}")]
+    RoundBudget(SolveError),
+    /// The moves' values cannot be had within the budget (exit 2; HTTP 400), with the figures.
     #[error("{0}")]
     Budget(String),
     /// The job was cancelled.
@@ -102,7 +106,7 @@ pub fn position_of(rules: Ruleset, spec: &PositionSpec) -> Result<Position, Anal
 fn round_of(pos: &Position, store: &ExactStore, job: &Job) -> Result<Arc<Solution>, AnalyseError> {
     let budget = |e: SolveError| match e {
         SolveError::Cancelled => AnalyseError::Cancelled,
-        e => AnalyseError::Budget(format!("the round cannot be solved within the budget: {e}")),
+        e => AnalyseError::RoundBudget(e),
     };
     let (rules, open) = (*pos.rules(), pos.open().map(|set| set.len() as u8));
     let opts = store.settings().solve;

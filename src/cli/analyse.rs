@@ -117,6 +117,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     bar.finish_and_clear();
     let v = result.map_err(|e| match e {
         AnalyseError::Field { field, message } => CliError::usage(format!("{}: {message}", flag(field))),
+        AnalyseError::RoundBudget(e) => {
+            CliError::usage(format!("the round cannot be solved within the budget: {}", e.describe(&crate::cli::setting)))
+        }
         AnalyseError::Budget(message) => CliError::usage(message),
         AnalyseError::Cancelled => CliError::failed("cancelled"),
     })?;

@@ -69,6 +69,7 @@ async fn evaluate_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) 
 fn analyse_error(e: AnalyseError) -> ApiError {
     match e {
         AnalyseError::Field { field, message } => ApiError::bad(field, message),
+        e @ AnalyseError::RoundBudget(_) => ApiError::budget("position", e.to_string()),
         AnalyseError::Budget(message) => ApiError::budget("position", message),
         AnalyseError::Cancelled => ApiError::cancelled(),
     }

@@ -253,5 +253,5 @@ fn analyse_rejects_bad_input_naming_the_field() {
         let args = with(extra);
         usage_error(&args.iter().map(String::as_str).collect::<Vec<_>>(), needles);
     }
-    usage_error(&["analyse", "--no-match", "--max-positions=1000"], &["budget", "1000"]);
+    usage_error(&["analyse", "--no-match", "--max-positions=1000"], &["budget", "1000", "positions (--max-positions)"]);
 }

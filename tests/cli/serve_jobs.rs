@@ -151,6 +151,10 @@ fn a_board_beyond_the_budget_says_so_and_the_search_players_evaluate_its_moves()
     let (status, v) = server.get_json("/api/analyse?match=false");
     assert_eq!((status, v["kind"].as_str(), v["field"].as_str()), (400, Some("budget"), Some("position")), "{v}");
     assert!(v["error"].as_str().unwrap().contains("1000"), "the figures: {v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("(max_positions)") && !v["error"].as_str().unwrap().contains("--"),
+        "the setting, not a flag: {v}"
+    );
     let legal = server.get_json("/api/game").1["legal"].clone();
     let (status, m) = server.get_json("/api/evaluate?player=minimax:2");
     assert_eq!(status, 200, "{m}");
