@@ -52,6 +52,15 @@ fn malformed_experiment_files_name_the_line_and_field() {
     usage_error(&["run", s(&exp), "--out-root", s(dir.path())], &["line 7", "grdy", "bad.toml"]);
     std::fs::write(&exp, "name = \"bad\"\n[[arms]]\nname = \"x\"\nmatchs = 10\n").unwrap();
     usage_error(&["run", s(&exp), "--out-root", s(dir.path())], &["line 4", "matchs"]);
+    // `human` is refused when the file is read, in [defaults] or in an arm, naming the arm and its seat.
+    std::fs::write(&exp, "name = \"bad\"\n[defaults]\nmatches = 10\n\n[[arms]]\nname = \"x\"\nnorth = \"human\"\n").unwrap();
+    usage_error(
+        &["run", s(&exp), "--out-root", s(dir.path())],
+        &["line 7", "field `north`", "the north player of arm 'x' is human", "replay --moves ... --dataset", "bad.toml"],
+    );
+    std::fs::write(&exp, "name = \"bad\"\n[defaults]\nmatches = 10\nsouth = \"human\"\n\n[[arms]]\nname = \"y\"\n").unwrap();
+    usage_error(&["run", s(&exp), "--out-root", s(dir.path())], &["line 4", "field `south`", "the south player of arm 'y' is human"]);
+    assert!(!dir.path().join("bad").exists(), "nothing is written");
     usage_error(&["run", s(&dir.path().join("none.toml"))], &["none.toml"]);
 }
 

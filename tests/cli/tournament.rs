@@ -215,6 +215,10 @@ fn malformed_tournament_files_name_the_line_and_field() {
             vec!["line 6", "anchor", "'best' is not a player", "random, greedy, mm1"],
         ),
         (MINI.replace("seed = 3", "sed = 3"), vec!["line 5", "sed"]),
+        (
+            MINI.replace("\"greedy\"", "{ name = \"someone\", player = \"human\" }"),
+            vec!["line 3", "players", "player 'someone' is human", "replay --moves ... --dataset"],
+        ),
         (format!("{MINI}[rules]\nfinal_four = \"maybe\"\n"), vec!["line 8", "rules.final_four", "maybe"]),
     ];
     for (text, needles) in cases {
