@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::round_graph::{Mask, RoundGraph};
 use super::solver::{SolveError, SolveOptions};
-use crate::engine::{BySide, NextStarter, PitSet, Ruleset, Side};
+use crate::engine::{BySide, NextStarter, Pit, PitSet, Ruleset, Side};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MatchError {
@@ -262,9 +262,205 @@ pub(crate) fn end_masks(rules: &Ruleset, ending: Ending, round_counters: u32, ta
 
 /// One labelling of a graph: its ending and the match states (South's holdings, starter)
 /// whose round is this graph under it.
-struct Labelling {
+pub(crate) struct Labelling {
     ending: Ending,
     states: Vec<(u32, Side)>,
+}
+
+/// One open-pit configuration of the rounds loop: its open pits, the counters on the board at
+/// its round's start and its labellings.
+pub(crate) struct Config {
+    pub open: BySide<u8>,
+    pub on_board: u32,
+    labels: Vec<Labelling>,
+    /// South's holdings of its match states.
+    holdings: Vec<u32>,
+}
+
+impl Config {
+    /// South's reserves possible in this configuration's rounds: how many.
+    fn reserves(&self, rules: &Ruleset) -> u64 {
+        let kept = self.holdings.iter().map(|&h| h - self.open[Side::South] as u32 * rules.seeds_per_pit as u32);
+        reserve_span(kept, self.on_board, rules.total_counters()).expect("a configuration has states").count() as u64
+    }
+}
+
+/// For each starter (South's first): the attractor's mask at the round's start and, for each
+/// opening move, its pit, the mask after it and South's captures in it.
+pub(crate) type Openings = [(Mask, Vec<(Pit, Mask, u32)>); 2];
+
+/// The attractors one step of the rounds loop asks for: the configuration's index and, for each
+/// forcer (South's first), the labels of the round's ends (by counters left, by mover) when
+/// that side needs one.
+pub(crate) type AttractorRequest = [Option<Vec<[Mask; 2]>>; 2];
+
+/// The open-pit configurations the match states reach (R12), ascending, each with its labellings
+/// (R11, R13).
+pub(crate) fn configurations(rules: &Ruleset) -> Vec<Config> {
+    let s = rules.seeds_per_pit as u32;
+    let mut by_open: BTreeMap<(u8, u8), Vec<u32>> = BTreeMap::new();
+    for h in state_holdings(rules) {
+        let open = open_pits(rules, h);
+        by_open.entry((open[Side::South], open[Side::North])).or_default().push(h);
+    }
+    by_open
+        .into_iter()
+        .map(|((south, north), holdings)| {
+            let labels = match rules.next_starter {
+                NextStarter::Collector => {
+                    vec![Labelling {
+                        ending: Ending::Collector,
+                        states: holdings.iter().flat_map(|&h| Side::ALL.map(|st| (h, st))).collect(),
+                    }]
+                }
+                NextStarter::RoundWinner => holdings
+                    .iter()
+                    .flat_map(|&h| {
+                        Side::ALL.map(|st| Labelling {
+                            ending: Ending::RoundWinner { kept: h - south as u32 * s, starter: st },
+                            states: vec![(h, st)],
+                        })
+                    })
+                    .collect(),
+            };
+            Config { open: BySide::new(south, north), on_board: (south as u32 + north as u32) * s, labels, holdings }
+        })
+        .collect()
+}
+
+/// Where the rounds loop starts: `resume` once checked, else no iteration done (A_0: the states
+/// whose opponent cannot open a pit, R14).
+pub(crate) fn starting_point(rules: Ruleset, resume: Option<MatchCheckpoint>) -> Result<MatchCheckpoint, MatchError> {
+    if let Some(cp) = resume {
+        cp.check(&rules)?;
+        return Ok(cp);
+    }
+    let total = rules.total_counters();
+    let s = rules.seeds_per_pit as u32;
+    let mut wins = [vec![[NEVER; 2]; total as usize + 1], vec![[NEVER; 2]; total as usize + 1]];
+    for h in 0..=total {
+        if h < s {
+            wins[Side::North.index()][h as usize] = [0; 2];
+        } else if total - h < s {
+            wins[Side::South.index()][h as usize] = [0; 2];
+        }
+    }
+    let child = [vec![[[NEVER; 9]; 2]; total as usize + 1], vec![[[NEVER; 9]; 2]; total as usize + 1]];
+    Ok(MatchCheckpoint { rules, iterations: 0, wins, child, complete: false, stats: None })
+}
+
+/// The rounds loop (R17) over `configs`, from `cp`: iteration k asks `attract` for the attractors
+/// of the targets "won within k - 1" and records the states and opening moves they win, until
+/// an iteration adds no state. `checkpoint` hears every finished iteration; `max_iterations`
+/// stops the loop ([`MatchError::Interrupted`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rounds_loop<E: From<MatchError>>(
+    rules: &Ruleset,
+    configs: &[Config],
+    cp: &mut MatchCheckpoint,
+    stats: &mut MatchStats,
+    max_iterations: Option<u32>,
+    progress: &mut dyn FnMut(MatchProgress),
+    checkpoint: &mut dyn FnMut(&MatchCheckpoint),
+    attract: &mut dyn FnMut(usize, AttractorRequest) -> Result<[Option<Openings>; 2], E>,
+) -> Result<(), E> {
+    let total = rules.total_counters();
+    // Which holdings got a new value in the last iteration, by side (all, at the start).
+    let mut changed = [vec![true; total as usize + 1], vec![true; total as usize + 1]];
+    loop {
+        let k = cp.iterations + 1;
+        let updates = iteration(rules, configs, cp, &changed, k, stats, progress, attract)?;
+        for c in changed.iter_mut() {
+            c.fill(false);
+        }
+        let done = updates.is_empty();
+        for (fi, h, st) in updates {
+            cp.wins[fi][h as usize][st.index()] = k;
+            changed[fi][h as usize] = true;
+        }
+        cp.iterations = k;
+        cp.complete = done;
+        if done {
+            stats.iterations = k;
+            return Ok(());
+        }
+        checkpoint(cp);
+        if max_iterations.is_some_and(|m| k >= m) {
+            return Err(MatchError::Interrupted { iterations: k }.into());
+        }
+    }
+}
+
+/// Iteration k of the rounds loop: the states won within k that were not within k - 1 (side,
+/// South's holdings, starter); the opening moves' rounds are recorded in `cp` directly.
+#[allow(clippy::too_many_arguments)]
+fn iteration<E>(
+    rules: &Ruleset,
+    configs: &[Config],
+    cp: &mut MatchCheckpoint,
+    changed: &[Vec<bool>; 2],
+    k: u32,
+    stats: &mut MatchStats,
+    progress: &mut dyn FnMut(MatchProgress),
+    attract: &mut dyn FnMut(usize, AttractorRequest) -> Result<[Option<Openings>; 2], E>,
+) -> Result<Vec<(usize, u32, Side)>, E> {
+    let total = rules.total_counters();
+    let s = rules.seeds_per_pit as u32;
+    let mut updates = Vec::new();
+    for (gi, config) in configs.iter().enumerate() {
+        let open = (config.open[Side::South], config.open[Side::North]);
+        progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: configs.len() as u64, open });
+        let n0 = config.on_board;
+        let kept_of = |h: u32| h - config.open[Side::South] as u32 * s;
+        for label in &config.labels {
+            let (lo, hi) =
+                reserve_span(label.states.iter().map(|&(h, _)| kept_of(h)), n0, total).expect("a labelling has states").into_inner();
+            let need = Side::ALL.map(|f| {
+                let fi = f.index();
+                changed[fi][lo as usize..=hi as usize].iter().any(|&c| c)
+                    && label.states.iter().any(|&(h, st)| cp.wins[fi][h as usize][st.index()] == NEVER)
+            });
+            let request = Side::ALL.map(|f| {
+                let wins = &cp.wins[f.index()];
+                need[f.index()].then(|| end_masks(rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k))
+            });
+            let found = attract(gi, request)?;
+            for f in Side::ALL {
+                if let Some(openings) = &found[f.index()] {
+                    stats.attractors += 1;
+                    record(cp, f, label, openings, k, &kept_of, &mut updates);
+                }
+            }
+        }
+    }
+    Ok(updates)
+}
+
+/// Records what one attractor of `forcer` wins for a labelling's states in iteration k: the
+/// states (pushed to `updates`) and the opening moves (in `cp.child`).
+fn record(
+    cp: &mut MatchCheckpoint,
+    forcer: Side,
+    label: &Labelling,
+    openings: &Openings,
+    k: u32,
+    kept_of: &dyn Fn(u32) -> u32,
+    updates: &mut Vec<(usize, u32, Side)>,
+) {
+    let fi = forcer.index();
+    for &(h, st) in &label.states {
+        let kept = kept_of(h);
+        let (root, moves) = &openings[st.index()];
+        if cp.wins[fi][h as usize][st.index()] == NEVER && root >> kept & 1 == 1 {
+            updates.push((fi, h, st));
+        }
+        for &(pit, child, gain) in moves {
+            let d = &mut cp.child[fi][h as usize][st.index()][pit.index()];
+            if *d == NEVER && child >> (kept + gain) & 1 == 1 {
+                *d = k;
+            }
+        }
+    }
 }
 
 impl MatchTable {
@@ -284,86 +480,20 @@ impl MatchTable {
         if total > super::MAX_COUNTERS {
             return Err(SolveError::TooManyCounters { counters: total }.into());
         }
-        let s = rules.seeds_per_pit as u32;
+        let mut cp = starting_point(rules, resume)?;
+        if cp.complete {
+            return MatchTable::from_checkpoint(cp);
+        }
+        let configs = configurations(&rules);
         let mut stats = MatchStats::default();
+        let graphs = build_graphs(rules, &configs, opts, &mut stats, progress)?;
         let start = Instant::now();
-        // The configurations and their states.
-        let mut configs: BTreeMap<(u8, u8), Vec<u32>> = BTreeMap::new();
-        for h in state_holdings(&rules) {
-            let open = open_pits(&rules, h);
-            configs.entry((open[Side::South], open[Side::North])).or_default().push(h);
-        }
-        let mut graphs = Vec::with_capacity(configs.len());
-        let mut largest = 0u64;
-        for (i, (&(south, north), _)) in configs.iter().enumerate() {
-            let open = BySide::new(south, north);
-            progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open: (south, north) });
-            let allowance = SolveOptions { max_memory: opts.max_memory.saturating_sub(stats.graph_bytes), ..opts };
-            let g = RoundGraph::build(rules, open, allowance)?;
-            stats.graph_bytes += g.bytes();
-            largest = largest.max(g.nodes() as u64 * 16);
-            let needed = stats.graph_bytes + largest;
-            stats.peak_bytes = stats.peak_bytes.max(needed);
-            if needed > opts.max_memory {
-                return Err(MatchError::Solve(SolveError::MemoryLimit {
-                    limit: opts.max_memory,
-                    needed,
-                    positions: stats.positions + g.nodes() as u64,
-                    counters: g.on_board(),
-                    phase: "enumerated",
-                }));
-            }
-            stats.positions += g.nodes() as u64;
-            stats.graph_positions.push((south, north, g.nodes() as u64));
-            stats.moves += g.moves() as u64;
-            graphs.push(g);
-        }
-        stats.graphs = graphs.len() as u64;
-        stats.enumerate_seconds = start.elapsed().as_secs_f64();
-        let start = Instant::now();
-        let labellings: Vec<Vec<Labelling>> = configs
-            .iter()
-            .map(|(&(south, _), hs)| match rules.next_starter {
-                NextStarter::Collector => {
-                    vec![Labelling { ending: Ending::Collector, states: hs.iter().flat_map(|&h| Side::ALL.map(|st| (h, st))).collect() }]
-                }
-                NextStarter::RoundWinner => hs
-                    .iter()
-                    .flat_map(|&h| {
-                        Side::ALL.map(|st| Labelling {
-                            ending: Ending::RoundWinner { kept: h - south as u32 * s, starter: st },
-                            states: vec![(h, st)],
-                        })
-                    })
-                    .collect(),
-            })
-            .collect();
-        let mut cp = match resume {
-            Some(cp) => {
-                cp.check(&rules)?;
-                if cp.complete {
-                    return MatchTable::from_checkpoint(cp);
-                }
-                cp
-            }
-            None => {
-                let mut wins = [vec![[NEVER; 2]; total as usize + 1], vec![[NEVER; 2]; total as usize + 1]];
-                for h in 0..=total {
-                    if h < s {
-                        wins[Side::North.index()][h as usize] = [0; 2];
-                    } else if total - h < s {
-                        wins[Side::South.index()][h as usize] = [0; 2];
-                    }
-                }
-                let child = [vec![[[NEVER; 9]; 2]; total as usize + 1], vec![[[NEVER; 9]; 2]; total as usize + 1]];
-                MatchCheckpoint { rules, iterations: 0, wins, child, complete: false, stats: None }
-            }
-        };
         // Each iteration computes its attractors afresh, level by level from the round's ends
         // (two at a time, one per side). Continuing the last iteration's instead (kept in memory,
         // carrying the new targets up through the predecessors) was measured 10 to 20 times
         // slower on the real board under next_starter = round_winner (an iteration of 9 to 13
         // minutes against 30 s), and it needed the masks of every labelling kept.
+        let largest = graphs.iter().map(|g| g.nodes() as u64 * 16).max().unwrap_or(0);
         stats.peak_bytes = stats.peak_bytes.max(stats.graph_bytes + 2 * largest);
         if stats.peak_bytes > opts.max_memory {
             return Err(MatchError::Solve(SolveError::MemoryLimit {
@@ -374,93 +504,28 @@ impl MatchTable {
                 phase: "solved",
             }));
         }
-        // Which holdings got a new value in the last iteration, by side (all, at the start).
-        let mut changed = [vec![true; total as usize + 1], vec![true; total as usize + 1]];
-        loop {
-            let k = cp.iterations + 1;
-            let mut updates: Vec<(usize, u32, Side)> = Vec::new();
-            for (gi, (graph, labels)) in graphs.iter().zip(&labellings).enumerate() {
-                let open = (graph.open[Side::South], graph.open[Side::North]);
-                progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: graphs.len() as u64, open });
-                let n0 = graph.on_board();
-                let kept_of = |h: u32| h - graph.open[Side::South] as u32 * s;
-                for label in labels {
-                    let (lo, hi) = reserve_span(label.states.iter().map(|&(h, _)| kept_of(h)), n0, total)
-                        .expect("a labelling has states")
-                        .into_inner();
-                    let needs = |f: Side| {
-                        let fi = f.index();
-                        changed[fi][lo as usize..=hi as usize].iter().any(|&c| c)
-                            && label.states.iter().any(|&(h, st)| cp.wins[fi][h as usize][st.index()] == NEVER)
-                    };
-                    let need = Side::ALL.map(needs);
-                    let ends = Side::ALL.map(|f| {
-                        let wins = &cp.wins[f.index()];
-                        need[f.index()].then(|| end_masks(&rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k))
-                    });
-                    // Both sides' attractors at once (one per core).
-                    let run = |f: Side| -> Option<Vec<Mask>> {
-                        let masks = ends[f.index()].as_ref()?;
-                        Some(graph.attract(f, &|left: u32, mover: Side| masks[left as usize][mover.index()]))
-                    };
-                    let fresh: [Option<Vec<Mask>>; 2] = {
-                        let (a, b) = rayon::join(|| run(Side::South), || run(Side::North));
-                        [a, b]
-                    };
-                    for f in Side::ALL {
-                        let fi = f.index();
-                        if !need[fi] {
-                            continue;
-                        }
-                        stats.attractors += 1;
-                        let win: &[Mask] = fresh[fi].as_deref().expect("an attractor was computed for a side that needs one");
-                        for &(h, st) in &label.states {
-                            let kept = kept_of(h);
-                            let root = graph.root(st);
-                            if cp.wins[fi][h as usize][st.index()] == NEVER && win[root as usize] >> kept & 1 == 1 {
-                                updates.push((fi, h, st));
-                            }
-                            for (pit, child, gain) in graph.moves_of(root) {
-                                let d = &mut cp.child[fi][h as usize][st.index()][pit.index()];
-                                if *d == NEVER && win[child as usize] >> (kept + gain) & 1 == 1 {
-                                    *d = k;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            for c in changed.iter_mut() {
-                c.fill(false);
-            }
-            let done = updates.is_empty();
-            for (fi, h, st) in updates {
-                cp.wins[fi][h as usize][st.index()] = k;
-                changed[fi][h as usize] = true;
-            }
-            cp.iterations = k;
-            cp.complete = done;
-            if done {
-                break;
-            }
-            checkpoint(&cp);
-            if max_iterations.is_some_and(|m| k >= m) {
-                return Err(MatchError::Interrupted { iterations: k });
-            }
-        }
-        stats.iterations = cp.iterations;
-        stats.match_positions = graphs
-            .iter()
-            .zip(configs.values())
-            .map(|(g, hs)| {
-                let kept = hs.iter().map(|&h| h - g.open[Side::South] as u32 * s);
-                g.nodes() as u64 * reserve_span(kept, g.on_board(), total).expect("a graph has states").count() as u64
-            })
-            .sum();
+        rounds_loop(&rules, &configs, &mut cp, &mut stats, max_iterations, progress, checkpoint, &mut |gi, request| {
+            Ok::<_, MatchError>(attract_in_memory(&graphs[gi], request))
+        })?;
         stats.solve_seconds = start.elapsed().as_secs_f64();
+        Ok(MatchTable::finish(rules, &configs, cp, stats, checkpoint))
+    }
+
+    /// The complete table from the loop's last checkpoint, its figures completed; `checkpoint`
+    /// hears it.
+    pub(crate) fn finish(
+        rules: Ruleset,
+        configs: &[Config],
+        mut cp: MatchCheckpoint,
+        mut stats: MatchStats,
+        checkpoint: &mut dyn FnMut(&MatchCheckpoint),
+    ) -> MatchTable {
+        stats.iterations = cp.iterations;
+        stats.match_positions =
+            configs.iter().zip(&stats.graph_positions).map(|(c, &(_, _, positions))| positions * c.reserves(&rules)).sum();
         cp.stats = Some(stats.clone());
         checkpoint(&cp);
-        Ok(MatchTable { rules, wins: cp.wins, child: cp.child, iterations: cp.iterations, stats })
+        MatchTable { rules, wins: cp.wins, child: cp.child, iterations: cp.iterations, stats }
     }
 
     /// A finished table from its saved form (checked: rules, sizes, values).
@@ -564,4 +629,59 @@ impl MatchTable {
         let half = self.rules.total_counters() / 2;
         self.value(MatchState { holdings: BySide::splat(half), starter: first }).expect("the match's start is a match state")
     }
+}
+
+/// Enumerates the round graph of every configuration, within `opts.max_memory` for all of them
+/// together and one attractor's masks.
+fn build_graphs(
+    rules: Ruleset,
+    configs: &[Config],
+    opts: SolveOptions,
+    stats: &mut MatchStats,
+    progress: &mut dyn FnMut(MatchProgress),
+) -> Result<Vec<RoundGraph>, MatchError> {
+    let start = Instant::now();
+    let mut graphs = Vec::with_capacity(configs.len());
+    let mut largest = 0u64;
+    for (i, config) in configs.iter().enumerate() {
+        let open = (config.open[Side::South], config.open[Side::North]);
+        progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open });
+        let allowance = SolveOptions { max_memory: opts.max_memory.saturating_sub(stats.graph_bytes), ..opts };
+        let g = RoundGraph::build(rules, config.open, allowance)?;
+        stats.graph_bytes += g.bytes();
+        largest = largest.max(g.nodes() as u64 * 16);
+        let needed = stats.graph_bytes + largest;
+        stats.peak_bytes = stats.peak_bytes.max(needed);
+        if needed > opts.max_memory {
+            return Err(MatchError::Solve(SolveError::MemoryLimit {
+                limit: opts.max_memory,
+                needed,
+                positions: stats.positions + g.nodes() as u64,
+                counters: g.on_board(),
+                phase: "enumerated",
+            }));
+        }
+        stats.positions += g.nodes() as u64;
+        stats.graph_positions.push((open.0, open.1, g.nodes() as u64));
+        stats.moves += g.moves() as u64;
+        graphs.push(g);
+    }
+    stats.graphs = graphs.len() as u64;
+    stats.enumerate_seconds = start.elapsed().as_secs_f64();
+    Ok(graphs)
+}
+
+/// The attractors a step of the rounds loop asks for, both sides at once (one per core), on a
+/// graph in memory.
+fn attract_in_memory(graph: &RoundGraph, request: AttractorRequest) -> [Option<Openings>; 2] {
+    let run = |f: Side| -> Option<Openings> {
+        let masks = request[f.index()].as_ref()?;
+        let win = graph.attract(f, &|left: u32, mover: Side| masks[left as usize][mover.index()]);
+        Some(Side::ALL.map(|st| {
+            let root = graph.root(st);
+            (win[root as usize], graph.moves_of(root).map(|(pit, child, gain)| (pit, win[child as usize], gain)).collect())
+        }))
+    };
+    let (a, b) = rayon::join(|| run(Side::South), || run(Side::North));
+    [a, b]
 }

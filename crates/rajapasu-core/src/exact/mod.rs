@@ -6,6 +6,9 @@ mod chain;
 mod index;
 mod level_files;
 mod match_solver;
+mod match_spill;
+#[cfg(test)]
+mod match_spill_tests;
 #[cfg(test)]
 mod match_tests;
 mod once_cache;
@@ -30,6 +33,7 @@ pub use match_solver::{
     open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, MatchValue, StateValue,
     NEVER,
 };
+pub use match_spill::MatchSpillError;
 pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
 pub use round_values::RoundValuesError;
 pub use setting::{Naming, Setting};

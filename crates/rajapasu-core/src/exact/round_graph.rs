@@ -19,6 +19,8 @@ pub(crate) type Mask = u128;
 
 /// The moves of a chunk of positions: degrees, successors, South's captures, local pits.
 type ChunkMoves = (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>);
+/// The moves of a graph: offsets by node, successors, South's captures, local pits.
+type GraphMoves = (Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>);
 
 /// Positions per parallel task when building the graph.
 const CHUNK: usize = 4096;
@@ -61,76 +63,15 @@ impl RoundGraph {
     pub fn build_watched(rules: Ruleset, open: BySide<u8>, opts: SolveOptions, watch: &mut Watch) -> Result<RoundGraph, SolveError> {
         let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
         let positions = Solution::enumerated_watched(&roots, opts, watch)?;
-        let top = positions.top_level();
-        let mut level_start = vec![0u32; top + 2];
-        let mut south_end = vec![0u32; top + 1];
-        for n in 0..=top {
-            let (s, nn) = (positions.level_len(n, 0), positions.level_len(n, 1));
-            south_end[n] = level_start[n] + s as u32;
-            level_start[n + 1] = level_start[n] + (s + nn) as u32;
-        }
-        let nodes = level_start[top + 1] as usize;
-        let id = |(level, side, i): (u32, usize, usize)| -> u32 {
-            let l = level as usize;
-            (if side == 0 { level_start[l] } else { south_end[l] }) + i as u32
-        };
-        let mut succ_start = Vec::with_capacity(nodes + 1);
-        succ_start.push(0u32);
-        let (mut succ, mut gain, mut pit) = (Vec::new(), Vec::new(), Vec::new());
-        for n in 0..=top {
-            for side in 0..2 {
-                let len = positions.level_len(n, side);
-                let starts: Vec<usize> = (0..len).step_by(CHUNK).collect();
-                let parts: Vec<ChunkMoves> = starts
-                    .par_iter()
-                    .map(|&start| {
-                        let end = (start + CHUNK).min(len);
-                        let mut part = (Vec::with_capacity(end - start), Vec::new(), Vec::new(), Vec::new());
-                        for pos in positions.level_positions(n, side, start, end) {
-                            let mover = pos.turn();
-                            let mut degree = 0u8;
-                            for (p, child, summary) in pos.legal_children() {
-                                let slot = positions.slot_of(&child).expect("children of enumerated positions are enumerated");
-                                part.1.push(id(slot));
-                                part.2.push(summary.captured_by(Side::South, mover) as u8);
-                                part.3.push(p.index() as u8);
-                                degree += 1;
-                            }
-                            part.0.push(degree);
-                        }
-                        part
-                    })
-                    .collect();
-                for (degrees, s, g, p) in parts {
-                    for d in degrees {
-                        succ_start.push(succ_start.last().unwrap() + d as u32);
-                    }
-                    succ.extend_from_slice(&s);
-                    gain.extend_from_slice(&g);
-                    pit.extend_from_slice(&p);
-                }
-            }
-        }
-        let mut pred_start = vec![0u32; nodes + 1];
-        for &y in &succ {
-            pred_start[y as usize + 1] += 1;
-        }
-        for i in 0..nodes {
-            pred_start[i + 1] += pred_start[i];
-        }
-        let mut fill = pred_start.clone();
-        let mut preds = vec![0u32; pred_start[nodes] as usize];
-        for x in 0..nodes {
-            for &y in &succ[succ_start[x] as usize..succ_start[x + 1] as usize] {
-                preds[fill[y as usize] as usize] = x as u32;
-                fill[y as usize] += 1;
-            }
-        }
-        drop(fill);
+        let layout = Layout::of(&positions);
+        let (succ_start, succ, gain, pit) = successors(&positions, &layout);
+        let (pred_start, preds) = predecessors(&succ_start, &succ);
+        let nodes = succ_start.len() - 1;
         let ends: Vec<u32> = (0..nodes as u32).filter(|&x| succ_start[x as usize] == succ_start[x as usize + 1]).collect();
-        let slot = |r: &Position| id(positions.slot_of(r).expect("the roots are enumerated"));
+        let slot = |r: &Position| layout.id(positions.slot_of(r).expect("the roots are enumerated"));
         let roots = BySide::new(slot(&roots[0]), slot(&roots[1]));
-        let on_board = top as u32;
+        let on_board = positions.top_level() as u32;
+        let Layout { level_start, south_end } = layout;
         Ok(RoundGraph {
             open,
             positions,
@@ -365,4 +306,94 @@ impl RoundGraph {
         }
         layer
     }
+}
+
+/// Where each level's nodes are: by level ascending, South to move first within a level.
+struct Layout {
+    level_start: Vec<u32>,
+    south_end: Vec<u32>,
+}
+
+impl Layout {
+    fn of(positions: &Solution) -> Layout {
+        let top = positions.top_level();
+        let mut level_start = vec![0u32; top + 2];
+        let mut south_end = vec![0u32; top + 1];
+        for n in 0..=top {
+            let (s, nn) = (positions.level_len(n, 0), positions.level_len(n, 1));
+            south_end[n] = level_start[n] + s as u32;
+            level_start[n + 1] = level_start[n] + (s + nn) as u32;
+        }
+        Layout { level_start, south_end }
+    }
+
+    /// The node of a position's slot (level, side to move, index).
+    fn id(&self, (level, side, i): (u32, usize, usize)) -> u32 {
+        let l = level as usize;
+        (if side == 0 { self.level_start[l] } else { self.south_end[l] }) + i as u32
+    }
+}
+
+/// Every node's moves in the engine's order, CSR: offsets, successors, South's captures, local pits.
+fn successors(positions: &Solution, layout: &Layout) -> GraphMoves {
+    let nodes = *layout.level_start.last().expect("a level") as usize;
+    let mut succ_start = Vec::with_capacity(nodes + 1);
+    succ_start.push(0u32);
+    let (mut succ, mut gain, mut pit) = (Vec::new(), Vec::new(), Vec::new());
+    for n in 0..=positions.top_level() {
+        for side in 0..2 {
+            let len = positions.level_len(n, side);
+            let starts: Vec<usize> = (0..len).step_by(CHUNK).collect();
+            let parts: Vec<ChunkMoves> =
+                starts.par_iter().map(|&start| chunk_moves(positions, layout, n, side, start..(start + CHUNK).min(len))).collect();
+            for (degrees, s, g, p) in parts {
+                for d in degrees {
+                    succ_start.push(succ_start.last().expect("a start") + d as u32);
+                }
+                succ.extend_from_slice(&s);
+                gain.extend_from_slice(&g);
+                pit.extend_from_slice(&p);
+            }
+        }
+    }
+    (succ_start, succ, gain, pit)
+}
+
+/// The moves of the positions `range` of level n and one side.
+fn chunk_moves(positions: &Solution, layout: &Layout, n: usize, side: usize, range: std::ops::Range<usize>) -> ChunkMoves {
+    let mut part = (Vec::with_capacity(range.len()), Vec::new(), Vec::new(), Vec::new());
+    for pos in positions.level_positions(n, side, range.start, range.end) {
+        let mover = pos.turn();
+        let mut degree = 0u8;
+        for (p, child, summary) in pos.legal_children() {
+            let slot = positions.slot_of(&child).expect("children of enumerated positions are enumerated");
+            part.1.push(layout.id(slot));
+            part.2.push(summary.captured_by(Side::South, mover) as u8);
+            part.3.push(p.index() as u8);
+            degree += 1;
+        }
+        part.0.push(degree);
+    }
+    part
+}
+
+/// The predecessors of every node, CSR: offsets and predecessors.
+fn predecessors(succ_start: &[u32], succ: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let nodes = succ_start.len() - 1;
+    let mut pred_start = vec![0u32; nodes + 1];
+    for &y in succ {
+        pred_start[y as usize + 1] += 1;
+    }
+    for i in 0..nodes {
+        pred_start[i + 1] += pred_start[i];
+    }
+    let mut fill = pred_start.clone();
+    let mut preds = vec![0u32; pred_start[nodes] as usize];
+    for x in 0..nodes {
+        for &y in &succ[succ_start[x] as usize..succ_start[x + 1] as usize] {
+            preds[fill[y as usize] as usize] = x as u32;
+            fill[y as usize] += 1;
+        }
+    }
+    (pred_start, preds)
 }

@@ -93,7 +93,7 @@ fn disk_limit(limit: u64, needed: u64, what: &str, name: Naming) -> String {
     )
 }
 
-fn io_error(path: &Path, e: std::io::Error, used: u64, bytes: u64) -> SpillError {
+pub(crate) fn io_error(path: &Path, e: std::io::Error, used: u64, bytes: u64) -> SpillError {
     if e.kind() == std::io::ErrorKind::StorageFull {
         SpillError::DiskFull { path: path.to_path_buf(), bytes, used }
     } else {
@@ -303,7 +303,18 @@ impl SpilledRound {
         self.levels.iter().map(|(p, _)| p.counts().iter().sum::<u64>()).sum()
     }
 
-    fn slot(&self, pos: &Position) -> Option<(usize, usize)> {
+    /// The levels' positions files, 0..=top.
+    pub(crate) fn into_positions(self) -> Vec<PositionsFile> {
+        self.levels.into_iter().map(|(p, _)| p).collect()
+    }
+
+    /// Levels finished by this run.
+    pub(crate) fn levels_finished(&self) -> u32 {
+        self.finished
+    }
+
+    /// The level of a reachable position and its index there (South's positions first).
+    pub(crate) fn slot(&self, pos: &Position) -> Option<(usize, usize)> {
         if pos.rules() != self.codec.template.rules() || pos.open() != self.codec.template.open() {
             return None;
         }
@@ -377,7 +388,7 @@ fn state_path(dir: &Path) -> PathBuf {
     dir.join("state.json")
 }
 
-fn dir_bytes(dir: &Path) -> u64 {
+pub(crate) fn dir_bytes(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
         .map(|entries| entries.filter_map(|e| e.ok()?.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
         .unwrap_or(0)

@@ -1,0 +1,423 @@
+//! The match solver (docs/rules.md R17) with its round graphs on disk: memory bounded by the
+//! largest level of a round, not by the 13 or so rounds a match reaches.
+//!
+//! Each open-pit configuration's round is enumerated by the spilled round solver
+//! ([`SpilledRound::enumerate`]) into its own directory, `open-S-N/`, as positions files by
+//! level; then each level's moves are written once beside them (`moves-NNN.mov`, see
+//! [`super::level_files`]): successor by (level, index in the sorted level), South's captures
+//! and pit. Every finished level of both is a checkpoint. The rounds loop is the in-memory
+//! solver's own ([`super::match_solver::rounds_loop`]); only its attractors differ: computed
+//! level by level from the bottom, a level's masks from its exits into the lower levels' masks
+//! files (mapped) and then its in-level fixed point in memory, written to `masks-F-NNN.msk` for
+//! the levels above. The least fixed point does not depend on the order in which positions
+//! settle, so the masks, and the table, are the in-memory solver's.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::index::Codec;
+use super::level_files::{
+    masks_bytes, masks_path, moves_path, write_masks, write_moves, LevelId, MasksFile, Move, MovesFile, PositionsFile,
+};
+use super::match_solver::{
+    configurations, rounds_loop, starting_point, AttractorRequest, MatchCheckpoint, MatchError, MatchProgress, MatchStats, MatchTable,
+    Openings,
+};
+use super::round_graph::Mask;
+use super::solver::SolveError;
+use super::spill::{dir_bytes, io_error, SpillError, SpillOptions, SpilledRound};
+use crate::engine::{BySide, Pit, Ruleset, Side};
+
+/// Positions per parallel task.
+const CHUNK: usize = 2048;
+/// Positions whose moves are found per wave.
+const WAVE: usize = 1 << 18;
+
+/// Why a match solve bounded by disk stopped: its files and bounds ([`SpillError`]), or the
+/// rounds loop's own (a checkpoint refused, stopped after the iterations asked).
+#[derive(Debug, thiserror::Error)]
+pub enum MatchSpillError {
+    #[error(transparent)]
+    Spill(#[from] SpillError),
+    #[error(transparent)]
+    Match(#[from] MatchError),
+}
+
+/// The directory of one configuration's round within a spilled match solve.
+pub(crate) fn config_dir(dir: &Path, open: BySide<u8>) -> PathBuf {
+    dir.join(format!("open-{}-{}", open[Side::South], open[Side::North]))
+}
+
+/// What a spilled match solve may use and has used.
+struct Budget {
+    opts: SpillOptions,
+    /// Bytes in the solve's directories.
+    disk: u64,
+    peak: u64,
+    /// Levels finished in this run (enumerated, or their moves written), for `max_levels`.
+    finished: u32,
+}
+
+impl Budget {
+    fn check_memory(&mut self, working: u64, level: usize, found: u64, phase: &'static str) -> Result<(), SpillError> {
+        self.peak = self.peak.max(working);
+        if working > self.opts.max_memory {
+            let limit = self.opts.max_memory;
+            return Err(SolveError::MemoryLimit { limit, needed: working, positions: found, counters: level as u32, phase }.into());
+        }
+        Ok(())
+    }
+
+    /// Checks that `more` bytes (replacing `less`) fit the disk bound.
+    fn check_disk(&self, more: u64, less: u64, what: impl FnOnce() -> String) -> Result<(), SpillError> {
+        let needed = (self.disk + more).saturating_sub(less);
+        if needed > self.opts.max_disk {
+            return Err(SpillError::DiskLimit { limit: self.opts.max_disk, needed, what: what() });
+        }
+        Ok(())
+    }
+
+    fn stop_if_asked(&self, next: usize) -> Result<(), SpillError> {
+        match self.opts.max_levels {
+            Some(max) if self.finished >= max => Err(SpillError::Interrupted { levels: self.finished, next: next as u32 }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// One configuration's round on disk: each level's positions and moves, mapped.
+struct DiskGraph {
+    dir: PathBuf,
+    rules: Ruleset,
+    open: BySide<u8>,
+    /// Levels 0..=top (counters on the board).
+    levels: Vec<(PositionsFile, MovesFile)>,
+    /// The round's start with each side to move (South's first): its index in the top level.
+    roots: [usize; 2],
+}
+
+impl DiskGraph {
+    /// Enumerates the round of `open` pits into `dir` and writes its moves, continuing what
+    /// is there.
+    fn build(
+        rules: Ruleset,
+        open: BySide<u8>,
+        dir: &Path,
+        budget: &mut Budget,
+        progress: &mut dyn FnMut(u32),
+    ) -> Result<DiskGraph, SpillError> {
+        let starts = Side::ALL.map(|st| super::round_start(rules, open, st));
+        let before = dir_bytes(dir);
+        let elsewhere = budget.disk.saturating_sub(before);
+        let opts = SpillOptions {
+            max_disk: budget.opts.max_disk.saturating_sub(elsewhere),
+            max_levels: budget.opts.max_levels.map(|m| m.saturating_sub(budget.finished)),
+            ..budget.opts
+        };
+        let round = match SpilledRound::enumerate(&starts, dir, opts, &mut |p| progress(p.level)) {
+            Err(SpillError::Interrupted { levels, next }) => {
+                return Err(SpillError::Interrupted { levels: budget.finished + levels, next });
+            }
+            Err(SpillError::DiskLimit { needed, what, .. }) => {
+                let (limit, needed) = (budget.opts.max_disk, needed + elsewhere);
+                return Err(SpillError::DiskLimit { limit, needed, what: format!("{what} for open pits {:?}", open.0) });
+            }
+            other => other?,
+        };
+        budget.finished += round.levels_finished();
+        budget.peak = budget.peak.max(round.peak_bytes());
+        budget.disk = elsewhere + dir_bytes(dir);
+        let roots = starts.map(|r| round.slot(&r).expect("the round's start is enumerated").1);
+        let positions = round.into_positions();
+        let codec = Codec::new(starts[0]);
+        let mut moves = Vec::with_capacity(positions.len());
+        let mut counts = Vec::with_capacity(positions.len());
+        for n in 0..positions.len() {
+            let id = LevelId { rules, open, level: n as u32 };
+            let path = moves_path(dir, n as u32);
+            if !path.exists() {
+                budget.stop_if_asked(n)?;
+                progress(n as u32);
+                write_level_moves(&codec, &positions, n, &id, &path, budget)?;
+            }
+            moves.push(MovesFile::open(&path, &id, &positions[n], &counts).map_err(SpillError::BadFile)?);
+            counts.push(positions[n].counts().iter().sum());
+        }
+        Ok(DiskGraph { dir: dir.to_path_buf(), rules, open, levels: positions.into_iter().zip(moves).collect(), roots })
+    }
+
+    fn id(&self, level: usize) -> LevelId {
+        LevelId { rules: self.rules, open: self.open, level: level as u32 }
+    }
+
+    fn positions(&self) -> u64 {
+        self.levels.iter().map(|(p, _)| p.counts().iter().sum::<u64>()).sum()
+    }
+
+    fn moves(&self) -> u64 {
+        self.levels.iter().map(|(_, m)| m.count()).sum()
+    }
+
+    /// Bytes of the positions and moves files.
+    fn bytes(&self) -> u64 {
+        self.levels.iter().map(|(p, m)| p.bytes() + m.bytes()).sum()
+    }
+
+    /// The attractor of `forcer` towards the round's ends labelled by `ends` (by counters left,
+    /// by mover; [`super::round_graph::RoundGraph::attract`]), level by level: what the rounds
+    /// loop needs of it.
+    fn attract(&self, forcer: Side, ends: &[[Mask; 2]], budget: &mut Budget) -> Result<Openings, SpillError> {
+        let top = self.levels.len() - 1;
+        let mut lower: Vec<MasksFile> = Vec::with_capacity(top);
+        for n in 0..top {
+            let masks = self.level_masks(n, forcer, ends, &lower, budget)?;
+            lower.push(self.write_level_masks(n, forcer, &masks, budget)?);
+        }
+        let win = self.level_masks(top, forcer, ends, &lower, budget)?;
+        let (degrees, moves) = (self.levels[top].1.degrees(), self.levels[top].1.moves());
+        Ok(self.roots.map(|root| {
+            let from: usize = degrees[..root].iter().map(|&d| d as usize).sum();
+            let openings = moves[from..from + degrees[root] as usize]
+                .iter()
+                .map(|&w| {
+                    let mv = Move::decode(w);
+                    let (level, i) = (mv.level as usize, mv.index as usize);
+                    let mask = if level == top { win[i] } else { lower[level].get(i) };
+                    (Pit::new_unchecked(mv.pit as usize), mask, mv.gain)
+                })
+                .collect();
+            (win[root], openings)
+        }))
+    }
+
+    fn write_level_masks(&self, n: usize, forcer: Side, masks: &[Mask], budget: &mut Budget) -> Result<MasksFile, SpillError> {
+        let id = self.id(n);
+        let path = masks_path(&self.dir, forcer, n as u32);
+        let bytes = masks_bytes(&id, masks.len() as u64);
+        let old = std::fs::metadata(&path).map_or(0, |m| m.len());
+        budget.check_disk(bytes, old, || format!("level {n}'s masks of {} bytes for open pits {:?}", bytes, self.open.0))?;
+        let written = write_masks(&path, &id, forcer, masks).map_err(|e| io_error(&path, e, budget.disk, bytes))?;
+        budget.disk = (budget.disk + written).saturating_sub(old);
+        MasksFile::open(&path, &id, forcer, masks.len() as u64).map_err(SpillError::BadFile)
+    }
+
+    /// Level n's masks: first from each position's end label or its exits (the lower levels'
+    /// masks, shifted by South's captures), its moves within the level counted as empty; then
+    /// the least fixed point over the moves within the level, each change carried to the
+    /// position's predecessors in the level.
+    fn level_masks(
+        &self,
+        n: usize,
+        forcer: Side,
+        ends: &[[Mask; 2]],
+        lower: &[MasksFile],
+        budget: &mut Budget,
+    ) -> Result<Vec<Mask>, SpillError> {
+        let (file, moves_file) = &self.levels[n];
+        let south = file.counts()[0] as usize;
+        let m = south + file.counts()[1] as usize;
+        let (degrees, moves) = (moves_file.degrees(), moves_file.moves());
+        // Two masks, an offset, a predecessors' offset and a stack slot a position; the level's
+        // moves; an in-level predecessor each quiet move.
+        let working = 45 * m as u64 + 8 * moves.len() as u64 + 4 * file.quiet;
+        budget.check_memory(working, n, m as u64, "solved")?;
+        let valid = valid(self.rules.total_counters(), n);
+        let mut starts = Vec::with_capacity(m + 1);
+        starts.push(0u32);
+        for &d in degrees {
+            starts.push(starts.last().expect("a start") + d as u32);
+        }
+        let mover = |x: usize| if x < south { Side::South } else { Side::North };
+        let in_level = |w: u64| Move::decode(w).level as usize == n;
+        let base: Vec<Mask> = (0..m)
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .map(|x| {
+                let out = &moves[starts[x] as usize..starts[x + 1] as usize];
+                if out.is_empty() {
+                    return ends[n][mover(x).index()] & valid;
+                }
+                let mut acc = if mover(x) == forcer { 0 } else { Mask::MAX };
+                for mv in out.iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize != n) {
+                    let c = lower[mv.level as usize].get(mv.index as usize) >> mv.gain;
+                    acc = if mover(x) == forcer { acc | c } else { acc & c };
+                }
+                acc
+            })
+            .collect();
+        let eval = |win: &[Mask], x: usize| -> Mask {
+            let out = &moves[starts[x] as usize..starts[x + 1] as usize];
+            if out.is_empty() {
+                return base[x];
+            }
+            let mut acc = base[x];
+            for mv in out.iter().filter(|&&w| in_level(w)).map(|&w| Move::decode(w)) {
+                let c = win[mv.index as usize] >> mv.gain;
+                acc = if mover(x) == forcer { acc | c } else { acc & c };
+            }
+            acc & valid
+        };
+        let zeros = vec![0 as Mask; m];
+        let mut win: Vec<Mask> = (0..m).into_par_iter().with_min_len(CHUNK).map(|x| eval(&zeros, x)).collect();
+        drop(zeros);
+        let (pred_start, preds) = in_level_predecessors(n, m, &starts, moves);
+        let mut stack: Vec<u32> = (0..m as u32).filter(|&x| win[x as usize] != 0).collect();
+        while let Some(y) = stack.pop() {
+            for &p in &preds[pred_start[y as usize] as usize..pred_start[y as usize + 1] as usize] {
+                let v = eval(&win, p as usize);
+                if v != win[p as usize] {
+                    win[p as usize] = v;
+                    stack.push(p);
+                }
+            }
+        }
+        Ok(win)
+    }
+}
+
+/// The predecessors within level n of each of its m positions, CSR.
+fn in_level_predecessors(n: usize, m: usize, starts: &[u32], moves: &[u64]) -> (Vec<u32>, Vec<u32>) {
+    let mut pred_start = vec![0u32; m + 1];
+    for mv in moves.iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize == n) {
+        pred_start[mv.index as usize + 1] += 1;
+    }
+    for i in 0..m {
+        pred_start[i + 1] += pred_start[i];
+    }
+    let mut fill = pred_start.clone();
+    let mut preds = vec![0u32; pred_start[m] as usize];
+    for x in 0..m {
+        for mv in moves[starts[x] as usize..starts[x + 1] as usize].iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize == n) {
+            preds[fill[mv.index as usize] as usize] = x as u32;
+            fill[mv.index as usize] += 1;
+        }
+    }
+    (pred_start, preds)
+}
+
+/// The reserves South can hold off the board with n counters on the board: 0..=total-n.
+fn valid(total: u32, n: usize) -> Mask {
+    let top = total as usize - n;
+    if top >= 127 {
+        Mask::MAX
+    } else {
+        (1 << (top + 1)) - 1
+    }
+}
+
+/// Finds and writes level n's moves (a checkpoint).
+fn write_level_moves(
+    codec: &Codec,
+    positions: &[PositionsFile],
+    n: usize,
+    id: &LevelId,
+    path: &Path,
+    budget: &mut Budget,
+) -> Result<(), SpillError> {
+    let file = &positions[n];
+    let m = file.counts()[0] + file.counts()[1];
+    let most = file.quiet + file.exits;
+    budget.check_memory(m + 8 * most, n, m, "enumerated")?;
+    let (mut degrees, mut moves) = (Vec::with_capacity(m as usize), Vec::with_capacity(most as usize));
+    for side in 0..2 {
+        let set = file.set(side);
+        for start in (0..set.len()).step_by(WAVE) {
+            let ranks: Vec<u64> = set.range(start, (start + WAVE).min(set.len())).collect();
+            let parts: Vec<(Vec<u8>, Vec<u64>)> =
+                ranks.par_chunks(CHUNK).map(|chunk| chunk_moves(codec, positions, n as u32, side, chunk)).collect();
+            for (d, mv) in parts {
+                degrees.extend_from_slice(&d);
+                moves.extend_from_slice(&mv);
+            }
+        }
+    }
+    let estimate = m + 8 * moves.len() as u64 + 4096;
+    budget.check_disk(estimate, 0, || format!("level {n}'s moves file of about {estimate} bytes"))?;
+    let bytes = write_moves(path, id, file, &degrees, &moves).map_err(|e| io_error(path, e, budget.disk, estimate))?;
+    budget.disk += bytes;
+    budget.finished += 1;
+    Ok(())
+}
+
+/// The moves of positions of one side of level n: their degrees and moves, encoded.
+fn chunk_moves(codec: &Codec, positions: &[PositionsFile], n: u32, side: usize, ranks: &[u64]) -> (Vec<u8>, Vec<u64>) {
+    let (mut degrees, mut moves) = (Vec::with_capacity(ranks.len()), Vec::with_capacity(ranks.len() * 4));
+    for &rank in ranks {
+        let pos = codec.position(n, rank << 1 | side as u64);
+        let mut d = 0u8;
+        for (pit, child, summary) in pos.legal_children() {
+            let key = codec.key(&child);
+            let (cs, level) = ((key & 1) as usize, child.on_board());
+            let f = &positions[level as usize];
+            let i = f.set(cs).index(key >> 1).expect("children of enumerated positions are enumerated");
+            let index = (i + if cs == 1 { f.counts()[0] as usize } else { 0 }) as u32;
+            let gain = summary.captured_by(Side::South, pos.turn());
+            moves.push(Move { index, level, gain, pit: pit.index() as u8 }.encode());
+            d += 1;
+        }
+        degrees.push(d);
+    }
+    (degrees, moves)
+}
+
+impl MatchTable {
+    /// [`MatchTable::solve`] with the round graphs on disk in `dir` (one directory per
+    /// open-pit configuration; see the module), within `opts.max_memory` of working memory and
+    /// `opts.max_disk` of disk: the same table. What is in `dir` is continued (enumerated levels,
+    /// moves); `resume`, `max_iterations` and `checkpoint` are the rounds loop's, as for
+    /// [`MatchTable::solve`]; `opts.max_levels` stops after that many levels enumerated or
+    /// given their moves in this run ([`SpillError::Interrupted`]).
+    pub fn solve_spilled(
+        rules: Ruleset,
+        opts: SpillOptions,
+        dir: &Path,
+        resume: Option<MatchCheckpoint>,
+        max_iterations: Option<u32>,
+        progress: &mut dyn FnMut(MatchProgress),
+        checkpoint: &mut dyn FnMut(&MatchCheckpoint),
+    ) -> Result<MatchTable, MatchSpillError> {
+        let total = rules.total_counters();
+        if total > super::MAX_COUNTERS {
+            return Err(SpillError::from(SolveError::TooManyCounters { counters: total }).into());
+        }
+        let mut cp = starting_point(rules, resume)?;
+        if cp.complete {
+            return Ok(MatchTable::from_checkpoint(cp)?);
+        }
+        let configs = configurations(&rules);
+        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
+        let disk = configs.iter().map(|c| dir_bytes(&config_dir(dir, c.open))).sum();
+        let mut budget = Budget { opts, disk, peak: 0, finished: 0 };
+        let mut stats = MatchStats::default();
+        let start = Instant::now();
+        let mut graphs = Vec::with_capacity(configs.len());
+        for (i, c) in configs.iter().enumerate() {
+            let open = (c.open[Side::South], c.open[Side::North]);
+            let mut heard =
+                |_level: u32| progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open });
+            let g = DiskGraph::build(rules, c.open, &config_dir(dir, c.open), &mut budget, &mut heard)?;
+            stats.positions += g.positions();
+            stats.moves += g.moves();
+            stats.graph_bytes += g.bytes();
+            stats.graph_positions.push((open.0, open.1, g.positions()));
+            graphs.push(g);
+        }
+        stats.graphs = graphs.len() as u64;
+        stats.enumerate_seconds = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        rounds_loop(&rules, &configs, &mut cp, &mut stats, max_iterations, progress, checkpoint, &mut |gi, request: AttractorRequest| {
+            let mut found = [None, None];
+            for f in Side::ALL {
+                if let Some(ends) = &request[f.index()] {
+                    found[f.index()] = Some(graphs[gi].attract(f, ends, &mut budget)?);
+                }
+            }
+            Ok::<_, MatchSpillError>(found)
+        })?;
+        stats.peak_bytes = budget.peak;
+        stats.solve_seconds = start.elapsed().as_secs_f64();
+        Ok(MatchTable::finish(rules, &configs, cp, stats, checkpoint))
+    }
+}
