@@ -40,7 +40,7 @@ def page_data(html):
 
 
 def test_pettingzoo_render_test():
-    checks = {"svg": is_svg, "html": lambda page: page.startswith("<!DOCTYPE html>") and page_data(page)["v"] == 1}
+    checks = {"svg": is_svg, "html": lambda page: page.startswith("<!DOCTYPE html>") and page_data(page)["v"] == 2}
     render_test(lambda render_mode=None: raja_pasu_v0.env(render_mode=render_mode, **SMALL), custom_tests=checks)
 
 

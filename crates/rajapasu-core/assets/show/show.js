@@ -26,8 +26,11 @@
   const rounds = D.rounds.map(function (r, i) {
     return {
       number: i + 1, starter: r[0], open: [r[1], r[2]], kept: [r[3], r[4]], before: r[5], moves: r[6],
-      collector: r[7], remainder: r[8], captured: [r[9], r[10]], holdings: [r[11], r[12]], ended: r[7] >= 0,
+      collector: r[7], remainder: r[8], captured: [r[9], r[10]], holdings: [r[11], r[12]], board: r[13], ended: r[7] >= 0,
     };
+  });
+  rounds.forEach(function (r) {
+    if (!Array.isArray(r.board) || r.board.length !== NP) fail("round " + r.number + " has no start board of " + NP + " pits");
   });
   const moves = [];
   (function parseMoves() {
@@ -71,11 +74,7 @@
 
   // A state: board, reserves, counters in hand, and what to mark.
   function roundStartState(r) {
-    const board = new Uint8Array(NP);
-    for (let g = 0; g < NP; g++) board[g] = r.openPits[g] ? S : 0;
-    // A game set up inside a round starts from its own board.
-    if (r.number === 1 && D.start_board) board.set(D.start_board);
-    return { board: board, reserve: [r.kept[0], r.kept[1]], hand: 0, marks: [] };
+    return { board: Uint8Array.from(r.board), reserve: [r.kept[0], r.kept[1]], hand: 0, marks: [] };
   }
 
   // Board and reserves after each ply, sown once at load (and checked): index 0 is the start.

@@ -17,7 +17,7 @@ const BOARD_CSS: &str = include_str!("../../assets/show/board.css");
 const SCRIPT: &str = include_str!("../../assets/show/show.js");
 
 /// Version of the page's data layout (`v` in the data).
-pub const DATA_VERSION: u32 = 1;
+pub const DATA_VERSION: u32 = 2;
 
 /// What the page says about the match besides the moves.
 #[derive(Clone, Debug, Default)]
@@ -70,7 +70,8 @@ pub fn page_data(film: &Film, info: &PageInfo) -> Value {
                 captured[0],
                 captured[1],
                 holdings[0],
-                holdings[1]
+                holdings[1],
+                r.board
             ])
         })
         .collect();
@@ -97,7 +98,7 @@ pub fn page_data(film: &Film, info: &PageInfo) -> Value {
             json!({"key": s.key(), "name": s.name(), "colour": format!("#{r:02x}{g:02x}{b:02x}")})
         })
         .collect();
-    let mut data = json!({
+    json!({
         "v": DATA_VERSION,
         "title": info.title,
         "pits_per_row": film.rules.pits_per_row,
@@ -113,17 +114,7 @@ pub fn page_data(film: &Film, info: &PageInfo) -> Value {
         "rounds": rounds,
         "moves": moves,
         "over": film.over.map(|o| json!({"winner": o.winner.map(Side::name), "rounds": o.rounds, "holdings": o.holdings})),
-    });
-    // A game set up inside a round starts from a board that its open pits do not tell (R12).
-    if let Some(first) = film.rounds.first() {
-        let s = film.rules.seeds_per_pit;
-        let p = film.rules.pits_per_row as usize;
-        let filled = (0..2 * p).map(|g| if g % p >= p - first.open[Side::from_index(g / p)] as usize { s } else { 0 });
-        if !first.board.iter().copied().eq(filled) {
-            data["start_board"] = json!(first.board);
-        }
-    }
-    data
+    })
 }
 
 /// The page: one HTML file with everything inline. The board is drawn in the state after
