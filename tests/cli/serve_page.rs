@@ -101,6 +101,10 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
         .trim(),
     )
     .unwrap();
+    // The R17 stage: this small board's match table is solved, so every move has a match value,
+    // and the page's match column is analyse --json's `match` fields.
+    assert!(a["moves"].as_array().unwrap().iter().all(|m| m["match"]["value"].is_string()), "{a}");
+    assert!(!a["best_match"].as_array().unwrap().is_empty(), "{a}");
     assert_eq!(report["analysis"], page_rows(&a));
     // The line of perfect play drawn as arrows, in its order, the first into its first pit.
     let line: Vec<String> = a["line"].as_array().unwrap().iter().take(4).map(|p| format!("line-{p}")).collect();
