@@ -216,6 +216,8 @@ def solve_match(
     max_memory: str = "4G",
     max_positions: Optional[int] = None,
     max_iterations: Optional[int] = None,
+    spill: bool = False,
+    max_disk: Optional[str] = None,
     **switches: Any,
 ) -> dict:
     """The perfect-match value of a match state (docs/rules.md R17), as
@@ -234,7 +236,12 @@ def solve_match(
     solve continues from its checkpoint there. ``max_iterations`` stops the rounds loop after
     that many iterations (raises ``RajapasuError``; call again to continue). Other rule
     switches are keyword arguments. Bad holdings, rules or a board too large for
-    ``max_memory`` raise ``UsageError`` with the command line's message."""
+    ``max_memory`` raise ``UsageError`` with the command line's message.
+
+    ``spill=True`` solves the table with its round graphs on disk under ``tables``, as
+    ``solve --match --spill`` does: memory bounded by ``max_memory`` and the largest level of a
+    round, disk by ``max_disk`` (e.g. ``"60G"``; default: no bound); an interrupted solve
+    continues from its finished levels and iterations. The table is the in-memory solver's."""
     rules = dict(switches)
     rules["pits_per_row"] = pits_per_row
     rules["seeds_per_pit"] = seeds_per_pit
@@ -247,6 +254,8 @@ def solve_match(
         max_positions,
         max_iterations,
         rules,
+        spill,
+        max_disk,
     )
     return json.loads(answer)
 

@@ -63,6 +63,8 @@ def solve_match(
     max_memory: str = "4G",
     max_positions: Optional[int] = None,
     max_iterations: Optional[int] = None,
+    spill: bool = False,
+    max_disk: Optional[str] = None,
     **switches: Any,
 ) -> Dict[str, Any]: ...
 def switches() -> Dict[str, str]: ...

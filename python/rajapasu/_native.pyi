@@ -201,5 +201,7 @@ def solve_match_json(
     max_positions: Optional[int] = None,
     max_iterations: Optional[int] = None,
     rules: Optional[Dict[str, Any]] = None,
+    spill: bool = False,
+    max_disk: Optional[str] = None,
 ) -> str: ...
 def switches() -> List[Tuple[str, str]]: ...

@@ -12,7 +12,7 @@ use rajapasu::agents::AgentSpec;
 use rajapasu::app::simulate::{SimulateError, SimulateRequest};
 use rajapasu::app::solve::{match_error_is_bad_input, MatchRequest, RoundRequest, SolveMatchError};
 use rajapasu::engine::{BySide, Position};
-use rajapasu::exact::{MatchError, Setting};
+use rajapasu::exact::Setting;
 use rajapasu::io::dataset::Wording;
 use rajapasu::io::lock::LockError;
 use rajapasu::io::{Dataset, DatasetError, Formats};
@@ -235,7 +235,7 @@ pub(crate) fn solve_json(
 /// Solves a match state exactly (R17) as `rajapasu solve --match --json` does; returns its
 /// JSON. `holdings` (South, North) default to the match's start, P x S each.
 #[pyfunction]
-#[pyo3(signature = (holdings=None, starter="south", tables=None, max_memory="4G", max_positions=None, max_iterations=None, rules=None))]
+#[pyo3(signature = (holdings=None, starter="south", tables=None, max_memory="4G", max_positions=None, max_iterations=None, rules=None, spill=false, max_disk=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_match_json(
     py: Python<'_>,
@@ -246,6 +246,8 @@ pub(crate) fn solve_match_json(
     max_positions: Option<u64>,
     max_iterations: Option<u32>,
     rules: Option<&Bound<'_, PyDict>>,
+    spill: bool,
+    max_disk: Option<&str>,
 ) -> PyResult<String> {
     use rajapasu::app::solve::{match_solved_json, parse_memory, peak_rss, solve_match};
     use rajapasu::exact::{ExactStore, StoreSettings};
@@ -254,14 +256,18 @@ pub(crate) fn solve_match_json(
     let request = MatchRequest { rules, holdings: holdings.map(|(s, n)| BySide::new(s, n)), starter, max_iterations };
     request.validate().map_err(field_error)?;
     let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
+    let max_disk = max_disk.map(parse_memory).transpose().map_err(|e| usage(format!("max_disk: {e}")))?;
+    if max_disk.is_some() && !spill {
+        return Err(usage("max_disk bounds the round graphs on disk: pass spill=True with it".to_string()));
+    }
+    let spill = spill.then(|| rajapasu::app::solve_spill::spill_options(max_memory, max_disk, None)).transpose().map_err(field_error)?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
     let tables = rajapasu::exact::tables_dir(tables.as_deref()).map_err(|e| usage(e.describe(&keyword)))?;
-    let store = ExactStore::new(StoreSettings { tables, solve: opts, ..StoreSettings::default() });
+    let store = ExactStore::new(StoreSettings { tables, solve: opts, spill, ..StoreSettings::default() });
     let solved = py.detach(|| solve_match(&store, &request, &mut |_| {})).map_err(|e| match e {
         SolveMatchError::Field(e) => field_error(e),
-        SolveMatchError::Match(MatchError::Solve(e)) => usage(e.describe(&keyword)),
-        SolveMatchError::Match(e) if match_error_is_bad_input(&e) => usage(e.to_string()),
-        SolveMatchError::Match(e) => RajapasuError::new_err(e.to_string()),
+        SolveMatchError::Match(e) if match_error_is_bad_input(&e) => usage(e.describe(&keyword)),
+        SolveMatchError::Match(e) => RajapasuError::new_err(e.describe(&keyword)),
     })?;
     Ok(match_solved_json(&rules, &solved, peak_rss()).to_string())
 }

@@ -230,3 +230,30 @@ def test_a_bad_keyword_argument_of_solve_is_named_not_a_flag(call, name, tmp_pat
     assert "--" not in message, message
     # Nothing was solved into the tables directory for a request refused before solving.
     assert not any(tmp_path.iterdir())
+
+
+def test_solve_match_spilled_equals_the_cli_and_the_in_memory_table(tmp_path):
+    """spill=True solves the table with its round graphs on disk, as `solve --match --spill`
+    does, within a memory bound the in-memory solver refuses: the same answers."""
+    board = dict(pits_per_row=4, seeds_per_pit=3, final_four="stays")
+    memory = rajapasu.solve_match(tables=tmp_path / "memory", **board)
+    bound = str(memory["stats"]["peak_bytes"] // 3)
+    with pytest.raises(rajapasu.UsageError, match="max_memory"):
+        rajapasu.solve_match(tables=tmp_path / "refused", max_memory=bound, **board)
+    spilled = rajapasu.solve_match(tables=tmp_path / "py", max_memory=bound, spill=True, max_disk="64M", **board)
+    args = ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3", "--rule", "final_four=stays"]
+    cli_answer = match_cli(tmp_path / "cli", *args, "--spill", "--max-memory", bound, "--max-disk", "64M")
+    for key in ["value", "rounds", "best_moves", "holdings", "open"]:
+        assert spilled[key] == memory[key] == cli_answer[key], key
+    assert spilled["stats"]["positions"] == cli_answer["stats"]["positions"] == memory["stats"]["positions"]
+    assert sorted(p.name for p in (tmp_path / "py").iterdir()) == [os.path.basename(spilled["table"]), "matches"]
+    assert list((tmp_path / "py" / "matches").iterdir()) == [], "the round graphs are removed once the table is saved"
+
+
+def test_solve_match_spill_bounds_are_checked_by_keyword(tmp_path):
+    with pytest.raises(rajapasu.UsageError, match="max_disk bounds the round graphs on disk: pass spill=True"):
+        rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, max_disk="1G", tables=tmp_path)
+    with pytest.raises(rajapasu.UsageError) as raised:
+        rajapasu.solve_match(pits_per_row=3, seeds_per_pit=3, spill=True, max_disk="4K", tables=tmp_path)
+    message = str(raised.value)
+    assert "more disk than allowed (max_disk 4096 bytes)" in message and "--" not in message, message

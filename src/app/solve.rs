@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::engine::{BySide, PitSet, Ruleset, Side};
 use crate::exact::{
     check_holdings, check_open, open_pits, round_start, table_path, ExactStore, MatchError, MatchProgress, MatchState, MatchStats,
-    MatchTable, Progress, Solution, SolveError, SolveOptions, SolveStats, StateValue,
+    MatchTable, Progress, Solution, SolveError, SolveOptions, SolveStats, SpillError, StateValue,
 };
 
 use super::FieldError;
@@ -234,7 +234,17 @@ pub enum SolveMatchError {
 /// Whether a match table's error is bad input (a board too large, a tables directory that is
 /// not one's own) rather than a failure while working.
 pub fn match_error_is_bad_input(e: &MatchError) -> bool {
-    !matches!(e, MatchError::Io(_) | MatchError::Interrupted { .. })
+    match e {
+        MatchError::Spill(e) => spill_error_is_bad_input(e),
+        e => !matches!(e, MatchError::Io(_) | MatchError::Interrupted { .. }),
+    }
+}
+
+/// Whether a spilled solve's error is bad input (a board or a disk allowance too small, a
+/// directory or file that is not this solve's) rather than a failure while working or a stop
+/// as asked.
+pub fn spill_error_is_bad_input(e: &SpillError) -> bool {
+    matches!(e, SpillError::Solve(_) | SpillError::BadFile(_) | SpillError::OtherSolve { .. } | SpillError::DiskLimit { .. })
 }
 
 /// The JSON answer of one solved match state (`solve --match --json`, the Python package's

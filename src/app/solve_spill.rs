@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::engine::{BySide, PitSet, Ruleset, Side};
 use crate::exact::{round_start, LevelFigures, Progress, SpillError, SpillOptions, SpilledRound};
 
+pub use super::solve::spill_error_is_bad_input;
 use super::solve::{outcome, round_open};
 use super::FieldError;
 
@@ -55,17 +56,28 @@ impl SpillRequest {
     /// `max_memory`, `max_disk`, `max_levels`).
     pub fn validate(&self) -> Result<BySide<u8>, FieldError> {
         let open = round_open(&self.rules, self.open)?;
-        if self.max_memory == 0 {
-            return Err(FieldError::new("max_memory", "0 bytes: a solve needs some memory"));
-        }
-        if self.max_disk == Some(0) {
-            return Err(FieldError::new("max_disk", "0 bytes: the level files need some disk (or none: no limit)"));
-        }
-        if self.max_levels == Some(0) {
-            return Err(FieldError::new("max_levels", "0: a run finishes at least 1 level (or none: no limit)"));
-        }
+        spill_options(self.max_memory, self.max_disk, self.max_levels)?;
         Ok(open)
     }
+
+    fn options(&self) -> SpillOptions {
+        SpillOptions { max_memory: self.max_memory, max_disk: self.max_disk.unwrap_or(u64::MAX), max_levels: self.max_levels }
+    }
+}
+
+/// The bounds of a solve with its levels on disk (a round's, or a match's round graphs), or the
+/// first that is not what it should be (`max_memory`, `max_disk`, `max_levels`). None: no bound.
+pub fn spill_options(max_memory: u64, max_disk: Option<u64>, max_levels: Option<u32>) -> Result<SpillOptions, FieldError> {
+    if max_memory == 0 {
+        return Err(FieldError::new("max_memory", "0 bytes: a solve needs some memory"));
+    }
+    if max_disk == Some(0) {
+        return Err(FieldError::new("max_disk", "0 bytes: the level files need some disk (or none: no limit)"));
+    }
+    if max_levels == Some(0) {
+        return Err(FieldError::new("max_levels", "0: a run finishes at least 1 level (or none: no limit)"));
+    }
+    Ok(SpillOptions { max_memory, max_disk: max_disk.unwrap_or(u64::MAX), max_levels })
 }
 
 /// The directory of a round's level files within the tables directory.
@@ -115,19 +127,11 @@ pub enum SolveSpillError {
     Spill(#[from] SpillError),
 }
 
-/// Whether a spilled solve's error is bad input (a board or a disk allowance too small, a
-/// directory or file that is not this solve's) rather than a failure while working or a stop
-/// as asked.
-pub fn spill_error_is_bad_input(e: &SpillError) -> bool {
-    matches!(e, SpillError::Solve(_) | SpillError::BadFile(_) | SpillError::OtherSolve { .. } | SpillError::DiskLimit { .. })
-}
-
 /// Solves (or enumerates) the round start of `request`, telling `progress` as it goes.
 pub fn run(request: &SpillRequest, progress: &mut dyn FnMut(Progress)) -> Result<SpillSolved, SolveSpillError> {
     let (rules, open) = (request.rules, request.validate()?);
     let starters = request.starters.sides();
-    let opts =
-        SpillOptions { max_memory: request.max_memory, max_disk: request.max_disk.unwrap_or(u64::MAX), max_levels: request.max_levels };
+    let opts = request.options();
     let dir = spill_dir(&request.tables, &rules, open, &starters);
     let roots: Vec<_> = starters.iter().map(|&s| round_start(rules, open, s)).collect();
     let started = Instant::now();

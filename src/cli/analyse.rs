@@ -112,7 +112,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let shown = bar.clone();
     let job = Job::with_listener(move |p| shown.set_message(p.to_string()));
     let tables = crate::cli::tables_dir(args.tables.as_deref())?;
-    let store = ExactStore::new(StoreSettings { tables, cache_bytes: max_memory, solve: opts });
+    let store = ExactStore::new(StoreSettings { tables, cache_bytes: max_memory, solve: opts, spill: None });
     let result = analyse(&request, &store, &job);
     bar.finish_and_clear();
     let v = result.map_err(|e| match e {

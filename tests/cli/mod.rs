@@ -22,6 +22,7 @@ mod serve_setup;
 mod show;
 mod simulate;
 mod solve;
+mod solve_match_spill;
 mod summarize;
 mod tables;
 mod tournament;

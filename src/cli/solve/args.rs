@@ -62,10 +62,12 @@ pub struct Args {
     /// Solve the round start with its levels (counters on the board) as files in the tables
     /// directory (--tables, under rounds/): memory bounded by the largest level and --max-memory
     /// rather than by the round; every finished level is kept, and a rerun continues from them.
-    #[arg(long, conflicts_with_all = ["all_starts", "study", "perfect_match", "match_"])]
+    /// With --match: the match table's round graphs so (under matches/, removed once the table
+    /// is saved).
+    #[arg(long, conflicts_with_all = ["all_starts", "study", "perfect_match"])]
     pub(super) spill: bool,
     /// With --spill: only enumerate (the counting pass): positions, moves and bytes by level.
-    #[arg(long, requires = "spill")]
+    #[arg(long, requires = "spill", conflicts_with = "match_")]
     pub(super) count_only: bool,
     /// With --spill: the most disk the level files may take, e.g. 60G; a solve that needs more
     /// stops with what it needs, and continues when run again with more.

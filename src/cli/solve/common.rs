@@ -1,15 +1,13 @@
 //! What the modes of `rajapasu solve` share: the solver's options from the flags, progress
 //! bars, errors as the command line reports them, and how numbers are written.
 
-use std::path::PathBuf;
-
 use indicatif::ProgressBar;
 
 use super::args::Args;
 use crate::app::solve::{parse_memory, Solved};
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::{ExactStore, MatchError, MatchProgress, Progress, SolveError, SolveOptions, StoreSettings};
+use crate::exact::{MatchError, MatchProgress, Progress, SolveError, SolveOptions, SpillOptions};
 use crate::io::Formats;
 
 /// Maps a solver error: a board too large for the allowance is bad input (exit 2), the
@@ -84,18 +82,25 @@ pub(super) fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts:
 /// A match table's error: a board too large or a tables directory that is not the solver's
 /// is bad input (exit 2), a failure while working exits 1.
 pub(super) fn match_error(e: MatchError) -> CliError {
-    match e {
-        MatchError::Solve(e) => solve_error(e),
-        e if crate::app::solve::match_error_is_bad_input(&e) => CliError::usage(e),
-        e => CliError::failed(e),
+    let message = e.describe(&crate::cli::setting);
+    if crate::app::solve::match_error_is_bad_input(&e) {
+        CliError::usage(message)
+    } else {
+        CliError::failed(message)
     }
 }
 
-/// The store of exact results of this command: the tables directory of `--tables` (default:
-/// see `exact::default_tables_dir`) and the solver's limits.
-pub(super) fn store(tables: Option<&PathBuf>, opts: SolveOptions) -> Result<ExactStore, CliError> {
-    let tables = crate::cli::tables_dir(tables.map(PathBuf::as_path))?;
-    Ok(ExactStore::new(StoreSettings { tables, solve: opts, ..StoreSettings::default() }))
+/// The bounds of `--spill` (`--max-memory`, `--max-disk`, `--max-levels`), checked.
+pub(super) fn spill_options(args: &Args) -> Result<SpillOptions, CliError> {
+    let (max_memory, max_disk) = spill_sizes(args)?;
+    crate::app::solve_spill::spill_options(max_memory, max_disk, args.max_levels).map_err(crate::cli::field_error)
+}
+
+/// `--max-memory` and `--max-disk` in bytes (None: no bound on disk).
+pub(super) fn spill_sizes(args: &Args) -> Result<(u64, Option<u64>), CliError> {
+    let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
+    let max_disk = args.max_disk.as_deref().map(parse_memory).transpose().map_err(|e| CliError::usage(format!("--max-disk: {e}")))?;
+    Ok((max_memory, max_disk))
 }
 
 pub(super) fn options(args: &Args) -> Result<SolveOptions, CliError> {

@@ -5,13 +5,13 @@
 //! an interrupted solve continues from its checkpoint.
 
 use super::args::Args;
-use super::common::{formats, human_bytes, match_error, other_rules, store, MatchBar};
+use super::common::{formats, human_bytes, match_error, other_rules, spill_options, MatchBar};
 use crate::app::match_states::{match_states_json, MatchStatesError, MatchStatesRequest};
 use crate::app::solve::{match_solved_json, peak_rss, solve_match, MatchRequest, SolveMatchError};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::{open_pits, MatchProgress, SolveOptions};
+use crate::exact::{open_pits, ExactStore, MatchProgress, SolveOptions, StoreSettings};
 
 /// Parses `--holdings S,N` (checked against the board by the request).
 fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> {
@@ -23,6 +23,14 @@ fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> 
     };
     let num = |x: &str| x.parse::<u32>().map_err(|_| bad(format!("'{x}' is not a number of counters")));
     Ok(BySide::new(num(south)?, num(north)?))
+}
+
+/// The store of this command's match table: solved with its round graphs on disk under
+/// `--spill`, within `--max-memory`, `--max-disk` and `--max-levels`.
+fn match_store(args: &Args, opts: SolveOptions) -> Result<ExactStore, CliError> {
+    let spill = args.spill.then(|| spill_options(args)).transpose()?;
+    let tables = crate::cli::tables_dir(args.tables.as_deref())?;
+    Ok(ExactStore::new(StoreSettings { tables, solve: opts, cache_bytes: crate::exact::DEFAULT_CACHE_BYTES, spill }))
 }
 
 /// Runs `solve` with a progress bar of a match table's solve on stderr when it is a terminal;
@@ -43,7 +51,7 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(),
         return all_states(args, rules, opts);
     }
     let holdings = state.holdings;
-    let store = store(args.tables.as_ref(), opts)?;
+    let store = match_store(args, opts)?;
     let solved = with_bar(&rules, args.quiet || args.json, |report| solve_match(&store, &request, report)).map_err(|e| match e {
         SolveMatchError::Field(e) => crate::cli::field_error(e),
         SolveMatchError::Match(e) => match_error(e),
@@ -106,7 +114,7 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
         format: formats(args)?,
         command: crate::cli::command_line(),
     };
-    let store = store(args.tables.as_ref(), opts)?;
+    let store = match_store(args, opts)?;
     let solved = with_bar(&rules, args.quiet, |report| crate::app::match_states::run(&store, &request, report)).map_err(|e| match e {
         MatchStatesError::Field(e) => crate::cli::field_error(e),
         MatchStatesError::Match(e) => match_error(e),

@@ -3,8 +3,8 @@
 //! docs/performance.md.
 
 use super::args::Args;
-use super::common::{human_bytes, SolveBar};
-use crate::app::solve::{outcome, parse_memory, peak_rss};
+use super::common::{human_bytes, spill_sizes, SolveBar};
+use crate::app::solve::{outcome, peak_rss};
 use crate::app::solve_spill::{spill_error_is_bad_input, spill_json, SolveSpillError, SpillRequest, SpillSolved, Starters};
 use crate::cli::output::Output;
 use crate::cli::CliError;
@@ -24,8 +24,7 @@ fn request(args: &Args, rules: Ruleset, open: BySide<u8>) -> Result<SpillRequest
         "both" => Starters::Both,
         s => Starters::One(s.parse().map_err(CliError::usage)?),
     };
-    let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
-    let max_disk = args.max_disk.as_deref().map(parse_memory).transpose().map_err(|e| CliError::usage(format!("--max-disk: {e}")))?;
+    let (max_memory, max_disk) = spill_sizes(args)?;
     Ok(SpillRequest {
         rules,
         open: Some(open),

@@ -20,7 +20,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::round_graph::{Mask, RoundGraph};
+use super::setting::Naming;
 use super::solver::{SolveError, SolveOptions};
+use super::spill::SpillError;
 use crate::engine::{BySide, NextStarter, Pit, PitSet, Ruleset, Side};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +39,30 @@ pub enum MatchError {
     Checkpoint(String),
     #[error("stopped after {iterations} iterations of the rounds loop, as asked; the checkpoint keeps them: run again to continue")]
     Interrupted { iterations: u32 },
+    /// The round graphs on disk of a spilled solve ([`MatchTable::solve_spilled`]): their files
+    /// and the disk bound (the memory bound is [`MatchError::Solve`]'s).
+    #[error(transparent)]
+    Spill(SpillError),
+}
+
+impl From<SpillError> for MatchError {
+    fn from(e: SpillError) -> MatchError {
+        match e {
+            SpillError::Solve(e) => MatchError::Solve(e),
+            e => MatchError::Spill(e),
+        }
+    }
+}
+
+impl MatchError {
+    /// The message, the setting at fault named by `name`.
+    pub fn describe(&self, name: Naming) -> String {
+        match self {
+            MatchError::Solve(e) => e.describe(name),
+            MatchError::Spill(e) => e.describe(name),
+            e => e.to_string(),
+        }
+    }
 }
 
 /// "Cannot force the win" in a rounds table.

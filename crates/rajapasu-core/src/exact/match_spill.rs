@@ -25,7 +25,7 @@ use super::match_solver::{
     configurations, rounds_loop, starting_point, AttractorRequest, MatchCheckpoint, MatchError, MatchProgress, MatchStats, MatchTable,
     Openings,
 };
-use super::round_graph::Mask;
+use super::round_graph::{join, reserves, unit, Mask};
 use super::solver::SolveError;
 use super::spill::{dir_bytes, io_error, SpillError, SpillOptions, SpilledRound};
 use crate::engine::{BySide, Pit, Ruleset, Side};
@@ -34,16 +34,6 @@ use crate::engine::{BySide, Pit, Ruleset, Side};
 const CHUNK: usize = 2048;
 /// Positions whose moves are found per wave.
 const WAVE: usize = 1 << 18;
-
-/// Why a match solve bounded by disk stopped: its files and bounds ([`SpillError`]), or the
-/// rounds loop's own (a checkpoint refused, stopped after the iterations asked).
-#[derive(Debug, thiserror::Error)]
-pub enum MatchSpillError {
-    #[error(transparent)]
-    Spill(#[from] SpillError),
-    #[error(transparent)]
-    Match(#[from] MatchError),
-}
 
 /// The directory of one configuration's round within a spilled match solve.
 pub(crate) fn config_dir(dir: &Path, open: BySide<u8>) -> PathBuf {
@@ -223,7 +213,7 @@ impl DiskGraph {
         // moves; an in-level predecessor each quiet move.
         let working = 45 * m as u64 + 8 * moves.len() as u64 + 4 * file.quiet;
         budget.check_memory(working, n, m as u64, "solved")?;
-        let valid = valid(self.rules.total_counters(), n);
+        let valid = reserves(self.rules.total_counters(), n);
         let mut starts = Vec::with_capacity(m + 1);
         starts.push(0u32);
         for &d in degrees {
@@ -239,12 +229,10 @@ impl DiskGraph {
                 if out.is_empty() {
                     return ends[n][mover(x).index()] & valid;
                 }
-                let mut acc = if mover(x) == forcer { 0 } else { Mask::MAX };
-                for mv in out.iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize != n) {
-                    let c = lower[mv.level as usize].get(mv.index as usize) >> mv.gain;
-                    acc = if mover(x) == forcer { acc | c } else { acc & c };
-                }
-                acc
+                let forcer_moves = mover(x) == forcer;
+                let exits = out.iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize != n);
+                exits
+                    .fold(unit(forcer_moves), |acc, mv| join(forcer_moves, acc, lower[mv.level as usize].get(mv.index as usize) >> mv.gain))
             })
             .collect();
         let eval = |win: &[Mask], x: usize| -> Mask {
@@ -252,12 +240,9 @@ impl DiskGraph {
             if out.is_empty() {
                 return base[x];
             }
-            let mut acc = base[x];
-            for mv in out.iter().filter(|&&w| in_level(w)).map(|&w| Move::decode(w)) {
-                let c = win[mv.index as usize] >> mv.gain;
-                acc = if mover(x) == forcer { acc | c } else { acc & c };
-            }
-            acc & valid
+            let forcer_moves = mover(x) == forcer;
+            let quiet = out.iter().filter(|&&w| in_level(w)).map(|&w| Move::decode(w));
+            quiet.fold(base[x], |acc, mv| join(forcer_moves, acc, win[mv.index as usize] >> mv.gain)) & valid
         };
         let zeros = vec![0 as Mask; m];
         let mut win: Vec<Mask> = (0..m).into_par_iter().with_min_len(CHUNK).map(|x| eval(&zeros, x)).collect();
@@ -295,16 +280,6 @@ fn in_level_predecessors(n: usize, m: usize, starts: &[u32], moves: &[u64]) -> (
         }
     }
     (pred_start, preds)
-}
-
-/// The reserves South can hold off the board with n counters on the board: 0..=total-n.
-fn valid(total: u32, n: usize) -> Mask {
-    let top = total as usize - n;
-    if top >= 127 {
-        Mask::MAX
-    } else {
-        (1 << (top + 1)) - 1
-    }
 }
 
 /// Finds and writes level n's moves (a checkpoint).
@@ -377,14 +352,14 @@ impl MatchTable {
         max_iterations: Option<u32>,
         progress: &mut dyn FnMut(MatchProgress),
         checkpoint: &mut dyn FnMut(&MatchCheckpoint),
-    ) -> Result<MatchTable, MatchSpillError> {
+    ) -> Result<MatchTable, MatchError> {
         let total = rules.total_counters();
         if total > super::MAX_COUNTERS {
-            return Err(SpillError::from(SolveError::TooManyCounters { counters: total }).into());
+            return Err(SolveError::TooManyCounters { counters: total }.into());
         }
         let mut cp = starting_point(rules, resume)?;
         if cp.complete {
-            return Ok(MatchTable::from_checkpoint(cp)?);
+            return MatchTable::from_checkpoint(cp);
         }
         let configs = configurations(&rules);
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
@@ -414,7 +389,7 @@ impl MatchTable {
                     found[f.index()] = Some(graphs[gi].attract(f, ends, &mut budget)?);
                 }
             }
-            Ok::<_, MatchSpillError>(found)
+            Ok::<_, MatchError>(found)
         })?;
         stats.peak_bytes = budget.peak;
         stats.solve_seconds = start.elapsed().as_secs_f64();

@@ -20,7 +20,7 @@ fn unbounded() -> SpillOptions {
     SpillOptions { max_memory: 1 << 30, max_disk: u64::MAX, max_levels: None }
 }
 
-fn spilled(r: Ruleset, dir: &Path, opts: SpillOptions) -> Result<MatchTable, MatchSpillError> {
+fn spilled(r: Ruleset, dir: &Path, opts: SpillOptions) -> Result<MatchTable, MatchError> {
     MatchTable::solve_spilled(r, opts, dir, None, None, &mut |_| {}, &mut |_| {})
 }
 
@@ -104,8 +104,8 @@ fn a_spilled_match_solve_stopped_at_every_level_and_iteration_resumes_to_the_sam
             let stop = saved.as_ref().map_or(1, |cp| cp.iterations + 1);
             match MatchTable::solve_spilled(r, opts, &dir, resume, Some(stop), &mut |_| {}, &mut |cp| saved = Some(cp.clone())) {
                 Ok(t) => break t,
-                Err(MatchSpillError::Spill(SpillError::Interrupted { levels: 1, .. })) => levels += 1,
-                Err(MatchSpillError::Match(MatchError::Interrupted { iterations: k })) => {
+                Err(MatchError::Spill(SpillError::Interrupted { levels: 1, .. })) => levels += 1,
+                Err(MatchError::Interrupted { iterations: k }) => {
                     assert_eq!(k, stop);
                     iterations += 1;
                 }
@@ -176,7 +176,7 @@ fn a_disk_bound_stops_the_match_solve_with_what_is_needed_and_more_disk_continue
     let memory = table(r);
     for limit in [20_000, 50_000] {
         match spilled(r, dir.path(), SpillOptions { max_disk: limit, ..unbounded() }) {
-            Err(MatchSpillError::Spill(SpillError::DiskLimit { limit: l, needed, what })) => {
+            Err(MatchError::Spill(SpillError::DiskLimit { limit: l, needed, what })) => {
                 assert!(l == limit && needed > limit && (what.contains("level") || what.contains("masks")), "{needed} {what}")
             }
             other => panic!("expected the disk limit at {limit}, got {:?}", other.map(|t| t.stats().clone())),

@@ -33,7 +33,6 @@ pub use match_solver::{
     open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, MatchValue, StateValue,
     NEVER,
 };
-pub use match_spill::MatchSpillError;
 pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
 pub use round_values::RoundValuesError;
 pub use setting::{Naming, Setting};
@@ -44,8 +43,8 @@ pub use solver::{
 pub use spill::{LevelFigures, SpillError, SpillOptions, SpilledRound};
 pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
 pub use tables::{
-    default_tables_dir, load_or_solve, read_checkpoint, remove_stale_temporaries, table_path, table_stored, tables_dir, write_checkpoint,
-    NoTablesDir, MAX_TABLE_BYTES, TABLES_ENV,
+    default_tables_dir, load_or_solve, load_or_solve_spilled, match_spill_dir, read_checkpoint, remove_stale_temporaries, table_path,
+    table_stored, tables_dir, write_checkpoint, NoTablesDir, MAX_TABLE_BYTES, TABLES_ENV,
 };
 
 use crate::engine::{BySide, Position, Ruleset, Side};

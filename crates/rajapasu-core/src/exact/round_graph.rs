@@ -148,14 +148,8 @@ impl RoundGraph {
         }
     }
 
-    /// The reserves South can hold off the board with n counters on the board: 0..=total-n.
     fn valid(&self, n: usize) -> Mask {
-        let top = self.total as usize - n;
-        if top >= 127 {
-            Mask::MAX
-        } else {
-            (1 << (top + 1)) - 1
-        }
+        reserves(self.total, n)
     }
 
     /// The attractor of a reachability game over (node, South's reserve): the pairs from which
@@ -216,14 +210,10 @@ impl RoundGraph {
         if moves.is_empty() {
             return end(n as u32, mover) & valid;
         }
-        let mut m = if mover == forcer { 0 } else { Mask::MAX };
+        let forcer_moves = mover == forcer;
+        let mut m = unit(forcer_moves);
         for e in moves {
-            let w = win[self.succ[e] as usize] >> self.gain[e];
-            if mover == forcer {
-                m |= w;
-            } else {
-                m &= w;
-            }
+            m = join(forcer_moves, m, win[self.succ[e] as usize] >> self.gain[e]);
         }
         m & valid
     }
@@ -396,4 +386,38 @@ fn predecessors(succ_start: &[u32], succ: &[u32]) -> (Vec<u32>, Vec<u32>) {
         }
     }
     (pred_start, preds)
+}
+
+/// The reserves South can hold off the board with n counters on the board (of `total`):
+/// 0..=total-n.
+pub(crate) fn reserves(total: u32, n: usize) -> Mask {
+    let top = total as usize - n;
+    if top >= 127 {
+        Mask::MAX
+    } else {
+        (1 << (top + 1)) - 1
+    }
+}
+
+/// The mask [`join`] starts from: nothing when the forcer moves (a union), everything when
+/// the opponent does (an intersection).
+#[inline(always)]
+pub(crate) fn unit(forcer_moves: bool) -> Mask {
+    if forcer_moves {
+        0
+    } else {
+        Mask::MAX
+    }
+}
+
+/// Joins a successor's mask (already shifted by the counters South gains on the way) into a
+/// position's: the reserves from which the forcer forces a target are the union over the
+/// forcer's moves and the intersection over the opponent's.
+#[inline(always)]
+pub(crate) fn join(forcer_moves: bool, acc: Mask, successor: Mask) -> Mask {
+    if forcer_moves {
+        acc | successor
+    } else {
+        acc & successor
+    }
 }

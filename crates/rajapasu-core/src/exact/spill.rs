@@ -53,7 +53,7 @@ impl Default for SpillOptions {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SpillError {
     #[error(transparent)]
     Solve(#[from] SolveError),

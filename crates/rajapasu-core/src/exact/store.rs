@@ -20,6 +20,7 @@ use super::once_cache::OnceCache;
 use super::round_graph::RoundGraph;
 use super::round_values::{RoundValues, RoundValuesError};
 use super::solver::{SendWatch, Solution, SolveError, SolveOptions, Watch};
+use super::spill::SpillOptions;
 use crate::engine::{BySide, NextStarter, Ruleset, Side};
 
 /// Default memory for the round tables kept in memory.
@@ -34,6 +35,9 @@ pub struct StoreSettings {
     pub cache_bytes: u64,
     /// The solver's limits for the match tables, round values and the perfect players' rounds.
     pub solve: SolveOptions,
+    /// Solve match tables with their round graphs on disk, within these bounds
+    /// ([`super::load_or_solve_spilled`]); None: in memory, within `solve`'s.
+    pub spill: Option<SpillOptions>,
 }
 
 impl Default for StoreSettings {
@@ -45,6 +49,7 @@ impl Default for StoreSettings {
             tables: super::default_tables_dir().unwrap_or_default(),
             cache_bytes: DEFAULT_CACHE_BYTES,
             solve: SolveOptions { max_memory: 6 << 30, keep_order: true, max_positions: u64::MAX },
+            spill: None,
         }
     }
 }
@@ -116,7 +121,11 @@ impl ExactStore {
             if self.settings.tables.as_os_str().is_empty() {
                 super::default_tables_dir().map_err(|e| MatchError::Invalid(e.to_string()))?;
             }
-            let (table, read) = super::load_or_solve(rules, &self.settings.tables, opts, max_iterations, progress)?;
+            let dir = &self.settings.tables;
+            let (table, read) = match self.settings.spill {
+                None => super::load_or_solve(rules, dir, opts, max_iterations, progress)?,
+                Some(spill) => super::load_or_solve_spilled(rules, dir, spill, max_iterations, progress)?,
+            };
             found = read;
             Ok((table, 0))
         })?;

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use super::match_solver::{MatchCheckpoint, MatchError, MatchProgress, MatchTable};
 use super::setting::{Naming, Setting};
 use super::solver::SolveOptions;
+use super::spill::SpillOptions;
 use crate::engine::Ruleset;
 use crate::files;
 
@@ -133,6 +134,46 @@ pub fn load_or_solve(
     max_iterations: Option<u32>,
     progress: &mut dyn FnMut(MatchProgress),
 ) -> Result<(MatchTable, bool), MatchError> {
+    load_or(rules, dir, |resume, checkpoint| MatchTable::solve(rules, opts, resume, max_iterations, progress, checkpoint))
+}
+
+/// [`load_or_solve`] with the round graphs on disk ([`MatchTable::solve_spilled`]), in
+/// [`match_spill_dir`]: continued from what is there, and removed once the table is saved (the
+/// table holds every value the match needs) or found complete.
+pub fn load_or_solve_spilled(
+    rules: Ruleset,
+    dir: &Path,
+    opts: SpillOptions,
+    max_iterations: Option<u32>,
+    progress: &mut dyn FnMut(MatchProgress),
+) -> Result<(MatchTable, bool), MatchError> {
+    let work = match_spill_dir(dir, &rules);
+    let (table, found) = load_or(rules, dir, |resume, checkpoint| {
+        MatchTable::solve_spilled(rules, opts, &work, resume, max_iterations, progress, checkpoint)
+    })?;
+    // Also when the table was found: a solve killed after saving it leaves them. Best effort:
+    // what cannot be removed only takes room.
+    if work.exists() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    Ok((table, found))
+}
+
+/// The directory of the round graphs of a spilled solve of the match table of `rules` in the
+/// tables directory `dir`.
+pub fn match_spill_dir(dir: &Path, rules: &Ruleset) -> PathBuf {
+    dir.join("matches").join(rules.hash())
+}
+
+type Checkpoints<'a> = &'a mut dyn FnMut(&MatchCheckpoint);
+
+/// The table of `rules` read from `dir` if complete there, else `solve`d from the checkpoint
+/// found there (if any), saving each checkpoint it gives.
+fn load_or(
+    rules: Ruleset,
+    dir: &Path,
+    solve: impl FnOnce(Option<MatchCheckpoint>, Checkpoints) -> Result<MatchTable, MatchError>,
+) -> Result<(MatchTable, bool), MatchError> {
     remove_stale_temporaries(dir);
     let path = table_path(dir, &rules);
     let resume = read_checkpoint(&path)?;
@@ -142,15 +183,13 @@ pub fn load_or_solve(
             path.display()
         )));
     }
-    if let Some(cp) = &resume {
-        if cp.complete {
-            let cp = resume.expect("checked");
-            cp.check(&rules)?;
-            return Ok((MatchTable::from_checkpoint(cp)?, true));
-        }
+    if let Some(cp) = resume.as_ref().filter(|cp| cp.complete) {
+        cp.check(&rules)?;
+        let cp = resume.expect("checked");
+        return Ok((MatchTable::from_checkpoint(cp)?, true));
     }
     let mut saved: Result<(), MatchError> = Ok(());
-    let table = MatchTable::solve(rules, opts, resume, max_iterations, progress, &mut |cp| {
+    let table = solve(resume, &mut |cp| {
         if saved.is_ok() {
             saved = write_checkpoint(&path, cp);
         }
