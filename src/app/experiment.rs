@@ -30,7 +30,7 @@ use crate::engine::Ruleset;
 use crate::io::Formats;
 use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::study_file::{check_not_human, line_of, parse_toml, set_rules, valid_name, StudyFileError};
+use super::study_file::{line_of, parse_toml, set_rules, valid_name, StudyFileError};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -51,8 +51,8 @@ struct Fields {
     matches: Option<Spanned<u64>>,
     seed: Option<u64>,
     first: Option<FirstPolicy>,
-    south: Option<Spanned<AgentSpec>>,
-    north: Option<Spanned<AgentSpec>>,
+    south: Option<AgentSpec>,
+    north: Option<AgentSpec>,
     detail: Option<Detail>,
     format: Option<Formats>,
     batch_size: Option<Spanned<u64>>,
@@ -172,14 +172,6 @@ impl Experiment {
                 Some(b) => check_batch_size(*b.get_ref()).map_err(|e| at(b.span(), "batch_size", e))?,
                 None => detail.default_batch_size(),
             };
-            let mut seats = [AgentSpec::Random; 2];
-            for (seat, field, own, default) in [(0, "south", &a.south, &d.south), (1, "north", &a.north, &d.north)] {
-                if let Some(spec) = own.as_ref().or(default.as_ref()) {
-                    let whose = format!("the {field} player of arm '{}'", name.get_ref());
-                    check_not_human(spec.get_ref(), &whose).map_err(|e| at(spec.span(), field, e))?;
-                    seats[seat] = *spec.get_ref();
-                }
-            }
             let mut rules = Ruleset::default();
             for table in [&d.rules, &a.rules].into_iter().flatten() {
                 set_rules(&mut rules, table, text)?;
@@ -190,8 +182,8 @@ impl Experiment {
                 matches: *matches.get_ref(),
                 seed: a.seed.or(d.seed).unwrap_or(1),
                 first: a.first.or(d.first).unwrap_or(FirstPolicy::Alternate),
-                south: seats[0],
-                north: seats[1],
+                south: a.south.or(d.south).unwrap_or(AgentSpec::Random),
+                north: a.north.or(d.north).unwrap_or(AgentSpec::Random),
                 detail,
                 format: a.format.or(d.format).unwrap_or(Formats::Parquet),
                 batch_size,

@@ -14,7 +14,7 @@ use super::FieldError;
 use crate::agents::{seat_rng, Agent, AgentSpec, Resources};
 use crate::engine::{BySide, Game, Side};
 use crate::exact::PerfectKind;
-use crate::io::dataset::Played;
+use crate::io::dataset::{Played, PlayedSeat};
 use crate::io::{DatasetError, DatasetWriter, Formats, Manifest};
 use crate::sim::{replay_match, Batch, BatchSink, Detail, FirstPolicy, RunConfig, Shard};
 
@@ -23,7 +23,7 @@ use crate::sim::{replay_match, Batch, BatchSink, Detail, FirstPolicy, RunConfig,
 #[derive(Clone, Debug)]
 pub struct DatasetRequest {
     pub game: GameSpec,
-    pub seats: BySide<AgentSpec>,
+    pub seats: BySide<PlayedSeat>,
     pub seed: u64,
     pub detail: Detail,
     pub format: Formats,
@@ -48,13 +48,6 @@ impl From<FieldError> for ExportError {
     }
 }
 
-fn seat_field(side: Side) -> &'static str {
-    match side {
-        Side::South => "south",
-        Side::North => "north",
-    }
-}
-
 /// The match's first player; a set-up game has no match start to make rows of.
 fn first_player(start: &Start) -> Result<Side, FieldError> {
     match start {
@@ -67,10 +60,10 @@ fn first_player(start: &Start) -> Result<Side, FieldError> {
 }
 
 /// Only `human` and the built-in players (an external program is not run again).
-fn check_seats(seats: &BySide<AgentSpec>) -> Result<(), FieldError> {
+fn check_seats(seats: &BySide<PlayedSeat>) -> Result<(), FieldError> {
     for side in Side::ALL {
-        if let AgentSpec::External(_) | AgentSpec::Host(_) = seats[side] {
-            return Err(FieldError::new(seat_field(side), format!("{}: a seat is human or a built-in player", seats[side])));
+        if let PlayedSeat::Player(AgentSpec::External(_) | AgentSpec::Host(_)) = seats[side] {
+            return Err(FieldError::new(side.name(), format!("{}: a seat is human or a built-in player", seats[side])));
         }
     }
     Ok(())
@@ -79,59 +72,46 @@ fn check_seats(seats: &BySide<AgentSpec>) -> Result<(), FieldError> {
 /// Plays the game, checking that each move of a built-in seat is its player's choice; the game
 /// at its end (the match must be over).
 fn play_checked(request: &DatasetRequest, players: &Resources, job: &Job) -> Result<Game, ExportError> {
-    let mut cancelled = false;
     let moves = &request.game.moves;
     job.stage("checking the built-in seats' moves", moves.len() as u64);
     let game = request.game.walk(|game, i| {
         job.advance(1);
         if job.is_cancelled() {
-            cancelled = true;
-            return Err(FieldError::new("moves", "cancelled"));
+            return Err(ExportError::Cancelled);
         }
         let side = game.position().turn();
-        let spec = request.seats[side];
-        if spec == AgentSpec::Human {
-            return Ok(());
-        }
+        let PlayedSeat::Player(spec) = request.seats[side] else { return Ok(()) };
         let mut probe = *game;
         let mut agent = Agent::seated(spec, seat_rng(request.seed, game.ply() as u64, side), players);
-        let chosen = agent.play(&mut probe, &mut ()).map_err(|e| FieldError::new(seat_field(side), e))?.map(|(pit, _)| pit.index());
+        let chosen = agent.play(&mut probe, &mut ()).map_err(|e| FieldError::new(side.name(), e))?.map(|(pit, _)| pit.index());
         if chosen != Some(moves[i]) {
             let theirs = chosen.map_or("none".to_string(), |p| format!("pit {p}"));
-            return Err(FieldError::new(
-                seat_field(side),
-                format!(
-                    "move {} (pit {}) is not {spec}'s choice with seed {} ({theirs}); a seat whose moves a person made, even in part, is human",
-                    i + 1,
-                    moves[i],
-                    request.seed
-                ),
-            ));
+            let why = format!(
+                "move {} (pit {}) is not {spec}'s choice with seed {} ({theirs}); a seat whose moves a person made, even in part, is human",
+                i + 1,
+                moves[i],
+                request.seed
+            );
+            return Err(FieldError::new(side.name(), why).into());
         }
         Ok(())
-    });
-    match game {
-        Err(_) if cancelled => Err(ExportError::Cancelled),
-        Err(e) => Err(e.into()),
-        Ok(game) if !game.is_over() => Err(FieldError::new(
-            "moves",
-            format!(
-                "the match is not over after {} moves ({} to move): a dataset holds whole matches; play it to its end",
-                moves.len(),
-                game.position().turn()
-            ),
-        )
-        .into()),
-        Ok(game) => Ok(game),
+    })?;
+    if !game.is_over() {
+        let why = format!(
+            "the match is not over after {} moves ({} to move): a dataset holds whole matches; play it to its end",
+            moves.len(),
+            game.position().turn()
+        );
+        return Err(FieldError::new("moves", why).into());
     }
+    Ok(game)
 }
 
 /// The digest of the match table a perfect:match seat read (see [`Manifest::tables`]).
 fn tables_digest(request: &DatasetRequest, players: &Resources) -> Result<Option<String>, FieldError> {
     let perfect = AgentSpec::Perfect(PerfectKind::Match);
     let Some(side) = Side::ALL.into_iter().find(|&s| request.seats[s] == perfect) else { return Ok(None) };
-    let table =
-        players.exact.match_table(request.game.rules).map_err(|e| FieldError::new(seat_field(side), format!("perfect:match: {e}")))?;
+    let table = players.exact.match_table(request.game.rules).map_err(|e| FieldError::new(side.name(), format!("perfect:match: {e}")))?;
     Ok(Some(table.digest()))
 }
 

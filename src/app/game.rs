@@ -77,12 +77,12 @@ impl GameSpec {
 
     /// The game after its moves, rounds ended where the side to move has none (R10).
     pub fn game(&self) -> Result<Game, FieldError> {
-        self.walk(|_, _| Ok(()))
+        self.walk(|_, _| Ok::<(), FieldError>(()))
     }
 
     /// [`GameSpec::game`], handing `before` the game before each move with the move's index
-    /// (its error stops the walk).
-    pub fn walk(&self, mut before: impl FnMut(&Game, usize) -> Result<(), FieldError>) -> Result<Game, FieldError> {
+    /// (its error, of any type a [`FieldError`] converts into, stops the walk and is returned).
+    pub fn walk<E: From<FieldError>>(&self, mut before: impl FnMut(&Game, usize) -> Result<(), E>) -> Result<Game, E> {
         let mut game = self.start.begin(self.rules)?;
         while game.settle().is_some() {}
         for (i, &pit) in self.moves.iter().enumerate() {

@@ -91,15 +91,6 @@ pub fn check_counts(matches: u64, batch_size: Option<u64>, detail: Detail) -> Re
 impl SimulateRequest {
     /// The simulation, or the first field that is not what it should be.
     pub fn validate(self) -> Result<Simulation, FieldError> {
-        for (field, spec) in [("south", self.south), ("north", self.north)] {
-            if spec == AgentSpec::Human {
-                return Err(FieldError::new(
-                    field,
-                    "human is a person's seat: a game played by a person is written as a dataset from its moves \
-                     (`replay --moves ... --dataset DIR`, or the explorer page's export)",
-                ));
-            }
-        }
         check_threads(self.threads).map_err(|e| FieldError::new("threads", e))?;
         let batch_size = check_counts(self.matches, self.batch_size, self.detail)?;
         let cfg = RunConfig {

@@ -6,24 +6,10 @@ use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 
-use crate::agents::AgentSpec;
 use crate::engine::Ruleset;
 
 /// The largest experiment or tournament file read (the real ones are a few KB).
 pub const MAX_STUDY_FILE_BYTES: u64 = 1 << 20;
-
-/// A study's players choose their own moves: `human` (a person's seat) is refused where the file
-/// is read, not at the first move of its first match.
-pub fn check_not_human(spec: &AgentSpec, whose: &str) -> Result<(), String> {
-    if *spec == AgentSpec::Human {
-        return Err(format!(
-            "{whose} is human, a person's seat, which only a recorded game has (`replay --moves ... --dataset DIR`); \
-             a study's players choose their own moves (allowed: {})",
-            crate::agents::ALLOWED
-        ));
-    }
-    Ok(())
-}
 
 /// A study file that could not be read or is not a valid one (bad input): the file, and what
 /// is wrong with it (with the line and the field where there is one).

@@ -29,7 +29,7 @@ use crate::engine::Ruleset;
 use crate::sim::config::player_identity;
 use crate::sim::{check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::study_file::{check_not_human, line_of, parse_toml, set_rules, valid_name, StudyFileError};
+use super::study_file::{line_of, parse_toml, set_rules, valid_name, StudyFileError};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -151,7 +151,6 @@ fn parse_player(
 ) -> Result<Player, String> {
     let (name, spec_text) = name_and_spec(entry.get_ref(), bad)?;
     let spec: AgentSpec = spec_text.parse().map_err(|e: crate::agents::SpecError| bad(e.to_string()))?;
-    check_not_human(&spec, &format!("player '{name}'")).map_err(&bad)?;
     let slug = slug(&name);
     if let Some(other) = earlier.iter().find(|p| p.name == name || p.slug == slug) {
         return Err(bad(format!(

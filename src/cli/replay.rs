@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use crate::agents::AgentSpec;
 use crate::app::export_dataset::{self, DatasetRequest, ExportError};
 use crate::app::game::{GameSpec, Start};
 use crate::engine::trace::{replay, ReplayError};
 use crate::engine::{BySide, GameError, IllegalReason, Ruleset, Side};
+use crate::io::dataset::PlayedSeat;
 
 use super::output::Output;
 use super::CliError;
@@ -117,7 +117,7 @@ pub fn replay_error(e: &ReplayError) -> CliError {
 
 /// Writes the moves as a dataset of one match into `dir`.
 fn write_dataset(dir: &std::path::Path, args: &DatasetArgs, rules: Ruleset, first: Side, moves: Vec<usize>) -> Result<(), CliError> {
-    let seat = |text: &str, flag: &str| text.parse::<AgentSpec>().map_err(|e| CliError::usage(format!("{flag}: {e}")));
+    let seat = |text: &str, flag: &str| text.parse::<PlayedSeat>().map_err(|e| CliError::usage(format!("{flag}: {e}")));
     let request = DatasetRequest {
         game: GameSpec { rules, start: Start::Match { first }, moves },
         seats: BySide::new(seat(&args.south, "--south")?, seat(&args.north, "--north")?),
@@ -128,7 +128,6 @@ fn write_dataset(dir: &std::path::Path, args: &DatasetArgs, rules: Ruleset, firs
     let players = crate::agents::Resources::default();
     let job = crate::app::job::Job::default();
     let manifest = export_dataset::write(&request, dir, &players, &super::command_line(), &job).map_err(|e| match e {
-        ExportError::Field(e) if e.field == "moves" => CliError::usage(format!("--moves: {}", e.message)),
         ExportError::Field(e) => super::field_error(e),
         ExportError::Dataset(e) => super::dataset_errors::dataset_error(e, &super::dataset_errors::Destination::Dataset),
         ExportError::Cancelled => CliError::failed("cancelled"),

@@ -87,7 +87,7 @@ fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, P
         return Err(CliError::usage(format!("--match {id}: {} holds matches 0..={}", dir.display(), m.matches - 1)));
     }
     // The run played again match by match (its shard aside), with move records to replay.
-    let mut cfg = RunConfig { detail: Detail::Move, shard: Shard::WHOLE, ..m.config() };
+    let cfg = RunConfig { detail: Detail::Move, shard: Shard::WHOLE, ..m.config() };
     let first = m.first;
     if m.expected_run_id() != dataset.run_id {
         return Err(CliError::usage(format!(
@@ -114,8 +114,12 @@ fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, P
             .map_err(|e| CliError::usage(format!("{}: the recorded moves of match {id} do not replay: {e}", part.display())))?;
         format!("Replayed by rajapasu {} from the dataset's moves table and checked against its matches row.", env!("CARGO_PKG_VERSION"))
     } else {
-        allow_externals(&mut cfg, m.detail, dir, id, run_external)?;
-        play_match(&cfg, &crate::agents::Resources::default(), id, &mut batch)
+        // Only a match played from its moves has a person's seat (the manifest is checked).
+        let players =
+            m.player_config().ok_or_else(|| CliError::usage(format!("{}: a seat is human, with no moves recorded", dir.display())))?;
+        let mut players = RunConfig { detail: Detail::Move, shard: Shard::WHOLE, ..players };
+        allow_externals(&mut players, m.detail, dir, id, run_external)?;
+        play_match(&players, &crate::agents::Resources::default(), id, &mut batch)
             .map_err(|e| CliError::usage(format!("match {id} cannot be played again: {e}")))?;
         format!("Played again by rajapasu {} from the dataset's manifest and checked against its matches row.", env!("CARGO_PKG_VERSION"))
     };

@@ -136,7 +136,6 @@ fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
     let spec: AgentSpec = text.parse().map_err(|e| ApiError::bad(field, e))?;
     match spec {
         AgentSpec::External(_) | AgentSpec::Host(_) => Err(ApiError::bad(field, "external players are not offered by the server")),
-        AgentSpec::Human => Err(ApiError::bad(field, "human is a person's seat, not a player the server runs")),
         spec => Ok(spec),
     }
 }

@@ -12,10 +12,10 @@ use axum::response::{IntoResponse, Response};
 use super::error::ApiError;
 use super::params::{game_params, Params, GAME_PARAMS};
 use super::state::App;
-use crate::agents::AgentSpec;
 use crate::app::export::{move_list, replay_page, trace_lines};
 use crate::app::export_dataset::{self, DatasetRequest, ExportError};
 use crate::engine::BySide;
+use crate::io::dataset::PlayedSeat;
 
 fn download(content_type: &'static str, name: &str, body: impl IntoResponse) -> Response {
     let disposition = format!("attachment; filename=\"{name}\"");
@@ -45,13 +45,10 @@ pub async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError>
     Ok(download("text/html; charset=utf-8", "replay.html", page))
 }
 
-/// A seat of a played game: `human`, or a built-in player (default human).
-fn seat(params: &Params, name: &'static str) -> Result<AgentSpec, ApiError> {
-    let spec: AgentSpec = params.one(name)?.unwrap_or("human").parse().map_err(|e| ApiError::bad(name, e))?;
-    match spec {
-        AgentSpec::External(_) | AgentSpec::Host(_) => Err(ApiError::bad(name, "a seat is human or a built-in player")),
-        spec => Ok(spec),
-    }
+/// A seat of a played game: `human` (the default), or a player (which ones may be recorded is
+/// the application's to check).
+fn seat(params: &Params, name: &'static str) -> Result<PlayedSeat, ApiError> {
+    params.one(name)?.unwrap_or("human").parse().map_err(|e| ApiError::bad(name, e))
 }
 
 /// The request of `/api/export/dataset`, and the command its manifest records (the query, the

@@ -52,14 +52,18 @@ fn malformed_experiment_files_name_the_line_and_field() {
     usage_error(&["run", s(&exp), "--out-root", s(dir.path())], &["line 7", "grdy", "bad.toml"]);
     std::fs::write(&exp, "name = \"bad\"\n[[arms]]\nname = \"x\"\nmatchs = 10\n").unwrap();
     usage_error(&["run", s(&exp), "--out-root", s(dir.path())], &["line 4", "matchs"]);
-    // `human` is refused when the file is read, in [defaults] or in an arm, naming the arm and its seat.
+    // `human` (a person's seat, only in a match played from its moves) is not a player, in
+    // [defaults] or in an arm: the line and field, and the players allowed.
     std::fs::write(&exp, "name = \"bad\"\n[defaults]\nmatches = 10\n\n[[arms]]\nname = \"x\"\nnorth = \"human\"\n").unwrap();
     usage_error(
         &["run", s(&exp), "--out-root", s(dir.path())],
-        &["line 7", "field `north`", "the north player of arm 'x' is human", "replay --moves ... --dataset", "bad.toml"],
+        &["line 7", "north = \"human\"", "unknown player 'human'", "allowed: random, greedy", "bad.toml"],
     );
     std::fs::write(&exp, "name = \"bad\"\n[defaults]\nmatches = 10\nsouth = \"human\"\n\n[[arms]]\nname = \"y\"\n").unwrap();
-    usage_error(&["run", s(&exp), "--out-root", s(dir.path())], &["line 4", "field `south`", "the south player of arm 'y' is human"]);
+    usage_error(
+        &["run", s(&exp), "--out-root", s(dir.path())],
+        &["line 4", "south = \"human\"", "unknown player 'human'", "allowed: random"],
+    );
     assert!(!dir.path().join("bad").exists(), "nothing is written");
     usage_error(&["run", s(&dir.path().join("none.toml"))], &["none.toml"]);
 }

@@ -132,7 +132,11 @@ fn a_built_in_seat_is_recorded_only_when_each_of_its_moves_is_its_choice() {
         &["--moves: the match is not over after 2 moves"],
     );
     usage_error(&[&["replay", &list, "--dataset", s(&out)][..], &SMALL[..]].concat(), &["--dataset"]);
-    usage_error(&["simulate", "--south=human", "--matches=2", "--out", s(&wrong)], &["--south: human is a person's seat"]);
+    // A person's seat is not a player: simulate's players are the ordinary ones.
+    usage_error(
+        &["simulate", "--south=human", "--matches=2", "--out", s(&wrong)],
+        &["--south", "unknown player 'human'", "allowed: random"],
+    );
 }
 
 /// The body of a GET as bytes (a binary download).

@@ -217,7 +217,7 @@ fn malformed_tournament_files_name_the_line_and_field() {
         (MINI.replace("seed = 3", "sed = 3"), vec!["line 5", "sed"]),
         (
             MINI.replace("\"greedy\"", "{ name = \"someone\", player = \"human\" }"),
-            vec!["line 3", "players", "player 'someone' is human", "replay --moves ... --dataset"],
+            vec!["line 3", "field `players`", "unknown player 'human'", "allowed: random, greedy"],
         ),
         (format!("{MINI}[rules]\nfinal_four = \"maybe\"\n"), vec!["line 8", "rules.final_four", "maybe"]),
     ];

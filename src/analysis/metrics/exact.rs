@@ -78,7 +78,7 @@ fn exact_lead(pos: &Position, local: &mut HashMap<BySide<u8>, Arc<Solution>>, sh
 /// Refuses players that would run a program or need a host: the matches are played again.
 pub fn check_players(cfg: &RunConfig) -> Result<(), String> {
     for (side, spec) in [(Side::South, cfg.south), (Side::North, cfg.north)] {
-        if matches!(spec, AgentSpec::External(_) | AgentSpec::Host(_) | AgentSpec::Human) {
+        if matches!(spec, AgentSpec::External(_) | AgentSpec::Host(_)) {
             return Err(format!(
                 "the exact evaluation plays the matches again, and {} is `{spec}`, which it does not run (built-in players only)",
                 side.name()

@@ -422,11 +422,12 @@ pub fn accumulate(dataset: &Dataset, exact: Option<exact::ExactOptions>) -> Resu
     let board = Board::of(&dataset.manifest().rules);
     let solutions = match exact {
         Some(opts) => {
-            let cfg = dataset.manifest().config();
+            let played = "the exact evaluation plays the matches again by their players, and this match was played from its moves";
             if dataset.manifest().played.is_some() {
-                let what = "the exact evaluation plays the matches again by their players, and this match was played from its moves";
-                return Err(DatasetError::content(dir, what));
+                return Err(DatasetError::content(dir, played));
             }
+            // Only a match played from its moves has a person's seat (the manifest is checked).
+            let cfg = dataset.manifest().player_config().ok_or_else(|| DatasetError::content(dir, played))?;
             exact::check_players(&cfg).map_err(|e| DatasetError::content(dir, e))?;
             Some(exact::Solutions::new(cfg, opts))
         }

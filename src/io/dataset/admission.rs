@@ -69,7 +69,7 @@ pub(super) fn admit(dir: &Path, manifest: &mut Manifest, manifest_path: &Path, r
 /// Makes `layout`'s directory ready for the run's shard: refuses to resume a shard whose
 /// manifest was edited since its batches were written, creates the table directories, removes
 /// the shard's own temporary files, and refuses files the run would not write.
-pub(super) fn prepare(layout: &Layout, cfg: &RunConfig, manifest_path: &Path, resumed: bool) -> Result<(), DatasetError> {
+pub(super) fn prepare<P>(layout: &Layout, cfg: &RunConfig<P>, manifest_path: &Path, resumed: bool) -> Result<(), DatasetError> {
     let dir = &layout.dir;
     if resumed {
         refuse_edited_manifest(layout, cfg, manifest_path)?;
@@ -109,7 +109,7 @@ fn shard_state(dir: &Path, m: &Manifest, held: crate::sim::Shard) -> ShardState 
 
 /// Refuses to resume a shard whose manifest no longer has the identity its batches were
 /// written under (the manifest agrees with itself, but not with its progress markers).
-fn refuse_edited_manifest(layout: &Layout, cfg: &RunConfig, manifest_path: &Path) -> Result<(), DatasetError> {
+fn refuse_edited_manifest<P>(layout: &Layout, cfg: &RunConfig<P>, manifest_path: &Path) -> Result<(), DatasetError> {
     let checked = layout.check_batches(cfg.shard_batches());
     let markers: Vec<_> = checked.problems.into_iter().filter(|p| p.kind == ProblemKind::Identity).collect();
     if markers.is_empty() {
@@ -145,7 +145,7 @@ fn refuse_foreign(dir: &Path) -> Result<(), DatasetError> {
 /// Removes files left under temporary names by an interrupted write of one of this shard's
 /// batches. Other shards may be writing into the same directory at the same time: their
 /// temporaries are theirs.
-fn remove_temporaries(dir: &Path, cfg: &RunConfig) -> Result<(), DatasetError> {
+fn remove_temporaries<P>(dir: &Path, cfg: &RunConfig<P>) -> Result<(), DatasetError> {
     let ours = cfg.shard_batches();
     for entry in std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read", e))?.filter_map(|e| e.ok()) {
         let name = entry.file_name().to_string_lossy().into_owned();

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agents::AgentSpec;
+use super::seat::PlayedSeat;
 use crate::engine::Ruleset;
 use crate::io::Format;
 use crate::sim::schema::ALL_TABLES;
@@ -63,8 +63,9 @@ pub struct Manifest {
     pub run_id: String,
     pub rules: Ruleset,
     pub rules_hash: String,
-    pub south: AgentSpec,
-    pub north: AgentSpec,
+    /// The seats' players; `human` only in a match played from its moves (see [`Manifest::played`]).
+    pub south: PlayedSeat,
+    pub north: PlayedSeat,
     pub first: FirstPolicy,
     pub seed: u64,
     /// Matches of the whole run (all shards).
@@ -150,7 +151,7 @@ impl std::fmt::Display for RunStatus {
 
 impl Manifest {
     /// The manifest of a new run of `cfg`, running.
-    pub fn new(cfg: &RunConfig, format: Formats, command: &str) -> Manifest {
+    pub fn new(cfg: &RunConfig<PlayedSeat>, format: Formats, command: &str) -> Manifest {
         let mut manifest = Manifest {
             tool: "rajapasu".into(),
             version: env!("CARGO_PKG_VERSION").into(),
@@ -319,14 +320,7 @@ impl Manifest {
                 ),
             );
         }
-        if let Some(played) = &self.played {
-            if self.matches != 1 {
-                return field("matches", format!("{}: a dataset played from its moves holds one match", self.matches));
-            }
-            if let Err(e) = played.pits() {
-                return field("played", format!("moves: {e}"));
-            }
-        }
+        self.check_played()?;
         if self.match_range != match_range(&cfg) {
             let [a, b] = match_range(&cfg);
             return field("match_range", format!("{:?} is not the range of shard {} ([{a}, {b}])", self.match_range, self.shard));
@@ -334,12 +328,41 @@ impl Manifest {
         Ok(())
     }
 
-    /// The run this manifest records (what `simulate` was given).
-    pub fn config(&self) -> RunConfig {
+    /// A match played from its moves: one match, its moves local pits. Only such a match has a
+    /// person's seat (its moves are given, no player chose them).
+    fn check_played(&self) -> Result<(), ManifestProblem> {
+        let field = |field: &'static str, what: String| Err(ManifestProblem::Field { field, what });
+        let Some(played) = &self.played else {
+            return match [("south", self.south), ("north", self.north)].into_iter().find(|(_, seat)| *seat == PlayedSeat::Human) {
+                Some((seat, _)) => field(seat, "human: a person's seat is only in a match played from its moves (`played`)".into()),
+                None => Ok(()),
+            };
+        };
+        if self.matches != 1 {
+            return field("matches", format!("{}: a dataset played from its moves holds one match", self.matches));
+        }
+        if let Err(e) = played.pits() {
+            return field("played", format!("moves: {e}"));
+        }
+        Ok(())
+    }
+
+    /// The run this manifest records (what `simulate` was given), its seats as played.
+    pub fn config(&self) -> RunConfig<PlayedSeat> {
+        self.config_seated(self.south, self.north)
+    }
+
+    /// The run with its seats' players, which can play its matches again; None when a seat is a
+    /// person's (a match played from its moves).
+    pub fn player_config(&self) -> Option<RunConfig> {
+        Some(self.config_seated(self.south.player()?, self.north.player()?))
+    }
+
+    fn config_seated<P>(&self, south: P, north: P) -> RunConfig<P> {
         RunConfig {
             rules: self.rules,
-            south: self.south,
-            north: self.north,
+            south,
+            north,
             first: self.first,
             seed: self.seed,
             matches: self.matches,
@@ -356,7 +379,7 @@ pub fn identity_digest(identity: &BTreeMap<String, String>) -> String {
 }
 
 /// The matches of a shard, [start, end).
-pub(super) fn match_range(cfg: &RunConfig) -> [u64; 2] {
+pub(super) fn match_range<P>(cfg: &RunConfig<P>) -> [u64; 2] {
     let range = cfg.shard_batches();
     if range.is_empty() {
         [0, 0]

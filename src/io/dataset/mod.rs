@@ -13,8 +13,9 @@
 //!
 //! One file per job: `manifest` (what a run is, its identity, its file names), `manifest_io`
 //! (finding and reading manifests), `admission` (whether a run may write into a directory), `writer` (the
-//! sink of a run) with its `syncer` thread, `reader` (a dataset opened to read), `played` (the
-//! rows of a match played from its moves checked against them), and `error`.
+//! sink of a run) with its `syncer` thread, `reader` (a dataset opened to read), `seat` (the
+//! manifest's seats: players, or as played), `played` (the rows of a match played from its
+//! moves checked against them), and `error`.
 
 mod admission;
 mod error;
@@ -22,6 +23,7 @@ mod manifest;
 mod manifest_io;
 mod played;
 mod reader;
+mod seat;
 mod syncer;
 #[cfg(test)]
 mod tests;
@@ -34,4 +36,5 @@ pub use manifest::{
 pub use manifest_io::{manifest_names, read_manifest, read_manifests, MAX_MANIFEST_BYTES};
 pub use played::played_problems;
 pub use reader::Dataset;
+pub use seat::PlayedSeat;
 pub use writer::{tables_digest, DatasetWriter};

@@ -30,7 +30,7 @@ fn the_manifest_holds_the_typed_run_and_reads_back_as_written() {
     let writer = DatasetWriter::create(dir.path(), &cfg, Formats::Csv, false, "test").unwrap();
     let manifest = writer.finish(true).unwrap();
     assert_eq!(manifest.status, RunStatus::Complete);
-    assert_eq!(manifest.config(), cfg);
+    assert_eq!(manifest.player_config(), Some(cfg));
     let text = std::fs::read_to_string(dir.path().join("manifest-shard-2-of-3.json")).unwrap();
     // Typed in memory, the same words in the file.
     for field in
@@ -40,6 +40,21 @@ fn the_manifest_holds_the_typed_run_and_reads_back_as_written() {
     }
     let (_, back) = read_manifests(dir.path()).unwrap().pop().unwrap();
     assert_eq!(back, manifest);
+}
+
+#[test]
+fn only_a_match_played_from_its_moves_has_a_human_seat() {
+    let cfg =
+        RunConfig { north: PlayedSeat::Human, matches: 1, batch_size: 1, shard: Shard::WHOLE, ..config().map_seats(PlayedSeat::from) };
+    let simulated = Manifest::new(&cfg, Formats::Csv, "test");
+    let problem = simulated.check("manifest.json").unwrap_err().to_string();
+    assert!(problem.starts_with("field `north`: human:") && problem.contains("played from its moves"), "{problem}");
+    let played = simulated.with_played(Played::new(&[0, 1]));
+    assert_eq!(played.check("manifest.json"), Ok(()));
+    assert_eq!((played.south.to_string(), played.north.to_string()), ("minimax:depth=2,nodes=unlimited,eval=match".into(), "human".into()));
+    assert_eq!(played.player_config(), None);
+    let json = serde_json::to_value(&played).unwrap();
+    assert_eq!(serde_json::from_value::<Manifest>(json).unwrap(), played);
 }
 
 #[test]

@@ -8,6 +8,7 @@ use super::admission;
 use super::error::DatasetError;
 use super::manifest::{manifest_name, now, Formats, Manifest, Played, RunStatus};
 use super::manifest_io::to_json;
+use super::seat::PlayedSeat;
 use super::syncer::{PendingBatch, Syncer};
 use crate::agents::AgentSpec;
 use crate::io::lock::{writer_lock_name, DirLock, SETUP_LOCK};
@@ -18,7 +19,8 @@ use crate::sim::{Batch, BatchSink, RunConfig};
 /// Writes a run's batches into a dataset directory; the sink of [`crate::sim::run`].
 pub struct DatasetWriter {
     dir: PathBuf,
-    cfg: RunConfig,
+    /// The run as its manifest records it.
+    cfg: RunConfig<PlayedSeat>,
     formats: Vec<Format>,
     run_id: String,
     manifest: Manifest,
@@ -34,7 +36,7 @@ pub struct DatasetWriter {
 
 /// The digest of the match table a run's `perfect:match` players read (None without them): the
 /// table is read (or solved) now, as the players' first move would.
-pub fn tables_digest(cfg: &RunConfig) -> Result<Option<String>, DatasetError> {
+pub fn tables_digest<P: PartialEq<AgentSpec>>(cfg: &RunConfig<P>) -> Result<Option<String>, DatasetError> {
     let perfect = AgentSpec::Perfect(crate::exact::PerfectKind::Match);
     if cfg.south != perfect && cfg.north != perfect {
         return Ok(None);
@@ -52,8 +54,8 @@ impl DatasetWriter {
     /// set, and one whose shard another process is writing (the lock is held until the writer
     /// is dropped).
     pub fn create(dir: &Path, cfg: &RunConfig, format: Formats, resume: bool, command: &str) -> Result<DatasetWriter, DatasetError> {
-        let manifest = Manifest::new(cfg, format, command).with_tables(tables_digest(cfg)?);
-        DatasetWriter::create_with(dir, cfg, manifest, resume)
+        let manifest = Manifest::new(&cfg.clone().map_seats(PlayedSeat::Player), format, command).with_tables(tables_digest(cfg)?);
+        DatasetWriter::create_with(dir, manifest, resume)
     }
 
     /// Prepares `dir` (a new dataset, refused if it holds one) for one match played from its
@@ -61,17 +63,18 @@ impl DatasetWriter {
     /// read, from the store they read it from.
     pub fn create_played(
         dir: &Path,
-        cfg: &RunConfig,
+        cfg: &RunConfig<PlayedSeat>,
         played: Played,
         tables: Option<String>,
         format: Formats,
         command: &str,
     ) -> Result<DatasetWriter, DatasetError> {
         let manifest = Manifest::new(cfg, format, command).with_tables(tables).with_played(played);
-        DatasetWriter::create_with(dir, cfg, manifest, false)
+        DatasetWriter::create_with(dir, manifest, false)
     }
 
-    fn create_with(dir: &Path, cfg: &RunConfig, mut manifest: Manifest, resume: bool) -> Result<DatasetWriter, DatasetError> {
+    fn create_with(dir: &Path, mut manifest: Manifest, resume: bool) -> Result<DatasetWriter, DatasetError> {
+        let cfg = manifest.config();
         admission::open_destination(dir)?;
         // Writers check the directory and write their manifest one at a time; each shard has
         // one writer for the whole run.
@@ -89,13 +92,13 @@ impl DatasetWriter {
             formats: format.list(),
             batches: cfg.batches(),
         };
-        admission::prepare(&layout, cfg, &manifest_path, resumed)?;
+        admission::prepare(&layout, &cfg, &manifest_path, resumed)?;
         lock.record()?;
         write_string_atomically(&manifest_path, &to_json(&manifest))?;
         drop(setup);
         Ok(DatasetWriter {
             dir: dir.to_path_buf(),
-            cfg: cfg.clone(),
+            cfg,
             formats: format.list(),
             run_id: manifest.run_id.clone(),
             manifest,

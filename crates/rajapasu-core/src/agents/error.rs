@@ -18,7 +18,4 @@ pub enum PlayerError {
     /// A host player (`python:NAME`) that failed or played an illegal pit.
     #[error(transparent)]
     Host(#[from] HostError),
-    /// A person's seat, asked to choose: its moves are given, rajapasu never plays them.
-    #[error("human is a person's seat, whose moves are given (a played game's move list); rajapasu plays only the built-in and external players")]
-    Human,
 }

@@ -61,8 +61,6 @@ enum State {
     External(external::External),
     Perfect(crate::exact::PerfectPlayer),
     Host(host::Host),
-    /// A person's seat: it never chooses (its moves are given).
-    Human,
 }
 
 /// A player in one seat of one match.
@@ -94,7 +92,6 @@ impl Agent {
             AgentSpec::External(p) => State::External(external::External::new(p)),
             AgentSpec::Perfect(kind) => State::Perfect(crate::exact::PerfectPlayer::new(kind, exact())),
             AgentSpec::Host(p) => State::Host(host::Host::new(p, hosts)),
-            AgentSpec::Human => State::Human,
         };
         Agent { spec, rng, state }
     }
@@ -156,7 +153,6 @@ impl Agent {
             State::External(program) => return Ok(program.choose(pos, round, ply, &mut self.rng)?),
             State::Perfect(player) => player.choose(pos, &mut self.rng)?,
             State::Host(player) => return Ok(player.choose(pos, round, ply, &mut self.rng)?),
-            State::Human => return Err(PlayerError::Human),
         })
     }
 

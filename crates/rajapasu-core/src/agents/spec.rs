@@ -129,10 +129,6 @@ pub enum AgentSpec {
     Perfect(PerfectKind),
     /// A callable of the embedding host (`python:NAME`, the Python package), see `host.rs`.
     Host(super::host::HostParams),
-    /// A person's seat (`human`): its moves are given (played at the page of `rajapasu serve`,
-    /// or a move list), never chosen by rajapasu. Only a dataset of one match played from its
-    /// recorded moves has one (docs/data.md, "A match played from its moves").
-    Human,
 }
 
 /// The grammar, for error messages.
@@ -333,10 +329,9 @@ impl FromStr for AgentSpec {
             None => (s, None),
         };
         match name {
-            "random" | "greedy" | "human" if param.is_some() => Err(err(format!("'{name}' takes no parameter"))),
+            "random" | "greedy" if param.is_some() => Err(err(format!("'{name}' takes no parameter"))),
             "random" => Ok(AgentSpec::Random),
             "greedy" => Ok(AgentSpec::Greedy),
-            "human" => Ok(AgentSpec::Human),
             "minimax" => parse_minimax(param).map(AgentSpec::Minimax).map_err(err),
             "mcts" => parse_mcts(param).map(AgentSpec::Mcts).map_err(err),
             "external" => parse_external(param).map(AgentSpec::External).map_err(err),
@@ -376,7 +371,6 @@ impl fmt::Display for AgentSpec {
             AgentSpec::External(p) => write!(f, "external:cmd={}", p.command),
             AgentSpec::Perfect(k) => write!(f, "perfect:{}", k.name()),
             AgentSpec::Host(p) => write!(f, "python:{}", p.name),
-            AgentSpec::Human => f.write_str("human"),
         }
     }
 }

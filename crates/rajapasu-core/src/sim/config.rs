@@ -164,10 +164,10 @@ impl<'de> Deserialize<'de> for Shard {
     }
 }
 
-/// A player as it determines the rows: the one text that run ids, dataset identities and a
-/// tournament's pairing seeds and duplicate check are made of.
-pub fn player_identity(spec: &AgentSpec) -> String {
-    spec.to_string()
+/// A player (or a seat as played) as it determines the rows: the one text that run ids, dataset
+/// identities and a tournament's pairing seeds and duplicate check are made of.
+pub fn player_identity(player: &impl fmt::Display) -> String {
+    player.to_string()
 }
 
 /// Most matches in one run.
@@ -194,12 +194,14 @@ pub fn check_batch_size(batch_size: u64) -> Result<u64, String> {
 }
 
 /// A complete description of a run. A match's rows are a pure function of
-/// (rules, south, north, first, seed, match index).
+/// (rules, south, north, first, seed, match index). The seats are the players that play the
+/// matches (`P` = [`AgentSpec`]), or any other naming of them for matches replayed from their
+/// recorded moves, whose rows need only the seats' names ([`super::replay_match`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunConfig {
+pub struct RunConfig<P = AgentSpec> {
     pub rules: Ruleset,
-    pub south: AgentSpec,
-    pub north: AgentSpec,
+    pub south: P,
+    pub north: P,
     pub first: FirstPolicy,
     pub seed: u64,
     pub matches: u64,
@@ -208,7 +210,13 @@ pub struct RunConfig {
     pub shard: Shard,
 }
 
-impl RunConfig {
+impl<P> RunConfig<P> {
+    /// The same run with each seat mapped by `seat`.
+    pub fn map_seats<Q>(self, mut seat: impl FnMut(P) -> Q) -> RunConfig<Q> {
+        let RunConfig { rules, south, north, first, seed, matches, detail, batch_size, shard } = self;
+        RunConfig { rules, south: seat(south), north: seat(north), first, seed, matches, detail, batch_size, shard }
+    }
+
     pub fn batches(&self) -> u64 {
         self.matches.div_ceil(self.batch_size)
     }
@@ -232,7 +240,9 @@ impl RunConfig {
             self.batch_range(r.end - 1).end - self.batch_range(r.start).start
         }
     }
+}
 
+impl<P: fmt::Display> RunConfig<P> {
     /// Identifies the generator of the rows (not the match count, detail, batching or shard):
     /// part files of one run carry it in their names, so mixed runs are detected.
     pub fn run_id(&self) -> String {

@@ -4,7 +4,6 @@
 //! the schema ([`super::schema`]) lays them out as columns and turns symbol values into the
 //! names written in files. Nothing upstream of the schema handles a column name or a symbol name.
 
-use crate::agents::AgentSpec;
 use crate::engine::{BySide, MoveSummary, Outcome, Pit, Side};
 
 /// A value of a symbol column: one of a fixed list of names, or null. The list is the only
@@ -172,7 +171,8 @@ pub struct MatchTotals {
 pub struct MatchRecord {
     pub match_id: u64,
     pub seed: u64,
-    pub players: BySide<AgentSpec>,
+    /// Each seat's player, canonical (its identity), or its name as played.
+    pub players: BySide<String>,
     /// Who started round 1 (R13).
     pub first: Side,
     pub outcome: Outcome,

@@ -276,7 +276,7 @@ pub fn match_agents(cfg: &RunConfig, players: &Resources, index: u64) -> [Agent;
 /// instead of its players, so that no player (no external program) runs, and appends its
 /// records to `batch` as [`play_match`] would. Fails when a recorded move is not legal, or
 /// the moves end before the match or go on after it.
-pub fn replay_match(cfg: &RunConfig, index: u64, moves: &[u32], batch: &mut Batch) -> Result<(), String> {
+pub fn replay_match<P: std::fmt::Display>(cfg: &RunConfig<P>, index: u64, moves: &[u32], batch: &mut Batch) -> Result<(), String> {
     let mut recorded = Recorded { moves, next: 0 };
     record_match(cfg, index, &mut recorded, batch).map_err(|e| e.to_string())?;
     if recorded.next < moves.len() {
@@ -353,15 +353,20 @@ impl Movers for Recorded<'_> {
     }
 }
 
-fn record_match<M: Movers>(cfg: &RunConfig, index: u64, movers: &mut M, batch: &mut Batch) -> Result<(), MatchError> {
-    record_match_with::<M, true>(cfg, index, movers, batch)
+fn record_match<P: std::fmt::Display, M: Movers>(
+    cfg: &RunConfig<P>,
+    index: u64,
+    movers: &mut M,
+    batch: &mut Batch,
+) -> Result<(), MatchError> {
+    record_match_with::<P, M, true>(cfg, index, movers, batch)
 }
 
 /// [`record_match`]; without `METRICS` (the benchmark of their cost only, at most round
 /// detail) the quality and by_round tallies are left out (the R4 candidates are found either
 /// way: the random player draws from them).
-fn record_match_with<M: Movers, const METRICS: bool>(
-    cfg: &RunConfig,
+fn record_match_with<P: std::fmt::Display, M: Movers, const METRICS: bool>(
+    cfg: &RunConfig<P>,
     index: u64,
     movers: &mut M,
     batch: &mut Batch,
@@ -377,10 +382,10 @@ fn record_match_with<M: Movers, const METRICS: bool>(
         LapRecorder { rows: laps },
     );
     let (outcome, holdings) = match cfg.detail {
-        Detail::Match => game_loop::<M, _, METRICS>(cfg, index, first, movers, &mut whole, &mut tallies)?,
-        Detail::Round => game_loop::<M, _, METRICS>(cfg, index, first, movers, &mut (&mut whole, round), &mut tallies)?,
-        Detail::Move => game_loop::<M, _, true>(cfg, index, first, movers, &mut (&mut whole, (round, moved)), &mut tallies)?,
-        Detail::Lap => game_loop::<M, _, true>(cfg, index, first, movers, &mut (&mut whole, (round, (moved, lapped))), &mut tallies)?,
+        Detail::Match => game_loop::<_, M, _, METRICS>(cfg, index, first, movers, &mut whole, &mut tallies)?,
+        Detail::Round => game_loop::<_, M, _, METRICS>(cfg, index, first, movers, &mut (&mut whole, round), &mut tallies)?,
+        Detail::Move => game_loop::<_, M, _, true>(cfg, index, first, movers, &mut (&mut whole, (round, moved)), &mut tallies)?,
+        Detail::Lap => game_loop::<_, M, _, true>(cfg, index, first, movers, &mut (&mut whole, (round, (moved, lapped))), &mut tallies)?,
     };
     if METRICS {
         quality.push(&tallies.quality.finish(outcome));
@@ -388,7 +393,7 @@ fn record_match_with<M: Movers, const METRICS: bool>(
     matches.push(&MatchRecord {
         match_id: index,
         seed: cfg.seed,
-        players: BySide::new(cfg.south, cfg.north),
+        players: BySide::new(cfg.south.to_string(), cfg.north.to_string()),
         first,
         outcome,
         holdings,
@@ -415,8 +420,8 @@ pub const MAX_ROUND_MOVES: u32 = 10_000;
 /// positions and rounds to `tallies`; returns how it ended and the final holdings, or the error of a player that
 /// cannot decide.
 #[inline(always)]
-fn game_loop<M: Movers, R: Recorder, const METRICS: bool>(
-    cfg: &RunConfig,
+fn game_loop<P, M: Movers, R: Recorder, const METRICS: bool>(
+    cfg: &RunConfig<P>,
     index: u64,
     first: Side,
     movers: &mut M,
@@ -489,9 +494,9 @@ pub fn simulate_batch_for_bench(cfg: &RunConfig, players: &Resources, b: u64, ba
     for i in cfg.batch_range(b) {
         let mut agents = match_agents(cfg, players, i);
         if metrics || cfg.detail >= Detail::Move {
-            record_match_with::<_, true>(cfg, i, &mut agents, &mut batch)?;
+            record_match_with::<_, _, true>(cfg, i, &mut agents, &mut batch)?;
         } else {
-            record_match_with::<_, false>(cfg, i, &mut agents, &mut batch)?;
+            record_match_with::<_, _, false>(cfg, i, &mut agents, &mut batch)?;
         }
     }
     Ok(batch)

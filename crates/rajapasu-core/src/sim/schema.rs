@@ -196,8 +196,8 @@ tables! {
     MatchRecord => MatchColumns, MATCHES, "matches", "one match" {
         match_id: u64 = |m| m.match_id, "index of the match in the run, 0-based; (seed, match_id) determine the match";
         seed: u64 = |m| m.seed, "master seed of the run";
-        south_player: String = |m| m.players[S].to_string(), "player specification of South, canonical with every parameter (e.g. random, minimax:depth=2,nodes=unlimited,eval=match; docs/players.md)";
-        north_player: String = |m| m.players[N].to_string(), "player specification of North";
+        south_player: String = |m| m.players[S].clone(), "player specification of South, canonical with every parameter (e.g. random, minimax:depth=2,nodes=unlimited,eval=match; docs/players.md)";
+        north_player: String = |m| m.players[N].clone(), "player specification of North";
         first: Side = |m| m.first, "who started round 1: south or north (R13)";
         outcome: MatchOutcome = |m| MatchOutcome::from(m.outcome), "win, or unfinished when max_rounds rounds were played without a winner (R14) or a round did not end within 10,000 moves (R17, docs/players.md)";
         winner: Option<Side> = |m| m.outcome.winner(), "south or north; null when unfinished";
@@ -447,7 +447,7 @@ mod tests {
             m.push(&MatchRecord {
                 match_id: 0,
                 seed: 1,
-                players: BySide::new(crate::agents::AgentSpec::Random, "minimax:2".parse().unwrap()),
+                players: BySide::new("random".into(), "minimax:depth=2,nodes=unlimited,eval=match".into()),
                 first: Side::North,
                 outcome,
                 holdings: BySide::new(90, 8),
