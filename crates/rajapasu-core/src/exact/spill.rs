@@ -178,7 +178,7 @@ impl SpilledRound {
         check_board_size(codec.pits.len(), top)?;
         let open = template.open().map(|s| s.len() as u8);
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
-        super::tables::remove_stale_temporaries(dir);
+        super::temporaries::remove_stale_temporaries(dir);
         let mut roots_keys: Vec<(u32, u64)> = roots.iter().map(|r| (r.on_board(), codec.key(r))).collect();
         roots_keys.sort_unstable();
         roots_keys.dedup();

@@ -18,6 +18,7 @@ use super::match_solver::{MatchCheckpoint, MatchError, MatchProgress, MatchTable
 use super::setting::{Naming, Setting};
 use super::solver::SolveOptions;
 use super::spill::SpillOptions;
+use super::temporaries::remove_stale_temporaries;
 use crate::engine::Ruleset;
 use crate::files;
 
@@ -196,32 +197,4 @@ fn load_or(
     });
     saved?;
     Ok((table?, false))
-}
-
-/// Whether `name` is a temporary file of this directory's writers: `.match-HASH.json.tmp-…` or
-/// `.values-HASH-….bin.tmp-…` (see [`files::Temporary`]).
-fn is_table_temporary(name: &str) -> bool {
-    let Some((target, _)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) else { return false };
-    (target.starts_with("match-") && target.ends_with(".json"))
-        || (target.starts_with("values-") && target.ends_with(".bin"))
-        || (target.starts_with("level-") && (target.ends_with(".pos") || target.ends_with(".val")))
-        || target == "state.json"
-}
-
-/// Removes the temporary files a killed writer left in the tables directory (a values file's can
-/// be gigabytes): only names of the pattern [`is_table_temporary`] gives, only regular files, and
-/// only those no live writer holds (a writer holds a lock on its temporary file while it writes,
-/// released when it ends, however it ends). Best effort: what cannot be removed stays.
-pub fn remove_stale_temporaries(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !name.to_str().is_some_and(is_table_temporary) {
-            continue;
-        }
-        let path = entry.path();
-        if files::is_abandoned_temporary(&path) {
-            let _ = std::fs::remove_file(&path);
-        }
-    }
 }
