@@ -59,7 +59,8 @@ impl MatchBar {
         self.bar.set_length(p.total);
         self.bar.set_position(p.done);
         self.bar.set_message(if p.phase == "enumerating" {
-            format!("enumerating open pits {},{}", p.open.0, p.open.1)
+            let level = p.level.map_or(String::new(), |n| format!(", level {n} (counters on the board)"));
+            format!("enumerating open pits {},{}{level}", p.open.0, p.open.1)
         } else {
             format!("states won within {} rounds, open pits {},{}", p.round, p.open.0, p.open.1)
         });

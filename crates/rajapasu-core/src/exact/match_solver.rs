@@ -122,6 +122,9 @@ pub struct MatchProgress {
     pub total: u64,
     /// The open pits (South, North) of the graph being worked on.
     pub open: (u8, u8),
+    /// The level (counters on the board) being enumerated, when a graph is built level by level
+    /// on disk ([`MatchTable::solve_spilled`]).
+    pub level: Option<u32>,
 }
 
 /// Figures of a match solve.
@@ -435,7 +438,7 @@ fn iteration<E>(
     let mut updates = Vec::new();
     for (gi, config) in configs.iter().enumerate() {
         let open = (config.open[Side::South], config.open[Side::North]);
-        progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: configs.len() as u64, open });
+        progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: configs.len() as u64, open, level: None });
         let n0 = config.on_board;
         let kept_of = |h: u32| h - config.open[Side::South] as u32 * s;
         for label in &config.labels {
@@ -671,7 +674,7 @@ fn build_graphs(
     let mut largest = 0u64;
     for (i, config) in configs.iter().enumerate() {
         let open = (config.open[Side::South], config.open[Side::North]);
-        progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open });
+        progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open, level: None });
         let allowance = SolveOptions { max_memory: opts.max_memory.saturating_sub(stats.graph_bytes), ..opts };
         let g = RoundGraph::build(rules, config.open, allowance)?;
         stats.graph_bytes += g.bytes();

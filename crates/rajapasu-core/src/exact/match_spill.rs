@@ -370,8 +370,16 @@ impl MatchTable {
         let mut graphs = Vec::with_capacity(configs.len());
         for (i, c) in configs.iter().enumerate() {
             let open = (c.open[Side::South], c.open[Side::North]);
-            let mut heard =
-                |_level: u32| progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open });
+            let mut heard = |level: u32| {
+                progress(MatchProgress {
+                    phase: "enumerating",
+                    round: 0,
+                    done: i as u64,
+                    total: configs.len() as u64,
+                    open,
+                    level: Some(level),
+                })
+            };
             let g = DiskGraph::build(rules, c.open, &config_dir(dir, c.open), &mut budget, &mut heard)?;
             stats.positions += g.positions();
             stats.moves += g.moves();

@@ -232,3 +232,36 @@ fn walk_bytes(dir: &Path) -> u64 {
         .map(|e| if e.file_type().unwrap().is_dir() { walk_bytes(&e.path()) } else { e.metadata().unwrap().len() })
         .sum()
 }
+
+/// The progress heard while the round graphs are built names each configuration and the level
+/// in hand.
+#[test]
+fn progress_names_each_configuration_and_its_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = rules(3, 2, &[]);
+    let mut heard: Vec<((u8, u8), u32)> = Vec::new();
+    MatchTable::solve_spilled(
+        r,
+        unbounded(),
+        dir.path(),
+        None,
+        None,
+        &mut |p| {
+            if p.phase == "enumerating" {
+                heard.push((p.open, p.level.expect("a spilled graph is built level by level")));
+            }
+        },
+        &mut |_| {},
+    )
+    .unwrap();
+    let configs = table(r).stats().graph_positions.iter().map(|&(s, n, _)| (s, n)).collect::<Vec<_>>();
+    let mut named: Vec<(u8, u8)> = heard.iter().map(|&(open, _)| open).collect();
+    named.dedup();
+    assert_eq!(named, configs);
+    let full: Vec<u32> = heard.iter().filter(|&&(open, _)| open == (3, 3)).map(|&(_, level)| level).collect();
+    // Enumerated from the top level down to level 0, then each level's moves from 0 up.
+    let bottom = full.iter().position(|&l| l == 0).expect("level 0 reached");
+    assert_eq!((full.first(), full.last()), (Some(&12), Some(&12)), "{full:?}");
+    assert!(full[..=bottom].windows(2).all(|w| w[0] >= w[1]), "{full:?}");
+    assert!(full[bottom..].windows(2).all(|w| w[0] < w[1]), "{full:?}");
+}
