@@ -94,16 +94,6 @@ fn request(args: &Args) -> Result<AnalyseRequest, CliError> {
     Ok(AnalyseRequest { rules, position: PositionSpec { start, moves }, with_match: !args.no_match })
 }
 
-/// The flag of each field of a request, for messages.
-fn flag(field: &str) -> &str {
-    match field {
-        "moves" => "--moves",
-        "holdings" => "--holdings",
-        "position" => "--position",
-        other => other,
-    }
-}
-
 pub fn run(args: Args) -> Result<(), CliError> {
     let request = request(&args)?;
     let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
@@ -116,7 +106,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let result = analyse(&request, &store, &job);
     bar.finish_and_clear();
     let v = result.map_err(|e| match e {
-        AnalyseError::Field { field, message } => CliError::usage(format!("{}: {message}", flag(field))),
+        AnalyseError::Field { field, message } => CliError::usage(format!("{}: {message}", crate::cli::flag(field))),
         AnalyseError::RoundBudget(e) => {
             CliError::usage(format!("the round cannot be solved within the budget: {}", e.describe(&crate::cli::setting)))
         }
