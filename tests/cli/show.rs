@@ -461,3 +461,29 @@ fn bad_requests_are_usage_errors() {
     usage_error(&["show", s(&data), "--match", "0", "--moves", "1", "--out", o], &["--moves"]);
     assert!(!out.exists());
 }
+
+/// `show` reads one batch of a dataset, so it checks that batch alone (in the time of a batch,
+/// not of the whole dataset): a part file of its match's batch altered is refused naming the
+/// file; an altered part of another batch, which it does not read, does not stop it.
+#[test]
+fn show_checks_the_batch_of_its_match_and_reads_no_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let args = ["simulate", "--matches", "40", "--batch-size", "10", "--seed", "5", "--format", "csv", "--detail", "round", "--quiet"];
+    ok(&[&args[..], &["--out", s(&data)]].concat());
+    let batch_of = |p: &Path| p.file_stem().unwrap().to_str().unwrap().rsplit_once('-').unwrap().1.parse::<u64>().unwrap();
+    let part = std::fs::read_dir(data.join("rounds")).unwrap().map(|e| e.unwrap().path()).find(|p| batch_of(p) == 3).unwrap();
+    let mut bytes = std::fs::read(&part).unwrap();
+    bytes.extend_from_slice(b"\n");
+    std::fs::write(&part, &bytes).unwrap();
+    let page = dir.path().join("page.html");
+    let (code, _, err) = run(&["show", s(&data), "--match", "35", "--out", s(&page)]);
+    let name = part.file_name().unwrap().to_str().unwrap();
+    assert!(code != 0 && err.contains(name), "{code} {err}");
+    assert!(!page.exists());
+    ok(&["show", s(&data), "--match", "5", "--out", s(&page)]);
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<svg"));
+    // The whole dataset's check still finds it.
+    let (code, out, err) = run(&["verify", s(&data)]);
+    assert!(code != 0 && (out + &err).contains(name), "{code} {err}");
+}

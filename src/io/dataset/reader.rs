@@ -177,22 +177,60 @@ impl Dataset {
     /// parts against the rules' limits and against each other ([`crate::io::rows`]): the first
     /// violation is an error naming its file, table, match and column.
     pub fn check_rows(&self) -> Result<(), DatasetError> {
+        for mp in self.parts("matches")? {
+            self.check_batch_rows(&mp)?;
+        }
+        Ok(())
+    }
+
+    /// [`Dataset::check_rows`] for the batch of the matches part `mp`.
+    fn check_batch_rows(&self, mp: &Path) -> Result<(), DatasetError> {
         let limits = rows::Limits::new(&self.manifest().rules);
-        let tables = self.detail().tables();
         let read = |path: &Path, spec: &TableSpec| -> Result<Table, DatasetError> {
             let t = read_table(path, spec)?;
             rows::check_part(&t, &limits).map_err(|e| DatasetError::content(path, e))?;
             Ok(t)
         };
-        for mp in self.parts("matches")? {
-            let m = read(&mp, &crate::sim::schema::MATCHES)?;
-            for (table, check) in rows::BATCH_CHECKS.into_iter().filter(|(t, _)| tables.contains(t)) {
-                let path = self.dir.join(table).join(mp.file_name().expect("a part file has a name"));
-                let t = read(&path, table_spec(table).expect("a table of the schema"))?;
-                check(&m, &t, &limits).map_err(|e| DatasetError::content(&path, e))?;
-            }
+        let m = read(mp, &crate::sim::schema::MATCHES)?;
+        let tables = self.detail().tables();
+        for (table, check) in rows::BATCH_CHECKS.into_iter().filter(|(t, _)| tables.contains(t)) {
+            let path = self.dir.join(table).join(mp.file_name().expect("a part file has a name"));
+            let t = read(&path, table_spec(table).expect("a table of the schema"))?;
+            check(&m, &t, &limits).map_err(|e| DatasetError::content(&path, e))?;
         }
         Ok(())
+    }
+
+    /// The part file of `table` that holds batch `batch`, if there is one.
+    pub fn batch_part(&self, table: &str, batch: u64) -> Result<Option<PathBuf>, DatasetError> {
+        let batch_of = |path: &Path| {
+            path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.rsplit_once('-')).and_then(|(_, b)| b.parse::<u64>().ok())
+        };
+        Ok(self.parts(table)?.into_iter().find(|p| batch_of(p) == Some(batch)))
+    }
+
+    /// Checks what a reader of one batch alone needs, on a dataset opened with
+    /// [`Dataset::open_unverified`]: the batch's part files against its progress marker
+    /// (present, their SHA-256) and its rows ([`Dataset::check_rows`]), in the time of one
+    /// batch rather than of the whole dataset. The other batches are not read.
+    pub fn verify_batch(&self, batch: u64) -> Result<(), DatasetError> {
+        let layout = self.layout();
+        let mut problems = layout.missing_tables();
+        problems.extend(layout.check_batches(batch..batch + 1).problems);
+        if !problems.is_empty() {
+            return Err(DatasetError::Damaged { dir: self.dir.clone(), problems });
+        }
+        match self.batch_part("matches", batch)? {
+            Some(mp) => self.check_batch_rows(&mp),
+            None => Err(DatasetError::Damaged {
+                dir: self.dir.clone(),
+                problems: vec![Problem {
+                    file: PathBuf::from("matches"),
+                    kind: ProblemKind::Missing,
+                    what: format!("no part file of batch {batch}"),
+                }],
+            }),
+        }
     }
 
     /// Reads a whole table (for small datasets and tests).
