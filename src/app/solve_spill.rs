@@ -11,7 +11,6 @@ use serde_json::json;
 use crate::engine::{BySide, PitSet, Ruleset, Side};
 use crate::exact::{round_start, LevelFigures, Progress, SpillError, SpillOptions, SpilledRound};
 
-pub use super::solve::spill_error_is_bad_input;
 use super::solve::{outcome, round_open};
 use super::FieldError;
 
@@ -58,10 +57,6 @@ impl SpillRequest {
         let open = round_open(&self.rules, self.open)?;
         spill_options(self.max_memory, self.max_disk, self.max_levels)?;
         Ok(open)
-    }
-
-    fn options(&self) -> SpillOptions {
-        SpillOptions { max_memory: self.max_memory, max_disk: self.max_disk.unwrap_or(u64::MAX), max_levels: self.max_levels }
     }
 }
 
@@ -122,7 +117,7 @@ impl SpillSolved {
 pub enum SolveSpillError {
     #[error("{0}")]
     Field(#[from] FieldError),
-    /// See [`spill_error_is_bad_input`].
+    /// See [`super::solve::spill_error_is_bad_input`].
     #[error("{0}")]
     Spill(#[from] SpillError),
 }
@@ -131,7 +126,7 @@ pub enum SolveSpillError {
 pub fn run(request: &SpillRequest, progress: &mut dyn FnMut(Progress)) -> Result<SpillSolved, SolveSpillError> {
     let (rules, open) = (request.rules, request.validate()?);
     let starters = request.starters.sides();
-    let opts = request.options();
+    let opts = spill_options(request.max_memory, request.max_disk, request.max_levels)?;
     let dir = spill_dir(&request.tables, &rules, open, &starters);
     let roots: Vec<_> = starters.iter().map(|&s| round_start(rules, open, s)).collect();
     let started = Instant::now();
@@ -261,7 +256,7 @@ mod tests {
         let Err(SolveSpillError::Spill(e)) = run(&SpillRequest { max_disk: Some(100), ..request(dir.path()) }, &mut |_| {}) else {
             panic!("a disk allowance of 100 bytes is enough")
         };
-        assert!(spill_error_is_bad_input(&e) && e.to_string().contains("(max_disk 100 bytes)"), "{e}");
+        assert!(super::super::solve::spill_error_is_bad_input(&e) && e.to_string().contains("(max_disk 100 bytes)"), "{e}");
         assert!(e.describe(&|s| format!("--{}", s.field())).contains("(--max_disk 100 bytes)"), "{e}");
     }
 }

@@ -89,7 +89,9 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(),
     );
     out.text(&text)?;
     if !cached {
-        out.line(format_args!("solve: {} round graphs, {} round positions, {} match positions, {} iterations; {:.0} match positions/s; memory: graphs {}, peak {} ({:.1} bytes/round position), process peak {}",
+        // Spilled, the graphs were files (removed now), and the peak is one level's.
+        let graphs = if args.spill { "graphs on disk" } else { "memory: graphs" };
+        out.line(format_args!("solve: {} round graphs, {} round positions, {} match positions, {} iterations; {:.0} match positions/s; {graphs} {}, peak {} ({:.1} bytes/round position), process peak {}",
             st.graphs,
             st.positions,
             st.match_positions,

@@ -4,8 +4,8 @@
 
 use super::args::Args;
 use super::common::{human_bytes, spill_sizes, SolveBar};
-use crate::app::solve::{outcome, peak_rss};
-use crate::app::solve_spill::{spill_error_is_bad_input, spill_json, SolveSpillError, SpillRequest, SpillSolved, Starters};
+use crate::app::solve::{outcome, peak_rss, spill_error_is_bad_input};
+use crate::app::solve_spill::{spill_json, SolveSpillError, SpillRequest, SpillSolved, Starters};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
