@@ -2,7 +2,9 @@
 //! `chromium-driver`, and Python's selenium in the virtual environment $RAJAPASU_SELENIUM_PYTHON,
 //! all of which .ci/run installs): matches played to their end against `random` and against
 //! `perfect:match`, take back, an address reopened, a set-up position refused, a record marked
-//! against the readings, the analysis on the page equal to `analyse --json`, screenshots.
+//! against the readings, the analysis on the page equal to `analyse --json`, screenshots. And the
+//! replay page exported for a game set up mid-round, read in headless Chromium by `show`'s
+//! harness (tests/cli/show.rs), which needs the browser only.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -155,4 +157,55 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     if std::env::var_os("RAJAPASU_SAVE_SCREENSHOT").is_some() {
         std::fs::copy(shots.path().join("serve.png"), Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve.png")).unwrap();
     }
+}
+
+/// A game set up inside a round on a 5x4 board (40 counters): South's leftmost pit and North's
+/// two leftmost closed (R12), uneven counts, and reserves holding what was captured before.
+const MID_ROUND: &str = "rule=pits_per_row=5&rule=seeds_per_pit=4&position=x,3,6,0,2,x,x,5,1,4&reserve=11,8&to_move=south";
+/// Its moves: the set-up round to its end (fours own and gifted, pussas), all of round 2, and
+/// round 3's start.
+const MID_ROUND_MOVES: &str = "1,2,2,4,4,2,2,3,3,4,2,0,1,0";
+
+/// The replay page the server exports for a game set up mid-round, read at every ply in
+/// headless Chromium by `show`'s harness, is the engine's trace of the same game (the lines
+/// `replay` prints, from `/api/export/trace`), and its opening state is the set-up as given.
+#[test]
+fn the_replay_page_of_a_game_set_up_mid_round_shows_every_state_in_chromium() {
+    let Some(browser) = super::show::chromium() else {
+        eprintln!(
+            "SKIPPED {}: no Chromium at /usr/bin/chromium or $RAJAPASU_CHROMIUM (install Debian's chromium package, as .ci/run does)",
+            module_path!()
+        );
+        return;
+    };
+    let (tables, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let server = Server::start(tables.path());
+    let query = format!("{MID_ROUND}&moves={MID_ROUND_MOVES}");
+    let (status, trace) = server.request("GET", &format!("/api/export/trace?{query}"), b"");
+    assert_eq!(status, 200, "{trace}");
+    let trace = super::show::by_kind(&trace);
+    // The set-up as given (closed pits hold nothing), independent of the engine and the page.
+    let set_up = serde_json::json!({"board": [0, 3, 6, 0, 2, 0, 0, 5, 1, 4], "reserve": [11, 8], "hand": 0});
+    let start = &trace["round_start"][0];
+    assert_eq!((&start["board"], &start["reserve"], &start["open"]), (&set_up["board"], &set_up["reserve"], &serde_json::json!([4, 3])));
+    // The game this test means: the set-up round ends, round 2 is played to its end, round 3 starts.
+    let in_round = |r: u64| trace["move"].iter().filter(|m| m["round"] == r).count();
+    assert!(in_round(1) >= 3 && in_round(2) >= 2, "{} and {} moves", in_round(1), in_round(2));
+    assert_eq!((trace["round_end"].len(), trace["round_start"].len()), (2, 3));
+    let (status, html) = server.request("GET", &format!("/api/export/show?{query}"), b"");
+    assert_eq!(status, 200, "{html}");
+    std::fs::write(dir.path().join("midround.html"), html).unwrap();
+    let page = super::show::Page { file: "midround.html".into(), trace };
+    // Every ply, round start and end, counter and lap against the trace; counters conserved.
+    let got = super::show::check_pages_in_chromium(&browser, dir.path(), &[page]).remove(0);
+    let shown = got["plies_shown"].as_array().unwrap();
+    assert_eq!(shown[0], set_up, "the page opens at the set-up");
+    for (k, state) in shown.iter().enumerate() {
+        let sum: u64 =
+            state["board"].as_array().unwrap().iter().chain(state["reserve"].as_array().unwrap()).map(|n| n.as_u64().unwrap()).sum();
+        assert_eq!(sum, 40, "ply {k}: {state}");
+    }
+    // The set-up round's sentence names each side's open pits (they differ).
+    let text = got["round_start_texts"][0][1].as_str().unwrap();
+    assert!(text.contains("South has 4 open pits") && text.contains("North 3 open pits"), "{text}");
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::common::*;
 
 /// The browser: $RAJAPASU_CHROMIUM, or Debian's chromium.
-fn chromium() -> Option<PathBuf> {
+pub(super) fn chromium() -> Option<PathBuf> {
     let candidates = [std::env::var_os("RAJAPASU_CHROMIUM").map(PathBuf::from), Some("/usr/bin/chromium".into())];
     candidates.into_iter().flatten().find(|p| p.is_file())
 }
@@ -31,7 +31,7 @@ macro_rules! browser_or_skip {
 }
 
 /// Runs headless Chromium with `args` then `url`; returns (stdout, stderr).
-fn headless(browser: &Path, args: &[&str], url: &str) -> (String, String) {
+pub(super) fn headless(browser: &Path, args: &[&str], url: &str) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
     let out = Command::new(browser)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"])
@@ -43,12 +43,12 @@ fn headless(browser: &Path, args: &[&str], url: &str) -> (String, String) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-fn file_url(path: &Path) -> String {
+pub(super) fn file_url(path: &Path) -> String {
     format!("file://{}", path.display())
 }
 
 /// Console messages (errors included) that a page logged: the pages log nothing when all is well.
-fn console_lines<'a>(stderr: &'a str, page: &str) -> Vec<&'a str> {
+pub(super) fn console_lines<'a>(stderr: &'a str, page: &str) -> Vec<&'a str> {
     stderr.lines().filter(|l| l.contains("CONSOLE") && l.contains(page)).collect()
 }
 
@@ -57,9 +57,13 @@ fn trace(first: &str, rules: &[String], moves: &[u64]) -> BTreeMap<&'static str,
     let list = moves.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
     let mut args = vec!["replay".to_string(), "--first".into(), first.into(), "--moves".into(), list];
     args.extend(rules.iter().cloned());
-    let out = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    by_kind(&ok(&args.iter().map(String::as_str).collect::<Vec<_>>()))
+}
+
+/// The lines of a trace (`replay`'s JSON lines), by kind.
+pub(super) fn by_kind(trace: &str) -> BTreeMap<&'static str, Vec<Value>> {
     let mut by_kind: BTreeMap<&'static str, Vec<Value>> = BTreeMap::new();
-    for line in out.lines() {
+    for line in trace.lines() {
         let v: Value = serde_json::from_str(line).unwrap();
         let kind = ["header", "round_start", "move", "round_end", "match_end"].into_iter().find(|k| v["kind"] == *k).unwrap();
         by_kind.entry(kind).or_default().push(v);
@@ -81,9 +85,9 @@ fn golden_match(name: &str, limit: usize) -> (String, Vec<String>, Vec<u64>) {
 }
 
 /// A page to check: the file, and what `replay` says of its moves.
-struct Page {
-    file: String,
-    trace: BTreeMap<&'static str, Vec<Value>>,
+pub(super) struct Page {
+    pub(super) file: String,
+    pub(super) trace: BTreeMap<&'static str, Vec<Value>>,
 }
 
 fn make_page(dir: &Path, file: &str, first: &str, rules: &[String], moves: &[u64]) -> Page {
@@ -100,7 +104,7 @@ fn state(board: &Value, reserve: &Value) -> Value {
 }
 
 /// Every check of one page's harness report against `replay`'s trace.
-fn check_page(page: &Page, got: &Value) {
+pub(super) fn check_page(page: &Page, got: &Value) {
     let name = &page.file;
     assert_eq!(got["ready"], true, "{name}: the page did not start: {got}");
     assert_eq!(got["errors"], serde_json::json!([]), "{name}");
@@ -156,6 +160,15 @@ fn check_page(page: &Page, got: &Value) {
     }
     for (r, start) in starts.iter().enumerate() {
         assert_eq!(got["round_start_to_move"][r][0], start["starter"], "{name} round {}", r + 1);
+    }
+    // The timeline's holdings at each round's start: what each side keeps off the board and the
+    // counters on its row (a round set up inside itself has rows other than open pits x seeds).
+    for (r, start) in starts.iter().enumerate() {
+        let board: Vec<u64> = start["board"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
+        let holds = |side: usize| start["reserve"][side].as_u64().unwrap() + board[side * p / 2..(side + 1) * p / 2].iter().sum::<u64>();
+        let text = got["round_start_texts"][r][0].as_str().unwrap();
+        let want = format!("at its start South holds {} and North {};", holds(0), holds(1));
+        assert!(text.contains(&want), "{name} round {}: {text:?} does not say {want:?}", r + 1);
     }
     // The timeline gives every round's winner (R11) and numbers its rounds.
     let results: Vec<Value> = got["timeline_results"].as_array().unwrap().iter().map(|r| r[1].clone()).collect();
@@ -281,11 +294,18 @@ fn every_state_of_a_page_read_in_chromium_is_replays_and_counters_are_conserved(
         pages.push(make_page(d, file, &first, &rules, &moves));
     }
     assert!(pages[3].trace["move"].iter().any(|m| m["endless"] == true));
-    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/show/harness.html"), d.join("harness.html")).unwrap();
+    check_pages_in_chromium(&browser, d, &pages);
+}
+
+/// Loads `pages` (files in `dir`) in the harness page in headless Chromium and checks each
+/// against its trace ([`check_page`]); a page may log nothing to the console. Returns what the
+/// harness read of each page.
+pub(super) fn check_pages_in_chromium(browser: &Path, dir: &Path, pages: &[Page]) -> Vec<Value> {
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/show/harness.html"), dir.join("harness.html")).unwrap();
     let names: Vec<&str> = pages.iter().map(|p| p.file.as_str()).collect();
-    let url = format!("{}?pages={}", file_url(&d.join("harness.html")), names.join(","));
+    let url = format!("{}?pages={}", file_url(&dir.join("harness.html")), names.join(","));
     let (dom, stderr) = headless(
-        &browser,
+        browser,
         &["--allow-file-access-from-files", "--disable-ipc-flooding-protection", "--virtual-time-budget=100000000", "--dump-dom"],
         &url,
     );
@@ -299,6 +319,7 @@ fn every_state_of_a_page_read_in_chromium_is_replays_and_counters_are_conserved(
         assert_eq!(console_lines(&stderr, &page.file), Vec::<&str>::new(), "{}: the page logged", page.file);
     }
     assert_eq!(report["pages"].as_array().unwrap().len(), pages.len());
+    report["pages"].as_array().unwrap().clone()
 }
 
 #[test]

@@ -324,7 +324,11 @@
   function describeFrame(f, st) {
     const kind = fKind[f], k = fPly[f], r = rounds[fRound[f] - 1];
     if (kind === START) {
-      if (r.number === 1) return "Round 1 starts: " + SIDE[r.starter] + " moves first; each side has " + plural(r.open[0], "open pit") + ".";
+      if (r.number === 1) {
+        // A round set up inside itself may have fewer open pits on one side.
+        const open = r.open[0] === r.open[1] ? "each side has " + plural(r.open[0], "open pit") : "South has " + plural(r.open[0], "open pit") + " and North " + plural(r.open[1], "open pit");
+        return "Round 1 starts: " + SIDE[r.starter] + " moves first; " + open + ".";
+      }
       return "Round " + r.number + " starts: " + SIDE[r.starter] + " to move. South opens " + plural(r.open[0], "pit") + " and keeps " + r.kept[0] +
         " in reserve; North opens " + plural(r.open[1], "pit") + " and keeps " + r.kept[1] + " (R12).";
     }
@@ -482,7 +486,13 @@
   // --- Round timeline -----------------------------------------------------------------------
   const SVGNS = "http://www.w3.org/2000/svg";
   let timelineCursor = null;
-  function holdingsAtStart(r) { return [r.kept[0] + r.open[0] * S, r.kept[1] + r.open[1] * S]; }
+  // What each side keeps off the board and the counters on its row: a round set up inside
+  // itself (`serve`) does not have seeds_per_pit counters in every open pit.
+  function holdingsAtStart(r) {
+    const h = [r.kept[0], r.kept[1]];
+    for (let g = 0; g < NP; g++) h[g < P ? 0 : 1] += r.board[g];
+    return h;
+  }
   // A round's result (R11): "south", "north" or "tie", and a sentence; "" while it has not ended.
   function roundResult(r) {
     if (!r.ended) return { key: "", text: "not finished" };
