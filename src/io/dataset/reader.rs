@@ -94,16 +94,7 @@ impl Dataset {
         for m in &self.manifests {
             let shard = m.shard;
             let checked = layout.check_batches(shard.batches(layout.batches));
-            // Markers of another identity: one problem for the manifest, not one per batch.
-            let (other, rest): (Vec<Problem>, Vec<Problem>) = checked.problems.into_iter().partition(|p| p.kind == ProblemKind::Identity);
-            problems.extend(rest);
-            if !other.is_empty() {
-                problems.push(Problem {
-                    file: PathBuf::from(manifest_name(shard)),
-                    kind: ProblemKind::Identity,
-                    what: edited_identity(&manifest_name(shard), &other),
-                });
-            }
+            problems.extend(manifest_problems(shard, checked.problems));
             recorded.extend(checked.recorded);
             if checked.rows != m.rows {
                 let show = |r: &BTreeMap<String, u64>| r.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ");
@@ -215,8 +206,9 @@ impl Dataset {
     /// batch rather than of the whole dataset. The other batches are not read.
     pub fn verify_batch(&self, batch: u64) -> Result<(), DatasetError> {
         let layout = self.layout();
+        let shard = self.manifests.iter().map(|m| m.shard).find(|s| s.batches(layout.batches).contains(&batch)).unwrap_or(Shard::WHOLE);
         let mut problems = layout.missing_tables();
-        problems.extend(layout.check_batches(batch..batch + 1).problems);
+        problems.extend(manifest_problems(shard, layout.check_batches(batch..batch + 1).problems));
         if !problems.is_empty() {
             return Err(DatasetError::Damaged { dir: self.dir.clone(), problems });
         }
@@ -243,4 +235,18 @@ impl Dataset {
         })?;
         Ok(all)
     }
+}
+
+/// The problems found in the batches of `shard`'s manifest, those of markers of another
+/// identity as one problem of the manifest (it was edited), not one per batch.
+fn manifest_problems(shard: Shard, problems: Vec<Problem>) -> Vec<Problem> {
+    let (other, mut rest): (Vec<Problem>, Vec<Problem>) = problems.into_iter().partition(|p| p.kind == ProblemKind::Identity);
+    if !other.is_empty() {
+        rest.push(Problem {
+            file: PathBuf::from(manifest_name(shard)),
+            kind: ProblemKind::Identity,
+            what: edited_identity(&manifest_name(shard), &other),
+        });
+    }
+    rest
 }
