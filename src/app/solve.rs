@@ -35,7 +35,10 @@ pub fn parse_memory(text: &str) -> Result<u64, String> {
         Some(_) => return Err(bad()),
     };
     let v: f64 = number.trim().parse().map_err(|_| bad())?;
-    if !v.is_finite() || v <= 0.0 {
+    if v == 0.0 {
+        return Err(format!("'{text}' is 0 bytes: a size must be more than 0"));
+    }
+    if !v.is_finite() || v < 0.0 {
         return Err(bad());
     }
     let bytes = v * (1u64 << shift) as f64;
@@ -288,8 +291,11 @@ mod tests {
         assert_eq!(parse_memory("1.5k"), Ok(1536));
         assert_eq!(parse_memory("1000"), Ok(1000));
         assert_eq!(parse_memory("2TB"), Ok(2 << 40));
-        for bad in ["", "G", "-1G", "4X", "0", "lots"] {
+        for bad in ["", "G", "-1G", "4X", "lots"] {
             assert!(parse_memory(bad).unwrap_err().contains("512M"), "{bad}");
+        }
+        for zero in ["0", "0K", "0.0G"] {
+            assert!(parse_memory(zero).unwrap_err().ends_with("is 0 bytes: a size must be more than 0"), "{zero}");
         }
     }
 

@@ -172,7 +172,8 @@ fn solve_match_spill_rejects_bad_input_naming_it() {
     let board = ["--rule=pits_per_row=3", "--rule=seeds_per_pit=3"];
     let with = |extra: &[&'static str]| -> Vec<&str> { [&["solve", "--match", "--spill", "--tables", t][..], &board, extra].concat() };
     usage_error(&with(&["--count-only"]), &["--count-only", "--match"]);
-    usage_error(&with(&["--max-disk", "0"]), &["--max-disk", "'0'"]);
+    usage_error(&with(&["--max-disk", "0"]), &["--max-disk", "'0' is 0 bytes"]);
+    usage_error(&with(&["--max-positions", "1000"]), &["--max-positions", "--spill"]);
     usage_error(&with(&["--max-disk", "lots"]), &["--max-disk"]);
     usage_error(&with(&["--max-disk", "4K"]), &["more disk than allowed", "--max-disk 4096 bytes", "run again"]);
     usage_error(&with(&["--max-memory", "100"]), &["more than the allowed memory", "--max-memory"]);

@@ -22,8 +22,9 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "4G")]
     pub(super) max_memory: String,
     /// The most positions a solve may reach (a budget by count, the same on every machine);
-    /// default: no limit, or 150,000,000 a board with --study.
-    #[arg(long, value_name = "N")]
+    /// default: no limit, or 150,000,000 a board with --study. With --spill the bounds are
+    /// --max-memory and --max-disk.
+    #[arg(long, value_name = "N", conflicts_with = "spill")]
     pub(super) max_positions: Option<u64>,
     /// Solve every round start (each side 1..P pits open, both starters) and write the `starts`
     /// table (Parquet and/or CSV) and its heat map into --out.
