@@ -30,7 +30,7 @@ fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> 
 fn match_store(args: &Args, opts: SolveOptions) -> Result<ExactStore, CliError> {
     let spill = args.spill.then(|| spill_options(args)).transpose()?;
     let tables = crate::cli::tables_dir(args.tables.as_deref())?;
-    Ok(ExactStore::new(StoreSettings { tables, solve: opts, cache_bytes: crate::exact::DEFAULT_CACHE_BYTES, spill }))
+    Ok(ExactStore::new(StoreSettings { tables, solve: opts, spill, ..StoreSettings::default() }))
 }
 
 /// Runs `solve` with a progress bar of a match table's solve on stderr when it is a terminal;

@@ -125,7 +125,7 @@ impl Dataset {
         if !table_dir.is_dir() {
             return Err(DatasetError::MissingTable { path: table_dir, table: table.to_string(), detail: self.detail() });
         }
-        let format = if self.manifest().format == Formats::Csv { Format::Csv } else { Format::Parquet };
+        let format = self.read_format();
         let mut parts = Vec::new();
         for entry in std::fs::read_dir(&table_dir).map_err(|e| io_err(&table_dir, "cannot read", e))?.filter_map(|e| e.ok()) {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -192,12 +192,20 @@ impl Dataset {
         Ok(())
     }
 
-    /// The part file of `table` that holds batch `batch`, if there is one.
+    /// The part file of `table` that holds batch `batch`, if there is one (in the format
+    /// [`Dataset::parts`] reads).
     pub fn batch_part(&self, table: &str, batch: u64) -> Result<Option<PathBuf>, DatasetError> {
-        let batch_of = |path: &Path| {
-            path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.rsplit_once('-')).and_then(|(_, b)| b.parse::<u64>().ok())
-        };
-        Ok(self.parts(table)?.into_iter().find(|p| batch_of(p) == Some(batch)))
+        let path = self.dir.join(table).join(self.layout().part_name(batch, self.read_format()));
+        Ok(path.is_file().then_some(path))
+    }
+
+    /// The format the parts are read in: Parquet when both were written.
+    fn read_format(&self) -> Format {
+        if self.manifest().format == Formats::Csv {
+            Format::Csv
+        } else {
+            Format::Parquet
+        }
     }
 
     /// Checks what a reader of one batch alone needs, on a dataset opened with
