@@ -3,6 +3,7 @@
 
 mod analysis;
 mod chain;
+mod enumerate;
 mod index;
 mod level_files;
 mod match_solver;

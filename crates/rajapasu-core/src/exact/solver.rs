@@ -19,8 +19,8 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashSet;
 
+use super::enumerate::{enumerate, Bounds, FoundLevel};
 use super::index::{Codec, Compositions, RankSet};
 use super::setting::{Naming, Setting};
 use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
@@ -232,9 +232,6 @@ impl std::fmt::Debug for Solution {
     }
 }
 
-/// Position key within a level: rank << 1 | side.
-type Key = u64;
-
 /// Positions expanded per wave of the enumeration (bounds the children buffered at once).
 const WAVE: usize = 1 << 18;
 /// Positions per parallel task.
@@ -268,9 +265,9 @@ impl Solution {
     /// [`Solution::solve`], stopped with [`SolveError::Cancelled`] as soon as `watch` breaks
     /// (it hears the progress after every wave of positions).
     pub fn solve_watched(roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<Solution, SolveError> {
-        let mut solution = Solution::enumerated_watched(roots, opts, watch)?;
+        let (mut solution, found) = Solution::enumerate_from(roots, opts, true, watch)?;
         let start = Instant::now();
-        solution.solve_levels(opts, watch)?;
+        solution.solve_levels(found, opts, watch)?;
         solution.stats.solve_seconds = start.elapsed().as_secs_f64();
         solution.stats.table_bytes = solution.table_bytes();
         Ok(solution)
@@ -280,6 +277,17 @@ impl Solution {
     /// the match values, src/exact/round_graph.rs, builds its own graph over them); `watch`
     /// hears the enumeration and may stop it.
     pub(crate) fn enumerated_watched(roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<Solution, SolveError> {
+        Solution::enumerate_from(roots, opts, false, watch).map(|(solution, _)| solution)
+    }
+
+    /// The solution's positions without values, and the levels as found (with their moves
+    /// when `record` is set).
+    fn enumerate_from(
+        roots: &[Position],
+        opts: SolveOptions,
+        record: bool,
+        watch: &mut Watch,
+    ) -> Result<(Solution, Vec<FoundLevel>), SolveError> {
         let template = roots[0];
         if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
             return Err(SolveError::MixedRoots);
@@ -293,10 +301,10 @@ impl Solution {
             stats: SolveStats { level_positions: vec![0; top as usize + 1], ..SolveStats::default() },
         };
         let start = Instant::now();
-        solution.enumerate(roots, opts, watch)?;
+        let found = solution.enumerate(roots, opts, record, watch)?;
         solution.stats.enumerate_seconds = start.elapsed().as_secs_f64();
         solution.stats.table_bytes = solution.table_bytes();
-        Ok(solution)
+        Ok((solution, found))
     }
 
     pub fn stats(&self) -> &SolveStats {
@@ -395,100 +403,52 @@ impl Solution {
         Ok(())
     }
 
-    /// Step 1: the reachable positions, level by level from the top.
-    fn enumerate(&mut self, roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<(), SolveError> {
-        let top = self.levels.len() - 1;
-        let mut pending: Vec<FxHashSet<Key>> = (0..=top).map(|_| FxHashSet::default()).collect();
-        for r in roots {
-            pending[r.on_board() as usize].insert(self.codec.key(r));
+    /// Step 1: the reachable positions, level by level from the top ([`enumerate`]), their
+    /// moves recorded when `record` is set.
+    fn enumerate(
+        &mut self,
+        roots: &[Position],
+        opts: SolveOptions,
+        record: bool,
+        watch: &mut Watch,
+    ) -> Result<Vec<FoundLevel>, SolveError> {
+        let (limit, peak) = (opts.max_memory, &mut self.stats.peak_bytes);
+        let mut memory = |needed: u64, counters: u32, positions: u64| {
+            *peak = (*peak).max(needed);
+            if needed > limit {
+                return Err(SolveError::MemoryLimit { limit, needed, positions, counters, phase: "enumerated" });
+            }
+            Ok(())
+        };
+        let mut watch = |p: Progress| watch(p);
+        let mut bounds = Bounds { max_positions: opts.max_positions, memory: &mut memory, watch: &mut watch };
+        let mut found = enumerate(&self.codec, roots, record, &mut bounds)?;
+        let mut positions = 0;
+        for (n, level) in found.iter_mut().enumerate() {
+            self.levels[n].sets = std::mem::take(&mut level.sets);
+            self.stats.level_positions[n] = level.len() as u64;
+            positions += level.len() as u64;
+            if !record {
+                level.keep_positions();
+            }
         }
-        let set_bytes = |s: &FxHashSet<Key>| (s.capacity() as u64 * 8 / 7 + 1) * 9;
-        let mut found = 0u64;
-        for n in (0..=top).rev() {
-            let mut set = std::mem::take(&mut pending[n]);
-            let mut queue: Vec<Key> = set.iter().copied().collect();
-            while !queue.is_empty() {
-                // A wave of the queue: children generated in parallel, in the wave's order,
-                // then added to the sets in that order (the sets do not depend on it anyway).
-                let wave = queue.split_off(queue.len().saturating_sub(WAVE));
-                let children: Vec<(Vec<u8>, Vec<Key>)> = wave
-                    .par_chunks(CHUNK)
-                    .map(|chunk| {
-                        let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
-                        for &key in chunk {
-                            for (_, child, _) in self.codec.position(n as u32, key).legal_children() {
-                                levels.push(child.on_board() as u8);
-                                keys.push(self.codec.key(&child));
-                            }
-                        }
-                        (levels, keys)
-                    })
-                    .collect();
-                let buffer: u64 = children.iter().map(|(l, k)| l.capacity() as u64 + k.capacity() as u64 * 8).sum();
-                for (levels, keys) in children {
-                    for (m, ck) in levels.into_iter().zip(keys) {
-                        let m = m as usize;
-                        if m == n {
-                            if set.insert(ck) {
-                                queue.push(ck);
-                            }
-                        } else {
-                            pending[m].insert(ck);
-                        }
-                    }
-                }
-                if found + set.len() as u64 > opts.max_positions {
-                    return Err(SolveError::PositionLimit { limit: opts.max_positions });
-                }
-                let working = set_bytes(&set) + pending.iter().map(set_bytes).sum::<u64>() + queue.capacity() as u64 * 8 + buffer;
-                self.check_memory(&opts, working, n as u32, found + set.len() as u64, "enumerated")?;
-                if watch(Progress { phase: "enumerating", level: n as u32, done: found + set.len() as u64, total: 0 }).is_break() {
-                    return Err(SolveError::Cancelled);
-                }
-            }
-            drop(queue);
-            let mut keys: Vec<Key> = set.iter().copied().collect();
-            let working = set_bytes(&set) + pending.iter().map(set_bytes).sum::<u64>() + keys.len() as u64 * 8 * 2;
-            self.check_memory(&opts, working, n as u32, found + set.len() as u64, "enumerated")?;
-            drop(set);
-            keys.sort_unstable();
-            let universe = self.codec.comps.count(n).expect("ranks of a board of at most 127 counters fit 63 bits");
-            let split = keys.iter().filter(|&&k| k & 1 == 0).count();
-            // Sorted by rank << 1 | side: each side's ranks stay sorted when split by side.
-            let (mut south, mut north): (Vec<u64>, Vec<u64>) = (Vec::with_capacity(split), Vec::with_capacity(keys.len() - split));
-            for k in keys {
-                if k & 1 == 0 {
-                    south.push(k >> 1);
-                } else {
-                    north.push(k >> 1);
-                }
-            }
-            let level = &mut self.levels[n];
-            level.sets = [RankSet::new(&south, universe), RankSet::new(&north, universe)];
-            let count = (south.len() + north.len()) as u64;
-            found += count;
-            if found > opts.max_positions {
-                return Err(SolveError::PositionLimit { limit: opts.max_positions });
-            }
-            self.stats.level_positions[n] = count;
-        }
-        self.stats.positions = found;
-        Ok(())
+        self.stats.positions = positions;
+        Ok(found)
     }
 
-    /// Step 2: the values, level by level from the bottom.
-    fn solve_levels(&mut self, opts: SolveOptions, watch: &mut Watch) -> Result<(), SolveError> {
+    /// Step 2: the values, level by level from the bottom, from the moves recorded in step 1.
+    fn solve_levels(&mut self, mut found: Vec<FoundLevel>, opts: SolveOptions, watch: &mut Watch) -> Result<(), SolveError> {
         let total = self.stats.positions;
         let mut done = 0u64;
         for n in 0..self.levels.len() {
-            let sizes = [self.levels[n].sets[0].len(), self.levels[n].sets[1].len()];
-            let m = sizes[0] + sizes[1];
-            let south_count = sizes[0];
-            let scan = self.scan_level(n, &mut done, total, watch)?;
+            let south_count = self.levels[n].sets[0].len();
+            let m = found[n].len();
+            let scan = self.scan_level(n, &found, &mut done, total, watch)?;
             self.stats.quiet_moves += scan.succ.len() as u64;
             self.stats.exits += scan.exits;
             let LevelScan { exit, degree, succ, .. } = scan;
-            let working = level_working_bytes(m, succ.capacity(), succ.len(), opts.keep_order);
+            let recorded: u64 = found.iter().map(FoundLevel::bytes).sum();
+            let working = level_working_bytes(m, succ.capacity(), succ.len(), opts.keep_order) + recorded;
             self.check_memory(&opts, working, n as u32, total, "solved")?;
             let (u, order) = level_values(n, south_count, &exit, &degree, succ, opts.keep_order);
             let level = &mut self.levels[n];
@@ -500,6 +460,7 @@ impl Solution {
                     level.order[side] = order[range].to_vec();
                 }
             }
+            found[n].solved(|x| if x < south_count { u[x] as i8 } else { -u[x] as i8 });
         }
         if watch(Progress { phase: "solving", level: self.levels.len() as u32 - 1, done, total }).is_break() {
             return Err(SolveError::Cancelled);
@@ -508,65 +469,62 @@ impl Solution {
     }
 
     /// The moves of every position of level `n`: the best exit of each in South's terms (the
-    /// max for South to move, the min for North), and the in-level successors. Chunks of
-    /// positions run in parallel and are joined in order.
-    fn scan_level(&self, n: usize, done: &mut u64, total: u64, watch: &mut Watch) -> Result<LevelScan, SolveError> {
-        let sets = &self.levels[n].sets;
-        let south_count = sets[0].len();
-        let mut scan = LevelScan { exit: Vec::new(), degree: Vec::new(), succ: Vec::new(), exits: 0 };
-        for (side, set) in sets.iter().enumerate() {
-            let mut start = 0;
-            while start < set.len() {
-                let end = (start + WAVE).min(set.len());
-                let ranks: Vec<u64> = set.range(start, end).collect();
-                let parts: Vec<LevelScan> = ranks.par_chunks(CHUNK).map(|chunk| self.scan_chunk(n, side, chunk, south_count)).collect();
-                for part in parts {
-                    scan.exit.extend_from_slice(&part.exit);
-                    scan.degree.extend_from_slice(&part.degree);
-                    scan.succ.extend_from_slice(&part.succ);
-                    scan.exits += part.exits;
-                }
-                *done += (end - start) as u64;
-                if watch(Progress { phase: "solving", level: n as u32, done: *done, total }).is_break() {
-                    return Err(SolveError::Cancelled);
-                }
-                start = end;
+    /// max for South to move, the min for North), and the in-level successors, by node. Chunks
+    /// of nodes run in parallel and are joined in order.
+    fn scan_level(&self, n: usize, found: &[FoundLevel], done: &mut u64, total: u64, watch: &mut Watch) -> Result<LevelScan, SolveError> {
+        let m = found[n].len();
+        let mut scan = LevelScan { exit: Vec::with_capacity(m), degree: Vec::with_capacity(m), succ: Vec::new(), exits: 0 };
+        let mut start = 0;
+        while start < m {
+            let end = (start + WAVE).min(m);
+            let chunks: Vec<(usize, usize)> = (start..end).step_by(CHUNK).map(|s| (s, (s + CHUNK).min(end))).collect();
+            let parts: Vec<LevelScan> = chunks.par_iter().map(|&(s, e)| self.scan_nodes(n, found, s, e)).collect();
+            for part in parts {
+                scan.exit.extend_from_slice(&part.exit);
+                scan.degree.extend_from_slice(&part.degree);
+                scan.succ.extend_from_slice(&part.succ);
+                scan.exits += part.exits;
             }
+            *done += (end - start) as u64;
+            if watch(Progress { phase: "solving", level: n as u32, done: *done, total }).is_break() {
+                return Err(SolveError::Cancelled);
+            }
+            start = end;
         }
         Ok(scan)
     }
 
-    fn scan_chunk(&self, n: usize, side: usize, ranks: &[u64], south_count: usize) -> LevelScan {
+    /// [`Solution::scan_level`] for the nodes `start..end` of level `n`.
+    fn scan_nodes(&self, n: usize, found: &[FoundLevel], start: usize, end: usize) -> LevelScan {
         let mut scan =
-            LevelScan { exit: Vec::with_capacity(ranks.len()), degree: Vec::with_capacity(ranks.len()), succ: Vec::new(), exits: 0 };
-        let mover = Side::from_index(side);
-        let sign: i32 = if side == 0 { 1 } else { -1 };
-        for &rank in ranks {
-            let pos = self.codec.position(n as u32, rank << 1 | side as u64);
+            LevelScan { exit: Vec::with_capacity(end - start), degree: Vec::with_capacity(end - start), succ: Vec::new(), exits: 0 };
+        let south_count = self.levels[n].sets[0].len();
+        let here = &found[n];
+        for x in start..end {
+            let sign: i32 = if x < south_count { 1 } else { -1 };
             // The mover's best exit, in the mover's terms.
             let mut best: Option<i32> = None;
-            let mut any = false;
             let mut degree = 0u8;
-            for (_, child, summary) in pos.legal_children() {
-                any = true;
-                let (cl, cs, ci) = self.slot(&child).expect("children of enumerated positions are enumerated");
-                if cl as usize == n {
-                    scan.succ.push((ci + cs * south_count) as u32);
+            let moves = here.moves_of_node(x);
+            for &mv in moves {
+                let cl = mv.level();
+                if cl == n {
+                    scan.succ.push(here.node_of[mv.number()]);
                     degree += 1;
                 } else {
-                    let v = summary.net_gain(mover) - self.levels[cl as usize].values[cs][ci] as i32;
+                    let v = mv.gain() - found[cl].values[mv.number()] as i32;
                     best = Some(best.map_or(v, |b| b.max(v)));
                     scan.exits += 1;
                 }
             }
-            if !any {
+            if moves.is_empty() {
                 // R10, R15: no legal move; the opponent collects what is on the board.
                 best = Some(-(n as i32));
                 scan.exits += 1;
             }
             scan.exit.push(match best {
                 Some(b) => (sign * b) as i16,
-                None if side == 0 => i16::MIN,
+                None if sign == 1 => i16::MIN,
                 None => i16::MAX,
             });
             scan.degree.push(degree);

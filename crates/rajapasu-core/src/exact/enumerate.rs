@@ -1,0 +1,384 @@
+//! The positions of a round (R15), enumerated level by level of counters on the board from the
+//! top, each position's moves recorded as it is expanded, so that solving the levels from the
+//! bottom needs no second move generation.
+//!
+//! A level's positions are numbered as they are found: each key belongs to one of [`SHARDS`]
+//! shards (by a hash of the key), each shard a hash map from key to its local number, filled by
+//! the levels above before the level's own turn comes. A position's number is `local x SHARDS
+//! + shard`, so the shards are filled in parallel, each in the order of the children it is
+//! given, and the numbers never depend on the threads. A move is recorded as the child's level,
+//! its number there and the mover's net captures. When a level is finished its positions are
+//! renumbered in the order the solver keeps them (South to move first, each side by increasing
+//! rank: [`RankSet`]).
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::index::{Codec, RankSet};
+use super::solver::{Progress, SolveError, Watch};
+use crate::engine::Position;
+
+/// Shards of a level's positions (a power of two; fixed, so numbers do not depend on threads).
+const SHARDS: usize = 8;
+/// Positions expanded per wave (bounds the children buffered at once).
+const WAVE: usize = 1 << 16;
+/// Positions per parallel task.
+const CHUNK: usize = 1024;
+
+/// The shard of a key: a mix of its bits unlike the hash map's own (Fx) hash.
+#[inline]
+fn shard_of(key: u64) -> u8 {
+    ((key ^ key >> 31).wrapping_mul(0xbf58_476d_1ce4_e5b9) >> (64 - SHARDS.trailing_zeros())) as u8
+}
+
+/// A recorded move: the child's number in its level, its level and the mover's net captures,
+/// packed into one word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Move(u64);
+
+impl Move {
+    fn new(number: u32, level: u8, gain: i8) -> Move {
+        Move(number as u64 | (level as u64) << 32 | (gain as u8 as u64) << 40)
+    }
+    /// The child's number in its level (as found).
+    pub(crate) fn number(self) -> usize {
+        self.0 as u32 as usize
+    }
+    pub(crate) fn level(self) -> usize {
+        (self.0 >> 32) as u8 as usize
+    }
+    pub(crate) fn gain(self) -> i32 {
+        (self.0 >> 40) as u8 as i8 as i32
+    }
+}
+
+/// One finished level: its positions in the solver's order, and the moves of each.
+#[derive(Default)]
+pub(crate) struct FoundLevel {
+    /// By side to move.
+    pub sets: [RankSet; 2],
+    /// The node (South's positions first, by rank; then North's) of each number.
+    pub node_of: Vec<u32>,
+    /// The number of each node.
+    pub number_of: Vec<u32>,
+    /// Where each node's moves are (its place in the order of expansion).
+    expanded_at: Vec<u32>,
+    /// Moves of the e-th position expanded: `moves[move_start[e]..move_start[e + 1]]`, in the
+    /// order of [`Position::legal_children`]. Empty when moves are not recorded.
+    move_start: Vec<u64>,
+    moves: Vec<Move>,
+    /// The value of each number for its side to move, once the level is solved.
+    pub values: Vec<i8>,
+}
+
+impl FoundLevel {
+    pub(crate) fn len(&self) -> usize {
+        self.number_of.len()
+    }
+
+    /// The moves of the position with node `x`.
+    #[inline]
+    pub(crate) fn moves_of_node(&self, x: usize) -> &[Move] {
+        let e = self.expanded_at[x] as usize;
+        &self.moves[self.move_start[e] as usize..self.move_start[e + 1] as usize]
+    }
+
+    pub(crate) fn bytes(&self) -> u64 {
+        (self.sets[0].bytes() + self.sets[1].bytes()) as u64
+            + (self.node_of.capacity() + self.number_of.capacity() + self.expanded_at.capacity()) as u64 * 4
+            + self.move_start.capacity() as u64 * 8
+            + self.moves.capacity() as u64 * 8
+            + self.values.capacity() as u64
+    }
+
+    /// Forgets everything but the positions (for a caller that wants them alone).
+    pub(crate) fn keep_positions(&mut self) {
+        let sets = std::mem::take(&mut self.sets);
+        *self = FoundLevel { sets, ..FoundLevel::default() };
+    }
+
+    /// Keeps the values of a solved level by number (`node_values` by node), for the levels
+    /// above, and forgets its moves.
+    pub(crate) fn solved(&mut self, node_values: impl Fn(usize) -> i8) {
+        let mut values = vec![0i8; self.node_of.len()];
+        for (x, &number) in self.number_of.iter().enumerate() {
+            values[number as usize] = node_values(x);
+        }
+        *self = FoundLevel { values, ..FoundLevel::default() };
+    }
+}
+
+/// The positions of one shard of a level found so far (by the levels above, then by its own
+/// expansion): local numbers in the order found.
+#[derive(Default)]
+struct Shard {
+    number: FxHashMap<u64, u32>,
+    keys: Vec<u64>,
+}
+
+impl Shard {
+    #[inline]
+    fn intern(&mut self, key: u64) -> u32 {
+        let next = self.keys.len() as u32;
+        let n = *self.number.entry(key).or_insert(next);
+        if n == next {
+            self.keys.push(key);
+        }
+        n
+    }
+
+    fn bytes(&self) -> u64 {
+        // hashbrown: a (key, number) pair of 16 bytes and a control byte a bucket.
+        self.number.capacity() as u64 * 17 + self.keys.capacity() as u64 * 8
+    }
+}
+
+/// The children of a chunk of positions: for each position its count, then for each child its
+/// level, key, the mover's net captures and the key's shard.
+#[derive(Default)]
+struct Children {
+    counts: Vec<u8>,
+    levels: Vec<u8>,
+    keys: Vec<u64>,
+    gains: Vec<i8>,
+    shards: Vec<u8>,
+    /// The children's indices grouped by shard (each group in increasing order): shard s's
+    /// are `by_shard[shard_start[s]..shard_start[s + 1]]`.
+    by_shard: Vec<u32>,
+    shard_start: [u32; SHARDS + 1],
+}
+
+impl Children {
+    fn bytes(&self) -> u64 {
+        (self.counts.capacity() + self.levels.capacity() + self.gains.capacity() + self.shards.capacity()) as u64
+            + self.keys.capacity() as u64 * 8
+            + self.by_shard.capacity() as u64 * 4
+    }
+
+    /// Groups the children by shard (a counting sort, stable).
+    fn group(&mut self) {
+        let mut start = [0u32; SHARDS + 1];
+        for &s in &self.shards {
+            start[s as usize + 1] += 1;
+        }
+        for s in 0..SHARDS {
+            start[s + 1] += start[s];
+        }
+        self.shard_start = start;
+        self.by_shard = vec![0; self.shards.len()];
+        let mut fill = start;
+        for (j, &s) in self.shards.iter().enumerate() {
+            self.by_shard[fill[s as usize] as usize] = j as u32;
+            fill[s as usize] += 1;
+        }
+    }
+
+    /// The children of shard `s`, in order.
+    fn of_shard(&self, s: usize) -> &[u32] {
+        &self.by_shard[self.shard_start[s] as usize..self.shard_start[s + 1] as usize]
+    }
+}
+
+/// What the enumeration needs to know of the solve it is part of.
+pub(crate) struct Bounds<'a> {
+    pub max_positions: u64,
+    /// Called with the working bytes in use, the level and the positions found: an error
+    /// stops the enumeration (the memory bound).
+    pub memory: &'a mut dyn FnMut(u64, u32, u64) -> Result<(), SolveError>,
+    pub watch: &'a mut Watch<'a>,
+}
+
+/// The enumeration's state: `found[s][n]` is shard s of level n.
+struct Enumeration<'c> {
+    codec: &'c Codec,
+    found: Vec<Vec<Shard>>,
+    record: bool,
+}
+
+/// Enumerates every position reachable from `roots` (all of `codec`'s rules and open pits),
+/// recording the moves when `record` is set. Returns the levels, index = counters on the board.
+pub(crate) fn enumerate(codec: &Codec, roots: &[Position], record: bool, bounds: &mut Bounds) -> Result<Vec<FoundLevel>, SolveError> {
+    let top = roots.iter().map(Position::on_board).max().unwrap_or(0) as usize;
+    let found = (0..SHARDS).map(|_| (0..=top).map(|_| Shard::default()).collect()).collect();
+    let mut e = Enumeration { codec, found, record };
+    for r in roots {
+        let key = codec.key(r);
+        e.found[shard_of(key) as usize][r.on_board() as usize].intern(key);
+    }
+    let mut levels: Vec<FoundLevel> = (0..=top).map(|_| FoundLevel::default()).collect();
+    let mut done = 0u64;
+    let mut finished_bytes = 0u64;
+    for n in (0..=top).rev() {
+        let (level, expanded) = e.expand_level(n, done, finished_bytes, bounds)?;
+        levels[n] = e.number_level(n, level, &expanded);
+
+        done += levels[n].len() as u64;
+        finished_bytes += levels[n].bytes();
+    }
+    Ok(levels)
+}
+
+impl Enumeration<'_> {
+    /// Expands every position of level `n`, those found above and those it finds itself.
+    /// Returns the level's moves and the numbers in the order expanded.
+    fn expand_level(
+        &mut self,
+        n: usize,
+        done: u64,
+        finished_bytes: u64,
+        bounds: &mut Bounds,
+    ) -> Result<(FoundLevel, Vec<u32>), SolveError> {
+        let mut level = FoundLevel { move_start: if self.record { vec![0] } else { Vec::new() }, ..FoundLevel::default() };
+        let mut expanded: Vec<u32> = Vec::new();
+        let mut cursor = [0usize; SHARDS];
+        loop {
+            let wave = self.next_wave(n, &mut cursor);
+            if wave.is_empty() {
+                return Ok((level, expanded));
+            }
+            expanded.extend(wave.iter().map(|&(number, _)| number));
+            let parts: Vec<Children> = wave.par_chunks(CHUNK).map(|chunk| self.expand(n as u32, chunk)).collect();
+            let buffered: u64 = parts.iter().map(Children::bytes).sum::<u64>() + wave.len() as u64 * 16;
+            let numbers = self.intern(&parts);
+            if self.record {
+                record_moves(&parts, &numbers, &mut level);
+            }
+
+            let in_hand = done + self.found.iter().map(|levels| levels[n].keys.len() as u64).sum::<u64>();
+            if in_hand > bounds.max_positions {
+                return Err(SolveError::PositionLimit { limit: bounds.max_positions });
+            }
+            let shards: u64 = self.found.iter().flat_map(|levels| levels.iter().map(Shard::bytes)).sum();
+            (bounds.memory)(finished_bytes + shards + level.bytes() + expanded.capacity() as u64 * 4 + buffered, n as u32, in_hand)?;
+            if (bounds.watch)(Progress { phase: "enumerating", level: n as u32, done: in_hand, total: 0 }).is_break() {
+                return Err(SolveError::Cancelled);
+            }
+        }
+    }
+
+    /// The next positions of level `n` to expand, (number, key), up to a wave's worth taken
+    /// from the shards in turn.
+    fn next_wave(&self, n: usize, cursor: &mut [usize; SHARDS]) -> Vec<(u32, u64)> {
+        let mut wave = Vec::new();
+        for (s, levels) in self.found.iter().enumerate() {
+            let keys = &levels[n].keys;
+            let end = keys.len().min(cursor[s] + WAVE / SHARDS);
+            wave.extend((cursor[s]..end).map(|local| ((local * SHARDS + s) as u32, keys[local])));
+            cursor[s] = end;
+        }
+        wave
+    }
+
+    /// The children of each position of `chunk` (numbers and keys of level `n`), in the
+    /// engine's order.
+    fn expand(&self, n: u32, chunk: &[(u32, u64)]) -> Children {
+        let codec = self.codec;
+        let mut c = Children {
+            counts: Vec::with_capacity(chunk.len()),
+            levels: Vec::with_capacity(chunk.len() * 4),
+            keys: Vec::with_capacity(chunk.len() * 4),
+            gains: Vec::with_capacity(chunk.len() * 4),
+            shards: Vec::with_capacity(chunk.len() * 4),
+            ..Children::default()
+        };
+        for &(_, key) in chunk {
+            let pos = codec.position(n, key);
+            let mover = pos.turn();
+            let mut count = 0u8;
+            for (_, child, summary) in pos.legal_children() {
+                let key = codec.key(&child);
+                c.levels.push(child.on_board() as u8);
+                c.keys.push(key);
+                c.gains.push(summary.net_gain(mover) as i8);
+                c.shards.push(shard_of(key));
+                count += 1;
+            }
+            c.counts.push(count);
+        }
+        c.group();
+        c
+    }
+
+    /// Numbers the children of a wave in their levels, each shard in parallel and in the
+    /// children's order. Returns each shard's local numbers in that order.
+    fn intern(&mut self, parts: &[Children]) -> Vec<Vec<u32>> {
+        self.found
+            .par_iter_mut()
+            .enumerate()
+            .map(|(s, levels)| {
+                let mut numbers = Vec::with_capacity(parts.iter().map(|part| part.of_shard(s).len()).sum());
+                for part in parts {
+                    for &j in part.of_shard(s) {
+                        let j = j as usize;
+                        numbers.push(levels[part.levels[j] as usize].intern(part.keys[j]));
+                    }
+                }
+                numbers
+            })
+            .collect()
+    }
+
+    /// Renumbers a finished level in the solver's order: South to move first, each side by rank.
+    fn number_level(&mut self, n: usize, mut level: FoundLevel, expanded: &[u32]) -> FoundLevel {
+        let shards: Vec<Vec<u64>> = self.found.iter_mut().map(|levels| std::mem::take(&mut levels[n]).keys).collect();
+        let span = shards.iter().map(Vec::len).max().unwrap_or(0) * SHARDS;
+        let mut by_key: Vec<(u64, u32)> = Vec::with_capacity(shards.iter().map(Vec::len).sum());
+        for (s, keys) in shards.iter().enumerate() {
+            by_key.extend(keys.iter().enumerate().map(|(local, &k)| ((k & 1) << 63 | k >> 1, (local * SHARDS + s) as u32)));
+        }
+        drop(shards);
+        by_key.par_sort_unstable();
+        let universe = self.codec.comps.count(n).expect("ranks of a board of at most 127 counters fit 63 bits");
+        let south_count = by_key.partition_point(|&(k, _)| k >> 63 == 0);
+        let ranks: Vec<u64> = by_key.iter().map(|&(k, _)| k & (u64::MAX >> 1)).collect();
+        level.sets = [RankSet::new(&ranks[..south_count], universe), RankSet::new(&ranks[south_count..], universe)];
+        drop(ranks);
+        level.number_of = by_key.into_iter().map(|(_, number)| number).collect();
+        level.node_of = vec![u32::MAX; span];
+        for (x, &number) in level.number_of.iter().enumerate() {
+            level.node_of[number as usize] = x as u32;
+        }
+        if self.record {
+            let mut at = vec![0u32; span];
+            for (e, &number) in expanded.iter().enumerate() {
+                at[number as usize] = e as u32;
+            }
+            level.expanded_at = level.number_of.iter().map(|&number| at[number as usize]).collect();
+        }
+        level
+    }
+}
+
+/// Records the moves of a wave's positions, in order, with their children's numbers (the
+/// parts in parallel, each from where its children's numbers start in each shard's list).
+fn record_moves(parts: &[Children], numbers: &[Vec<u32>], level: &mut FoundLevel) {
+    let mut firsts = Vec::with_capacity(parts.len());
+    let mut next = [0u32; SHARDS];
+    for part in parts {
+        firsts.push(next);
+        for (s, first) in next.iter_mut().enumerate() {
+            *first += part.of_shard(s).len() as u32;
+        }
+    }
+    let recorded: Vec<Vec<Move>> = parts
+        .par_iter()
+        .zip(firsts)
+        .map(|(part, mut next)| {
+            let mut moves = Vec::with_capacity(part.keys.len());
+            for (j, &s) in part.shards.iter().enumerate() {
+                let local = numbers[s as usize][next[s as usize] as usize] as usize;
+                next[s as usize] += 1;
+                moves.push(Move::new((local * SHARDS + s as usize) as u32, part.levels[j], part.gains[j]));
+            }
+            moves
+        })
+        .collect();
+    for (part, moves) in parts.iter().zip(recorded) {
+        let mut at = level.moves.len() as u64;
+        for &count in &part.counts {
+            at += count as u64;
+            level.move_start.push(at);
+        }
+        level.moves.extend_from_slice(&moves);
+    }
+}
