@@ -206,7 +206,17 @@ pub(crate) fn dataset_parts<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<(Str
 fn keyword(setting: Setting) -> String {
     match setting {
         Setting::Tables => "tables=DIR".to_string(),
+        Setting::Spill => String::new(),
         s => s.field().to_string(),
+    }
+}
+
+/// [`keyword`] for `solve_match` in memory, which `spill=True` can solve with its round graphs
+/// on disk instead.
+fn match_keyword(setting: Setting) -> String {
+    match setting {
+        Setting::Spill => "spill=True".to_string(),
+        s => keyword(s),
     }
 }
 
@@ -263,11 +273,12 @@ pub(crate) fn solve_match_json(
     let spill = spill.then(|| rajapasu::app::solve_spill::spill_options(max_memory, max_disk, None)).transpose().map_err(field_error)?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
     let tables = rajapasu::exact::tables_dir(tables.as_deref()).map_err(|e| usage(e.describe(&keyword)))?;
+    let name: rajapasu::exact::Naming = if spill.is_some() { &keyword } else { &match_keyword };
     let store = ExactStore::new(StoreSettings { tables, solve: opts, spill, ..StoreSettings::default() });
     let solved = py.detach(|| solve_match(&store, &request, &mut |_| {})).map_err(|e| match e {
         SolveMatchError::Field(e) => field_error(e),
-        SolveMatchError::Match(e) if match_error_is_bad_input(&e) => usage(e.describe(&keyword)),
-        SolveMatchError::Match(e) => RajapasuError::new_err(e.describe(&keyword)),
+        SolveMatchError::Match(e) if match_error_is_bad_input(&e) => usage(e.describe(name)),
+        SolveMatchError::Match(e) => RajapasuError::new_err(e.describe(name)),
     })?;
     Ok(match_solved_json(&rules, &solved, peak_rss()).to_string())
 }

@@ -159,7 +159,10 @@ def test_solve_match_rejects_other_bad_input(tmp_path):
     with pytest.raises(rajapasu.UsageError) as raised:
         rajapasu.solve_match(pits_per_row=5, seeds_per_pit=4, max_memory="200K", tables=tmp_path)
     message = str(raised.value)
-    assert message.replace("max_memory", "--max-memory") in done.stderr and "more than the allowed memory" in message
+    # Each names its way out: the spilled solve, as a keyword and as a flag.
+    assert "(spill=True)" in message and "(--spill)" in done.stderr
+    assert message.replace("max_memory", "--max-memory").replace("spill=True", "--spill") in done.stderr
+    assert "more than the allowed memory" in message
 
 
 def test_limit_and_tables_errors_name_the_keyword_not_a_flag(tmp_path, monkeypatch):

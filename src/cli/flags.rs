@@ -47,10 +47,20 @@ pub(crate) fn field_error(e: crate::app::FieldError) -> CliError {
 
 /// A solver's setting as the command line names it in a message: its flag (the tables
 /// directory with its argument, as what to pass).
+/// Only `solve` offers `--spill` ([`solve_setting`]).
 pub(crate) fn setting(s: Setting) -> String {
     match s {
         Setting::Tables => "--tables DIR".to_string(),
+        Setting::Spill => String::new(),
         s => flag(s.field()).to_string(),
+    }
+}
+
+/// [`setting`] for the modes of `solve` that can solve with their levels on disk (`--spill`).
+pub(crate) fn solve_setting(s: Setting) -> String {
+    match s {
+        Setting::Spill => "--spill".to_string(),
+        s => setting(s),
     }
 }
 

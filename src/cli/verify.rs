@@ -6,6 +6,10 @@
 //! `summary.json` beside the data must describe it (matches, rules hash, seed of every arm), and
 //! a `datapackage.json` (dataset or study) must agree with the manifests and progress markers.
 //! A match played from its moves (the manifest's `played`) must have the rows its moves give.
+//!
+//! A tables directory (match tables, `match-<rules hash>.json`): every table's digest and
+//! invariants; `--stamp-digests` writes the digest of a table written before tables carried
+//! one, once its invariants are checked.
 
 use std::path::{Path, PathBuf};
 
@@ -18,8 +22,50 @@ use crate::app::experiment::Experiment;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A dataset directory, or a study directory holding one dataset per arm.
+    /// A dataset directory, a study directory holding one dataset per arm, or a tables
+    /// directory (match tables).
     dir: PathBuf,
+    /// In a tables directory: check each match table written before tables carried a digest
+    /// (its invariants) and write its digest; the others are checked as without the flag.
+    #[arg(long)]
+    stamp_digests: bool,
+}
+
+/// The match tables of a tables directory, by name.
+fn match_tables(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let mut tables: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| CliError::failed(format!("{}: cannot read: {e}", dir.display())))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("match-") && n.ends_with(".json")))
+        .collect();
+    tables.sort();
+    Ok(tables)
+}
+
+/// Every match table of a tables directory checked (and stamped, if asked): one report.
+fn verify_tables(dir: &Path, tables: &[PathBuf], stamp: bool) -> Report {
+    let mut report = Report { dir: dir.to_path_buf(), problems: Vec::new(), ok: String::new() };
+    let mut stamped = 0;
+    for path in tables {
+        let checked = if stamp {
+            crate::exact::stamp_checkpoint(path).map(|s| s == crate::exact::Stamped::Stamped)
+        } else {
+            crate::exact::read_checkpoint(path).map(|_| false)
+        };
+        match checked {
+            Ok(true) => stamped += 1,
+            Ok(false) => {}
+            Err(e) => report.problems.push(e.to_string()),
+        }
+    }
+    let n = tables.len();
+    report.ok = format!(
+        "ok: {n} match table{} checked against their SHA-256 and invariants{}",
+        if n == 1 { "" } else { "s" },
+        if stamp { format!(" ({stamped} without a digest checked by their invariants and stamped)") } else { String::new() }
+    );
+    report
 }
 
 /// What was found in one dataset: a line saying it holds, or its problems.
@@ -141,8 +187,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
         return Err(CliError::usage(format!("{}: no such directory (expected a dataset or a study directory)", dir.display())));
     }
     let mut reports = Vec::new();
+    let tables = match_tables(dir)?;
+    if args.stamp_digests && tables.is_empty() {
+        return Err(CliError::usage(format!("{}: --stamp-digests is for a tables directory, and it holds no match table", dir.display())));
+    }
     // A manifest that cannot be read is reported as the dataset's problem, not skipped.
-    if !manifest_names(dir)?.is_empty() {
+    if !tables.is_empty() {
+        reports.push(verify_tables(dir, &tables, args.stamp_digests));
+    } else if !manifest_names(dir)?.is_empty() {
         let mut report = verify_dataset(dir);
         let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         report.problems.extend(check_summary(dir, &[(name, dir.clone())]));

@@ -177,6 +177,8 @@ fn solve_match_spill_rejects_bad_input_naming_it() {
     usage_error(&with(&["--max-disk", "lots"]), &["--max-disk"]);
     usage_error(&with(&["--max-disk", "4K"]), &["more disk than allowed", "--max-disk 4096 bytes", "run again"]);
     usage_error(&with(&["--max-memory", "100"]), &["more than the allowed memory", "--max-memory"]);
+    let (_, _, err) = run(&with(&["--max-memory", "100"]));
+    assert!(!err.contains("--spill)"), "a spilled solve offers no --spill: {err}");
     usage_error(&["solve", "--match", "--max-disk", "1G"], &["--spill"]);
     // Stop after a few levels, damage a finished level's moves file: refused by name.
     let (code, _, err) = run(&with(&["--max-levels", "40", "--quiet"]));

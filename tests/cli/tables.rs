@@ -38,7 +38,8 @@ fn an_impossible_or_changed_match_table_is_refused_naming_the_file_and_the_state
     let path = table_file(&tables);
     let good = std::fs::read_to_string(&path).unwrap();
     // Edits that keep the values in range, the digest removed (as from a table written before
-    // digests): the invariants find each, naming the state. wins[side][south's holdings][starter].
+    // digests): refused for the missing digest, and when stamped the invariants find each,
+    // naming the state. wins[side][south's holdings][starter].
     type Edit = fn(&mut Value);
     let cases: [(&str, Edit); 4] = [
         ("both sides win", |j| j["wins"][1][16][0] = 2.into()),
@@ -57,9 +58,12 @@ fn an_impossible_or_changed_match_table_is_refused_naming_the_file_and_the_state
         });
         let (code, out, err) = solve_4x4(&tables, &[]);
         assert_eq!(code, 2, "{needle}: {out}{err}");
-        assert!(err.contains(s(&path)) && err.contains(needle), "{needle}: {err}");
+        assert!(err.contains(s(&path)) && err.contains("no sha256"), "{needle}: {err}");
+        let (code, out, err) = run(&["verify", "--stamp-digests", s(&tables)]);
+        assert_eq!(code, 2, "{needle}: {out}{err}");
+        assert!(out.contains(s(&path)) && out.contains(needle), "{needle}: {out}");
         if needle != "rounds value above its" {
-            assert!(err.contains("South holds 16 and south starts"), "{err}");
+            assert!(out.contains("South holds 16 and south starts"), "{out}");
         }
     }
     // Every value a draw: possible in itself, found by the digest the table carries.
@@ -240,7 +244,7 @@ fn a_dataset_records_its_tables_and_refuses_others_on_resume_and_for_metrics_exa
     assert_eq!(table["sha256"].as_str(), Some(recorded.as_str()), "the digest of the table the players read");
     assert!(manifest["identity"]["tables"].is_string(), "part of the identity the markers record");
     // Other tables, possible in themselves (every live state a draw; written without a digest,
-    // as before digests): another identity.
+    // as before digests, then checked and stamped): another identity.
     std::fs::create_dir_all(&t2).unwrap();
     let mut other = table.clone();
     other.as_object_mut().unwrap().remove("sha256");
@@ -252,6 +256,8 @@ fn a_dataset_records_its_tables_and_refuses_others_on_resume_and_for_metrics_exa
     }
     other["iterations"] = 1.into();
     std::fs::write(t2.join(table_file(&t1).file_name().unwrap()), other.to_string()).unwrap();
+    let (code, out, err) = run(&["verify", "--stamp-digests", s(&t2)]);
+    assert_eq!(code, 0, "{out}{err}");
     let (code, _, err) = perfect_3x2(&t2, &data, &["--resume"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("the match tables' sha256 is") && err.contains(&recorded), "names both: {err}");
@@ -276,4 +282,59 @@ fn a_dataset_records_its_tables_and_refuses_others_on_resume_and_for_metrics_exa
     ok(&["simulate", "--matches", "4", "--seed", "4", "--out", s(&plain), "--quiet"]);
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(plain.join("manifest.json")).unwrap()).unwrap();
     assert!(manifest.get("tables").is_none() && manifest["identity"].get("tables").is_none());
+}
+
+/// A table without its digest (written before tables carried one, or with the digest dropped
+/// to hide an edit) is refused by every reader, naming the way to check and stamp it; `verify
+/// --stamp-digests` writes the digest of one whose invariants hold, and refuses an impossible one.
+#[test]
+fn a_table_without_its_digest_is_refused_until_checked_and_stamped() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    tables_6x7(&tables);
+    let path = table_file(&tables);
+    let digested = std::fs::read_to_string(&path).unwrap();
+    let undigested = regex_free_strip_digest(&digested);
+    std::fs::write(&path, &undigested).unwrap();
+    let (code, _, err) = perfect_6x7(&tables, &dir.path().join("out"));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&path.display().to_string()) && err.contains("no sha256") && err.contains("--stamp-digests"), "{err}");
+    let (code, out, err) = run(&["verify", s(&tables)]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.contains("no sha256"), "{out}");
+    // An impossible table is not stamped, and stays as it was.
+    let mut json: Value = serde_json::from_str(&undigested).unwrap();
+    json["wins"][0][0][0] = 999.into();
+    std::fs::write(&path, json.to_string()).unwrap();
+    let (code, out, _) = run(&["verify", "--stamp-digests", s(&tables)]);
+    assert_eq!(code, 2);
+    assert!(out.contains("not a possible match table"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), json.to_string());
+    // A possible one is stamped: the file as written with its digest, and read again.
+    std::fs::write(&path, &undigested).unwrap();
+    let (code, out, err) = run(&["verify", "--stamp-digests", s(&tables)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 match table checked") && out.contains("1 without a digest"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), digested);
+    let (code, _, err) = perfect_6x7(&tables, &dir.path().join("out"));
+    assert_eq!(code, 0, "{err}");
+    // --stamp-digests is for a tables directory.
+    let (code, _, err) = run(&["verify", "--stamp-digests", s(dir.path())]);
+    assert_eq!(code, 2);
+    assert!(err.contains("holds no match table"), "{err}");
+}
+
+/// Every committed match table carries its digest, and it holds.
+#[test]
+fn every_committed_match_table_carries_its_digest() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/match_solution/tables");
+    let (code, out, err) = run(&["verify", s(&dir)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("match tables checked against their SHA-256"), "{out}");
+}
+
+/// A table file's text without its `sha256` field (the writer puts it last).
+fn regex_free_strip_digest(text: &str) -> String {
+    let at = text.rfind(",\"sha256\":\"").expect("a digest");
+    format!("{}}}\n", &text[..at])
 }

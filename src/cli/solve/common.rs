@@ -16,6 +16,11 @@ pub(super) fn solve_error(e: SolveError) -> CliError {
     CliError::usage(e.describe(&crate::cli::setting))
 }
 
+/// [`solve_error`] for a mode that `--spill` can solve instead, which is offered.
+pub(super) fn spillable_solve_error(e: SolveError) -> CliError {
+    CliError::usage(e.describe(&crate::cli::solve_setting))
+}
+
 /// A progress bar of a solve on stderr when it is a terminal.
 pub(super) struct SolveBar {
     pub(super) bar: ProgressBar,
@@ -82,8 +87,14 @@ pub(super) fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts:
 
 /// A match table's error: a board too large or a tables directory that is not the solver's
 /// is bad input (exit 2), a failure while working exits 1.
-pub(super) fn match_error(e: MatchError) -> CliError {
-    let message = e.describe(&crate::cli::setting);
+/// `--spill` is offered unless the solve was spilled already.
+pub(super) fn match_error(e: MatchError, spilled: bool) -> CliError {
+    match_error_named(e, if spilled { &crate::cli::setting } else { &crate::cli::solve_setting })
+}
+
+/// [`match_error`], its settings named by `name` (`solve --study` offers no `--spill`).
+pub(super) fn match_error_named(e: MatchError, name: crate::exact::Naming) -> CliError {
+    let message = e.describe(name);
     if crate::app::solve::match_error_is_bad_input(&e) {
         CliError::usage(message)
     } else {

@@ -54,7 +54,7 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(),
     let store = match_store(args, opts)?;
     let solved = with_bar(&rules, args.quiet || args.json, |report| solve_match(&store, &request, report)).map_err(|e| match e {
         SolveMatchError::Field(e) => crate::cli::field_error(e),
-        SolveMatchError::Match(e) => match_error(e),
+        SolveMatchError::Match(e) => match_error(e, args.spill),
     })?;
     let mut out = Output::lines();
     if args.json {
@@ -119,7 +119,7 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
     let store = match_store(args, opts)?;
     let solved = with_bar(&rules, args.quiet, |report| crate::app::match_states::run(&store, &request, report)).map_err(|e| match e {
         MatchStatesError::Field(e) => crate::cli::field_error(e),
-        MatchStatesError::Match(e) => match_error(e),
+        MatchStatesError::Match(e) => match_error(e, args.spill),
         MatchStatesError::Failed(e) => CliError::failed(e),
     })?;
     let mut out = Output::lines();

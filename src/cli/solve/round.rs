@@ -2,7 +2,7 @@
 //! heat map) and `--perfect-match` (a match of perfectly played rounds).
 
 use super::args::Args;
-use super::common::{formats, human_bytes, other_rules, solve_error, solve_start, start_label, SolveBar};
+use super::common::{formats, human_bytes, other_rules, solve_error, solve_start, spillable_solve_error, start_label, SolveBar};
 use crate::app::perfect_match::{describe_chain, matches_json};
 use crate::app::solve::{outcome, peak_rss, round_open, solved_json};
 use crate::app::starts::{starts_json, StartsError, StartsEvent, StartsRequest};
@@ -31,7 +31,7 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(),
     }
     let starter: Side = args.starter.parse().map_err(|_| CliError::usage("--starter both needs --spill; otherwise south or north"))?;
     let p = rules.pits_per_row;
-    let solved = solve_start(rules, open, starter, opts, args.quiet || args.json).map_err(solve_error)?;
+    let solved = solve_start(rules, open, starter, opts, args.quiet || args.json).map_err(spillable_solve_error)?;
     let st = &solved.stats;
     let best: Vec<usize> = solved.best_moves.iter().map(|p| p.index()).collect();
     let rss = peak_rss();

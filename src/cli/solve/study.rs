@@ -4,7 +4,7 @@
 use std::ops::ControlFlow;
 
 use super::args::Args;
-use super::common::{formats, human_bytes, match_error, start_label, MatchBar, SolveBar};
+use super::common::{formats, human_bytes, match_error_named, start_label, MatchBar, SolveBar};
 use crate::app::perfect_play::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest};
 use crate::app::solve::peak_rss;
 use crate::app::FieldError;
@@ -16,7 +16,7 @@ use crate::exact::{ExactStore, SolveOptions, StoreSettings};
 fn study_error(e: PerfectPlayError) -> CliError {
     match e {
         PerfectPlayError::Field(e) => field_error(e),
-        PerfectPlayError::Match(e) => match_error(e),
+        PerfectPlayError::Match(e) => match_error_named(e, &crate::cli::setting),
         e => CliError::failed(e),
     }
 }

@@ -13,6 +13,10 @@ pub enum Setting {
     MaxDisk,
     /// The directory of match tables ([`super::StoreSettings::tables`]).
     Tables,
+    /// Solving with the levels on disk ([`super::SpillOptions`]), the way out of the memory
+    /// bound. A front end that cannot solve so names it with an empty string, and a message
+    /// then does not offer it.
+    Spill,
 }
 
 /// How a message names a setting: a front end's flag, keyword or field.
@@ -26,13 +30,16 @@ impl Setting {
             Setting::MaxPositions => "max_positions",
             Setting::MaxDisk => "max_disk",
             Setting::Tables => "tables",
+            Setting::Spill => "spill",
         }
     }
 
-    /// How the library's own messages name it: the field, or the tables directory in words.
+    /// How the library's own messages name it: the field, or the tables directory in words;
+    /// they offer no spilled solve.
     pub fn default_name(self) -> String {
         match self {
             Setting::Tables => "the tables directory".to_string(),
+            Setting::Spill => String::new(),
             s => s.field().to_string(),
         }
     }

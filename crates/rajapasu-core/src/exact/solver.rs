@@ -93,8 +93,9 @@ impl SolveError {
             SolveError::MemoryLimit { limit, needed, positions, counters, phase } => format!(
                 "the board needs more than the allowed memory ({limit} bytes, {}): {positions} positions found so far, \
                  {counters} counters on the board at the level being {phase} and {needed} bytes in use; \
-                 allow more memory or solve a smaller board",
-                name(Setting::MaxMemory)
+                 {}",
+                name(Setting::MaxMemory),
+                way_out(name)
             ),
             SolveError::PositionLimit { limit } => format!(
                 "the board has more than {limit} reachable positions ({}); allow more or solve a smaller board",
@@ -120,6 +121,14 @@ impl std::fmt::Display for SolveError {
 }
 
 impl std::error::Error for SolveError {}
+
+/// What a solve beyond its memory can do instead: the spilled solve where the front end offers it.
+fn way_out(name: Naming) -> String {
+    match name(Setting::Spill) {
+        spill if spill.is_empty() => "allow more memory or solve a smaller board".to_string(),
+        spill => format!("allow more memory, solve it with its levels on disk ({spill}), or solve a smaller board"),
+    }
+}
 
 /// Hears a solve's progress; [`ControlFlow::Break`] stops it ([`SolveError::Cancelled`]).
 pub type Watch<'a> = dyn FnMut(Progress) -> ControlFlow<()> + 'a;

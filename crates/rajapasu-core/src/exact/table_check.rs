@@ -132,7 +132,7 @@ fn check_moves(wins: &[u32; 2], child: &[[u32; 9]; 2], starter: Side, legal: Pit
 mod tests {
     use super::super::match_solver::MatchTable;
     use super::super::solver::SolveOptions;
-    use super::super::tables::{read_checkpoint, write_checkpoint};
+    use super::super::tables::{read_checkpoint, stamp_checkpoint, write_checkpoint, Stamped};
     use super::*;
     use crate::engine::Ruleset;
 
@@ -211,14 +211,26 @@ mod tests {
         std::fs::write(&path, &changed).unwrap();
         let e = read_checkpoint(&path).unwrap_err().to_string();
         assert!(e.starts_with(&path.display().to_string()) && e.contains("do not match its sha256"), "{e}");
-        // Without a digest (a table written before digests) the invariants still hold the line.
+        // Without a digest (a table written before digests, or one whose digest was dropped)
+        // it is refused, naming the way to check and stamp it.
         let undigested = text.replace(&format!(",\"sha256\":\"{}\"", cp.digest()), "");
         std::fs::write(&path, &undigested).unwrap();
-        assert_eq!(read_checkpoint(&path).unwrap().unwrap(), cp);
+        let e = read_checkpoint(&path).unwrap_err().to_string();
+        assert!(e.starts_with(&path.display().to_string()) && e.contains("no sha256") && e.contains("--stamp-digests"), "{e}");
+        // Stamping checks its invariants: an edit that breaks one is refused and left as it was.
         let mut json: serde_json::Value = serde_json::from_str(&undigested).unwrap();
         json["wins"][0][16][0] = 1.into();
         std::fs::write(&path, json.to_string()).unwrap();
-        let e = read_checkpoint(&path).unwrap_err().to_string();
+        let e = stamp_checkpoint(&path).unwrap_err().to_string();
         assert!(e.starts_with(&path.display().to_string()) && e.contains("not a possible match table"), "{e}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), json.to_string());
+        // A table whose invariants hold is stamped, then read; stamping again only checks it.
+        std::fs::write(&path, &undigested).unwrap();
+        assert_eq!(stamp_checkpoint(&path).unwrap(), Stamped::Stamped);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        assert_eq!(read_checkpoint(&path).unwrap().unwrap(), cp);
+        assert_eq!(stamp_checkpoint(&path).unwrap(), Stamped::Checked);
+        std::fs::write(&path, &changed).unwrap();
+        assert!(stamp_checkpoint(&path).unwrap_err().to_string().contains("do not match its sha256"));
     }
 }

@@ -5,8 +5,10 @@
 //! `$XDG_CACHE_HOME/rajapasu/tables`, else `$HOME/.cache/rajapasu/tables`.
 //!
 //! A table file is untrusted input: it is read only up to [`MAX_TABLE_BYTES`] and checked
-//! before use: its `sha256` (the digest of its values, [`MatchCheckpoint::digest`]; tables
-//! written before it existed have none), its rules, sizes and invariants (see `table_check`).
+//! before use: its `sha256` (the digest of its values, [`MatchCheckpoint::digest`]), required,
+//! its rules, sizes and invariants (see `table_check`). A table written before digests existed
+//! is refused until [`stamp_checkpoint`] (`rajapasu verify --stamp-digests DIR`) has checked it
+//! and written its digest.
 //! Writes go to a temporary name (`.NAME.tmp-RANDOM.EXT`) renamed when complete; such names left
 //! by a killed writer are removed at the next use of the directory
 //! ([`remove_stale_temporaries`]).
@@ -93,24 +95,63 @@ struct Stamp {
 /// [`MAX_TABLE_BYTES`] of it (a FIFO named like a table is an error, not a wait); its digest and
 /// invariants are checked, an error naming the file and the first state that breaks one.
 pub fn read_checkpoint(path: &Path) -> Result<Option<MatchCheckpoint>, MatchError> {
+    let Some((cp, recorded)) = read_unchecked(path)? else { return Ok(None) };
+    let invalid = |why: String| invalid_table(path, why);
+    let Some(recorded) = recorded else {
+        return Err(MatchError::Invalid(format!(
+            "{}: the match table carries no sha256 (it was written before tables carried one, or the digest was removed); \
+             `rajapasu verify --stamp-digests {}` checks it and writes its digest, or delete it to solve again",
+            path.display(),
+            path.parent().map_or(".".into(), |d| d.display().to_string())
+        )));
+    };
+    let digest = cp.digest();
+    if recorded != digest {
+        return Err(invalid(format!("its values do not match its sha256 (recorded {recorded}, the values give {digest}): it was changed")));
+    }
+    cp.check_invariants().map_err(|e| invalid(format!("not a possible match table: {e}")))?;
+    Ok(Some(cp))
+}
+
+fn invalid_table(path: &Path, why: String) -> MatchError {
+    MatchError::Invalid(format!("{}: {why}; delete it to solve again", path.display()))
+}
+
+/// A table file's values and recorded digest, parsed but not checked; None if there is none.
+fn read_unchecked(path: &Path) -> Result<Option<(MatchCheckpoint, Option<String>)>, MatchError> {
     let text = match files::read_regular_file(path, MAX_TABLE_BYTES) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(MatchError::Io(format!("{}: cannot read the match table: {e}", path.display()))),
     };
-    let invalid = |why: String| MatchError::Invalid(format!("{}: {why}; delete it to solve again", path.display()));
-    let cp: MatchCheckpoint = serde_json::from_str(&text).map_err(|e| invalid(format!("not a match table ({e})")))?;
-    let stamp: Stamp = serde_json::from_str(&text).map_err(|e| invalid(format!("not a match table ({e})")))?;
-    if let Some(recorded) = stamp.sha256 {
-        let digest = cp.digest();
-        if recorded != digest {
-            return Err(invalid(format!(
-                "its values do not match its sha256 (recorded {recorded}, the values give {digest}): it was changed"
-            )));
-        }
+    let not_a_table = |e: serde_json::Error| invalid_table(path, format!("not a match table ({e})"));
+    let cp: MatchCheckpoint = serde_json::from_str(&text).map_err(not_a_table)?;
+    let stamp: Stamp = serde_json::from_str(&text).map_err(not_a_table)?;
+    Ok(Some((cp, stamp.sha256)))
+}
+
+/// What [`stamp_checkpoint`] did to a table file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stamped {
+    /// It carried its digest already, and the digest and invariants hold.
+    Checked,
+    /// It carried none: its invariants hold, and its digest is now written.
+    Stamped,
+}
+
+/// Checks a table file as [`read_checkpoint`] does, except that a table without a digest (one
+/// written before tables carried one) is accepted when its invariants hold, and then rewritten
+/// with its digest. A file that is not there is an error.
+pub fn stamp_checkpoint(path: &Path) -> Result<Stamped, MatchError> {
+    let Some((cp, recorded)) = read_unchecked(path)? else {
+        return Err(MatchError::Io(format!("{}: no such match table", path.display())));
+    };
+    if recorded.is_some() {
+        return read_checkpoint(path).map(|_| Stamped::Checked);
     }
-    cp.check_invariants().map_err(|e| invalid(format!("not a possible match table: {e}")))?;
-    Ok(Some(cp))
+    cp.check_invariants().map_err(|e| invalid_table(path, format!("not a possible match table: {e}")))?;
+    write_checkpoint(path, &cp)?;
+    Ok(Stamped::Stamped)
 }
 
 /// Writes a table file atomically (a temporary name, synced, then renamed), with its digest.
