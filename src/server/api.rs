@@ -132,7 +132,13 @@ async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
 }
 
 /// A player of the server: any built-in one; external and embedded players are not offered.
+/// Their names are refused before the spec is parsed, so nothing is built from such a request
+/// (and the message does not echo a command line of any length).
 fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
+    let name = text.split_once(':').map_or(text, |(name, _)| name);
+    if name == "external" || name == "python" {
+        return Err(ApiError::bad(field, format!("{name} players are not offered by the server")));
+    }
     let spec: AgentSpec = text.parse().map_err(|e| ApiError::bad(field, e))?;
     match spec {
         AgentSpec::External(_) | AgentSpec::Host(_) => Err(ApiError::bad(field, "external players are not offered by the server")),
@@ -151,6 +157,7 @@ async fn play_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> R
         "player",
     )?;
     let seed = params.count("seed", 1, 0, u64::MAX)?;
+    let name = spec.to_string();
     let pit = app
         .heavy("play", move |app, _| {
             let mut game = game;
@@ -163,7 +170,7 @@ async fn play_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> R
         })
         .await?
         .map_err(|e| ApiError::bad("player", e))?;
-    Ok(Json(json!({ "pit": pit, "player": spec.to_string() })))
+    Ok(Json(json!({ "pit": pit, "player": name })))
 }
 
 /// The most matches of one statistics request (over all moves).
@@ -187,12 +194,13 @@ async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQu
         ));
     }
     let work = move |app: &App, job: &crate::app::job::Job| {
+        let names = [specs[0].to_string(), specs[1].to_string()];
         let request = StatisticsRequest { game, first, players: specs, matches, seed, max_plies: CONTINUATION_PLIES };
         let rows = statistics(&request, &app.resources, job).map_err(|e| match e {
             StatisticsError::Player(e) => ApiError::bad("player", e),
             StatisticsError::Cancelled => ApiError::cancelled(),
         })?;
-        Ok(json!({ "matches": matches, "seed": seed, "players": [specs[0].to_string(), specs[1].to_string()], "moves": rows }))
+        Ok(json!({ "matches": matches, "seed": seed, "players": names, "moves": rows }))
     };
     Ok(app.answer(&headers, "statistics", work).await)
 }
