@@ -220,7 +220,7 @@ fn a_burst_of_requests_and_clients_that_disconnect_are_served() {
     for i in 0..16 {
         let mut stream = TcpStream::connect(&server.addr).unwrap();
         let target = format!("/api/analyse?rule=pits_per_row=3&rule=seeds_per_pit={}&moves=2", 3 + i % 3);
-        let _ = stream.write_all(format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes());
+        let _ = stream.write_all(format!("GET {target} HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes());
         drop(stream);
     }
     // 2,000 requests from 32 clients at once, of every kind.
