@@ -181,6 +181,8 @@ impl<S> HeadStream<S> {
         };
         self.scanned = 0;
         let head: Vec<u8> = self.input.drain(..end).collect();
+        // A connection kept alive after a large head does not keep its room.
+        self.input.shrink_to(2 * READ_CHUNK);
         match examine(&head) {
             Ok((bytes, body)) => {
                 self.output.extend(bytes);

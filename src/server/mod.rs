@@ -37,8 +37,10 @@ pub use params::MAX_QUERY_BYTES;
 use state::App;
 pub use state::{Config, BODY_TIMEOUT, HEAVY_AT_ONCE, HEAVY_QUEUED, MAX_BODY_BYTES};
 
-/// Connections open at once; beyond them a new connection is closed at once.
-pub const MAX_CONNECTIONS: usize = 512;
+/// Connections open at once; beyond them a new connection is closed at once. Each holds at most
+/// about two copies of the largest head (its reader's and hyper's), so heads in flight stay
+/// under 600 MB.
+pub const MAX_CONNECTIONS: usize = 256;
 /// Time for a request's head to arrive, from the connection's opening or the previous answer
 /// (so also how long an idle connection is kept).
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
