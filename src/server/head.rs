@@ -34,6 +34,7 @@ const READ_CHUNK: usize = 64 << 10;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Refusal {
     TargetTooLong,
+    PathTooLong,
     HeadTooLarge,
     TooManyHeaders,
     Malformed,
@@ -43,8 +44,9 @@ enum Refusal {
     BodyWithoutPost,
 }
 
-const REFUSALS: [(Refusal, &str); 8] = [
+const REFUSALS: [(Refusal, &str); 9] = [
     (Refusal::TargetTooLong, "target-too-long"),
+    (Refusal::PathTooLong, "path-too-long"),
     (Refusal::HeadTooLarge, "head-too-large"),
     (Refusal::TooManyHeaders, "too-many-headers"),
     (Refusal::Malformed, "malformed"),
@@ -63,6 +65,9 @@ impl Refusal {
         let kib = MAX_HEAD_BYTES >> 10;
         let (status, field, message) = match self {
             Refusal::TargetTooLong => (StatusCode::URI_TOO_LONG, "query", format!("the request target is longer than {kib} KiB")),
+            Refusal::PathTooLong => {
+                (StatusCode::URI_TOO_LONG, "path", format!("the request's path is longer than {} KiB", PLAIN_TARGET >> 10))
+            }
             Refusal::HeadTooLarge => {
                 (StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, "headers", format!("the request head is larger than {kib} KiB"))
             }
@@ -220,12 +225,15 @@ fn examine(head: &[u8]) -> Result<(Vec<u8>, u64), (Refusal, String)> {
     if body > 0 && method != "POST" {
         return Err((Refusal::BodyWithoutPost, String::new()));
     }
-    if target.len() <= PLAIN_TARGET {
-        return Ok((head.to_vec(), body));
-    }
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     if path.len() > PLAIN_TARGET {
-        return Err((Refusal::TargetTooLong, String::new()));
+        return Err((Refusal::PathTooLong, String::new()));
+    }
+    if let Some(e) = target_error(path, query) {
+        return Err((Refusal::Malformed, format!("the request target: {e}")));
+    }
+    if target.len() <= PLAIN_TARGET {
+        return Ok((head.to_vec(), body));
     }
     let mut out = format!("{method} {path} HTTP/1.{}\r\n", request.version.unwrap_or(1)).into_bytes();
     for field in request.headers.iter() {
@@ -236,6 +244,13 @@ fn examine(head: &[u8]) -> Result<(Vec<u8>, u64), (Refusal, String)> {
     }
     out.extend_from_slice(format!("{QUERY}: {query}\r\n\r\n").as_bytes());
     Ok((out, body))
+}
+
+/// Why hyper (the `http` crate) would not read a request target, if it would not. A long query
+/// is checked in pieces: each of its bytes is allowed or not by itself.
+fn target_error(path: &str, query: &str) -> Option<String> {
+    let check = |target: &str| axum::http::Uri::try_from(target).err().map(|e| e.to_string());
+    check(path).or_else(|| query.as_bytes().chunks(PLAIN_TARGET).find_map(|piece| check(&format!("/?{}", String::from_utf8_lossy(piece)))))
 }
 
 /// The body's length by its `Content-Length` (0 without one); no chunked bodies, no fields of

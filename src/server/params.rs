@@ -83,7 +83,8 @@ impl Params {
             let (name, value) = item.split_once('=').unwrap_or((item, ""));
             let name = decode(name, "query")?;
             if !known.contains(&name.as_str()) {
-                return Err(bad(&name, format!("unknown parameter '{name}': known ones are {}", known.join(", "))));
+                let known = if known.is_empty() { "this takes none".to_string() } else { format!("known ones are {}", known.join(", ")) };
+                return Err(bad(&name, format!("unknown parameter '{name}': {known}")));
             }
             let value = decode(value, &name)?;
             pairs.push((name, value));

@@ -157,12 +157,17 @@ fn refusals_of_the_http_layer_are_json_naming_what_was_wrong() {
     );
     exchange(&server, b"GET /api/status HTTP/9.9\r\n\r\n", false).refused(400, "head", "malformed");
     get(&server, "/api/status", &host, "X-Rajapasu-Query: moves=1\r\n").refused(400, "headers", "server's own");
+    // Targets hyper's URI parser refuses, short or long, and a path beyond its limit.
+    for target in ["/api/status?a\"b".to_string(), format!("/api/game?moves=0&x={}<", "+".repeat(40_000)), "/api/<game>".into()] {
+        get(&server, &target, &host, "").refused(400, "head", "the request target");
+    }
+    get(&server, &format!("/api/{}", "a".repeat(20_000)), &host, "").refused(414, "path", "path is longer than 16 KiB");
     // Wrong method, unknown path, unknown parameters (the status and the page included).
     exchange(&server, format!("DELETE /api/status HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(), false)
         .refused(405, "method", "DELETE");
     post(&server, "/api/game", "Content-Type: application/json\r\n", "{}").refused(405, "method", "POST");
     assert_eq!(get(&server, "/no/such/page", &host, "").json()["status"], 404);
-    get(&server, "/api/status?verbose=1", &host, "").refused(400, "verbose", "unknown parameter");
+    get(&server, "/api/status?verbose=1", &host, "").refused(400, "verbose", "unknown parameter 'verbose': this takes none");
     get(&server, "/?x=1", &host, "").refused(400, "x", "unknown parameter");
     post(&server, "/api/check-record?token=1", "Content-Type: application/json\r\n", RECORD).refused(400, "token", "unknown parameter");
     // Bodies: their length, a cut-short one, one on a GET, one in chunks.
