@@ -129,6 +129,13 @@ fn requests_by_other_names_and_from_other_origins_are_refused() {
 }
 
 #[test]
+fn allow_host_takes_host_names_only() {
+    for bad in ["box.lan:8080", "http://box.lan", "", "a b", "[::1"] {
+        crate::common::usage_error(&["serve", "--allow-host", bad], &["--allow-host", "not a host name"]);
+    }
+}
+
+#[test]
 fn refusals_of_the_http_layer_are_json_naming_what_was_wrong() {
     let tables = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());
