@@ -15,6 +15,8 @@ use crate::common::*;
 pub struct Server {
     child: Child,
     pub addr: String,
+    /// The token of the address printed, if any (off the loopback).
+    pub token: Option<String>,
 }
 
 impl Server {
@@ -35,7 +37,8 @@ impl Server {
         BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
         let addr =
             line.split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
-        Server { child, addr }
+        let token = line.split("?token=").nth(1).and_then(|r| r.split_whitespace().next()).map(str::to_string);
+        Server { child, addr, token }
     }
 
     pub fn pid(&self) -> u32 {

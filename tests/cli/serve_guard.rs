@@ -129,6 +129,38 @@ fn requests_by_other_names_and_from_other_origins_are_refused() {
 }
 
 #[test]
+fn off_the_loopback_the_api_needs_the_printed_token() {
+    // ::ffff:127.0.0.1 is reached from this machine only, but it is not the loopback's own
+    // address (::1 or 127.0.0.0/8): the server asks for its token there.
+    let tables = tempfile::tempdir().unwrap();
+    let server = Server::start_with(tables.path(), &["--bind", "::ffff:127.0.0.1"]);
+    let token = server.token.clone().expect("the address printed holds the token");
+    assert!(token.len() == 32 && token.bytes().all(|b| b.is_ascii_hexdigit()), "{token}");
+    let host = server.addr.clone();
+    get(&server, "/api/status", &host, "").refused(403, "token", "the token it printed");
+    get(&server, "/api/status?token=0123", &host, "").refused(403, "token", "the token it printed");
+    get(&server, "/api/status", &host, "Authorization: Bearer 0123\r\n").refused(403, "token", "the token it printed");
+    let game = "/api/game?rule=pits_per_row=3&rule=seeds_per_pit=2&moves=2";
+    for (target, more) in [
+        (format!("{game}&token={token}"), String::new()),
+        (game.to_string(), format!("Authorization: Bearer {token}\r\n")),
+        (game.to_string(), format!("Cookie: theme=dark; rajapasu_token={token}\r\n")),
+    ] {
+        let a = get(&server, &target, &host, &more);
+        assert_eq!((a.status, a.json()["ply"].as_u64()), (200, Some(1)), "{target} {more}: {}", a.body);
+    }
+    // The page opens without it; opened with it, it keeps it in a cookie for its requests.
+    assert_eq!(get(&server, "/", &host, "").status, 200);
+    let page = get(&server, &format!("/?token={token}"), &host, "");
+    assert!(
+        page.status == 200 && page.head.contains(&format!("set-cookie: rajapasu_token={token}; path=/; httponly; samesite=strict")),
+        "{}",
+        page.head
+    );
+    assert!(!get(&server, "/?token=0123", &host, "").head.contains("set-cookie"));
+}
+
+#[test]
 fn allow_host_takes_host_names_only() {
     for bad in ["box.lan:8080", "http://box.lan", "", "a b", "[::1"] {
         crate::common::usage_error(&["serve", "--allow-host", bad], &["--allow-host", "not a host name"]);
