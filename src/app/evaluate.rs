@@ -27,7 +27,7 @@ pub struct EvaluateRequest {
 pub fn run(request: &EvaluateRequest) -> Result<Value, AnalyseError> {
     let pos = position_of(request.rules, &request.position)?;
     let mut rng = seat_rng(request.seed, 0, pos.turn());
-    let e = evaluate(request.player, &pos, &mut rng, MAX_EVALUATION_NODES)
+    let e = evaluate(request.player.clone(), &pos, &mut rng, MAX_EVALUATION_NODES)
         .map_err(|e| AnalyseError::Field { field: "player", message: e.to_string() })?;
     let moves: Vec<Value> = e.moves.iter().map(|m| json!({ "pit": m.pit.index(), "value": m.value, "visits": m.visits })).collect();
     Ok(json!({

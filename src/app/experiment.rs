@@ -80,8 +80,8 @@ impl Arm {
     pub fn run_config(&self, matches: u64) -> RunConfig {
         RunConfig {
             rules: self.rules,
-            south: self.south,
-            north: self.north,
+            south: self.south.clone(),
+            north: self.north.clone(),
             first: self.first,
             seed: self.seed,
             matches: matches.min(self.matches),
@@ -182,8 +182,8 @@ impl Experiment {
                 matches: *matches.get_ref(),
                 seed: a.seed.or(d.seed).unwrap_or(1),
                 first: a.first.or(d.first).unwrap_or(FirstPolicy::Alternate),
-                south: a.south.or(d.south).unwrap_or(AgentSpec::Random),
-                north: a.north.or(d.north).unwrap_or(AgentSpec::Random),
+                south: a.south.clone().or(d.south.clone()).unwrap_or(AgentSpec::Random),
+                north: a.north.clone().or(d.north.clone()).unwrap_or(AgentSpec::Random),
                 detail,
                 format: a.format.or(d.format).unwrap_or(Formats::Parquet),
                 batch_size,
@@ -226,10 +226,10 @@ final_four = "owner"
         assert_eq!(e.name, "demo");
         assert_eq!(e.arms.len(), 2);
         let (a, b) = (&e.arms[0], &e.arms[1]);
-        assert_eq!((a.matches, a.seed, a.north, a.south), (1000, 7, AgentSpec::Greedy, AgentSpec::Random));
+        assert_eq!((a.matches, a.seed, &a.north, &a.south), (1000, 7, &AgentSpec::Greedy, &AgentSpec::Random));
         assert_eq!(a.rules, Ruleset::from_assignments(["final_four=stays"]).unwrap());
         assert_eq!(b.rules, Ruleset::from_assignments(["pits_per_row=5"]).unwrap());
-        assert_eq!((b.south, b.first), ("minimax:2".parse::<AgentSpec>().unwrap(), FirstPolicy::North));
+        assert_eq!((&b.south, b.first), (&"minimax:2".parse::<AgentSpec>().unwrap(), FirstPolicy::North));
         assert_eq!(a.detail, Detail::Round);
     }
 

@@ -80,9 +80,9 @@ fn play_checked(request: &DatasetRequest, players: &Resources, job: &Job) -> Res
             return Err(ExportError::Cancelled);
         }
         let side = game.position().turn();
-        let PlayedSeat::Player(spec) = request.seats[side] else { return Ok(()) };
+        let PlayedSeat::Player(spec) = &request.seats[side] else { return Ok(()) };
         let mut probe = *game;
-        let mut agent = Agent::seated(spec, seat_rng(request.seed, game.ply() as u64, side), players);
+        let mut agent = Agent::seated(spec.clone(), seat_rng(request.seed, game.ply() as u64, side), players);
         let chosen = agent.play(&mut probe, &mut ()).map_err(|e| FieldError::new(side.name(), e))?.map(|(pit, _)| pit.index());
         if chosen != Some(moves[i]) {
             let theirs = chosen.map_or("none".to_string(), |p| format!("pit {p}"));
@@ -123,8 +123,8 @@ pub fn write(request: &DatasetRequest, dir: &Path, players: &Resources, command:
     play_checked(request, players, job)?;
     let cfg = RunConfig {
         rules: request.game.rules,
-        south: request.seats[Side::South],
-        north: request.seats[Side::North],
+        south: request.seats[Side::South].clone(),
+        north: request.seats[Side::North].clone(),
         first: if first == Side::South { FirstPolicy::South } else { FirstPolicy::North },
         seed: request.seed,
         matches: 1,

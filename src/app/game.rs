@@ -5,7 +5,7 @@
 
 use super::FieldError;
 use crate::engine::trace::{replay_from, ReplayError, TraceEvent};
-use crate::engine::{BySide, Game, Pit, PitSet, Position, Ruleset, Setup, Side};
+use crate::engine::{BySide, Game, Pit, PitSet, Position, Ruleset, Setup, SetupError, Side};
 use crate::exact::check_holdings;
 use crate::show::Film;
 
@@ -58,7 +58,10 @@ pub fn board_position(rules: Ruleset, pits: &[Option<u8>], reserve: BySide<u32>,
         }
     }
     let board = pits.iter().map(|n| n.unwrap_or(0)).collect();
-    Position::from_setup(Setup { rules, board, open, reserve, turn: to_move }).map_err(|e| FieldError::new("position", e))
+    Position::from_setup(Setup { rules, board, open, reserve, turn: to_move }).map_err(|e| match e {
+        SetupError::Reserve { .. } => FieldError::new("reserve", e),
+        e => FieldError::new("position", e),
+    })
 }
 
 /// A game: its rules, its start and the moves (local pits) played from there.

@@ -20,7 +20,7 @@ pub enum StatisticsError {
 }
 
 /// A validated statistics request: continuations of `game` by `players` (South, North).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct StatisticsRequest {
     pub game: Game,
     /// Who started the match (whose win rate is the first player's).
@@ -39,7 +39,7 @@ pub struct StatisticsRequest {
 /// unfinished at `max_rounds` (R14), counts as a win for neither. The job counts the
 /// continuations played and stops them once cancelled.
 pub fn run(request: &StatisticsRequest, resources: &Resources, job: &Job) -> Result<Vec<Value>, StatisticsError> {
-    let StatisticsRequest { game, first, players, matches, seed, max_plies } = *request;
+    let StatisticsRequest { game, first, ref players, matches, seed, max_plies } = *request;
     let mover = game.position().turn();
     let legal = game.legal_moves();
     job.stage("continuations", matches * legal.len() as u64);
@@ -75,13 +75,13 @@ pub fn run(request: &StatisticsRequest, resources: &Resources, job: &Job) -> Res
 /// One continuation to its end: the winner, None if unfinished.
 fn continuation(
     mut game: Game,
-    players: [AgentSpec; 2],
+    players: &[AgentSpec; 2],
     seed: u64,
     index: u64,
     max_plies: u32,
     resources: &Resources,
 ) -> Result<Option<Side>, String> {
-    let mut agents = Side::ALL.map(|side| Agent::seated(players[side.index()], seat_rng(seed, index, side), resources));
+    let mut agents = Side::ALL.map(|side| Agent::seated(players[side.index()].clone(), seat_rng(seed, index, side), resources));
     let start = game.ply();
     while !game.is_over() && game.ply() - start < max_plies {
         let side = game.position().turn();

@@ -277,8 +277,8 @@ impl Pairing {
     pub fn run_config(&self, t: &Tournament, matches: u64) -> RunConfig {
         RunConfig {
             rules: t.rules,
-            south: t.players[self.south].spec,
-            north: t.players[self.north].spec,
+            south: t.players[self.south].spec.clone(),
+            north: t.players[self.north].spec.clone(),
             // Alternating: in every dataset each seat starts half of the matches.
             first: FirstPolicy::Alternate,
             seed: self.seed,

@@ -271,10 +271,10 @@ fn run_engine(args: &Args, rules: crate::engine::Ruleset, out: &mut Output) -> R
 /// and of its self-play (or `--against`) outcomes.
 fn run_players(args: &Args, rules: crate::engine::Ruleset, engine_moves_per_second: f64, out: &mut Output) -> Result<(), CliError> {
     let players = crate::agents::Resources::default();
-    for &player in &args.player {
-        let against = args.against.unwrap_or(player);
+    for player in &args.player {
+        let against = args.against.as_ref().unwrap_or(player);
         // A player that cannot decide is a failure here as in a run (exit 1), not an unfinished match.
-        let p = bench_players(rules, player, against, args.player_matches, args.seed, &players)
+        let p = bench_players(rules, player.clone(), against.clone(), args.player_matches, args.seed, &players)
             .map_err(|e| CliError::failed(format!("bench --player {player} against {against}: {e}")))?;
         if args.json {
             out.line(serde_json::to_string(&p).unwrap())?;

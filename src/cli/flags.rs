@@ -10,7 +10,7 @@ use super::error::CliError;
 
 /// A request's field as the command line names it: its flag, and what follows the flag in a
 /// message about it (the one place where the application layer's fields become flags).
-const FLAGS: [(&str, &str, &str); 21] = [
+const FLAGS: [(&str, &str, &str); 22] = [
     ("matches", "--matches", " "),
     ("batch_size", "--batch-size", " "),
     ("threads", "--threads", ": "),
@@ -28,6 +28,7 @@ const FLAGS: [(&str, &str, &str); 21] = [
     ("north", "--north", ": "),
     ("moves", "--moves", ": "),
     ("position", "--position", ": "),
+    ("reserve", "--reserve", ": "),
     ("max_disk", "--max-disk", ": "),
     ("max_levels", "--max-levels", ": "),
     ("max_pits_per_row", "--study-pits", ": "),

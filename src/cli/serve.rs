@@ -9,12 +9,25 @@ use super::CliError;
 use crate::app::solve::parse_memory;
 use crate::server::{run, Config};
 
+/// Who may talk to the server, printed after the options.
+const AFTER_HELP: &str = "\
+Who may talk to the server (docs/serve.md): it answers only requests addressed to it as
+127.0.0.1:PORT, localhost:PORT, [::1]:PORT, its --bind address or an --allow-host name; API
+requests and POSTs from a page of another origin are refused (403), POST bodies must be
+application/json, and no CORS header is ever sent. Off the loopback, the API also needs the
+token printed at start (the address it prints holds it: ?token=, or Authorization: Bearer).";
+
 #[derive(clap::Args, Debug)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// The address to listen on. Another than the loopback lets anyone who can reach this
-    /// machine use its CPU and memory.
+    /// machine use its CPU and memory, with the token printed at start.
     #[arg(long, default_value = "127.0.0.1")]
     bind: IpAddr,
+    /// Another name the server may be addressed by (its Host header, with the port), e.g. the
+    /// machine's name on the network; repeatable.
+    #[arg(long = "allow-host", value_name = "NAME", value_parser = host_name)]
+    allow_hosts: Vec<String>,
     /// The port (0: any free port; the address is printed).
     #[arg(long, default_value_t = 8080)]
     port: u16,
@@ -33,24 +46,45 @@ pub struct Args {
     open: bool,
 }
 
+/// A host name or address as a `Host` header holds it without its port.
+fn host_name(text: &str) -> Result<String, String> {
+    let bracketed = text.starts_with('[') && text.ends_with(']') && text[1..text.len() - 1].parse::<std::net::Ipv6Addr>().is_ok();
+    let plain = !text.is_empty() && text.len() <= 253 && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+    if bracketed || plain {
+        Ok(text.to_ascii_lowercase())
+    } else {
+        Err(format!(
+            "'{text}' is not a host name (letters, digits, dots and dashes) nor an IPv6 address in brackets; give it without a port"
+        ))
+    }
+}
+
 pub fn run_command(args: Args) -> Result<(), CliError> {
     let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
-    if !args.bind.is_loopback() {
+    let token = if args.bind.is_loopback() {
+        None
+    } else {
         eprintln!(
-            "warning: listening on {}: anyone who can reach this address can use this machine's CPU and memory through the page",
+            "warning: listening on {}: anyone who can reach this address and has the token printed below can use this machine's CPU and memory through the page",
             args.bind
         );
-    }
+        Some(crate::server::new_token().map_err(|e| CliError::usage(format!("cannot read a random token from /dev/urandom: {e}")))?)
+    };
     let config = Config {
         addr: SocketAddr::new(args.bind, args.port),
         tables: crate::cli::tables_dir(args.tables.as_deref())?,
         max_memory,
         max_positions: args.max_positions,
+        allow_hosts: args.allow_hosts.clone(),
+        token: token.clone(),
     };
     let mut out = Output::lines();
     let mut printed = Ok(());
     let served = run(config, |addr| {
-        let url = format!("http://{addr}/");
+        let url = match &token {
+            Some(token) => format!("http://{addr}/?token={token}"),
+            None => format!("http://{addr}/"),
+        };
         printed = out.line(format_args!("rajapasu serve: {url} (Ctrl-C stops it)"));
         if args.open {
             // The user's own request on the command line, never a page's.

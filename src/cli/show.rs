@@ -162,10 +162,10 @@ fn allow_externals(cfg: &mut RunConfig, recorded: Detail, dir: &Path, id: u64, r
     }
     let mut externals = Vec::new();
     for (seat, spec) in [(Side::South, &mut cfg.south), (Side::North, &mut cfg.north)] {
-        let AgentSpec::External(theirs) = *spec else { continue };
-        externals.push(theirs.command);
+        let AgentSpec::External(theirs) = spec.clone() else { continue };
+        externals.push(theirs.command.clone());
         match allowed.iter().find(|p| **p == theirs) {
-            Some(p) => *spec = AgentSpec::External(*p),
+            Some(p) => *spec = AgentSpec::External(p.clone()),
             None => {
                 return Err(CliError::usage(format!(
                     "{}: match {id} is not recorded move by move (detail {}), and {} is the external player '{}': showing the match \
@@ -175,7 +175,7 @@ fn allow_externals(cfg: &mut RunConfig, recorded: Detail, dir: &Path, id: u64, r
                     recorded,
                     capital(seat),
                     theirs.command,
-                    shell_word(theirs.command)
+                    shell_word(&theirs.command)
                 )))
             }
         }
@@ -184,7 +184,7 @@ fn allow_externals(cfg: &mut RunConfig, recorded: Detail, dir: &Path, id: u64, r
         let players = if externals.is_empty() { "none".to_string() } else { externals.join("; ") };
         return Err(CliError::usage(format!(
             "--run-external {}: no player of {} runs that program (its external players: {players})",
-            shell_word(stray.command),
+            shell_word(&stray.command),
             dir.display()
         )));
     }

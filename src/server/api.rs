@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use axum::body::{to_bytes, Body};
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
@@ -12,8 +12,9 @@ use serde_json::{json, Value};
 
 use super::error::ApiError;
 use super::export;
-use super::params::{bad, game_params, moves_of, Params, GAME_PARAMS};
-use super::state::{App, MAX_BODY_BYTES};
+use super::head::BodyCut;
+use super::params::{bad, game_params, moves_of, Params, Query, GAME_PARAMS};
+use super::state::{App, BODY_TIMEOUT, MAX_BODY_BYTES};
 use crate::agents::{seat_rng, Agent, AgentSpec};
 use crate::app::analyse::{run as analyse, AnalyseError};
 use crate::app::check_record::{base_rules, run as check_record, CheckRequest};
@@ -30,7 +31,7 @@ const PAGE: &str = include_str!("../../assets/serve/index.html");
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
-        .route("/", get(|| async { Html(PAGE) }))
+        .route("/", get(page_route))
         .route("/api/analyse", get(analyse_route))
         .route("/api/game", get(game_route))
         .route("/api/show", get(show_route))
@@ -44,21 +45,34 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/export/show", get(export::show_route))
         .route("/api/export/dataset", get(export::dataset_route))
         .fallback(|| async { ApiError::status(StatusCode::NOT_FOUND, "no such page or endpoint (see docs/serve.md)") })
+        .method_not_allowed_fallback(|method: axum::http::Method| async move {
+            ApiError::refused(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method",
+                format!("{method} is not served here: the API's endpoints are GET, but POST /api/check-record"),
+            )
+        })
         .with_state(app)
+}
+
+/// The page; it takes no parameters (the game is in the address's fragment).
+async fn page_route(Query(query): Query) -> Result<Html<&'static str>, ApiError> {
+    Params::parse(&query, &[])?;
+    Ok(Html(PAGE))
 }
 
 type Reply = Result<Json<Value>, ApiError>;
 
-async fn analyse_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let request = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["match"]))?.analyse_request()?;
+async fn analyse_route(State(app): State<Arc<App>>, headers: HeaderMap, Query(query): Query) -> Result<Response, ApiError> {
+    let request = Params::parse(&query, &game_params(&["match"]))?.analyse_request()?;
     let work = move |app: &App, job: &crate::app::job::Job| analyse(&request, app.store(), job).map_err(analyse_error);
     Ok(app.answer(&headers, "analyse", work).await)
 }
 
 /// A search player's evaluation of every legal move (offered where the exact values are beyond
 /// the budget).
-async fn evaluate_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["match", "player", "seed"]))?;
+async fn evaluate_route(State(app): State<Arc<App>>, Query(query): Query) -> Reply {
+    let params = Params::parse(&query, &game_params(&["match", "player", "seed"]))?;
     let base = params.analyse_request()?;
     let spec = player(params.one("player")?.unwrap_or("minimax:6"), "player")?;
     let request = EvaluateRequest { rules: base.rules, position: base.position, player: spec, seed: params.count("seed", 1, 0, u64::MAX)? };
@@ -77,7 +91,8 @@ fn analyse_error(e: AnalyseError) -> ApiError {
 
 /// The jobs running (with their progress), waiting, finished and cancelled, and what the
 /// exact store has computed.
-async fn status_route(State(app): State<Arc<App>>) -> Json<Value> {
+async fn status_route(State(app): State<Arc<App>>, Query(query): Query) -> Reply {
+    Params::parse(&query, &[])?;
     let mut v = app.jobs.status();
     let counts = app.store().counts();
     v["store"] = json!({
@@ -85,7 +100,7 @@ async fn status_route(State(app): State<Arc<App>>) -> Json<Value> {
         "round_solutions": counts.round_solutions,
         "round_values": counts.round_values,
     });
-    Json(v)
+    Ok(Json(v))
 }
 
 /// The game of `rule`, its start (`first`, or a set-up) and `moves`, played (a set-up or a move
@@ -98,8 +113,8 @@ pub fn game_of(params: &Params) -> Result<(GameSpec, Game), ApiError> {
 
 /// The state after the moves: whose move, the legal moves, and the trace (the JSON lines of
 /// `replay`).
-async fn game_route(RawQuery(query): RawQuery) -> Reply {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &GAME_PARAMS)?;
+async fn game_route(Query(query): Query) -> Reply {
+    let params = Params::parse(&query, &GAME_PARAMS)?;
     let spec = params.game_spec()?;
     let mut trace = Vec::new();
     let game = spec.trace(|e: TraceEvent| trace.push(serde_json::to_value(&e).expect("trace events serialize"))).map_err(ApiError::from)?;
@@ -121,8 +136,8 @@ async fn game_route(RawQuery(query): RawQuery) -> Reply {
 
 /// The replay page of `show` for the moves (the page `/api/export/show` downloads), opening at
 /// `ply` (default: the last).
-async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["ply"]))?;
+async fn show_route(Query(query): Query) -> Result<Response, ApiError> {
+    let params = Params::parse(&query, &game_params(&["ply"]))?;
     let ply = match params.one("ply")? {
         Some(_) => Some(params.count("ply", 0, 0, u32::MAX as u64)? as u32),
         None => None,
@@ -132,7 +147,13 @@ async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
 }
 
 /// A player of the server: any built-in one; external and embedded players are not offered.
+/// Their names are refused before the spec is parsed, so nothing is built from such a request
+/// (and the message does not echo a command line of any length).
 fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
+    let name = text.split_once(':').map_or(text, |(name, _)| name);
+    if name == "external" || name == "python" {
+        return Err(ApiError::bad(field, format!("{name} players are not offered by the server")));
+    }
     let spec: AgentSpec = text.parse().map_err(|e| ApiError::bad(field, e))?;
     match spec {
         AgentSpec::External(_) | AgentSpec::Host(_) => Err(ApiError::bad(field, "external players are not offered by the server")),
@@ -141,8 +162,8 @@ fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
 }
 
 /// The move a player makes after the moves (`pit` null: the match is over).
-async fn play_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Reply {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["player", "seed"]))?;
+async fn play_route(State(app): State<Arc<App>>, Query(query): Query) -> Reply {
+    let params = Params::parse(&query, &game_params(&["player", "seed"]))?;
     let (_, game) = game_of(&params)?;
     let spec = player(
         params
@@ -151,6 +172,7 @@ async fn play_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> R
         "player",
     )?;
     let seed = params.count("seed", 1, 0, u64::MAX)?;
+    let name = spec.to_string();
     let pit = app
         .heavy("play", move |app, _| {
             let mut game = game;
@@ -163,7 +185,7 @@ async fn play_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> R
         })
         .await?
         .map_err(|e| ApiError::bad("player", e))?;
-    Ok(Json(json!({ "pit": pit, "player": spec.to_string() })))
+    Ok(Json(json!({ "pit": pit, "player": name })))
 }
 
 /// The most matches of one statistics request (over all moves).
@@ -172,8 +194,8 @@ pub const MAX_STATISTICS_MATCHES: u64 = 20_000;
 const CONTINUATION_PLIES: u32 = 50_000;
 
 /// Each legal move's results over seeded continuations by a pair of players.
-async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["south", "north", "matches", "seed"]))?;
+async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, Query(query): Query) -> Result<Response, ApiError> {
+    let params = Params::parse(&query, &game_params(&["south", "north", "matches", "seed"]))?;
     let (_, game) = game_of(&params)?;
     let first = game.first();
     let specs = [player(params.one("south")?.unwrap_or("random"), "south")?, player(params.one("north")?.unwrap_or("random"), "north")?];
@@ -187,22 +209,55 @@ async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, RawQu
         ));
     }
     let work = move |app: &App, job: &crate::app::job::Job| {
+        let names = [specs[0].to_string(), specs[1].to_string()];
         let request = StatisticsRequest { game, first, players: specs, matches, seed, max_plies: CONTINUATION_PLIES };
         let rows = statistics(&request, &app.resources, job).map_err(|e| match e {
             StatisticsError::Player(e) => ApiError::bad("player", e),
             StatisticsError::Cancelled => ApiError::cancelled(),
         })?;
-        Ok(json!({ "matches": matches, "seed": seed, "players": [specs[0].to_string(), specs[1].to_string()], "moves": rows }))
+        Ok(json!({ "matches": matches, "seed": seed, "players": names, "moves": rows }))
     };
     Ok(app.answer(&headers, "statistics", work).await)
 }
 
+/// A request's body, at most [`MAX_BODY_BYTES`], within [`BODY_TIMEOUT`]; one cut short (the
+/// client closed its side before its `Content-Length`) is said to be so.
+async fn read_body(headers: &HeaderMap, body: Body, cut: Option<BodyCut>) -> Result<axum::body::Bytes, ApiError> {
+    // The connection layer let only bodies of one whole Content-Length through.
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+    let too_large = declared.is_some_and(|n| n > MAX_BODY_BYTES as u64);
+    let cut_short = || ApiError::bad("body", "the body ended before its Content-Length: the client stopped sending it").closing();
+    let cut = async move {
+        match cut {
+            Some(cut) => cut.wait().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        read = to_bytes(body, MAX_BODY_BYTES) => read.map_err(|_| match too_large {
+            true => ApiError::bad("body", format!("{} bytes, larger than {MAX_BODY_BYTES}, the most a request may send", declared.unwrap_or(0))),
+            false => cut_short(),
+        }),
+        () = cut => Err(cut_short()),
+        () = tokio::time::sleep(BODY_TIMEOUT) => Err(ApiError::refused(
+            StatusCode::REQUEST_TIMEOUT,
+            "body",
+            format!("the body did not arrive within {} s", BODY_TIMEOUT.as_secs()),
+        ).closing()),
+    }
+}
+
 /// A record, or a bare move list, checked against every reading (the output of
 /// `check-record --json`).
-async fn check_record_route(State(app): State<Arc<App>>, body: Body) -> Reply {
-    let body = to_bytes(body, MAX_BODY_BYTES)
-        .await
-        .map_err(|_| ApiError::bad("body", format!("larger than {MAX_BODY_BYTES} bytes, the most a request may send")))?;
+async fn check_record_route(
+    State(app): State<Arc<App>>,
+    Query(query): Query,
+    cut: Option<axum::Extension<BodyCut>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Reply {
+    Params::parse(&query, &[])?;
+    let body = read_body(&headers, body, cut.map(|c| c.0)).await?;
     let v: Value = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad("body", format!("not JSON ({e}); send {{\"record\": TEXT}} or {{\"moves\": \"0,3\", \"first\": \"south\"}}"))
     })?;

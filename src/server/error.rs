@@ -16,20 +16,30 @@ pub struct ApiError {
     /// What kind of refusal, for the page: "budget" (the board is beyond the budget),
     /// "cancelled", or none.
     kind: Option<&'static str>,
+    /// Whether the connection is closed after the answer (what is left of it cannot be read).
+    close: bool,
 }
 
 impl ApiError {
     pub fn bad(field: &str, message: impl std::fmt::Display) -> ApiError {
-        ApiError { status: StatusCode::BAD_REQUEST, field: Some(field.to_string()), message: message.to_string(), kind: None }
+        ApiError { status: StatusCode::BAD_REQUEST, field: Some(field.to_string()), message: message.to_string(), kind: None, close: false }
     }
     pub fn status(status: StatusCode, message: impl std::fmt::Display) -> ApiError {
-        ApiError { status, field: None, message: message.to_string(), kind: None }
+        ApiError { status, field: None, message: message.to_string(), kind: None, close: false }
+    }
+    /// A refusal of another status that names what was at fault (a header, the query...).
+    pub fn refused(status: StatusCode, field: &str, message: impl std::fmt::Display) -> ApiError {
+        ApiError { field: Some(field.to_string()), ..ApiError::status(status, message) }
     }
     pub fn budget(field: &str, message: impl std::fmt::Display) -> ApiError {
         ApiError { kind: Some("budget"), ..ApiError::bad(field, message) }
     }
     pub fn cancelled() -> ApiError {
         ApiError { kind: Some("cancelled"), ..ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "the job was cancelled") }
+    }
+    /// The same error, the connection closed after it.
+    pub fn closing(self) -> ApiError {
+        ApiError { close: true, ..self }
     }
     pub fn json(&self) -> Value {
         json!({ "error": self.message, "field": self.field, "kind": self.kind, "status": self.status.as_u16() })
@@ -50,6 +60,10 @@ impl From<FieldError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, axum::Json(self.json())).into_response()
+        let mut response = (self.status, axum::Json(self.json())).into_response();
+        if self.close {
+            response.headers_mut().insert(axum::http::header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+        }
+        response
     }
 }

@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
-use super::params::{game_params, Params, GAME_PARAMS};
+use super::params::{game_params, Params, Query, GAME_PARAMS};
 use super::state::App;
 use crate::app::export::{move_list, replay_page, trace_lines};
 use crate::app::export_dataset::{self, DatasetRequest, ExportError};
@@ -23,23 +23,23 @@ fn download(content_type: &'static str, name: &str, body: impl IntoResponse) -> 
 }
 
 /// The moves as `replay --moves` takes them (the game checked first: a bad one is a 400).
-pub async fn moves_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &GAME_PARAMS)?;
+pub async fn moves_route(Query(query): Query) -> Result<Response, ApiError> {
+    let params = Params::parse(&query, &GAME_PARAMS)?;
     let spec = params.game_spec()?;
     spec.game().map_err(ApiError::from)?;
     Ok(download("text/plain; charset=utf-8", "moves.txt", move_list(&spec.moves)))
 }
 
 /// The trace: the JSON lines `replay` prints for the moves.
-pub async fn trace_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &GAME_PARAMS)?;
+pub async fn trace_route(Query(query): Query) -> Result<Response, ApiError> {
+    let params = Params::parse(&query, &GAME_PARAMS)?;
     let lines = trace_lines(&params.game_spec()?).map_err(ApiError::from)?;
     Ok(download("application/x-ndjson", "trace.jsonl", lines))
 }
 
 /// The replay page `show --moves` writes, opening at `ply` (default 0, as `show`'s).
-pub async fn show_route(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let params = Params::parse(query.as_deref().unwrap_or(""), &game_params(&["ply"]))?;
+pub async fn show_route(Query(query): Query) -> Result<Response, ApiError> {
+    let params = Params::parse(&query, &game_params(&["ply"]))?;
     let ply = params.count("ply", 0, 0, u32::MAX as u64)? as u32;
     let page = replay_page(&params.game_spec()?, Some(ply)).map_err(ApiError::from)?;
     Ok(download("text/html; charset=utf-8", "replay.html", page))
@@ -72,8 +72,8 @@ fn dataset_request(query: &str) -> Result<(DatasetRequest, String), ApiError> {
 /// The game as a dataset of one match (docs/data.md, "A match played from its moves"), in a tar
 /// archive of its directory. It is written in a temporary directory inside the tables directory,
 /// removed once archived: no file is written elsewhere.
-pub async fn dataset_route(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
-    let (request, command) = dataset_request(query.as_deref().unwrap_or(""))?;
+pub async fn dataset_route(State(app): State<Arc<App>>, Query(query): Query) -> Result<Response, ApiError> {
+    let (request, command) = dataset_request(&query)?;
     let (name, archive) = app
         .heavy("export-dataset", move |app, job| {
             let failed = |e: std::io::Error| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("cannot write the dataset: {e}"));

@@ -18,6 +18,19 @@ pub const MAX_QUERY_BYTES: usize = 1 << 20;
 /// The most `rule` parameters of a request (there are 8 switches).
 const MAX_RULES: usize = 16;
 
+/// The query string of a request as the guard hands it on: a long one moved out of the request
+/// target by the connection layer put back, the token taken out.
+#[derive(Clone, Debug, Default)]
+pub struct Query(pub String);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Query {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Query, Self::Rejection> {
+        Ok(parts.extensions.remove::<Query>().unwrap_or_else(|| Query(parts.uri.query().unwrap_or("").to_string())))
+    }
+}
+
 /// A bad request: the field and what is wrong (HTTP 400).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadRequest {
@@ -70,7 +83,8 @@ impl Params {
             let (name, value) = item.split_once('=').unwrap_or((item, ""));
             let name = decode(name, "query")?;
             if !known.contains(&name.as_str()) {
-                return Err(bad(&name, format!("unknown parameter '{name}': known ones are {}", known.join(", "))));
+                let known = if known.is_empty() { "this takes none".to_string() } else { format!("known ones are {}", known.join(", ")) };
+                return Err(bad(&name, format!("unknown parameter '{name}': {known}")));
             }
             let value = decode(value, &name)?;
             pairs.push((name, value));

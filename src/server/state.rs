@@ -21,6 +21,8 @@ pub const HEAVY_AT_ONCE: usize = 2;
 pub const HEAVY_QUEUED: usize = 256;
 /// Largest request body (a record of 1 MiB, with room for its JSON).
 pub const MAX_BODY_BYTES: usize = (1 << 20) + (64 << 10);
+/// Time for a request's body to arrive once its head has.
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What `rajapasu serve` was asked.
 #[derive(Clone, Debug)]
@@ -31,6 +33,10 @@ pub struct Config {
     pub max_memory: u64,
     /// The most positions one solve may reach.
     pub max_positions: u64,
+    /// More names the server answers to (`--allow-host`) besides its address and the loopback's.
+    pub allow_hosts: Vec<String>,
+    /// The token the API requires (off the loopback), if any.
+    pub token: Option<String>,
 }
 
 /// The server's shared state.

@@ -254,4 +254,11 @@ fn analyse_rejects_bad_input_naming_the_field() {
         usage_error(&args.iter().map(String::as_str).collect::<Vec<_>>(), needles);
     }
     usage_error(&["analyse", "--no-match", "--max-positions=1000"], &["budget", "1000", "positions (--max-positions)"]);
+    // 98 on the board and reserves whose 32-bit sum wraps around to 98: refused, not analysed.
+    let real = ["analyse", "--no-match", "--position", "7,7,7,7,7,7,7,7,7,7,7,7,7,7", "--to-move", "south"];
+    for (reserve, side) in [("4294967295,1", "south's reserve"), ("1,4294967295", "north's reserve"), ("98,98", "")] {
+        let args: Vec<&str> = real.iter().copied().chain(["--reserve", reserve]).collect();
+        let needles: &[&str] = if side.is_empty() { &["--position", "294"] } else { &["--reserve", side, "98 in all"] };
+        usage_error(&args, needles);
+    }
 }

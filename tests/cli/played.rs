@@ -28,7 +28,7 @@ fn played_match(south: AgentSpec) -> Vec<String> {
     while !game.is_over() {
         let pit = if game.position().turn() == Side::South {
             let mut probe = game;
-            let mut agent = Agent::seated(south, seat_rng(1, game.ply() as u64, Side::South), &Resources::default());
+            let mut agent = Agent::seated(south.clone(), seat_rng(1, game.ply() as u64, Side::South), &Resources::default());
             agent.play(&mut probe, &mut ()).unwrap().unwrap().0.index()
         } else {
             game.legal_moves().iter().last().unwrap().index()

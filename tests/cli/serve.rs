@@ -15,6 +15,8 @@ use crate::common::*;
 pub struct Server {
     child: Child,
     pub addr: String,
+    /// The token of the address printed, if any (off the loopback).
+    pub token: Option<String>,
 }
 
 impl Server {
@@ -35,7 +37,8 @@ impl Server {
         BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
         let addr =
             line.split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
-        Server { child, addr }
+        let token = line.split("?token=").nth(1).and_then(|r| r.split_whitespace().next()).map(str::to_string);
+        Server { child, addr, token }
     }
 
     pub fn pid(&self) -> u32 {
@@ -220,7 +223,7 @@ fn a_burst_of_requests_and_clients_that_disconnect_are_served() {
     for i in 0..16 {
         let mut stream = TcpStream::connect(&server.addr).unwrap();
         let target = format!("/api/analyse?rule=pits_per_row=3&rule=seeds_per_pit={}&moves=2", 3 + i % 3);
-        let _ = stream.write_all(format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes());
+        let _ = stream.write_all(format!("GET {target} HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes());
         drop(stream);
     }
     // 2,000 requests from 32 clients at once, of every kind.

@@ -132,7 +132,7 @@ fn a_client_that_disconnects_mid_solve_cancels_its_job_and_the_server_serves_on(
     wait_status(&server, "the streamed job cancelled", |v| v["cancelled"] == 1 && v["running"].as_array().unwrap().is_empty());
     // A plain request dropped while its solve runs.
     let mut plain = TcpStream::connect(&server.addr).unwrap();
-    plain.write_all(b"GET /api/analyse?first=north&match=false HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    plain.write_all(format!("GET /api/analyse?first=north&match=false HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes()).unwrap();
     wait_status(&server, "the plain job running", |v| {
         v["running"].as_array().unwrap().iter().any(|j| j["kind"] == "analyse" && j["progress"]["done"].as_u64() > Some(0))
     });

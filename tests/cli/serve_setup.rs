@@ -82,6 +82,9 @@ fn a_bad_set_up_is_refused_naming_its_field() {
         (format!("/api/export/trace?{SMALL}&holdings=6,6&moves=0,0,0,0,0,0,0"), "moves", "cannot be played"),
         (format!("/api/export/show?{SMALL}&moves=2&ply=5"), "ply", "plies 0..=1"),
         (format!("/api/export/moves?{SMALL}&moves=0,9"), "moves", "pit 9"),
+        // Reserves whose 32-bit sum wraps around to the board's total.
+        (format!("/api/game?{SMALL}&position=2,2,2,2,2,2&reserve=4294967295,1&to_move=south"), "reserve", "12 in all"),
+        (format!("/api/analyse?{SMALL}&position=2,2,2,2,2,2&reserve=1,4294967295&to_move=south"), "reserve", "north's reserve"),
     ];
     for (target, field, needle) in &cases {
         let (status, v) = server.get_json(target);

@@ -77,7 +77,7 @@ fn exact_lead(pos: &Position, local: &mut HashMap<BySide<u8>, Arc<Solution>>, sh
 
 /// Refuses players that would run a program or need a host: the matches are played again.
 pub fn check_players(cfg: &RunConfig) -> Result<(), String> {
-    for (side, spec) in [(Side::South, cfg.south), (Side::North, cfg.north)] {
+    for (side, spec) in [(Side::South, &cfg.south), (Side::North, &cfg.north)] {
         if matches!(spec, AgentSpec::External(_) | AgentSpec::Host(_)) {
             return Err(format!(
                 "the exact evaluation plays the matches again, and {} is `{spec}`, which it does not run (built-in players only)",
@@ -112,7 +112,7 @@ fn exact_leads(
 /// solved within `opts`.
 pub fn exact_records(recorded: &[Recorded], solutions: &Solutions) -> Result<HashMap<u64, QualityRecord>, String> {
     // The rows of the matches played again are not kept: match detail, the least to record.
-    let cfg = &RunConfig { detail: Detail::Match, ..solutions.cfg };
+    let cfg = &RunConfig { detail: Detail::Match, ..solutions.cfg.clone() };
     check_players(cfg)?;
     recorded
         .par_chunks(64)
@@ -167,7 +167,7 @@ mod tests {
         let rules = Ruleset { pits_per_row: p, seeds_per_pit: s, ..Ruleset::default() };
         RunConfig {
             rules,
-            south: spec,
+            south: spec.clone(),
             north: spec,
             first: FirstPolicy::Alternate,
             seed: 9,

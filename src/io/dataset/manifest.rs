@@ -160,8 +160,8 @@ impl Manifest {
             run_id: cfg.run_id(),
             rules: cfg.rules,
             rules_hash: cfg.rules.hash(),
-            south: cfg.south,
-            north: cfg.north,
+            south: cfg.south.clone(),
+            north: cfg.north.clone(),
             first: cfg.first,
             seed: cfg.seed,
             matches: cfg.matches,
@@ -333,7 +333,7 @@ impl Manifest {
     fn check_played(&self) -> Result<(), ManifestProblem> {
         let field = |field: &'static str, what: String| Err(ManifestProblem::Field { field, what });
         let Some(played) = &self.played else {
-            return match [("south", self.south), ("north", self.north)].into_iter().find(|(_, seat)| *seat == PlayedSeat::Human) {
+            return match [("south", &self.south), ("north", &self.north)].into_iter().find(|(_, seat)| **seat == PlayedSeat::Human) {
                 Some((seat, _)) => field(seat, "human: a person's seat is only in a match played from its moves (`played`)".into()),
                 None => Ok(()),
             };
@@ -349,7 +349,7 @@ impl Manifest {
 
     /// The run this manifest records (what `simulate` was given), its seats as played.
     pub fn config(&self) -> RunConfig<PlayedSeat> {
-        self.config_seated(self.south, self.north)
+        self.config_seated(self.south.clone(), self.north.clone())
     }
 
     /// The run with its seats' players, which can play its matches again; None when a seat is a

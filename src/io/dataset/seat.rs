@@ -10,7 +10,7 @@ use crate::agents::{AgentSpec, SpecError};
 /// Who played a seat of a dataset's matches: a player, or, only in a match played from its
 /// recorded moves, a person (`human`), whose moves are given and never chosen by rajapasu.
 /// Written as the player's canonical spec, or `human`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlayedSeat {
     Human,
     Player(AgentSpec),
@@ -18,10 +18,10 @@ pub enum PlayedSeat {
 
 impl PlayedSeat {
     /// The seat's player; None for a person's seat.
-    pub fn player(self) -> Option<AgentSpec> {
+    pub fn player(&self) -> Option<AgentSpec> {
         match self {
             PlayedSeat::Human => None,
-            PlayedSeat::Player(spec) => Some(spec),
+            PlayedSeat::Player(spec) => Some(spec.clone()),
         }
     }
 }

@@ -112,7 +112,7 @@ mod tests {
     fn minimax_scores_each_move_as_plain_minimax_does() {
         for pos in positions().iter().filter(|p| p.has_legal_move()) {
             let spec = AgentSpec::Minimax(MinimaxParams::with_depth(3));
-            let e = evaluate(spec, pos, &mut Rng::from_seed(1), u64::MAX).unwrap();
+            let e = evaluate(spec.clone(), pos, &mut Rng::from_seed(1), u64::MAX).unwrap();
             let want: Vec<(Pit, f64)> = plain_root_values(pos, 3, spec_eval(spec)).into_iter().map(|(p, v)| (p, v as f64)).collect();
             let mut want = want;
             want.sort_by_key(|(p, _)| p.index());

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use crate::engine::{Pit, Position, Rng};
 
 /// The name of a registered host player, as its spec `python:NAME` says it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HostParams {
-    /// Leaked like [`super::ExternalParams::command`]: specs are parsed a handful of times.
-    pub name: &'static str,
+    /// Shared like [`super::ExternalParams::command`]: cheap to clone, freed with its specs.
+    pub name: Arc<str>,
 }
 
 /// Chooses a local pit among the legal ones of `pos` (never asked without one). An `Err` is
@@ -64,13 +64,14 @@ pub struct HostError {
 
 /// A host player in one seat of one match.
 pub(crate) struct Host {
-    name: &'static str,
+    name: Arc<str>,
     player: Option<Arc<dyn HostPlayer>>,
 }
 
 impl Host {
     pub(crate) fn new(params: HostParams, players: &HostPlayers) -> Host {
-        Host { name: params.name, player: players.get(params.name) }
+        let player = players.get(&params.name);
+        Host { name: params.name, player }
     }
 
     pub(crate) fn choose(&self, pos: &Position, round: Option<u32>, ply: Option<u32>, rng: &mut Rng) -> Result<Option<Pit>, HostError> {
@@ -111,7 +112,7 @@ mod tests {
     #[test]
     fn a_python_spec_parses_prints_and_rejects_bad_names() {
         let spec: AgentSpec = "python:my_player".parse().unwrap();
-        assert_eq!(spec, AgentSpec::Host(HostParams { name: "my_player" }));
+        assert_eq!(spec, AgentSpec::Host(HostParams { name: "my_player".into() }));
         assert_eq!(spec.to_string(), "python:my_player");
         assert_eq!("python:<lambda>".parse::<AgentSpec>().unwrap().to_string(), "python:<lambda>");
         let e = "python:two words".parse::<AgentSpec>().unwrap_err().to_string();
@@ -123,13 +124,13 @@ mod tests {
     fn a_registered_player_is_asked_and_an_unregistered_one_is_an_error() {
         let pos = Position::opening(Ruleset::default(), Side::South);
         let spec: AgentSpec = "python:host_test_highest".parse().unwrap();
-        let e = Agent::new(spec, seat_rng(1, 0, Side::South)).choose(&pos).unwrap_err().to_string();
+        let e = Agent::new(spec.clone(), seat_rng(1, 0, Side::South)).choose(&pos).unwrap_err().to_string();
         assert!(e.contains("python:host_test_highest") && e.contains("no such player is registered"), "{e}");
         let player = Arc::new(Highest(Default::default()));
         let mut players = Resources::default();
         players.hosts.add("host_test_highest", player.clone()).unwrap();
         assert!(players.hosts.add("host_test_highest", player.clone()).unwrap_err().contains("two Python players are named"));
-        let mut agent = Agent::seated(spec, seat_rng(1, 0, Side::South), &players);
+        let mut agent = Agent::seated(spec.clone(), seat_rng(1, 0, Side::South), &players);
         assert_eq!(agent.choose(&pos).unwrap().map(|p| p.index()), Some(6));
         assert_eq!(player.0.load(std::sync::atomic::Ordering::Relaxed), 1);
         // Another run's resources do not have it.

@@ -85,7 +85,7 @@ impl Agent {
     }
 
     fn with(spec: AgentSpec, rng: Rng, exact: impl FnOnce() -> Arc<ExactStore>, hosts: &host::HostPlayers) -> Agent {
-        let state = match spec {
+        let state = match spec.clone() {
             AgentSpec::Random | AgentSpec::Greedy => State::Stateless,
             AgentSpec::Minimax(p) => State::Minimax(minimax::Searcher::new(p)),
             AgentSpec::Mcts(p) => State::Mcts(mcts::Tree::new(p)),
@@ -96,8 +96,8 @@ impl Agent {
         Agent { spec, rng, state }
     }
 
-    pub fn spec(&self) -> AgentSpec {
-        self.spec
+    pub fn spec(&self) -> &AgentSpec {
+        &self.spec
     }
 
     /// Plays a move for the side to move, or returns None when it has no legal move (R10).

@@ -17,6 +17,7 @@
 use crate::exact::PerfectKind;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use super::eval::Eval;
 
@@ -78,14 +79,13 @@ impl MctsParams {
 
 /// A program speaking the JSON-lines protocol of docs/external-players.md.
 ///
-/// The command is a `&'static str` so that [`AgentSpec`] stays a small `Copy` value like the
-/// other players' parameters; a spec is parsed a handful of times per command, so the few
-/// bytes each parse leaks are bounded by the input.
-#[derive(Clone, Copy, Debug)]
+/// The command is shared (`Arc<str>`): a spec stays cheap to clone, and the text is freed with
+/// the last spec holding it (a server parses specs from every request).
+#[derive(Clone, Debug)]
 pub struct ExternalParams {
     /// Program and arguments, split and quoted as a POSIX shell splits words (no expansion of
     /// any kind): canonical, each word quoted only where it needs to be.
-    pub command: &'static str,
+    pub command: Arc<str>,
     /// Wall-clock limit of one answer. It only decides when to give up on a program; it never
     /// changes a choice, so it is not part of the player's identity (see the module's note).
     pub timeout_ms: u32,
@@ -95,7 +95,7 @@ impl ExternalParams {
     pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
     /// The program and its arguments.
     pub fn argv(&self) -> Vec<String> {
-        shlex::split(self.command).expect("a parsed command splits")
+        shlex::split(&self.command).expect("a parsed command splits")
     }
 }
 
@@ -115,7 +115,7 @@ impl std::hash::Hash for ExternalParams {
 }
 
 /// Which player, with its parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum AgentSpec {
     /// Uniform over the legal moves.
     Random,
@@ -279,7 +279,7 @@ fn parse_external(param: Option<&str>) -> Result<ExternalParams, String> {
     if timeout_ms < MIN_TIMEOUT_MS {
         return Err(timeout_error(&decimal(timeout_ms)));
     }
-    Ok(ExternalParams { command: Box::leak(command.into_boxed_str()), timeout_ms })
+    Ok(ExternalParams { command: command.into(), timeout_ms })
 }
 
 fn timeout_error(value: &str) -> String {
@@ -343,7 +343,7 @@ impl FromStr for AgentSpec {
                 )),
             },
             "python" => super::host::check_name(param.unwrap_or(""))
-                .map(|n| AgentSpec::Host(super::host::HostParams { name: Box::leak(n.to_string().into_boxed_str()) }))
+                .map(|n| AgentSpec::Host(super::host::HostParams { name: n.into() }))
                 .map_err(err),
             _ => Err(err(format!("unknown player '{name}'"))),
         }

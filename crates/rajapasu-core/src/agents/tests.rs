@@ -61,13 +61,13 @@ fn specs_print_every_parameter_and_parse_back() {
     assert_eq!((p.argv(), p.timeout_ms), (vec!["python3".to_string(), "x.py".into(), "-v".into()], 500));
     let AgentSpec::External(p) = spec("external:timeout=600,cmd='/my players/bot' --name \"it's\" $HOME") else { panic!() };
     assert_eq!(p.argv(), ["/my players/bot", "--name", "it's", "$HOME"], "quotes group words; nothing is expanded");
-    assert_eq!((p.timeout_ms, spec(&AgentSpec::External(p).to_string())), (600_000, AgentSpec::External(p)));
+    assert_eq!((p.timeout_ms, spec(&AgentSpec::External(p.clone()).to_string())), (600_000, AgentSpec::External(p)));
     // Any word survives the canonical form: it splits back to the same words.
     let text = r#"bot 'a b' "it's" $x '#c' '' 'back\slash' 'q"uote' "mix ' \" \$ \`" a,b --k=v"#;
     let words = ["bot", "a b", "it's", "$x", "#c", "", "back\\slash", "q\"uote", "mix ' \" $ `", "a,b", "--k=v"];
     let AgentSpec::External(p) = spec(&format!("external:{text}")) else { panic!() };
     assert_eq!(p.argv(), words);
-    let AgentSpec::External(again) = spec(&AgentSpec::External(p).to_string()) else { panic!() };
+    let AgentSpec::External(again) = spec(&AgentSpec::External(p.clone()).to_string()) else { panic!() };
     assert_eq!(again.argv(), words, "{}", p.command);
 }
 
@@ -85,7 +85,7 @@ fn an_external_players_timeout_is_not_part_of_its_identity() {
         s.hash(&mut h);
         h.finish()
     };
-    assert_eq!(hash(short), hash(long));
+    assert_eq!(hash(short.clone()), hash(long.clone()));
     assert_ne!(short, spec("external:./bot -y"), "the command is the identity");
     let cfg = |south| crate::sim::RunConfig {
         rules: Ruleset::default(),
@@ -98,7 +98,7 @@ fn an_external_players_timeout_is_not_part_of_its_identity() {
         batch_size: 5,
         shard: crate::sim::Shard::WHOLE,
     };
-    assert_eq!(cfg(short).run_id(), cfg(long).run_id());
+    assert_eq!(cfg(short).run_id(), cfg(long.clone()).run_id());
 }
 
 #[test]
@@ -148,8 +148,8 @@ fn every_agent_plays_only_legal_moves_and_none_when_stuck() {
     for rules in rulesets() {
         for (i, pos) in positions(rules, 60, 5).into_iter().enumerate() {
             let legal = pos.legal_moves();
-            for &spec in &specs {
-                let mut agent = Agent::new(spec, Rng::from_seed(i as u64));
+            for spec in &specs {
+                let mut agent = Agent::new(spec.clone(), Rng::from_seed(i as u64));
                 match agent.choose(&pos).unwrap() {
                     Some(pit) => assert!(legal.contains(pit), "{spec} chose illegal {pit} in {pos:?}"),
                     None => assert!(legal.is_empty(), "{spec} found no move among {legal}"),
@@ -332,8 +332,8 @@ fn choices_depend_only_on_the_seat_stream() {
     let rules = Ruleset::default();
     let pos = positions(rules, 30, 1)[29];
     for spec in ["random", "greedy", "minimax:2", "minimax:nodes=2000", "mcts:50"].map(spec) {
-        let a = Agent::new(spec, seat_rng(42, 7, Side::South)).choose(&pos).unwrap();
-        let b = Agent::new(spec, seat_rng(42, 7, Side::South)).choose(&pos).unwrap();
+        let a = Agent::new(spec.clone(), seat_rng(42, 7, Side::South)).choose(&pos).unwrap();
+        let b = Agent::new(spec.clone(), seat_rng(42, 7, Side::South)).choose(&pos).unwrap();
         assert_eq!(a, b, "{spec}");
     }
     assert_ne!(seat_rng(42, 7, Side::South), seat_rng(42, 7, Side::North));
@@ -468,7 +468,7 @@ fn the_example_player_plays_legal_moves_reproducibly() {
     let rules = Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=3"]).unwrap();
     for strategy in ["random", "first", "last"] {
         let s = external(&format!("{} --strategy {strategy}", example_player()), "10");
-        let mut agent = Agent::new(s, Rng::from_seed(3));
+        let mut agent = Agent::new(s.clone(), Rng::from_seed(3));
         let mut again = Agent::new(s, Rng::from_seed(3));
         for pos in positions(rules, 50, 3) {
             let legal = pos.legal_moves();

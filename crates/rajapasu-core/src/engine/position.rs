@@ -123,8 +123,11 @@ pub enum SetupError {
     OpenNotAtRightEnd { side: Side },
     #[error("open pit mask of {side} has pits beyond the row")]
     OpenOutOfRange { side: Side },
+    #[error("{side}'s reserve is {got} counters; these rules have {want} in all (R1)")]
+    Reserve { side: Side, got: u32, want: u32 },
+    /// Summed in 64 bits: reserves near `u32::MAX` must not wrap around to the board's total.
     #[error("counters on board plus reserves are {got}; these rules have {want} (R1)")]
-    Counters { got: u32, want: u32 },
+    Counters { got: u64, want: u32 },
 }
 
 impl Position {
@@ -190,8 +193,12 @@ impl Position {
             }
             board[g] = n;
         }
-        let got = board.iter().map(|&n| n as u32).sum::<u32>() + setup.reserve[Side::South] + setup.reserve[Side::North];
-        if got != rules.total_counters() {
+        let want = rules.total_counters();
+        if let Some(side) = Side::ALL.into_iter().find(|&side| setup.reserve[side] > want) {
+            return Err(SetupError::Reserve { side, got: setup.reserve[side], want });
+        }
+        let got = board.iter().map(|&n| n as u64).sum::<u64>() + setup.reserve[Side::South] as u64 + setup.reserve[Side::North] as u64;
+        if got != want as u64 {
             return Err(SetupError::Counters { got, want: rules.total_counters() });
         }
         Ok(Position { rules, board, next: next_table(&rules, setup.open), reserve: setup.reserve, open: setup.open, turn: setup.turn })

@@ -269,9 +269,25 @@ fn setup_validation_names_the_problem() {
     assert!(Position::from_setup(s.clone()).is_ok());
     s.open[Side::North] = PitSet(0b0111_1101);
     assert!(matches!(Position::from_setup(s), Err(SetupError::OpenNotAtRightEnd { side: Side::North })));
-    let mut s = good;
+    let mut s = good.clone();
     s.open[Side::South] = PitSet(0b0111_1110);
     assert!(matches!(Position::from_setup(s), Err(SetupError::ClosedPitNotEmpty { pit: 0, n: 7 })));
+}
+
+#[test]
+fn setup_totals_do_not_wrap_around() {
+    // 98 on the board plus 4294967295 + 1 wraps to 98 in 32 bits: refused all the same.
+    let good = Position::opening(Ruleset::default(), Side::South).to_setup();
+    let mut s = good.clone();
+    s.reserve = BySide::new(u32::MAX, 1);
+    assert_eq!(Position::from_setup(s), Err(SetupError::Reserve { side: Side::South, got: u32::MAX, want: 98 }));
+    let mut s = good.clone();
+    s.reserve = BySide::new(1, u32::MAX - 97);
+    assert!(matches!(Position::from_setup(s), Err(SetupError::Reserve { side: Side::North, .. })));
+    // Each reserve within the total, their sum beyond it.
+    let mut s = good;
+    s.reserve = BySide::new(98, 98);
+    assert_eq!(Position::from_setup(s), Err(SetupError::Counters { got: 294, want: 98 }));
 }
 
 #[test]

@@ -181,13 +181,13 @@ pub(crate) mod tests {
                         let first = if index % 2 == 0 { Side::South } else { Side::North };
                         let mut game = Game::new(r, first);
                         let specs = if me == Side::South {
-                            [AgentSpec::Perfect(PerfectKind::Match), other]
+                            [AgentSpec::Perfect(PerfectKind::Match), other.clone()]
                         } else {
-                            [other, AgentSpec::Perfect(PerfectKind::Match)]
+                            [other.clone(), AgentSpec::Perfect(PerfectKind::Match)]
                         };
                         let mut agents = [
-                            Agent::seated(specs[0], seat_rng(9, index, Side::South), &players),
-                            Agent::seated(specs[1], seat_rng(9, index, Side::North), &players),
+                            Agent::seated(specs[0].clone(), seat_rng(9, index, Side::South), &players),
+                            Agent::seated(specs[1].clone(), seat_rng(9, index, Side::North), &players),
                         ];
                         let (mut value, mut rounds) = promise(&table, &game, me);
                         seen.insert(value);

@@ -90,7 +90,7 @@ pub fn bench_players(
     for i in 0..matches {
         let first = Side::from_index((i % 2) as usize);
         let a_side = Side::from_index((i / 2 % 2) as usize);
-        let spec = |side: Side| if side == a_side { a } else { b };
+        let spec = |side: Side| if side == a_side { a.clone() } else { b.clone() };
         let mut game = Game::new(rules, first);
         let mut agents = Side::ALL.map(|side| Agent::seated(spec(side), seat_rng(seed, i, side), players));
         while !game.is_over() {

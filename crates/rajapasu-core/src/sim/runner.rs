@@ -267,8 +267,8 @@ pub fn play_match(cfg: &RunConfig, players: &Resources, index: u64, batch: &mut 
 /// They share the run's `players` resources.
 pub fn match_agents(cfg: &RunConfig, players: &Resources, index: u64) -> [Agent; 2] {
     [
-        Agent::seated(cfg.south, seat_rng(cfg.seed, index, Side::South), players),
-        Agent::seated(cfg.north, seat_rng(cfg.seed, index, Side::North), players),
+        Agent::seated(cfg.south.clone(), seat_rng(cfg.seed, index, Side::South), players),
+        Agent::seated(cfg.north.clone(), seat_rng(cfg.seed, index, Side::North), players),
     ]
 }
 
