@@ -63,9 +63,9 @@ fn page_rows(a: &Value) -> Value {
 #[test]
 fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     let Some(python) = selenium_python() else {
-        eprintln!(
-            "SKIPPED {}: needs $RAJAPASU_SELENIUM_PYTHON (a Python with selenium), /usr/bin/chromium and /usr/bin/chromedriver, as .ci/run installs",
-            module_path!()
+        browser_missing(
+            module_path!(),
+            "needs $RAJAPASU_SELENIUM_PYTHON (a Python with selenium), /usr/bin/chromium and /usr/bin/chromedriver, as .ci/run installs",
         );
         return;
     };
@@ -172,9 +172,9 @@ const MID_ROUND_MOVES: &str = "1,2,2,4,4,2,2,3,3,4,2,0,1,0";
 #[test]
 fn the_replay_page_of_a_game_set_up_mid_round_shows_every_state_in_chromium() {
     let Some(browser) = super::show::chromium() else {
-        eprintln!(
-            "SKIPPED {}: no Chromium at /usr/bin/chromium or $RAJAPASU_CHROMIUM (install Debian's chromium package, as .ci/run does)",
-            module_path!()
+        browser_missing(
+            module_path!(),
+            "no Chromium at /usr/bin/chromium or $RAJAPASU_CHROMIUM (install Debian's chromium package, as .ci/run does)",
         );
         return;
     };

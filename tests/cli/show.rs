@@ -20,9 +20,9 @@ macro_rules! browser_or_skip {
         match chromium() {
             Some(b) => b,
             None => {
-                eprintln!(
-                    "SKIPPED {}: no Chromium at /usr/bin/chromium or $RAJAPASU_CHROMIUM (install Debian's chromium package, as .ci/run does)",
-                    module_path!()
+                browser_missing(
+                    module_path!(),
+                    "no Chromium at /usr/bin/chromium or $RAJAPASU_CHROMIUM (install Debian's chromium package, as .ci/run does)",
                 );
                 return;
             }
