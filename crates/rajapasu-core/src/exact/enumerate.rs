@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::index::{Codec, RankSet};
-use super::solver::{Progress, SolveError, Watch};
+use super::solve_error::{Progress, SolveError, Watch};
 use crate::engine::Position;
 
 /// Shards of a level's positions (a power of two; fixed, so numbers do not depend on threads).

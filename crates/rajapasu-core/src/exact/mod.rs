@@ -17,6 +17,7 @@ pub(crate) mod perfect;
 mod round_graph;
 mod round_values;
 mod setting;
+mod solve_error;
 mod solver;
 mod spill;
 #[cfg(test)]
