@@ -258,5 +258,16 @@ report["record"] = {
     "summary": text("record-summary"),
 }
 driver.save_screenshot(OUT + "/serve-record.png")
+
+# A bare move list (no rules line) is checked on the board the page shows, here 4 x 4.
+open_state("pits_per_row=4&seeds_per_pit=4")
+driver.find_element(By.ID, "record").send_keys("1 1 2 3 0")
+driver.find_element(By.ID, "record-check").click()
+wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#readings li")) == 48, "the readings of the bare move list")
+items = driver.find_elements(By.CSS_SELECTOR, "#readings li")
+report["bare_record"] = {
+    "consistent": [li.get_attribute("data-hash") for li in items if li.get_attribute("data-consistent") == "true"],
+    "summary": text("record-summary"),
+}
 driver.quit()
 print(json.dumps(report))

@@ -149,6 +149,15 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     let consistent: Vec<Value> =
         checked["readings"].as_array().unwrap().iter().filter(|r| r["consistent"] == true).map(|r| r["rules_hash"].clone()).collect();
     assert_eq!(report["record"]["consistent"], Value::from(consistent));
+    // A bare move list is checked on the page's board (4 x 4), as the command line checks it
+    // with that board's rules, not on the real board.
+    let bare = ["check-record", "--json", "--moves", "1,1,2,3,0", "--rule", "pits_per_row=4", "--rule", "seeds_per_pit=4"];
+    let checked: Value = serde_json::from_str(ok(&bare).trim()).unwrap();
+    let consistent: Vec<Value> =
+        checked["readings"].as_array().unwrap().iter().filter(|r| r["consistent"] == true).map(|r| r["rules_hash"].clone()).collect();
+    assert_eq!(report["bare_record"]["consistent"], Value::from(consistent.clone()));
+    let summary = report["bare_record"]["summary"].as_str().unwrap();
+    assert!(summary.starts_with(&format!("{} of 48 readings", consistent.len())) && summary.contains("4 x 4"), "{summary}");
     // Screenshots: the page drawn, not blank.
     for name in ["serve.png", "serve-record.png", "serve-progress.png"] {
         let (w, h, colours) = screenshot(&shots.path().join(name));
