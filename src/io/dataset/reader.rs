@@ -184,10 +184,10 @@ impl Dataset {
         };
         let m = read(mp, &crate::sim::schema::MATCHES)?;
         let tables = self.detail().tables();
-        for (table, check) in rows::BATCH_CHECKS.into_iter().filter(|(t, _)| tables.contains(t)) {
+        for table in rows::BATCH_TABLES.into_iter().filter(|t| tables.contains(t)) {
             let path = self.dir.join(table).join(mp.file_name().expect("a part file has a name"));
             let t = read(&path, table_spec(table).expect("a table of the schema"))?;
-            check(&m, &t, &limits).map_err(|e| DatasetError::content(&path, e))?;
+            rows::check_batch(&m, &t, &limits).map_err(|e| DatasetError::content(&path, e))?;
         }
         Ok(())
     }
