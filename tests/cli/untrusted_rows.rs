@@ -324,3 +324,43 @@ fn every_invariant_broken_alone_is_refused_by_every_reader_naming_table_row_and_
         std::fs::remove_dir_all(&d).unwrap();
     }
 }
+
+/// The moves and laps invariants, each broken alone: `show`, which reads a batch's moves, refuses
+/// the dataset with exit 2 naming table, match, column and invariant, and writes no page.
+#[test]
+fn every_moves_and_laps_invariant_broken_alone_is_refused_by_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = dir.path().join("pristine");
+    ok(&["simulate", "--matches", "4", "--seed", "3", "--detail", "lap", "--format", "csv", "--out", s(&pristine), "--quiet"]);
+    let out = dir.path().join("page.html");
+    ok(&["show", s(&pristine), "--match", "0", "--out", s(&out)]);
+    std::fs::remove_file(&out).unwrap();
+    let cases: Vec<(&str, &str, Edit, &str)> = vec![
+        ("moves.round_within_max_rounds", "moves", to("round", any, |_| 1001), "column round: 1001"),
+        ("moves.ply_within_match", "moves", to("ply", any, |_| 0), "column ply: 0"),
+        ("moves.pit_within_row", "moves", to("legal_moves", any, |_| 100), "column legal_moves: 100"),
+        ("moves.laps_within_limit", "moves", to("laps", any, |_| 0), "column laps: 0"),
+        ("moves.sown_within_laps", "moves", to("sown", any, |_| i64::MAX), "column sown"),
+        ("moves.captures_within_counters", "moves", to("fours_opponent", any, |_| 1_000_000), "column fours_opponent"),
+        ("laps.round_within_max_rounds", "laps", to("round", any, |_| 1001), "column round: 1001"),
+        ("laps.ply_within_match", "laps", to("ply", any, |_| 0), "column ply: 0"),
+        ("laps.lap_within_limit", "laps", to("lap", any, |_| 0), "column lap: 0"),
+        ("laps.start_pit_on_board", "laps", to("start_pit", any, |_| 100), "column start_pit: 100"),
+        ("laps.sown_within_counters", "laps", to("sown", any, |_| 0), "column sown: 0"),
+    ];
+    let mut want: Vec<String> = Vec::new();
+    for (table, list) in rajapasu::io::rows::INVARIANTS.iter().filter(|(t, _)| ["moves", "laps"].contains(t)) {
+        want.extend(list.iter().map(|inv| format!("{table}.{}", inv.name)));
+    }
+    let mut have: Vec<String> = cases.iter().map(|c| c.0.to_string()).collect();
+    want.sort();
+    have.sort();
+    assert_eq!(have, want, "one case per invariant");
+    for (invariant, table, edit, column) in cases {
+        let d = edited(&pristine, invariant, table, edit);
+        let err = usage_error(&["show", s(&d), "--match", "0", "--out", s(&out)], &[&format!("table {table}, match 0, {column}")]);
+        assert!(err.contains(&format!("(invariant {invariant})")), "{err}");
+        assert!(!out.exists(), "a page for a refused dataset");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
