@@ -7,7 +7,8 @@
 //! A dataset is untrusted input: its part files and progress markers can be edited consistently
 //! by anyone who sends it. Without these checks a value of 10^16 became an allocation of
 //! gigabytes, an impossible count a panic, and a duplicated row figures that lie. The first
-//! violation is reported naming the table, the match (or round, or bin) and the column.
+//! violation is reported naming the table, the match (or round, or bin), the column and the
+//! invariant: each table's are listed once, in [`INVARIANTS`], which docs/data.md lists too.
 
 use std::collections::BTreeMap;
 
