@@ -220,7 +220,7 @@ fn check_holdings(t: &Table, l: &Limits) -> Result<(), String> {
     Ok(())
 }
 
-const ROUNDS: [Invariant; 8] = [
+const ROUNDS: [Invariant; 9] = [
     row("round_within_max_rounds", "1 ≤ `round` ≤ max_rounds", |t, l| bounded(t, "round", 1, l.max_rounds, "max_rounds")),
     row(
         "holdings_within_counters",
@@ -257,6 +257,7 @@ const ROUNDS: [Invariant; 8] = [
     row("endless_within_moves", "0 ≤ `endless_moves` ≤ `moves`", |t, _| {
         within(t, "endless_moves", 0, at(t, "moves"), "the round's moves")
     }),
+    row("rounds_numbered_in_order", "a match's rows are numbered 1, 2, 3, ... in order, each number once", |t, _| check_round_numbers(t)),
     batch(
         "rows_are_the_matches_rounds",
         "a match's rows are its `rounds` in table matches, their `moves` sum to its `moves`",
@@ -418,6 +419,21 @@ fn check_quality_leads(matches: &Table, q: &Table, limits: &Limits) -> Result<()
         within(q, &format!("{side}_peak"), 0, |_| c, "the board's counters")?;
         within(q, &format!("{side}_deficit_sum"), 0, |i| positions(i).saturating_mul(c), "the board's counters at each position")?;
         within(q, &format!("{side}_round_deficit"), 0, |_| c, "the board's counters")?;
+    }
+    Ok(())
+}
+
+/// A match's rows in a rounds part are its rounds 1, 2, 3, ... in order (as written), so no
+/// round is counted twice or in another's place.
+fn check_round_numbers(t: &Table) -> Result<(), String> {
+    let (Some(ColumnData::U64(ids)), Some(round)) = (t.column("match_id"), ints(t, "round")) else { return Ok(()) };
+    let mut next: BTreeMap<u64, i64> = BTreeMap::new();
+    for (i, (&id, &r)) in ids.iter().zip(round).enumerate() {
+        let want = next.entry(id).or_insert(1);
+        if r != *want {
+            return Err(format!("table rounds, row {} (match {id}), column round: {r} where round {want} belongs", i + 1));
+        }
+        *want += 1;
     }
     Ok(())
 }

@@ -253,6 +253,7 @@ fn breaches_of_matches_and_rounds() -> Vec<Breach> {
             to("endless_moves", any, |r| r.int("moves") + 1),
             "table rounds, match 0, column endless_moves",
         ),
+        ("rounds.rounds_numbered_in_order", "rounds", to("round", |r| r.int("round") == 2, |_| 3), "column round: 3 where round 2 belongs"),
         (
             "rounds.rows_are_the_matches_rounds",
             "rounds",
