@@ -144,8 +144,8 @@ fn show_replays_recorded_moves_and_refuses_moves_that_do_not_replay() {
     ok(&args);
     let page = dir.path().join("p.html");
     ok(&["show", s(&out), "--match", "2", "--out", s(&page)]);
-    // A recorded move changed (and recorded as the file holds it): the replay differs from the
-    // matches row or cannot be played, and no page is written.
+    // A recorded move changed (and recorded as the file holds it): refused, and no page is
+    // written.
     let part = std::fs::read_dir(out.join("moves")).unwrap().next().unwrap().unwrap().path();
     let text = std::fs::read_to_string(&part).unwrap();
     let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
@@ -166,7 +166,11 @@ fn show_replays_recorded_moves_and_refuses_moves_that_do_not_replay() {
         .collect();
     rewrite_part_file(&out, &part, (changed.join("\n") + "\n").as_bytes());
     std::fs::remove_file(&page).unwrap();
-    usage_error(&["show", s(&out), "--match", "2", "--out", s(&page)], &["the recorded moves of match 2 do not replay", "ply 1, pit 9"]);
+    // Pit 9 is off a row of 7: the batch's check refuses it before any replay.
+    usage_error(
+        &["show", s(&out), "--match", "2", "--out", s(&page)],
+        &["table moves, match 2, column pit: 9", "(invariant moves.pit_within_row)"],
+    );
     assert!(!page.exists());
 }
 

@@ -30,3 +30,21 @@ fn the_data_docs_describe_every_table_and_column() {
         }
     }
 }
+
+/// The invariants listed in docs/data.md are those the readers check, in the same order: a
+/// line `- `table.name`: rule` each, written once in the code (`rajapasu::io::rows::INVARIANTS`).
+#[test]
+fn the_data_docs_list_every_invariant_the_readers_check() {
+    let docs = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md")).unwrap();
+    let listed: Vec<&str> = docs.lines().filter(|l| l.starts_with("- `") && l.split('`').nth(1).is_some_and(|n| n.contains('.'))).collect();
+    let tables = rajapasu::sim::schema::ALL_TABLES;
+    let mut code = Vec::new();
+    for (table, list) in rajapasu::io::rows::INVARIANTS {
+        assert!(tables.iter().any(|t| t.name == table), "invariants of {table}, not a table of the schema");
+        assert!(!list.is_empty());
+    }
+    for t in tables {
+        code.extend(rajapasu::io::rows::invariants(t.name).iter().map(|inv| format!("- `{}.{}`: {}", t.name, inv.name, inv.rule)));
+    }
+    assert_eq!(listed, code, "docs/data.md lists other invariants than the readers check: paste `rajapasu schema --markdown` into it");
+}

@@ -54,7 +54,8 @@ fn set(
     }
 }
 
-/// Every reader refuses the dataset with exit 2, naming each needle; nothing panics.
+/// Every reader refuses the dataset with exit 2, naming each needle, and writes nothing;
+/// nothing panics.
 fn refused_by_every_reader(dir: &Path, data: &Path, needles: &[&str]) {
     let out = dir.join("out");
     for args in [vec!["summarize", s(data)], vec!["plot", s(data), "--out", s(&out)], vec!["metrics", s(data), "--out", s(&out)]] {
@@ -64,6 +65,7 @@ fn refused_by_every_reader(dir: &Path, data: &Path, needles: &[&str]) {
         for n in needles {
             assert!(err.contains(n), "rajapasu {} lacks '{n}': {err}", args.join(" "));
         }
+        assert!(!out.exists(), "rajapasu {} left {} behind", args.join(" "), out.display());
     }
 }
 
@@ -142,4 +144,240 @@ fn tables_that_disagree_with_each_other_are_refused_naming_table_match_and_colum
         rows[0][c] = (v + 1).to_string();
     });
     refused_by_every_reader(dir.path(), &d, &["table rounds, match 0, column moves: they sum to"]);
+}
+
+/// A row of a part file, its fields read by column name.
+struct Row<'a> {
+    header: &'a [String],
+    fields: &'a [String],
+}
+
+impl Row<'_> {
+    fn int(&self, column: &str) -> i64 {
+        self.fields[col(self.header, column)].parse().unwrap_or_else(|e| panic!("column {column}: {e}"))
+    }
+}
+
+type Edit = Box<dyn FnOnce(&[String], &mut Vec<Vec<String>>)>;
+
+/// An invariant (`table.name`), the table edited, the edit, and what the refusal must name.
+type Breach = (&'static str, &'static str, Edit, &'static str);
+
+/// Sets `column` of the first row where `pick` holds to `value` of that row.
+fn to(column: &'static str, pick: fn(&Row) -> bool, value: fn(&Row) -> i64) -> Edit {
+    Box::new(move |header, rows| {
+        let c = col(header, column);
+        let row = rows.iter_mut().find(|r| pick(&Row { header, fields: r })).expect("a row to edit");
+        let v = value(&Row { header, fields: row });
+        row[c] = v.to_string();
+    })
+}
+
+fn any(_: &Row) -> bool {
+    true
+}
+
+fn round_1(r: &Row) -> bool {
+    r.int("round") == 1
+}
+
+fn round_2(r: &Row) -> bool {
+    r.int("round") == 2
+}
+
+/// One edit for each invariant of the tables a round-detail dataset holds: the invariant, the
+/// table edited, the edit (breaking that invariant and, where the tables allow, no other
+/// checked before it), and the table, row and column(s) the refusal must name.
+fn breaches() -> Vec<Breach> {
+    let mut all = breaches_of_matches_and_rounds();
+    all.extend(breaches_beside_the_matches());
+    all
+}
+
+/// [`breaches`] of the matches and rounds tables.
+fn breaches_of_matches_and_rounds() -> Vec<Breach> {
+    const MAX: i64 = i64::MAX;
+    vec![
+        ("matches.rounds_within_max_rounds", "matches", to("rounds", any, |_| 1001), "table matches, match 0, column rounds: 1001"),
+        (
+            "matches.moves_within_rounds",
+            "matches",
+            to("moves", any, |r| r.int("rounds") * 10_000 + 1),
+            "table matches, match 0, column moves",
+        ),
+        (
+            "matches.laps_within_moves",
+            "matches",
+            to("laps", any, |r| r.int("moves") * 1_000_000 + 1),
+            "table matches, match 0, column laps",
+        ),
+        ("matches.sown_within_laps", "matches", to("sown", any, |_| MAX), "table matches, match 0, column sown"),
+        (
+            "matches.holdings_sum_to_counters",
+            "matches",
+            to("south_holdings", |r| r.int("south_holdings") > 0, |r| r.int("south_holdings") - 1),
+            "columns south_holdings and north_holdings",
+        ),
+        (
+            "matches.endless_within_moves",
+            "matches",
+            to("endless_moves", any, |r| r.int("moves") + 1),
+            "table matches, match 0, column endless_moves",
+        ),
+        (
+            "matches.round_wins_within_rounds",
+            "matches",
+            to("tied_rounds", any, |r| r.int("rounds") - r.int("starter_round_wins") + 1),
+            "table matches, match 0, column tied_rounds",
+        ),
+        (
+            "matches.captures_within_rounds",
+            "matches",
+            to("north_remainder", any, |_| MAX),
+            "table matches, match 0, column north_remainder",
+        ),
+        ("rounds.round_within_max_rounds", "rounds", to("round", any, |_| 1001), "table rounds, match 0, column round: 1001"),
+        ("rounds.holdings_within_counters", "rounds", to("south_kept", any, |_| 1_000_000), "table rounds, match 0, column south_kept"),
+        (
+            "rounds.pits_within_row",
+            "rounds",
+            to("north_closed", any, |r| 100 - r.int("north_open")),
+            "table rounds, match 0, column north_closed",
+        ),
+        ("rounds.moves_within_round_limit", "rounds", to("moves", any, |_| 10_001), "table rounds, match 0, column moves: 10001"),
+        ("rounds.laps_within_moves", "rounds", to("laps", any, |r| r.int("moves") * 1_000_000 + 1), "table rounds, match 0, column laps"),
+        ("rounds.sown_within_laps", "rounds", to("sown", any, |_| MAX), "table rounds, match 0, column sown"),
+        (
+            "rounds.endless_within_moves",
+            "rounds",
+            to("endless_moves", any, |r| r.int("moves") + 1),
+            "table rounds, match 0, column endless_moves",
+        ),
+        ("rounds.rounds_numbered_in_order", "rounds", to("round", |r| r.int("round") == 2, |_| 3), "column round: 3 where round 2 belongs"),
+        (
+            "rounds.rows_are_the_matches_rounds",
+            "rounds",
+            to("moves", any, |r| r.int("moves") + 1),
+            "table rounds, match 0, column moves: they sum to",
+        ),
+    ]
+}
+
+/// [`breaches`] of the histograms, quality and by_round tables.
+fn breaches_beside_the_matches() -> Vec<Breach> {
+    vec![
+        (
+            "histograms.value_within_metric",
+            "histograms",
+            to("value", |r| r.fields.iter().any(|f| f == "laps_per_move"), |_| 1_000_001),
+            "table histograms, row",
+        ),
+        ("histograms.count_positive", "histograms", to("count", any, |_| 0), "table histograms, row 1"),
+        ("histograms.bins_count_the_matches", "histograms", to("count", any, |r| r.int("count") + 1), "table histograms, metric"),
+        ("quality.same_matches", "quality", to("match_id", any, |_| 1_000_000), "table quality, row 1: match"),
+        (
+            "quality.counts_within_positions",
+            "quality",
+            to("lead_changes", any, |_| 1_000_000_000),
+            "table quality, match 0, column lead_changes",
+        ),
+        ("quality.legal_within_pits", "quality", to("legal_max", any, |_| 100), "table quality, match 0, column legal_max"),
+        ("quality.leads_within_counters", "quality", to("north_peak", any, |_| 1_000_000), "table quality, match 0, column north_peak"),
+        ("by_round.round_within_max_rounds", "by_round", to("round", round_2, |_| 1001), "table by_round, round 1001, column round"),
+        ("by_round.rounds_non_negative", "by_round", to("rounds", round_2, |_| -1), "table by_round, round 2, column rounds: -1"),
+        (
+            "by_round.wins_within_rounds",
+            "by_round",
+            to("first_player_wins", round_2, |r| r.int("rounds") - r.int("ties") + 1),
+            "table by_round, round 2, column first_player_wins",
+        ),
+        (
+            "by_round.round1_starter_is_first_player",
+            "by_round",
+            to("first_player_wins", round_1, |r| r.int("starter_wins") - 1),
+            "table by_round, round 1, columns starter_wins and first_player_wins",
+        ),
+        (
+            "by_round.open_pits_within_pits",
+            "by_round",
+            to("open_pits", round_2, |r| r.int("rounds") * 1000),
+            "table by_round, round 2, column open_pits",
+        ),
+        (
+            "by_round.one_row_per_round_reached",
+            "by_round",
+            to("rounds", round_2, |r| r.int("rounds") + 1),
+            "table by_round, round 2, column rounds",
+        ),
+        (
+            "by_round.wins_sum_to_matches",
+            "by_round",
+            to("starter_wins", |r| r.int("round") >= 2 && r.int("starter_wins") > 0, |r| r.int("starter_wins") - 1),
+            "table by_round, every row, column starter_wins: it sums to",
+        ),
+    ]
+}
+
+#[test]
+fn every_invariant_broken_alone_is_refused_by_every_reader_naming_table_row_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = dataset(dir.path());
+    ok(&["summarize", s(&pristine)]);
+    let cases = breaches();
+    // Every invariant of the tables read at round detail has its case (moves and laps are
+    // not tables of this detail).
+    let read = ["matches", "rounds", "histograms", "quality", "by_round"];
+    let mut want: Vec<String> = Vec::new();
+    for (table, list) in rajapasu::io::rows::INVARIANTS.iter().filter(|(t, _)| read.contains(t)) {
+        want.extend(list.iter().map(|inv| format!("{table}.{}", inv.name)));
+    }
+    let mut have: Vec<String> = cases.iter().map(|c| c.0.to_string()).collect();
+    want.sort();
+    have.sort();
+    assert_eq!(have, want, "one case per invariant");
+    for (invariant, table, edit, names) in cases {
+        let d = edited(&pristine, invariant, table, edit);
+        refused_by_every_reader(dir.path(), &d, &[names, &format!("(invariant {invariant})")]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
+
+/// The moves and laps invariants, each broken alone: `show`, which reads a batch's moves, refuses
+/// the dataset with exit 2 naming table, match, column and invariant, and writes no page.
+#[test]
+fn every_moves_and_laps_invariant_broken_alone_is_refused_by_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = dir.path().join("pristine");
+    ok(&["simulate", "--matches", "4", "--seed", "3", "--detail", "lap", "--format", "csv", "--out", s(&pristine), "--quiet"]);
+    let out = dir.path().join("page.html");
+    ok(&["show", s(&pristine), "--match", "0", "--out", s(&out)]);
+    std::fs::remove_file(&out).unwrap();
+    let cases: Vec<Breach> = vec![
+        ("moves.round_within_max_rounds", "moves", to("round", any, |_| 1001), "column round: 1001"),
+        ("moves.ply_within_match", "moves", to("ply", any, |_| 0), "column ply: 0"),
+        ("moves.pit_within_row", "moves", to("legal_moves", any, |_| 100), "column legal_moves: 100"),
+        ("moves.laps_within_limit", "moves", to("laps", any, |_| 0), "column laps: 0"),
+        ("moves.sown_within_laps", "moves", to("sown", any, |_| i64::MAX), "column sown"),
+        ("moves.captures_within_counters", "moves", to("fours_opponent", any, |_| 1_000_000), "column fours_opponent"),
+        ("laps.round_within_max_rounds", "laps", to("round", any, |_| 1001), "column round: 1001"),
+        ("laps.ply_within_match", "laps", to("ply", any, |_| 0), "column ply: 0"),
+        ("laps.lap_within_limit", "laps", to("lap", any, |_| 0), "column lap: 0"),
+        ("laps.start_pit_on_board", "laps", to("start_pit", any, |_| 100), "column start_pit: 100"),
+        ("laps.sown_within_counters", "laps", to("sown", any, |_| 0), "column sown: 0"),
+    ];
+    let mut want: Vec<String> = Vec::new();
+    for (table, list) in rajapasu::io::rows::INVARIANTS.iter().filter(|(t, _)| ["moves", "laps"].contains(t)) {
+        want.extend(list.iter().map(|inv| format!("{table}.{}", inv.name)));
+    }
+    let mut have: Vec<String> = cases.iter().map(|c| c.0.to_string()).collect();
+    want.sort();
+    have.sort();
+    assert_eq!(have, want, "one case per invariant");
+    for (invariant, table, edit, column) in cases {
+        let d = edited(&pristine, invariant, table, edit);
+        let err = usage_error(&["show", s(&d), "--match", "0", "--out", s(&out)], &[&format!("table {table}, match 0, {column}")]);
+        assert!(err.contains(&format!("(invariant {invariant})")), "{err}");
+        assert!(!out.exists(), "a page for a refused dataset");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 }

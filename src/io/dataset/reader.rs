@@ -169,13 +169,15 @@ impl Dataset {
     /// violation is an error naming its file, table, match and column.
     pub fn check_rows(&self) -> Result<(), DatasetError> {
         for mp in self.parts("matches")? {
-            self.check_batch_rows(&mp)?;
+            self.check_batch_rows(&mp, false)?;
         }
         Ok(())
     }
 
-    /// [`Dataset::check_rows`] for the batch of the matches part `mp`.
-    fn check_batch_rows(&self, mp: &Path) -> Result<(), DatasetError> {
+    /// [`Dataset::check_rows`] for the batch of the matches part `mp`; with `every_table`, the
+    /// row invariants of its moves and laps parts too. Those are left out of the whole
+    /// dataset's check: its readers use neither table, and they are its largest.
+    fn check_batch_rows(&self, mp: &Path, every_table: bool) -> Result<(), DatasetError> {
         let limits = rows::Limits::new(&self.manifest().rules);
         let read = |path: &Path, spec: &TableSpec| -> Result<Table, DatasetError> {
             let t = read_table(path, spec)?;
@@ -184,10 +186,16 @@ impl Dataset {
         };
         let m = read(mp, &crate::sim::schema::MATCHES)?;
         let tables = self.detail().tables();
-        for (table, check) in rows::BATCH_CHECKS.into_iter().filter(|(t, _)| tables.contains(t)) {
+        for table in rows::BATCH_TABLES.into_iter().filter(|t| tables.contains(t)) {
             let path = self.dir.join(table).join(mp.file_name().expect("a part file has a name"));
             let t = read(&path, table_spec(table).expect("a table of the schema"))?;
-            check(&m, &t, &limits).map_err(|e| DatasetError::content(&path, e))?;
+            rows::check_batch(&m, &t, &limits).map_err(|e| DatasetError::content(&path, e))?;
+        }
+        for table in ["moves", "laps"].into_iter().filter(|t| every_table && tables.contains(t)) {
+            read(
+                &self.dir.join(table).join(mp.file_name().expect("a part file has a name")),
+                table_spec(table).expect("a table of the schema"),
+            )?;
         }
         Ok(())
     }
@@ -210,8 +218,9 @@ impl Dataset {
 
     /// Checks what a reader of one batch alone needs, on a dataset opened with
     /// [`Dataset::open_unverified`]: the batch's part files against its progress marker
-    /// (present, their SHA-256) and its rows ([`Dataset::check_rows`]), in the time of one
-    /// batch rather than of the whole dataset. The other batches are not read.
+    /// (present, their SHA-256) and its rows ([`Dataset::check_rows`], its moves and laps parts'
+    /// too), in the time of one batch rather than of the whole dataset. The other batches are
+    /// not read.
     pub fn verify_batch(&self, batch: u64) -> Result<(), DatasetError> {
         let layout = self.layout();
         let shard = self.manifests.iter().map(|m| m.shard).find(|s| s.batches(layout.batches).contains(&batch)).unwrap_or(Shard::WHOLE);
@@ -221,7 +230,7 @@ impl Dataset {
             return Err(DatasetError::Damaged { dir: self.dir.clone(), problems });
         }
         match self.batch_part("matches", batch)? {
-            Some(mp) => self.check_batch_rows(&mp),
+            Some(mp) => self.check_batch_rows(&mp, true),
             None => Err(DatasetError::Damaged {
                 dir: self.dir.clone(),
                 problems: vec![Problem {
