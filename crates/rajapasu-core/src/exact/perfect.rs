@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use super::match_solver::Ending;
+use super::match_solver::{Ending, MatchError};
 use super::solver::SolveOptions;
 use super::store::ExactStore;
 use crate::engine::{Game, NextStarter, Pit, PitSet, Position, Rng, Side};
@@ -49,6 +49,27 @@ pub enum PerfectError {
     Table { kind: &'static str, error: String },
     #[error("perfect:match needs the match's context (the round's start) under next_starter = round_winner")]
     NoContext,
+    /// The tables directory failed the player: a table file that cannot be read or written, or
+    /// is not a solution (named in the message). Not the fault of whoever asked for the move.
+    #[error("perfect:{kind}: {error}")]
+    Stored { kind: &'static str, error: String },
+}
+
+impl PerfectError {
+    /// Whether the store's own files are at fault (rather than the board or the request).
+    pub fn is_server_side(&self) -> bool {
+        matches!(self, PerfectError::Stored { .. })
+    }
+}
+
+/// A match table that could not be had, as the player's error: the files' faults apart.
+fn table_error(kind: PerfectKind, e: MatchError) -> PerfectError {
+    match e {
+        MatchError::Io(_) | MatchError::Invalid(_) | MatchError::Checkpoint(_) => {
+            PerfectError::Stored { kind: kind.name(), error: e.to_string() }
+        }
+        e => PerfectError::Table { kind: kind.name(), error: e.to_string() },
+    }
 }
 
 fn uniform(set: PitSet, rng: &mut Rng) -> Option<Pit> {
@@ -88,7 +109,7 @@ impl PerfectPlayer {
                 Ok(solution.progress_moves(pos))
             }
             PerfectKind::Match => {
-                let table = self.store.match_table(rules).map_err(|e| err(self.kind, e.to_string()))?;
+                let table = self.store.match_table(rules).map_err(|e| table_error(self.kind, e))?;
                 let ending = match (rules.next_starter, context) {
                     (NextStarter::Collector, _) => Ending::Collector,
                     (NextStarter::RoundWinner, Some((kept, starter))) => Ending::RoundWinner { kept, starter },
@@ -110,7 +131,7 @@ impl PerfectPlayer {
         let set = self.candidates(pos, context)?;
         if set.is_empty() && pos.has_legal_move() {
             // Only tables that are not a solution can say so; never end a round for a player.
-            return Err(PerfectError::Table {
+            return Err(PerfectError::Stored {
                 kind: self.kind.name(),
                 error: format!(
                     "no move chosen though {} are legal: the tables are not a solution; delete them to compute them again",
