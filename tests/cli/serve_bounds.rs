@@ -105,6 +105,18 @@ fn a_search_player_is_bounded_and_stops_with_its_client() {
 }
 
 #[test]
+fn a_perfect_player_stops_solving_its_tables_with_its_client() {
+    let tables = tempfile::tempdir().unwrap();
+    let server = Server::start(tables.path());
+    // The board's match table takes seconds: none is kept of the solve cut short.
+    dropped_after_a_second(&server, "/api/play?rule=pits_per_row=6&rule=seeds_per_pit=5&player=perfect:match", "");
+    let (_, status) = server.get_json("/api/status");
+    assert_eq!(status["store"]["match_tables"], 0, "{status}");
+    let files: Vec<_> = std::fs::read_dir(tables.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(files.iter().all(|f| !f.to_string_lossy().starts_with("match-")), "a match table of a cancelled solve: {files:?}");
+}
+
+#[test]
 fn statistics_stop_with_their_client() {
     let tables = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());

@@ -101,13 +101,15 @@ impl Agent {
         &self.spec
     }
 
-    /// This player, its searches (minimax, MCTS) ending soon after `stop` is set: for a caller
+    /// This player, its searches (minimax, MCTS) and its tables' solves (perfect players)
+    /// ending soon after `stop` is set: for a caller
     /// that may stop waiting for a choice (a server whose client went away). A choice made
     /// after the flag was set is cut short, so the caller must not use it.
     pub fn stopped_by(mut self, stop: Arc<AtomicBool>) -> Agent {
         match &mut self.state {
             State::Minimax(searcher) => searcher.stop_on(stop),
             State::Mcts(tree) => tree.stop_on(stop),
+            State::Perfect(player) => player.stop_on(stop),
             _ => {}
         }
         self

@@ -10,6 +10,8 @@
 //! run: the match table of a ruleset, and per round the values of every position times South's
 //! reserve ([`super::round_values::RoundValues`]) or the round's R15 solution.
 
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::match_solver::{Ending, MatchError};
@@ -40,6 +42,17 @@ impl PerfectKind {
 pub struct PerfectPlayer {
     pub kind: PerfectKind,
     store: Arc<ExactStore>,
+    /// Once set, a table this player is solving stops (the player then fails, and the caller
+    /// that set it does not use the failure).
+    stop: Option<Arc<AtomicBool>>,
+}
+
+/// Whether a solve watched for `stop` goes on.
+fn going_on(stop: &Option<Arc<AtomicBool>>) -> ControlFlow<()> {
+    match stop {
+        Some(stop) if stop.load(Ordering::Relaxed) => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    }
 }
 
 /// Why a perfect player could not decide.
@@ -78,7 +91,13 @@ fn uniform(set: PitSet, rng: &mut Rng) -> Option<Pit> {
 
 impl PerfectPlayer {
     pub fn new(kind: PerfectKind, store: Arc<ExactStore>) -> PerfectPlayer {
-        PerfectPlayer { kind, store }
+        PerfectPlayer { kind, store, stop: None }
+    }
+
+    /// Stops the solves of this player's tables once `stop` is set (a solved table is kept,
+    /// a stopped one is not).
+    pub fn stop_on(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
     }
 
     /// The move for the side to move of a match in progress (None: no legal move).
@@ -105,17 +124,30 @@ impl PerfectPlayer {
         match self.kind {
             PerfectKind::Round => {
                 let opts = SolveOptions { keep_order: true, ..self.store.settings().solve };
-                let solution = self.store.round_solution(rules, open, opts).map_err(|e| err(self.kind, e.to_string()))?;
+                let stop = self.stop.clone();
+                let solution = self
+                    .store
+                    .round_solution_watched(rules, open, opts, &mut |_| going_on(&stop))
+                    .map_err(|e| err(self.kind, e.to_string()))?;
                 Ok(solution.progress_moves(pos))
             }
             PerfectKind::Match => {
-                let table = self.store.match_table(rules).map_err(|e| table_error(self.kind, e))?;
+                let table = match &self.stop {
+                    // Solved in memory, so that it can stop; only a complete table is written.
+                    Some(_) => self.store.match_table_cancellable(rules, &mut |_| going_on(&self.stop)),
+                    None => self.store.match_table(rules),
+                }
+                .map_err(|e| table_error(self.kind, e))?;
                 let ending = match (rules.next_starter, context) {
                     (NextStarter::Collector, _) => Ending::Collector,
                     (NextStarter::RoundWinner, Some((kept, starter))) => Ending::RoundWinner { kept, starter },
                     (NextStarter::RoundWinner, None) => return Err(PerfectError::NoContext),
                 };
-                let values = self.store.round_values(rules, open, ending, &table).map_err(|e| err(self.kind, e.to_string()))?;
+                let stop = self.stop.clone();
+                let values = self
+                    .store
+                    .round_values_watched(rules, open, ending, &table, &mut move |_| going_on(&stop))
+                    .map_err(|e| err(self.kind, e.to_string()))?;
                 let node =
                     values.graph.node(pos).ok_or_else(|| err(self.kind, "the position is not reachable from its round's start".into()))?;
                 let off = pos.reserve()[Side::South];

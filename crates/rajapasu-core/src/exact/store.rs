@@ -213,17 +213,7 @@ impl ExactStore {
     /// The values (R17) of every position of the round with `open` pits per side times South's
     /// reserve, for the round's `ending`, under `table`. Large values are computed once per
     /// tables directory and read after.
-    pub(crate) fn round_values(
-        &self,
-        rules: Ruleset,
-        open: BySide<u8>,
-        ending: Ending,
-        table: &MatchTable,
-    ) -> Result<Arc<RoundValues>, RoundValuesError> {
-        self.round_values_watched(rules, open, ending, table, &mut |_| ControlFlow::Continue(()))
-    }
-
-    fn round_values_watched(
+    pub(crate) fn round_values_watched(
         &self,
         rules: Ruleset,
         open: BySide<u8>,
