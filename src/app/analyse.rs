@@ -122,8 +122,9 @@ fn round_of(pos: &Position, store: &ExactStore, job: &Job) -> Result<Arc<Solutio
 fn round_match_of(rules: Ruleset, at: &Located, store: &ExactStore, job: &Job) -> Result<Result<RoundMatch, String>, AnalyseError> {
     job.check().map_err(|_| AnalyseError::Cancelled)?;
     job.stage("match table (R17)", 0);
-    let table = match store.match_table_watched(rules, None, &mut job.match_watch()) {
-        Ok((table, _)) => table,
+    let table = match store.match_table_cancellable(rules, &mut job.match_watch()) {
+        Ok(table) => table,
+        Err(crate::exact::MatchError::Solve(SolveError::Cancelled)) => return Err(AnalyseError::Cancelled),
         Err(e) => return Ok(Err(e.to_string())),
     };
     job.check().map_err(|_| AnalyseError::Cancelled)?;

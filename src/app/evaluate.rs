@@ -4,7 +4,10 @@
 use serde_json::{json, Value};
 
 use super::analyse::{position_of, AnalyseError, PositionSpec};
-use crate::agents::{evaluate, seat_rng, AgentSpec};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use crate::agents::{evaluate_until, seat_rng, AgentSpec};
 use crate::engine::{Pit, Ruleset};
 
 /// The most moves a minimax evaluation plays in its search (a bound on its work).
@@ -24,10 +27,11 @@ pub struct EvaluateRequest {
 /// Evaluates the request's position: `{"player", "to_move", "moves": [{"pit", "value",
 /// "visits"}], "best", "depth", "max_nodes"}` (value: minimax's in its evaluation's units,
 /// MCTS's mean reward for the mover).
-pub fn run(request: &EvaluateRequest) -> Result<Value, AnalyseError> {
+/// The search ends soon after `stop` is set (its evaluation is then cut short: not an answer).
+pub fn run(request: &EvaluateRequest, stop: Option<Arc<AtomicBool>>) -> Result<Value, AnalyseError> {
     let pos = position_of(request.rules, &request.position)?;
     let mut rng = seat_rng(request.seed, 0, pos.turn());
-    let e = evaluate(request.player.clone(), &pos, &mut rng, MAX_EVALUATION_NODES)
+    let e = evaluate_until(request.player.clone(), &pos, &mut rng, MAX_EVALUATION_NODES, stop)
         .map_err(|e| AnalyseError::Field { field: "player", message: e.to_string() })?;
     let moves: Vec<Value> = e.moves.iter().map(|m| json!({ "pit": m.pit.index(), "value": m.value, "visits": m.visits })).collect();
     Ok(json!({

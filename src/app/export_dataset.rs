@@ -11,9 +11,9 @@ use std::path::Path;
 use super::game::{GameSpec, Start};
 use super::job::Job;
 use super::FieldError;
-use crate::agents::{seat_rng, Agent, AgentSpec, Resources};
+use crate::agents::{seat_rng, Agent, AgentSpec, PlayerError, Resources};
 use crate::engine::{BySide, Game, Side};
-use crate::exact::PerfectKind;
+use crate::exact::{MatchError, PerfectKind};
 use crate::io::dataset::{Played, PlayedSeat};
 use crate::io::{DatasetError, DatasetWriter, Formats, Manifest};
 use crate::sim::{replay_match, Batch, BatchSink, Detail, FirstPolicy, RunConfig, Shard};
@@ -38,6 +38,9 @@ pub enum ExportError {
     /// The directory refused the dataset, or it could not be written.
     #[error("{0}")]
     Dataset(#[from] DatasetError),
+    /// The server's own tables failed a perfect seat (the file named in the message).
+    #[error("{0}")]
+    Tables(String),
     #[error("cancelled")]
     Cancelled,
 }
@@ -69,21 +72,37 @@ fn check_seats(seats: &BySide<PlayedSeat>) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// Plays the game, checking that each move of a built-in seat is its player's choice; the game
-/// at its end (the match must be over).
+/// The game's end, refused unless the match is over: before any seat's player runs, so a
+/// request that cannot make a dataset costs nothing.
+fn check_over(request: &DatasetRequest) -> Result<(), ExportError> {
+    let end = request.game.game()?;
+    if end.is_over() {
+        return Ok(());
+    }
+    let why = format!(
+        "the match is not over after {} moves ({} to move): a dataset holds whole matches; play it to its end",
+        request.game.moves.len(),
+        end.position().turn()
+    );
+    Err(FieldError::new("moves", why).into())
+}
+
+/// Plays the game, checking that each move of a built-in seat is its player's choice (its
+/// search stopped once the job is cancelled); the game at its end.
 fn play_checked(request: &DatasetRequest, players: &Resources, job: &Job) -> Result<Game, ExportError> {
     let moves = &request.game.moves;
     job.stage("checking the built-in seats' moves", moves.len() as u64);
-    let game = request.game.walk(|game, i| {
+    request.game.walk(|game, i| {
         job.advance(1);
-        if job.is_cancelled() {
-            return Err(ExportError::Cancelled);
-        }
+        job.check().map_err(|_| ExportError::Cancelled)?;
         let side = game.position().turn();
         let PlayedSeat::Player(spec) = &request.seats[side] else { return Ok(()) };
         let mut probe = *game;
-        let mut agent = Agent::seated(spec.clone(), seat_rng(request.seed, game.ply() as u64, side), players);
-        let chosen = agent.play(&mut probe, &mut ()).map_err(|e| FieldError::new(side.name(), e))?.map(|(pit, _)| pit.index());
+        let rng = seat_rng(request.seed, game.ply() as u64, side);
+        let mut agent = Agent::seated(spec.clone(), rng, players).stopped_by(job.stop_flag());
+        let chosen = agent.play(&mut probe, &mut ()).map_err(|e| seat_error(side, e))?.map(|(pit, _)| pit.index());
+        // A search stopped by the flag chose nothing to judge the move by.
+        job.check().map_err(|_| ExportError::Cancelled)?;
         if chosen != Some(moves[i]) {
             let theirs = chosen.map_or("none".to_string(), |p| format!("pit {p}"));
             let why = format!(
@@ -95,23 +114,26 @@ fn play_checked(request: &DatasetRequest, players: &Resources, job: &Job) -> Res
             return Err(FieldError::new(side.name(), why).into());
         }
         Ok(())
-    })?;
-    if !game.is_over() {
-        let why = format!(
-            "the match is not over after {} moves ({} to move): a dataset holds whole matches; play it to its end",
-            moves.len(),
-            game.position().turn()
-        );
-        return Err(FieldError::new("moves", why).into());
+    })
+}
+
+/// A seat's player that could not move: the seat's fault, but the server's where its own
+/// tables failed the player.
+fn seat_error(side: Side, e: PlayerError) -> ExportError {
+    match &e {
+        PlayerError::Perfect(p) if p.is_server_side() => ExportError::Tables(e.to_string()),
+        _ => FieldError::new(side.name(), e).into(),
     }
-    Ok(game)
 }
 
 /// The digest of the match table a perfect:match seat read (see [`Manifest::tables`]).
-fn tables_digest(request: &DatasetRequest, players: &Resources) -> Result<Option<String>, FieldError> {
+fn tables_digest(request: &DatasetRequest, players: &Resources) -> Result<Option<String>, ExportError> {
     let perfect = AgentSpec::Perfect(PerfectKind::Match);
     let Some(side) = Side::ALL.into_iter().find(|&s| request.seats[s] == perfect) else { return Ok(None) };
-    let table = players.exact.match_table(request.game.rules).map_err(|e| FieldError::new(side.name(), format!("perfect:match: {e}")))?;
+    let table = players.exact.match_table(request.game.rules).map_err(|e| match e {
+        MatchError::Io(_) | MatchError::Invalid(_) | MatchError::Checkpoint(_) => ExportError::Tables(format!("perfect:match: {e}")),
+        e => FieldError::new(side.name(), format!("perfect:match: {e}")).into(),
+    })?;
     Ok(Some(table.digest()))
 }
 
@@ -120,6 +142,7 @@ fn tables_digest(request: &DatasetRequest, players: &Resources) -> Result<Option
 pub fn write(request: &DatasetRequest, dir: &Path, players: &Resources, command: &str, job: &Job) -> Result<Manifest, ExportError> {
     let first = first_player(&request.game.start)?;
     check_seats(&request.seats)?;
+    check_over(request)?;
     play_checked(request, players, job)?;
     let cfg = RunConfig {
         rules: request.game.rules,

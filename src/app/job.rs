@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
@@ -39,7 +39,9 @@ type Listener = Box<dyn Fn(&JobProgress) + Send + Sync>;
 /// See the module's documentation.
 #[derive(Default)]
 pub struct Job {
-    cancelled: AtomicBool,
+    /// Shared with the players of the job ([`Job::stop_flag`]), which look at it while they
+    /// search.
+    cancelled: Arc<AtomicBool>,
     progress: Mutex<JobProgress>,
     /// Units of work counted by [`Job::advance`] (simulated matches), shown as `done`.
     counted: AtomicU64,
@@ -54,6 +56,12 @@ impl Job {
 
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
+    }
+
+    /// The flag set when the job is cancelled, for work that watches it itself (a search
+    /// player's, [`crate::agents::Agent::stopped_by`]).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.cancelled.clone()
     }
 
     pub fn is_cancelled(&self) -> bool {
@@ -121,11 +129,17 @@ impl Job {
         }
     }
 
-    /// A listener of a match table's solve.
-    pub fn match_watch(&self) -> impl FnMut(MatchProgress) + '_ {
+    /// A watch of a match table's solve: reports its progress, stops it once the job is
+    /// cancelled.
+    pub fn match_watch(&self) -> impl FnMut(MatchProgress) -> ControlFlow<()> + '_ {
         move |p: MatchProgress| {
             let stage = format!("match table: {} (round graphs, k = {})", p.phase, p.round);
             self.set(JobProgress { stage, done: p.done, total: p.total });
+            if self.is_cancelled() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         }
     }
 }
@@ -191,6 +205,27 @@ mod tests {
             let outlooks = |a: &crate::exact::Analysis| a.moves.iter().map(|m| m.match_outlook).collect::<Vec<_>>();
             assert_eq!(outlooks(&watched), outlooks(&unwatched));
         }
+    }
+
+    /// A cancelled job stops the solve of a match table, and nothing of it is kept: not in
+    /// memory, not in the tables directory; uncancelled, the table is solved and written.
+    #[test]
+    fn a_cancelled_job_stops_the_match_table_it_watches() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = crate::exact::StoreSettings { tables: dir.path().to_path_buf(), ..Default::default() };
+        let store = crate::exact::ExactStore::new(settings);
+        let rules = crate::engine::Ruleset { pits_per_row: 3, seeds_per_pit: 3, ..Default::default() };
+        let job = Job::default();
+        job.cancel();
+        let stopped = store.match_table_cancellable(rules, &mut job.match_watch());
+        assert_eq!(stopped.err(), Some(crate::exact::MatchError::Solve(crate::exact::SolveError::Cancelled)));
+        assert_eq!(store.counts().match_tables, 0);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no file is left of a cancelled solve");
+        let job = Job::default();
+        let table = store.match_table_cancellable(rules, &mut job.match_watch()).unwrap();
+        assert!(job.progress().stage.starts_with("match table"));
+        assert_eq!(table.digest(), store.match_table(rules).unwrap().digest());
+        assert!(crate::exact::table_stored(dir.path(), &rules));
     }
 
     #[test]

@@ -5,16 +5,19 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use super::job::Job;
-use crate::agents::{seat_rng, Agent, AgentSpec, Resources};
+use crate::agents::{seat_rng, Agent, AgentSpec, PlayerError, Resources};
 use crate::analysis::stats::wilson;
 use crate::engine::{Game, Side};
 
 /// Why statistics were not computed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StatisticsError {
-    /// A player could not move (its message).
+    /// A player could not move.
     #[error("{0}")]
-    Player(String),
+    Player(#[from] PlayerError),
+    /// A move of the continuation could not be played (its message).
+    #[error("{0}")]
+    Move(String),
     #[error("cancelled")]
     Cancelled,
 }
@@ -47,12 +50,12 @@ pub fn run(request: &StatisticsRequest, resources: &Resources, job: &Job) -> Res
         .iter()
         .map(|pit| {
             let mut after = game;
-            after.play(pit.index()).map_err(|e| StatisticsError::Player(e.to_string()))?;
+            after.play(pit.index()).map_err(|e| StatisticsError::Move(e.to_string()))?;
             let winners: Vec<Option<Side>> = (0..matches)
                 .into_par_iter()
                 .map(|i| {
                     job.check().map_err(|_| StatisticsError::Cancelled)?;
-                    let winner = continuation(after, players, seed, i, max_plies, resources).map_err(StatisticsError::Player);
+                    let winner = continuation(after, players, seed, i, max_plies, resources, job);
                     job.advance(1);
                     winner
                 })
@@ -72,7 +75,8 @@ pub fn run(request: &StatisticsRequest, resources: &Resources, job: &Job) -> Res
         .collect()
 }
 
-/// One continuation to its end: the winner, None if unfinished.
+/// One continuation to its end: the winner, None if unfinished. The players' searches and the
+/// moves stop once the job is cancelled (what was played then is dropped).
 fn continuation(
     mut game: Game,
     players: &[AgentSpec; 2],
@@ -80,14 +84,18 @@ fn continuation(
     index: u64,
     max_plies: u32,
     resources: &Resources,
-) -> Result<Option<Side>, String> {
-    let mut agents = Side::ALL.map(|side| Agent::seated(players[side.index()].clone(), seat_rng(seed, index, side), resources));
+    job: &Job,
+) -> Result<Option<Side>, StatisticsError> {
+    let seat = |side: Side| Agent::seated(players[side.index()].clone(), seat_rng(seed, index, side), resources);
+    let mut agents = Side::ALL.map(|side| seat(side).stopped_by(job.stop_flag()));
     let start = game.ply();
     while !game.is_over() && game.ply() - start < max_plies {
+        job.check().map_err(|_| StatisticsError::Cancelled)?;
         let side = game.position().turn();
-        if agents[side.index()].play(&mut game, &mut ()).map_err(|e| e.to_string())?.is_none() {
+        if agents[side.index()].play(&mut game, &mut ())?.is_none() {
             game.end_round();
         }
     }
+    job.check().map_err(|_| StatisticsError::Cancelled)?;
     Ok(game.outcome().and_then(|o| o.winner()))
 }

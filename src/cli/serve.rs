@@ -59,6 +59,16 @@ fn host_name(text: &str) -> Result<String, String> {
     }
 }
 
+/// The tables directory, made if it is missing, refused unless the server can write in it: a
+/// server that cannot keep its tables would answer every request that needs them with an error
+/// of its own.
+fn usable_tables(dir: std::path::PathBuf) -> Result<std::path::PathBuf, CliError> {
+    let refused = |e: std::io::Error| CliError::usage(format!("--tables {}: not a directory the server can write in: {e}", dir.display()));
+    std::fs::create_dir_all(&dir).map_err(refused)?;
+    tempfile::Builder::new().prefix(".serve-probe-").tempfile_in(&dir).map_err(refused)?;
+    Ok(dir)
+}
+
 pub fn run_command(args: Args) -> Result<(), CliError> {
     let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
     let token = if args.bind.is_loopback() {
@@ -72,7 +82,7 @@ pub fn run_command(args: Args) -> Result<(), CliError> {
     };
     let config = Config {
         addr: SocketAddr::new(args.bind, args.port),
-        tables: crate::cli::tables_dir(args.tables.as_deref())?,
+        tables: usable_tables(crate::cli::tables_dir(args.tables.as_deref())?)?,
         max_memory,
         max_positions: args.max_positions,
         allow_hosts: args.allow_hosts.clone(),

@@ -14,8 +14,8 @@ use super::error::ApiError;
 use super::export;
 use super::head::BodyCut;
 use super::params::{bad, game_params, moves_of, Params, Query, GAME_PARAMS};
-use super::state::{App, BODY_TIMEOUT, MAX_BODY_BYTES};
-use crate::agents::{seat_rng, Agent, AgentSpec};
+use super::state::{App, BODY_TIMEOUT, MAX_BODIES_BYTES, MAX_BODY_BYTES, MAX_SEARCH_NODES, MAX_SEARCH_PLAYOUTS};
+use crate::agents::{seat_rng, Agent, AgentSpec, MctsParams, MinimaxParams, PlayerError};
 use crate::app::analyse::{run as analyse, AnalyseError};
 use crate::app::check_record::{base_rules, run as check_record, CheckRequest};
 use crate::app::evaluate::{run as evaluate, EvaluateRequest};
@@ -66,7 +66,8 @@ type Reply = Result<Json<Value>, ApiError>;
 async fn analyse_route(State(app): State<Arc<App>>, headers: HeaderMap, Query(query): Query) -> Result<Response, ApiError> {
     let request = Params::parse(&query, &game_params(&["match"]))?.analyse_request()?;
     let work = move |app: &App, job: &crate::app::job::Job| analyse(&request, app.store(), job).map_err(analyse_error);
-    Ok(app.answer(&headers, "analyse", work).await)
+    let bound = app.solve_bound();
+    Ok(app.answer(&headers, ("analyse", bound), work).await)
 }
 
 /// A search player's evaluation of every legal move (offered where the exact values are beyond
@@ -76,7 +77,15 @@ async fn evaluate_route(State(app): State<Arc<App>>, Query(query): Query) -> Rep
     let base = params.analyse_request()?;
     let spec = player(params.one("player")?.unwrap_or("minimax:6"), "player")?;
     let request = EvaluateRequest { rules: base.rules, position: base.position, player: spec, seed: params.count("seed", 1, 0, u64::MAX)? };
-    let result = app.heavy("evaluate", move |_, _| evaluate(&request)).await?;
+    let bound = players_bound(&[&request.player]);
+    let result = app
+        .heavy(("evaluate", bound), move |_, job| {
+            let evaluation = evaluate(&request, Some(job.stop_flag()));
+            // A search stopped by the flag is cut short: not an answer.
+            job.check().map_err(|_| AnalyseError::Cancelled)?;
+            evaluation
+        })
+        .await?;
     result.map(Json).map_err(analyse_error)
 }
 
@@ -157,8 +166,28 @@ fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
     let spec: AgentSpec = text.parse().map_err(|e| ApiError::bad(field, e))?;
     match spec {
         AgentSpec::External(_) | AgentSpec::Host(_) => Err(ApiError::bad(field, "external players are not offered by the server")),
-        spec => Ok(spec),
+        spec => Ok(bounded(spec)),
     }
+}
+
+/// A player as the server plays it: a search within the server's budget of one decision
+/// ([`MAX_SEARCH_NODES`] moves of minimax, [`MAX_SEARCH_PLAYOUTS`] playouts of MCTS), so no
+/// request can ask for a search without end. The budget is part of the spec, so the answer,
+/// a dataset's manifest and a replay elsewhere name the player that really played.
+pub fn bounded(spec: AgentSpec) -> AgentSpec {
+    match spec {
+        AgentSpec::Minimax(p) => {
+            AgentSpec::Minimax(MinimaxParams { nodes: Some(p.nodes.map_or(MAX_SEARCH_NODES, |n| n.min(MAX_SEARCH_NODES))), ..p })
+        }
+        AgentSpec::Mcts(p) => AgentSpec::Mcts(MctsParams { playouts: p.playouts.min(MAX_SEARCH_PLAYOUTS), ..p }),
+        spec => spec,
+    }
+}
+
+/// What bounds a job of these players, for `/api/status`.
+pub fn players_bound(specs: &[&AgentSpec]) -> Value {
+    let players: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+    json!({ "players": players, "nodes_per_move": MAX_SEARCH_NODES, "playouts_per_move": MAX_SEARCH_PLAYOUTS })
 }
 
 /// The move a player makes after the moves (`pit` null: the match is over).
@@ -173,19 +202,37 @@ async fn play_route(State(app): State<Arc<App>>, Query(query): Query) -> Reply {
     )?;
     let seed = params.count("seed", 1, 0, u64::MAX)?;
     let name = spec.to_string();
-    let pit = app
-        .heavy("play", move |app, _| {
-            let mut game = game;
-            if game.is_over() {
-                return Ok(None);
-            }
-            let side = game.position().turn();
-            let mut agent = Agent::seated(spec, seat_rng(seed, game.ply() as u64, side), &app.resources);
-            agent.play(&mut game, &mut ()).map(|played| played.map(|(pit, _)| pit.index()))
-        })
-        .await?
-        .map_err(|e| ApiError::bad("player", e))?;
+    let bound = players_bound(&[&spec]);
+    let pit = app.heavy(("play", bound), move |app, job| play_one(app, job, spec, seed, game)).await??;
     Ok(Json(json!({ "pit": pit, "player": name })))
+}
+
+/// The move `spec` makes in `game` (None: the match is over); its search stops once the job is
+/// cancelled, and a move found then is not answered.
+fn play_one(app: &App, job: &crate::app::job::Job, spec: AgentSpec, seed: u64, mut game: Game) -> Result<Option<usize>, ApiError> {
+    if game.is_over() {
+        return Ok(None);
+    }
+    let side = game.position().turn();
+    let mut agent = Agent::seated(spec, seat_rng(seed, game.ply() as u64, side), &app.resources).stopped_by(job.stop_flag());
+    let played = agent.play(&mut game, &mut ()).map_err(player_error)?;
+    job.check().map_err(|_| ApiError::cancelled())?;
+    Ok(played.map(|(pit, _)| pit.index()))
+}
+
+/// A player that could not move: the client's fault (400, naming `field`) but where the
+/// server's own tables failed it (500, naming the file).
+pub fn player_error_of(field: &str, e: PlayerError) -> ApiError {
+    match &e {
+        PlayerError::Perfect(p) if p.is_server_side() => {
+            ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("the server's tables failed the player: {e}"))
+        }
+        _ => ApiError::bad(field, e),
+    }
+}
+
+fn player_error(e: PlayerError) -> ApiError {
+    player_error_of("player", e)
 }
 
 /// The most matches of one statistics request (over all moves).
@@ -208,24 +255,30 @@ async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, Query
             format!("{matches} matches for each of {} moves; at most {MAX_STATISTICS_MATCHES} in all", legal.len()),
         ));
     }
+    let mut bound = players_bound(&[&specs[0], &specs[1]]);
+    bound["continuations"] = json!(matches * legal.len() as u64);
+    bound["plies_per_continuation"] = json!(CONTINUATION_PLIES);
     let work = move |app: &App, job: &crate::app::job::Job| {
         let names = [specs[0].to_string(), specs[1].to_string()];
         let request = StatisticsRequest { game, first, players: specs, matches, seed, max_plies: CONTINUATION_PLIES };
         let rows = statistics(&request, &app.resources, job).map_err(|e| match e {
-            StatisticsError::Player(e) => ApiError::bad("player", e),
+            StatisticsError::Player(e) => player_error(e),
+            StatisticsError::Move(e) => ApiError::bad("player", e),
             StatisticsError::Cancelled => ApiError::cancelled(),
         })?;
         Ok(json!({ "matches": matches, "seed": seed, "players": names, "moves": rows }))
     };
-    Ok(app.answer(&headers, "statistics", work).await)
+    Ok(app.answer(&headers, ("statistics", bound), work).await)
 }
 
 /// A request's body, at most [`MAX_BODY_BYTES`], within [`BODY_TIMEOUT`]; one cut short (the
 /// client closed its side before its `Content-Length`) is said to be so.
-async fn read_body(headers: &HeaderMap, body: Body, cut: Option<BodyCut>) -> Result<axum::body::Bytes, ApiError> {
+async fn read_body(app: &App, headers: &HeaderMap, body: Body, cut: Option<BodyCut>) -> Result<axum::body::Bytes, ApiError> {
     // The connection layer let only bodies of one whole Content-Length through.
     let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
     let too_large = declared.is_some_and(|n| n > MAX_BODY_BYTES as u64);
+    // Held while the body is read: the bytes of all bodies being read stay bounded.
+    let _bytes = if too_large { None } else { body_bytes(app, declared.unwrap_or(0))? };
     let cut_short = || ApiError::bad("body", "the body ended before its Content-Length: the client stopped sending it").closing();
     let cut = async move {
         match cut {
@@ -247,6 +300,23 @@ async fn read_body(headers: &HeaderMap, body: Body, cut: Option<BodyCut>) -> Res
     }
 }
 
+/// A share of [`MAX_BODIES_BYTES`] for a body of `declared` bytes, at once or not at all: a
+/// server busy reading others' bodies answers 503 before reading this one.
+fn body_bytes(app: &App, declared: u64) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, ApiError> {
+    if declared == 0 {
+        return Ok(None);
+    }
+    let n = u32::try_from(declared).expect("at most MAX_BODY_BYTES");
+    app.bodies.clone().try_acquire_many_owned(n).map(Some).map_err(|_| {
+        ApiError::refused(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "body",
+            format!("busy: the request bodies being read fill the server's {MAX_BODIES_BYTES} bytes for them; try again"),
+        )
+        .closing()
+    })
+}
+
 /// A record, or a bare move list, checked against every reading (the output of
 /// `check-record --json`).
 async fn check_record_route(
@@ -257,7 +327,7 @@ async fn check_record_route(
     body: Body,
 ) -> Reply {
     Params::parse(&query, &[])?;
-    let body = read_body(&headers, body, cut.map(|c| c.0)).await?;
+    let body = read_body(&app, &headers, body, cut.map(|c| c.0)).await?;
     let v: Value = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad("body", format!("not JSON ({e}); send {{\"record\": TEXT}} or {{\"moves\": \"0,3\", \"first\": \"south\"}}"))
     })?;
@@ -290,5 +360,5 @@ async fn check_record_route(
     };
     let base = base_rules(&record, &rules).map_err(|e| ApiError::bad(if e.field == "rules" { "rules" } else { "record" }, e.message))?;
     let request = CheckRequest { base, record };
-    Ok(Json(app.heavy("check-record", move |_, _| check_record(&request)).await?))
+    Ok(Json(app.heavy(("check-record", json!({ "body_bytes": MAX_BODY_BYTES })), move |_, _| check_record(&request)).await?))
 }

@@ -8,13 +8,15 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
+use serde_json::json;
 
 use super::error::ApiError;
 use super::params::{game_params, Params, Query, GAME_PARAMS};
 use super::state::App;
+use crate::agents::AgentSpec;
 use crate::app::export::{move_list, replay_page, trace_lines};
 use crate::app::export_dataset::{self, DatasetRequest, ExportError};
-use crate::engine::BySide;
+use crate::engine::{BySide, Side};
 use crate::io::dataset::PlayedSeat;
 
 fn download(content_type: &'static str, name: &str, body: impl IntoResponse) -> Response {
@@ -48,7 +50,10 @@ pub async fn show_route(Query(query): Query) -> Result<Response, ApiError> {
 /// A seat of a played game: `human` (the default), or a player (which ones may be recorded is
 /// the application's to check).
 fn seat(params: &Params, name: &'static str) -> Result<PlayedSeat, ApiError> {
-    params.one(name)?.unwrap_or("human").parse().map_err(|e| ApiError::bad(name, e))
+    match params.one(name)?.unwrap_or("human").parse().map_err(|e| ApiError::bad(name, e))? {
+        PlayedSeat::Player(spec) => Ok(PlayedSeat::Player(super::api::bounded(spec))),
+        human => Ok(human),
+    }
 }
 
 /// The request of `/api/export/dataset`, and the command its manifest records (the query, the
@@ -74,8 +79,12 @@ fn dataset_request(query: &str) -> Result<(DatasetRequest, String), ApiError> {
 /// removed once archived: no file is written elsewhere.
 pub async fn dataset_route(State(app): State<Arc<App>>, Query(query): Query) -> Result<Response, ApiError> {
     let (request, command) = dataset_request(&query)?;
+    let seats: Vec<&AgentSpec> =
+        Side::ALL.iter().filter_map(|&side| if let PlayedSeat::Player(spec) = &request.seats[side] { Some(spec) } else { None }).collect();
+    let mut bound = super::api::players_bound(&seats);
+    bound["moves"] = json!(request.game.moves.len());
     let (name, archive) = app
-        .heavy("export-dataset", move |app, job| {
+        .heavy(("export-dataset", bound), move |app, job| {
             let failed = |e: std::io::Error| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("cannot write the dataset: {e}"));
             std::fs::create_dir_all(&app.tables).map_err(failed)?;
             let scratch = tempfile::Builder::new().prefix(".export-").tempdir_in(&app.tables).map_err(failed)?;
@@ -83,6 +92,9 @@ pub async fn dataset_route(State(app): State<Arc<App>>, Query(query): Query) -> 
             let manifest = export_dataset::write(&request, &dir, &app.resources, &command, job).map_err(|e| match e {
                 ExportError::Field(e) => ApiError::from(e),
                 ExportError::Dataset(e) => ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, e),
+                ExportError::Tables(e) => {
+                    ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("the server's tables failed a seat: {e}"))
+                }
                 ExportError::Cancelled => ApiError::cancelled(),
             })?;
             let name = format!("match-{}", manifest.run_id);

@@ -27,6 +27,8 @@ struct Running {
     kind: &'static str,
     started: Instant,
     job: Arc<Job>,
+    /// What bounds the job's work (its players' budgets, the solves' memory), for the status.
+    bound: Value,
 }
 
 /// The jobs of the server: the bound on those running and waiting, those running now, and
@@ -81,7 +83,9 @@ impl Jobs {
         let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
         let jobs: Vec<Value> = running
             .iter()
-            .map(|r| json!({ "id": r.id, "kind": r.kind, "seconds": r.started.elapsed().as_secs_f64(), "progress": r.job.progress() }))
+            .map(|r| {
+                json!({ "id": r.id, "kind": r.kind, "seconds": r.started.elapsed().as_secs_f64(), "progress": r.job.progress(), "bound": r.bound })
+            })
             .collect();
         json!({
             "running": jobs,
@@ -102,16 +106,22 @@ impl Jobs {
     pub async fn heavy<T: Send + 'static>(
         self: &Arc<Self>,
         kind: &'static str,
+        bound: Value,
         work: impl FnOnce(&Job) -> T + Send + 'static,
     ) -> Result<T, ApiError> {
         let job = Arc::new(Job::default());
         let mut guard = CancelOnDrop(Some(job.clone()));
-        let result = self.run_job(job, kind, Box::new(work)).await;
+        let result = self.run_job(job, (kind, bound), Box::new(work)).await;
         guard.0 = None;
         result
     }
 
-    async fn run_job<T: Send + 'static>(self: &Arc<Self>, job: Arc<Job>, kind: &'static str, work: Work<T>) -> Result<T, ApiError> {
+    async fn run_job<T: Send + 'static>(
+        self: &Arc<Self>,
+        job: Arc<Job>,
+        (kind, bound): (&'static str, Value),
+        work: Work<T>,
+    ) -> Result<T, ApiError> {
         let jobs = self;
         if jobs.waiting.fetch_add(1, Ordering::SeqCst) >= jobs.queued {
             jobs.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -129,7 +139,7 @@ impl Jobs {
             return Err(ApiError::cancelled());
         }
         let id = jobs.next.fetch_add(1, Ordering::SeqCst);
-        let entry = Running { id, kind, started: Instant::now(), job: job.clone() };
+        let entry = Running { id, kind, started: Instant::now(), job: job.clone(), bound };
         jobs.running.lock().unwrap_or_else(|e| e.into_inner()).push(entry);
         let jobs = self.clone();
         tokio::task::spawn_blocking(move || {
@@ -150,20 +160,24 @@ impl Jobs {
     pub async fn answer(
         self: &Arc<Self>,
         headers: &HeaderMap,
-        kind: &'static str,
+        (kind, bound): (&'static str, Value),
         work: impl FnOnce(&Job) -> Result<Value, ApiError> + Send + 'static,
     ) -> Response {
         let streamed = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("text/event-stream"));
         if streamed {
-            return Sse::new(self.stream(kind, Box::new(work))).into_response();
+            return Sse::new(self.stream((kind, bound), Box::new(work))).into_response();
         }
-        match self.heavy(kind, work).await {
+        match self.heavy(kind, bound, work).await {
             Ok(Ok(v)) => Json(v).into_response(),
             Ok(Err(e)) | Err(e) => e.into_response(),
         }
     }
 
-    fn stream(self: &Arc<Self>, kind: &'static str, work: Work<Result<Value, ApiError>>) -> impl Stream<Item = Result<Event, Infallible>> {
+    fn stream(
+        self: &Arc<Self>,
+        kind: (&'static str, Value),
+        work: Work<Result<Value, ApiError>>,
+    ) -> impl Stream<Item = Result<Event, Infallible>> {
         let job = Arc::new(Job::default());
         let jobs = self.clone();
         let worker = job.clone();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use axum::http::HeaderMap;
 use axum::response::Response;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::error::ApiError;
 use super::jobs::Jobs;
@@ -21,6 +21,15 @@ pub const HEAVY_AT_ONCE: usize = 2;
 pub const HEAVY_QUEUED: usize = 256;
 /// Largest request body (a record of 1 MiB, with room for its JSON).
 pub const MAX_BODY_BYTES: usize = (1 << 20) + (64 << 10);
+/// Bytes of request bodies being read at once, over all requests: beyond it a request with a
+/// body is told the server is busy (503) before its body is read.
+pub const MAX_BODIES_BYTES: usize = 64 << 20;
+/// Moves one decision of a minimax player of the server may play in its search (every
+/// endpoint's: a spec with no node budget, or a larger one, gets this one).
+pub const MAX_SEARCH_NODES: u64 = crate::app::evaluate::MAX_EVALUATION_NODES;
+/// Playouts one decision of an MCTS player of the server may play (a larger count is lowered
+/// to it).
+pub const MAX_SEARCH_PLAYOUTS: u32 = 100_000;
 /// Time for a request's body to arrive once its head has.
 pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -44,6 +53,8 @@ pub struct App {
     /// The players' resources, whose exact store the analysis reads too.
     pub resources: Resources,
     pub jobs: Arc<Jobs>,
+    /// The bytes of request bodies being read now ([`MAX_BODIES_BYTES`] permits).
+    pub bodies: Arc<tokio::sync::Semaphore>,
     /// The tables directory: the only place requests write (the exact store's files, and a
     /// dataset being archived for a download).
     pub tables: PathBuf,
@@ -56,6 +67,7 @@ impl App {
         App {
             resources: Resources::new(Arc::new(store)),
             jobs: Arc::new(Jobs::new(HEAVY_AT_ONCE, HEAVY_QUEUED)),
+            bodies: Arc::new(tokio::sync::Semaphore::new(MAX_BODIES_BYTES)),
             tables: config.tables.clone(),
         }
     }
@@ -64,21 +76,27 @@ impl App {
         &self.resources.exact
     }
 
-    /// Runs `work` as a job of the server's ([`Jobs::heavy`]).
+    /// Runs `work` as a job of the server's ([`Jobs::heavy`]), `bound` saying what bounds it.
     pub async fn heavy<T: Send + 'static>(
         self: &Arc<Self>,
-        kind: &'static str,
+        (kind, bound): (&'static str, Value),
         work: impl FnOnce(&App, &Job) -> T + Send + 'static,
     ) -> Result<T, ApiError> {
         let app = self.clone();
-        self.jobs.heavy(kind, move |job| work(&app, job)).await
+        self.jobs.heavy(kind, bound, move |job| work(&app, job)).await
+    }
+
+    /// What bounds an exact solve of the server's: its memory and positions.
+    pub fn solve_bound(&self) -> Value {
+        let solve = self.store().settings().solve;
+        json!({ "max_memory": solve.max_memory, "max_positions": solve.max_positions })
     }
 
     /// Answers with `work`'s JSON, streamed with its progress if asked ([`Jobs::answer`]).
     pub async fn answer(
         self: &Arc<Self>,
         headers: &HeaderMap,
-        kind: &'static str,
+        kind: (&'static str, Value),
         work: impl FnOnce(&App, &Job) -> Result<Value, ApiError> + Send + 'static,
     ) -> Response {
         let app = self.clone();

@@ -16,6 +16,7 @@ mod readme;
 mod replay;
 mod samples;
 mod serve;
+mod serve_bounds;
 mod serve_guard;
 mod serve_jobs;
 mod serve_page;

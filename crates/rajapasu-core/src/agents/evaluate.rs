@@ -3,6 +3,9 @@
 //! each move by a full-window search at the deepest iteration completed within its nodes;
 //! MCTS by the visits and the mean reward of each root move after its playouts.
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
 use super::mcts::Tree;
 use super::minimax::Searcher;
 use super::spec::{AgentSpec, MinimaxParams};
@@ -38,10 +41,25 @@ pub struct NotASearchPlayer(pub String);
 /// Evaluates every legal move of `pos` with `spec` (minimax or MCTS); `max_nodes` bounds a
 /// minimax search that has no node budget of its own (and caps one that has a larger one).
 pub fn evaluate(spec: AgentSpec, pos: &Position, rng: &mut Rng, max_nodes: u64) -> Result<Evaluation, NotASearchPlayer> {
+    evaluate_until(spec, pos, rng, max_nodes, None)
+}
+
+/// [`evaluate`], the search ending soon after `stop` is set (the evaluation is then cut short
+/// and not meant to be used).
+pub fn evaluate_until(
+    spec: AgentSpec,
+    pos: &Position,
+    rng: &mut Rng,
+    max_nodes: u64,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<Evaluation, NotASearchPlayer> {
     let mut evaluation = match spec {
-        AgentSpec::Minimax(p) => minimax(p, pos, max_nodes),
+        AgentSpec::Minimax(p) => minimax(p, pos, max_nodes, stop),
         AgentSpec::Mcts(p) => {
             let mut tree = Tree::new(p);
+            if let Some(stop) = stop {
+                tree.stop_on(stop);
+            }
             tree.choose(pos, rng);
             let moves: Vec<MoveScore> = tree
                 .children(0)
@@ -62,9 +80,12 @@ pub fn evaluate(spec: AgentSpec, pos: &Position, rng: &mut Rng, max_nodes: u64) 
 
 /// Every root move searched with a full window, iteration by iteration up to the depth; the
 /// last iteration completed for every move within the nodes gives the values.
-fn minimax(params: MinimaxParams, pos: &Position, max_nodes: u64) -> Evaluation {
+fn minimax(params: MinimaxParams, pos: &Position, max_nodes: u64, stop: Option<Arc<AtomicBool>>) -> Evaluation {
     let nodes = Some(params.nodes.map_or(max_nodes, |n| n.min(max_nodes)));
     let mut searcher = Searcher::new(MinimaxParams { nodes, ..params });
+    if let Some(stop) = stop {
+        searcher.stop_on(stop);
+    }
     let mut values: Vec<(Pit, i32)> = Vec::new();
     let mut depth = None;
     for d in 1..=params.depth {

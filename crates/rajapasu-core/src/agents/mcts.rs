@@ -7,6 +7,9 @@
 //! root and `playouts` new playouts are added to its statistics. Each node keeps the reward
 //! from the view of the player who made the move into it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use super::spec::MctsParams;
 use crate::engine::{Pit, PitSet, Position, Rng, Side};
 
@@ -44,11 +47,26 @@ pub(crate) struct Tree {
     pub(crate) moves: u64,
     /// Scratch of [`Tree::reroot`]: the old index of each copied node.
     old: Vec<u32>,
+    /// Set when the choice is no longer wanted: the playouts stop (the choice made then is not
+    /// meant to be used).
+    stop: Option<Arc<AtomicBool>>,
 }
+
+/// Playouts between two looks at the stop flag.
+const STOP_EVERY: u32 = 64;
 
 impl Tree {
     pub(crate) fn new(params: MctsParams) -> Tree {
-        Tree { params, nodes: Vec::new(), spare: Vec::new(), played: NONE, moves: 0, old: Vec::new() }
+        Tree { params, nodes: Vec::new(), spare: Vec::new(), played: NONE, moves: 0, old: Vec::new(), stop: None }
+    }
+
+    /// Stops the playouts of every decision once `stop` is set.
+    pub(crate) fn stop_on(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
+    fn stopped(&self, playout: u32) -> bool {
+        playout.is_multiple_of(STOP_EVERY) && self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     pub(crate) fn choose(&mut self, root: &Position, rng: &mut Rng) -> Option<Pit> {
@@ -62,7 +80,10 @@ impl Tree {
             self.nodes.push(leaf(*root, Pit::new_unchecked(0), NONE));
         }
         let c = self.params.c();
-        for _ in 0..self.params.playouts {
+        for playout in 0..self.params.playouts {
+            if self.stopped(playout) {
+                break;
+            }
             // Selection: descend through fully expanded nodes by UCT.
             let mut node = 0u32;
             while self.nodes[node as usize].untried.is_empty() && self.nodes[node as usize].first_child != NONE {

@@ -7,6 +7,9 @@
 //! then gives exactly the values of plain depth-D minimax (tested), and deeper entries still
 //! order the moves.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use super::eval::Eval;
 use super::spec::MinimaxParams;
 use crate::engine::{Endless, MoveSummary, Pit, PitSet, Position, Rng, Side, MAX_PITS, MAX_PITS_PER_ROW};
@@ -14,6 +17,9 @@ use crate::engine::{Endless, MoveSummary, Pit, PitSet, Position, Rng, Side, MAX_
 /// Entries of the transposition table (a power of two): 2^16 x 16 bytes = 1 MiB per player.
 const TABLE_BITS: u32 = 16;
 const INF: i32 = 1 << 24;
+/// Nodes between two looks at the stop flag: a few milliseconds of search, so a stopped search
+/// ends at once while the flag costs nothing measurable.
+const STOP_EVERY: u64 = 1 << 14;
 
 /// Zobrist keys (built at compile time from SplitMix64, so they never change).
 struct Keys {
@@ -121,11 +127,32 @@ pub(crate) struct Searcher {
     pub(crate) completed_depth: u32,
     /// The children of each ply of the current line (allocated once: no allocation per node).
     stack: Vec<[Child; MAX_PITS_PER_ROW]>,
+    /// Set by whoever waits for the choice when it is no longer wanted: the search then ends
+    /// as if its budget ran out (the choice made then is not meant to be used).
+    stop: Option<Arc<AtomicBool>>,
+    /// `used` at which the stop flag is looked at next.
+    next_look: u64,
 }
 
 impl Searcher {
     pub(crate) fn new(params: MinimaxParams) -> Searcher {
-        Searcher { params, table: Vec::new(), used: 0, nodes: 0, aborted: false, cut: false, completed_depth: 0, stack: Vec::new() }
+        Searcher {
+            params,
+            table: Vec::new(),
+            used: 0,
+            nodes: 0,
+            aborted: false,
+            cut: false,
+            completed_depth: 0,
+            stack: Vec::new(),
+            stop: None,
+            next_look: 0,
+        }
+    }
+
+    /// Ends every search once `stop` is set (looked at every few thousand nodes).
+    pub(crate) fn stop_on(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
     }
 
     #[inline]
@@ -133,8 +160,15 @@ impl Searcher {
         self.params.eval
     }
 
-    fn over_budget(&self) -> bool {
-        self.params.nodes.is_some_and(|n| self.used > n)
+    fn over_budget(&mut self) -> bool {
+        if self.params.nodes.is_some_and(|n| self.used > n) {
+            return true;
+        }
+        if self.used >= self.next_look {
+            self.next_look = self.used + STOP_EVERY;
+            return self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+        }
+        false
     }
 
     /// Whether the side to move has a legal move (R10): the engine's cheap first-lap test, then
@@ -266,6 +300,7 @@ impl Searcher {
             self.table = vec![Entry::default(); 1 << TABLE_BITS];
         }
         self.used = 0;
+        self.next_look = 0;
         self.aborted = false;
         self.completed_depth = 0;
         let n = self.children(pos, 0, 0);

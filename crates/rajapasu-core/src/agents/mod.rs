@@ -15,12 +15,13 @@ mod spec;
 
 pub use error::PlayerError;
 pub use eval::{Eval, MATCH_WIN};
-pub use evaluate::{evaluate, Evaluation, MoveScore, NotASearchPlayer};
+pub use evaluate::{evaluate, evaluate_until, Evaluation, MoveScore, NotASearchPlayer};
 pub use external::{ExternalError, PROTOCOL};
 pub use spec::{
     AgentSpec, ExternalParams, MctsParams, MinimaxParams, SpecError, ALLOWED, MAX_MCTS_PLAYOUTS, MAX_MINIMAX_DEPTH, MAX_MINIMAX_NODES,
 };
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::engine::{Game, MoveObserver, MoveSummary, Pit, PitSet, Position, Rng, Side};
@@ -98,6 +99,20 @@ impl Agent {
 
     pub fn spec(&self) -> &AgentSpec {
         &self.spec
+    }
+
+    /// This player, its searches (minimax, MCTS) and its tables' solves (perfect players)
+    /// ending soon after `stop` is set: for a caller
+    /// that may stop waiting for a choice (a server whose client went away). A choice made
+    /// after the flag was set is cut short, so the caller must not use it.
+    pub fn stopped_by(mut self, stop: Arc<AtomicBool>) -> Agent {
+        match &mut self.state {
+            State::Minimax(searcher) => searcher.stop_on(stop),
+            State::Mcts(tree) => tree.stop_on(stop),
+            State::Perfect(player) => player.stop_on(stop),
+            _ => {}
+        }
+        self
     }
 
     /// Plays a move for the side to move, or returns None when it has no legal move (R10).

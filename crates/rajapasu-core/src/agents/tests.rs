@@ -625,3 +625,32 @@ fn what_an_external_player_forks_ends_with_it() {
     assert_eq!(std::fs::read_to_string(&pidfile).unwrap().lines().count(), 2);
     assert_eq!(survivors(&pidfile), Vec::<String>::new());
 }
+
+/// A set stop flag ends a search of seconds at once (minimax's within a few thousand nodes,
+/// MCTS's within a few playouts); an unset one changes no choice.
+#[test]
+fn a_stop_flag_ends_a_search_at_once() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let rules = Ruleset { pits_per_row: 9, seeds_per_pit: 12, ..Ruleset::default() };
+    let deep = AgentSpec::Minimax(MinimaxParams::with_depth(40));
+    let many = AgentSpec::Mcts(MctsParams::with_playouts(1_000_000));
+    for spec in [deep, many] {
+        let stop = Arc::new(AtomicBool::new(true));
+        let mut game = Game::new(rules, Side::South);
+        let mut agent = Agent::new(spec.clone(), Rng::from_seed(1)).stopped_by(stop.clone());
+        let started = std::time::Instant::now();
+        agent.play(&mut game, &mut ()).unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_millis(500), "{spec}: {:?}", started.elapsed());
+        assert!(agent.search_nodes() < 100_000, "{spec}: {} nodes", agent.search_nodes());
+    }
+    let small = Ruleset { pits_per_row: 4, seeds_per_pit: 3, ..Ruleset::default() };
+    let spec = AgentSpec::Minimax(MinimaxParams::with_depth(6));
+    let pos = *Game::new(small, Side::South).position();
+    let free = Arc::new(AtomicBool::new(false));
+    for seed in 0..5 {
+        let mut watched = Agent::new(spec.clone(), Rng::from_seed(seed)).stopped_by(free.clone());
+        let mut plain = Agent::new(spec.clone(), Rng::from_seed(seed));
+        assert_eq!(watched.choose(&pos).unwrap(), plain.choose(&pos).unwrap());
+    }
+    assert!(!free.load(Ordering::SeqCst));
+}

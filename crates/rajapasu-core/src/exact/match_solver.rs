@@ -17,6 +17,8 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use std::ops::ControlFlow;
+
 use serde::{Deserialize, Serialize};
 
 use super::round_graph::{Mask, RoundGraph};
@@ -125,6 +127,18 @@ pub struct MatchProgress {
     /// The level (counters on the board) being enumerated, when a graph is built level by level
     /// on disk ([`MatchTable::solve_spilled`]).
     pub level: Option<u32>,
+}
+
+/// Hears a match solve's progress; [`ControlFlow::Break`] stops it
+/// ([`SolveError::Cancelled`]: nothing of it is returned, and no table is written).
+pub type MatchWatch<'a> = dyn FnMut(MatchProgress) -> ControlFlow<()> + 'a;
+
+/// The watch's answer as the solve's: Err once it asks to stop.
+fn heard(watch: &mut MatchWatch, p: MatchProgress) -> Result<(), MatchError> {
+    match watch(p) {
+        ControlFlow::Continue(()) => Ok(()),
+        ControlFlow::Break(()) => Err(MatchError::Solve(SolveError::Cancelled)),
+    }
 }
 
 /// Figures of a match solve.
@@ -389,7 +403,7 @@ pub(crate) fn rounds_loop<E: From<MatchError>>(
     cp: &mut MatchCheckpoint,
     stats: &mut MatchStats,
     max_iterations: Option<u32>,
-    progress: &mut dyn FnMut(MatchProgress),
+    progress: &mut MatchWatch,
     checkpoint: &mut dyn FnMut(&MatchCheckpoint),
     attract: &mut dyn FnMut(usize, AttractorRequest) -> Result<[Option<Openings>; 2], E>,
 ) -> Result<(), E> {
@@ -423,14 +437,14 @@ pub(crate) fn rounds_loop<E: From<MatchError>>(
 /// Iteration k of the rounds loop: the states won within k that were not within k - 1 (side,
 /// South's holdings, starter); the opening moves' rounds are recorded in `cp` directly.
 #[allow(clippy::too_many_arguments)]
-fn iteration<E>(
+fn iteration<E: From<MatchError>>(
     rules: &Ruleset,
     configs: &[Config],
     cp: &mut MatchCheckpoint,
     changed: &[Vec<bool>; 2],
     k: u32,
     stats: &mut MatchStats,
-    progress: &mut dyn FnMut(MatchProgress),
+    progress: &mut MatchWatch,
     attract: &mut dyn FnMut(usize, AttractorRequest) -> Result<[Option<Openings>; 2], E>,
 ) -> Result<Vec<(usize, u32, Side)>, E> {
     let total = rules.total_counters();
@@ -438,10 +452,12 @@ fn iteration<E>(
     let mut updates = Vec::new();
     for (gi, config) in configs.iter().enumerate() {
         let open = (config.open[Side::South], config.open[Side::North]);
-        progress(MatchProgress { phase: "solving", round: k, done: gi as u64, total: configs.len() as u64, open, level: None });
+        let at = MatchProgress { phase: "solving", round: k, done: gi as u64, total: configs.len() as u64, open, level: None };
         let n0 = config.on_board;
         let kept_of = |h: u32| h - config.open[Side::South] as u32 * s;
         for label in &config.labels {
+            // Heard before each attractor: a labelling's attractors on a large graph take a while.
+            heard(progress, at)?;
             let (lo, hi) =
                 reserve_span(label.states.iter().map(|&(h, _)| kept_of(h)), n0, total).expect("a labelling has states").into_inner();
             let need = Side::ALL.map(|f| {
@@ -503,6 +519,24 @@ impl MatchTable {
         resume: Option<MatchCheckpoint>,
         max_iterations: Option<u32>,
         progress: &mut dyn FnMut(MatchProgress),
+        checkpoint: &mut dyn FnMut(&MatchCheckpoint),
+    ) -> Result<MatchTable, MatchError> {
+        let mut watch = |p| {
+            progress(p);
+            ControlFlow::Continue(())
+        };
+        MatchTable::solve_watched(rules, opts, resume, max_iterations, &mut watch, checkpoint)
+    }
+
+    /// [`MatchTable::solve`], stopped with [`SolveError::Cancelled`] at the next graph
+    /// enumerated or attracted once `watch` breaks (the checkpoints of the iterations finished
+    /// by then have been heard; a caller that keeps them can resume from them).
+    pub fn solve_watched(
+        rules: Ruleset,
+        opts: SolveOptions,
+        resume: Option<MatchCheckpoint>,
+        max_iterations: Option<u32>,
+        progress: &mut MatchWatch,
         checkpoint: &mut dyn FnMut(&MatchCheckpoint),
     ) -> Result<MatchTable, MatchError> {
         let total = rules.total_counters();
@@ -667,16 +701,18 @@ fn build_graphs(
     configs: &[Config],
     opts: SolveOptions,
     stats: &mut MatchStats,
-    progress: &mut dyn FnMut(MatchProgress),
+    progress: &mut MatchWatch,
 ) -> Result<Vec<RoundGraph>, MatchError> {
     let start = Instant::now();
     let mut graphs = Vec::with_capacity(configs.len());
     let mut largest = 0u64;
     for (i, config) in configs.iter().enumerate() {
         let open = (config.open[Side::South], config.open[Side::North]);
-        progress(MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open, level: None });
+        let at = MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open, level: None };
+        heard(progress, at)?;
         let allowance = SolveOptions { max_memory: opts.max_memory.saturating_sub(stats.graph_bytes), ..opts };
-        let g = RoundGraph::build(rules, config.open, allowance)?;
+        // The largest graphs take seconds: the watch is heard within each (and can stop it).
+        let g = RoundGraph::build_watched(rules, config.open, allowance, &mut |_| progress(at))?;
         stats.graph_bytes += g.bytes();
         largest = largest.max(g.nodes() as u64 * 16);
         let needed = stats.graph_bytes + largest;

@@ -390,15 +390,29 @@ impl MatchTable {
         stats.graphs = graphs.len() as u64;
         stats.enumerate_seconds = start.elapsed().as_secs_f64();
         let start = Instant::now();
-        rounds_loop(&rules, &configs, &mut cp, &mut stats, max_iterations, progress, checkpoint, &mut |gi, request: AttractorRequest| {
-            let mut found = [None, None];
-            for f in Side::ALL {
-                if let Some(ends) = &request[f.index()] {
-                    found[f.index()] = Some(graphs[gi].attract(f, ends, &mut budget)?);
+        // A spilled solve is not cancelled: it is the command line's, stopped by its checkpoints.
+        let mut watch = |p| {
+            progress(p);
+            std::ops::ControlFlow::Continue(())
+        };
+        rounds_loop(
+            &rules,
+            &configs,
+            &mut cp,
+            &mut stats,
+            max_iterations,
+            &mut watch,
+            checkpoint,
+            &mut |gi, request: AttractorRequest| {
+                let mut found = [None, None];
+                for f in Side::ALL {
+                    if let Some(ends) = &request[f.index()] {
+                        found[f.index()] = Some(graphs[gi].attract(f, ends, &mut budget)?);
+                    }
                 }
-            }
-            Ok::<_, MatchError>(found)
-        })?;
+                Ok::<_, MatchError>(found)
+            },
+        )?;
         stats.peak_bytes = budget.peak;
         stats.solve_seconds = start.elapsed().as_secs_f64();
         Ok(MatchTable::finish(rules, &configs, cp, stats, checkpoint))

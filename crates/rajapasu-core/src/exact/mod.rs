@@ -33,8 +33,8 @@ pub use analysis::{analyse, round_solution, Analysis, AnalysisError, MatchOutloo
 pub use chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
 pub use index::{Compositions, RankSet};
 pub use match_solver::{
-    open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, MatchValue, StateValue,
-    NEVER,
+    open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, MatchValue, MatchWatch,
+    StateValue, NEVER,
 };
 pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
 pub use round_values::RoundValuesError;
@@ -46,8 +46,8 @@ pub use solver::{
 pub use spill::{LevelFigures, SpillError, SpillOptions, SpilledRound};
 pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
 pub use tables::{
-    default_tables_dir, load_or_solve, load_or_solve_spilled, match_spill_dir, read_checkpoint, stamp_checkpoint, table_path, table_stored,
-    tables_dir, write_checkpoint, NoTablesDir, Stamped, MAX_TABLE_BYTES, TABLES_ENV,
+    default_tables_dir, load_or_solve, load_or_solve_spilled, load_or_solve_watched, match_spill_dir, read_checkpoint, stamp_checkpoint,
+    table_path, table_stored, tables_dir, write_checkpoint, NoTablesDir, Stamped, MAX_TABLE_BYTES, TABLES_ENV,
 };
 pub use temporaries::remove_stale_temporaries;
 

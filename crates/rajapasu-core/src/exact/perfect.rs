@@ -10,9 +10,11 @@
 //! run: the match table of a ruleset, and per round the values of every position times South's
 //! reserve ([`super::round_values::RoundValues`]) or the round's R15 solution.
 
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::match_solver::Ending;
+use super::match_solver::{Ending, MatchError};
 use super::solver::SolveOptions;
 use super::store::ExactStore;
 use crate::engine::{Game, NextStarter, Pit, PitSet, Position, Rng, Side};
@@ -40,6 +42,17 @@ impl PerfectKind {
 pub struct PerfectPlayer {
     pub kind: PerfectKind,
     store: Arc<ExactStore>,
+    /// Once set, a table this player is solving stops (the player then fails, and the caller
+    /// that set it does not use the failure).
+    stop: Option<Arc<AtomicBool>>,
+}
+
+/// Whether a solve watched for `stop` goes on.
+fn going_on(stop: &Option<Arc<AtomicBool>>) -> ControlFlow<()> {
+    match stop {
+        Some(stop) if stop.load(Ordering::Relaxed) => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    }
 }
 
 /// Why a perfect player could not decide.
@@ -49,6 +62,27 @@ pub enum PerfectError {
     Table { kind: &'static str, error: String },
     #[error("perfect:match needs the match's context (the round's start) under next_starter = round_winner")]
     NoContext,
+    /// The tables directory failed the player: a table file that cannot be read or written, or
+    /// is not a solution (named in the message). Not the fault of whoever asked for the move.
+    #[error("perfect:{kind}: {error}")]
+    Stored { kind: &'static str, error: String },
+}
+
+impl PerfectError {
+    /// Whether the store's own files are at fault (rather than the board or the request).
+    pub fn is_server_side(&self) -> bool {
+        matches!(self, PerfectError::Stored { .. })
+    }
+}
+
+/// A match table that could not be had, as the player's error: the files' faults apart.
+fn table_error(kind: PerfectKind, e: MatchError) -> PerfectError {
+    match e {
+        MatchError::Io(_) | MatchError::Invalid(_) | MatchError::Checkpoint(_) => {
+            PerfectError::Stored { kind: kind.name(), error: e.to_string() }
+        }
+        e => PerfectError::Table { kind: kind.name(), error: e.to_string() },
+    }
 }
 
 fn uniform(set: PitSet, rng: &mut Rng) -> Option<Pit> {
@@ -57,7 +91,13 @@ fn uniform(set: PitSet, rng: &mut Rng) -> Option<Pit> {
 
 impl PerfectPlayer {
     pub fn new(kind: PerfectKind, store: Arc<ExactStore>) -> PerfectPlayer {
-        PerfectPlayer { kind, store }
+        PerfectPlayer { kind, store, stop: None }
+    }
+
+    /// Stops the solves of this player's tables once `stop` is set (a solved table is kept,
+    /// a stopped one is not).
+    pub fn stop_on(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
     }
 
     /// The move for the side to move of a match in progress (None: no legal move).
@@ -84,17 +124,30 @@ impl PerfectPlayer {
         match self.kind {
             PerfectKind::Round => {
                 let opts = SolveOptions { keep_order: true, ..self.store.settings().solve };
-                let solution = self.store.round_solution(rules, open, opts).map_err(|e| err(self.kind, e.to_string()))?;
+                let stop = self.stop.clone();
+                let solution = self
+                    .store
+                    .round_solution_watched(rules, open, opts, &mut |_| going_on(&stop))
+                    .map_err(|e| err(self.kind, e.to_string()))?;
                 Ok(solution.progress_moves(pos))
             }
             PerfectKind::Match => {
-                let table = self.store.match_table(rules).map_err(|e| err(self.kind, e.to_string()))?;
+                let table = match &self.stop {
+                    // Solved in memory, so that it can stop; only a complete table is written.
+                    Some(_) => self.store.match_table_cancellable(rules, &mut |_| going_on(&self.stop)),
+                    None => self.store.match_table(rules),
+                }
+                .map_err(|e| table_error(self.kind, e))?;
                 let ending = match (rules.next_starter, context) {
                     (NextStarter::Collector, _) => Ending::Collector,
                     (NextStarter::RoundWinner, Some((kept, starter))) => Ending::RoundWinner { kept, starter },
                     (NextStarter::RoundWinner, None) => return Err(PerfectError::NoContext),
                 };
-                let values = self.store.round_values(rules, open, ending, &table).map_err(|e| err(self.kind, e.to_string()))?;
+                let stop = self.stop.clone();
+                let values = self
+                    .store
+                    .round_values_watched(rules, open, ending, &table, &mut move |_| going_on(&stop))
+                    .map_err(|e| err(self.kind, e.to_string()))?;
                 let node =
                     values.graph.node(pos).ok_or_else(|| err(self.kind, "the position is not reachable from its round's start".into()))?;
                 let off = pos.reserve()[Side::South];
@@ -110,7 +163,7 @@ impl PerfectPlayer {
         let set = self.candidates(pos, context)?;
         if set.is_empty() && pos.has_legal_move() {
             // Only tables that are not a solution can say so; never end a round for a player.
-            return Err(PerfectError::Table {
+            return Err(PerfectError::Stored {
                 kind: self.kind.name(),
                 error: format!(
                     "no move chosen though {} are legal: the tables are not a solution; delete them to compute them again",

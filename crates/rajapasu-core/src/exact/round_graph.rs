@@ -54,6 +54,7 @@ pub(crate) struct RoundGraph {
 
 impl RoundGraph {
     /// Enumerates the round of `open` pits and builds its graph.
+    #[cfg(test)]
     pub fn build(rules: Ruleset, open: BySide<u8>, opts: SolveOptions) -> Result<RoundGraph, SolveError> {
         RoundGraph::build_watched(rules, open, opts, &mut |_| std::ops::ControlFlow::Continue(()))
     }

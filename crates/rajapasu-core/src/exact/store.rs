@@ -132,6 +132,21 @@ impl ExactStore {
         Ok((table, found))
     }
 
+    /// The match table of `rules` as [`ExactStore::match_table`] finds it, a solve in memory
+    /// (never spilled) stopped once `watch` breaks ([`SolveError::Cancelled`]) or beyond the
+    /// store's memory ([`SolveError::MemoryLimit`]); nothing is kept or written of a solve that
+    /// stops, and the next caller solves again.
+    pub fn match_table_cancellable(&self, rules: Ruleset, watch: &mut super::MatchWatch) -> Result<Arc<MatchTable>, MatchError> {
+        self.tables.get_or_compute(&rules, || -> Result<_, MatchError> {
+            let opts = SolveOptions { keep_order: false, ..self.settings.solve };
+            if self.settings.tables.as_os_str().is_empty() {
+                super::default_tables_dir().map_err(|e| MatchError::Invalid(e.to_string()))?;
+            }
+            let (table, _) = super::load_or_solve_watched(rules, &self.settings.tables, opts, watch)?;
+            Ok((table, 0))
+        })
+    }
+
     /// The R15 solution of the round with `open` pits per side (both starters), solved within
     /// `opts` if it is not cached (a solution that keeps its order serves a caller that does
     /// not need it).
@@ -198,17 +213,7 @@ impl ExactStore {
     /// The values (R17) of every position of the round with `open` pits per side times South's
     /// reserve, for the round's `ending`, under `table`. Large values are computed once per
     /// tables directory and read after.
-    pub(crate) fn round_values(
-        &self,
-        rules: Ruleset,
-        open: BySide<u8>,
-        ending: Ending,
-        table: &MatchTable,
-    ) -> Result<Arc<RoundValues>, RoundValuesError> {
-        self.round_values_watched(rules, open, ending, table, &mut |_| ControlFlow::Continue(()))
-    }
-
-    fn round_values_watched(
+    pub(crate) fn round_values_watched(
         &self,
         rules: Ruleset,
         open: BySide<u8>,

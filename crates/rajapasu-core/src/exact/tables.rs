@@ -176,7 +176,19 @@ pub fn load_or_solve(
     max_iterations: Option<u32>,
     progress: &mut dyn FnMut(MatchProgress),
 ) -> Result<(MatchTable, bool), MatchError> {
-    load_or(rules, dir, |resume, checkpoint| MatchTable::solve(rules, opts, resume, max_iterations, progress, checkpoint))
+    load_or(rules, dir, true, |resume, checkpoint| MatchTable::solve(rules, opts, resume, max_iterations, progress, checkpoint))
+}
+
+/// [`load_or_solve`], the solve stopped once `watch` breaks ([`MatchTable::solve_watched`]):
+/// nothing is written then. Only the complete table is written, never a checkpoint of an
+/// unfinished solve, so a solve cancelled or beyond its memory leaves the directory as it was.
+pub fn load_or_solve_watched(
+    rules: Ruleset,
+    dir: &Path,
+    opts: SolveOptions,
+    watch: &mut super::match_solver::MatchWatch,
+) -> Result<(MatchTable, bool), MatchError> {
+    load_or(rules, dir, false, |resume, checkpoint| MatchTable::solve_watched(rules, opts, resume, None, watch, checkpoint))
 }
 
 /// [`load_or_solve`] with the round graphs on disk ([`MatchTable::solve_spilled`]), in
@@ -190,7 +202,7 @@ pub fn load_or_solve_spilled(
     progress: &mut dyn FnMut(MatchProgress),
 ) -> Result<(MatchTable, bool), MatchError> {
     let work = match_spill_dir(dir, &rules);
-    let (table, found) = load_or(rules, dir, |resume, checkpoint| {
+    let (table, found) = load_or(rules, dir, true, |resume, checkpoint| {
         MatchTable::solve_spilled(rules, opts, &work, resume, max_iterations, progress, checkpoint)
     })?;
     // Also when the table was found: a solve killed after saving it leaves them. Best effort:
@@ -214,6 +226,7 @@ type Checkpoints<'a> = &'a mut dyn FnMut(&MatchCheckpoint);
 fn load_or(
     rules: Ruleset,
     dir: &Path,
+    partial: bool,
     solve: impl FnOnce(Option<MatchCheckpoint>, Checkpoints) -> Result<MatchTable, MatchError>,
 ) -> Result<(MatchTable, bool), MatchError> {
     remove_stale_temporaries(dir);
@@ -232,7 +245,7 @@ fn load_or(
     }
     let mut saved: Result<(), MatchError> = Ok(());
     let table = solve(resume, &mut |cp| {
-        if saved.is_ok() {
+        if saved.is_ok() && (partial || cp.complete) {
             saved = write_checkpoint(&path, cp);
         }
     });
