@@ -160,20 +160,24 @@ fn bounded(t: &Table, column: &str, lo: i64, hi: i64, why: &str) -> Result<(), S
 const SIDES: [&str; 2] = ["south", "north"];
 const CAPTURES: [&str; 4] = ["pussa", "own_fours", "gifted_fours", "remainder"];
 
+/// A match's or a round's laps and counters sown, bounded by its moves and laps.
+const LAPS_WITHIN_MOVES: Invariant = row("laps_within_moves", "0 ≤ `laps` ≤ `moves` × 1,000,000", |t, _| {
+    let moves = at(t, "moves");
+    within(t, "laps", 0, |i| moves(i).saturating_mul(1_000_000), "a million laps a move at most")
+});
+const SOWN_WITHIN_LAPS: Invariant = row("sown_within_laps", "0 ≤ `sown` ≤ `laps` × the board's counters", |t, l| {
+    let laps = at(t, "laps");
+    within(t, "sown", 0, |i| laps(i).saturating_mul(l.counters), "the board's counters a lap at most")
+});
+
 const MATCHES: [Invariant; 8] = [
     row("rounds_within_max_rounds", "0 ≤ `rounds` ≤ max_rounds", |t, l| bounded(t, "rounds", 0, l.max_rounds, "max_rounds")),
     row("moves_within_rounds", "0 ≤ `moves` ≤ `rounds` × 10,000 (R17)", |t, l| {
         let rounds = at(t, "rounds");
         within(t, "moves", 0, |i| rounds(i) * l.round_moves, "10,000 moves a round at most, R17")
     }),
-    row("laps_within_moves", "0 ≤ `laps` ≤ `moves` × 1,000,000", |t, _| {
-        let moves = at(t, "moves");
-        within(t, "laps", 0, |i| moves(i).saturating_mul(1_000_000), "a million laps a move at most")
-    }),
-    row("sown_within_laps", "0 ≤ `sown` ≤ `laps` × the board's counters", |t, l| {
-        let laps = at(t, "laps");
-        within(t, "sown", 0, |i| laps(i).saturating_mul(l.counters), "the board's counters a lap at most")
-    }),
+    LAPS_WITHIN_MOVES,
+    SOWN_WITHIN_LAPS,
     row("holdings_sum_to_counters", "`south_holdings`, `north_holdings` ≥ 0 and sum to the board's counters", check_holdings),
     row("endless_within_moves", "0 ≤ `endless_moves` ≤ `moves`", |t, _| {
         within(t, "endless_moves", 0, at(t, "moves"), "the match's moves")
@@ -246,14 +250,8 @@ const ROUNDS: [Invariant; 9] = [
     row("moves_within_round_limit", "0 ≤ `moves` ≤ 10,000 (R17)", |t, l| {
         bounded(t, "moves", 0, l.round_moves, "10,000 moves a round at most, R17")
     }),
-    row("laps_within_moves", "0 ≤ `laps` ≤ `moves` × 1,000,000", |t, _| {
-        let moves = at(t, "moves");
-        within(t, "laps", 0, |i| moves(i).saturating_mul(1_000_000), "a million laps a move at most")
-    }),
-    row("sown_within_laps", "0 ≤ `sown` ≤ `laps` × the board's counters", |t, l| {
-        let laps = at(t, "laps");
-        within(t, "sown", 0, |i| laps(i).saturating_mul(l.counters), "the board's counters a lap at most")
-    }),
+    LAPS_WITHIN_MOVES,
+    SOWN_WITHIN_LAPS,
     row("endless_within_moves", "0 ≤ `endless_moves` ≤ `moves`", |t, _| {
         within(t, "endless_moves", 0, at(t, "moves"), "the round's moves")
     }),
