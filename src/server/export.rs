@@ -51,7 +51,7 @@ pub async fn show_route(Query(query): Query) -> Result<Response, ApiError> {
 /// the application's to check).
 fn seat(params: &Params, name: &'static str) -> Result<PlayedSeat, ApiError> {
     match params.one(name)?.unwrap_or("human").parse().map_err(|e| ApiError::bad(name, e))? {
-        PlayedSeat::Player(spec) => Ok(PlayedSeat::Player(super::api::bounded(spec))),
+        PlayedSeat::Player(spec) => Ok(PlayedSeat::Player(super::players::bounded(spec))),
         human => Ok(human),
     }
 }
@@ -81,7 +81,7 @@ pub async fn dataset_route(State(app): State<Arc<App>>, Query(query): Query) -> 
     let (request, command) = dataset_request(&query)?;
     let seats: Vec<&AgentSpec> =
         Side::ALL.iter().filter_map(|&side| if let PlayedSeat::Player(spec) = &request.seats[side] { Some(spec) } else { None }).collect();
-    let mut bound = super::api::players_bound(&seats);
+    let mut bound = super::players::players_bound(&seats);
     bound["moves"] = json!(request.game.moves.len());
     let (name, archive) = app
         .heavy(("export-dataset", bound), move |app, job| {

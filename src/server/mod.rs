@@ -19,6 +19,7 @@ mod guard;
 mod head;
 mod jobs;
 mod params;
+mod players;
 mod state;
 
 use std::net::SocketAddr;
