@@ -54,6 +54,7 @@ pub enum Command {
     Simulate(simulate::Args),
     /// Summarize a dataset, or a study's directory of datasets.
     Summarize(summarize::Args),
+    /// Measure a dataset's or study's games by Ludii-style metrics (drama, lead changes, ...).
     Metrics(metrics::Args),
     /// Draw the charts of a dataset or study as PNG and SVG.
     Plot(plot::Args),
@@ -63,11 +64,11 @@ pub enum Command {
     Schema(schema::Args),
     /// Write a match as a self-contained HTML page to watch it lap by lap (or one state as SVG).
     Show(show::Args),
-    /// Check a dataset (or a study's datasets) file by file against its progress markers.
+    /// Check a dataset (or a study's datasets) file by file, or a tables directory's match tables.
     Verify(verify::Args),
     /// Run a round robin from a tournament file and rate the players (Bradley-Terry, Elo scale).
     Tournament(tournament::Args),
-    /// Solve a round exactly (R15): perfect-play value, best opening moves, reachable positions.
+    /// Solve exactly: a round (R15) or, with --match, the match (R17); values and best moves.
     Solve(solve::Args),
     /// Analyse one position: every legal move's exact round value (R15) and match value (R17).
     Analyse(analyse::Args),

@@ -163,6 +163,10 @@ fn every_subcommand_is_in_the_guide_command_table() {
     let listed = help.split("Commands:\n").nth(1).expect("a list of subcommands").split("\n\n").next().unwrap();
     let subcommands: Vec<&str> = listed.lines().filter_map(|l| l.split_whitespace().next()).filter(|s| *s != "help").collect();
     assert!(subcommands.len() >= 13, "{subcommands:?}");
+    // Each says in a line what it does (its doc comment in src/cli/mod.rs).
+    for line in listed.lines() {
+        assert!(line.split_whitespace().count() >= 4, "`rajapasu --help` lists a subcommand without its description: {line:?}");
+    }
     let rows = command_table();
     for subcommand in subcommands {
         assert!(
