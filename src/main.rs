@@ -1,17 +1,24 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `mi_option_purge_delay` (its include/mimalloc.h, `mi_option_e`; the crate names no
-/// constant for it).
+/// mimalloc's `mi_option_purge_delay` (its v2 include/mimalloc.h, `mi_option_e`; the crate
+/// names no constant for it).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 fn main() {
     // By default mimalloc hands freed pages back to the system 10 ms after they are freed, and a
     // batch's column buffers, freed and allocated again for the next batch, are then faulted in
     // again: 0.4-0.75 s of system time per 50,000 round-detail matches on one thread (2.1 s of
-    // user time), against 0.07-0.2 s with purging off, for 9 MB more resident memory. Purging
-    // stays off unless MIMALLOC_PURGE_DELAY says otherwise (`set_default` yields to it).
+    // user time), against 0.07-0.2 s with purging off, for 9 MB more resident memory.
+    //
+    // The commands bounded by --max-memory hand them back at once: their solves free large
+    // tables and build others of other sizes, and the pages kept would put the process above
+    // its bound (9x1 under round_winner, refused at 200M: 280 MB resident with purging off,
+    // 216 MB so, for the same CPU time). MIMALLOC_PURGE_DELAY overrides either (`set_default`
+    // yields to it).
+    let bounded = matches!(std::env::args().nth(1).as_deref(), Some("solve" | "serve" | "analyse"));
+    let delay = if bounded { 0 } else { -1 };
     // SAFETY: sets an option of the allocator; no other thread exists yet.
-    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, -1) };
+    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, delay) };
     std::process::exit(rajapasu::cli::main());
 }

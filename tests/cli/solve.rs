@@ -475,3 +475,53 @@ fn solve_spill_on_a_full_disk_stops_naming_what_it_needs_and_continues_once_ther
         assert_eq!(got[key], memory[key], "{key}");
     }
 }
+
+/// Runs the binary to its end: its exit code, its error output and its peak resident bytes
+/// (the kernel's figure for this child alone, from wait4).
+fn run_measured(args: &[&str]) -> (i32, String, u64) {
+    use std::io::Read;
+    let mut child = bin().args(args).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let (mut status, pid) = (0, child.id() as libc::pid_t);
+    // SAFETY: rusage is plain data, written by wait4 for the child it reaps.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+    (libc::WEXITSTATUS(status), err, usage.ru_maxrss as u64 * 1024)
+}
+
+#[test]
+fn a_match_solve_refused_for_memory_never_held_more_than_allowed() {
+    let tables = tempfile::tempdir().unwrap();
+    let t = |name: &str| tables.path().join(name).to_str().unwrap().to_owned();
+    // The process's own floor: a match of five small graphs.
+    let tiny = ["solve", "--match", "--quiet", "--rule", "pits_per_row=3", "--rule", "seeds_per_pit=2", "--tables"];
+    let (code, err, floor) = run_measured(&[&tiny[..], &[&t("tiny")]].concat());
+    assert_eq!(code, 0, "{err}");
+    // 9x1 under round_winner: 25 million positions over its graphs, about 1.3 GB; each graph
+    // and each level is checked before it is allocated, and freed tables are handed back (the
+    // solver's figures ended at 1.33 GB under a 1G bound, and 520 MB resident under 300M).
+    let limit = 300u64 << 20;
+    let (code, err, peak) = run_measured(&[
+        "solve",
+        "--match",
+        "--quiet",
+        "--rule",
+        "pits_per_row=9",
+        "--rule",
+        "seeds_per_pit=1",
+        "--rule",
+        "next_starter=round_winner",
+        "--rule",
+        "max_rounds=1000000",
+        "--max-memory",
+        "300M",
+        "--tables",
+        &t("big"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("more than the allowed memory") && err.contains("--spill"), "{err}");
+    // The allocator's own pages (about 20 MB measured).
+    let slack = 32 << 20;
+    assert!(peak <= limit + floor + slack, "peak {peak} bytes resident, above {limit} allowed + {floor} of the process's own + {slack}");
+}

@@ -133,6 +133,15 @@ impl Shard {
     }
 }
 
+/// The buckets of a hashbrown map that holds `items` (7 of 8 buckets used, a power of two).
+fn hash_buckets(items: usize) -> usize {
+    if items < 8 {
+        8
+    } else {
+        (items * 8).div_ceil(7).next_power_of_two()
+    }
+}
+
 /// The children of a chunk of positions: for each position its count, then for each child its
 /// level, key, the mover's net captures and the key's shard.
 #[derive(Default)]
@@ -210,6 +219,10 @@ pub(crate) fn enumerate(codec: &Codec, roots: &[Position], record: bool, bounds:
     let mut finished_bytes = 0u64;
     for n in (0..=top).rev() {
         let (level, expanded) = e.expand_level(n, done, finished_bytes, bounds)?;
+        // Renumbering holds a (key, number) pair of 16 bytes a position beside the level.
+        let found: u64 = e.found.iter().map(|levels| levels[n].keys.len() as u64).sum();
+        let renumbering = e.shard_bytes() + level.bytes() + expanded.capacity() as u64 * 4 + 16 * found;
+        (bounds.memory)(finished_bytes + renumbering, n as u32, done + found)?;
         levels[n] = e.number_level(n, level, &expanded);
 
         done += levels[n].len() as u64;
@@ -239,6 +252,11 @@ impl Enumeration<'_> {
             expanded.extend(wave.iter().map(|&(number, _)| number));
             let parts: Vec<Children> = wave.par_chunks(CHUNK).map(|chunk| self.expand(n as u32, chunk)).collect();
             let buffered: u64 = parts.iter().map(Children::bytes).sum::<u64>() + wave.len() as u64 * 16;
+            // Checked before the maps grow, as if every child were new: the bound holds at the
+            // peak, not only after it.
+            let found_before = done + self.found.iter().map(|levels| levels[n].keys.len() as u64).sum::<u64>();
+            let growing = self.shard_bytes() + self.growth(&parts);
+            (bounds.memory)(finished_bytes + growing + level.bytes() + expanded.capacity() as u64 * 4 + buffered, n as u32, found_before)?;
             let numbers = self.intern(&parts);
             if self.record {
                 record_moves(&parts, &numbers, &mut level);
@@ -248,12 +266,45 @@ impl Enumeration<'_> {
             if in_hand > bounds.max_positions {
                 return Err(SolveError::PositionLimit { limit: bounds.max_positions });
             }
-            let shards: u64 = self.found.iter().flat_map(|levels| levels.iter().map(Shard::bytes)).sum();
-            (bounds.memory)(finished_bytes + shards + level.bytes() + expanded.capacity() as u64 * 4 + buffered, n as u32, in_hand)?;
+            (bounds.memory)(
+                finished_bytes + self.shard_bytes() + level.bytes() + expanded.capacity() as u64 * 4 + buffered,
+                n as u32,
+                in_hand,
+            )?;
             if (bounds.watch)(Progress { phase: "enumerating", level: n as u32, done: in_hand, total: 0 }).is_break() {
                 return Err(SolveError::Cancelled);
             }
         }
+    }
+
+    fn shard_bytes(&self) -> u64 {
+        self.found.iter().flat_map(|levels| levels.iter().map(Shard::bytes)).sum()
+    }
+
+    /// The most bytes that numbering `parts` can add: each shard's map and key list grown to
+    /// hold all its children as new positions (a map's old table held while it moves), and the
+    /// children's numbers.
+    fn growth(&self, parts: &[Children]) -> u64 {
+        let levels = self.found[0].len();
+        let mut added = vec![0usize; levels * SHARDS];
+        for part in parts {
+            for (&level, &shard) in part.levels.iter().zip(&part.shards) {
+                added[level as usize * SHARDS + shard as usize] += 1;
+            }
+        }
+        let mut bytes = 0u64;
+        for (i, &a) in added.iter().enumerate().filter(|(_, &a)| a > 0) {
+            let shard = &self.found[i % SHARDS][i / SHARDS];
+            let needed = shard.keys.len() + a;
+            if needed > shard.number.capacity() {
+                bytes += hash_buckets(needed) as u64 * 17;
+            }
+            if needed > shard.keys.capacity() {
+                bytes += needed.max(2 * shard.keys.capacity()) as u64 * 8;
+            }
+            bytes += a as u64 * 4;
+        }
+        bytes
     }
 
     /// The next positions of level `n` to expand, (number, key), up to a wave's worth taken

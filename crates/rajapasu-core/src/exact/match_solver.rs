@@ -21,7 +21,7 @@ use std::ops::ControlFlow;
 
 use serde::{Deserialize, Serialize};
 
-use super::round_graph::{Mask, RoundGraph};
+use super::round_graph::{GraphBudget, Mask, RoundGraph, ATTRACTOR_BYTES};
 use super::setting::Naming;
 use super::solver::{SolveError, SolveOptions};
 use super::spill::SpillError;
@@ -556,8 +556,8 @@ impl MatchTable {
         // carrying the new targets up through the predecessors) was measured 10 to 20 times
         // slower on the real board under next_starter = round_winner (an iteration of 9 to 13
         // minutes against 30 s), and it needed the masks of every labelling kept.
-        let largest = graphs.iter().map(|g| g.nodes() as u64 * 16).max().unwrap_or(0);
-        stats.peak_bytes = stats.peak_bytes.max(stats.graph_bytes + 2 * largest);
+        let largest = graphs.iter().map(|g| g.nodes() as u64).max().unwrap_or(0);
+        stats.peak_bytes = stats.peak_bytes.max(stats.graph_bytes + ATTRACTOR_BYTES * largest);
         if stats.peak_bytes > opts.max_memory {
             return Err(MatchError::Solve(SolveError::MemoryLimit {
                 limit: opts.max_memory,
@@ -710,22 +710,12 @@ fn build_graphs(
         let open = (config.open[Side::South], config.open[Side::North]);
         let at = MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open, level: None };
         heard(progress, at)?;
-        let allowance = SolveOptions { max_memory: opts.max_memory.saturating_sub(stats.graph_bytes), ..opts };
+        let budget = GraphBudget { held: stats.graph_bytes, reserved_nodes: largest, mask_bytes: ATTRACTOR_BYTES };
         // The largest graphs take seconds: the watch is heard within each (and can stop it).
-        let g = RoundGraph::build_watched(rules, config.open, allowance, &mut |_| progress(at))?;
+        let g = RoundGraph::build_watched(rules, config.open, opts, budget, &mut |_| progress(at))?;
+        stats.peak_bytes = stats.peak_bytes.max(budget.needed(g.bytes(), g.nodes() as u64));
         stats.graph_bytes += g.bytes();
-        largest = largest.max(g.nodes() as u64 * 16);
-        let needed = stats.graph_bytes + largest;
-        stats.peak_bytes = stats.peak_bytes.max(needed);
-        if needed > opts.max_memory {
-            return Err(MatchError::Solve(SolveError::MemoryLimit {
-                limit: opts.max_memory,
-                needed,
-                positions: stats.positions + g.nodes() as u64,
-                counters: g.on_board(),
-                phase: "enumerated",
-            }));
-        }
+        largest = largest.max(g.nodes() as u64);
         stats.positions += g.nodes() as u64;
         stats.graph_positions.push((open.0, open.1, g.nodes() as u64));
         stats.moves += g.moves() as u64;

@@ -22,6 +22,28 @@ type ChunkMoves = (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>);
 /// The moves of a graph: offsets by node, successors, South's captures, local pits.
 type GraphMoves = (Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>);
 
+/// Bytes a node takes beyond its graph while the match is solved: the attractors' masks, one
+/// per side at once.
+pub(crate) const ATTRACTOR_BYTES: u64 = 2 * std::mem::size_of::<Mask>() as u64;
+
+/// What the rest of a solve holds while a round graph is built: its bytes, and the nodes whose
+/// attractor masks it has reserved already (its largest graph's); the graph's own masks count
+/// where they are more.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GraphBudget {
+    pub held: u64,
+    pub reserved_nodes: u64,
+    /// Bytes a node's attractor masks take (0: the caller keeps none).
+    pub mask_bytes: u64,
+}
+
+impl GraphBudget {
+    /// The bytes the solve holds with a graph of `nodes` nodes holding `bytes`.
+    pub(crate) fn needed(&self, bytes: u64, nodes: u64) -> u64 {
+        self.held + bytes + self.mask_bytes * nodes.max(self.reserved_nodes)
+    }
+}
+
 /// Positions per parallel task when building the graph.
 const CHUNK: usize = 4096;
 
@@ -56,19 +78,43 @@ impl RoundGraph {
     /// Enumerates the round of `open` pits and builds its graph.
     #[cfg(test)]
     pub fn build(rules: Ruleset, open: BySide<u8>, opts: SolveOptions) -> Result<RoundGraph, SolveError> {
-        RoundGraph::build_watched(rules, open, opts, &mut |_| std::ops::ControlFlow::Continue(()))
+        RoundGraph::build_watched(rules, open, opts, GraphBudget::default(), &mut |_| std::ops::ControlFlow::Continue(()))
     }
 
     /// [`RoundGraph::build`], `watch` hearing the enumeration of its positions and able to stop
-    /// it ([`SolveError::Cancelled`]).
-    pub fn build_watched(rules: Ruleset, open: BySide<u8>, opts: SolveOptions, watch: &mut Watch) -> Result<RoundGraph, SolveError> {
+    /// it ([`SolveError::Cancelled`]). Every allocation is checked first: what the solve holds
+    /// (`budget`) and what the graph would hold with it stay within `opts.max_memory`.
+    pub fn build_watched(
+        rules: Ruleset,
+        open: BySide<u8>,
+        opts: SolveOptions,
+        budget: GraphBudget,
+        watch: &mut Watch,
+    ) -> Result<RoundGraph, SolveError> {
         let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
-        let positions = Solution::enumerated_watched(&roots, opts, watch)?;
+        let positions = Solution::enumerated_watched(&roots, opts, &|working, found| budget.needed(working, found), watch)?;
         let layout = Layout::of(&positions);
-        let (succ_start, succ, gain, pit) = successors(&positions, &layout);
-        let (pred_start, preds) = predecessors(&succ_start, &succ);
-        let nodes = succ_start.len() - 1;
+        let nodes = *layout.level_start.last().expect("a level") as u64;
+        let held = positions.stats().table_bytes;
+        let check = |arrays: u64, level: usize| {
+            let needed = budget.needed(held + arrays, nodes);
+            if needed > opts.max_memory {
+                return Err(SolveError::MemoryLimit {
+                    limit: opts.max_memory,
+                    needed,
+                    positions: nodes,
+                    counters: level as u32,
+                    phase: "enumerated",
+                });
+            }
+            Ok(())
+        };
+        let (succ_start, succ, gain, pit) = successors(&positions, &layout, &check)?;
         let ends: Vec<u32> = (0..nodes as u32).filter(|&x| succ_start[x as usize] == succ_start[x as usize + 1]).collect();
+        let moves_bytes = 4 * succ_start.capacity() + 6 * succ.capacity() + 4 * ends.capacity();
+        // Offsets, their running copy and the predecessors themselves.
+        check((moves_bytes + 8 * succ_start.len() + 4 * succ.len()) as u64, positions.top_level())?;
+        let (pred_start, preds) = predecessors(&succ_start, &succ);
         let slot = |r: &Position| layout.id(positions.slot_of(r).expect("the roots are enumerated"));
         let roots = BySide::new(slot(&roots[0]), slot(&roots[1]));
         let on_board = positions.top_level() as u32;
@@ -325,18 +371,33 @@ impl Layout {
     }
 }
 
-/// Every node's moves in the engine's order, CSR: offsets, successors, South's captures, local pits.
-fn successors(positions: &Solution, layout: &Layout) -> GraphMoves {
+/// Every node's moves in the engine's order, CSR: offsets, successors, South's captures, local
+/// pits. `check(bytes, level)` hears the bytes the arrays would take before each level's moves
+/// are added (a growing array counted twice, as it is while it moves), and can refuse them.
+fn successors(
+    positions: &Solution,
+    layout: &Layout,
+    check: &dyn Fn(u64, usize) -> Result<(), SolveError>,
+) -> Result<GraphMoves, SolveError> {
     let nodes = *layout.level_start.last().expect("a level") as usize;
     let mut succ_start = Vec::with_capacity(nodes + 1);
     succ_start.push(0u32);
-    let (mut succ, mut gain, mut pit) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut succ, mut gain, mut pit) = (Vec::<u32>::new(), Vec::<u8>::new(), Vec::<u8>::new());
     for n in 0..=positions.top_level() {
         for side in 0..2 {
             let len = positions.level_len(n, side);
             let starts: Vec<usize> = (0..len).step_by(CHUNK).collect();
             let parts: Vec<ChunkMoves> =
                 starts.par_iter().map(|&start| chunk_moves(positions, layout, n, side, start..(start + CHUNK).min(len))).collect();
+            let added: usize = parts.iter().map(|part| part.1.len()).sum();
+            let parts_bytes = parts.iter().map(|part| part.0.len() + 6 * part.1.len()).sum::<usize>();
+            let capacity = grown(succ.capacity(), succ.len() + added);
+            let moving = if capacity > succ.capacity() { 6 * succ.capacity() } else { 0 };
+            check((4 * succ_start.capacity() + 6 * capacity + moving + parts_bytes) as u64, n)?;
+            for v in [&mut gain, &mut pit] {
+                v.reserve_exact(capacity - v.len());
+            }
+            succ.reserve_exact(capacity - succ.len());
             for (degrees, s, g, p) in parts {
                 for d in degrees {
                     succ_start.push(succ_start.last().expect("a start") + d as u32);
@@ -347,7 +408,17 @@ fn successors(positions: &Solution, layout: &Layout) -> GraphMoves {
             }
         }
     }
-    (succ_start, succ, gain, pit)
+    Ok((succ_start, succ, gain, pit))
+}
+
+/// The capacity of a growing array that must hold `needed`: half as much again as it had, so
+/// that the copies stay linear in all, and never less than needed.
+fn grown(capacity: usize, needed: usize) -> usize {
+    if needed <= capacity {
+        capacity
+    } else {
+        needed.max(capacity + capacity / 2)
+    }
 }
 
 /// The moves of the positions `range` of level n and one side.

@@ -173,7 +173,7 @@ impl Solution {
     /// [`Solution::solve`], stopped with [`SolveError::Cancelled`] as soon as `watch` breaks
     /// (it hears the progress after every wave of positions).
     pub fn solve_watched(roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<Solution, SolveError> {
-        let (mut solution, found) = Solution::enumerate_from(roots, opts, true, watch)?;
+        let (mut solution, found) = Solution::enumerate_from(roots, opts, true, &|working, _| working, watch)?;
         let start = Instant::now();
         solution.solve_levels(found, opts, watch)?;
         solution.stats.solve_seconds = start.elapsed().as_secs_f64();
@@ -183,9 +183,15 @@ impl Solution {
 
     /// Step 1 alone: the positions reachable from `roots`, without values (the round graph of
     /// the match values, src/exact/round_graph.rs, builds its own graph over them); `watch`
-    /// hears the enumeration and may stop it.
-    pub(crate) fn enumerated_watched(roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<Solution, SolveError> {
-        Solution::enumerate_from(roots, opts, false, watch).map(|(solution, _)| solution)
+    /// hears the enumeration and may stop it. `in_use(working bytes, positions found)` is what
+    /// the caller's whole solve holds then, checked against `opts.max_memory`.
+    pub(crate) fn enumerated_watched(
+        roots: &[Position],
+        opts: SolveOptions,
+        in_use: &dyn Fn(u64, u64) -> u64,
+        watch: &mut Watch,
+    ) -> Result<Solution, SolveError> {
+        Solution::enumerate_from(roots, opts, false, in_use, watch).map(|(solution, _)| solution)
     }
 
     /// The solution's positions without values, and the levels as found (with their moves
@@ -194,6 +200,7 @@ impl Solution {
         roots: &[Position],
         opts: SolveOptions,
         record: bool,
+        in_use: &dyn Fn(u64, u64) -> u64,
         watch: &mut Watch,
     ) -> Result<(Solution, Vec<FoundLevel>), SolveError> {
         let template = roots[0];
@@ -209,7 +216,7 @@ impl Solution {
             stats: SolveStats { level_positions: vec![0; top as usize + 1], ..SolveStats::default() },
         };
         let start = Instant::now();
-        let found = solution.enumerate(roots, opts, record, watch)?;
+        let found = solution.enumerate(roots, opts, record, in_use, watch)?;
         solution.stats.enumerate_seconds = start.elapsed().as_secs_f64();
         solution.stats.table_bytes = solution.table_bytes();
         Ok((solution, found))
@@ -318,10 +325,12 @@ impl Solution {
         roots: &[Position],
         opts: SolveOptions,
         record: bool,
+        in_use: &dyn Fn(u64, u64) -> u64,
         watch: &mut Watch,
     ) -> Result<Vec<FoundLevel>, SolveError> {
         let (limit, peak) = (opts.max_memory, &mut self.stats.peak_bytes);
-        let mut memory = |needed: u64, counters: u32, positions: u64| {
+        let mut memory = |working: u64, counters: u32, positions: u64| {
+            let needed = in_use(working, positions);
             *peak = (*peak).max(needed);
             if needed > limit {
                 return Err(SolveError::MemoryLimit { limit, needed, positions, counters, phase: "enumerated" });

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::analysis::{RoundContext, RoundMatch};
 use super::match_solver::{reserve_span, Ending, MatchError, MatchProgress, MatchTable};
 use super::once_cache::OnceCache;
-use super::round_graph::RoundGraph;
+use super::round_graph::{GraphBudget, RoundGraph, ATTRACTOR_BYTES};
 use super::round_values::{RoundValues, RoundValuesError};
 use super::solver::{SendWatch, Solution, SolveError, SolveOptions, Watch};
 use super::spill::SpillOptions;
@@ -247,8 +247,10 @@ impl ExactStore {
         watch: &mut SendWatch,
     ) -> Result<Arc<RoundGraph>, RoundValuesError> {
         let solve = SolveOptions { keep_order: false, ..self.settings.solve };
+        // The values' attractors run with the graph in memory, one per side at once.
+        let budget = GraphBudget { mask_bytes: ATTRACTOR_BYTES, ..GraphBudget::default() };
         let mut build = || {
-            RoundGraph::build_watched(rules, open, solve, watch).map_err(|e| match e {
+            RoundGraph::build_watched(rules, open, solve, budget, watch).map_err(|e| match e {
                 SolveError::Cancelled => RoundValuesError::Cancelled,
                 e => RoundValuesError::Solve(e),
             })
