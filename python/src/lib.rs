@@ -259,6 +259,19 @@ impl PyPosition {
         Ok(PyPosition::new(Position::opening(rules, parse_side(starter, "starter")?)))
     }
 
+    /// A position inside a round, set up: `board` the 2P pits in global order (R2; None for a
+    /// closed pit, R12), `reserves` each side's counters off the board (South, North), `turn`
+    /// the side to move. Refused (ValueError naming what is wrong) unless the counters sum to
+    /// the rules' total (R1) and the closed pits are empty and at each row's left end (R12).
+    #[staticmethod]
+    #[pyo3(signature = (board, reserves, turn="south", rules=None))]
+    fn setup(board: Vec<Option<u8>>, reserves: (u32, u32), turn: &str, rules: Option<&PyRuleset>) -> PyResult<Self> {
+        let rules = rules.map_or_else(Ruleset::default, |r| r.inner);
+        let reserve = BySide::new(reserves.0, reserves.1);
+        let position = rajapasu::app::game::board_position(rules, &board, reserve, parse_side(turn, "turn")?).map_err(field_error)?;
+        Ok(PyPosition::new(position))
+    }
+
     /// Legal local pits (0-based from the mover's left, R3) in increasing order.
     fn legal_moves(&mut self) -> Vec<usize> {
         self.legal_set().iter().map(|p| p.index()).collect()

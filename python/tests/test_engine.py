@@ -88,6 +88,21 @@ def test_the_opening_position():
     assert small.board == [2] * 6 and small.turn == "north"
 
 
+def test_a_position_set_up_inside_a_round_is_checked_and_its_totals_never_wrap():
+    rules = rajapasu.Ruleset(pits_per_row=4, seeds_per_pit=4)
+    p = rajapasu.Position.setup([None, 5, 3, 0, 2, 6, 4, 1], (7, 4), turn="south", rules=rules)
+    assert p.board == [0, 5, 3, 0, 2, 6, 4, 1] and p.reserves == (7, 4) and p.turn == "south"
+    assert p.open == {"south": [1, 2, 3], "north": [0, 1, 2, 3]}
+    assert p.legal_moves() == [1, 2]
+    # A reserve near 2**32 must not wrap the total around to the board's 98 (R1).
+    with pytest.raises(rajapasu.UsageError, match=r"reserve.*4294967295.*98"):
+        rajapasu.Position.setup([7] * 14, (4294967295, 1))
+    with pytest.raises(rajapasu.UsageError, match=r"plus reserves are 33; these rules have 32"):
+        rajapasu.Position.setup([None, 5, 3, 0, 2, 6, 4, 1], (7, 5), rules=rules)
+    with pytest.raises(rajapasu.UsageError, match=r"right end of the row"):
+        rajapasu.Position.setup([5, None, 3, 0, 2, 6, 4, 1], (7, 4), rules=rules)
+
+
 def test_position_play_returns_what_happened_and_clone_is_independent():
     first = golden("default_south.jsonl")[2]
     p = rajapasu.Position.opening()

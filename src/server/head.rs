@@ -8,12 +8,14 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::http::{HeaderMap, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::watch;
 
+use super::connections::Connection;
 use super::error::ApiError;
 use super::params::MAX_QUERY_BYTES;
 
@@ -134,6 +136,8 @@ pub struct HeadStream<S> {
     phase: Phase,
     eof: bool,
     cut: watch::Sender<bool>,
+    /// Told when a head begins and ends.
+    connection: Arc<Connection>,
 }
 
 impl<S> HeadStream<S> {
@@ -141,9 +145,19 @@ impl<S> HeadStream<S> {
         self.inner
     }
 
-    pub fn new(inner: S) -> (HeadStream<S>, BodyCut) {
+    pub fn new(inner: S, connection: Arc<Connection>) -> (HeadStream<S>, BodyCut) {
         let (cut, watched) = watch::channel(false);
-        let stream = HeadStream { inner, input: Vec::new(), scanned: 0, output: Vec::new(), given: 0, phase: Phase::Head, eof: false, cut };
+        let stream = HeadStream {
+            inner,
+            input: Vec::new(),
+            scanned: 0,
+            output: Vec::new(),
+            given: 0,
+            phase: Phase::Head,
+            eof: false,
+            cut,
+            connection,
+        };
         (stream, BodyCut(watched))
     }
 
@@ -185,6 +199,7 @@ impl<S> HeadStream<S> {
             return false;
         };
         self.scanned = 0;
+        self.connection.set_waiting(false);
         let head: Vec<u8> = self.input.drain(..end).collect();
         // A connection kept alive after a large head does not keep its room.
         self.input.shrink_to(2 * READ_CHUNK);
@@ -311,6 +326,9 @@ impl<S: AsyncRead + Unpin> AsyncRead for HeadStream<S> {
             let polled = Pin::new(&mut this.inner).poll_read(cx, &mut chunk);
             let got = chunk.filled().len();
             this.input.truncate(start + got);
+            if got > 0 && matches!(this.phase, Phase::Head) {
+                this.connection.set_waiting(true);
+            }
             match polled {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),

@@ -13,6 +13,7 @@
 //! created from `--tables` and `--max-memory`, which the analysis and the perfect players share.
 
 mod api;
+mod connections;
 mod error;
 mod export;
 mod guard;
@@ -29,18 +30,18 @@ use std::time::Duration;
 use hyper::service::Service as _;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use tokio::sync::Semaphore;
 
 pub use error::ApiError;
 pub use guard::new_token;
 pub use head::{MAX_HEADERS, MAX_HEAD_BYTES};
 pub use params::MAX_QUERY_BYTES;
 use state::App;
-pub use state::{Config, BODY_TIMEOUT, HEAVY_AT_ONCE, HEAVY_QUEUED, MAX_BODY_BYTES};
+pub use state::{Config, BODY_TIMEOUT, HEAVY_AT_ONCE, HEAVY_QUEUED, MAX_BODIES_BYTES, MAX_BODY_BYTES};
 
-/// Connections open at once; beyond them a new connection is closed at once. Each holds at most
-/// about two copies of the largest head (its reader's and hyper's), so heads in flight stay
-/// under 600 MB.
+/// Connections open at once; beyond them the oldest one still waiting for a request's head is
+/// closed to let a new one in, or the new one is closed at once when none is ([`connections`]).
+/// Each holds at most about two copies of the largest head (its reader's and hyper's), so heads
+/// in flight stay under 600 MB.
 pub const MAX_CONNECTIONS: usize = 256;
 /// Time for a request's head to arrive, from the connection's opening or the previous answer
 /// (so also how long an idle connection is kept).
@@ -58,7 +59,7 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()
         ready(addr);
         let guard = Arc::new(guard::Guard::new(addr, &config.allow_hosts, config.token.clone()));
         let router = api::router(app).layer(axum::middleware::from_fn_with_state(guard, guard::check));
-        let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+        let connections = connections::Connections::new(MAX_CONNECTIONS);
         loop {
             let stream = match listener.accept().await {
                 Ok((stream, _)) => stream,
@@ -68,16 +69,17 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()
                     continue;
                 }
             };
-            let Ok(slot) = slots.clone().try_acquire_owned() else { continue };
-            tokio::spawn(serve_connection(stream, router.clone(), slot));
+            let Some(place) = connections.admit() else { continue };
+            tokio::spawn(serve_connection(stream, router.clone(), place));
         }
     })
 }
 
 /// One connection: its heads read first ([`head::HeadStream`]), then hyper's HTTP/1 with the
-/// head timeout and a buffer that holds the largest head.
-async fn serve_connection(stream: tokio::net::TcpStream, router: axum::Router, _slot: tokio::sync::OwnedSemaphorePermit) {
-    let (stream, cut) = head::HeadStream::new(stream);
+/// head timeout and a buffer that holds the largest head; closed early if the registry needs
+/// its place.
+async fn serve_connection(stream: tokio::net::TcpStream, router: axum::Router, place: connections::Place) {
+    let (stream, cut) = head::HeadStream::new(stream, place.connection().clone());
     let service = TowerToHyperService::new(router);
     let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         request.extensions_mut().insert(cut.clone());
@@ -90,8 +92,13 @@ async fn serve_connection(stream: tokio::net::TcpStream, router: axum::Router, _
         .max_headers(MAX_HEADERS + 1)
         .serve_connection(TokioIo::new(stream), service)
         .without_shutdown();
-    if let Ok(parts) = connection.await {
-        linger(parts.io.into_inner().into_inner()).await;
+    tokio::select! {
+        served = connection => {
+            if let Ok(parts) = served {
+                linger(parts.io.into_inner().into_inner()).await;
+            }
+        }
+        () = place.connection().closed() => {}
     }
 }
 

@@ -210,7 +210,7 @@ fn bad_requests_get_a_400_naming_the_field() {
 }
 
 /// Peak resident memory of a process (Linux VmHWM), in bytes.
-fn peak_rss(pid: u32) -> u64 {
+pub fn peak_rss(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()).unwrap() * 1024
 }

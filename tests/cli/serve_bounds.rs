@@ -220,6 +220,73 @@ fn the_bodies_read_at_once_are_bounded_in_total() {
     }
 }
 
+#[test]
+fn a_body_that_stalls_is_answered_408_after_its_time() {
+    let tables = tempfile::tempdir().unwrap();
+    let server = Server::start(tables.path());
+    let started = Instant::now();
+    let mut stalled = upload(&server, 1000, 10);
+    stalled.set_read_timeout(Some(rajapasu::server::BODY_TIMEOUT + Duration::from_secs(15))).unwrap();
+    let mut answer = String::new();
+    stalled.read_to_string(&mut answer).unwrap();
+    let waited = started.elapsed();
+    eprintln!("a body 990 bytes short answered after {waited:?}");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    let body: Value = serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(body["field"], "body", "{body}");
+    assert!(waited >= rajapasu::server::BODY_TIMEOUT && waited < rajapasu::server::BODY_TIMEOUT + Duration::from_secs(10), "{waited:?}");
+}
+
+/// Resident memory of a process (Linux VmRSS), in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()).unwrap() * 1024
+}
+
+#[test]
+fn four_hundred_uploads_at_the_limit_hold_no_more_than_the_bodies_budget() {
+    let tables = tempfile::tempdir().unwrap();
+    let server = std::sync::Arc::new(Server::start(tables.path()));
+    let (status, _) = server.request("POST", "/api/check-record", br#"{"moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"]}"#);
+    assert_eq!(status, 200);
+    let before = rss(server.pid());
+    // Each sends a whole body of the largest size read (a record that is not JSON: a 400 once
+    // read), all at once.
+    let len = rajapasu::server::MAX_BODY_BYTES;
+    let clients: Vec<_> = (0..400)
+        .map(|_| {
+            let server = server.clone();
+            std::thread::spawn(move || {
+                let mut stream = upload(&server, len, 0);
+                let _ = stream.write_all(&vec![b'x'; len]);
+                let mut answer = String::new();
+                let _ = stream.read_to_string(&mut answer);
+                answer.get(9..12).unwrap_or("").to_owned()
+            })
+        })
+        .collect();
+    let codes: Vec<String> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    let (peak, after) = (super::serve::peak_rss(server.pid()), rss(server.pid()));
+    let count = |code: &str| codes.iter().filter(|c| *c == code).count();
+    eprintln!(
+        "400 uploads of {len} bytes: {} read (400), {} refused at once (503), {} other; RSS before {before}, peak {peak}, after {after}",
+        count("400"),
+        count("503"),
+        400 - count("400") - count("503")
+    );
+    // A refused client that goes on sending may find its connection reset before it reads the
+    // 503 (the server drains 2 s of what follows a refusal, then closes).
+    assert_eq!(count("400") + count("503") + count(""), 400, "{codes:?}");
+    assert!(count("400") >= 57 && count("503") > 0, "{codes:?}");
+    // The bodies' 64 MiB, and the buffers of the 256 connections open at once.
+    let budget = (rajapasu::server::MAX_BODIES_BYTES + rajapasu::server::MAX_CONNECTIONS * (512 << 10)) as u64;
+    assert!(peak < before + budget, "peak RSS {peak} bytes from {before}: above the budget of {budget}");
+    let (status, _) = server.request("POST", "/api/check-record", br#"{"moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"]}"#);
+    assert_eq!(status, 200);
+    // What stays is the allocator's and less than the bodies' budget (it was 800 MB more).
+    assert!(after < before + rajapasu::server::MAX_BODIES_BYTES as u64, "RSS {after} bytes after the uploads, from {before}");
+}
+
 /// `rajapasu serve --tables PATH`'s exit code and error.
 fn refused(tables: &Path) -> (Option<i32>, String) {
     let out = bin().args(["serve", "--port", "0", "--tables", s(tables)]).output().unwrap();
