@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyList};
 use rajapasu::agents::host::{self, HostPlayer};
 use rajapasu::agents::AgentSpec;
 use rajapasu::app::simulate::{SimulateError, SimulateRequest};
-use rajapasu::app::solve::{match_error_is_bad_input, MatchRequest, RoundRequest, SolveMatchError};
+use rajapasu::app::solve::round::{match_error_is_bad_input, MatchRequest, RoundRequest, SolveMatchError};
 use rajapasu::engine::{BySide, Position};
 use rajapasu::exact::Setting;
 use rajapasu::io::dataset::Wording;
@@ -231,7 +231,7 @@ pub(crate) fn solve_json(
     max_positions: Option<u64>,
     rules: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    use rajapasu::app::solve::{parse_memory, peak_rss, solve_start, solved_json};
+    use rajapasu::app::solve::round::{parse_memory, peak_rss, solve_start, solved_json};
     let rules = ruleset_from(rules)?;
     let starter = parse_side(starter, "starter")?;
     let request = RoundRequest { rules, open: open.map(|(s, n)| BySide::new(s, n)), starter };
@@ -259,7 +259,7 @@ pub(crate) fn solve_match_json(
     spill: bool,
     max_disk: Option<&str>,
 ) -> PyResult<String> {
-    use rajapasu::app::solve::{match_solved_json, parse_memory, peak_rss, solve_match};
+    use rajapasu::app::solve::round::{match_solved_json, parse_memory, peak_rss, solve_match};
     use rajapasu::exact::{ExactStore, StoreSettings};
     let rules = ruleset_from(rules)?;
     let starter = parse_side(starter, "starter")?;
@@ -270,7 +270,7 @@ pub(crate) fn solve_match_json(
     if max_disk.is_some() && !spill {
         return Err(usage("max_disk bounds the round graphs on disk: pass spill=True with it".to_string()));
     }
-    let spill = spill.then(|| rajapasu::app::solve_spill::spill_options(max_memory, max_disk, None)).transpose().map_err(field_error)?;
+    let spill = spill.then(|| rajapasu::app::solve::spill::spill_options(max_memory, max_disk, None)).transpose().map_err(field_error)?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
     let tables = rajapasu::exact::tables_dir(tables.as_deref()).map_err(|e| usage(e.describe(&keyword)))?;
     let name: rajapasu::exact::Naming = if spill.is_some() { &keyword } else { &match_keyword };

@@ -8,10 +8,10 @@ use serde_json::Value;
 use super::output::Output;
 use super::replay::MoveArgs;
 use super::CliError;
-use crate::app::analyse::{run as analyse, AnalyseError, AnalyseRequest, PositionSpec};
-use crate::app::game::Start;
+use crate::app::explore::analyse::{run as analyse, AnalyseError, AnalyseRequest, PositionSpec};
+use crate::app::explore::game::Start;
 use crate::app::job::Job;
-use crate::app::solve::parse_memory;
+use crate::app::solve::round::parse_memory;
 use crate::engine::{BySide, Side};
 use crate::exact::{ExactStore, SolveOptions, StoreSettings};
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::output::Output;
 use super::CliError;
-use crate::app::check_record::{base_rules, reading_label, run as check, CheckRequest};
+use crate::app::explore::check_record::{base_rules, reading_label, run as check, CheckRequest};
 use crate::engine::{Ruleset, Side};
 use crate::record::{Record, MAX_RECORD_BYTES};
 

@@ -81,8 +81,8 @@ pub fn simulate_error(e: SimulateError, dest: &Destination) -> CliError {
 
 /// A study job's error as the command line reports it: a dataset's as for `--out` (a study's
 /// own datasets are worded by their arm or pairing), bad input exits 2, a failure exits 1.
-pub fn study_error(e: crate::app::StudyError) -> CliError {
-    use crate::app::StudyError;
+pub fn study_error(e: crate::app::study::StudyError) -> CliError {
+    use crate::app::study::StudyError;
     match e {
         StudyError::Field(e) => super::flags::field_error(e),
         StudyError::Directory(e) => CliError::Usage(e.describe(super::flags::flag("out_root"))),

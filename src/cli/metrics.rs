@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long)]
     exact: bool,
     /// Memory each round's exact solve may use with --exact, e.g. 512M, 4G.
-    #[arg(long, default_value = "4G", value_parser = crate::app::solve::parse_memory, requires = "exact")]
+    #[arg(long, default_value = "4G", value_parser = crate::app::solve::round::parse_memory, requires = "exact")]
     max_memory: u64,
     /// The most positions a round's exact solve may reach with --exact.
     #[arg(long, default_value_t = 150_000_000, requires = "exact")]

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::app::export_dataset::{self, DatasetRequest, ExportError};
-use crate::app::game::{GameSpec, Start};
+use crate::app::explore::export_dataset::{self, DatasetRequest, ExportError};
+use crate::app::explore::game::{GameSpec, Start};
 use crate::engine::trace::{replay, ReplayError};
 use crate::engine::{BySide, GameError, IllegalReason, Ruleset, Side};
 use crate::io::dataset::PlayedSeat;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::app::experiment::Experiment;
+use crate::app::study::experiment::Experiment;
 use crate::app::study::{StudyOptions, StudyRequest};
 
 use super::output::Output;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::output::Output;
 use super::CliError;
-use crate::app::solve::parse_memory;
+use crate::app::solve::round::parse_memory;
 use crate::server::{run, Config};
 
 /// Who may talk to the server, printed after the options.

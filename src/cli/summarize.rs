@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::analysis::summarize::summarize_path;
-use crate::app::summary::{study_text, write_summary};
+use crate::app::study::summary::{study_text, write_summary};
 
 use super::output::Output;
 use super::CliError;

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::app::tournament::file::Tournament;
 use crate::app::tournament::TournamentRequest;
-use crate::app::tournament_file::Tournament;
 
 use super::output::Output;
 use super::run::StudyArgs;

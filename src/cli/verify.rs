@@ -18,7 +18,7 @@ use crate::io::Dataset;
 
 use super::output::Output;
 use super::CliError;
-use crate::app::experiment::Experiment;
+use crate::app::study::experiment::Experiment;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -4,7 +4,7 @@
 use indicatif::ProgressBar;
 
 use super::args::Args;
-use crate::app::solve::{parse_memory, Solved};
+use crate::app::solve::round::{parse_memory, Solved};
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{MatchError, MatchProgress, Progress, SolveError, SolveOptions, SpillOptions};
@@ -80,7 +80,7 @@ pub(super) fn start_label(rules: &Ruleset, open: BySide<u8>) -> String {
 /// Solves the round start (`open`, `starter`) with a progress bar.
 pub(super) fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts: SolveOptions, quiet: bool) -> Result<Solved, SolveError> {
     let bar = SolveBar::new(&start_label(&rules, open), quiet);
-    let solved = crate::app::solve::solve_start(rules, open, starter, opts, &mut |p| bar.update(p));
+    let solved = crate::app::solve::round::solve_start(rules, open, starter, opts, &mut |p| bar.update(p));
     bar.bar.finish_and_clear();
     solved
 }
@@ -95,7 +95,7 @@ pub(super) fn match_error(e: MatchError, spilled: bool) -> CliError {
 /// [`match_error`], its settings named by `name` (`solve --study` offers no `--spill`).
 pub(super) fn match_error_named(e: MatchError, name: crate::exact::Naming) -> CliError {
     let message = e.describe(name);
-    if crate::app::solve::match_error_is_bad_input(&e) {
+    if crate::app::solve::round::match_error_is_bad_input(&e) {
         CliError::usage(message)
     } else {
         CliError::failed(message)
@@ -105,7 +105,7 @@ pub(super) fn match_error_named(e: MatchError, name: crate::exact::Naming) -> Cl
 /// The bounds of `--spill` (`--max-memory`, `--max-disk`, `--max-levels`), checked.
 pub(super) fn spill_options(args: &Args) -> Result<SpillOptions, CliError> {
     let (max_memory, max_disk) = spill_sizes(args)?;
-    crate::app::solve_spill::spill_options(max_memory, max_disk, args.max_levels).map_err(crate::cli::field_error)
+    crate::app::solve::spill::spill_options(max_memory, max_disk, args.max_levels).map_err(crate::cli::field_error)
 }
 
 /// `--max-memory` and `--max-disk` in bytes (None: no bound on disk).
@@ -124,7 +124,7 @@ pub(super) fn formats(args: &Args) -> Result<Formats, CliError> {
     args.format.parse::<Formats>().map_err(|e| CliError::usage(format!("--format: {e}")))
 }
 
-pub(super) use crate::app::solve::other_rules;
+pub(super) use crate::app::solve::round::other_rules;
 
 /// 1536 as "1.5 KiB".
 pub(super) fn human_bytes(b: u64) -> String {

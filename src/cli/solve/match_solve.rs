@@ -6,8 +6,8 @@
 
 use super::args::Args;
 use super::common::{formats, human_bytes, match_error, other_rules, spill_options, MatchBar};
-use crate::app::match_states::{match_states_json, MatchStatesError, MatchStatesRequest};
-use crate::app::solve::{match_solved_json, peak_rss, solve_match, MatchRequest, SolveMatchError};
+use crate::app::solve::all_states::{match_states_json, MatchStatesError, MatchStatesRequest};
+use crate::app::solve::round::{match_solved_json, peak_rss, solve_match, MatchRequest, SolveMatchError};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
@@ -117,11 +117,12 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
         command: crate::cli::command_line(),
     };
     let store = match_store(args, opts)?;
-    let solved = with_bar(&rules, args.quiet, |report| crate::app::match_states::run(&store, &request, report)).map_err(|e| match e {
-        MatchStatesError::Field(e) => crate::cli::field_error(e),
-        MatchStatesError::Match(e) => match_error(e, args.spill),
-        MatchStatesError::Failed(e) => CliError::failed(e),
-    })?;
+    let solved =
+        with_bar(&rules, args.quiet, |report| crate::app::solve::all_states::run(&store, &request, report)).map_err(|e| match e {
+            MatchStatesError::Field(e) => crate::cli::field_error(e),
+            MatchStatesError::Match(e) => match_error(e, args.spill),
+            MatchStatesError::Failed(e) => CliError::failed(e),
+        })?;
     let mut out = Output::lines();
     if args.json {
         out.line(format_args!("{}", match_states_json(&rules, &solved)))?;

@@ -3,9 +3,9 @@
 
 use super::args::Args;
 use super::common::{formats, human_bytes, other_rules, solve_error, solve_start, spillable_solve_error, start_label, SolveBar};
-use crate::app::perfect_match::{describe_chain, matches_json};
-use crate::app::solve::{outcome, peak_rss, round_open, solved_json};
-use crate::app::starts::{starts_json, StartsError, StartsEvent, StartsRequest};
+use crate::app::solve::all_starts::{starts_json, StartsError, StartsEvent, StartsRequest};
+use crate::app::solve::perfect_match::{describe_chain, matches_json};
+use crate::app::solve::round::{outcome, peak_rss, round_open, solved_json};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
@@ -76,7 +76,7 @@ pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -
     let first: Side = args.starter.parse().map_err(CliError::usage)?;
     let mut out = Output::lines();
     let mut all = Vec::new();
-    for m in crate::app::perfect_match::play(rules, first, opts) {
+    for m in crate::app::solve::perfect_match::play(rules, first, opts) {
         let m = m.map_err(solve_error)?;
         if !args.json {
             out.line(format_args!("ties broken by the {} local pit; {first} starts round 1", m.tie.name()))?;
@@ -117,7 +117,7 @@ pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Res
     let mut bar: Option<SolveBar> = None;
     // The header comes once the board is known to be within the solver's limits.
     let mut printed = if args.json { Ok(()) } else { Err(None) };
-    let done = crate::app::starts::run(&request, &mut |event| match event {
+    let done = crate::app::solve::all_starts::run(&request, &mut |event| match event {
         StartsEvent::Solving { open, starter: _ } => {
             if let Err(None) = printed {
                 printed = out.line("south_open north_open starter value outcome best_moves positions seconds").map_err(Some);

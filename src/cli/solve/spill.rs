@@ -4,8 +4,8 @@
 
 use super::args::Args;
 use super::common::{human_bytes, spill_sizes, SolveBar};
-use crate::app::solve::{outcome, peak_rss, spill_error_is_bad_input};
-use crate::app::solve_spill::{spill_json, SolveSpillError, SpillRequest, SpillSolved, Starters};
+use crate::app::solve::round::{outcome, peak_rss, spill_error_is_bad_input};
+use crate::app::solve::spill::{spill_json, SolveSpillError, SpillRequest, SpillSolved, Starters};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
@@ -43,7 +43,7 @@ pub(super) fn run(args: &Args, rules: Ruleset, open: BySide<u8>) -> Result<(), C
         &format!("solve --spill {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North]),
         args.quiet || args.json,
     );
-    let solved = crate::app::solve_spill::run(&request, &mut |p| bar.update(p));
+    let solved = crate::app::solve::spill::run(&request, &mut |p| bar.update(p));
     bar.bar.finish_and_clear();
     let solved = solved.map_err(spill_error)?;
     let rss = peak_rss();

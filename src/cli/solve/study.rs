@@ -5,8 +5,8 @@ use std::ops::ControlFlow;
 
 use super::args::Args;
 use super::common::{formats, human_bytes, match_error_named, start_label, MatchBar, SolveBar};
-use crate::app::perfect_play::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest};
-use crate::app::solve::peak_rss;
+use crate::app::solve::perfect_play::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest};
+use crate::app::solve::round::peak_rss;
 use crate::app::FieldError;
 use crate::cli::output::Output;
 use crate::cli::CliError;
@@ -52,7 +52,7 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(),
         .map(|tables| ExactStore::new(StoreSettings { tables, solve: request.solve_options(), ..StoreSettings::default() }));
     let mut out = Output::progress();
     let (mut printed, mut round_bar, mut match_bar) = (Ok(()), None::<SolveBar>, None::<MatchBar>);
-    let done = crate::app::solve_study::run(&request, store.as_ref(), &mut |event| {
+    let done = crate::app::solve::perfect_play::run(&request, store.as_ref(), &mut |event| {
         match event {
             PerfectPlayEvent::Started => printed = header(&mut out),
             PerfectPlayEvent::Solving(r) => round_bar = Some(SolveBar::new(&start_label(&r, BySide::splat(r.pits_per_row)), args.quiet)),

@@ -12,10 +12,8 @@ use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{perfect_match, ChainOutcome, ExactStore, SolveError, SolveOptions, StateValue, TieBreak};
 use crate::sim::{simulate_batch, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::perfect_play::{
-    BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS,
-};
-use super::solve::{match_error_is_bad_input, match_table, outcome, solve_start, Solved};
+use super::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS};
+use crate::app::solve::round::{match_error_is_bad_input, match_table, outcome, solve_start, Solved};
 
 /// One board: round 1 solved, random play, the matches under perfect round play and the
 /// perfect-match value.

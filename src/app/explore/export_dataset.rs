@@ -9,9 +9,9 @@
 use std::path::Path;
 
 use super::game::{GameSpec, Start};
-use super::job::Job;
-use super::FieldError;
 use crate::agents::{seat_rng, Agent, AgentSpec, PlayerError, Resources};
+use crate::app::job::Job;
+use crate::app::FieldError;
 use crate::engine::{BySide, Game, Side};
 use crate::exact::{MatchError, PerfectKind};
 use crate::io::dataset::{Played, PlayedSeat};

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use crate::io::DatasetError;
 
-use super::simulate::SimulateError;
-use super::FieldError;
+use crate::app::simulate::SimulateError;
+use crate::app::FieldError;
 
 /// See the module's documentation. Each case keeps what the front end needs to word it.
 #[derive(Debug, thiserror::Error)]

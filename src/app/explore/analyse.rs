@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::game::Start;
-use super::job::Job;
-use super::FieldError;
+use crate::app::job::Job;
+use crate::app::FieldError;
 use crate::engine::{Outcome, Pit, PitSet, Position, Ruleset, Side};
 use crate::exact::{analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, RoundValuesError, Solution, SolveError};
 

@@ -10,9 +10,7 @@ use crate::plot::exact::{plot_perfect_play, BoardPoint};
 use crate::plot::thousands;
 use crate::sim::table::{Column, ColumnData, Table};
 
-use super::perfect_play::{
-    round_answer, BoardRow, FrontierRow, PerfectPlayError, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS,
-};
+use super::{round_answer, BoardRow, FrontierRow, PerfectPlayError, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS};
 
 /// Writes the study's files into the request's directory; the files written.
 pub(super) fn write(request: &PerfectPlayRequest, rows: &[BoardRow], frontier: &[FrontierRow]) -> Result<Vec<PathBuf>, PerfectPlayError> {

@@ -13,7 +13,7 @@ use crate::io::{write_string_atomically, write_table_formats, Formats};
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
-use super::solve::{other_rules, outcome, solve_start, Solved};
+use super::round::{other_rules, outcome, solve_start, Solved};
 
 /// The `starts` table of the all-starts job: one row per round start of a board.
 pub const STARTS: TableSpec = TableSpec {

@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::engine::Ruleset;
 use crate::exact::ExactStore;
 
-use super::perfect_play::{PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, PerfectPlayRun};
+use super::{PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, PerfectPlayRun};
 
 /// Runs the study of `request`, the match tables from `store` (None: no tables directory, no
 /// match values), telling `watch` as it goes; writes its files.
@@ -31,7 +31,7 @@ pub fn run(
     for p in 2..=request.max_pits_per_row {
         for s in 1..=request.max_seeds_per_pit {
             let rules = Ruleset { pits_per_row: p, seeds_per_pit: s, ..request.rules };
-            let (row, timing) = super::perfect_play_board::board(request, rules, store, watch)?;
+            let (row, timing) = super::board::board(request, rules, store, watch)?;
             if watch(PerfectPlayEvent::Board { row: &row, frontier: timing.as_ref() }).is_break() {
                 return Err(PerfectPlayError::Stopped);
             }
@@ -39,7 +39,7 @@ pub fn run(
             frontier.extend(timing);
         }
     }
-    let written = super::perfect_play_files::write(request, &rows, &frontier)?;
+    let written = super::files::write(request, &rows, &frontier)?;
     Ok(PerfectPlayRun { rows, frontier, written, seconds: started.elapsed().as_secs_f64() })
 }
 

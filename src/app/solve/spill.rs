@@ -11,8 +11,8 @@ use serde_json::json;
 use crate::engine::{BySide, PitSet, Ruleset, Side};
 use crate::exact::{round_start, LevelFigures, Progress, SpillError, SpillOptions, SpilledRound};
 
-use super::solve::{outcome, round_open};
-use super::FieldError;
+use super::round::{outcome, round_open};
+use crate::app::FieldError;
 
 /// Who starts the rounds solved together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,7 +117,7 @@ impl SpillSolved {
 pub enum SolveSpillError {
     #[error("{0}")]
     Field(#[from] FieldError),
-    /// See [`super::solve::spill_error_is_bad_input`].
+    /// See [`super::round::spill_error_is_bad_input`].
     #[error("{0}")]
     Spill(#[from] SpillError),
 }
@@ -241,7 +241,7 @@ mod tests {
         assert_eq!(solved.starts.len(), 2);
         for s in &solved.starts {
             let memory =
-                super::super::solve::solve_start(request.rules, BySide::splat(3), s.starter, Default::default(), &mut |_| {}).unwrap();
+                super::super::round::solve_start(request.rules, BySide::splat(3), s.starter, Default::default(), &mut |_| {}).unwrap();
             assert_eq!((s.value, s.best_moves), (memory.value, memory.best_moves), "{}", s.starter);
         }
         let json = spill_json(&request.rules, &solved, None);
@@ -256,7 +256,7 @@ mod tests {
         let Err(SolveSpillError::Spill(e)) = run(&SpillRequest { max_disk: Some(100), ..request(dir.path()) }, &mut |_| {}) else {
             panic!("a disk allowance of 100 bytes is enough")
         };
-        assert!(super::super::solve::spill_error_is_bad_input(&e) && e.to_string().contains("(max_disk 100 bytes)"), "{e}");
+        assert!(super::super::round::spill_error_is_bad_input(&e) && e.to_string().contains("(max_disk 100 bytes)"), "{e}");
         assert!(e.describe(&|s| format!("--{}", s.field())).contains("(--max_disk 100 bytes)"), "{e}");
     }
 }

@@ -13,7 +13,7 @@ use crate::exact::{
     MatchTable, Progress, Solution, SolveError, SolveOptions, SolveStats, SpillError, StateValue,
 };
 
-use super::FieldError;
+use crate::app::FieldError;
 
 /// Parses a memory size: bytes, or a number with K, M, G or T (powers of 1024), optionally
 /// followed by B or iB.

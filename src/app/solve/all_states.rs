@@ -14,8 +14,8 @@ use crate::io::{write_string_atomically, write_table_formats, Formats};
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
-use super::solve::{match_table, other_rules, peak_rss};
-use super::FieldError;
+use super::round::{match_table, other_rules, peak_rss};
+use crate::app::FieldError;
 
 /// The `match_states` table of the all-states job: one row per match state.
 pub const MATCH_STATES: TableSpec = TableSpec {
@@ -76,7 +76,7 @@ pub struct MatchStatesSolved {
 pub enum MatchStatesError {
     #[error("{0}")]
     Field(#[from] FieldError),
-    /// The table could not be solved or read (see [`super::solve::match_error_is_bad_input`]).
+    /// The table could not be solved or read (see [`super::round::match_error_is_bad_input`]).
     #[error("{0}")]
     Match(#[from] MatchError),
     /// A file could not be written.

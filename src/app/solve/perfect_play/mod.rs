@@ -2,6 +2,12 @@
 //! request, the rows of its summary and frontier, what it tells its caller as it goes, its
 //! result and its errors.
 
+mod board;
+mod files;
+mod study;
+
+pub use study::run;
+
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -10,7 +16,7 @@ use crate::engine::Ruleset;
 use crate::exact::{MatchError, MatchProgress, Progress, SolveError, SolveOptions};
 use crate::io::Formats;
 
-use super::FieldError;
+use crate::app::FieldError;
 
 /// The default budget of positions per board: every board up to 7x7 is inside it (the largest,
 /// 7x6, has 113 million positions: about 4 minutes on 2 cores).
