@@ -9,8 +9,9 @@
 //! (experiment files and the studies run from them), [`tournament`] (round robins and their
 //! ratings), [`explore`] (the jobs of the explorer page, which the command line shares); beside
 //! them the jobs and pieces every folder uses: [`simulate`], [`metrics`], [`job`] (progress and
-//! cancellation) and [`FieldError`].
+//! cancellation), [`FieldError`] and [`BadInput`].
 
+mod bad_input;
 pub mod explore;
 mod field;
 pub mod job;
@@ -20,4 +21,5 @@ pub mod solve;
 pub mod study;
 pub mod tournament;
 
+pub use bad_input::BadInput;
 pub use field::FieldError;

@@ -4,6 +4,8 @@
 
 pub mod all_starts;
 pub mod all_states;
+pub mod match_value;
+mod meta;
 pub mod perfect_match;
 pub mod perfect_play;
 pub mod round;

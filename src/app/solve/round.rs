@@ -1,60 +1,12 @@
-//! The `solve` jobs: the exact perfect-play value of a round's start (R15) and of a match
-//! state (R17), as typed requests and results, with their JSON answers (the same for the
-//! command line and the Python module). Match tables come from the caller's [`ExactStore`].
-
-use std::path::PathBuf;
-use std::time::Instant;
+//! One round start solved (R15), as a typed request and result with its JSON answer (the same
+//! for the command line and the Python module), and the words every solve job shares.
 
 use serde_json::json;
 
 use crate::engine::{BySide, PitSet, Ruleset, Side};
-use crate::exact::{
-    check_holdings, check_open, open_pits, round_start, table_path, ExactStore, MatchError, MatchProgress, MatchState, MatchStats,
-    MatchTable, Progress, Solution, SolveError, SolveOptions, SolveStats, SpillError, StateValue,
-};
+use crate::exact::{check_open, round_start, Progress, Solution, SolveError, SolveOptions, SolveStats};
 
 use crate::app::FieldError;
-
-/// Parses a memory size: bytes, or a number with K, M, G or T (powers of 1024), optionally
-/// followed by B or iB.
-pub fn parse_memory(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let bad = || format!("bad memory size '{text}': expected bytes or a number with K, M, G or T (binary units), e.g. 512M, 4G");
-    let upper = t.to_ascii_uppercase();
-    let body = upper.trim_end_matches("IB").trim_end_matches('B');
-    let (number, unit) = match body.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&body[..i], Some(c)),
-        _ => (body, None),
-    };
-    let shift = match unit {
-        None => 0,
-        Some('K') => 10,
-        Some('M') => 20,
-        Some('G') => 30,
-        Some('T') => 40,
-        Some(_) => return Err(bad()),
-    };
-    let v: f64 = number.trim().parse().map_err(|_| bad())?;
-    if v == 0.0 {
-        return Err(format!("'{text}' is 0 bytes: a size must be more than 0"));
-    }
-    if !v.is_finite() || v < 0.0 {
-        return Err(bad());
-    }
-    let bytes = v * (1u64 << shift) as f64;
-    if bytes >= u64::MAX as f64 {
-        return Err(bad());
-    }
-    Ok(bytes as u64)
-}
-
-/// Peak resident memory of this process (Linux: VmHWM), in bytes.
-pub fn peak_rss() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
 
 /// "starter_win", "draw" or "starter_loss".
 pub fn outcome(value: i32) -> &'static str {
@@ -86,9 +38,25 @@ pub struct RoundRequest {
 }
 
 impl RoundRequest {
-    /// The open pits of the start, or why they are not a start of this board (field `open`).
-    pub fn validate(&self) -> Result<BySide<u8>, FieldError> {
-        round_open(&self.rules, self.open)
+    /// The round start to solve, or why its open pits are not a start of this board (field
+    /// `open`).
+    pub fn validate(&self) -> Result<RoundStart, FieldError> {
+        Ok(RoundStart { rules: self.rules, open: round_open(&self.rules, self.open)?, starter: self.starter })
+    }
+}
+
+/// A round start of its board, checked: what [`RoundStart::solve`] solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoundStart {
+    pub rules: Ruleset,
+    pub open: BySide<u8>,
+    pub starter: Side,
+}
+
+impl RoundStart {
+    /// Solves the start within `opts` ([`solve_start`]).
+    pub fn solve(&self, opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solved, SolveError> {
+        solve_start(self.rules, self.open, self.starter, opts, progress)
     }
 }
 
@@ -110,7 +78,7 @@ pub struct Solved {
     pub stats: SolveStats,
 }
 
-/// Solves the round start (`open`, checked by [`RoundRequest::validate`], `starter`) within
+/// Solves the round start (`open`, checked by [`round_open`], `starter`) within
 /// `opts`: its own reachable positions, so its statistics describe this start alone (a
 /// store's round solutions hold both starters).
 pub fn solve_start(
@@ -160,143 +128,12 @@ pub fn solved_json(rules: &Ruleset, solved: &Solved, rss: Option<u64>) -> serde_
     })
 }
 
-/// A match state to solve (R17), before it is checked.
-#[derive(Clone, Copy, Debug)]
-pub struct MatchRequest {
-    pub rules: Ruleset,
-    /// Holdings of South and North at the round's start; None: the match's start.
-    pub holdings: Option<BySide<u32>>,
-    pub starter: Side,
-    /// Stop a solve after this many iterations of its rounds loop (at least 1); None: no limit.
-    pub max_iterations: Option<u32>,
-}
-
-impl MatchRequest {
-    /// The match state, or the first field that is not what it should be (`holdings`,
-    /// `max_iterations`).
-    pub fn validate(&self) -> Result<MatchState, FieldError> {
-        let holdings = match self.holdings {
-            Some(h) => check_holdings(h, &self.rules).map(|()| h).map_err(|e| FieldError::new("holdings", e))?,
-            None => BySide::splat(self.rules.total_counters() / 2),
-        };
-        if self.max_iterations == Some(0) {
-            return Err(FieldError::new("max_iterations", "0: the rounds loop needs at least 1 iteration (or none: no limit)"));
-        }
-        Ok(MatchState { holdings, starter: self.starter })
-    }
-}
-
-/// The match table of `rules` from `store` (its tables directory, where it is solved and kept
-/// if absent), a solve stopping after `max_iterations`; whether it was found rather than
-/// solved now, and its file.
-pub fn match_table(
-    store: &ExactStore,
-    rules: Ruleset,
-    max_iterations: Option<u32>,
-    progress: &mut dyn FnMut(MatchProgress),
-) -> Result<(std::sync::Arc<MatchTable>, bool, PathBuf), MatchError> {
-    let (table, found) = store.match_table_watched(rules, max_iterations, progress)?;
-    Ok((table, found, table_path(&store.settings().tables, &rules)))
-}
-
-/// One solved match state (R17).
-pub struct MatchSolved {
-    pub state: MatchState,
-    pub value: StateValue,
-    pub stats: MatchStats,
-    /// The table's file in the tables directory.
-    pub table: PathBuf,
-    /// The table was found (read from disk), not solved now.
-    pub cached: bool,
-    pub seconds: f64,
-}
-
-/// Solves the match state of `request` from the table of its rules in `store`.
-pub fn solve_match(
-    store: &ExactStore,
-    request: &MatchRequest,
-    progress: &mut dyn FnMut(MatchProgress),
-) -> Result<MatchSolved, SolveMatchError> {
-    let state = request.validate()?;
-    let started = Instant::now();
-    let (table, cached, path) = match_table(store, request.rules, request.max_iterations, progress)?;
-    let value = table.value(state).expect("checked holdings are a match state");
-    Ok(MatchSolved { state, value, stats: table.stats().clone(), table: path, cached, seconds: started.elapsed().as_secs_f64() })
-}
-
-/// Why a match state was not solved.
-#[derive(Debug, thiserror::Error)]
-pub enum SolveMatchError {
-    #[error("{0}")]
-    Field(#[from] FieldError),
-    /// The table could not be solved or read (see [`match_error_is_bad_input`]).
-    #[error("{0}")]
-    Match(#[from] MatchError),
-}
-
-/// Whether a match table's error is bad input (a board too large, a tables directory that is
-/// not one's own) rather than a failure while working.
-pub fn match_error_is_bad_input(e: &MatchError) -> bool {
-    match e {
-        MatchError::Spill(e) => spill_error_is_bad_input(e),
-        e => !matches!(e, MatchError::Io(_) | MatchError::Interrupted { .. }),
-    }
-}
-
-/// Whether a spilled solve's error is bad input (a board or a disk allowance too small, a
-/// directory or file that is not this solve's) rather than a failure while working or a stop
-/// as asked.
-pub fn spill_error_is_bad_input(e: &SpillError) -> bool {
-    matches!(e, SpillError::Solve(_) | SpillError::BadFile(_) | SpillError::OtherSolve { .. } | SpillError::DiskLimit { .. })
-}
-
-/// The JSON answer of one solved match state (`solve --match --json`, the Python package's
-/// `solve_match`).
-pub fn match_solved_json(rules: &Ruleset, solved: &MatchSolved, rss: Option<u64>) -> serde_json::Value {
-    let MatchState { holdings, starter } = solved.state;
-    let open = open_pits(rules, holdings[Side::South]);
-    let best: Vec<usize> = solved.value.best_moves.iter().map(|p| p.index()).collect();
-    json!({
-        "rules": rules,
-        "rules_hash": rules.hash(),
-        "pits_per_row": rules.pits_per_row,
-        "seeds_per_pit": rules.seeds_per_pit,
-        "holdings": [holdings[Side::South], holdings[Side::North]],
-        "starter": starter,
-        "open": [open[Side::South], open[Side::North]],
-        "value": solved.value.value,
-        "rounds": solved.value.rounds,
-        "best_moves": best,
-        "table": solved.table.display().to_string(),
-        "cached": solved.cached,
-        "seconds": solved.seconds,
-        "stats": solved.stats,
-        "peak_rss_bytes": rss,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exact::StoreSettings;
 
     fn rules(pits: u8, seeds: u8) -> Ruleset {
         Ruleset { pits_per_row: pits, seeds_per_pit: seeds, ..Ruleset::default() }
-    }
-
-    #[test]
-    fn memory_sizes() {
-        assert_eq!(parse_memory("4G"), Ok(4 << 30));
-        assert_eq!(parse_memory("512MiB"), Ok(512 << 20));
-        assert_eq!(parse_memory("1.5k"), Ok(1536));
-        assert_eq!(parse_memory("1000"), Ok(1000));
-        assert_eq!(parse_memory("2TB"), Ok(2 << 40));
-        for bad in ["", "G", "-1G", "4X", "lots"] {
-            assert!(parse_memory(bad).unwrap_err().contains("512M"), "{bad}");
-        }
-        for zero in ["0", "0K", "0.0G"] {
-            assert!(parse_memory(zero).unwrap_err().ends_with("is 0 bytes: a size must be more than 0"), "{zero}");
-        }
     }
 
     #[test]
@@ -306,37 +143,6 @@ mod tests {
         assert_eq!(e.field, "open");
         assert!(e.message.contains("south opens 4 pits") && !e.message.contains("--"), "{e}");
         let fine = RoundRequest { open: None, ..request };
-        assert_eq!(fine.validate(), Ok(BySide::splat(3)));
-    }
-
-    #[test]
-    fn a_bad_match_state_names_its_field() {
-        let r = rules(3, 2);
-        for (holdings, max_iterations, field, says) in [
-            (Some(BySide::new(5, 6)), None, "holdings", "sum to 11"),
-            (Some(BySide::new(1, 11)), None, "holdings", "fewer than seeds_per_pit"),
-            (None, Some(0), "max_iterations", "at least 1"),
-        ] {
-            let e = MatchRequest { rules: r, holdings, starter: Side::North, max_iterations }.validate().unwrap_err();
-            assert_eq!(e.field, field, "{e}");
-            assert!(e.message.contains(says) && !e.message.contains("--"), "{e}");
-        }
-    }
-
-    /// The store solves the table into its own directory once and answers from it after; the
-    /// 2x3 match start is lost in 2 rounds by its starter (the golden solve_match.json).
-    #[test]
-    fn a_match_state_is_solved_through_the_store_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = ExactStore::new(StoreSettings { tables: dir.path().to_path_buf(), ..StoreSettings::default() });
-        let request = MatchRequest { rules: rules(2, 3), holdings: None, starter: Side::South, max_iterations: None };
-        let first = solve_match(&store, &request, &mut |_| {}).unwrap();
-        assert!(!first.cached && first.table.starts_with(dir.path()) && first.table.is_file());
-        assert_eq!((first.value.value.name(), first.value.rounds), ("loss", Some(2)));
-        let again = solve_match(&store, &request, &mut |_| {}).unwrap();
-        assert!(again.cached);
-        assert_eq!(store.counts().match_tables, 1);
-        let json = match_solved_json(&request.rules, &again, None);
-        assert_eq!((json["holdings"].clone(), json["open"].clone()), (serde_json::json!([6, 6]), serde_json::json!([2, 2])));
+        assert_eq!(fine.validate().map(|start| start.open), Ok(BySide::splat(3)));
     }
 }

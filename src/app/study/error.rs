@@ -35,6 +35,17 @@ impl StudyError {
     }
 }
 
+impl crate::app::BadInput for StudyError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            StudyError::Field(_) | StudyError::Directory(_) | StudyError::Rejected(_) => true,
+            StudyError::Play { error, .. } => error.is_bad_input(),
+            StudyError::Dataset(e) => e.is_bad_input(),
+            StudyError::Failed(_) => false,
+        }
+    }
+}
+
 impl From<crate::io::lock::LockError> for StudyError {
     fn from(e: crate::io::lock::LockError) -> StudyError {
         StudyError::Dataset(DatasetError::Lock(e))

@@ -5,11 +5,14 @@ use super::args::Args;
 use super::common::{formats, human_bytes, other_rules, solve_error, solve_start, spillable_solve_error, start_label, SolveBar};
 use crate::app::solve::all_starts::{starts_json, StartsError, StartsEvent, StartsRequest};
 use crate::app::solve::perfect_match::{describe_chain, matches_json};
-use crate::app::solve::round::{outcome, peak_rss, round_open, solved_json};
+use crate::app::solve::round::{outcome, round_open, solved_json};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::SolveOptions;
+use crate::process::peak_rss;
+
+use super::args::Mode;
 
 /// Parses `--open S,N` (checked against the board by the request).
 fn parse_pair(text: &str, rules: &Ruleset) -> Result<BySide<u8>, CliError> {
@@ -23,10 +26,11 @@ fn parse_pair(text: &str, rules: &Ruleset) -> Result<BySide<u8>, CliError> {
     Ok(BySide::new(num(s)?, num(n)?))
 }
 
-pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
+/// One round start: in memory, or with its levels on disk (`mode` [`Mode::Spill`]).
+pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions, mode: Mode) -> Result<(), CliError> {
     let open = args.open.as_deref().map(|text| parse_pair(text, &rules)).transpose()?;
     let open = round_open(&rules, open).map_err(|e| crate::cli::given_field_error(e, args.open.as_deref().unwrap_or_default()))?;
-    if args.spill {
+    if mode == Mode::Spill {
         return super::spill::run(args, rules, open);
     }
     let starter: Side = args.starter.parse().map_err(|_| CliError::usage("--starter both needs --spill; otherwise south or north"))?;

@@ -6,12 +6,12 @@ use std::ops::ControlFlow;
 use super::args::Args;
 use super::common::{formats, human_bytes, match_error_named, start_label, MatchBar, SolveBar};
 use crate::app::solve::perfect_play::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest};
-use crate::app::solve::round::peak_rss;
 use crate::app::FieldError;
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset};
 use crate::exact::{ExactStore, SolveOptions, StoreSettings};
+use crate::process::peak_rss;
 
 fn study_error(e: PerfectPlayError) -> CliError {
     match e {
