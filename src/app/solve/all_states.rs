@@ -201,7 +201,7 @@ mod tests {
     fn every_match_state_is_written_from_the_store() {
         let dir = tempfile::tempdir().unwrap();
         let store = ExactStore::new(StoreSettings { tables: dir.path().join("tables"), ..StoreSettings::default() });
-        let rules = Ruleset { pits_per_row: 2, seeds_per_pit: 3, ..Ruleset::default() };
+        let rules = crate::app::solve::board(2, 3);
         let request =
             MatchStatesRequest { rules, max_iterations: None, out: dir.path().join("out"), format: Formats::Csv, command: "test".into() };
         let Err(MatchStatesError::Field(e)) = run(&store, &MatchStatesRequest { max_iterations: Some(0), ..request.clone() }, &mut |_| {})

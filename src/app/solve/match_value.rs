@@ -116,11 +116,8 @@ pub fn match_solved_json(rules: &Ruleset, solved: &MatchSolved, rss: Option<u64>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::solve::board as rules;
     use crate::exact::StoreSettings;
-
-    fn rules(pits: u8, seeds: u8) -> Ruleset {
-        Ruleset { pits_per_row: pits, seeds_per_pit: seeds, ..Ruleset::default() }
-    }
 
     #[test]
     fn a_bad_match_state_names_its_field() {

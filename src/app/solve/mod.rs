@@ -10,3 +10,10 @@ pub mod perfect_match;
 pub mod perfect_play;
 pub mod round;
 pub mod spill;
+
+/// The default switches on a board of `pits` a row and `seeds` a pit, for the tests of the
+/// solve jobs.
+#[cfg(test)]
+fn board(pits: u8, seeds: u8) -> crate::engine::Ruleset {
+    crate::engine::Ruleset { pits_per_row: pits, seeds_per_pit: seeds, ..crate::engine::Ruleset::default() }
+}

@@ -131,10 +131,7 @@ pub fn solved_json(rules: &Ruleset, solved: &Solved, rss: Option<u64>) -> serde_
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn rules(pits: u8, seeds: u8) -> Ruleset {
-        Ruleset { pits_per_row: pits, seeds_per_pit: seeds, ..Ruleset::default() }
-    }
+    use crate::app::solve::board as rules;
 
     #[test]
     fn a_bad_round_start_names_the_open_field() {

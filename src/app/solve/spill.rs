@@ -209,7 +209,7 @@ mod tests {
 
     fn request(tables: &Path) -> SpillRequest {
         SpillRequest {
-            rules: Ruleset { pits_per_row: 3, seeds_per_pit: 2, ..Ruleset::default() },
+            rules: crate::app::solve::board(3, 2),
             open: None,
             starters: Starters::Both,
             max_memory: 1 << 26,
