@@ -1,5 +1,5 @@
 //! `rajapasu analyse`: every legal move of one position with its exact round value (R15) and
-//! match value (R17) for the side to move (the job: `app::analyse`).
+//! match value (R17) for the side to move (the job: `app::explore::analyse`).
 
 use std::path::PathBuf;
 

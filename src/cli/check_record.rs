@@ -1,5 +1,5 @@
 //! `rajapasu check-record`: a recorded game (docs/records.md), or a bare move list, replayed
-//! under every reading of the rules (the job: `app::check_record`).
+//! under every reading of the rules (the job: `app::explore::check_record`).
 
 use std::path::PathBuf;
 

@@ -1,7 +1,8 @@
 //! `rajapasu solve`: the exact perfect-play value of a round's start (docs/rules.md R15), its best
 //! opening moves and the reachable positions; `--all-starts` for every open-pit configuration
 //! and starter (a table and a heat map); `--match` for match states (R17); `--study` for the
-//! perfect_play study. The jobs themselves: `app::solve`.
+//! perfect_play study, each mode resolved once from the flags (`args::Mode`). The jobs
+//! themselves: `app::solve`.
 
 mod args;
 mod common;

@@ -108,7 +108,7 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions, mode: Mode) -
     out.finish()
 }
 
-/// `--all-states`: every match state into `--out` (the job: `app::match_states`).
+/// `--all-states`: every match state into `--out` (the job: `app::solve::all_states`).
 fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let out_dir = args.out.clone().expect("clap requires --out");
     let request = MatchStatesRequest {

@@ -75,7 +75,7 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions, mode: Mode) -
 }
 
 /// `--perfect-match`: both tie-breaks' matches, each printed as it is played (the job:
-/// `app::perfect_match`).
+/// `app::solve::perfect_match`).
 pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let first: Side = args.starter.parse().map_err(CliError::usage)?;
     let mut out = Output::lines();
@@ -113,7 +113,7 @@ pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -
     out.finish()
 }
 
-/// `--all-starts`: every start solved (the job: `app::starts`), each printed as it is solved.
+/// `--all-starts`: every start solved (the job: `app::solve::all_starts`), each printed as it is solved.
 pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let out_dir = args.out.clone().expect("clap requires --out");
     let request = StartsRequest { rules, opts, out: out_dir, format: formats(args)?, command: crate::cli::command_line() };

@@ -1,5 +1,5 @@
 //! `rajapasu solve --spill`: a round start solved (R15) with its levels on disk (the job:
-//! `app::solve_spill`); `--count-only` stops after the enumeration, the figures of
+//! `app::solve::spill`); `--count-only` stops after the enumeration, the figures of
 //! docs/performance.md.
 
 use super::args::Args;

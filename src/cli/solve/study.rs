@@ -1,4 +1,4 @@
-//! `rajapasu solve --study --out DIR`: the perfect_play study (the job: `app::solve_study`),
+//! `rajapasu solve --study --out DIR`: the perfect_play study (the job: `app::solve::perfect_play`),
 //! each board printed as a table row as it is done.
 
 use std::ops::ControlFlow;

@@ -1,4 +1,4 @@
-//! The vocabulary of the perfect_play study (`solve --study`, the job: `solve_study`): its
+//! The vocabulary of the perfect_play study (`solve --study`, the job: `study.rs`): its
 //! request, the rows of its summary and frontier, what it tells its caller as it goes, its
 //! result and its errors.
 

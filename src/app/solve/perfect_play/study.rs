@@ -3,7 +3,7 @@
 //! positions and memory, beside the round-1 starter's win rate under random play (the
 //! simulator, same board), the outcome of a match under perfect round play with either
 //! tie-break, and the perfect-match value (R17) where the match table fits. Everything but the
-//! timings (frontier.csv) is the same on every rerun. Its vocabulary: `perfect_play`.
+//! timings (frontier.csv) is the same on every rerun. Its vocabulary: `mod.rs`.
 
 use std::ops::ControlFlow;
 use std::time::Instant;
