@@ -105,13 +105,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let store = ExactStore::new(StoreSettings { tables, cache_bytes: max_memory, solve: opts, spill: None });
     let result = analyse(&request, &store, &job);
     bar.finish_and_clear();
-    let v = result.map_err(|e| match e {
-        AnalyseError::Field { field, message } => CliError::usage(format!("{}: {message}", crate::cli::flag(field))),
-        AnalyseError::RoundBudget(e) => {
-            CliError::usage(format!("the round cannot be solved within the budget: {}", e.describe(&crate::cli::setting)))
-        }
-        AnalyseError::Budget(message) => CliError::usage(message),
-        AnalyseError::Cancelled => CliError::failed("cancelled"),
+    let v = result.map_err(|e| {
+        let message = match &e {
+            AnalyseError::Field { field, message } => format!("{}: {message}", crate::cli::flag(field)),
+            AnalyseError::RoundBudget(e) => format!("the round cannot be solved within the budget: {}", e.describe(&crate::cli::setting)),
+            AnalyseError::Budget(message) => message.clone(),
+            AnalyseError::Cancelled => "cancelled".to_string(),
+        };
+        CliError::of(&e, message)
     })?;
     let mut out = Output::lines();
     if args.json {

@@ -89,6 +89,13 @@ pub fn study_error(e: crate::app::study::StudyError) -> CliError {
     CliError::of(&e, message)
 }
 
+/// A study job's error, worded by [`study_error`].
+impl From<crate::app::study::StudyError> for CliError {
+    fn from(e: crate::app::study::StudyError) -> CliError {
+        study_error(e)
+    }
+}
+
 /// A dataset's error, worded for `simulate --out` where a destination matters
 /// ([`dataset_errors::dataset_error`] words it for a study's datasets).
 impl From<crate::io::DatasetError> for CliError {

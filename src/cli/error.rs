@@ -1,6 +1,7 @@
 //! The command line's error and the exit code each kind maps to (mapped in `cli::main`). The
 //! kind comes from the error: a typed error says whether it is bad input
-//! ([`crate::app::BadInput`]), and the `From` impls here and [`CliError::of`] keep its word.
+//! ([`crate::app::BadInput`]), and [`CliError::of`] and the `From` impls (here, beside the
+//! wording of a field in flags.rs and of a dataset or study in dataset_errors.rs) keep its word.
 
 use crate::app::BadInput;
 
@@ -51,20 +52,6 @@ impl CliError {
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> CliError {
         CliError::Failed(e.to_string())
-    }
-}
-
-/// A bad request: the flag in place of the field (exit 2).
-impl From<crate::app::FieldError> for CliError {
-    fn from(e: crate::app::FieldError) -> CliError {
-        super::flags::field_error(e)
-    }
-}
-
-/// A study job's error, worded by [`super::study_error`].
-impl From<crate::app::study::StudyError> for CliError {
-    fn from(e: crate::app::study::StudyError) -> CliError {
-        super::study_error(e)
     }
 }
 

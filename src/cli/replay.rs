@@ -130,8 +130,7 @@ fn write_dataset(dir: &std::path::Path, args: &DatasetArgs, rules: Ruleset, firs
     let manifest = export_dataset::write(&request, dir, &players, &super::command_line(), &job).map_err(|e| match e {
         ExportError::Field(e) => super::field_error(e),
         ExportError::Dataset(e) => super::dataset_errors::dataset_error(e, &super::dataset_errors::Destination::Dataset),
-        ExportError::Tables(e) => CliError::failed(e),
-        ExportError::Cancelled => CliError::failed("cancelled"),
+        e @ (ExportError::Tables(_) | ExportError::Cancelled) => CliError::of(&e, &e),
     })?;
     eprintln!("replay: wrote {} ({}; run {})", dir.display(), crate::app::simulate::describe_rows(&manifest), manifest.run_id);
     Ok(())

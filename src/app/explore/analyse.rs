@@ -51,6 +51,12 @@ pub enum AnalyseError {
     Cancelled,
 }
 
+impl crate::app::BadInput for AnalyseError {
+    fn is_bad_input(&self) -> bool {
+        !matches!(self, AnalyseError::Cancelled)
+    }
+}
+
 fn field(field: &'static str, message: impl std::fmt::Display) -> AnalyseError {
     AnalyseError::Field { field, message: message.to_string() }
 }

@@ -45,6 +45,16 @@ pub enum ExportError {
     Cancelled,
 }
 
+impl crate::app::BadInput for ExportError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            ExportError::Field(_) => true,
+            ExportError::Dataset(e) => e.is_bad_input(),
+            ExportError::Tables(_) | ExportError::Cancelled => false,
+        }
+    }
+}
+
 impl From<FieldError> for ExportError {
     fn from(e: FieldError) -> ExportError {
         ExportError::Field(e)

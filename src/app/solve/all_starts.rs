@@ -96,6 +96,15 @@ pub enum StartsError {
     Failed(String),
 }
 
+impl crate::app::BadInput for StartsError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            StartsError::Solve(e) => crate::app::BadInput::is_bad_input(e),
+            StartsError::Failed(_) => false,
+        }
+    }
+}
+
 /// The solved starts and the files written.
 pub struct StartsSolved {
     pub rows: Vec<Solved>,

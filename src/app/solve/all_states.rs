@@ -86,6 +86,16 @@ pub enum MatchStatesError {
     Failed(String),
 }
 
+impl crate::app::BadInput for MatchStatesError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            MatchStatesError::Field(_) => true,
+            MatchStatesError::Match(e) => crate::app::BadInput::is_bad_input(e),
+            MatchStatesError::Failed(_) => false,
+        }
+    }
+}
+
 /// The `match_states` table.
 pub fn states_table(table: &MatchTable) -> Table {
     let rules = *table.rules();

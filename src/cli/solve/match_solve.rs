@@ -123,7 +123,7 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
         with_bar(&rules, args.quiet, |report| crate::app::solve::all_states::run(&store, &request, report)).map_err(|e| match e {
             MatchStatesError::Field(e) => crate::cli::field_error(e),
             MatchStatesError::Match(e) => match_error(e, args.spill),
-            MatchStatesError::Failed(e) => CliError::failed(e),
+            e @ MatchStatesError::Failed(_) => CliError::of(&e, &e),
         })?;
     let mut out = Output::lines();
     if args.json {

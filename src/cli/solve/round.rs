@@ -154,7 +154,7 @@ pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Res
     }
     let done = done.map_err(|e| match e {
         StartsError::Solve(e) => solve_error(e),
-        StartsError::Failed(e) => CliError::failed(e),
+        e @ StartsError::Failed(_) => CliError::of(&e, &e),
     })?;
     if args.json {
         out.line(format_args!("{}", starts_json(&rules, &done)))?;

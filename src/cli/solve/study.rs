@@ -17,7 +17,7 @@ fn study_error(e: PerfectPlayError) -> CliError {
     match e {
         PerfectPlayError::Field(e) => field_error(e),
         PerfectPlayError::Match(e) => match_error_named(e, &crate::cli::setting),
-        e => CliError::failed(e),
+        e => CliError::of(&e, &e),
     }
 }
 

@@ -174,6 +174,18 @@ pub enum PerfectPlayError {
     Failed(String),
 }
 
+/// A board beyond the budget is a row of the study, not an error: what is left is a bad field,
+/// or a failure while working.
+impl crate::app::BadInput for PerfectPlayError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            PerfectPlayError::Field(_) => true,
+            PerfectPlayError::Match(e) => crate::app::BadInput::is_bad_input(e),
+            PerfectPlayError::Solve(_) | PerfectPlayError::Stopped | PerfectPlayError::Failed(_) => false,
+        }
+    }
+}
+
 /// The round-1 outcome in the words of a match value (for the starter).
 pub fn round_answer(outcome: &str) -> &'static str {
     match outcome {
