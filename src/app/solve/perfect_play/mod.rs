@@ -55,9 +55,14 @@ pub struct PerfectPlayRequest {
 }
 
 impl PerfectPlayRequest {
-    /// The first field that is not what it should be (`max_pits_per_row`, `max_seeds_per_pit`,
-    /// `max_memory`, `matches`), if one is not.
-    pub fn validate(&self) -> Result<(), FieldError> {
+    /// The study to run, or the first field that is not what it should be (`max_pits_per_row`,
+    /// `max_seeds_per_pit`, `max_memory`, `matches`).
+    pub fn validate(&self) -> Result<PerfectPlayStudy, FieldError> {
+        self.check()?;
+        Ok(PerfectPlayStudy { request: self.clone() })
+    }
+
+    fn check(&self) -> Result<(), FieldError> {
         if !(2..=9).contains(&self.max_pits_per_row) {
             return Err(FieldError::new("max_pits_per_row", format!("{} is not in 2..=9", self.max_pits_per_row)));
         }
@@ -73,6 +78,18 @@ impl PerfectPlayRequest {
     /// The limits of every solve of the study, match tables' included.
     pub fn solve_options(&self) -> SolveOptions {
         SolveOptions { max_memory: self.max_memory, keep_order: false, max_positions: self.max_positions.unwrap_or(STUDY_MAX_POSITIONS) }
+    }
+}
+
+/// A study request, checked: what [`run`] runs.
+#[derive(Clone, Debug)]
+pub struct PerfectPlayStudy {
+    request: PerfectPlayRequest,
+}
+
+impl PerfectPlayStudy {
+    pub fn request(&self) -> &PerfectPlayRequest {
+        &self.request
     }
 }
 

@@ -11,16 +11,16 @@ use std::time::Instant;
 use crate::engine::Ruleset;
 use crate::exact::ExactStore;
 
-use super::{PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, PerfectPlayRun};
+use super::{PerfectPlayError, PerfectPlayEvent, PerfectPlayRun, PerfectPlayStudy};
 
-/// Runs the study of `request`, the match tables from `store` (None: no tables directory, no
-/// match values), telling `watch` as it goes; writes its files.
+/// Runs `study`, the match tables from `store` (None: no tables directory, no match values),
+/// telling `watch` as it goes; writes its files.
 pub fn run(
-    request: &PerfectPlayRequest,
+    study: &PerfectPlayStudy,
     store: Option<&ExactStore>,
     watch: &mut dyn FnMut(PerfectPlayEvent) -> ControlFlow<()>,
 ) -> Result<PerfectPlayRun, PerfectPlayError> {
-    request.validate()?;
+    let request = study.request();
     let dir = &request.out;
     std::fs::create_dir_all(dir).map_err(|e| PerfectPlayError::Failed(format!("{}: cannot create the directory: {e}", dir.display())))?;
     let started = Instant::now();
@@ -46,6 +46,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::solve::perfect_play::PerfectPlayRequest;
     use crate::exact::StoreSettings;
     use crate::io::Formats;
 
@@ -78,7 +79,7 @@ mod tests {
             assert_eq!(e.field, field, "{e}");
             assert!(!e.message.contains("--"), "{e}");
         }
-        assert_eq!(good.validate(), Ok(()));
+        assert!(good.validate().is_ok());
     }
 
     /// Each board's round-1 value is its round solve's (2x1: +4, 2x2: +8, the golden
@@ -89,7 +90,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = ExactStore::new(StoreSettings { tables: dir.path().join("tables"), ..StoreSettings::default() });
         let (mut boards, mut solving) = (Vec::new(), 0);
-        let done = run(&request(&dir.path().join("with")), Some(&store), &mut |event| {
+        let done = run(&request(&dir.path().join("with")).validate().unwrap(), Some(&store), &mut |event| {
             match event {
                 PerfectPlayEvent::Solving(_) => solving += 1,
                 PerfectPlayEvent::Board { row, .. } => boards.push((row.pits_per_row, row.seeds_per_pit)),
@@ -103,9 +104,9 @@ mod tests {
         assert_eq!(values, [(Some(4), Some("win")), (Some(8), Some("win"))]);
         assert_eq!((done.boards_solved(), done.frontier.len()), (2, 2));
         assert!(done.written.iter().all(|p| p.is_file()) && done.written.len() == 5, "{:?}", done.written);
-        let alone = run(&request(&dir.path().join("alone")), None, &mut |_| ControlFlow::Continue(())).unwrap();
+        let alone = run(&request(&dir.path().join("alone")).validate().unwrap(), None, &mut |_| ControlFlow::Continue(())).unwrap();
         assert!(alone.rows.iter().all(|r| r.match_value.is_none() && r.value.is_some()));
-        let stopped = run(&request(&dir.path().join("stopped")), None, &mut |event| match event {
+        let stopped = run(&request(&dir.path().join("stopped")).validate().unwrap(), None, &mut |event| match event {
             PerfectPlayEvent::Board { .. } => ControlFlow::Break(()),
             _ => ControlFlow::Continue(()),
         });
