@@ -11,7 +11,8 @@
 //! In this crate: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
 //! (Bradley-Terry ratings of a tournament), [`plot`], then [`app`] (the jobs users run, typed)
 //! under the front ends: `cli` here (with its server, feature `cli`), the Python module in
-//! python/.
+//! python/. Two leaves that import nothing of the crate serve every floor: [`process`] (the
+//! peak memory of this process) and [`size`] (sizes as the front ends take them, e.g. 4G).
 
 pub use rajapasu_core::{agents, engine, exact, files, record, show, sim};
 
@@ -21,6 +22,8 @@ pub mod app;
 pub mod cli;
 pub mod io;
 pub mod plot;
+pub mod process;
 pub mod ratings;
 #[cfg(feature = "cli")]
 pub mod server;
+pub mod size;

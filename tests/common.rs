@@ -9,6 +9,16 @@ pub fn bin() -> Command {
     c
 }
 
+/// The example external player (scripts/example_player.py).
+pub fn example_player_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/example_player.py")
+}
+
+/// The command that runs the example external player.
+pub fn example_player() -> String {
+    format!("python3 {}", example_player_script().display())
+}
+
 /// Runs the binary with `args`; returns (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
     let out: Output = bin().args(args).output().expect("the binary runs");

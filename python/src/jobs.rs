@@ -10,7 +10,9 @@ use pyo3::types::{PyDict, PyList};
 use rajapasu::agents::host::{self, HostPlayer};
 use rajapasu::agents::AgentSpec;
 use rajapasu::app::simulate::{SimulateError, SimulateRequest};
-use rajapasu::app::solve::{match_error_is_bad_input, MatchRequest, RoundRequest, SolveMatchError};
+use rajapasu::app::solve::match_value::MatchRequest;
+use rajapasu::app::solve::round::RoundRequest;
+use rajapasu::app::BadInput;
 use rajapasu::engine::{BySide, Position};
 use rajapasu::exact::Setting;
 use rajapasu::io::dataset::Wording;
@@ -231,14 +233,16 @@ pub(crate) fn solve_json(
     max_positions: Option<u64>,
     rules: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    use rajapasu::app::solve::{parse_memory, peak_rss, solve_start, solved_json};
+    use rajapasu::app::solve::round::solved_json;
+    use rajapasu::process::peak_rss;
+    use rajapasu::size::parse_size;
     let rules = ruleset_from(rules)?;
     let starter = parse_side(starter, "starter")?;
     let request = RoundRequest { rules, open: open.map(|(s, n)| BySide::new(s, n)), starter };
-    let open = request.validate().map_err(field_error)?;
-    let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
+    let start = request.validate().map_err(field_error)?;
+    let max_memory = parse_size(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let solved = py.detach(|| solve_start(rules, open, starter, opts, &mut |_| {})).map_err(|e| usage(e.describe(&keyword)))?;
+    let solved = py.detach(|| start.solve(opts, &mut |_| {})).map_err(|e| usage(e.describe(&keyword)))?;
     Ok(solved_json(&rules, &solved, peak_rss()).to_string())
 }
 
@@ -259,26 +263,27 @@ pub(crate) fn solve_match_json(
     spill: bool,
     max_disk: Option<&str>,
 ) -> PyResult<String> {
-    use rajapasu::app::solve::{match_solved_json, parse_memory, peak_rss, solve_match};
+    use rajapasu::app::solve::match_value::{match_solved_json, solve_match};
     use rajapasu::exact::{ExactStore, StoreSettings};
+    use rajapasu::process::peak_rss;
+    use rajapasu::size::parse_size;
     let rules = ruleset_from(rules)?;
     let starter = parse_side(starter, "starter")?;
     let request = MatchRequest { rules, holdings: holdings.map(|(s, n)| BySide::new(s, n)), starter, max_iterations };
-    request.validate().map_err(field_error)?;
-    let max_memory = parse_memory(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
-    let max_disk = max_disk.map(parse_memory).transpose().map_err(|e| usage(format!("max_disk: {e}")))?;
+    let job = request.validate().map_err(field_error)?;
+    let max_memory = parse_size(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
+    let max_disk = max_disk.map(parse_size).transpose().map_err(|e| usage(format!("max_disk: {e}")))?;
     if max_disk.is_some() && !spill {
         return Err(usage("max_disk bounds the round graphs on disk: pass spill=True with it".to_string()));
     }
-    let spill = spill.then(|| rajapasu::app::solve_spill::spill_options(max_memory, max_disk, None)).transpose().map_err(field_error)?;
+    let spill = spill.then(|| rajapasu::app::solve::spill::spill_options(max_memory, max_disk, None)).transpose().map_err(field_error)?;
     let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
     let tables = rajapasu::exact::tables_dir(tables.as_deref()).map_err(|e| usage(e.describe(&keyword)))?;
     let name: rajapasu::exact::Naming = if spill.is_some() { &keyword } else { &match_keyword };
     let store = ExactStore::new(StoreSettings { tables, solve: opts, spill, ..StoreSettings::default() });
-    let solved = py.detach(|| solve_match(&store, &request, &mut |_| {})).map_err(|e| match e {
-        SolveMatchError::Field(e) => field_error(e),
-        SolveMatchError::Match(e) if match_error_is_bad_input(&e) => usage(e.describe(name)),
-        SolveMatchError::Match(e) => RajapasuError::new_err(e.describe(name)),
+    let solved = py.detach(|| solve_match(&store, &job, &mut |_| {})).map_err(|e| match e {
+        e if e.is_bad_input() => usage(e.describe(name)),
+        e => RajapasuError::new_err(e.describe(name)),
     })?;
     Ok(match_solved_json(&rules, &solved, peak_rss()).to_string())
 }

@@ -11,8 +11,8 @@ use crate::analysis::metrics::exact::ExactOptions;
 use crate::analysis::metrics::{dataset_metrics, ArmMetrics};
 use crate::io::{Dataset, DatasetError};
 
-use super::study_error::StudyError;
-use super::study_files::{create_dir, csv_text, write_json, write_text};
+use super::study::outputs::{create_dir, csv_text, write_json, write_text};
+use super::study::StudyError;
 use super::FieldError;
 use crate::agents::Resources;
 use crate::exact::SolveOptions;

@@ -4,36 +4,22 @@
 //! server). Each job takes a validated, typed request and returns a typed result or a typed
 //! error that names the field at fault, never a front end's flag or keyword: the front ends
 //! translate their input into requests and the results into text, objects or JSON.
+//!
+//! By folder: [`solve`] (exact values of rounds and matches, the perfect_play study), [`study`]
+//! (experiment files and the studies run from them), [`tournament`] (round robins and their
+//! ratings), [`explore`] (the jobs of the explorer page, which the command line shares); beside
+//! them the jobs and pieces every folder uses: [`simulate`], [`metrics`], [`job`] (progress and
+//! cancellation), [`FieldError`] and [`BadInput`].
 
-pub mod analyse;
-pub mod check_record;
-pub mod evaluate;
-pub mod experiment;
-pub mod export;
-pub mod export_dataset;
+mod bad_input;
+pub mod explore;
 mod field;
-pub mod game;
 pub mod job;
-pub mod match_states;
 pub mod metrics;
-pub mod perfect_match;
-pub mod perfect_play;
-mod perfect_play_board;
-mod perfect_play_files;
-mod round_robin;
 pub mod simulate;
 pub mod solve;
-pub mod solve_spill;
-pub mod solve_study;
-pub mod starts;
-pub mod statistics;
 pub mod study;
-pub mod study_error;
-pub mod study_file;
-pub mod study_files;
-pub mod summary;
 pub mod tournament;
-pub mod tournament_file;
 
+pub use bad_input::BadInput;
 pub use field::FieldError;
-pub use study_error::StudyError;

@@ -58,6 +58,15 @@ pub enum SimulateError {
     Match(MatchError),
 }
 
+impl crate::app::BadInput for SimulateError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            SimulateError::Dataset(e) => e.is_bad_input(),
+            SimulateError::Match(_) => false,
+        }
+    }
+}
+
 impl From<RunError<DatasetError>> for SimulateError {
     fn from(e: RunError<DatasetError>) -> SimulateError {
         match e {

@@ -1,5 +1,5 @@
 //! `rajapasu analyse`: every legal move of one position with its exact round value (R15) and
-//! match value (R17) for the side to move (the job: `app::analyse`).
+//! match value (R17) for the side to move (the job: `app::explore::analyse`).
 
 use std::path::PathBuf;
 
@@ -8,12 +8,12 @@ use serde_json::Value;
 use super::output::Output;
 use super::replay::MoveArgs;
 use super::CliError;
-use crate::app::analyse::{run as analyse, AnalyseError, AnalyseRequest, PositionSpec};
-use crate::app::game::Start;
+use crate::app::explore::analyse::{run as analyse, AnalyseError, AnalyseRequest, PositionSpec};
+use crate::app::explore::game::Start;
 use crate::app::job::Job;
-use crate::app::solve::parse_memory;
 use crate::engine::{BySide, Side};
 use crate::exact::{ExactStore, SolveOptions, StoreSettings};
+use crate::size::Size;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -40,8 +40,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
     /// Memory a solve may use, e.g. 512M, 4G; a board that needs more is reported, not a crash.
-    #[arg(long, value_name = "SIZE", default_value = "4G")]
-    max_memory: String,
+    #[arg(long, value_name = "SIZE", default_value_t = Size::DEFAULT_MEMORY)]
+    max_memory: Size,
     /// The most positions a solve may reach (a budget by count, the same on every machine).
     #[arg(long, value_name = "N")]
     max_positions: Option<u64>,
@@ -96,7 +96,7 @@ fn request(args: &Args) -> Result<AnalyseRequest, CliError> {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let request = request(&args)?;
-    let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
+    let max_memory = args.max_memory.bytes();
     let opts = SolveOptions { max_memory, keep_order: true, max_positions: args.max_positions.unwrap_or(u64::MAX) };
     let bar = super::progress::positions_bar("analyse", args.quiet);
     let shown = bar.clone();
@@ -105,13 +105,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let store = ExactStore::new(StoreSettings { tables, cache_bytes: max_memory, solve: opts, spill: None });
     let result = analyse(&request, &store, &job);
     bar.finish_and_clear();
-    let v = result.map_err(|e| match e {
-        AnalyseError::Field { field, message } => CliError::usage(format!("{}: {message}", crate::cli::flag(field))),
-        AnalyseError::RoundBudget(e) => {
-            CliError::usage(format!("the round cannot be solved within the budget: {}", e.describe(&crate::cli::setting)))
-        }
-        AnalyseError::Budget(message) => CliError::usage(message),
-        AnalyseError::Cancelled => CliError::failed("cancelled"),
+    let v = result.map_err(|e| {
+        let message = match &e {
+            AnalyseError::Field { field, message } => format!("{}: {message}", crate::cli::flag(field)),
+            AnalyseError::RoundBudget(e) => format!("the round cannot be solved within the budget: {}", e.describe(&crate::cli::setting)),
+            AnalyseError::Budget(message) => message.clone(),
+            AnalyseError::Cancelled => "cancelled".to_string(),
+        };
+        CliError::of(&e, message)
     })?;
     let mut out = Output::lines();
     if args.json {

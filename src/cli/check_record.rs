@@ -1,5 +1,5 @@
 //! `rajapasu check-record`: a recorded game (docs/records.md), or a bare move list, replayed
-//! under every reading of the rules (the job: `app::check_record`).
+//! under every reading of the rules (the job: `app::explore::check_record`).
 
 use std::path::PathBuf;
 
@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::output::Output;
 use super::CliError;
-use crate::app::check_record::{base_rules, reading_label, run as check, CheckRequest};
+use crate::app::explore::check_record::{base_rules, reading_label, run as check, CheckRequest};
 use crate::engine::{Ruleset, Side};
 use crate::record::{Record, MAX_RECORD_BYTES};
 

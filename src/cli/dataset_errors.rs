@@ -64,32 +64,35 @@ pub fn dataset_error(e: DatasetError, dest: &Destination) -> CliError {
         }
         _ => e.to_string(),
     };
-    if e.is_bad_input() {
-        CliError::Usage(message)
-    } else {
-        CliError::Failed(message)
-    }
+    CliError::of(&e, message)
 }
 
 /// A simulation's error as the command line words it for `dest`.
 pub fn simulate_error(e: SimulateError, dest: &Destination) -> CliError {
     match e {
         SimulateError::Dataset(e) => dataset_error(e, dest),
-        SimulateError::Match(_) => CliError::failed(e),
+        SimulateError::Match(_) => CliError::of(&e, &e),
     }
 }
 
 /// A study job's error as the command line reports it: a dataset's as for `--out` (a study's
 /// own datasets are worded by their arm or pairing), bad input exits 2, a failure exits 1.
-pub fn study_error(e: crate::app::StudyError) -> CliError {
-    use crate::app::StudyError;
-    match e {
-        StudyError::Field(e) => super::flags::field_error(e),
-        StudyError::Directory(e) => CliError::Usage(e.describe(super::flags::flag("out_root"))),
-        StudyError::Play { what, error } => simulate_error(*error, &Destination::Study { what }),
-        StudyError::Dataset(e) => dataset_error(e, &Destination::Out),
-        StudyError::Rejected(message) => CliError::Usage(message),
-        StudyError::Failed(message) => CliError::Failed(message),
+pub fn study_error(e: crate::app::study::StudyError) -> CliError {
+    use crate::app::study::StudyError;
+    let message = match e {
+        StudyError::Field(e) => return super::flags::field_error(e),
+        StudyError::Play { what, error } => return simulate_error(*error, &Destination::Study { what }),
+        StudyError::Dataset(e) => return dataset_error(e, &Destination::Out),
+        StudyError::Directory(ref d) => d.describe(super::flags::flag("out_root")),
+        StudyError::Rejected(ref message) | StudyError::Failed(ref message) => message.clone(),
+    };
+    CliError::of(&e, message)
+}
+
+/// A study job's error, worded by [`study_error`].
+impl From<crate::app::study::StudyError> for CliError {
+    fn from(e: crate::app::study::StudyError) -> CliError {
+        study_error(e)
     }
 }
 

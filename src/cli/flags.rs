@@ -46,6 +46,13 @@ pub(crate) fn field_error(e: crate::app::FieldError) -> CliError {
     CliError::Usage(format!("{}{separator}{}", flag(e.field), e.message))
 }
 
+/// A bad request: the flag in place of the field (exit 2).
+impl From<crate::app::FieldError> for CliError {
+    fn from(e: crate::app::FieldError) -> CliError {
+        field_error(e)
+    }
+}
+
 /// A solver's setting as the command line names it in a message: its flag (the tables
 /// directory with its argument, as what to pass).
 /// Only `solve` offers `--spill` ([`solve_setting`]).

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::analysis::metrics::{RESAMPLES, SEED};
 use crate::app::metrics::{to_json, to_text, MetricsRequest};
 use crate::exact::SolveOptions;
+use crate::size::Size;
 
 use super::output::Output;
 use super::CliError;
@@ -30,18 +31,18 @@ pub struct Args {
     #[arg(long)]
     exact: bool,
     /// Memory each round's exact solve may use with --exact, e.g. 512M, 4G.
-    #[arg(long, default_value = "4G", value_parser = crate::app::solve::parse_memory, requires = "exact")]
-    max_memory: u64,
+    #[arg(long, default_value_t = Size::DEFAULT_MEMORY, requires = "exact")]
+    max_memory: Size,
     /// The most positions a round's exact solve may reach with --exact.
     #[arg(long, default_value_t = 150_000_000, requires = "exact")]
     max_positions: u64,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let solve = SolveOptions { max_memory: args.max_memory, keep_order: false, max_positions: args.max_positions };
+    let solve = SolveOptions { max_memory: args.max_memory.bytes(), keep_order: false, max_positions: args.max_positions };
     let request =
         MetricsRequest { dir: args.dir, out: args.out, resamples: args.resamples, seed: args.seed, exact: args.exact.then_some(solve) };
-    let done = crate::app::metrics::run(&request, &crate::agents::Resources::default()).map_err(super::study_error)?;
+    let done = crate::app::metrics::run(&request, &crate::agents::Resources::default())?;
     let mut out = Output::lines();
     if args.json {
         out.line(serde_json::to_string_pretty(&to_json(&done.metrics)).map_err(CliError::failed)?)?;

@@ -109,14 +109,11 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(()) => 0,
-        Err(CliError::Usage(msg)) => {
-            let _ = writeln!(std::io::stderr(), "error: {msg}");
-            2
-        }
-        Err(CliError::BrokenPipe) => 0,
-        Err(CliError::Failed(msg)) => {
-            let _ = writeln!(std::io::stderr(), "error: {msg}");
-            1
+        Err(e) => {
+            if let Some(msg) = e.message() {
+                let _ = writeln!(std::io::stderr(), "error: {msg}");
+            }
+            e.exit_code()
         }
     }
 }

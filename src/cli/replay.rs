@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::app::export_dataset::{self, DatasetRequest, ExportError};
-use crate::app::game::{GameSpec, Start};
+use crate::app::explore::export_dataset::{self, DatasetRequest, ExportError};
+use crate::app::explore::game::{GameSpec, Start};
 use crate::engine::trace::{replay, ReplayError};
 use crate::engine::{BySide, GameError, IllegalReason, Ruleset, Side};
 use crate::io::dataset::PlayedSeat;
@@ -130,8 +130,7 @@ fn write_dataset(dir: &std::path::Path, args: &DatasetArgs, rules: Ruleset, firs
     let manifest = export_dataset::write(&request, dir, &players, &super::command_line(), &job).map_err(|e| match e {
         ExportError::Field(e) => super::field_error(e),
         ExportError::Dataset(e) => super::dataset_errors::dataset_error(e, &super::dataset_errors::Destination::Dataset),
-        ExportError::Tables(e) => CliError::failed(e),
-        ExportError::Cancelled => CliError::failed("cancelled"),
+        e @ (ExportError::Tables(_) | ExportError::Cancelled) => CliError::of(&e, &e),
     })?;
     eprintln!("replay: wrote {} ({}; run {})", dir.display(), crate::app::simulate::describe_rows(&manifest), manifest.run_id);
     Ok(())

@@ -2,12 +2,12 @@
 
 use std::path::PathBuf;
 
-use crate::app::experiment::Experiment;
+use crate::app::study::experiment::Experiment;
 use crate::app::study::{StudyOptions, StudyRequest};
 
 use super::output::Output;
 use super::simulate::Bars;
-use super::{study_error, CliError};
+use super::CliError;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -43,11 +43,11 @@ impl StudyArgs {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let experiment = Experiment::load(&args.file).map_err(CliError::usage)?;
+    let experiment = Experiment::load(&args.file)?;
     let name = experiment.name.clone();
     let request = StudyRequest { experiment, options: args.study.options() };
     let bars = Bars::new(args.study.quiet);
-    let done = crate::app::study::run(&request, &crate::agents::Resources::default(), &bars).map_err(study_error)?;
+    let done = crate::app::study::run(&request, &crate::agents::Resources::default(), &bars)?;
     if !args.study.quiet {
         eprintln!("{name}: summary.json, summary.csv, summary.txt and {} chart files in {}", done.charts.len(), done.dir.display());
     }

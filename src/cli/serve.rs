@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use super::output::Output;
 use super::CliError;
-use crate::app::solve::parse_memory;
 use crate::server::{run, Config};
+use crate::size::Size;
 
 /// Who may talk to the server, printed after the options.
 const AFTER_HELP: &str = "\
@@ -36,8 +36,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
     /// Memory one solve may use, and the exact values kept between requests, e.g. 2G.
-    #[arg(long, value_name = "SIZE", default_value = "4G")]
-    max_memory: String,
+    #[arg(long, value_name = "SIZE", default_value_t = Size::DEFAULT_MEMORY)]
+    max_memory: Size,
     /// The most positions one solve may reach (the real board's round 1 has 16.8 million).
     #[arg(long, value_name = "N", default_value_t = 50_000_000)]
     max_positions: u64,
@@ -70,7 +70,7 @@ fn usable_tables(dir: std::path::PathBuf) -> Result<std::path::PathBuf, CliError
 }
 
 pub fn run_command(args: Args) -> Result<(), CliError> {
-    let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
+    let max_memory = args.max_memory.bytes();
     let token = if args.bind.is_loopback() {
         None
     } else {

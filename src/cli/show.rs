@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::AgentSpec;
-use crate::app::export::{capital, moves_page_info, outcome_line, rules_line};
+use crate::app::explore::export::{capital, moves_page_info, outcome_line, rules_line};
 use crate::engine::Side;
 use crate::io::{read_table, write_string_atomically, Dataset};
 use crate::show::{page_html, state_svg, Film, PageInfo};

@@ -131,6 +131,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
         resume: args.resume,
     };
     let label = request.out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let sim = request.validate().map_err(super::field_error)?;
+    let sim = request.validate()?;
     play(&sim, &label, args.quiet).map(|_| ())
 }

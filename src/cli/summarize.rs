@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::analysis::summarize::summarize_path;
-use crate::app::summary::{study_text, write_summary};
+use crate::app::study::summary::{study_text, write_summary};
 
 use super::output::Output;
 use super::CliError;
@@ -32,7 +32,7 @@ fn metrics_note(dir: &Path) -> String {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let study = summarize_path(&args.dir, None)?;
-    let saved = write_summary(&study, args.out.as_deref().unwrap_or(&args.dir)).map_err(super::study_error);
+    let saved = write_summary(&study, args.out.as_deref().unwrap_or(&args.dir)).map_err(CliError::from);
     // The summary is printed even when its files cannot be written (a read-only dataset).
     let mut out = Output::lines();
     let printed =

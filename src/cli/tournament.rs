@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 
+use crate::app::tournament::file::Tournament;
 use crate::app::tournament::TournamentRequest;
-use crate::app::tournament_file::Tournament;
 
 use super::output::Output;
 use super::run::StudyArgs;
 use super::simulate::Bars;
-use super::{study_error, CliError};
+use super::CliError;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -20,11 +20,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let tournament = Tournament::load(&args.file).map_err(CliError::usage)?;
+    let tournament = Tournament::load(&args.file)?;
     let name = tournament.name.clone();
     let request = TournamentRequest { tournament, options: args.study.options() };
     let bars = Bars::new(args.study.quiet);
-    let done = crate::app::tournament::run(&request, &crate::agents::Resources::default(), &bars).map_err(study_error)?;
+    let done = crate::app::tournament::run(&request, &crate::agents::Resources::default(), &bars)?;
     if !args.study.quiet {
         eprintln!(
             "{name}: ratings.json, ratings.csv, pairs.csv, ratings.txt, summary.* and {} chart files in {}",

@@ -18,7 +18,7 @@ use crate::io::Dataset;
 
 use super::output::Output;
 use super::CliError;
-use crate::app::experiment::Experiment;
+use crate::app::study::experiment::Experiment;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -117,7 +117,7 @@ fn check_study_arms(dir: &Path, reports: &mut Vec<Report>) -> Result<(), CliErro
     if !file.is_file() {
         return Ok(());
     }
-    let experiment = Experiment::load(&file).map_err(CliError::usage)?;
+    let experiment = Experiment::load(&file)?;
     for arm in &experiment.arms {
         let arm_dir = dir.join(&arm.name);
         let mut problem = None;

@@ -14,8 +14,8 @@ use super::error::ApiError;
 use super::params::{game_params, Params, Query, GAME_PARAMS};
 use super::state::App;
 use crate::agents::AgentSpec;
-use crate::app::export::{move_list, replay_page, trace_lines};
-use crate::app::export_dataset::{self, DatasetRequest, ExportError};
+use crate::app::explore::export::{move_list, replay_page, trace_lines};
+use crate::app::explore::export_dataset::{self, DatasetRequest, ExportError};
 use crate::engine::{BySide, Side};
 use crate::io::dataset::PlayedSeat;
 

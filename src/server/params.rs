@@ -1,8 +1,8 @@
 //! Query strings and JSON bodies of the API into the jobs' typed requests; every error names
 //! its field and what is allowed.
 
-use crate::app::analyse::{AnalyseRequest, PositionSpec, MAX_MOVES};
-use crate::app::game::{GameSpec, Start};
+use crate::app::explore::analyse::{AnalyseRequest, PositionSpec, MAX_MOVES};
+use crate::app::explore::game::{GameSpec, Start};
 use crate::engine::{BySide, Ruleset, Side};
 
 /// The parameters naming a game: its rules, its start (a match's, or a set-up) and its moves.

@@ -26,7 +26,7 @@ pub const MAX_BODY_BYTES: usize = (1 << 20) + (64 << 10);
 pub const MAX_BODIES_BYTES: usize = 64 << 20;
 /// Moves one decision of a minimax player of the server may play in its search (every
 /// endpoint's: a spec with no node budget, or a larger one, gets this one).
-pub const MAX_SEARCH_NODES: u64 = crate::app::evaluate::MAX_EVALUATION_NODES;
+pub const MAX_SEARCH_NODES: u64 = crate::app::explore::evaluate::MAX_EVALUATION_NODES;
 /// Playouts one decision of an MCTS player of the server may play (a larger count is lowered
 /// to it).
 pub const MAX_SEARCH_PLAYOUTS: u32 = 100_000;

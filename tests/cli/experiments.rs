@@ -77,9 +77,9 @@ fn the_shipped_experiments_are_valid() {
         if path.extension().is_some_and(|x| x == "toml") {
             // Tournament files (a list of players) live beside the experiment files.
             if std::fs::read_to_string(&path).unwrap().lines().any(|l| l.starts_with("players")) {
-                rajapasu::app::tournament_file::Tournament::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+                rajapasu::app::tournament::file::Tournament::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
             } else {
-                rajapasu::app::experiment::Experiment::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+                rajapasu::app::study::experiment::Experiment::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
             }
             n += 1;
         }

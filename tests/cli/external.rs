@@ -1,6 +1,6 @@
-//! External players and the datasets they made, as untrusted input (issue 20: items 1, 2, 9,
-//! 11, 12; issue 15 item 8): no program runs from a dataset, a player's output is bounded,
-//! nothing it forks outlives it, its timeout is not part of a run's identity.
+//! External players and the datasets they made, as untrusted input: no program runs from a
+//! dataset, a player's output is bounded, nothing it forks outlives it, its timeout is not part
+//! of a run's identity, and the docs say how to flush its answers.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -12,10 +12,6 @@ const SMALL: [&str; 6] = ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn example_player() -> String {
-    format!("python3 {}", root().join("scripts/example_player.py").display())
 }
 
 /// A player of tests/data/players/misbehaving_player.py (its modes are listed there).
@@ -93,7 +89,7 @@ fn show_runs_no_program_named_in_a_dataset_unless_the_user_names_it() {
     let cwd = dir.path();
     let pwned = cwd.join("PWNED");
     // The issue's command: a manifest whose player touches a file, then plays.
-    let example = root().join("scripts/example_player.py");
+    let example = example_player_script();
     assert!(!example.display().to_string().contains(' '), "the ${{IFS}} trick needs a path without spaces");
     let south = format!("external:sh -c touch${{IFS}}$PWD/PWNED;exec${{IFS}}python3${{IFS}}{}", example.display());
     let (code, _, err) = run_in(cwd, &["simulate", "--matches", "2", "--detail", "match", "--out", "evil", "--south", &south, "--quiet"]);
@@ -353,7 +349,7 @@ fn a_program_path_with_spaces_is_given_in_quotes() {
     let players = dir.path().join("my players");
     std::fs::create_dir(&players).unwrap();
     let program = players.join("example player.py");
-    std::fs::copy(root().join("scripts/example_player.py"), &program).unwrap();
+    std::fs::copy(example_player_script(), &program).unwrap();
     let canonical = format!("external:cmd=python3 '{}' --strategy first", program.display());
     for (name, player) in [
         ("single", format!("external:python3 '{}' --strategy first", program.display())),
@@ -414,7 +410,7 @@ fn show_reads_a_moves_file_only_up_to_its_limit() {
     assert!(!page.exists());
 }
 
-// Issue 15 item 8: flushing, per language, in the docs and in the timeout's message.
+// Flushing, per language, in the docs and in the timeout's message.
 
 #[test]
 fn the_docs_say_how_to_flush_in_each_language_and_an_unflushed_player_gets_the_hint() {

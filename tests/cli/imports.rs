@@ -1,7 +1,9 @@
-//! No file-level import circles: a file depends on the files whose items it names (in a `use`,
-//! a path in its code or in a macro's arguments, following re-exports to the file that defines
-//! the item), and no files of a crate depend on each other around a circle. Test code
-//! (`#[cfg(test)]` modules, files and items) is left out: a test reaches into what it tests.
+//! No file-level import circles and no import up a floor: a file depends on the files whose
+//! items it names (in a `use`, a path in its code or in a macro's arguments, following
+//! re-exports to the file that defines the item); no files of a crate depend on each other
+//! around a circle, and no file depends on a file of a higher floor (docs/architecture.md).
+//! Test code (`#[cfg(test)]` modules, files and items) is left out: a test reaches into what
+//! it tests.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -282,6 +284,14 @@ impl Crate {
         }
     }
 
+    /// The paths that the crate's files name into the crate called `name` (`name::...`), each
+    /// with its file.
+    pub fn paths_into(&self, name: &str) -> Vec<(&str, String)> {
+        let into = |path: &&Vec<String>| path.first().is_some_and(|first| first == name);
+        let file = |m: &Module| self.files[m.file].as_str();
+        self.modules.iter().flat_map(|m| m.named.iter().filter(into).map(move |path| (file(m), path.join("::")))).collect()
+    }
+
     /// Each file's dependencies on the crate's other files, with a path that makes each.
     pub fn dependencies(&self) -> BTreeMap<&str, BTreeMap<&str, String>> {
         let mut out: BTreeMap<&str, BTreeMap<&str, String>> = self.files.iter().map(|f| (f.as_str(), BTreeMap::new())).collect();
@@ -423,4 +433,92 @@ fn the_import_check_finds_a_circle_through_code_re_exports_and_macros_but_not_te
     // Without the macro's path there is no circle.
     write("c.rs", "pub struct C;\nfn h() { println!(\"{}\", 1); }\n");
     assert!(circles(&Crate::read(dir.path(), "lib.rs").dependencies()).is_empty());
+}
+
+/// The floors of the crates' files, lowest first (docs/architecture.md): a file may name the
+/// files of its own floor and of the floors below, never those of a floor above. Each is a path
+/// prefix, its floor and its name; the longest prefix that matches a file decides.
+const FLOORS: &[(&str, u32, &str)] = &[
+    ("crates/rajapasu-core/src/", 0, "the core crate"),
+    ("src/process.rs", 1, "the leaves"),
+    ("src/size.rs", 1, "the leaves"),
+    ("src/io/", 1, "io"),
+    ("src/analysis/", 2, "analysis"),
+    ("src/ratings/", 3, "ratings"),
+    ("src/plot/", 4, "plot"),
+    ("src/app/", 5, "app"),
+    ("src/cli/", 6, "cli"),
+    ("src/server/", 6, "server"),
+    ("src/lib.rs", 7, "the crate's root"),
+];
+
+/// The root crate's name, which no file of the core crate may name.
+const ROOT_CRATE: &str = "rajapasu";
+
+/// The floor of `file` in `floors`, if one holds it.
+fn floor_of<'f>(floors: &'f [(&str, u32, &str)], file: &str) -> Option<&'f (&'f str, u32, &'f str)> {
+    floors.iter().filter(|(prefix, _, _)| file.starts_with(prefix)).max_by_key(|(prefix, _, _)| prefix.len())
+}
+
+/// Every import of `krate` from a file to a file of a higher floor, a file that has no floor,
+/// and a path of a file of floor 0 into the crate named `root` (the crate above it), as text.
+fn floor_breaches(krate: &Crate, floors: &[(&str, u32, &str)], root: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (file, deps) in krate.dependencies() {
+        let Some(&(_, from, from_name)) = floor_of(floors, file) else {
+            found.push(format!("{file} has no floor: give its folder one in FLOORS (tests/cli/imports.rs) and docs/architecture.md"));
+            continue;
+        };
+        for (to, path) in deps {
+            match floor_of(floors, to) {
+                Some(&(_, up, up_name)) if up > from => {
+                    found.push(format!("{file} ({from_name}) imports {to} ({up_name}), a higher floor: {path}"))
+                }
+                _ => {}
+            }
+        }
+    }
+    for (file, path) in krate.paths_into(root) {
+        if floor_of(floors, file).is_some_and(|&(_, floor, _)| floor == 0) {
+            found.push(format!("{file} (the core crate) names the crate above it: {path}"));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_file_imports_a_higher_floor() {
+    let found: Vec<String> = CRATES.iter().flat_map(|root| floor_breaches(&Crate::read(repo(), root), FLOORS, ROOT_CRATE)).collect();
+    assert!(
+        found.is_empty(),
+        "files that import a higher floor (the floors: docs/architecture.md): move what both need down, or the importer up\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_floor_check_names_the_file_and_the_import_that_go_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "pub mod io;\npub mod app;\npub mod cli;\n");
+    write("io/mod.rs", "pub struct Table;\n#[cfg(test)]\nmod tests { use crate::cli::Args; }\n");
+    write("app/mod.rs", "pub struct Job(crate::io::Table);\n");
+    write("cli/mod.rs", "pub struct Args;\npub fn run() -> crate::app::Job { todo!() }\n");
+    let floors: &[(&str, u32, &str)] = &[("io/", 1, "io"), ("app/", 5, "app"), ("cli/", 6, "cli"), ("lib.rs", 7, "root")];
+    let read = || Crate::read(dir.path(), "lib.rs");
+    assert!(floor_breaches(&read(), floors, "above").is_empty(), "downward imports and tests pass");
+    write("app/mod.rs", "use crate::cli::Args;\npub struct Job(crate::io::Table, Args);\n");
+    write("io/mod.rs", "pub struct Table;\nfn f() { let _ = above::Thing; }\n");
+    let found = floor_breaches(&read(), floors, "above");
+    assert_eq!(found, ["app/mod.rs (app) imports cli/mod.rs (cli), a higher floor: crate::cli::Args"], "{found:?}");
+    let core: &[(&str, u32, &str)] = &[("io/", 0, "core"), ("app/", 5, "app"), ("cli/", 6, "cli"), ("lib.rs", 7, "root")];
+    let found = floor_breaches(&read(), core, "above");
+    assert!(found.contains(&"io/mod.rs (the core crate) names the crate above it: above::Thing".to_string()), "{found:?}");
+    write("tools.rs", "pub fn tool() {}\n");
+    write("lib.rs", "pub mod io;\npub mod app;\npub mod cli;\npub mod tools;\n");
+    assert!(floor_breaches(&read(), floors, "above").iter().any(|f| f.starts_with("tools.rs has no floor")));
 }

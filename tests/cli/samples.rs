@@ -1,4 +1,4 @@
-//! The committed samples under data/ are what the current code writes (issue 15: a summary that
+//! The committed samples under data/ are what the current code writes (a summary that
 //! predates a change would publish old figures, and `git status` would be dirty after the README's
 //! first command). Each sample's study is run again, small, and compared with the committed
 //! files: the same files, every key of the JSON summaries, every column of the CSV files and every

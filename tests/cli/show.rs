@@ -130,7 +130,7 @@ pub(super) fn check_page(page: &Page, got: &Value) {
     for (r, (shown, end)) in round_ends.iter().zip(&ends).enumerate() {
         assert_eq!(*shown, state(&serde_json::json!(vec![0; p]), &end["holdings"]), "{name} end of round {}", r + 1);
     }
-    // Who moves next (issue 15: not the mover of the ply shown), at every ply and round start:
+    // Who moves next (not the mover of the ply shown), at every ply and round start:
     // the next move's player, or, after a round's last move, the side that has no legal move (R10).
     let side_name = |side: &Value| if side == "south" { "South" } else { "North" };
     let other = |side: &Value| if side == "south" { "north" } else { "south" };
@@ -409,7 +409,7 @@ fn a_long_match_page_stays_small() {
     assert!(moves.len() > 4000);
     make_page(dir.path(), "long.html", &first, &rules, &moves);
     let size = std::fs::metadata(dir.path().join("long.html")).unwrap().len();
-    // Issue 11: a 7,000-move match under 5 MB; this one has 4,282 moves, several of many laps.
+    // A 7,000-move match under 5 MB; this one has 4,282 moves, several of many laps.
     assert!(size < 5_000_000 * 4282 / 7000, "{size} bytes for {} moves", moves.len());
     let html = std::fs::read_to_string(dir.path().join("long.html")).unwrap();
     for needle in ["<link", " src=", "@import", "https://"] {

@@ -359,7 +359,7 @@ fn a_second_writer_is_refused_naming_the_first_and_a_killed_writer_blocks_nobody
     ok(&["verify", s(&out)]);
 }
 
-/// Issue 20, item 4: the shard count is part of a dataset's identity. A shard of another split
+/// The shard count is part of a dataset's identity. A shard of another split
 /// is refused at the start, naming the run there, finished or still writing, with and without
 /// --resume.
 #[test]
@@ -503,7 +503,7 @@ fn thread_counts_repeated_rules_and_shards_are_checked_with_the_limits_stated() 
     ok(&["simulate", "--matches", "10", "--out", o, "--threads", "1024", "--quiet"]);
 }
 
-/// Issue 20, item 10: a run smaller than one batch plays its batch in pieces, one per thread:
+/// A run smaller than one batch plays its batch in pieces, one per thread:
 /// its files are byte for byte those of one thread; each thread really has a match to play;
 /// and an error in one worker stops the others before their next match.
 #[test]
@@ -543,7 +543,7 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
     // has started too, which only happens when both threads play (alone, it gives up).
     let meeting = dir.path().join("meeting");
     std::fs::create_dir(&meeting).unwrap();
-    let player = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/example_player.py");
+    let player = example_player_script();
     let body = format!(
         "touch {m}/arrived-$$\nn=0\nwhile [ $(ls {m} | grep -c arrived-) -lt 2 ]; do\n  n=$((n+1))\n  \
          if [ $n -gt 1500 ]; then echo 'alone: no other match is being played' >&2; exit 3; fi\n  sleep 0.02\ndone\n\
@@ -584,8 +584,7 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
 // Search players and external players (docs/players.md, docs/external-players.md).
 
 fn example_player(args: &str) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/example_player.py");
-    format!("external:python3 {} {args}", script.display()).trim_end().to_string()
+    format!("external:{} {args}", crate::common::example_player()).trim_end().to_string()
 }
 
 const SMALL: [&str; 6] = ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3", "--rule", "max_rounds=100"];

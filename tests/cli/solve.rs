@@ -126,7 +126,7 @@ fn all_starts_writes_the_table_and_heat_map() {
     assert!(svg.contains("Perfect-play value of a round for its starter") && svg.contains("south starts"));
 }
 
-/// Issue 20, item 5: boards whose positions the solver cannot number (8x7, 9x5, 9x6, 9x7 with
+/// Boards whose positions the solver cannot number (8x7, 9x5, 9x6, 9x7 with
 /// every pit open) are refused with exit 2, not a panic; `--all-starts` refuses them before
 /// solving anything, and `--study` counts them beyond its limit.
 #[test]
@@ -146,7 +146,7 @@ fn boards_too_large_to_number_are_refused_with_exit_2() {
     assert!(csv.lines().any(|l| l.starts_with("8,7,112,beyond_limit,")), "{csv}");
 }
 
-/// Issue 20, item 6: `--all-starts` and `--study` write their files even when the reader of
+/// `--all-starts` and `--study` write their files even when the reader of
 /// their output has gone away (`| head -1`); the closed pipe is not an error.
 #[test]
 fn solve_writes_its_files_when_the_reader_goes_away() {

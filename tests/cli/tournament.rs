@@ -123,7 +123,7 @@ fn a_round_robin_rates_its_players_from_the_rows_and_resumes() {
     assert_eq!(json(&one.join("mini/ratings.json")), r);
 }
 
-/// Issue 20, item 7: a study directory is checked before it is reused, pairing names must not
+/// A study directory is checked before it is reused, pairing names must not
 /// collide, and the errors of `run` and `tournament` name the arm or pairing (they have no --out).
 #[test]
 fn a_study_directory_is_checked_before_reuse_and_errors_name_the_arm_or_pairing() {
@@ -182,7 +182,7 @@ fn a_study_directory_is_checked_before_reuse_and_errors_name_the_arm_or_pairing(
     );
 }
 
-/// Issue 20, item 8: two players with the same specification under different names are one
+/// Two players with the same specification under different names are one
 /// player (their pairings would be identical datasets): refused, naming both.
 #[test]
 fn two_names_for_one_specification_are_refused() {

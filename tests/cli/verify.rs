@@ -208,7 +208,7 @@ fn refused(args: &[&str], needles: &[&str]) {
     }
 }
 
-/// Issue 20, item 3: the manifest's identity is checked by verify, summarize, plot, show, run
+/// The manifest's identity is checked by verify, summarize, plot, show, run
 /// and --resume, and a malformed manifest is an error naming the field, never a panic.
 #[test]
 fn an_edited_or_malformed_manifest_is_an_error_naming_the_field() {

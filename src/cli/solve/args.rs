@@ -1,6 +1,9 @@
-//! The options of `rajapasu solve`, shared by its modes (round, match, study).
+//! The options of `rajapasu solve`, shared by its modes (round, match, study), and the mode
+//! they choose.
 
 use std::path::PathBuf;
+
+use crate::size::Size;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,8 +22,8 @@ pub struct Args {
     pub(super) json: bool,
     /// Memory the solver may use, e.g. 512M, 4G (binary units: K, M, G, T; optional B or iB);
     /// a board that needs more is an error, not a crash.
-    #[arg(long, value_name = "SIZE", default_value = "4G")]
-    pub(super) max_memory: String,
+    #[arg(long, value_name = "SIZE", default_value_t = Size::DEFAULT_MEMORY)]
+    pub(super) max_memory: Size,
     /// The most positions a solve may reach (a budget by count, the same on every machine);
     /// default: no limit, or 150,000,000 a board with --study. With --spill the bounds are
     /// --max-memory and --max-disk.
@@ -73,7 +76,7 @@ pub struct Args {
     /// With --spill: the most disk the level files may take, e.g. 60G; a solve that needs more
     /// stops with what it needs, and continues when run again with more.
     #[arg(long, value_name = "SIZE", requires = "spill")]
-    pub(super) max_disk: Option<String>,
+    pub(super) max_disk: Option<Size>,
     /// With --spill: stop after finishing N levels in this run (they are kept; run again to continue).
     #[arg(long, value_name = "N", requires = "spill", value_parser = clap::value_parser!(u32).range(1..))]
     pub(super) max_levels: Option<u32>,
@@ -98,4 +101,37 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
+}
+
+/// What `solve` does, resolved once from its flags (clap has refused the flags that conflict).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// One round start (R15), solved in memory.
+    Round,
+    /// One round start with its levels on disk (`--spill`).
+    Spill,
+    /// Every round start of the board (`--all-starts`).
+    AllStarts,
+    /// A match of perfectly played rounds, with either tie-break (`--perfect-match`).
+    PerfectMatch,
+    /// One match state (`--match`; its table's round graphs on disk with `--spill`).
+    Match,
+    /// Every match state of the board (`--match --all-states`).
+    AllStates,
+    /// The perfect_play study (`--study`).
+    Study,
+}
+
+impl Args {
+    pub(super) fn mode(&self) -> Mode {
+        match (self.study, self.all_starts, self.perfect_match, self.match_, self.all_states, self.spill) {
+            (true, ..) => Mode::Study,
+            (_, true, ..) => Mode::AllStarts,
+            (_, _, true, ..) => Mode::PerfectMatch,
+            (_, _, _, true, true, _) => Mode::AllStates,
+            (_, _, _, true, false, _) => Mode::Match,
+            (.., true) => Mode::Spill,
+            _ => Mode::Round,
+        }
+    }
 }

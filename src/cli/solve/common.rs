@@ -4,21 +4,22 @@
 use indicatif::ProgressBar;
 
 use super::args::Args;
-use crate::app::solve::{parse_memory, Solved};
+use crate::app::solve::round::Solved;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{MatchError, MatchProgress, Progress, SolveError, SolveOptions, SpillOptions};
 use crate::io::Formats;
+use crate::size::Size;
 
 /// Maps a solver error: a board too large for the allowance is bad input (exit 2), the
 /// allowance named by its flag.
 pub(super) fn solve_error(e: SolveError) -> CliError {
-    CliError::usage(e.describe(&crate::cli::setting))
+    CliError::of(&e, e.describe(&crate::cli::setting))
 }
 
 /// [`solve_error`] for a mode that `--spill` can solve instead, which is offered.
 pub(super) fn spillable_solve_error(e: SolveError) -> CliError {
-    CliError::usage(e.describe(&crate::cli::solve_setting))
+    CliError::of(&e, e.describe(&crate::cli::solve_setting))
 }
 
 /// A progress bar of a solve on stderr when it is a terminal.
@@ -80,7 +81,7 @@ pub(super) fn start_label(rules: &Ruleset, open: BySide<u8>) -> String {
 /// Solves the round start (`open`, `starter`) with a progress bar.
 pub(super) fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts: SolveOptions, quiet: bool) -> Result<Solved, SolveError> {
     let bar = SolveBar::new(&start_label(&rules, open), quiet);
-    let solved = crate::app::solve::solve_start(rules, open, starter, opts, &mut |p| bar.update(p));
+    let solved = crate::app::solve::round::solve_start(rules, open, starter, opts, &mut |p| bar.update(p));
     bar.bar.finish_and_clear();
     solved
 }
@@ -94,37 +95,24 @@ pub(super) fn match_error(e: MatchError, spilled: bool) -> CliError {
 
 /// [`match_error`], its settings named by `name` (`solve --study` offers no `--spill`).
 pub(super) fn match_error_named(e: MatchError, name: crate::exact::Naming) -> CliError {
-    let message = e.describe(name);
-    if crate::app::solve::match_error_is_bad_input(&e) {
-        CliError::usage(message)
-    } else {
-        CliError::failed(message)
-    }
+    CliError::of(&e, e.describe(name))
 }
 
 /// The bounds of `--spill` (`--max-memory`, `--max-disk`, `--max-levels`), checked.
 pub(super) fn spill_options(args: &Args) -> Result<SpillOptions, CliError> {
-    let (max_memory, max_disk) = spill_sizes(args)?;
-    crate::app::solve_spill::spill_options(max_memory, max_disk, args.max_levels).map_err(crate::cli::field_error)
+    let max_disk = args.max_disk.map(Size::bytes);
+    Ok(crate::app::solve::spill::spill_options(args.max_memory.bytes(), max_disk, args.max_levels)?)
 }
 
-/// `--max-memory` and `--max-disk` in bytes (None: no bound on disk).
-pub(super) fn spill_sizes(args: &Args) -> Result<(u64, Option<u64>), CliError> {
-    let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
-    let max_disk = args.max_disk.as_deref().map(parse_memory).transpose().map_err(|e| CliError::usage(format!("--max-disk: {e}")))?;
-    Ok((max_memory, max_disk))
-}
-
-pub(super) fn options(args: &Args) -> Result<SolveOptions, CliError> {
-    let max_memory = parse_memory(&args.max_memory).map_err(|e| CliError::usage(format!("--max-memory: {e}")))?;
-    Ok(SolveOptions { max_memory, keep_order: false, max_positions: args.max_positions.unwrap_or(u64::MAX) })
+pub(super) fn options(args: &Args) -> SolveOptions {
+    SolveOptions { max_memory: args.max_memory.bytes(), keep_order: false, max_positions: args.max_positions.unwrap_or(u64::MAX) }
 }
 
 pub(super) fn formats(args: &Args) -> Result<Formats, CliError> {
     args.format.parse::<Formats>().map_err(|e| CliError::usage(format!("--format: {e}")))
 }
 
-pub(super) use crate::app::solve::other_rules;
+pub(super) use crate::app::solve::round::other_rules;
 
 /// 1536 as "1.5 KiB".
 pub(super) fn human_bytes(b: u64) -> String {

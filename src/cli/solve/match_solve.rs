@@ -6,12 +6,15 @@
 
 use super::args::Args;
 use super::common::{formats, human_bytes, match_error, other_rules, spill_options, MatchBar};
-use crate::app::match_states::{match_states_json, MatchStatesError, MatchStatesRequest};
-use crate::app::solve::{match_solved_json, peak_rss, solve_match, MatchRequest, SolveMatchError};
+use crate::app::solve::all_states::{match_states_json, MatchStatesError, MatchStatesRequest};
+use crate::app::solve::match_value::{match_solved_json, solve_match, MatchRequest};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{open_pits, ExactStore, MatchProgress, SolveOptions, StoreSettings};
+use crate::process::peak_rss;
+
+use super::args::Mode;
 
 /// Parses `--holdings S,N` (checked against the board by the request).
 fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> {
@@ -42,20 +45,19 @@ fn with_bar<T>(rules: &Ruleset, quiet: bool, solve: impl FnOnce(&mut dyn FnMut(M
     result
 }
 
-pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
+/// One match state, or every state of the board (`mode` [`Mode::AllStates`]).
+pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions, mode: Mode) -> Result<(), CliError> {
     let holdings = args.holdings.as_deref().map(|text| parse_holdings(text, &rules)).transpose()?;
     let starter: Side = args.starter.parse().map_err(CliError::usage)?;
     let request = MatchRequest { rules, holdings, starter, max_iterations: args.max_iterations };
-    let state = request.validate().map_err(|e| crate::cli::given_field_error(e, args.holdings.as_deref().unwrap_or_default()))?;
-    if args.all_states {
+    let job = request.validate().map_err(|e| crate::cli::given_field_error(e, args.holdings.as_deref().unwrap_or_default()))?;
+    if mode == Mode::AllStates {
         return all_states(args, rules, opts);
     }
-    let holdings = state.holdings;
+    let holdings = job.state.holdings;
     let store = match_store(args, opts)?;
-    let solved = with_bar(&rules, args.quiet || args.json, |report| solve_match(&store, &request, report)).map_err(|e| match e {
-        SolveMatchError::Field(e) => crate::cli::field_error(e),
-        SolveMatchError::Match(e) => match_error(e, args.spill),
-    })?;
+    let solved =
+        with_bar(&rules, args.quiet || args.json, |report| solve_match(&store, &job, report)).map_err(|e| match_error(e, args.spill))?;
     let mut out = Output::lines();
     if args.json {
         out.line(format_args!("{}", match_solved_json(&rules, &solved, peak_rss())))?;
@@ -106,7 +108,7 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(),
     out.finish()
 }
 
-/// `--all-states`: every match state into `--out` (the job: `app::match_states`).
+/// `--all-states`: every match state into `--out` (the job: `app::solve::all_states`).
 fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let out_dir = args.out.clone().expect("clap requires --out");
     let request = MatchStatesRequest {
@@ -117,11 +119,12 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
         command: crate::cli::command_line(),
     };
     let store = match_store(args, opts)?;
-    let solved = with_bar(&rules, args.quiet, |report| crate::app::match_states::run(&store, &request, report)).map_err(|e| match e {
-        MatchStatesError::Field(e) => crate::cli::field_error(e),
-        MatchStatesError::Match(e) => match_error(e, args.spill),
-        MatchStatesError::Failed(e) => CliError::failed(e),
-    })?;
+    let solved =
+        with_bar(&rules, args.quiet, |report| crate::app::solve::all_states::run(&store, &request, report)).map_err(|e| match e {
+            MatchStatesError::Field(e) => crate::cli::field_error(e),
+            MatchStatesError::Match(e) => match_error(e, args.spill),
+            e @ MatchStatesError::Failed(_) => CliError::of(&e, &e),
+        })?;
     let mut out = Output::lines();
     if args.json {
         out.line(format_args!("{}", match_states_json(&rules, &solved)))?;

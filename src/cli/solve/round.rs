@@ -3,13 +3,16 @@
 
 use super::args::Args;
 use super::common::{formats, human_bytes, other_rules, solve_error, solve_start, spillable_solve_error, start_label, SolveBar};
-use crate::app::perfect_match::{describe_chain, matches_json};
-use crate::app::solve::{outcome, peak_rss, round_open, solved_json};
-use crate::app::starts::{starts_json, StartsError, StartsEvent, StartsRequest};
+use crate::app::solve::all_starts::{starts_json, StartsError, StartsEvent, StartsRequest};
+use crate::app::solve::perfect_match::{describe_chain, matches_json};
+use crate::app::solve::round::{outcome, round_open, solved_json};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::SolveOptions;
+use crate::process::peak_rss;
+
+use super::args::Mode;
 
 /// Parses `--open S,N` (checked against the board by the request).
 fn parse_pair(text: &str, rules: &Ruleset) -> Result<BySide<u8>, CliError> {
@@ -23,10 +26,11 @@ fn parse_pair(text: &str, rules: &Ruleset) -> Result<BySide<u8>, CliError> {
     Ok(BySide::new(num(s)?, num(n)?))
 }
 
-pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
+/// One round start: in memory, or with its levels on disk (`mode` [`Mode::Spill`]).
+pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions, mode: Mode) -> Result<(), CliError> {
     let open = args.open.as_deref().map(|text| parse_pair(text, &rules)).transpose()?;
     let open = round_open(&rules, open).map_err(|e| crate::cli::given_field_error(e, args.open.as_deref().unwrap_or_default()))?;
-    if args.spill {
+    if mode == Mode::Spill {
         return super::spill::run(args, rules, open);
     }
     let starter: Side = args.starter.parse().map_err(|_| CliError::usage("--starter both needs --spill; otherwise south or north"))?;
@@ -71,12 +75,12 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(),
 }
 
 /// `--perfect-match`: both tie-breaks' matches, each printed as it is played (the job:
-/// `app::perfect_match`).
+/// `app::solve::perfect_match`).
 pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let first: Side = args.starter.parse().map_err(CliError::usage)?;
     let mut out = Output::lines();
     let mut all = Vec::new();
-    for m in crate::app::perfect_match::play(rules, first, opts) {
+    for m in crate::app::solve::perfect_match::play(rules, first, opts) {
         let m = m.map_err(solve_error)?;
         if !args.json {
             out.line(format_args!("ties broken by the {} local pit; {first} starts round 1", m.tie.name()))?;
@@ -109,7 +113,7 @@ pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -
     out.finish()
 }
 
-/// `--all-starts`: every start solved (the job: `app::starts`), each printed as it is solved.
+/// `--all-starts`: every start solved (the job: `app::solve::all_starts`), each printed as it is solved.
 pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let out_dir = args.out.clone().expect("clap requires --out");
     let request = StartsRequest { rules, opts, out: out_dir, format: formats(args)?, command: crate::cli::command_line() };
@@ -117,7 +121,7 @@ pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Res
     let mut bar: Option<SolveBar> = None;
     // The header comes once the board is known to be within the solver's limits.
     let mut printed = if args.json { Ok(()) } else { Err(None) };
-    let done = crate::app::starts::run(&request, &mut |event| match event {
+    let done = crate::app::solve::all_starts::run(&request, &mut |event| match event {
         StartsEvent::Solving { open, starter: _ } => {
             if let Err(None) = printed {
                 printed = out.line("south_open north_open starter value outcome best_moves positions seconds").map_err(Some);
@@ -150,7 +154,7 @@ pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Res
     }
     let done = done.map_err(|e| match e {
         StartsError::Solve(e) => solve_error(e),
-        StartsError::Failed(e) => CliError::failed(e),
+        e @ StartsError::Failed(_) => CliError::of(&e, &e),
     })?;
     if args.json {
         out.line(format_args!("{}", starts_json(&rules, &done)))?;

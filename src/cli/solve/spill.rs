@@ -1,21 +1,20 @@
 //! `rajapasu solve --spill`: a round start solved (R15) with its levels on disk (the job:
-//! `app::solve_spill`); `--count-only` stops after the enumeration, the figures of
+//! `app::solve::spill`); `--count-only` stops after the enumeration, the figures of
 //! docs/performance.md.
 
 use super::args::Args;
-use super::common::{human_bytes, spill_sizes, SolveBar};
-use crate::app::solve::{outcome, peak_rss, spill_error_is_bad_input};
-use crate::app::solve_spill::{spill_json, SolveSpillError, SpillRequest, SpillSolved, Starters};
+use super::common::{human_bytes, SolveBar};
+use crate::app::solve::round::outcome;
+use crate::app::solve::spill::{spill_json, SpillRequest, SpillSolved, Starters};
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
+use crate::exact::SpillError;
+use crate::process::peak_rss;
+use crate::size::Size;
 
-fn spill_error(e: SolveSpillError) -> CliError {
-    match e {
-        SolveSpillError::Field(e) => crate::cli::field_error(e),
-        SolveSpillError::Spill(e) if spill_error_is_bad_input(&e) => CliError::usage(e.describe(&crate::cli::setting)),
-        SolveSpillError::Spill(e) => CliError::failed(e.describe(&crate::cli::setting)),
-    }
+fn spill_error(e: SpillError) -> CliError {
+    CliError::of(&e, e.describe(&crate::cli::setting))
 }
 
 /// The request of the flags, for the round start with `open` pits (checked).
@@ -24,13 +23,12 @@ fn request(args: &Args, rules: Ruleset, open: BySide<u8>) -> Result<SpillRequest
         "both" => Starters::Both,
         s => Starters::One(s.parse().map_err(CliError::usage)?),
     };
-    let (max_memory, max_disk) = spill_sizes(args)?;
     Ok(SpillRequest {
         rules,
         open: Some(open),
         starters,
-        max_memory,
-        max_disk,
+        max_memory: args.max_memory.bytes(),
+        max_disk: args.max_disk.map(Size::bytes),
         max_levels: args.max_levels,
         count_only: args.count_only,
         tables: crate::cli::tables_dir(args.tables.as_deref())?,
@@ -38,12 +36,12 @@ fn request(args: &Args, rules: Ruleset, open: BySide<u8>) -> Result<SpillRequest
 }
 
 pub(super) fn run(args: &Args, rules: Ruleset, open: BySide<u8>) -> Result<(), CliError> {
-    let request = request(args, rules, open)?;
+    let job = request(args, rules, open)?.validate()?;
     let bar = SolveBar::new(
         &format!("solve --spill {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North]),
         args.quiet || args.json,
     );
-    let solved = crate::app::solve_spill::run(&request, &mut |p| bar.update(p));
+    let solved = crate::app::solve::spill::run(&job, &mut |p| bar.update(p));
     bar.bar.finish_and_clear();
     let solved = solved.map_err(spill_error)?;
     let rss = peak_rss();

@@ -1,23 +1,23 @@
-//! `rajapasu solve --study --out DIR`: the perfect_play study (the job: `app::solve_study`),
+//! `rajapasu solve --study --out DIR`: the perfect_play study (the job: `app::solve::perfect_play`),
 //! each board printed as a table row as it is done.
 
 use std::ops::ControlFlow;
 
 use super::args::Args;
 use super::common::{formats, human_bytes, match_error_named, start_label, MatchBar, SolveBar};
-use crate::app::perfect_play::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest};
-use crate::app::solve::peak_rss;
+use crate::app::solve::perfect_play::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, PerfectPlayStudy};
 use crate::app::FieldError;
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset};
 use crate::exact::{ExactStore, SolveOptions, StoreSettings};
+use crate::process::peak_rss;
 
 fn study_error(e: PerfectPlayError) -> CliError {
     match e {
         PerfectPlayError::Field(e) => field_error(e),
         PerfectPlayError::Match(e) => match_error_named(e, &crate::cli::setting),
-        e => CliError::failed(e),
+        e => CliError::of(&e, &e),
     }
 }
 
@@ -26,7 +26,8 @@ fn field_error(e: FieldError) -> CliError {
     CliError::usage(format!("{}: {}", crate::cli::flags::flag(e.field), e.message))
 }
 
-fn request(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<PerfectPlayRequest, CliError> {
+/// The study of the flags, checked.
+fn study(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<PerfectPlayStudy, CliError> {
     let request = PerfectPlayRequest {
         rules,
         max_pits_per_row: args.study_pits,
@@ -40,19 +41,18 @@ fn request(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<PerfectPla
         command: crate::cli::command_line(),
         tables_source: "the tables directory (--tables)".to_string(),
     };
-    request.validate().map_err(field_error)?;
-    Ok(request)
+    request.validate().map_err(field_error)
 }
 
 pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
-    let request = request(args, rules, opts)?;
+    let study = study(args, rules, opts)?;
     // Without a tables directory the study goes on without match values.
     let store = crate::exact::tables_dir(args.tables.as_deref())
         .ok()
-        .map(|tables| ExactStore::new(StoreSettings { tables, solve: request.solve_options(), ..StoreSettings::default() }));
+        .map(|tables| ExactStore::new(StoreSettings { tables, solve: study.request().solve_options(), ..StoreSettings::default() }));
     let mut out = Output::progress();
     let (mut printed, mut round_bar, mut match_bar) = (Ok(()), None::<SolveBar>, None::<MatchBar>);
-    let done = crate::app::solve_study::run(&request, store.as_ref(), &mut |event| {
+    let done = crate::app::solve::perfect_play::run(&study, store.as_ref(), &mut |event| {
         match event {
             PerfectPlayEvent::Started => printed = header(&mut out),
             PerfectPlayEvent::Solving(r) => round_bar = Some(SolveBar::new(&start_label(&r, BySide::splat(r.pits_per_row)), args.quiet)),

@@ -73,7 +73,7 @@ fn specs_print_every_parameter_and_parse_back() {
 
 #[test]
 fn an_external_players_timeout_is_not_part_of_its_identity() {
-    // Issue 20 item 9: the canonical form (run id, manifest, rows, pairing seeds) and == leave
+    // The canonical form (run id, manifest, rows, pairing seeds) and == leave
     // the timeout out, so a run can be resumed with a longer one.
     let (short, long) = (spec("external:timeout=0.5,cmd=./bot -x"), spec("external:timeout=60,cmd=./bot  -x"));
     assert_eq!(short.to_string(), long.to_string());
@@ -534,7 +534,7 @@ fn an_external_player_is_not_asked_without_a_legal_move() {
     assert_eq!(agent.choose(&pos), Ok(None));
 }
 
-// Issue 20: an external program's output is untrusted, and nothing it forks outlives it.
+// An external program's output is untrusted, and nothing it forks outlives it.
 
 fn misbehaving(mode: &str) -> String {
     format!("python3 {}/tests/data/players/misbehaving_player.py {mode}", env!("CARGO_MANIFEST_DIR"))

@@ -1,4 +1,4 @@
-//! The replay page (issue 11): a match replayed through the engine with what a viewer needs
+//! The replay page: a match replayed through the engine with what a viewer needs
 //! (laps and captures in order), its board drawing, and the self-contained HTML page whose
 //! HTML, CSS and JavaScript live in `assets/show/`. Built from the engine only (no polars).
 

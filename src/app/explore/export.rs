@@ -2,7 +2,7 @@
 //! self-contained replay page of `show`, the same for the command line and the server.
 
 use super::game::{GameSpec, Start};
-use super::FieldError;
+use crate::app::FieldError;
 use crate::engine::{Ruleset, Side};
 use crate::show::{page_html, Film, PageInfo};
 

@@ -1,6 +1,12 @@
-//! The vocabulary of the perfect_play study (`solve --study`, the job: `solve_study`): its
+//! The vocabulary of the perfect_play study (`solve --study`, the job: `study.rs`): its
 //! request, the rows of its summary and frontier, what it tells its caller as it goes, its
 //! result and its errors.
+
+mod board;
+mod files;
+mod study;
+
+pub use study::run;
 
 use std::path::PathBuf;
 
@@ -10,7 +16,7 @@ use crate::engine::Ruleset;
 use crate::exact::{MatchError, MatchProgress, Progress, SolveError, SolveOptions};
 use crate::io::Formats;
 
-use super::FieldError;
+use crate::app::FieldError;
 
 /// The default budget of positions per board: every board up to 7x7 is inside it (the largest,
 /// 7x6, has 113 million positions: about 4 minutes on 2 cores).
@@ -49,9 +55,14 @@ pub struct PerfectPlayRequest {
 }
 
 impl PerfectPlayRequest {
-    /// The first field that is not what it should be (`max_pits_per_row`, `max_seeds_per_pit`,
-    /// `max_memory`, `matches`), if one is not.
-    pub fn validate(&self) -> Result<(), FieldError> {
+    /// The study to run, or the first field that is not what it should be (`max_pits_per_row`,
+    /// `max_seeds_per_pit`, `max_memory`, `matches`).
+    pub fn validate(&self) -> Result<PerfectPlayStudy, FieldError> {
+        self.check()?;
+        Ok(PerfectPlayStudy { request: self.clone() })
+    }
+
+    fn check(&self) -> Result<(), FieldError> {
         if !(2..=9).contains(&self.max_pits_per_row) {
             return Err(FieldError::new("max_pits_per_row", format!("{} is not in 2..=9", self.max_pits_per_row)));
         }
@@ -67,6 +78,18 @@ impl PerfectPlayRequest {
     /// The limits of every solve of the study, match tables' included.
     pub fn solve_options(&self) -> SolveOptions {
         SolveOptions { max_memory: self.max_memory, keep_order: false, max_positions: self.max_positions.unwrap_or(STUDY_MAX_POSITIONS) }
+    }
+}
+
+/// A study request, checked: what [`run`] runs.
+#[derive(Clone, Debug)]
+pub struct PerfectPlayStudy {
+    request: PerfectPlayRequest,
+}
+
+impl PerfectPlayStudy {
+    pub fn request(&self) -> &PerfectPlayRequest {
+        &self.request
     }
 }
 
@@ -166,6 +189,18 @@ pub enum PerfectPlayError {
     /// A file could not be written.
     #[error("{0}")]
     Failed(String),
+}
+
+/// A board beyond the budget is a row of the study, not an error: what is left is a bad field,
+/// or a failure while working.
+impl crate::app::BadInput for PerfectPlayError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            PerfectPlayError::Field(_) => true,
+            PerfectPlayError::Match(e) => crate::app::BadInput::is_bad_input(e),
+            PerfectPlayError::Solve(_) | PerfectPlayError::Stopped | PerfectPlayError::Failed(_) => false,
+        }
+    }
 }
 
 /// The round-1 outcome in the words of a match value (for the starter).

@@ -3,7 +3,7 @@
 //! positions and memory, beside the round-1 starter's win rate under random play (the
 //! simulator, same board), the outcome of a match under perfect round play with either
 //! tie-break, and the perfect-match value (R17) where the match table fits. Everything but the
-//! timings (frontier.csv) is the same on every rerun. Its vocabulary: `perfect_play`.
+//! timings (frontier.csv) is the same on every rerun. Its vocabulary: `mod.rs`.
 
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -11,16 +11,16 @@ use std::time::Instant;
 use crate::engine::Ruleset;
 use crate::exact::ExactStore;
 
-use super::perfect_play::{PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, PerfectPlayRun};
+use super::{PerfectPlayError, PerfectPlayEvent, PerfectPlayRun, PerfectPlayStudy};
 
-/// Runs the study of `request`, the match tables from `store` (None: no tables directory, no
-/// match values), telling `watch` as it goes; writes its files.
+/// Runs `study`, the match tables from `store` (None: no tables directory, no match values),
+/// telling `watch` as it goes; writes its files.
 pub fn run(
-    request: &PerfectPlayRequest,
+    study: &PerfectPlayStudy,
     store: Option<&ExactStore>,
     watch: &mut dyn FnMut(PerfectPlayEvent) -> ControlFlow<()>,
 ) -> Result<PerfectPlayRun, PerfectPlayError> {
-    request.validate()?;
+    let request = study.request();
     let dir = &request.out;
     std::fs::create_dir_all(dir).map_err(|e| PerfectPlayError::Failed(format!("{}: cannot create the directory: {e}", dir.display())))?;
     let started = Instant::now();
@@ -31,7 +31,7 @@ pub fn run(
     for p in 2..=request.max_pits_per_row {
         for s in 1..=request.max_seeds_per_pit {
             let rules = Ruleset { pits_per_row: p, seeds_per_pit: s, ..request.rules };
-            let (row, timing) = super::perfect_play_board::board(request, rules, store, watch)?;
+            let (row, timing) = super::board::board(request, rules, store, watch)?;
             if watch(PerfectPlayEvent::Board { row: &row, frontier: timing.as_ref() }).is_break() {
                 return Err(PerfectPlayError::Stopped);
             }
@@ -39,13 +39,14 @@ pub fn run(
             frontier.extend(timing);
         }
     }
-    let written = super::perfect_play_files::write(request, &rows, &frontier)?;
+    let written = super::files::write(request, &rows, &frontier)?;
     Ok(PerfectPlayRun { rows, frontier, written, seconds: started.elapsed().as_secs_f64() })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::solve::perfect_play::PerfectPlayRequest;
     use crate::exact::StoreSettings;
     use crate::io::Formats;
 
@@ -78,7 +79,7 @@ mod tests {
             assert_eq!(e.field, field, "{e}");
             assert!(!e.message.contains("--"), "{e}");
         }
-        assert_eq!(good.validate(), Ok(()));
+        assert!(good.validate().is_ok());
     }
 
     /// Each board's round-1 value is its round solve's (2x1: +4, 2x2: +8, the golden
@@ -89,7 +90,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = ExactStore::new(StoreSettings { tables: dir.path().join("tables"), ..StoreSettings::default() });
         let (mut boards, mut solving) = (Vec::new(), 0);
-        let done = run(&request(&dir.path().join("with")), Some(&store), &mut |event| {
+        let done = run(&request(&dir.path().join("with")).validate().unwrap(), Some(&store), &mut |event| {
             match event {
                 PerfectPlayEvent::Solving(_) => solving += 1,
                 PerfectPlayEvent::Board { row, .. } => boards.push((row.pits_per_row, row.seeds_per_pit)),
@@ -103,9 +104,9 @@ mod tests {
         assert_eq!(values, [(Some(4), Some("win")), (Some(8), Some("win"))]);
         assert_eq!((done.boards_solved(), done.frontier.len()), (2, 2));
         assert!(done.written.iter().all(|p| p.is_file()) && done.written.len() == 5, "{:?}", done.written);
-        let alone = run(&request(&dir.path().join("alone")), None, &mut |_| ControlFlow::Continue(())).unwrap();
+        let alone = run(&request(&dir.path().join("alone")).validate().unwrap(), None, &mut |_| ControlFlow::Continue(())).unwrap();
         assert!(alone.rows.iter().all(|r| r.match_value.is_none() && r.value.is_some()));
-        let stopped = run(&request(&dir.path().join("stopped")), None, &mut |event| match event {
+        let stopped = run(&request(&dir.path().join("stopped")).validate().unwrap(), None, &mut |event| match event {
             PerfectPlayEvent::Board { .. } => ControlFlow::Break(()),
             _ => ControlFlow::Continue(()),
         });

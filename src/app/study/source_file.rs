@@ -20,6 +20,12 @@ pub struct StudyFileError {
     pub message: String,
 }
 
+impl crate::app::BadInput for StudyFileError {
+    fn is_bad_input(&self) -> bool {
+        true
+    }
+}
+
 /// The text of an experiment or tournament file: a regular file (a FIFO or device is refused,
 /// never waited on or read without end) of at most [`MAX_STUDY_FILE_BYTES`].
 pub fn read_study_file(path: &Path) -> Result<String, StudyFileError> {

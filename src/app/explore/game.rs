@@ -3,7 +3,7 @@
 //! the core's boundaries ([`check_holdings`], [`Position::from_setup`]), and every error names
 //! the field at fault.
 
-use super::FieldError;
+use crate::app::FieldError;
 use crate::engine::trace::{replay_from, ReplayError, TraceEvent};
 use crate::engine::{BySide, Game, Pit, PitSet, Position, Ruleset, Setup, SetupError, Side};
 use crate::exact::check_holdings;

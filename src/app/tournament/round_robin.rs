@@ -10,8 +10,8 @@ use crate::io::Dataset;
 use crate::ratings::bradley_terry::PairResults;
 use crate::ratings::report::SelfPlay;
 
-use super::study_error::StudyError;
-use super::tournament_file::{Pairing, Tournament};
+use super::file::{Pairing, Tournament};
+use crate::app::study::StudyError;
 
 /// The results of the round robin read back from its datasets.
 pub struct Results {

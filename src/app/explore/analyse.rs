@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::game::Start;
-use super::job::Job;
-use super::FieldError;
+use crate::app::job::Job;
+use crate::app::FieldError;
 use crate::engine::{Outcome, Pit, PitSet, Position, Ruleset, Side};
 use crate::exact::{analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, RoundValuesError, Solution, SolveError};
 
@@ -49,6 +49,12 @@ pub enum AnalyseError {
     /// The job was cancelled.
     #[error("cancelled")]
     Cancelled,
+}
+
+impl crate::app::BadInput for AnalyseError {
+    fn is_bad_input(&self) -> bool {
+        !matches!(self, AnalyseError::Cancelled)
+    }
 }
 
 fn field(field: &'static str, message: impl std::fmt::Display) -> AnalyseError {

@@ -9,9 +9,9 @@
 use std::path::Path;
 
 use super::game::{GameSpec, Start};
-use super::job::Job;
-use super::FieldError;
 use crate::agents::{seat_rng, Agent, AgentSpec, PlayerError, Resources};
+use crate::app::job::Job;
+use crate::app::FieldError;
 use crate::engine::{BySide, Game, Side};
 use crate::exact::{MatchError, PerfectKind};
 use crate::io::dataset::{Played, PlayedSeat};
@@ -43,6 +43,16 @@ pub enum ExportError {
     Tables(String),
     #[error("cancelled")]
     Cancelled,
+}
+
+impl crate::app::BadInput for ExportError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            ExportError::Field(_) => true,
+            ExportError::Dataset(e) => e.is_bad_input(),
+            ExportError::Tables(_) | ExportError::Cancelled => false,
+        }
+    }
 }
 
 impl From<FieldError> for ExportError {

@@ -2,6 +2,14 @@
 //! directory, then its summary, data package and charts; and what a tournament shares with it
 //! (the study's directory, playing its datasets).
 
+pub mod error;
+pub mod experiment;
+pub mod outputs;
+pub mod source_file;
+pub mod summary;
+
+pub use error::StudyError;
+
 use std::path::{Path, PathBuf};
 
 use crate::agents::Resources;
@@ -9,12 +17,12 @@ use crate::analysis::summarize::summarize_path;
 use crate::analysis::summary::StudySummary;
 use crate::io::lock::DirLock;
 
-use super::experiment::Experiment;
-use super::simulate::{self, Follow, Simulated, Simulation};
-use super::study_error::{StudyDirError, StudyError};
-use super::study_files::{create_dir, write_text};
-use super::summary::{study_text, write_summary};
-use super::FieldError;
+use crate::app::simulate::{self, Follow, Simulated, Simulation};
+use crate::app::FieldError;
+use error::StudyDirError;
+use experiment::Experiment;
+use outputs::{create_dir, write_text};
+use summary::{study_text, write_summary};
 
 /// Options of the jobs that play a study from a file (`run`, `tournament`).
 #[derive(Clone, Debug)]
@@ -125,7 +133,7 @@ fn check_study_dir(dir: &Path, copy_as: &str, datasets: &[String]) -> Result<(),
         }
     }
     // The study's own outputs, and those of the metrics job, which any study may hold.
-    let outputs: Vec<&str> = outputs.iter().copied().chain(super::metrics::METRICS_FILES).collect();
+    let outputs: Vec<&str> = outputs.iter().copied().chain(crate::app::metrics::METRICS_FILES).collect();
     let own = |name: &str| {
         name == copy_as
             || crate::io::lock::is_lock_name(name)
@@ -208,8 +216,8 @@ mod tests {
     #[test]
     fn every_output_of_a_study_is_a_name_no_arm_may_take() {
         for (file, _, outputs) in STUDY_FILES {
-            for name in std::iter::once(&file).chain(outputs.iter()).chain(super::super::metrics::METRICS_FILES.iter()) {
-                assert!(super::super::experiment::STUDY_OUTPUTS.contains(name), "{name}");
+            for name in std::iter::once(&file).chain(outputs.iter()).chain(crate::app::metrics::METRICS_FILES.iter()) {
+                assert!(super::experiment::STUDY_OUTPUTS.contains(name), "{name}");
             }
         }
     }

@@ -5,14 +5,13 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::io::{write_string_atomically, write_table_formats, Formats};
+use crate::app::solve::meta::write_meta;
+use crate::io::{write_table_formats, Formats};
 use crate::plot::exact::{plot_perfect_play, BoardPoint};
 use crate::plot::thousands;
 use crate::sim::table::{Column, ColumnData, Table};
 
-use super::perfect_play::{
-    round_answer, BoardRow, FrontierRow, PerfectPlayError, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS,
-};
+use super::{round_answer, BoardRow, FrontierRow, PerfectPlayError, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS};
 
 /// Writes the study's files into the request's directory; the files written.
 pub(super) fn write(request: &PerfectPlayRequest, rows: &[BoardRow], frontier: &[FrontierRow]) -> Result<Vec<PathBuf>, PerfectPlayError> {
@@ -20,10 +19,7 @@ pub(super) fn write(request: &PerfectPlayRequest, rows: &[BoardRow], frontier: &
     let failed = PerfectPlayError::Failed;
     let mut written = write_table_formats(&summary_table(rows), dir, request.format).map_err(|e| failed(e.to_string()))?;
     written.extend(write_table_formats(&frontier_table(frontier), dir, Formats::Csv).map_err(|e| failed(e.to_string()))?);
-    let json_path = dir.join("summary.json");
-    let text = serde_json::to_string_pretty(&summary_json(request, rows)).map_err(|e| failed(e.to_string()))? + "\n";
-    write_string_atomically(&json_path, &text).map_err(|e| failed(e.to_string()))?;
-    written.push(json_path);
+    written.push(write_meta(&dir.join("summary.json"), &request.command, summary_json(request, rows)).map_err(failed)?);
     written.extend(chart(request, rows).map_err(failed)?);
     Ok(written)
 }
@@ -83,10 +79,7 @@ fn frontier_table(frontier: &[FrontierRow]) -> Table {
 fn summary_json(request: &PerfectPlayRequest, rows: &[BoardRow]) -> serde_json::Value {
     let opts = request.solve_options();
     json!({
-        "tool": "rajapasu",
-        "version": env!("CARGO_PKG_VERSION"),
         "versions": crate::io::dataset::versions(),
-        "command": request.command,
         "rules": request.rules,
         "boards": format!("pits_per_row 2..={}, seeds_per_pit 1..={}", request.max_pits_per_row, request.max_seeds_per_pit),
         "max_positions": opts.max_positions,

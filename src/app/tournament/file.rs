@@ -29,7 +29,7 @@ use crate::engine::Ruleset;
 use crate::sim::config::player_identity;
 use crate::sim::{check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::study_file::{line_of, parse_toml, set_rules, valid_name, StudyFileError};
+use crate::app::study::source_file::{line_of, parse_toml, set_rules, valid_name, StudyFileError};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -93,7 +93,7 @@ fn slug(name: &str) -> String {
 
 impl Tournament {
     pub fn load(path: &Path) -> Result<Tournament, StudyFileError> {
-        super::study_file::load(path, Tournament::parse)
+        crate::app::study::source_file::load(path, Tournament::parse)
     }
 
     /// Parses and validates; errors name the line and the field.

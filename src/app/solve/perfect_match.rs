@@ -59,7 +59,7 @@ mod tests {
     /// independent cache of rounds).
     #[test]
     fn both_tie_breaks_are_played_with_one_cache_of_rounds() {
-        let rules = Ruleset { pits_per_row: 3, seeds_per_pit: 2, ..Ruleset::default() };
+        let rules = crate::app::solve::board(3, 2);
         let opts = SolveOptions::default();
         let matches: Vec<PerfectMatch> = play(rules, Side::North, opts).collect::<Result<_, _>>().unwrap();
         assert_eq!(matches.iter().map(|m| m.tie.name()).collect::<Vec<_>>(), ["lowest", "highest"]);

@@ -10,12 +10,14 @@ use serde_json::json;
 
 use crate::engine::{Ruleset, Side};
 use crate::exact::{open_pits, ExactStore, MatchError, MatchProgress, MatchTable, StateValue};
-use crate::io::{write_string_atomically, write_table_formats, Formats};
+use crate::io::{write_table_formats, Formats};
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
-use super::solve::{match_table, other_rules, peak_rss};
-use super::FieldError;
+use super::match_value::{check_max_iterations, match_table};
+use super::meta::write_meta;
+use super::round::other_rules;
+use crate::app::FieldError;
 
 /// The `match_states` table of the all-states job: one row per match state.
 pub const MATCH_STATES: TableSpec = TableSpec {
@@ -76,12 +78,22 @@ pub struct MatchStatesSolved {
 pub enum MatchStatesError {
     #[error("{0}")]
     Field(#[from] FieldError),
-    /// The table could not be solved or read (see [`super::solve::match_error_is_bad_input`]).
+    /// The table could not be solved or read (see [`crate::app::BadInput::is_bad_input`]).
     #[error("{0}")]
     Match(#[from] MatchError),
     /// A file could not be written.
     #[error("{0}")]
     Failed(String),
+}
+
+impl crate::app::BadInput for MatchStatesError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            MatchStatesError::Field(_) => true,
+            MatchStatesError::Match(e) => crate::app::BadInput::is_bad_input(e),
+            MatchStatesError::Failed(_) => false,
+        }
+    }
 }
 
 /// The `match_states` table.
@@ -116,9 +128,7 @@ pub fn run(
     request: &MatchStatesRequest,
     progress: &mut dyn FnMut(MatchProgress),
 ) -> Result<MatchStatesSolved, MatchStatesError> {
-    if request.max_iterations == Some(0) {
-        return Err(FieldError::new("max_iterations", "0: the rounds loop needs at least 1 iteration (or none: no limit)").into());
-    }
+    check_max_iterations(request.max_iterations)?;
     let (rules, dir) = (request.rules, &request.out);
     let failed = MatchStatesError::Failed;
     std::fs::create_dir_all(dir).map_err(|e| failed(format!("{}: cannot create the directory: {e}", dir.display())))?;
@@ -128,22 +138,16 @@ pub fn run(
     let mut written = write_table_formats(&states_table(&table), dir, request.format).map_err(|e| failed(e.to_string()))?;
     let first = table.match_value(Side::South);
     let meta = json!({
-        "tool": "rajapasu",
-        "version": env!("CARGO_PKG_VERSION"),
-        "command": request.command,
         "rules": rules,
         "rules_hash": rules.hash(),
         "match_value": { "value": first.value, "rounds": first.rounds, "best_moves": first.best_moves.iter().map(|p| p.index()).collect::<Vec<_>>(), "first": "south" },
         "stats": table.stats(),
         "cached": cached,
         "seconds": seconds,
-        "peak_rss_bytes": peak_rss(),
+        "peak_rss_bytes": crate::process::peak_rss(),
         "table": MATCH_STATES,
     });
-    let meta_path = dir.join("solve_match.json");
-    let text = serde_json::to_string_pretty(&meta).map_err(|e| failed(e.to_string()))? + "\n";
-    write_string_atomically(&meta_path, &text).map_err(|e| failed(e.to_string()))?;
-    written.push(meta_path);
+    written.push(write_meta(&dir.join("solve_match.json"), &request.command, meta).map_err(failed)?);
     written.extend(equity_chart(&table, &first, dir).map_err(failed)?);
     Ok(MatchStatesSolved { table, cached, table_file, first, seconds, written })
 }
@@ -207,7 +211,7 @@ mod tests {
     fn every_match_state_is_written_from_the_store() {
         let dir = tempfile::tempdir().unwrap();
         let store = ExactStore::new(StoreSettings { tables: dir.path().join("tables"), ..StoreSettings::default() });
-        let rules = Ruleset { pits_per_row: 2, seeds_per_pit: 3, ..Ruleset::default() };
+        let rules = crate::app::solve::board(2, 3);
         let request =
             MatchStatesRequest { rules, max_iterations: None, out: dir.path().join("out"), format: Formats::Csv, command: "test".into() };
         let Err(MatchStatesError::Field(e)) = run(&store, &MatchStatesRequest { max_iterations: Some(0), ..request.clone() }, &mut |_| {})

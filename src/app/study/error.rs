@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use crate::io::DatasetError;
 
-use super::simulate::SimulateError;
-use super::FieldError;
+use crate::app::simulate::SimulateError;
+use crate::app::FieldError;
 
 /// See the module's documentation. Each case keeps what the front end needs to word it.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +32,17 @@ pub enum StudyError {
 impl StudyError {
     pub fn failed(e: impl std::fmt::Display) -> StudyError {
         StudyError::Failed(e.to_string())
+    }
+}
+
+impl crate::app::BadInput for StudyError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            StudyError::Field(_) | StudyError::Directory(_) | StudyError::Rejected(_) => true,
+            StudyError::Play { error, .. } => error.is_bad_input(),
+            StudyError::Dataset(e) => e.is_bad_input(),
+            StudyError::Failed(_) => false,
+        }
     }
 }
 

@@ -4,9 +4,9 @@
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::job::Job;
 use crate::agents::{seat_rng, Agent, AgentSpec, PlayerError, Resources};
 use crate::analysis::stats::wilson;
+use crate::app::job::Job;
 use crate::engine::{Game, Side};
 
 /// Why statistics were not computed.

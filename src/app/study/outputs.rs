@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::io::write_string_atomically;
 
-use super::study_error::StudyError;
+use super::error::StudyError;
 
 /// Creates `dir` and its parents.
 pub fn create_dir(dir: &Path) -> Result<(), StudyError> {

@@ -9,11 +9,12 @@ use serde_json::json;
 
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{Progress, SolveError, SolveOptions};
-use crate::io::{write_string_atomically, write_table_formats, Formats};
+use crate::io::{write_table_formats, Formats};
 use crate::sim::schema::{ColumnSpec, TableSpec};
 use crate::sim::table::{Column, ColumnData, ColumnType, Table};
 
-use super::solve::{other_rules, outcome, solve_start, Solved};
+use super::meta::write_meta;
+use super::round::{other_rules, outcome, solve_start, Solved};
 
 /// The `starts` table of the all-starts job: one row per round start of a board.
 pub const STARTS: TableSpec = TableSpec {
@@ -95,6 +96,15 @@ pub enum StartsError {
     Failed(String),
 }
 
+impl crate::app::BadInput for StartsError {
+    fn is_bad_input(&self) -> bool {
+        match self {
+            StartsError::Solve(e) => crate::app::BadInput::is_bad_input(e),
+            StartsError::Failed(_) => false,
+        }
+    }
+}
+
 /// The solved starts and the files written.
 pub struct StartsSolved {
     pub rows: Vec<Solved>,
@@ -124,18 +134,8 @@ pub fn run(request: &StartsRequest, watch: &mut dyn FnMut(StartsEvent)) -> Resul
     }
     let failed = StartsError::Failed;
     let mut written = write_table_formats(&starts_table(&rules, &rows), dir, request.format).map_err(|e| failed(e.to_string()))?;
-    let meta = json!({
-        "tool": "rajapasu",
-        "version": env!("CARGO_PKG_VERSION"),
-        "command": request.command,
-        "rules": rules,
-        "rules_hash": rules.hash(),
-        "table": STARTS,
-    });
-    let meta_path = dir.join("solve.json");
-    let text = serde_json::to_string_pretty(&meta).map_err(|e| failed(e.to_string()))? + "\n";
-    write_string_atomically(&meta_path, &text).map_err(|e| failed(e.to_string()))?;
-    written.push(meta_path);
+    let meta = json!({ "rules": rules, "rules_hash": rules.hash(), "table": STARTS });
+    written.push(write_meta(&dir.join("solve.json"), &request.command, meta).map_err(failed)?);
     let cells: Vec<crate::plot::exact::StartCell> =
         rows.iter().map(|r| crate::plot::exact::StartCell { open: r.open, starter: r.starter, value: r.value }).collect();
     let subtitle = format!("{p} pits a row, {} counters a pit; other rules: {}", rules.seeds_per_pit, other_rules(&rules));

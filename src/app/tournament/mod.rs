@@ -5,6 +5,9 @@
 //! and resumed as a study's arms are. Then: `summary.*` (every pairing, as a summary),
 //! `ratings.json`, `ratings.csv`, `pairs.csv`, `ratings.txt` and the charts.
 
+pub mod file;
+mod round_robin;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -12,12 +15,11 @@ use crate::agents::Resources;
 use crate::analysis::summary::StudySummary;
 use crate::ratings::report::{describe, rate, Entrant, RatingOptions, Report};
 
-use super::round_robin;
-use super::simulate::{Follow, Simulation};
-use super::study::{open_study, play, write_study_summary, StudyOptions};
-use super::study_error::StudyError;
-use super::study_files::{csv_text, write_json, write_text};
-use super::tournament_file::{schedule, Tournament};
+use crate::app::simulate::{Follow, Simulation};
+use crate::app::study::outputs::{csv_text, write_json, write_text};
+use crate::app::study::StudyError;
+use crate::app::study::{open_study, play, write_study_summary, StudyOptions};
+use file::{schedule, Tournament};
 
 /// A tournament to play: the tournament and the options.
 #[derive(Clone, Debug)]

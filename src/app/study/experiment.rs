@@ -30,7 +30,7 @@ use crate::engine::Ruleset;
 use crate::io::Formats;
 use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::study_file::{line_of, parse_toml, set_rules, valid_name, StudyFileError};
+use super::source_file::{line_of, parse_toml, set_rules, valid_name, StudyFileError};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -124,7 +124,7 @@ pub const STUDY_OUTPUTS: [&str; 15] = [
 
 impl Experiment {
     pub fn load(path: &Path) -> Result<Experiment, StudyFileError> {
-        super::study_file::load(path, Experiment::parse)
+        super::source_file::load(path, Experiment::parse)
     }
 
     /// Parses and validates; errors name the line and the field.

@@ -11,8 +11,8 @@ use serde_json::json;
 use crate::engine::{BySide, PitSet, Ruleset, Side};
 use crate::exact::{round_start, LevelFigures, Progress, SpillError, SpillOptions, SpilledRound};
 
-use super::solve::{outcome, round_open};
-use super::FieldError;
+use super::round::{outcome, round_open};
+use crate::app::FieldError;
 
 /// Who starts the rounds solved together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,13 +51,28 @@ pub struct SpillRequest {
 }
 
 impl SpillRequest {
-    /// The open pits of the start, or the first field that is not what it should be (`open`,
+    /// The solve to run, or the first field that is not what it should be (`open`,
     /// `max_memory`, `max_disk`, `max_levels`).
-    pub fn validate(&self) -> Result<BySide<u8>, FieldError> {
+    pub fn validate(&self) -> Result<SpillJob, FieldError> {
         let open = round_open(&self.rules, self.open)?;
-        spill_options(self.max_memory, self.max_disk, self.max_levels)?;
-        Ok(open)
+        let opts = spill_options(self.max_memory, self.max_disk, self.max_levels)?;
+        let starters = self.starters.sides();
+        let dir = spill_dir(&self.tables, &self.rules, open, &starters);
+        Ok(SpillJob { rules: self.rules, open, starters, opts, count_only: self.count_only, dir })
     }
+}
+
+/// A round start to solve with its levels on disk, checked: what [`run`] solves.
+#[derive(Clone, Debug)]
+pub struct SpillJob {
+    pub rules: Ruleset,
+    pub open: BySide<u8>,
+    pub starters: Vec<Side>,
+    pub opts: SpillOptions,
+    /// Only enumerate (the counting pass).
+    pub count_only: bool,
+    /// The directory of the round's level files.
+    pub dir: PathBuf,
 }
 
 /// The bounds of a solve with its levels on disk (a round's, or a match's round graphs), or the
@@ -112,31 +127,20 @@ impl SpillSolved {
     }
 }
 
-/// Why the round was not solved.
-#[derive(Debug, thiserror::Error)]
-pub enum SolveSpillError {
-    #[error("{0}")]
-    Field(#[from] FieldError),
-    /// See [`super::solve::spill_error_is_bad_input`].
-    #[error("{0}")]
-    Spill(#[from] SpillError),
-}
-
-/// Solves (or enumerates) the round start of `request`, telling `progress` as it goes.
-pub fn run(request: &SpillRequest, progress: &mut dyn FnMut(Progress)) -> Result<SpillSolved, SolveSpillError> {
-    let (rules, open) = (request.rules, request.validate()?);
-    let starters = request.starters.sides();
-    let opts = spill_options(request.max_memory, request.max_disk, request.max_levels)?;
-    let dir = spill_dir(&request.tables, &rules, open, &starters);
+/// Solves (or enumerates) the round start of `job`, telling `progress` as it goes; an error
+/// that [`crate::app::BadInput::is_bad_input`] is a board or a disk allowance too small, or a
+/// directory that is not this solve's.
+pub fn run(job: &SpillJob, progress: &mut dyn FnMut(Progress)) -> Result<SpillSolved, SpillError> {
+    let (rules, open, starters, opts, dir) = (job.rules, job.open, job.starters.clone(), job.opts, &job.dir);
     let roots: Vec<_> = starters.iter().map(|&s| round_start(rules, open, s)).collect();
     let started = Instant::now();
-    let round = if request.count_only {
-        SpilledRound::enumerate(&roots, &dir, opts, progress)?
+    let round = if job.count_only {
+        SpilledRound::enumerate(&roots, dir, opts, progress)?
     } else {
-        SpilledRound::solve(&roots, &dir, opts, progress)?
+        SpilledRound::solve(&roots, dir, opts, progress)?
     };
     let seconds = started.elapsed().as_secs_f64();
-    let starts = if request.count_only {
+    let starts = if job.count_only {
         Vec::new()
     } else {
         let start = |r: &crate::engine::Position| SpillStart {
@@ -205,7 +209,7 @@ mod tests {
 
     fn request(tables: &Path) -> SpillRequest {
         SpillRequest {
-            rules: Ruleset { pits_per_row: 3, seeds_per_pit: 2, ..Ruleset::default() },
+            rules: crate::app::solve::board(3, 2),
             open: None,
             starters: Starters::Both,
             max_memory: 1 << 26,
@@ -236,12 +240,12 @@ mod tests {
     fn a_spilled_solve_gives_the_in_memory_values() {
         let dir = tempfile::tempdir().unwrap();
         let request = request(dir.path());
-        let solved = run(&request, &mut |_| {}).unwrap();
+        let solved = run(&request.validate().unwrap(), &mut |_| {}).unwrap();
         assert!(solved.dir.starts_with(dir.path().join("rounds")) && solved.disk_bytes > 0);
         assert_eq!(solved.starts.len(), 2);
         for s in &solved.starts {
             let memory =
-                super::super::solve::solve_start(request.rules, BySide::splat(3), s.starter, Default::default(), &mut |_| {}).unwrap();
+                super::super::round::solve_start(request.rules, BySide::splat(3), s.starter, Default::default(), &mut |_| {}).unwrap();
             assert_eq!((s.value, s.best_moves), (memory.value, memory.best_moves), "{}", s.starter);
         }
         let json = spill_json(&request.rules, &solved, None);
@@ -253,10 +257,9 @@ mod tests {
     #[test]
     fn a_disk_allowance_too_small_names_max_disk() {
         let dir = tempfile::tempdir().unwrap();
-        let Err(SolveSpillError::Spill(e)) = run(&SpillRequest { max_disk: Some(100), ..request(dir.path()) }, &mut |_| {}) else {
-            panic!("a disk allowance of 100 bytes is enough")
-        };
-        assert!(super::super::solve::spill_error_is_bad_input(&e) && e.to_string().contains("(max_disk 100 bytes)"), "{e}");
+        let job = SpillRequest { max_disk: Some(100), ..request(dir.path()) }.validate().unwrap();
+        let Err(e) = run(&job, &mut |_| {}) else { panic!("a disk allowance of 100 bytes is enough") };
+        assert!(crate::app::BadInput::is_bad_input(&e) && e.to_string().contains("(max_disk 100 bytes)"), "{e}");
         assert!(e.describe(&|s| format!("--{}", s.field())).contains("(--max_disk 100 bytes)"), "{e}");
     }
 }

@@ -12,10 +12,10 @@ use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{perfect_match, ChainOutcome, ExactStore, SolveError, SolveOptions, StateValue, TieBreak};
 use crate::sim::{simulate_batch, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::perfect_play::{
-    BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS,
-};
-use super::solve::{match_error_is_bad_input, match_table, outcome, solve_start, Solved};
+use super::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS};
+use crate::app::solve::match_value::match_table;
+use crate::app::solve::round::{outcome, solve_start, Solved};
+use crate::app::BadInput;
 
 /// One board: round 1 solved, random play, the matches under perfect round play and the
 /// perfect-match value.
@@ -156,7 +156,7 @@ fn match_value(
         let _ = watch(PerfectPlayEvent::MatchProgress(p));
     }) {
         Ok((table, _, _)) => Ok(Some(table.match_value(Side::South))),
-        Err(e) if match_error_is_bad_input(&e) => Ok(None),
+        Err(e) if e.is_bad_input() => Ok(None),
         Err(e) => Err(PerfectPlayError::Match(e)),
     }
 }

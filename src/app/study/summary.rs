@@ -8,8 +8,8 @@ use crate::analysis::stats::{Difference, Distribution, Points, Proportion};
 use crate::analysis::summary::{ArmSummary, RoundsByNumber, StudySummary};
 use crate::engine::Side;
 
-use super::study_error::StudyError;
-use super::study_files::{create_dir, csv_text, write_json, write_text};
+use super::error::StudyError;
+use super::outputs::{create_dir, csv_text, write_json, write_text};
 
 fn pct(x: f64) -> String {
     if x.is_nan() {

@@ -15,7 +15,7 @@ pub struct CheckRequest {
     pub record: Record,
 }
 
-pub use super::FieldError;
+pub use crate::app::FieldError;
 
 /// The rules every reading shares: the record's `rules:` line, then `extra` (as `--rule`
 /// gives them). The reading switches are not fixed: every value of each is tried.
