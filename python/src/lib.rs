@@ -268,7 +268,8 @@ impl PyPosition {
     fn setup(board: Vec<Option<u8>>, reserves: (u32, u32), turn: &str, rules: Option<&PyRuleset>) -> PyResult<Self> {
         let rules = rules.map_or_else(Ruleset::default, |r| r.inner);
         let reserve = BySide::new(reserves.0, reserves.1);
-        let position = rajapasu::app::game::board_position(rules, &board, reserve, parse_side(turn, "turn")?).map_err(field_error)?;
+        let position =
+            rajapasu::app::explore::game::board_position(rules, &board, reserve, parse_side(turn, "turn")?).map_err(field_error)?;
         Ok(PyPosition::new(position))
     }
 

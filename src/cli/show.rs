@@ -243,32 +243,8 @@ fn dataset_row(dataset: &Dataset, id: u64) -> Result<Table, CliError> {
     let row = ids.iter().position(|&m| m == id).ok_or_else(|| CliError::usage(format!("{}: match {id} is not in it", part.display())))?;
     Ok(Table {
         name: table.name,
-        columns: table.columns.iter().map(|c| crate::sim::table::Column { name: c.name, data: one_cell(&c.data, row) }).collect(),
+        columns: table.columns.iter().map(|c| crate::sim::table::Column { name: c.name, data: c.data.row(row) }).collect(),
     })
-}
-
-fn one_cell(data: &ColumnData, i: usize) -> ColumnData {
-    match data {
-        ColumnData::U32(v) => ColumnData::U32(vec![v[i]]),
-        ColumnData::U64(v) => ColumnData::U64(vec![v[i]]),
-        ColumnData::I64(v) => ColumnData::I64(vec![v[i]]),
-        ColumnData::F64(v) => ColumnData::F64(vec![v[i]]),
-        ColumnData::Bool(v) => ColumnData::Bool(vec![v[i]]),
-        ColumnData::Sym(v) => ColumnData::Sym(vec![v[i]]),
-        ColumnData::Text(v) => ColumnData::Text(vec![v[i].clone()]),
-    }
-}
-
-fn cell_text(data: &ColumnData) -> String {
-    match data {
-        ColumnData::U32(v) => v[0].to_string(),
-        ColumnData::U64(v) => v[0].to_string(),
-        ColumnData::I64(v) => v[0].to_string(),
-        ColumnData::F64(v) => v[0].to_string(),
-        ColumnData::Bool(v) => v[0].to_string(),
-        ColumnData::Sym(v) => v[0].unwrap_or("null").to_string(),
-        ColumnData::Text(v) => format!("'{}'", v[0]),
-    }
 }
 
 /// The regenerated match must be the dataset's: a difference is an error naming every column.
@@ -277,8 +253,8 @@ fn check_row(regenerated: &Table, recorded: &Table, id: u64, dir: &Path) -> Resu
         .columns
         .iter()
         .filter_map(|c| {
-            let theirs = recorded.column(c.name).map_or_else(|| "missing".to_string(), cell_text);
-            let ours = cell_text(&c.data);
+            let theirs = recorded.column(c.name).map_or_else(|| "missing".to_string(), |d| d.show(0));
+            let ours = c.data.show(0);
             (ours != theirs).then(|| format!("{} is {theirs} in the dataset but {ours} when played again", c.name))
         })
         .collect();

@@ -41,6 +41,10 @@ pub fn write_csv_unsynced(table: &Table, path: &Path) -> Result<(Unsynced, FileD
                     ColumnData::Bool(v) => write!(field, "{}", v[row]),
                     ColumnData::Sym(v) => write!(field, "{}", v[row].unwrap_or("")),
                     ColumnData::Text(v) => write!(field, "{}", v[row]),
+                    ColumnData::NullU32(v) => v[row].map_or(Ok(()), |x| write!(field, "{x}")),
+                    ColumnData::NullI64(v) => v[row].map_or(Ok(()), |x| write!(field, "{x}")),
+                    ColumnData::NullF64(v) => v[row].map_or(Ok(()), |x| write!(field, "{x}")),
+                    ColumnData::NullText(v) => write!(field, "{}", v[row].as_deref().unwrap_or("")),
                 }
                 .expect("formatting into a String cannot fail");
                 out.write_field(&field).map_err(csv_error)?;
@@ -85,10 +89,23 @@ pub fn read_csv(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
                     s => Some(intern_sym(s).ok_or_else(|| bad(format!("unknown symbol {s:?}")))?),
                 }),
                 ColumnData::Text(v) => v.push(field.to_string()),
+                ColumnData::NullU32(v) => v.push(absent_or(field, |f| f.parse().map_err(|_| parse_error(ColumnType::NullU32)))?),
+                ColumnData::NullI64(v) => v.push(absent_or(field, |f| f.parse().map_err(|_| parse_error(ColumnType::NullI64)))?),
+                ColumnData::NullF64(v) => v.push(absent_or(field, |f| f.parse().map_err(|_| parse_error(ColumnType::NullF64)))?),
+                ColumnData::NullText(v) => v.push((!field.is_empty()).then(|| field.to_string())),
             }
         }
     }
     Ok(Table { name: spec.name, columns })
+}
+
+/// An empty cell is an absent value; any other is read.
+fn absent_or<T, E>(field: &str, read: impl FnOnce(&str) -> Result<T, E>) -> Result<Option<T>, E> {
+    if field.is_empty() {
+        Ok(None)
+    } else {
+        read(field).map(Some)
+    }
 }
 
 fn type_name(ty: ColumnType) -> &'static str {
@@ -100,6 +117,10 @@ fn type_name(ty: ColumnType) -> &'static str {
         ColumnType::Bool => "a boolean (true or false)",
         ColumnType::Sym => "a symbol",
         ColumnType::Text => "text",
+        ColumnType::NullU32 => "u32 (or empty)",
+        ColumnType::NullI64 => "i64 (or empty)",
+        ColumnType::NullF64 => "f64 (or empty)",
+        ColumnType::NullText => "text (or empty)",
     }
 }
 
@@ -119,9 +140,9 @@ mod tests {
         assert_eq!(names(dir.path()), ["t.csv"], "no temporary file is left");
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines();
-        assert_eq!(lines.next(), Some("a_u32,a_u64,an_i64,an_f64,a_bool,a_sym,a_text"));
-        assert_eq!(lines.next(), Some("0,18446744073709551615,-9223372036854775808,0.1,true,south,random"));
-        assert!(lines.next().unwrap().ends_with(",false,,minimax:2"), "a null symbol is an empty field");
+        assert_eq!(lines.next(), Some("a_u32,a_u64,an_i64,an_f64,a_bool,a_sym,a_text,a_null_u32,a_null_i64,a_null_f64,a_null_text"));
+        assert_eq!(lines.next(), Some("0,18446744073709551615,-9223372036854775808,0.1,true,south,random,,-9223372036854775808,,\"2,3\""));
+        assert!(lines.next().unwrap().ends_with(",false,,minimax:2,0,,-0.5,"), "a null symbol or value is an empty field");
         let back = read_csv(&path, &ALL_TYPES).unwrap();
         assert_eq!(back, t);
         let ColumnData::F64(f) = back.column("an_f64").unwrap() else { panic!() };

@@ -68,13 +68,13 @@ fn parts(dataset: &Dataset) -> Result<BTreeMap<(String, &'static str), Vec<Part>
 fn field(name: &str, ty: ColumnType, meaning: &str, symbols: Option<&Vec<Option<&'static str>>>) -> Value {
     let (kind, minimum) = match ty {
         // Identifiers are unsigned; every other integer column is a count, never negative.
-        ColumnType::U32 | ColumnType::U64 | ColumnType::I64 => ("integer", Some(0)),
-        ColumnType::F64 => ("number", None),
+        ColumnType::U32 | ColumnType::U64 | ColumnType::I64 | ColumnType::NullU32 | ColumnType::NullI64 => ("integer", Some(0)),
+        ColumnType::F64 | ColumnType::NullF64 => ("number", None),
         ColumnType::Bool => ("boolean", None),
-        ColumnType::Sym | ColumnType::Text => ("string", None),
+        ColumnType::Sym | ColumnType::Text | ColumnType::NullText => ("string", None),
     };
     let mut constraints = Map::new();
-    let nullable = symbols.is_some_and(|s| s.contains(&None));
+    let nullable = symbols.is_some_and(|s| s.contains(&None)) || (ty != ColumnType::Sym && ty.nullable());
     constraints.insert("required".into(), json!(!nullable));
     if let Some(min) = minimum {
         constraints.insert("minimum".into(), json!(min));

@@ -47,6 +47,10 @@ pub(crate) mod tests {
             ColumnSpec { name: "a_bool", ty: ColumnType::Bool, meaning: "bool" },
             ColumnSpec { name: "a_sym", ty: ColumnType::Sym, meaning: "sym, nullable" },
             ColumnSpec { name: "a_text", ty: ColumnType::Text, meaning: "text" },
+            ColumnSpec { name: "a_null_u32", ty: ColumnType::NullU32, meaning: "u32, nullable" },
+            ColumnSpec { name: "a_null_i64", ty: ColumnType::NullI64, meaning: "i64, nullable" },
+            ColumnSpec { name: "a_null_f64", ty: ColumnType::NullF64, meaning: "f64, nullable" },
+            ColumnSpec { name: "a_null_text", ty: ColumnType::NullText, meaning: "text, nullable" },
         ],
     };
 
@@ -79,6 +83,10 @@ pub(crate) mod tests {
                         "unicode: rāja pasu".into(),
                     ]),
                 ),
+                col("a_null_u32", ColumnData::NullU32(vec![None, Some(0), Some(u32::MAX), None, Some(3)])),
+                col("a_null_i64", ColumnData::NullI64(vec![Some(i64::MIN), None, Some(0), Some(-4), None])),
+                col("a_null_f64", ColumnData::NullF64(vec![None, Some(-0.5), Some(1e300), None, Some(0.0)])),
+                col("a_null_text", ColumnData::NullText(vec![Some("2,3".into()), None, Some("a, \"b\"".into()), None, Some("x".into())])),
             ],
         }
     }

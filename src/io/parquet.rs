@@ -128,7 +128,8 @@ impl FallibleStreamingIterator for Pages {
     }
 }
 
-/// The column's type in the file: symbols are strings (nullable), everything else is required.
+/// The column's type in the file: symbols are strings; symbols and the `Null*` columns are
+/// nullable, everything else is required.
 fn arrow_field(column: &Column) -> Field {
     let (dtype, nullable) = match &column.data {
         ColumnData::U32(_) => (ArrowDataType::UInt32, false),
@@ -138,6 +139,10 @@ fn arrow_field(column: &Column) -> Field {
         ColumnData::Bool(_) => (ArrowDataType::Boolean, false),
         ColumnData::Text(_) => (ArrowDataType::Utf8View, false),
         ColumnData::Sym(_) => (ArrowDataType::Utf8View, true),
+        ColumnData::NullU32(_) => (ArrowDataType::UInt32, true),
+        ColumnData::NullI64(_) => (ArrowDataType::Int64, true),
+        ColumnData::NullF64(_) => (ArrowDataType::Float64, true),
+        ColumnData::NullText(_) => (ArrowDataType::Utf8View, true),
     };
     Field::new(PlSmallStr::from_static(column.name), dtype, nullable)
 }
@@ -152,6 +157,10 @@ fn arrow_array(column: &Column, enc: Encodings) -> (Box<dyn Array>, Encoding) {
         ColumnData::Bool(v) => (BooleanArray::from_slice(v).boxed(), Encoding::Plain),
         ColumnData::Text(v) => (Utf8ViewArray::from_slice_values(v).boxed(), Encoding::RleDictionary),
         ColumnData::Sym(v) => (Utf8ViewArray::from_slice(v).boxed(), Encoding::RleDictionary),
+        ColumnData::NullU32(v) => (PrimitiveArray::from(v.clone()).boxed(), enc.ints),
+        ColumnData::NullI64(v) => (PrimitiveArray::from(v.clone()).boxed(), enc.ints),
+        ColumnData::NullF64(v) => (PrimitiveArray::from(v.clone()).boxed(), Encoding::Plain),
+        ColumnData::NullText(v) => (Utf8ViewArray::from_slice(v).boxed(), Encoding::RleDictionary),
     }
 }
 
@@ -200,12 +209,12 @@ fn parquet_error(path: &Path, error: polars::error::PolarsError) -> IoError {
 
 fn polars_type(ty: ColumnType) -> DataType {
     match ty {
-        ColumnType::U32 => DataType::UInt32,
+        ColumnType::U32 | ColumnType::NullU32 => DataType::UInt32,
         ColumnType::U64 => DataType::UInt64,
-        ColumnType::I64 => DataType::Int64,
-        ColumnType::F64 => DataType::Float64,
+        ColumnType::I64 | ColumnType::NullI64 => DataType::Int64,
+        ColumnType::F64 | ColumnType::NullF64 => DataType::Float64,
         ColumnType::Bool => DataType::Boolean,
-        ColumnType::Sym | ColumnType::Text => DataType::String,
+        ColumnType::Sym | ColumnType::Text | ColumnType::NullText => DataType::String,
     }
 }
 
@@ -215,8 +224,8 @@ fn from_polars(path: &Path, name: &'static str, ty: ColumnType, column: &polars:
         return Err(IoError::schema(path, name, format!("has type {}, expected {want}", column.dtype())));
     }
     let nulls = column.null_count();
-    if nulls > 0 && ty != ColumnType::Sym {
-        return Err(IoError::schema(path, name, format!("has {nulls} null values; only symbol columns may be null")));
+    if nulls > 0 && !ty.nullable() {
+        return Err(IoError::schema(path, name, format!("has {nulls} null values; this column's values are never absent")));
     }
     const NO_NULLS: &str = "null count checked above";
     let wrong_type = |error| parquet_error(path, error);
@@ -227,6 +236,10 @@ fn from_polars(path: &Path, name: &'static str, ty: ColumnType, column: &polars:
         ColumnType::F64 => ColumnData::F64(column.f64().map_err(wrong_type)?.into_no_null_iter().collect()),
         ColumnType::Bool => ColumnData::Bool(column.bool().map_err(wrong_type)?.iter().map(|v| v.expect(NO_NULLS)).collect()),
         ColumnType::Text => ColumnData::Text(column.str().map_err(wrong_type)?.iter().map(|v| v.expect(NO_NULLS).to_string()).collect()),
+        ColumnType::NullU32 => ColumnData::NullU32(column.u32().map_err(wrong_type)?.iter().collect()),
+        ColumnType::NullI64 => ColumnData::NullI64(column.i64().map_err(wrong_type)?.iter().collect()),
+        ColumnType::NullF64 => ColumnData::NullF64(column.f64().map_err(wrong_type)?.iter().collect()),
+        ColumnType::NullText => ColumnData::NullText(column.str().map_err(wrong_type)?.iter().map(|v| v.map(str::to_string)).collect()),
         ColumnType::Sym => {
             let values = column.str().map_err(wrong_type)?;
             let mut out = Vec::with_capacity(values.len());
@@ -272,8 +285,13 @@ mod tests {
         let metadata = reader.get_metadata().unwrap();
         assert_eq!(metadata.num_rows, 5);
         let chunks: Vec<_> = metadata.row_groups.iter().flat_map(|g| g.parquet_columns()).collect();
-        assert_eq!(chunks.len(), 7);
+        assert_eq!(chunks.len(), 11);
         assert!(chunks.iter().all(|c| format!("{:?}", c.compression()) == "Zstd"));
+        // Absent values are the file's nulls, not zeros.
+        let df = ParquetReader::new(File::open(&path).unwrap()).finish().unwrap();
+        let nulls: Vec<usize> =
+            ["a_null_u32", "a_null_i64", "a_null_f64", "a_null_text"].iter().map(|c| df.column(c).unwrap().null_count()).collect();
+        assert_eq!(nulls, [2, 2, 2, 2]);
     }
 
     #[test]

@@ -143,7 +143,17 @@ fn boards_too_large_to_number_are_refused_with_exit_2() {
     let args = ["--study-pits", "8", "--study-seeds", "7", "--max-positions", "500", "--matches", "2", "--format", "csv"];
     ok(&[&["solve", "--study", "--quiet", "--out", s(&study)][..], &args].concat());
     let csv = std::fs::read_to_string(study.join("summary.csv")).unwrap();
-    assert!(csv.lines().any(|l| l.starts_with("8,7,112,beyond_limit,")), "{csv}");
+    // A board beyond the limit has its exact columns absent (empty), not 0 or NaN; a drawn
+    // match has no rounds (R17).
+    let beyond = csv.lines().find(|l| l.starts_with("8,7,112,beyond_limit,")).unwrap_or_else(|| panic!("{csv}"));
+    let cells: Vec<&str> = beyond.split(',').collect();
+    assert_eq!(cells.len(), 20, "{beyond}");
+    let exact_columns = [4, 5, 6, 7, 8, 14, 15, 16, 17, 18, 19];
+    assert!(exact_columns.iter().all(|&i| cells[i].is_empty()), "{beyond}");
+    assert!(!csv.contains("NaN"), "{csv}");
+    // The last two columns: match_value, match_rounds (no cell before them holds a comma).
+    let drawn: Vec<&str> = csv.lines().filter(|l| l.rsplit(',').nth(1) == Some("draw")).collect();
+    assert!(!drawn.is_empty() && drawn.iter().all(|l| l.ends_with(",draw,")), "{drawn:?}");
 }
 
 /// `--all-starts` and `--study` write their files even when the reader of
@@ -478,6 +488,7 @@ fn solve_spill_on_a_full_disk_stops_naming_what_it_needs_and_continues_once_ther
 
 /// Runs the binary to its end: its exit code, its error output and its peak resident bytes
 /// (the kernel's figure for this child alone, from wait4).
+#[expect(clippy::zombie_processes, reason = "the child is reaped by wait4, which gives its own rusage")]
 fn run_measured(args: &[&str]) -> (i32, String, u64) {
     use std::io::Read;
     let mut child = bin().args(args).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();

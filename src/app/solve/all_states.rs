@@ -35,8 +35,8 @@ pub const MATCH_STATES: TableSpec = TableSpec {
         ColumnSpec { name: "value", ty: ColumnType::Text, meaning: "the match value for the starter under perfect match play: win, draw or loss (R17)" },
         ColumnSpec {
             name: "rounds",
-            ty: ColumnType::U32,
-            meaning: "win: the least k within which the starter forces the win, the round starting counted as 1; loss: the same for the opponent; 0 for a draw (R17)",
+            ty: ColumnType::NullU32,
+            meaning: "win: the least k within which the starter forces the win, the round starting counted as 1; loss: the same for the opponent; empty (null) for a draw, which has no rounds (R17)",
         },
         ColumnSpec {
             name: "best_moves",
@@ -114,7 +114,7 @@ pub fn states_table(table: &MatchTable) -> Table {
             col("south_open", ColumnData::U32(rows.iter().map(|(s, _)| open(s.holdings[Side::South])[Side::South] as u32).collect())),
             col("north_open", ColumnData::U32(rows.iter().map(|(s, _)| open(s.holdings[Side::South])[Side::North] as u32).collect())),
             col("value", ColumnData::Text(rows.iter().map(|(_, v)| v.value.name().to_string()).collect())),
-            col("rounds", ColumnData::U32(rows.iter().map(|(_, v)| v.rounds.unwrap_or(0)).collect())),
+            col("rounds", ColumnData::NullU32(rows.iter().map(|(_, v)| v.rounds).collect())),
             col("best_moves", ColumnData::Text(rows.iter().map(|(_, v)| v.best_moves.to_string()).collect())),
         ],
     }
@@ -226,7 +226,8 @@ mod tests {
         for (state, value) in solved.table.states() {
             let (south, north) = (state.holdings[Side::South], state.holdings[Side::North]);
             let open = open_pits(&rules, south);
-            let (v, k) = (value.value, value.rounds.unwrap_or(0));
+            // A draw has no rounds (R17): an empty cell.
+            let (v, k) = (value.value, value.rounds.map_or(String::new(), |k| k.to_string()));
             let row = format!(",2,3,{south},{north},{},{},{},{v},{k},", state.starter, open[Side::South], open[Side::North]);
             assert!(csv.contains(&row), "lacks {row}:\n{csv}");
         }

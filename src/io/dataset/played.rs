@@ -7,7 +7,7 @@ use super::error::DatasetError;
 use super::reader::Dataset;
 use crate::io::read_table;
 use crate::sim::schema::table_spec;
-use crate::sim::table::{ColumnData, Table};
+use crate::sim::table::Table;
 use crate::sim::{replay_match, Batch, Shard};
 
 /// What differs between the part files of a played dataset and the rows its moves give; empty
@@ -48,20 +48,8 @@ fn first_difference(found: &Table, expected: &Table) -> Option<String> {
         if f.data == e.data {
             continue;
         }
-        let row = (0..expected.rows()).find(|&i| cell(&f.data, i) != cell(&e.data, i)).unwrap_or(0);
-        return Some(format!("row {}, column `{}`: {}, the moves give {}", row + 1, e.name, cell(&f.data, row), cell(&e.data, row)));
+        let row = (0..expected.rows()).find(|&i| f.data.show(i) != e.data.show(i)).unwrap_or(0);
+        return Some(format!("row {}, column `{}`: {}, the moves give {}", row + 1, e.name, f.data.show(row), e.data.show(row)));
     }
     None
-}
-
-fn cell(data: &ColumnData, i: usize) -> String {
-    match data {
-        ColumnData::U32(v) => v[i].to_string(),
-        ColumnData::U64(v) => v[i].to_string(),
-        ColumnData::I64(v) => v[i].to_string(),
-        ColumnData::F64(v) => v[i].to_string(),
-        ColumnData::Bool(v) => v[i].to_string(),
-        ColumnData::Sym(v) => v[i].unwrap_or("null").to_string(),
-        ColumnData::Text(v) => format!("'{}'", v[i]),
-    }
 }

@@ -16,6 +16,22 @@ pub enum ColumnType {
     Sym,
     /// Free text (player specifications).
     Text,
+    /// The same types where a value may be absent (null in Parquet, an empty CSV cell).
+    #[serde(rename = "u32_or_null")]
+    NullU32,
+    #[serde(rename = "i64_or_null")]
+    NullI64,
+    #[serde(rename = "f64_or_null")]
+    NullF64,
+    #[serde(rename = "text_or_null")]
+    NullText,
+}
+
+impl ColumnType {
+    /// Whether a value of the column may be absent.
+    pub fn nullable(self) -> bool {
+        matches!(self, ColumnType::Sym | ColumnType::NullU32 | ColumnType::NullI64 | ColumnType::NullF64 | ColumnType::NullText)
+    }
 }
 
 /// One column's values.
@@ -28,6 +44,10 @@ pub enum ColumnData {
     Bool(Vec<bool>),
     Sym(Vec<Option<&'static str>>),
     Text(Vec<String>),
+    NullU32(Vec<Option<u32>>),
+    NullI64(Vec<Option<i64>>),
+    NullF64(Vec<Option<f64>>),
+    NullText(Vec<Option<String>>),
 }
 
 impl ColumnData {
@@ -40,6 +60,10 @@ impl ColumnData {
             ColumnType::Bool => ColumnData::Bool(Vec::new()),
             ColumnType::Sym => ColumnData::Sym(Vec::new()),
             ColumnType::Text => ColumnData::Text(Vec::new()),
+            ColumnType::NullU32 => ColumnData::NullU32(Vec::new()),
+            ColumnType::NullI64 => ColumnData::NullI64(Vec::new()),
+            ColumnType::NullF64 => ColumnData::NullF64(Vec::new()),
+            ColumnType::NullText => ColumnData::NullText(Vec::new()),
         }
     }
 
@@ -52,6 +76,10 @@ impl ColumnData {
             ColumnData::Bool(_) => ColumnType::Bool,
             ColumnData::Sym(_) => ColumnType::Sym,
             ColumnData::Text(_) => ColumnType::Text,
+            ColumnData::NullU32(_) => ColumnType::NullU32,
+            ColumnData::NullI64(_) => ColumnType::NullI64,
+            ColumnData::NullF64(_) => ColumnType::NullF64,
+            ColumnData::NullText(_) => ColumnType::NullText,
         }
     }
 
@@ -64,6 +92,10 @@ impl ColumnData {
             ColumnData::Bool(v) => v.len(),
             ColumnData::Sym(v) => v.len(),
             ColumnData::Text(v) => v.len(),
+            ColumnData::NullU32(v) => v.len(),
+            ColumnData::NullI64(v) => v.len(),
+            ColumnData::NullF64(v) => v.len(),
+            ColumnData::NullText(v) => v.len(),
         }
     }
 
@@ -81,7 +113,48 @@ impl ColumnData {
             (ColumnData::Bool(a), ColumnData::Bool(b)) => a.extend_from_slice(b),
             (ColumnData::Sym(a), ColumnData::Sym(b)) => a.extend_from_slice(b),
             (ColumnData::Text(a), ColumnData::Text(b)) => a.extend_from_slice(b),
+            (ColumnData::NullU32(a), ColumnData::NullU32(b)) => a.extend_from_slice(b),
+            (ColumnData::NullI64(a), ColumnData::NullI64(b)) => a.extend_from_slice(b),
+            (ColumnData::NullF64(a), ColumnData::NullF64(b)) => a.extend_from_slice(b),
+            (ColumnData::NullText(a), ColumnData::NullText(b)) => a.extend_from_slice(b),
             (a, b) => panic!("column type mismatch: {:?} vs {:?}", a.column_type(), b.column_type()),
+        }
+    }
+
+    /// Row `i` alone, as a column of one value.
+    pub fn row(&self, i: usize) -> ColumnData {
+        match self {
+            ColumnData::U32(v) => ColumnData::U32(vec![v[i]]),
+            ColumnData::U64(v) => ColumnData::U64(vec![v[i]]),
+            ColumnData::I64(v) => ColumnData::I64(vec![v[i]]),
+            ColumnData::F64(v) => ColumnData::F64(vec![v[i]]),
+            ColumnData::Bool(v) => ColumnData::Bool(vec![v[i]]),
+            ColumnData::Sym(v) => ColumnData::Sym(vec![v[i]]),
+            ColumnData::Text(v) => ColumnData::Text(vec![v[i].clone()]),
+            ColumnData::NullU32(v) => ColumnData::NullU32(vec![v[i]]),
+            ColumnData::NullI64(v) => ColumnData::NullI64(vec![v[i]]),
+            ColumnData::NullF64(v) => ColumnData::NullF64(vec![v[i]]),
+            ColumnData::NullText(v) => ColumnData::NullText(vec![v[i].clone()]),
+        }
+    }
+
+    /// Row `i`'s value as a message shows it: text quoted, an absent value `null`.
+    pub fn show(&self, i: usize) -> String {
+        fn or_null<T: ToString>(value: Option<T>) -> String {
+            value.map_or_else(|| "null".to_string(), |x| x.to_string())
+        }
+        match self {
+            ColumnData::U32(v) => v[i].to_string(),
+            ColumnData::U64(v) => v[i].to_string(),
+            ColumnData::I64(v) => v[i].to_string(),
+            ColumnData::F64(v) => v[i].to_string(),
+            ColumnData::Bool(v) => v[i].to_string(),
+            ColumnData::Sym(v) => or_null(v[i]),
+            ColumnData::Text(v) => format!("'{}'", v[i]),
+            ColumnData::NullU32(v) => or_null(v[i]),
+            ColumnData::NullI64(v) => or_null(v[i]),
+            ColumnData::NullF64(v) => or_null(v[i]),
+            ColumnData::NullText(v) => or_null(v[i].as_ref().map(|t| format!("'{t}'"))),
         }
     }
 

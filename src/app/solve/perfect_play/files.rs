@@ -24,8 +24,11 @@ pub(super) fn write(request: &PerfectPlayRequest, rows: &[BoardRow], frontier: &
     Ok(written)
 }
 
+/// The summary: a board not solved within the study's bounds has its exact columns absent
+/// (empty cells, Parquet nulls), never 0, "" or NaN; so has a drawn match's rounds (R17).
 fn summary_table(rows: &[BoardRow]) -> Table {
-    let opt_i64 = |f: &dyn Fn(&BoardRow) -> Option<i64>| ColumnData::I64(rows.iter().map(|r| f(r).unwrap_or(0)).collect());
+    let opt_i64 = |f: &dyn Fn(&BoardRow) -> Option<i64>| ColumnData::NullI64(rows.iter().map(f).collect());
+    let opt_text = |f: &dyn Fn(&BoardRow) -> Option<String>| ColumnData::NullText(rows.iter().map(f).collect());
     let int = |f: &dyn Fn(&BoardRow) -> i64| ColumnData::I64(rows.iter().map(f).collect());
     let float = |f: &dyn Fn(&BoardRow) -> f64| ColumnData::F64(rows.iter().map(f).collect());
     let text = |f: &dyn Fn(&BoardRow) -> String| ColumnData::Text(rows.iter().map(f).collect());
@@ -38,20 +41,20 @@ fn summary_table(rows: &[BoardRow]) -> Table {
             col("counters", int(&|r| r.counters as i64)),
             col("status", text(&|r| r.status.to_string())),
             col("value", opt_i64(&|r| r.value.map(i64::from))),
-            col("outcome", text(&|r| r.outcome.unwrap_or("").to_string())),
-            col("value_share", float(&|r| r.value_share.unwrap_or(f64::NAN))),
-            col("best_moves", text(&|r| r.best_moves.clone().unwrap_or_default())),
-            col("positions", int(&|r| r.positions.unwrap_or(0) as i64)),
+            col("outcome", opt_text(&|r| r.outcome.map(str::to_string))),
+            col("value_share", ColumnData::NullF64(rows.iter().map(|r| r.value_share).collect())),
+            col("best_moves", opt_text(&|r| r.best_moves.clone())),
+            col("positions", opt_i64(&|r| r.positions.map(|p| p as i64))),
             col("random_matches", int(&|r| r.random_matches as i64)),
             col("random_round1_starter_wins", int(&|r| r.random_round1_starter_wins as i64)),
             col("random_round1_starter_win_rate", float(&|r| r.random_round1_starter_win_rate)),
             col("random_ci_low", float(&|r| r.random_ci_low)),
             col("random_ci_high", float(&|r| r.random_ci_high)),
-            col("match_lowest", text(&|r| r.match_lowest.unwrap_or("").to_string())),
+            col("match_lowest", opt_text(&|r| r.match_lowest.map(str::to_string))),
             col("match_lowest_rounds", opt_i64(&|r| r.match_lowest_rounds.map(i64::from))),
-            col("match_highest", text(&|r| r.match_highest.unwrap_or("").to_string())),
+            col("match_highest", opt_text(&|r| r.match_highest.map(str::to_string))),
             col("match_highest_rounds", opt_i64(&|r| r.match_highest_rounds.map(i64::from))),
-            col("match_value", text(&|r| r.match_value.unwrap_or("").to_string())),
+            col("match_value", opt_text(&|r| r.match_value.map(str::to_string))),
             col("match_rounds", opt_i64(&|r| r.match_rounds.map(i64::from))),
         ],
     }
