@@ -220,12 +220,23 @@ open_state("first=south&moves=&south=random&north=human&skip=1")
 wait(lambda: body("ply") == "1", "the engine's first move on the real board", 30)
 report["engine_moved_while_analysing"] = body("analysed") != "true"
 wait(lambda: driver.find_element(By.ID, "analysis-progress").is_displayed(), "the solve's progress")
+# Meanwhile, the search players' evaluations.
+wait(lambda: driver.find_element(By.ID, "evaluate-offer").is_displayed(), "the search players offered while the solve runs")
+driver.find_element(By.CSS_SELECTOR, '.evaluate[data-player="minimax:6"]').click()
+wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#evaluation tbody tr"), "minimax's evaluation")
+legal = api("/api/game?moves=" + driver.find_element(By.ID, "moves").get_attribute("value"))["legal"]
+report["evaluation_meanwhile"] = {"rows": len(driver.find_elements(By.CSS_SELECTOR, "#evaluation tbody tr")), "legal": len(legal), "analysed": body("analysed")}
 driver.find_element(By.ID, "analysis-cancel").click()
 wait(lambda: driver.find_element(By.ID, "analysis-again").is_displayed(), "the offer to analyse again")
 driver.find_element(By.ID, "analysis-again").click()
 wait(lambda: driver.find_element(By.ID, "analysis-progress").is_displayed(), "the analysis asked again")
 driver.find_element(By.ID, "analysis-cancel").click()
+cancelled = time.time()
 wait(lambda: not api("/api/status")["running"], "the server's work to stop after the cancel", 30)
+report["stopped_after_cancel_seconds"] = time.time() - cancelled
+
+# The console so far; the refusal below is a 400 the browser logs as an error, by design.
+report["console_errors"] = console_errors()
 
 # D5: from a set-up position its round's start does not reach, perfect:round plays (its round
 # solved from the position) and perfect:match says plainly why it cannot.
@@ -238,6 +249,7 @@ open_state(SET_UP + "&north=perfect:match")
 driver.find_element(By.CSS_SELECTOR, '#board g[data-pit="1"]').click()
 wait(lambda: text("message"), "perfect:match's answer from the set-up", 120)
 report["set_up_match"] = text("message")
+console_errors()
 
 # Keyboard and reading: every pit focusable and labelled, every control labelled, and a whole
 # match played with the keyboard alone (Tab to a playable pit, Enter).
@@ -273,6 +285,6 @@ driver.find_element(By.ID, "record").send_keys(record)
 driver.find_element(By.ID, "record-check").click()
 wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#readings li")) == 48, "the readings")
 report["settles"] = {li.get_attribute("data-switch"): li.get_attribute("data-settled") for li in driver.find_elements(By.CSS_SELECTOR, "#record-settles li")}
-report["console_errors"] = console_errors()
+report["console_errors"] += console_errors()
 driver.quit()
 print(json.dumps(report))

@@ -129,6 +129,13 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
 
     // An engine seat did not wait behind the real board's analysis.
     assert_eq!(report["engine_moved_while_analysing"], true);
+    // Meanwhile the search players' evaluation: a row per legal move of the real board's ply 1.
+    let meanwhile = &report["evaluation_meanwhile"];
+    assert!(
+        meanwhile["rows"].as_u64() >= Some(1) && meanwhile["rows"] == meanwhile["legal"] && meanwhile["analysed"] == "false",
+        "{meanwhile}"
+    );
+    eprintln!("the server's work stopped {:.2} s after the cancel", report["stopped_after_cancel_seconds"].as_f64().unwrap());
 
     // From a set-up its round's start does not reach: perfect:round plays, perfect:match says why not.
     let round = &report["set_up_round"];

@@ -33,6 +33,8 @@ function analyseStage(at, withMatch) {
       result: function (v) { resolve({ result: v }); },
       refused: function (v) { resolve({ refused: v }); },
       cancelled: function () { resolve({ refused: { error: "cancelled" }, cancelled: true }); },
+      // While a solve runs, the search players' evaluations are offered meanwhile.
+      progress: function () { $("evaluate-offer").hidden = false; },
     });
   });
 }
@@ -56,6 +58,7 @@ async function analyse() {
   if (first.refused) return stop(first);
   analysis = first.result;
   analysis.at = at;
+  $("evaluate-offer").hidden = true;
   render(analysis, roundOnly || analysis.match_end);
   drawLine();
   document.body.dataset.analysedRound = "true";
@@ -71,6 +74,7 @@ async function analyse() {
   }
   analysis = second.result;
   analysis.at = at;
+  $("evaluate-offer").hidden = true;
   render(analysis, true);
   drawLine();
   document.body.dataset.analysed = "true";

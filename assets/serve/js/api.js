@@ -21,7 +21,10 @@ function streamJob(name, url, on) {
     $(name + "-progress").hidden = false;
     if (g.total) { bar.max = g.total; bar.value = g.done; } else { bar.removeAttribute("value"); }
     const amount = g.total ? " " + g.done.toLocaleString() + " of " + g.total.toLocaleString() + " (" + Math.round(100 * g.done / g.total) + "%)" : g.done ? " " + g.done.toLocaleString() : "";
-    $(name + "-progress-text").textContent = g.stage + amount + ", " + p.seconds.toFixed(1) + " s";
+    // The time left at the rate measured so far, once a tenth is done.
+    const left = g.total && g.done >= g.total / 10 && g.done < g.total ? ", about " + Math.ceil(p.seconds * (g.total - g.done) / g.done) + " s left in this stage" : "";
+    $(name + "-progress-text").textContent = g.stage + amount + ", " + p.seconds.toFixed(1) + " s" + left;
+    if (on.progress) on.progress(p);
   });
   es.addEventListener("result", function (ev) { finish(); on.result(JSON.parse(ev.data)); });
   es.addEventListener("error", function (ev) {
