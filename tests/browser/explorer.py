@@ -235,6 +235,20 @@ cancelled = time.time()
 wait(lambda: not api("/api/status")["running"], "the server's work to stop after the cancel", 30)
 report["stopped_after_cancel_seconds"] = time.time() - cancelled
 
+# D1: the round values asked first (match=false), then the match values; "round values only"
+# asks for the round values alone.
+def analyse_requests():
+    names = driver.execute_script("return performance.getEntriesByType('resource').map(function (e) { return e.name; });")
+    return [n.split("&match=")[1] for n in names if "/api/analyse?" in n]
+
+
+open_state("pits_per_row=3&seeds_per_pit=3&first=north&moves=0,1&south=human&north=human")
+wait(lambda: body("analysed") == "true", "the analysis")
+report["stages"] = {"asked": analyse_requests(), "match": [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#analysis td.match")]}
+open_state("pits_per_row=3&seeds_per_pit=3&first=north&moves=0,1&south=human&north=human&round_only=1")
+wait(lambda: body("analysed") == "true", "the round values only")
+report["round_only"] = {"asked": analyse_requests(), "match": [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#analysis td.match")]}
+
 # The console so far; the refusal below is a 400 the browser logs as an error, by design.
 report["console_errors"] = console_errors()
 

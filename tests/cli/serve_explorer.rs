@@ -129,6 +129,11 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
 
     // An engine seat did not wait behind the real board's analysis.
     assert_eq!(report["engine_moved_while_analysing"], true);
+    // The round values asked first, the match values after; with "round values only", no match values.
+    assert_eq!(report["stages"]["asked"], serde_json::json!(["false", "true"]), "{report}");
+    assert!(report["stages"]["match"].as_array().unwrap().iter().all(|m| m != "-" && m != "..."), "{report}");
+    assert_eq!(report["round_only"]["asked"], serde_json::json!(["false"]), "{report}");
+    assert!(report["round_only"]["match"].as_array().unwrap().iter().all(|m| m == "-"), "{report}");
     // Meanwhile the search players' evaluation: a row per legal move of the real board's ply 1.
     let meanwhile = &report["evaluation_meanwhile"];
     assert!(
