@@ -129,6 +129,7 @@ states = {
     "start": BOARD + "&first=south&moves=&south=human&north=human",
     "mid": BOARD + "&first=south&moves=" + ",".join(map(str, match[: len(match) // 2])) + "&south=human&north=human",
     "end": BOARD + "&first=south&moves=" + ",".join(map(str, match)) + "&south=human&north=human",
+    "real-board": "first=south&moves=&south=human&north=human&round_only=1",
 }
 for size in SIZES:
     viewport(size)
@@ -234,6 +235,20 @@ driver.find_element(By.ID, "analysis-cancel").click()
 cancelled = time.time()
 wait(lambda: not api("/api/status")["running"], "the server's work to stop after the cancel", 30)
 report["stopped_after_cancel_seconds"] = time.time() - cancelled
+# A page closed while its analysis runs stops the server's work too.
+open_state("first=south&moves=&south=human&north=human")
+wait(lambda: driver.find_element(By.ID, "analysis-progress").is_displayed(), "the solve's progress")
+before = api("/api/status")
+driver.get("about:blank")
+closed = time.time()
+wait(lambda: not api("/api/status")["running"], "the server's work to stop after the page closed", 30)
+report["stopped_after_close_seconds"] = time.time() - closed
+after = api("/api/status")
+# The jobs that ended are those that ran: none was started again as the page went.
+report["jobs_after_close"] = {
+    "ran": len(before["running"]) + before["waiting"],
+    "ended": after["finished"] + after["cancelled"] - before["finished"] - before["cancelled"],
+}
 
 # D1: the round values asked first (match=false), then the match values; "round values only"
 # asks for the round values alone.

@@ -140,7 +140,13 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
         meanwhile["rows"].as_u64() >= Some(1) && meanwhile["rows"] == meanwhile["legal"] && meanwhile["analysed"] == "false",
         "{meanwhile}"
     );
-    eprintln!("the server's work stopped {:.2} s after the cancel", report["stopped_after_cancel_seconds"].as_f64().unwrap());
+    let jobs = &report["jobs_after_close"];
+    assert!(jobs["ran"].as_u64() >= Some(1) && jobs["ended"] == jobs["ran"], "{jobs}");
+    eprintln!(
+        "the server's work stopped {:.2} s after the cancel, {:.2} s after the page closed",
+        report["stopped_after_cancel_seconds"].as_f64().unwrap(),
+        report["stopped_after_close_seconds"].as_f64().unwrap()
+    );
 
     // From a set-up its round's start does not reach: perfect:round plays, perfect:match says why not.
     let round = &report["set_up_round"];

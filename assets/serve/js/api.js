@@ -27,9 +27,14 @@ function streamJob(name, url, on) {
     if (on.progress) on.progress(p);
   });
   es.addEventListener("result", function (ev) { finish(); on.result(JSON.parse(ev.data)); });
+  // Once the stream has opened, an error without data is a lost connection: asking again
+  // would start the work again (and a page being left would leave it running).
+  let opened = false;
+  es.addEventListener("open", function () { opened = true; });
   es.addEventListener("error", function (ev) {
     finish();
     if (ev.data) return on.refused(JSON.parse(ev.data));
+    if (opened) return on.refused({ error: "the connection to the server was lost" });
     fetch(url).then(function (r) { return r.json(); })
       .then(function (v) { if (v.error) on.refused(v); else on.result(v); })
       .catch(function () { on.refused({ error: "the server did not answer" }); });
@@ -39,3 +44,5 @@ function streamJob(name, url, on) {
 ["analysis", "stats"].forEach(function (name) {
   $(name + "-cancel").addEventListener("click", function () { if (streams[name]) streams[name].cancel(); });
 });
+// A page left closes its streams, which cancels their work on the server.
+window.addEventListener("pagehide", function () { Object.keys(streams).forEach(function (name) { streams[name].close(); }); });
