@@ -275,8 +275,10 @@ driver.find_element(By.CSS_SELECTOR, '#board g[data-pit="1"]').click()
 wait(lambda: ready() and body("ply") == "2" or text("message"), "perfect:round's move from the set-up", 120)
 report["set_up_round"] = {"ply": body("ply"), "message": text("message"), "moves": driver.find_element(By.ID, "moves").get_attribute("value")}
 open_state(SET_UP + "&north=perfect:match")
+wait(lambda: text("message"), "the page's word on perfect:match before the game starts", 120)
+report["set_up_match_before"] = {"message": text("message"), "ply": body("ply")}
 driver.find_element(By.CSS_SELECTOR, '#board g[data-pit="1"]').click()
-wait(lambda: text("message"), "perfect:match's answer from the set-up", 120)
+wait(lambda: text("message").startswith("player:"), "perfect:match's answer from the set-up", 120)
 report["set_up_match"] = text("message")
 console_errors()
 

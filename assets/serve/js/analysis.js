@@ -76,6 +76,7 @@ async function analyse() {
   analysis.at = at;
   $("evaluate-offer").hidden = true;
   render(analysis, true);
+  warnUnreached(analysis);
   drawLine();
   document.body.dataset.analysed = "true";
 }
@@ -100,3 +101,12 @@ document.querySelectorAll(".evaluate").forEach(function (b) {
     }
   });
 });
+// A set-up position no game reaches from its round's start: a perfect:match seat cannot play
+// there, said before it is asked to.
+function warnUnreached(a) {
+  if (!/not reachable/.test(a.match_note || "")) return;
+  const seats = ["south", "north"].filter(function (side) { return seatOf(side) === "perfect:match"; });
+  if (!seats.length) return;
+  $("message").textContent = seats.map(function (side) { return side === "south" ? "South" : "North"; }).join(" and ") +
+    " (perfect:match) cannot play from here: no game reaches this set-up position from its round's start (R12), and match values (R17) are known only for positions a round's start reaches. perfect:round plays it (it solves the round from the position itself), or choose another player.";
+}
