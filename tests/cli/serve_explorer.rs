@@ -158,7 +158,10 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
     assert_eq!(status, 200, "perfect:round's move is legal");
     let before = &report["set_up_match_before"];
     let warned = before["message"].as_str().unwrap();
-    assert!(before["ply"] == "0" && warned.starts_with("North (perfect:match) cannot play from here") && !warned.contains("delete"), "{before}");
+    assert!(
+        before["ply"] == "0" && warned.starts_with("North (perfect:match) cannot play from here") && !warned.contains("delete"),
+        "{before}"
+    );
     let refused = report["set_up_match"].as_str().unwrap();
     assert!(refused.contains("perfect:match cannot play from this set-up position") && !refused.contains("delete"), "{refused}");
 
