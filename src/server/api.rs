@@ -13,8 +13,11 @@ use serde_json::{json, Value};
 use super::error::ApiError;
 use super::export;
 use super::head::BodyCut;
+use super::page::{board_answer, page, rules_answer};
 use super::params::{bad, game_params, moves_of, Params, Query, GAME_PARAMS};
 use super::players::{player, players_bound};
+use super::readings::{FINDINGS, FINDINGS_PATH};
+use super::set_up_play::set_up_move;
 use super::state::{App, BODY_TIMEOUT, MAX_BODIES_BYTES, MAX_BODY_BYTES};
 use crate::agents::{seat_rng, Agent, AgentSpec, PlayerError};
 use crate::app::explore::analyse::{run as analyse, AnalyseError};
@@ -28,11 +31,12 @@ use crate::engine::trace::TraceEvent;
 use crate::engine::{Game, Side};
 use crate::record::Record;
 
-const PAGE: &str = include_str!("../../assets/serve/index.html");
-
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/", get(page_route))
+        .route(FINDINGS_PATH, get(findings_route))
+        .route("/api/rules", get(rules_route))
+        .route("/api/board", get(board_route))
         .route("/api/analyse", get(analyse_route))
         .route("/api/game", get(game_route))
         .route("/api/show", get(show_route))
@@ -59,7 +63,26 @@ pub fn router(app: Arc<App>) -> Router {
 /// The page; it takes no parameters (the game is in the address's fragment).
 async fn page_route(Query(query): Query) -> Result<Html<&'static str>, ApiError> {
     Params::parse(&query, &[])?;
-    Ok(Html(PAGE))
+    Ok(Html(page()))
+}
+
+/// The guide's findings on the named readings (the page links a reading's name to them).
+async fn findings_route(Query(query): Query) -> Result<Response, ApiError> {
+    Params::parse(&query, &[])?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], FINDINGS).into_response())
+}
+
+/// The engine's switches (names, values, defaults, explanations), the players offered and the
+/// named readings: what the page's controls are made from.
+async fn rules_route(Query(query): Query) -> Reply {
+    Params::parse(&query, &[])?;
+    Ok(Json(rules_answer()))
+}
+
+/// The game's board for the page's board component (see [`board_answer`]).
+async fn board_route(Query(query): Query) -> Reply {
+    let params = Params::parse(&query, &GAME_PARAMS)?;
+    Ok(Json(board_answer(&params.game_spec()?).map_err(ApiError::from)?))
 }
 
 type Reply = Result<Json<Value>, ApiError>;
@@ -169,21 +192,37 @@ async fn play_route(State(app): State<Arc<App>>, Query(query): Query) -> Reply {
     let seed = params.count("seed", 1, 0, u64::MAX)?;
     let name = spec.to_string();
     let bound = players_bound(&[&spec]);
-    let pit = app.heavy(("play", bound), move |app, job| play_one(app, job, spec, seed, game)).await??;
+    let set_up = params.game_spec()?.start.is_set_up();
+    let pit = app.heavy(("play", bound), move |app, job| play_one(app, job, spec, seed, game, set_up)).await??;
     Ok(Json(json!({ "pit": pit, "player": name })))
 }
 
 /// The move `spec` makes in `game` (None: the match is over); its search stops once the job is
 /// cancelled, and a move found then is not answered.
-fn play_one(app: &App, job: &crate::app::job::Job, spec: AgentSpec, seed: u64, mut game: Game) -> Result<Option<usize>, ApiError> {
+/// From a set-up position, a perfect player whose tables do not reach it plays as
+/// [`set_up_move`] says.
+fn play_one(
+    app: &App,
+    job: &crate::app::job::Job,
+    spec: AgentSpec,
+    seed: u64,
+    mut game: Game,
+    set_up: bool,
+) -> Result<Option<usize>, ApiError> {
     if game.is_over() {
         return Ok(None);
     }
     let side = game.position().turn();
-    let mut agent = Agent::seated(spec, seat_rng(seed, game.ply() as u64, side), &app.resources).stopped_by(job.stop_flag());
-    let played = agent.play(&mut game, &mut ()).map_err(player_error)?;
+    let mut agent = Agent::seated(spec.clone(), seat_rng(seed, game.ply() as u64, side), &app.resources).stopped_by(job.stop_flag());
+    let played = match agent.play(&mut game, &mut ()) {
+        Ok(played) => played.map(|(pit, _)| pit.index()),
+        Err(e) => match set_up.then(|| set_up_move(app, &spec, &game, &e)).flatten() {
+            Some(answer) => answer?,
+            None => return Err(player_error(e)),
+        },
+    };
     job.check().map_err(|_| ApiError::cancelled())?;
-    Ok(played.map(|(pit, _)| pit.index()))
+    Ok(played)
 }
 
 /// A player that could not move: the client's fault (400, naming `field`) but where the

@@ -19,8 +19,11 @@ mod export;
 mod guard;
 mod head;
 mod jobs;
+mod page;
 mod params;
 mod players;
+mod readings;
+mod set_up_play;
 mod state;
 
 use std::net::SocketAddr;

@@ -40,3 +40,7 @@ pub fn players_bound(specs: &[&AgentSpec]) -> Value {
     let players: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
     json!({ "players": players, "nodes_per_move": MAX_SEARCH_NODES, "playouts_per_move": MAX_SEARCH_PLAYOUTS })
 }
+
+/// The seats the page offers, `human` (a person at the page) first, then the engine's players
+/// within the server's budget.
+pub const OFFERED: [&str; 7] = ["human", "random", "greedy", "minimax:4", "mcts:400", "perfect:round", "perfect:match"];

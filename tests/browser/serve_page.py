@@ -66,15 +66,11 @@ def value(element_id):
 
 def click_pit():
     """Clicks the first pit the human to move may play; False when there is none."""
-    driver.switch_to.frame(driver.find_element(By.ID, "board"))
-    try:
-        pits = driver.find_elements(By.CSS_SELECTOR, 'g[data-playable="true"]')
-        if not pits:
-            return False
-        driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", pits[0])
-        return True
-    finally:
-        driver.switch_to.default_content()
+    pits = driver.find_elements(By.CSS_SELECTOR, '#board g[data-playable="true"]')
+    if not pits:
+        return False
+    driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", pits[0])
+    return True
 
 
 def play_to_the_end(fragment, limit=400):
@@ -159,11 +155,9 @@ report["reopened"] = {"moves": moves, "status": status}
 # The analysis on the page, to compare with `analyse --json`, and its line as arrows.
 open_state("pits_per_row=3&seeds_per_pit=3&first=north&moves=0,1&south=human&north=human")
 wait(lambda: body("analysed") == "true", "the analysis")
-driver.switch_to.frame(driver.find_element(By.ID, "board"))
-wait(lambda: driver.find_elements(By.CSS_SELECTOR, "g.line-arrow"), "the line's arrows")
-arrows = driver.find_elements(By.CSS_SELECTOR, "g.line-arrow")
+wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#board g.line-arrow"), "the line's arrows")
+arrows = driver.find_elements(By.CSS_SELECTOR, "#board g.line-arrow")
 report["arrows"] = [a.get_attribute("data-pit") for a in sorted(arrows, key=lambda a: int(a.get_attribute("data-step")))]
-driver.switch_to.default_content()
 report["line"] = text("analysis-line")
 report["analysis"] = analysis_rows()
 assert report["analysis"], "no analysis rows"

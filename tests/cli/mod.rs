@@ -17,6 +17,7 @@ mod replay;
 mod samples;
 mod serve;
 mod serve_bounds;
+mod serve_explorer;
 mod serve_guard;
 mod serve_jobs;
 mod serve_page;

@@ -15,14 +15,14 @@ use super::serve::Server;
 use crate::common::*;
 
 /// The Python with selenium, when this machine has it and the browser and driver.
-fn selenium_python() -> Option<PathBuf> {
+pub(super) fn selenium_python() -> Option<PathBuf> {
     let python = PathBuf::from(std::env::var_os("RAJAPASU_SELENIUM_PYTHON")?);
     let present = [python.as_path(), Path::new("/usr/bin/chromium"), Path::new("/usr/bin/chromedriver")].iter().all(|p| p.is_file());
     present.then_some(python)
 }
 
 /// Decodes a PNG screenshot: (width, height, distinct colours of a sample of pixels).
-fn screenshot(path: &Path) -> (u32, u32, usize) {
+pub(super) fn screenshot(path: &Path) -> (u32, u32, usize) {
     let decoder = png::Decoder::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
@@ -162,9 +162,6 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     for name in ["serve.png", "serve-record.png", "serve-progress.png"] {
         let (w, h, colours) = screenshot(&shots.path().join(name));
         assert!(w >= 1000 && h >= 800 && colours >= 8, "{name}: {w}x{h}, {colours} colours");
-    }
-    if std::env::var_os("RAJAPASU_SAVE_SCREENSHOT").is_some() {
-        std::fs::copy(shots.path().join("serve.png"), Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve.png")).unwrap();
     }
 }
 

@@ -8,6 +8,7 @@ mod position;
 mod rng;
 mod rules;
 mod side;
+mod switches;
 pub mod trace;
 
 pub use game::{Game, GameError, Outcome, RoundEnd, RoundStart};
@@ -18,6 +19,7 @@ pub use position::{Position, Setup, SetupError, UNCHECKED_LAPS};
 pub use rng::{Rng, GENERATOR};
 pub use rules::{short_hash, Endless, FinalFour, NextStarter, RuleError, Ruleset, MAX_ROUNDS_LIMIT, SWITCHES};
 pub use side::{BySide, Side};
+pub use switches::{switch_doc, SwitchDoc, SwitchPart, SwitchValues, SWITCH_DOCS};
 
 #[cfg(test)]
 mod tests;

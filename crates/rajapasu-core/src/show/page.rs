@@ -13,8 +13,11 @@ use crate::engine::Side;
 
 const TEMPLATE: &str = include_str!("../../assets/show/page.html");
 const PAGE_CSS: &str = include_str!("../../assets/show/page.css");
-const BOARD_CSS: &str = include_str!("../../assets/show/board.css");
+pub const BOARD_CSS: &str = include_str!("../../assets/show/board.css");
 const SCRIPT: &str = include_str!("../../assets/show/show.js");
+/// The board of a match as a script of its own (`rajapasuBoard(svg, data)`): the replay page's
+/// drawing and animation, which the explorer of `serve` uses too.
+pub const BOARD_SCRIPT: &str = include_str!("../../assets/show/board.js");
 
 /// Version of the page's data layout (`v` in the data).
 pub const DATA_VERSION: u32 = 2;
@@ -133,7 +136,7 @@ pub fn page_html(film: &Film, info: &PageInfo) -> String {
             ("{{ABOUT}}", &about),
             ("{{BOARD}}", &board_svg(&state, None)),
             ("{{DATA}}", &data),
-            ("{{SCRIPT}}", SCRIPT),
+            ("{{SCRIPT}}", &format!("{BOARD_SCRIPT}\n{SCRIPT}")),
         ],
     )
 }
