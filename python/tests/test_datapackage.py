@@ -126,3 +126,20 @@ def test_the_descriptor_of_every_committed_sample_validates(tmp_path, dataset):
     report = validate(str(copy / "datapackage.json"))
     assert report.valid, errors(report)
     cli("verify", copy)
+
+
+def test_a_study_descriptor_validates_every_arm_row_by_row(tmp_path):
+    experiment = tmp_path / "small.toml"
+    experiment.write_text(
+        'name = "small"\n[defaults]\nmatches = 5\nseed = 4\ndetail = "round"\nformat = "both"\n'
+        'rules = { pits_per_row = 3, seeds_per_pit = 2 }\n'
+        '[[arms]]\nname = "random"\nsouth = "random"\nnorth = "random"\n'
+        '[[arms]]\nname = "greedy"\nsouth = "greedy"\nnorth = "random"\n'
+    )
+    cli("run", experiment, "--out-root", tmp_path, "--quiet")
+    descriptor = tmp_path / "small" / "datapackage.json"
+    package = json.loads(descriptor.read_text())
+    names = [r["name"] for r in package["resources"]]
+    assert "random-matches" in names and "greedy-rounds-csv" in names
+    report = validate(str(descriptor))
+    assert report.valid, errors(report)

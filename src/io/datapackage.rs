@@ -270,12 +270,14 @@ fn arm_resource(mut r: Value, arm: &str, arm_dir: &str) -> Value {
         Value::Array(paths) => paths.iter_mut().for_each(prefix),
         other => prefix(other),
     }
-    if let Some(parts) = r["parts"].as_array_mut() {
+    // `pointer_mut`, not indexing: indexing a missing key would add it as null, which the
+    // Table Schema refuses (`foreignKeys` must be an array).
+    if let Some(parts) = r.pointer_mut("/parts").and_then(Value::as_array_mut) {
         parts.iter_mut().for_each(|p| prefix(&mut p["path"]));
     }
     let rename = |v: &mut Value| *v = json!(format!("{arm}-{}", v.as_str().unwrap_or_default()));
     rename(&mut r["name"]);
-    if let Some(keys) = r["schema"]["foreignKeys"].as_array_mut() {
+    if let Some(keys) = r.pointer_mut("/schema/foreignKeys").and_then(Value::as_array_mut) {
         keys.iter_mut().for_each(|k| rename(&mut k["reference"]["resource"]));
     }
     r
@@ -498,6 +500,12 @@ mod tests {
         let rounds = resources.iter().find(|r| r["name"] == "greedy-2-rounds").unwrap();
         assert_eq!(rounds["path"][0].as_str().unwrap().split('/').take(2).collect::<Vec<_>>(), ["Greedy_2", "rounds"]);
         assert_eq!(rounds["schema"]["foreignKeys"][0]["reference"]["resource"], "greedy-2-matches");
+        // A resource without foreign keys or parts gets none (a null is not a valid schema).
+        for r in package["resources"].as_array().unwrap() {
+            for key in ["/schema/foreignKeys", "/parts"] {
+                assert!(r.pointer(key).is_none_or(|v| !v.is_null()), "{key} is null in {}", r["name"]);
+            }
+        }
         assert_eq!(package["rajapasu"]["arms"][1]["path"], "random");
         assert_eq!(check_study(dir.path(), &arms), None);
         std::fs::remove_file(arms[1].1.join("manifest.json")).unwrap();

@@ -82,7 +82,7 @@ pub fn rules_answer() -> Value {
 
 /// The board of a game for the page's board component: the match as the replay page's data
 /// (every move's laps and captures), and the board drawn at the game's start.
-pub fn board_answer(spec: &crate::app::game::GameSpec) -> Result<Value, crate::app::FieldError> {
+pub fn board_answer(spec: &crate::app::explore::game::GameSpec) -> Result<Value, crate::app::FieldError> {
     let film = spec.film()?;
     let info = PageInfo { title: String::new(), about: Vec::new(), initial_ply: film.plies() };
     let start = film.state_after(0).expect("a film has its start");
