@@ -91,23 +91,17 @@ impl RankSet {
     pub fn new(ranks: &[u64], universe: u64) -> RankSet {
         debug_assert!(ranks.windows(2).all(|w| w[0] < w[1]));
         debug_assert!(ranks.last().is_none_or(|&r| r < universe));
-        assert!(ranks.len() < u32::MAX as usize, "a level holds fewer than 2^32 positions");
-        let universe_bits = 64 - universe.saturating_sub(1).leading_zeros();
-        let high_bits = (ranks.len() / PER_BUCKET).max(1).ilog2().min(universe_bits);
-        let low_bits = universe_bits - high_bits;
-        let buckets = 1usize << high_bits;
-        let mut bucket = vec![0u32; buckets + 1];
+        let mut shape = RankSetShape::new(ranks.len(), universe);
         for &r in ranks {
-            bucket[(r >> low_bits) as usize + 1] += 1;
+            shape.count(r);
         }
-        for h in 0..buckets {
-            bucket[h + 1] += bucket[h];
-        }
-        let mut lows = vec![0u64; (ranks.len() * low_bits as usize).div_ceil(64) + 1];
+        shape.finish_counts();
+        let low_bits = shape.low_bits;
+        let mut lows = vec![0u64; shape.lows_words()];
         for (i, &r) in ranks.iter().enumerate() {
             put_bits(&mut lows, i * low_bits as usize, low_bits, r & low_mask(low_bits));
         }
-        RankSet { len: ranks.len(), bucket, low_bits, lows }
+        RankSet { len: ranks.len(), bucket: shape.bucket, low_bits, lows }
     }
 
     pub fn len(&self) -> usize {
@@ -150,6 +144,86 @@ impl RankSet {
     }
 }
 
+/// The shape of a [`RankSet`] of `len` members below a universe, fixed before its members are
+/// seen: the bits of a member below its bucket and the bucket table, counted member by member.
+/// With [`LowsPacker`] it writes a set too large for memory as its members stream by, to the
+/// same words as [`RankSet::new`].
+#[derive(Clone, Debug)]
+pub(crate) struct RankSetShape {
+    pub len: usize,
+    pub low_bits: u32,
+    /// Counts by high part (shifted by one) until [`RankSetShape::finish_counts`], then starts.
+    pub bucket: Vec<u32>,
+}
+
+impl RankSetShape {
+    pub(crate) fn new(len: usize, universe: u64) -> RankSetShape {
+        assert!(len < u32::MAX as usize, "a level holds fewer than 2^32 positions");
+        let universe_bits = 64 - universe.saturating_sub(1).leading_zeros();
+        let high_bits = (len / PER_BUCKET).max(1).ilog2().min(universe_bits);
+        RankSetShape { len, low_bits: universe_bits - high_bits, bucket: vec![0u32; (1usize << high_bits) + 1] }
+    }
+
+    #[inline]
+    pub(crate) fn count(&mut self, rank: u64) {
+        self.bucket[(rank >> self.low_bits) as usize + 1] += 1;
+    }
+
+    pub(crate) fn finish_counts(&mut self) {
+        for h in 0..self.bucket.len() - 1 {
+            self.bucket[h + 1] += self.bucket[h];
+        }
+    }
+
+    /// Words of packed low parts, with the spare word the reader may touch.
+    pub(crate) fn lows_words(&self) -> usize {
+        (self.len * self.low_bits as usize).div_ceil(64) + 1
+    }
+}
+
+/// Packs the low parts of members in order into words, each word handed out once full.
+pub(crate) struct LowsPacker {
+    bits: u32,
+    word: u64,
+    at: u32,
+    pub words: Vec<u64>,
+}
+
+impl LowsPacker {
+    pub(crate) fn new(low_bits: u32) -> LowsPacker {
+        LowsPacker { bits: low_bits, word: 0, at: 0, words: Vec::new() }
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, rank: u64) {
+        if self.bits == 0 {
+            return;
+        }
+        let v = rank & low_mask(self.bits);
+        self.word |= v << self.at;
+        let end = self.at + self.bits;
+        if end >= 64 {
+            self.words.push(self.word);
+            self.word = if end > 64 { v >> (64 - self.at) } else { 0 };
+            self.at = end - 64;
+        } else {
+            self.at = end;
+        }
+    }
+
+    /// The last words: the partial one, then zeros up to `total` words in all (`written` so far).
+    pub(crate) fn finish(&mut self, written: usize, total: usize) {
+        if self.at > 0 {
+            self.words.push(self.word);
+            self.word = 0;
+            self.at = 0;
+        }
+        while written + self.words.len() < total {
+            self.words.push(0);
+        }
+    }
+}
+
 /// A [`RankSet`] whose parts are borrowed (from memory or a mapped level file).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RankSetRef<'a> {
@@ -189,6 +263,7 @@ impl<'a> RankSetRef<'a> {
     }
 
     /// The parts: members, bucket table, low bits a member, packed lows.
+    #[cfg(test)]
     pub(crate) fn parts(&self) -> (usize, &'a [u32], u32, &'a [u64]) {
         (self.len, self.bucket, self.low_bits, self.lows)
     }
