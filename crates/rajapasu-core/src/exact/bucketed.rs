@@ -28,7 +28,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::index::RankSetShape;
+use super::index::{Codec, Key, RankSetShape};
 use super::level_files::{positions_path, write_keys, write_positions_streamed, KeysFile};
 use super::solver::Progress;
 use super::spill::{io_error, pending_path, LevelFigures, Run, SpillError, State};
@@ -66,23 +66,15 @@ pub(crate) struct Work {
     level: u32,
     buckets: u32,
     round: u32,
+    /// Positions found by the rounds merged.
+    #[serde(default)]
+    found: u64,
     /// Bytes of each bucket's children file of the round, once its expansion is done.
     children: Option<Vec<u64>>,
     quiet: u64,
     exits: u64,
     peak: u64,
     seconds: f64,
-}
-
-/// The order of the positions file: South's positions first, each side by rank.
-#[inline]
-fn order_key(key: u64) -> u64 {
-    (key & 1) << 63 | key >> 1
-}
-
-#[inline]
-fn key_of(order: u64) -> u64 {
-    (order & (u64::MAX >> 1)) << 1 | order >> 63
 }
 
 #[inline]
@@ -120,7 +112,17 @@ impl Run {
                 if dir.exists() {
                     std::fs::remove_dir_all(&dir).map_err(|e| io_error(&dir, e, 0, 0))?;
                 }
-                Work { level: n, buckets: self.buckets_for(n, state), round: 0, children: None, quiet: 0, exits: 0, peak: 0, seconds: 0.0 }
+                Work {
+                    level: n,
+                    buckets: self.buckets_for(n, state),
+                    round: 0,
+                    found: 0,
+                    children: None,
+                    quiet: 0,
+                    exits: 0,
+                    peak: 0,
+                    seconds: 0.0,
+                }
             }
         };
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e, 0, 0))?;
@@ -134,7 +136,8 @@ impl Run {
                 state.work = Some(work.clone());
                 self.save_state(state)?;
             }
-            let new = self.merge_round(&dir, &mut work, progress)?;
+            let new = self.merge_round(&dir, &mut work)?;
+            work.found += new;
             for b in 0..work.buckets as usize {
                 let p = children_path(&dir, b);
                 if p.exists() {
@@ -183,7 +186,8 @@ impl Run {
         }
         let mut out = Children::new(dir, work.buckets, n, self.opts.max_memory);
         if work.round == 0 {
-            let roots: Vec<u64> = state.roots.iter().filter(|&&(level, _)| level == n).map(|&(_, key)| order_key(key)).collect();
+            let roots: Vec<u64> =
+                state.roots.iter().filter(|&&(level, _)| level == n).map(|&(_, key)| Key::from_word(key).ordered()).collect();
             out.add_in_level(&roots);
             self.seed_from_pending(n, &mut out)?;
         } else {
@@ -205,8 +209,10 @@ impl Run {
         let mut buf = vec![0u8; READ_CHUNK];
         loop {
             let got = read_full(&mut f, &mut buf).map_err(|e| io_error(&pending, e, 0, 0))?;
-            let keys: Vec<u64> =
-                buf[..got - got % 8].chunks_exact(8).map(|w| order_key(u64::from_le_bytes(w.try_into().expect("8 bytes")))).collect();
+            let keys: Vec<u64> = buf[..got - got % 8]
+                .chunks_exact(8)
+                .map(|w| Key::from_word(u64::from_le_bytes(w.try_into().expect("8 bytes"))).ordered())
+                .collect();
             out.add_in_level(&keys);
             out.flush_if_full(self)?;
             if got < buf.len() {
@@ -232,34 +238,34 @@ impl Run {
             let run = self.open_run(&run_path(dir, work.round - 1, b))?;
             for keys in run.keys().chunks(wave) {
                 let codec = &self.codec;
-                let parts: Vec<(Vec<u8>, Vec<u64>, u64, u64)> = keys.par_chunks(CHUNK).map(|chunk| expand_chunk(codec, n, chunk)).collect();
+                let parts: Vec<(Vec<u8>, Vec<Key>, u64, u64)> = keys.par_chunks(CHUNK).map(|chunk| expand_chunk(codec, n, chunk)).collect();
                 for (levels, children, quiet, exits) in parts {
                     work.quiet += quiet;
                     work.exits += exits;
                     for (m, key) in levels.into_iter().zip(children) {
                         if m as u32 == n {
-                            out.push(order_key(key));
+                            out.push(key.ordered());
                         } else {
-                            lower[m as usize].push(key);
+                            lower[m as usize].push(key.word());
                         }
                     }
                 }
                 out.flush_if_full(self)?;
                 let buffered: usize = lower.iter().map(Vec::len).sum();
-                let working = out.bytes() + lower.iter().map(|v| v.capacity() as u64 * 8).sum::<u64>() + wave as u64 * 36;
+                let working = out.bytes() + lower.iter().map(|v| v.capacity() as u64 * 8).sum::<u64>() + keys.len() as u64 * 36;
                 out.peak = out.peak.max(self.check_memory(working, n, 0, "enumerated")?);
                 if buffered >= flush_keys {
                     self.flush_pending(&mut lower, state)?;
                 }
             }
-            progress(Progress { phase: "enumerating", level: n, done: work.quiet, total: 0 });
+            progress(Progress { phase: "enumerating", level: n, done: work.found, total: 0 });
         }
         self.flush_pending(&mut lower, state)
     }
 
     /// Sorts each bucket's children, drops repeats and what the bucket's earlier runs hold, and
     /// writes the rest as the round's run of the bucket; the new positions of the round.
-    fn merge_round(&mut self, dir: &Path, work: &mut Work, progress: &mut dyn FnMut(Progress)) -> Result<u64, SpillError> {
+    fn merge_round(&mut self, dir: &Path, work: &mut Work) -> Result<u64, SpillError> {
         let lengths = work.children.clone().expect("the round is expanded");
         let mut new = 0u64;
         for (b, &length) in lengths.iter().enumerate() {
@@ -289,7 +295,6 @@ impl Run {
             if self.tuning.stop_after_buckets.is_some_and(|stop| self.buckets_merged >= stop) {
                 return Err(SpillError::Interrupted { levels: self.finished, next: work.level });
             }
-            progress(Progress { phase: "enumerating", level: work.level, done: new, total: 0 });
         }
         Ok(new)
     }
@@ -317,12 +322,13 @@ impl Run {
             }
         }
         let universe = self.codec.comps.count(n as usize).expect("checked by check_board_size");
-        let south: usize = runs.iter().map(|r| r.keys().partition_point(|&k| k >> 63 == 0)).sum();
+        let south: usize = runs.iter().map(|r| r.keys().partition_point(|&k| Key::from_ordered(k).side() == 0)).sum();
         let total: usize = runs.iter().map(|r| r.keys().len()).sum();
         let mut shapes = [RankSetShape::new(south, universe), RankSetShape::new(total - south, universe)];
         for run in &runs {
             for &k in run.keys() {
-                shapes[(k >> 63) as usize].count(k & (u64::MAX >> 1));
+                let key = Key::from_ordered(k);
+                shapes[key.side()].count(key.rank());
             }
         }
         for s in &mut shapes {
@@ -337,11 +343,11 @@ impl Run {
         let mut merged = Merge::new(&keys);
         let (bytes, _) =
             write_positions_streamed(&path, &self.id(n), [&shapes[0], &shapes[1]], work.quiet, work.exits, &mut |side, push| {
-                while let Some(k) = merged.peek() {
-                    if (k >> 63) as usize != side {
+                while let Some(key) = merged.peek().map(Key::from_ordered) {
+                    if key.side() != side {
                         break;
                     }
-                    push(k & (u64::MAX >> 1));
+                    push(key.rank());
                     merged.next();
                 }
                 Ok(())
@@ -462,12 +468,12 @@ impl Children {
 
 /// The children of positions of level `n` (keys): each child's level and key, the quiet moves
 /// and the exits (a position without a move is an exit: the round ends).
-fn expand_chunk(codec: &super::index::Codec, n: u32, chunk: &[u64]) -> (Vec<u8>, Vec<u64>, u64, u64) {
+fn expand_chunk(codec: &Codec, n: u32, chunk: &[u64]) -> (Vec<u8>, Vec<Key>, u64, u64) {
     let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
     let (mut quiet, mut exits) = (0u64, 0u64);
     for &order in chunk {
         let mut any = false;
-        for (_, child, _) in codec.position(n, key_of(order)).legal_children() {
+        for (_, child, _) in codec.position(n, Key::from_ordered(order)).legal_children() {
             any = true;
             let m = child.on_board();
             if m == n {
@@ -572,15 +578,6 @@ fn read_full(f: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn order_keys_put_south_first_and_come_back() {
-        for key in [0u64, 1, 2, 3, 12345 << 1, 12345 << 1 | 1, (u64::MAX >> 1) - 1] {
-            assert_eq!(key_of(order_key(key)), key);
-            assert_eq!(order_key(key) >> 63, key & 1);
-        }
-        assert!(order_key(7 << 1) < order_key(1 << 1 | 1));
-    }
 
     #[test]
     fn subtracting_by_merge_and_by_search_agree() {

@@ -349,6 +349,45 @@ fn get_bits(words: &[u64], at: usize, bits: u32) -> u64 {
     v & low_mask(bits)
 }
 
+/// A position within its level: the composition rank of its board and the side to move. Its
+/// word (`rank << 1 | side`) is what the enumeration hashes and pending files hold;
+/// [`Key::ordered`] sorts as a level's positions are kept (South to move first, each side by rank).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Key(u64);
+
+impl Key {
+    #[inline]
+    pub(crate) fn new(rank: u64, side: usize) -> Key {
+        Key(rank << 1 | side as u64)
+    }
+    #[inline]
+    pub(crate) fn rank(self) -> u64 {
+        self.0 >> 1
+    }
+    /// 0 South to move, 1 North.
+    #[inline]
+    pub(crate) fn side(self) -> usize {
+        (self.0 & 1) as usize
+    }
+    #[inline]
+    pub(crate) fn word(self) -> u64 {
+        self.0
+    }
+    #[inline]
+    pub(crate) fn from_word(word: u64) -> Key {
+        Key(word)
+    }
+    /// The key as a word that sorts in a level's order: the side above the rank.
+    #[inline]
+    pub(crate) fn ordered(self) -> u64 {
+        (self.0 & 1) << 63 | self.0 >> 1
+    }
+    #[inline]
+    pub(crate) fn from_ordered(word: u64) -> Key {
+        Key((word & (u64::MAX >> 1)) << 1 | word >> 63)
+    }
+}
+
 /// The positions of one set of open pits as keys within their level: the composition rank of the
 /// open pits' counters, shifted, with the side to move below it (key = rank << 1 | side).
 pub(crate) struct Codec {
@@ -367,25 +406,25 @@ impl Codec {
     }
 
     #[inline]
-    pub fn key(&self, pos: &Position) -> u64 {
+    pub fn key(&self, pos: &Position) -> Key {
         let board = pos.board();
         let mut parts = [0u8; 18];
         for (i, &g) in self.pits.iter().enumerate() {
             parts[i] = board[g];
         }
-        self.comps.rank(&parts[..self.pits.len()]) << 1 | pos.turn().index() as u64
+        Key::new(self.comps.rank(&parts[..self.pits.len()]), pos.turn().index())
     }
 
     #[inline]
-    pub fn position(&self, level: u32, key: u64) -> Position {
+    pub fn position(&self, level: u32, key: Key) -> Position {
         let mut parts = [0u8; 18];
         let k = self.pits.len();
-        self.comps.unrank(level as usize, key >> 1, &mut parts[..k]);
+        self.comps.unrank(level as usize, key.rank(), &mut parts[..k]);
         let mut board = [0u8; 18];
         for (i, &g) in self.pits.iter().enumerate() {
             board[g] = parts[i];
         }
-        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index((key & 1) as usize))
+        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index(key.side()))
     }
 }
 
@@ -429,6 +468,18 @@ mod tests {
         }
         // The real board: 14 pits, 98 counters, fits 63 bits.
         assert!(Compositions::new(14).count(98).is_some());
+    }
+
+    #[test]
+    fn keys_keep_rank_and_side_and_order_south_first() {
+        for (rank, side) in [(0u64, 0usize), (0, 1), (1, 0), (12345, 1), ((u64::MAX >> 2) - 1, 0), (u64::MAX >> 2, 1)] {
+            let key = Key::new(rank, side);
+            assert_eq!((key.rank(), key.side()), (rank, side));
+            assert_eq!(Key::from_word(key.word()), key);
+            assert_eq!(Key::from_ordered(key.ordered()), key);
+        }
+        assert!(Key::new(7, 0).ordered() < Key::new(1, 1).ordered());
+        assert!(Key::new(1, 1).ordered() < Key::new(2, 1).ordered());
     }
 
     #[test]

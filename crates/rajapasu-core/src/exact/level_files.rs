@@ -756,19 +756,21 @@ impl MasksFile {
 
 const KEYS_MAGIC: &[u8; 8] = b"RJPKEYS1";
 
-/// Writes sorted keys atomically; the file's size.
+/// Writes sorted keys under a temporary name, renamed once complete; the file's size. Not
+/// synced: a level has thousands of runs, and a run that a crash of the machine cut short fails
+/// its checksum when read (a killed process loses nothing written).
 pub(crate) fn write_keys(path: &Path, keys: &[u64]) -> std::io::Result<u64> {
-    let mut size = 0;
-    files::write_atomically(path, |f| {
-        let mut w = HashingWriter::new(f);
-        w.write_all(KEYS_MAGIC)?;
-        w.write_all(&(keys.len() as u64).to_le_bytes())?;
-        for chunk in keys.chunks(1 << 16) {
-            write_words64(&mut w, chunk)?;
-        }
-        size = w.finish()?.0;
-        Ok(())
-    })?;
+    files::check_destination(path)?;
+    let mut tmp = files::Temporary::create(path)?;
+    let f = tmp.file().expect("a new temporary file is open");
+    let mut w = HashingWriter::new(f);
+    w.write_all(KEYS_MAGIC)?;
+    w.write_all(&(keys.len() as u64).to_le_bytes())?;
+    for chunk in keys.chunks(1 << 16) {
+        write_words64(&mut w, chunk)?;
+    }
+    let size = w.finish()?.0;
+    std::fs::rename(tmp.path(), path)?;
     Ok(size)
 }
 

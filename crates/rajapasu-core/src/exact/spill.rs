@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::bucketed::{work_dir, Tuning, Work};
-use super::index::{Codec, RankSetRef};
+use super::index::{Codec, Key, RankSetRef};
 use super::level_files::{packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile};
 use super::setting::{Naming, Setting};
 use super::solver::{check_board_size, level_values, level_working_bytes, Progress, SolveError};
@@ -196,7 +196,7 @@ impl SpilledRound {
         let open = template.open().map(|s| s.len() as u8);
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
         super::temporaries::remove_stale_temporaries(dir);
-        let mut roots_keys: Vec<(u32, u64)> = roots.iter().map(|r| (r.on_board(), codec.key(r))).collect();
+        let mut roots_keys: Vec<(u32, u64)> = roots.iter().map(|r| (r.on_board(), codec.key(r).word())).collect();
         roots_keys.sort_unstable();
         roots_keys.dedup();
         let fresh = State {
@@ -351,9 +351,9 @@ impl SpilledRound {
         }
         let level = pos.on_board() as usize;
         let key = self.codec.key(pos);
-        let side = (key & 1) as usize;
+        let side = key.side();
         let (file, _) = self.levels.get(level)?;
-        let i = file.set(side).index(key >> 1)?;
+        let i = file.set(side).index(key.rank())?;
         Some((level, i + if side == 1 { file.counts()[0] as usize } else { 0 }))
     }
 
@@ -383,7 +383,7 @@ impl SpilledRound {
             let south = file.counts()[0] as usize;
             for side in 0..2 {
                 for (i, rank) in file.set(side).range(0, file.set(side).len()).enumerate() {
-                    let pos = self.codec.position(n as u32, rank << 1 | side as u64);
+                    let pos = self.codec.position(n as u32, Key::new(rank, side));
                     let at = i + if side == 1 { south } else { 0 };
                     f(&pos, values.as_ref().map(|v| v.get(at)));
                 }
@@ -588,14 +588,14 @@ impl Run {
         let sign: i32 = if side == 0 { 1 } else { -1 };
         let south_count = sets[0].len();
         for &rank in ranks {
-            let pos = self.codec.position(n, rank << 1 | side as u64);
+            let pos = self.codec.position(n, Key::new(rank, side));
             let mut best: Option<i32> = None;
             let mut any = false;
             let mut d = 0u8;
             for (_, child, summary) in pos.legal_children() {
                 any = true;
                 let key = self.codec.key(&child);
-                let (cs, crank) = ((key & 1) as usize, key >> 1);
+                let (cs, crank) = (key.side(), key.rank());
                 let cl = child.on_board();
                 if cl == n {
                     let ci = sets[cs].index(crank).expect("children of enumerated positions are enumerated");
