@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
+use super::bucket_state::{work_dir, Work};
 use super::index::{Codec, Key, RankSetShape};
 use super::level_files::{positions_path, write_keys, write_positions_streamed, KeysFile};
 use super::solver::Progress;
@@ -41,50 +41,10 @@ const READ_CHUNK: usize = 1 << 23;
 /// The most buckets a level is split into.
 const MAX_BUCKETS: u32 = 1 << 12;
 
-/// How a level's work is split, and an injected stop (for the tests).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Tuning {
-    /// The keys a bucket is planned to hold at most.
-    pub bucket_keys: u64,
-    /// The fewest buckets of a level (a power of two).
-    pub min_buckets: u32,
-    /// Stop, as if killed, after this many buckets were merged in this run.
-    pub stop_after_buckets: Option<u64>,
-}
-
-impl Tuning {
-    /// Buckets of a 64th of the memory bound's keys: a bucket's children (repeats included, about
-    /// twice its new positions) sorted in place take about a quarter of the bound.
-    pub(crate) fn for_memory(max_memory: u64) -> Tuning {
-        Tuning { bucket_keys: (max_memory / 64).max(1 << 10), min_buckets: 1, stop_after_buckets: None }
-    }
-}
-
-/// The level in hand, as `state.json` records it between runs.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub(crate) struct Work {
-    level: u32,
-    buckets: u32,
-    round: u32,
-    /// Positions found by the rounds merged.
-    #[serde(default)]
-    found: u64,
-    /// Bytes of each bucket's children file of the round, once its expansion is done.
-    children: Option<Vec<u64>>,
-    quiet: u64,
-    exits: u64,
-    peak: u64,
-    seconds: f64,
-}
-
 #[inline]
 fn bucket_of(order: u64, buckets: u32) -> usize {
     let mixed = (order ^ order >> 29).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     (mixed >> 32) as usize & (buckets as usize - 1)
-}
-
-pub(super) fn work_dir(dir: &Path, level: u32) -> PathBuf {
-    dir.join(format!("work-{level:03}"))
 }
 
 fn children_path(dir: &Path, bucket: usize) -> PathBuf {
@@ -93,12 +53,6 @@ fn children_path(dir: &Path, bucket: usize) -> PathBuf {
 
 fn run_path(dir: &Path, round: u32, bucket: usize) -> PathBuf {
     dir.join(format!("run-{round:04}-{bucket:05}.keys"))
-}
-
-impl Work {
-    pub(super) fn level(&self) -> u32 {
-        self.level
-    }
 }
 
 impl Run {

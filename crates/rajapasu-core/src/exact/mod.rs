@@ -2,6 +2,7 @@
 //! by retrograde analysis, and matches played by perfect round play. Depends on the engine only.
 
 mod analysis;
+mod bucket_state;
 mod bucketed;
 mod chain;
 mod enumerate;

@@ -21,7 +21,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::bucketed::{work_dir, Tuning, Work};
+use super::bucket_state::{work_dir, Tuning, Work};
 use super::index::{Codec, Key, RankSetRef};
 use super::level_files::{packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile};
 use super::setting::{Naming, Setting};
@@ -211,7 +211,7 @@ impl SpilledRound {
         };
         let mut run = Run::new(dir, codec, opts, tuning, *template.rules(), open);
         let mut state = run.load_state(fresh)?;
-        run.disk = dir_bytes(dir) + state.work.as_ref().map_or(0, |w| dir_bytes(&work_dir(dir, w.level())));
+        run.disk = dir_bytes(dir) + state.work.as_ref().map_or(0, |w| dir_bytes(&work_dir(dir, w.level)));
         while let Some(n) = state.next {
             run.stop_if_asked(n)?;
             run.enumerate_level(n, &mut state, progress)?;

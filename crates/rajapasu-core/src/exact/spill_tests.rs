@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::bucketed::Tuning;
+use super::bucket_state::Tuning;
 use super::*;
 
 use crate::exact::test_rules::rules;
