@@ -1,13 +1,14 @@
-//! A round solved (R15) with its levels on disk: memory bounded by the largest level, not by
-//! the round. The same two steps as [`super::solver`], each level a file
-//! ([`super::level_files`]) and a checkpoint:
+//! A round solved (R15) with its levels on disk: memory bounded by one bucket of a level while
+//! enumerating and by the largest level while solving, not by the round. The same two steps as
+//! [`super::solver`], each level a file ([`super::level_files`]) and a checkpoint:
 //!
-//! 1. Enumeration, from the highest level down. Only the level being enumerated is in memory
-//!    (a hash set of its positions); the positions its captures reach in lower levels are
-//!    appended, sorted and deduplicated by batch, to that level's `pending-NNN.keys` file, read
-//!    back when the enumeration comes down to it. `state.json` records, after each finished
-//!    level, the next level and the length of each pending file, so that an interrupted run
-//!    drops what it appended since and redoes only the level it was in.
+//! 1. Enumeration, from the highest level down, by buckets on disk ([`super::bucketed`]: delayed
+//!    duplicate detection, no set of the level in memory); the positions its captures reach in
+//!    lower levels are appended, sorted and deduplicated by batch, to that level's
+//!    `pending-NNN.keys` file, read back when the enumeration comes down to it. `state.json`
+//!    records, after each round of a level's expansion, the length of each pending file, so that
+//!    an interrupted run drops what it appended since and redoes at most one round's expansion or
+//!    one bucket.
 //! 2. Solving, from level 0 up: the level's positions and its in-level moves in memory, its
 //!    exits read from the lower levels' files, mapped; the values by the in-memory solver's own
 //!    attractor ([`super::solver::level_values`]), so they are the same.
