@@ -186,15 +186,10 @@ fn perfect_line(pos: &Position, round: &Solution) -> Vec<Pit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Game, Ruleset};
+    use crate::engine::Game;
     use crate::exact::{ExactStore, MatchState, StoreSettings};
 
-    fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
-        let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
-        r.pits_per_row = p;
-        r.seeds_per_pit = s;
-        r
-    }
+    use crate::exact::test_rules::rules;
 
     /// Along random matches: the position's value is its best moves', the line starts with one
     /// of them, and at every round's start the match value and best moves are the table's.

@@ -14,7 +14,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::index::{Codec, RankSet};
+use super::index::{Codec, Key, RankSet};
 use super::solve_error::{Progress, SolveError, Watch};
 use crate::engine::Position;
 
@@ -211,7 +211,7 @@ pub(crate) fn enumerate(codec: &Codec, roots: &[Position], record: bool, bounds:
     let found = (0..SHARDS).map(|_| (0..=top).map(|_| Shard::default()).collect()).collect();
     let mut e = Enumeration { codec, found, record };
     for r in roots {
-        let key = codec.key(r);
+        let key = codec.key(r).word();
         e.found[shard_of(key) as usize][r.on_board() as usize].intern(key);
     }
     let mut levels: Vec<FoundLevel> = (0..=top).map(|_| FoundLevel::default()).collect();
@@ -333,11 +333,11 @@ impl Enumeration<'_> {
             ..Children::default()
         };
         for &(_, key) in chunk {
-            let pos = codec.position(n, key);
+            let pos = codec.position(n, Key::from_word(key));
             let mover = pos.turn();
             let mut count = 0u8;
             for (_, child, summary) in pos.legal_children() {
-                let key = codec.key(&child);
+                let key = codec.key(&child).word();
                 c.levels.push(child.on_board() as u8);
                 c.keys.push(key);
                 c.gains.push(summary.net_gain(mover) as i8);
@@ -375,7 +375,7 @@ impl Enumeration<'_> {
         let span = shards.iter().map(Vec::len).max().unwrap_or(0) * SHARDS;
         let mut by_key: Vec<(u64, u32)> = Vec::with_capacity(shards.iter().map(Vec::len).sum());
         for (s, keys) in shards.iter().enumerate() {
-            by_key.extend(keys.iter().enumerate().map(|(local, &k)| ((k & 1) << 63 | k >> 1, (local * SHARDS + s) as u32)));
+            by_key.extend(keys.iter().enumerate().map(|(local, &k)| (Key::from_word(k).ordered(), (local * SHARDS + s) as u32)));
         }
         drop(shards);
         by_key.par_sort_unstable();

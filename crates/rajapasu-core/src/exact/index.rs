@@ -91,23 +91,17 @@ impl RankSet {
     pub fn new(ranks: &[u64], universe: u64) -> RankSet {
         debug_assert!(ranks.windows(2).all(|w| w[0] < w[1]));
         debug_assert!(ranks.last().is_none_or(|&r| r < universe));
-        assert!(ranks.len() < u32::MAX as usize, "a level holds fewer than 2^32 positions");
-        let universe_bits = 64 - universe.saturating_sub(1).leading_zeros();
-        let high_bits = (ranks.len() / PER_BUCKET).max(1).ilog2().min(universe_bits);
-        let low_bits = universe_bits - high_bits;
-        let buckets = 1usize << high_bits;
-        let mut bucket = vec![0u32; buckets + 1];
+        let mut shape = RankSetShape::new(ranks.len(), universe);
         for &r in ranks {
-            bucket[(r >> low_bits) as usize + 1] += 1;
+            shape.count(r);
         }
-        for h in 0..buckets {
-            bucket[h + 1] += bucket[h];
-        }
-        let mut lows = vec![0u64; (ranks.len() * low_bits as usize).div_ceil(64) + 1];
+        shape.finish_counts();
+        let low_bits = shape.low_bits;
+        let mut lows = vec![0u64; shape.lows_words()];
         for (i, &r) in ranks.iter().enumerate() {
             put_bits(&mut lows, i * low_bits as usize, low_bits, r & low_mask(low_bits));
         }
-        RankSet { len: ranks.len(), bucket, low_bits, lows }
+        RankSet { len: ranks.len(), bucket: shape.bucket, low_bits, lows }
     }
 
     pub fn len(&self) -> usize {
@@ -150,6 +144,86 @@ impl RankSet {
     }
 }
 
+/// The shape of a [`RankSet`] of `len` members below a universe, fixed before its members are
+/// seen: the bits of a member below its bucket and the bucket table, counted member by member.
+/// With [`LowsPacker`] it writes a set too large for memory as its members stream by, to the
+/// same words as [`RankSet::new`].
+#[derive(Clone, Debug)]
+pub(crate) struct RankSetShape {
+    pub len: usize,
+    pub low_bits: u32,
+    /// Counts by high part (shifted by one) until [`RankSetShape::finish_counts`], then starts.
+    pub bucket: Vec<u32>,
+}
+
+impl RankSetShape {
+    pub(crate) fn new(len: usize, universe: u64) -> RankSetShape {
+        assert!(len < u32::MAX as usize, "a level holds fewer than 2^32 positions");
+        let universe_bits = 64 - universe.saturating_sub(1).leading_zeros();
+        let high_bits = (len / PER_BUCKET).max(1).ilog2().min(universe_bits);
+        RankSetShape { len, low_bits: universe_bits - high_bits, bucket: vec![0u32; (1usize << high_bits) + 1] }
+    }
+
+    #[inline]
+    pub(crate) fn count(&mut self, rank: u64) {
+        self.bucket[(rank >> self.low_bits) as usize + 1] += 1;
+    }
+
+    pub(crate) fn finish_counts(&mut self) {
+        for h in 0..self.bucket.len() - 1 {
+            self.bucket[h + 1] += self.bucket[h];
+        }
+    }
+
+    /// Words of packed low parts, with the spare word the reader may touch.
+    pub(crate) fn lows_words(&self) -> usize {
+        (self.len * self.low_bits as usize).div_ceil(64) + 1
+    }
+}
+
+/// Packs the low parts of members in order into words, each word handed out once full.
+pub(crate) struct LowsPacker {
+    bits: u32,
+    word: u64,
+    at: u32,
+    pub words: Vec<u64>,
+}
+
+impl LowsPacker {
+    pub(crate) fn new(low_bits: u32) -> LowsPacker {
+        LowsPacker { bits: low_bits, word: 0, at: 0, words: Vec::new() }
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, rank: u64) {
+        if self.bits == 0 {
+            return;
+        }
+        let v = rank & low_mask(self.bits);
+        self.word |= v << self.at;
+        let end = self.at + self.bits;
+        if end >= 64 {
+            self.words.push(self.word);
+            self.word = if end > 64 { v >> (64 - self.at) } else { 0 };
+            self.at = end - 64;
+        } else {
+            self.at = end;
+        }
+    }
+
+    /// The last words: the partial one, then zeros up to `total` words in all (`written` so far).
+    pub(crate) fn finish(&mut self, written: usize, total: usize) {
+        if self.at > 0 {
+            self.words.push(self.word);
+            self.word = 0;
+            self.at = 0;
+        }
+        while written + self.words.len() < total {
+            self.words.push(0);
+        }
+    }
+}
+
 /// A [`RankSet`] whose parts are borrowed (from memory or a mapped level file).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RankSetRef<'a> {
@@ -189,6 +263,7 @@ impl<'a> RankSetRef<'a> {
     }
 
     /// The parts: members, bucket table, low bits a member, packed lows.
+    #[cfg(test)]
     pub(crate) fn parts(&self) -> (usize, &'a [u32], u32, &'a [u64]) {
         (self.len, self.bucket, self.low_bits, self.lows)
     }
@@ -274,6 +349,45 @@ fn get_bits(words: &[u64], at: usize, bits: u32) -> u64 {
     v & low_mask(bits)
 }
 
+/// A position within its level: the composition rank of its board and the side to move. Its
+/// word (`rank << 1 | side`) is what the enumeration hashes and pending files hold;
+/// [`Key::ordered`] sorts as a level's positions are kept (South to move first, each side by rank).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Key(u64);
+
+impl Key {
+    #[inline]
+    pub(crate) fn new(rank: u64, side: usize) -> Key {
+        Key(rank << 1 | side as u64)
+    }
+    #[inline]
+    pub(crate) fn rank(self) -> u64 {
+        self.0 >> 1
+    }
+    /// 0 South to move, 1 North.
+    #[inline]
+    pub(crate) fn side(self) -> usize {
+        (self.0 & 1) as usize
+    }
+    #[inline]
+    pub(crate) fn word(self) -> u64 {
+        self.0
+    }
+    #[inline]
+    pub(crate) fn from_word(word: u64) -> Key {
+        Key(word)
+    }
+    /// The key as a word that sorts in a level's order: the side above the rank.
+    #[inline]
+    pub(crate) fn ordered(self) -> u64 {
+        (self.0 & 1) << 63 | self.0 >> 1
+    }
+    #[inline]
+    pub(crate) fn from_ordered(word: u64) -> Key {
+        Key((word & (u64::MAX >> 1)) << 1 | word >> 63)
+    }
+}
+
 /// The positions of one set of open pits as keys within their level: the composition rank of the
 /// open pits' counters, shifted, with the side to move below it (key = rank << 1 | side).
 pub(crate) struct Codec {
@@ -292,25 +406,25 @@ impl Codec {
     }
 
     #[inline]
-    pub fn key(&self, pos: &Position) -> u64 {
+    pub fn key(&self, pos: &Position) -> Key {
         let board = pos.board();
         let mut parts = [0u8; 18];
         for (i, &g) in self.pits.iter().enumerate() {
             parts[i] = board[g];
         }
-        self.comps.rank(&parts[..self.pits.len()]) << 1 | pos.turn().index() as u64
+        Key::new(self.comps.rank(&parts[..self.pits.len()]), pos.turn().index())
     }
 
     #[inline]
-    pub fn position(&self, level: u32, key: u64) -> Position {
+    pub fn position(&self, level: u32, key: Key) -> Position {
         let mut parts = [0u8; 18];
         let k = self.pits.len();
-        self.comps.unrank(level as usize, key >> 1, &mut parts[..k]);
+        self.comps.unrank(level as usize, key.rank(), &mut parts[..k]);
         let mut board = [0u8; 18];
         for (i, &g) in self.pits.iter().enumerate() {
             board[g] = parts[i];
         }
-        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index((key & 1) as usize))
+        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index(key.side()))
     }
 }
 
@@ -354,6 +468,18 @@ mod tests {
         }
         // The real board: 14 pits, 98 counters, fits 63 bits.
         assert!(Compositions::new(14).count(98).is_some());
+    }
+
+    #[test]
+    fn keys_keep_rank_and_side_and_order_south_first() {
+        for (rank, side) in [(0u64, 0usize), (0, 1), (1, 0), (12345, 1), ((u64::MAX >> 2) - 1, 0), (u64::MAX >> 2, 1)] {
+            let key = Key::new(rank, side);
+            assert_eq!((key.rank(), key.side()), (rank, side));
+            assert_eq!(Key::from_word(key.word()), key);
+            assert_eq!(Key::from_ordered(key.ordered()), key);
+        }
+        assert!(Key::new(7, 0).ordered() < Key::new(1, 1).ordered());
+        assert!(Key::new(1, 1).ordered() < Key::new(2, 1).ordered());
     }
 
     #[test]

@@ -29,7 +29,9 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use sha2::{Digest, Sha256};
 
-use super::index::{RankSet, RankSetRef};
+#[cfg(test)]
+use super::index::RankSet;
+use super::index::{LowsPacker, RankSetRef, RankSetShape};
 use crate::engine::{BySide, Ruleset, Side};
 use crate::files;
 
@@ -68,15 +70,71 @@ impl LevelId {
 }
 
 /// Writes the positions of a level atomically (a temporary name, synced, renamed); returns the
-/// file's size and SHA-256.
+/// file's size and SHA-256. The streamed writer's reference.
+#[cfg(test)]
 pub(crate) fn write_positions(path: &Path, id: &LevelId, sets: [&RankSet; 2], quiet: u64, exits: u64) -> std::io::Result<(u64, [u8; 32])> {
-    let mut head = id.header(POSITIONS_MAGIC);
     let views = sets.map(|s| s.view().parts());
-    for (len, bucket, low_bits, lows) in views {
+    let shapes = views.map(|(len, bucket, low_bits, lows)| (len, low_bits, bucket.len(), lows.len()));
+    write_positions_with(path, id, shapes, quiet, exits, |w, side| {
+        let (_, bucket, _, lows) = views[side];
+        write_words32(w, bucket)?;
+        for chunk in lows.chunks(1 << 16) {
+            write_words64(w, chunk)?;
+        }
+        Ok(())
+    })
+}
+
+/// Pushes the members of one side (0 South, 1 North), in increasing order.
+pub(crate) type Members<'a> = dyn FnMut(usize, &mut dyn FnMut(u64)) -> std::io::Result<()> + 'a;
+
+/// [`write_positions`] for sets too large for memory: `shapes` hold each side's bucket table,
+/// and `members(side, push)` pushes that side's ranks in increasing order.
+pub(crate) fn write_positions_streamed(
+    path: &Path,
+    id: &LevelId,
+    shapes: [&RankSetShape; 2],
+    quiet: u64,
+    exits: u64,
+    members: &mut Members,
+) -> std::io::Result<(u64, [u8; 32])> {
+    let heads = shapes.map(|s| (s.len, s.low_bits, s.bucket.len(), s.lows_words()));
+    write_positions_with(path, id, heads, quiet, exits, |w, side| {
+        let shape = shapes[side];
+        write_words32(w, &shape.bucket)?;
+        let mut packer = LowsPacker::new(shape.low_bits);
+        let mut written = 0usize;
+        let mut failed: std::io::Result<()> = Ok(());
+        members(side, &mut |rank| {
+            packer.push(rank);
+            if packer.words.len() >= 1 << 16 && failed.is_ok() {
+                failed = write_words64(w, &packer.words);
+                written += packer.words.len();
+                packer.words.clear();
+            }
+        })?;
+        failed?;
+        packer.finish(written, shape.lows_words());
+        write_words64(w, &packer.words)
+    })
+}
+
+/// The frame of a positions file: the header from each side's (members, low bits, bucket
+/// entries, words of lows), then `body(side)` for South and North, then the trailer.
+fn write_positions_with(
+    path: &Path,
+    id: &LevelId,
+    shapes: [(usize, u32, usize, usize); 2],
+    quiet: u64,
+    exits: u64,
+    mut body: impl FnMut(&mut HashingWriter, usize) -> std::io::Result<()>,
+) -> std::io::Result<(u64, [u8; 32])> {
+    let mut head = id.header(POSITIONS_MAGIC);
+    for (len, low_bits, buckets, words) in shapes {
         head.extend_from_slice(&(len as u64).to_le_bytes());
         head.extend_from_slice(&low_bits.to_le_bytes());
-        head.extend_from_slice(&(bucket.len() as u64).to_le_bytes());
-        head.extend_from_slice(&(lows.len() as u64).to_le_bytes());
+        head.extend_from_slice(&(buckets as u64).to_le_bytes());
+        head.extend_from_slice(&(words as u64).to_le_bytes());
     }
     head.extend_from_slice(&quiet.to_le_bytes());
     head.extend_from_slice(&exits.to_le_bytes());
@@ -86,19 +144,24 @@ pub(crate) fn write_positions(path: &Path, id: &LevelId, sets: [&RankSet; 2], qu
     files::write_atomically(path, |f| {
         let mut w = HashingWriter::new(f);
         w.write_all(&head)?;
-        for (_, bucket, _, lows) in views {
-            let mut bytes: Vec<u8> = bucket.iter().flat_map(|b| b.to_le_bytes()).collect();
-            pad8(&mut bytes);
-            w.write_all(&bytes)?;
-            for chunk in lows.chunks(1 << 16) {
-                let bytes: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
-                w.write_all(&bytes)?;
-            }
-        }
+        body(&mut w, 0)?;
+        body(&mut w, 1)?;
         (size, digest) = w.finish()?;
         Ok(())
     })?;
     Ok((size, digest))
+}
+
+/// A bucket table's entries, padded with zeros to a multiple of 8 bytes.
+fn write_words32(w: &mut HashingWriter, words: &[u32]) -> std::io::Result<()> {
+    let mut bytes: Vec<u8> = words.iter().flat_map(|b| b.to_le_bytes()).collect();
+    pad8(&mut bytes);
+    w.write_all(&bytes)
+}
+
+fn write_words64(w: &mut HashingWriter, words: &[u64]) -> std::io::Result<()> {
+    let bytes: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
+    w.write_all(&bytes)
 }
 
 /// Writes the values of a level atomically; `values` in set order, South's first.
@@ -200,12 +263,17 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// Maps a file and checks its trailer.
-fn map_checked(path: &Path) -> Result<(Mmap, [u8; 32]), String> {
+/// Maps a file.
+fn map_file(path: &Path) -> Result<Mmap, String> {
     let file = files::open_regular(path).map_err(|e| format!("cannot open it: {e}"))?;
     // SAFETY: the solve's own files, in its directory, written once under a temporary name and
     // renamed; nothing writes them while mapped, and every byte is checked before use.
-    let map = unsafe { Mmap::map(&file) }.map_err(|e| format!("cannot map it: {e}"))?;
+    unsafe { Mmap::map(&file) }.map_err(|e| format!("cannot map it: {e}"))
+}
+
+/// Maps a file and checks its trailer.
+fn map_checked(path: &Path) -> Result<(Mmap, [u8; 32]), String> {
+    let map = map_file(path)?;
     if map.len() < TRAILER {
         return Err(format!("it holds {} bytes, fewer than its checksum", map.len()));
     }
@@ -417,6 +485,42 @@ fn unpack_value(packed: &[u8], i: usize, bits: u32) -> u32 {
 #[cfg(test)]
 mod packing_tests {
     use super::*;
+
+    #[test]
+    fn a_positions_file_written_as_its_members_stream_by_is_the_file_of_its_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = LevelId { rules: Ruleset::default(), open: BySide::splat(7), level: 20 };
+        let mut x = 99u64;
+        for (lens, universe) in [([0usize, 0], 10u64), ([1, 0], 1), ([5, 300], 1000), ([20_000, 7_000], 1 << 40), ([3000, 2999], 6000)] {
+            let sets = lens.map(|len| {
+                let mut ranks: Vec<u64> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x % universe
+                    })
+                    .collect();
+                ranks.sort_unstable();
+                ranks.dedup();
+                ranks
+            });
+            let reference = dir.path().join("reference.pos");
+            write_positions(&reference, &id, [&RankSet::new(&sets[0], universe), &RankSet::new(&sets[1], universe)], 3, 4).unwrap();
+            let mut shapes = sets.clone().map(|s| RankSetShape::new(s.len(), universe));
+            for side in 0..2 {
+                sets[side].iter().for_each(|&r| shapes[side].count(r));
+                shapes[side].finish_counts();
+            }
+            let streamed = dir.path().join("streamed.pos");
+            write_positions_streamed(&streamed, &id, [&shapes[0], &shapes[1]], 3, 4, &mut |side, push| {
+                sets[side].iter().for_each(|&r| push(r));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(std::fs::read(&streamed).unwrap(), std::fs::read(&reference).unwrap(), "{lens:?} below {universe}");
+        }
+    }
 
     #[test]
     fn values_pack_into_the_bits_of_their_level_and_back() {
@@ -643,5 +747,63 @@ impl MasksFile {
         debug_assert!(i < self.len);
         let at = self.start + 16 * i;
         u128::from_le_bytes(self.map[at..at + 16].try_into().expect("16 bytes"))
+    }
+}
+
+// A keys file, `run-IIII-BBBBB.keys` in a level's work directory ([`super::bucketed`]): one
+// bucket's new positions of one round of expansion, sorted: `RJPKEYS1`, the keys (u64, after the
+// count, u64), the SHA-256 of every byte before it. Written once under a temporary name.
+
+const KEYS_MAGIC: &[u8; 8] = b"RJPKEYS1";
+
+/// Writes sorted keys under a temporary name, renamed once complete; the file's size. Not
+/// synced: a level has thousands of runs, and a run that a crash of the machine cut short fails
+/// its checksum when read (a killed process loses nothing written).
+pub(crate) fn write_keys(path: &Path, keys: &[u64]) -> std::io::Result<u64> {
+    files::check_destination(path)?;
+    let mut tmp = files::Temporary::create(path)?;
+    let f = tmp.file().expect("a new temporary file is open");
+    let mut w = HashingWriter::new(f);
+    w.write_all(KEYS_MAGIC)?;
+    w.write_all(&(keys.len() as u64).to_le_bytes())?;
+    for chunk in keys.chunks(1 << 16) {
+        write_words64(&mut w, chunk)?;
+    }
+    let size = w.finish()?.0;
+    std::fs::rename(tmp.path(), path)?;
+    Ok(size)
+}
+
+/// A keys file, mapped.
+pub(crate) struct KeysFile {
+    map: Mmap,
+    len: usize,
+}
+
+impl KeysFile {
+    /// Opens a keys file, its checksum checked when `check` is set (a file this run has already
+    /// checked is not read twice).
+    pub(crate) fn open(path: &Path, check: bool) -> Result<KeysFile, String> {
+        Self::read(path, check).map_err(|why| refused(path, why))
+    }
+
+    fn read(path: &Path, check: bool) -> Result<KeysFile, String> {
+        let map = if check { map_checked(path)?.0 } else { map_file(path)? };
+        if map.len() < 16 + TRAILER || &map[..8] != KEYS_MAGIC {
+            return Err(format!("it does not start with {}", String::from_utf8_lossy(KEYS_MAGIC)));
+        }
+        let len = u64::from_le_bytes(map[8..16].try_into().expect("8 bytes"));
+        if len.checked_mul(8).and_then(|b| b.checked_add((16 + TRAILER) as u64)) != Some(map.len() as u64) {
+            return Err(format!("it holds {} bytes; {len} keys take {}", map.len(), len as u128 * 8 + 16 + TRAILER as u128));
+        }
+        let file = KeysFile { map, len: len as usize };
+        if check && file.keys().windows(2).any(|w| w[0] >= w[1]) {
+            return Err("its keys are not sorted".into());
+        }
+        Ok(file)
+    }
+
+    pub(crate) fn keys(&self) -> &[u64] {
+        cast_u64(&self.map[16..16 + self.len * 8]).expect("8-byte aligned")
     }
 }

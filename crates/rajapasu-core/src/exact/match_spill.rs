@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::index::Codec;
+use super::index::{Codec, Key};
 use super::level_files::{
     masks_bytes, masks_path, moves_path, write_masks, write_moves, LevelId, MasksFile, Move, MovesFile, PositionsFile,
 };
@@ -320,13 +320,13 @@ fn write_level_moves(
 fn chunk_moves(codec: &Codec, positions: &[PositionsFile], n: u32, side: usize, ranks: &[u64]) -> (Vec<u8>, Vec<u64>) {
     let (mut degrees, mut moves) = (Vec::with_capacity(ranks.len()), Vec::with_capacity(ranks.len() * 4));
     for &rank in ranks {
-        let pos = codec.position(n, rank << 1 | side as u64);
+        let pos = codec.position(n, Key::new(rank, side));
         let mut d = 0u8;
         for (pit, child, summary) in pos.legal_children() {
             let key = codec.key(&child);
-            let (cs, level) = ((key & 1) as usize, child.on_board());
+            let (cs, level) = (key.side(), child.on_board());
             let f = &positions[level as usize];
-            let i = f.set(cs).index(key >> 1).expect("children of enumerated positions are enumerated");
+            let i = f.set(cs).index(key.rank()).expect("children of enumerated positions are enumerated");
             let index = (i + if cs == 1 { f.counts()[0] as usize } else { 0 }) as u32;
             let gain = summary.captured_by(Side::South, pos.turn());
             moves.push(Move { index, level, gain, pit: pit.index() as u8 }.encode());

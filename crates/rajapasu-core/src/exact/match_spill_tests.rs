@@ -9,12 +9,7 @@ use super::level_files::{masks_path, write_masks, LevelId, MasksFile};
 use super::match_tests::table;
 use super::*;
 
-fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
-    let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
-    r.pits_per_row = p;
-    r.seeds_per_pit = s;
-    r
-}
+use crate::exact::test_rules::rules;
 
 fn unbounded() -> SpillOptions {
     SpillOptions { max_memory: 1 << 30, max_disk: u64::MAX, max_levels: None }

@@ -7,12 +7,7 @@ use std::collections::HashMap;
 use super::*;
 use crate::engine::{NextStarter, Pit, PitSet};
 
-fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
-    let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
-    r.pits_per_row = p;
-    r.seeds_per_pit = s;
-    r
-}
+use crate::exact::test_rules::rules;
 
 pub(super) fn table(r: Ruleset) -> MatchTable {
     MatchTable::solve(r, SolveOptions { max_memory: 1 << 30, ..SolveOptions::default() }, None, None, &mut |_| {}, &mut |_| {}).unwrap()

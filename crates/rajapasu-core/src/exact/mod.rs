@@ -2,6 +2,8 @@
 //! by retrograde analysis, and matches played by perfect round play. Depends on the engine only.
 
 mod analysis;
+mod bucket_state;
+mod bucketed;
 mod chain;
 mod enumerate;
 mod index;
@@ -26,6 +28,8 @@ mod store;
 mod table_check;
 mod tables;
 mod temporaries;
+#[cfg(test)]
+mod test_rules;
 #[cfg(test)]
 mod tests;
 

@@ -179,16 +179,11 @@ impl PerfectPlayer {
 pub(crate) mod tests {
     use super::*;
     use crate::agents::{seat_rng, Agent, AgentSpec, Resources};
-    use crate::engine::{BySide, Ruleset};
+    use crate::engine::BySide;
     use crate::exact::{MatchState, MatchTable, MatchValue, Solution};
     use std::collections::HashMap;
 
-    fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
-        let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
-        r.pits_per_row = p;
-        r.seeds_per_pit = s;
-        r
-    }
+    use crate::exact::test_rules::rules;
 
     /// The store of these tests: its tables live in one temporary directory, never in the
     /// user's cache, and are shared by the tests (each solved once).

@@ -491,12 +491,7 @@ mod tests {
     use crate::exact::perfect::tests::isolated;
     use crate::exact::solver::SolveOptions;
 
-    fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
-        let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
-        r.pits_per_row = p;
-        r.seeds_per_pit = s;
-        r
-    }
+    use crate::exact::test_rules::rules;
 
     #[test]
     fn round_values_too_large_for_the_memory_are_refused_with_their_figures() {

@@ -21,7 +21,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::enumerate::{enumerate, Bounds, FoundLevel};
-use super::index::{Codec, Compositions, RankSet};
+use super::index::{Codec, Compositions, Key, RankSet};
 pub use super::solve_error::{Progress, SendWatch, SolveError, Watch, MAX_COUNTERS};
 use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
 
@@ -244,9 +244,9 @@ impl Solution {
     fn slot(&self, pos: &Position) -> Option<(u32, usize, usize)> {
         let level = pos.on_board();
         let key = self.codec.key(pos);
-        let side = (key & 1) as usize;
+        let side = key.side();
         let l = self.levels.get(level as usize)?;
-        l.sets[side].index(key >> 1).map(|i| (level, side, i))
+        l.sets[side].index(key.rank()).map(|i| (level, side, i))
     }
 
     /// The value of a reachable position for its side to move (R15); None if the position is
@@ -302,7 +302,7 @@ impl Solution {
         for (n, l) in self.levels.iter().enumerate() {
             for side in 0..2 {
                 for (i, rank) in l.sets[side].iter().enumerate() {
-                    let pos = self.codec.position(n as u32, rank << 1 | side as u64);
+                    let pos = self.codec.position(n as u32, Key::new(rank, side));
                     f(&pos, l.values[side][i] as i32);
                 }
             }
@@ -593,7 +593,7 @@ impl Solution {
 
     /// The positions of level `n` with `side` to move, `start..end` in set order.
     pub(crate) fn level_positions(&self, n: usize, side: usize, start: usize, end: usize) -> impl Iterator<Item = Position> + '_ {
-        self.levels[n].sets[side].range(start, end).map(move |rank| self.codec.position(n as u32, rank << 1 | side as u64))
+        self.levels[n].sets[side].range(start, end).map(move |rank| self.codec.position(n as u32, Key::new(rank, side)))
     }
 
     /// Every move that [`Solution::choose`] may make (before its tie-break): the best moves,

@@ -1,29 +1,30 @@
-//! A round solved (R15) with its levels on disk: memory bounded by the largest level, not by
-//! the round. The same two steps as [`super::solver`], each level a file
-//! ([`super::level_files`]) and a checkpoint:
+//! A round solved (R15) with its levels on disk: memory bounded by one bucket of a level while
+//! enumerating and by the largest level while solving, not by the round. The same two steps as
+//! [`super::solver`], each level a file ([`super::level_files`]) and a checkpoint:
 //!
-//! 1. Enumeration, from the highest level down. Only the level being enumerated is in memory
-//!    (a hash set of its positions); the positions its captures reach in lower levels are
-//!    appended, sorted and deduplicated by batch, to that level's `pending-NNN.keys` file, read
-//!    back when the enumeration comes down to it. `state.json` records, after each finished
-//!    level, the next level and the length of each pending file, so that an interrupted run
-//!    drops what it appended since and redoes only the level it was in.
+//! 1. Enumeration, from the highest level down, by buckets on disk ([`super::bucketed`]: delayed
+//!    duplicate detection, no set of the level in memory); the positions its captures reach in
+//!    lower levels are appended, sorted and deduplicated by batch, to that level's
+//!    `pending-NNN.keys` file, read back when the enumeration comes down to it. `state.json`
+//!    records, after each round of a level's expansion, the length of each pending file, so that
+//!    an interrupted run drops what it appended since and redoes at most one round's expansion or
+//!    one bucket.
 //! 2. Solving, from level 0 up: the level's positions and its in-level moves in memory, its
 //!    exits read from the lower levels' files, mapped; the values by the in-memory solver's own
 //!    attractor ([`super::solver::level_values`]), so they are the same.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::OpenOptions;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use super::index::{Codec, RankSet, RankSetRef};
-use super::level_files::{packed_bytes, positions_path, values_path, write_positions, write_values, LevelId, PositionsFile, ValuesFile};
+use super::bucket_state::{work_dir, Tuning, Work};
+use super::index::{Codec, Key, RankSetRef};
+use super::level_files::{packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile};
 use super::setting::{Naming, Setting};
 use super::solver::{check_board_size, level_values, level_working_bytes, Progress, SolveError};
 use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
@@ -33,8 +34,6 @@ use crate::files;
 const WAVE: usize = 1 << 18;
 /// Positions per parallel task.
 const CHUNK: usize = 2048;
-/// Bytes read from a pending file at a time.
-const READ_CHUNK: usize = 1 << 23;
 
 #[derive(Clone, Copy, Debug)]
 pub struct SpillOptions {
@@ -128,16 +127,22 @@ impl LevelFigures {
 
 /// What the directory holds between runs.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-struct State {
+pub(super) struct State {
     rules: String,
     open: [u8; 2],
-    roots: Vec<(u32, u64)>,
+    pub(super) roots: Vec<(u32, u64)>,
     /// The next level to enumerate; None when all are.
-    next: Option<u32>,
-    /// Bytes of each lower level's pending file at the last finished level.
-    pending: BTreeMap<u32, u64>,
+    pub(super) next: Option<u32>,
+    /// Bytes of each lower level's pending file at the last checkpoint.
+    pub(super) pending: BTreeMap<u32, u64>,
     /// Figures of the levels enumerated (and solved) so far, by level.
-    levels: BTreeMap<u32, LevelFigures>,
+    pub(super) levels: BTreeMap<u32, LevelFigures>,
+    /// The level being enumerated, where its last checkpoint left it.
+    #[serde(default)]
+    pub(super) work: Option<Work>,
+    /// The buckets each enumerated level was split into, and its rounds of expansion.
+    #[serde(default)]
+    pub(super) buckets: BTreeMap<u32, (u32, u32)>,
 }
 
 /// A round whose levels are on disk, solved or only enumerated.
@@ -152,6 +157,8 @@ pub struct SpilledRound {
     peak_bytes: u64,
     /// Levels finished by this run so far (for [`SpillOptions::max_levels`]).
     finished: u32,
+    /// The buckets and rounds of expansion of each level, by level.
+    splits: BTreeMap<u32, (u32, u32)>,
 }
 
 /// The positions and values of the levels below the one being solved, with the values'
@@ -169,6 +176,17 @@ impl SpilledRound {
         opts: SpillOptions,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<SpilledRound, SpillError> {
+        SpilledRound::enumerate_tuned(roots, dir, opts, Tuning::for_memory(opts.max_memory), progress)
+    }
+
+    /// [`SpilledRound::enumerate`] with the levels split as `tuning` says.
+    pub(crate) fn enumerate_tuned(
+        roots: &[Position],
+        dir: &Path,
+        opts: SpillOptions,
+        tuning: Tuning,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<SpilledRound, SpillError> {
         let template = *roots.first().ok_or(SolveError::MixedRoots)?;
         if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
             return Err(SolveError::MixedRoots.into());
@@ -179,7 +197,7 @@ impl SpilledRound {
         let open = template.open().map(|s| s.len() as u8);
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
         super::temporaries::remove_stale_temporaries(dir);
-        let mut roots_keys: Vec<(u32, u64)> = roots.iter().map(|r| (r.on_board(), codec.key(r))).collect();
+        let mut roots_keys: Vec<(u32, u64)> = roots.iter().map(|r| (r.on_board(), codec.key(r).word())).collect();
         roots_keys.sort_unstable();
         roots_keys.dedup();
         let fresh = State {
@@ -189,10 +207,12 @@ impl SpilledRound {
             next: Some(top),
             pending: BTreeMap::new(),
             levels: BTreeMap::new(),
+            work: None,
+            buckets: BTreeMap::new(),
         };
-        let mut run = Run { dir: dir.to_path_buf(), codec, opts, disk: 0, peak: 0, finished: 0, rules: *template.rules(), open };
+        let mut run = Run::new(dir, codec, opts, tuning, *template.rules(), open);
         let mut state = run.load_state(fresh)?;
-        run.disk = dir_bytes(dir);
+        run.disk = dir_bytes(dir) + state.work.as_ref().map_or(0, |w| dir_bytes(&work_dir(dir, w.level)));
         while let Some(n) = state.next {
             run.stop_if_asked(n)?;
             run.enumerate_level(n, &mut state, progress)?;
@@ -222,6 +242,7 @@ impl SpilledRound {
             figures,
             peak_bytes: run.peak,
             finished: run.finished,
+            splits: state.buckets,
         })
     }
 
@@ -232,22 +253,28 @@ impl SpilledRound {
         opts: SpillOptions,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<SpilledRound, SpillError> {
-        let mut round = SpilledRound::enumerate(roots, dir, opts, progress)?;
+        SpilledRound::solve_tuned(roots, dir, opts, Tuning::for_memory(opts.max_memory), progress)
+    }
+
+    /// [`SpilledRound::solve`] with the levels split as `tuning` says.
+    pub(crate) fn solve_tuned(
+        roots: &[Position],
+        dir: &Path,
+        opts: SpillOptions,
+        tuning: Tuning,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<SpilledRound, SpillError> {
+        let mut round = SpilledRound::enumerate_tuned(roots, dir, opts, tuning, progress)?;
         round.solve_levels(opts, progress)?;
         Ok(round)
     }
 
     fn solve_levels(&mut self, opts: SpillOptions, progress: &mut dyn FnMut(Progress)) -> Result<(), SpillError> {
-        let mut run = Run {
-            dir: self.dir.clone(),
-            codec: Codec::new(self.codec.template),
-            opts,
-            disk: dir_bytes(&self.dir),
-            peak: self.peak_bytes,
-            finished: self.finished,
-            rules: self.rules,
-            open: self.open,
-        };
+        let mut run =
+            Run::new(&self.dir, Codec::new(self.codec.template), opts, Tuning::for_memory(opts.max_memory), self.rules, self.open);
+        run.disk = dir_bytes(&self.dir);
+        run.peak = self.peak_bytes;
+        run.finished = self.finished;
         let total: u64 = self.levels.iter().map(|(p, _)| p.counts().iter().sum::<u64>()).sum();
         let mut done = 0u64;
         for n in 0..self.levels.len() {
@@ -308,6 +335,11 @@ impl SpilledRound {
         self.levels.into_iter().map(|(p, _)| p).collect()
     }
 
+    /// The buckets each level enumerated was split into and its rounds of expansion, by level.
+    pub fn splits(&self) -> &BTreeMap<u32, (u32, u32)> {
+        &self.splits
+    }
+
     /// Levels finished by this run.
     pub(crate) fn levels_finished(&self) -> u32 {
         self.finished
@@ -320,9 +352,9 @@ impl SpilledRound {
         }
         let level = pos.on_board() as usize;
         let key = self.codec.key(pos);
-        let side = (key & 1) as usize;
+        let side = key.side();
         let (file, _) = self.levels.get(level)?;
-        let i = file.set(side).index(key >> 1)?;
+        let i = file.set(side).index(key.rank())?;
         Some((level, i + if side == 1 { file.counts()[0] as usize } else { 0 }))
     }
 
@@ -352,7 +384,7 @@ impl SpilledRound {
             let south = file.counts()[0] as usize;
             for side in 0..2 {
                 for (i, rank) in file.set(side).range(0, file.set(side).len()).enumerate() {
-                    let pos = self.codec.position(n as u32, rank << 1 | side as u64);
+                    let pos = self.codec.position(n as u32, Key::new(rank, side));
                     let at = i + if side == 1 { south } else { 0 };
                     f(&pos, values.as_ref().map(|v| v.get(at)));
                 }
@@ -367,20 +399,25 @@ impl SpilledRound {
 }
 
 /// One run over a directory: what it may use and what it has used.
-struct Run {
-    dir: PathBuf,
-    codec: Codec,
-    opts: SpillOptions,
+pub(super) struct Run {
+    pub(super) dir: PathBuf,
+    pub(super) codec: Codec,
+    pub(super) opts: SpillOptions,
+    pub(super) tuning: Tuning,
     /// Bytes in the directory.
-    disk: u64,
+    pub(super) disk: u64,
     peak: u64,
     /// Levels finished in this run.
-    finished: u32,
+    pub(super) finished: u32,
+    /// Buckets merged in this run (for [`Tuning::stop_after_buckets`]).
+    pub(super) buckets_merged: u64,
+    /// The level's runs whose checksums this run has checked.
+    pub(super) checked: HashSet<PathBuf>,
     rules: Ruleset,
     open: BySide<u8>,
 }
 
-fn pending_path(dir: &Path, level: u32) -> PathBuf {
+pub(super) fn pending_path(dir: &Path, level: u32) -> PathBuf {
     dir.join(format!("pending-{level:03}.keys"))
 }
 
@@ -394,19 +431,24 @@ pub(crate) fn dir_bytes(dir: &Path) -> u64 {
         .unwrap_or(0)
 }
 
-/// Bytes of a hash set of keys as the solver accounts them.
-fn set_bytes(s: &FxHashSet<u64>) -> u64 {
-    (s.capacity() as u64 * 8 / 7 + 1) * 9
-}
-
-/// Bytes of the table a hash set of `len` keys grows to (a power of two of buckets, 7/8 full at
-/// most; a key and a control byte each).
-fn grown_bytes(len: usize) -> u64 {
-    ((len as u64 * 8 / 7).max(8).next_power_of_two() + 1) * 9
-}
-
 impl Run {
-    fn id(&self, level: u32) -> LevelId {
+    fn new(dir: &Path, codec: Codec, opts: SpillOptions, tuning: Tuning, rules: Ruleset, open: BySide<u8>) -> Run {
+        Run {
+            dir: dir.to_path_buf(),
+            codec,
+            opts,
+            tuning,
+            disk: 0,
+            peak: 0,
+            finished: 0,
+            buckets_merged: 0,
+            checked: HashSet::new(),
+            rules,
+            open,
+        }
+    }
+
+    pub(super) fn id(&self, level: u32) -> LevelId {
         LevelId { rules: self.rules, open: self.open, level }
     }
 
@@ -417,7 +459,7 @@ impl Run {
         }
     }
 
-    fn check_memory(&mut self, working: u64, level: u32, found: u64, phase: &'static str) -> Result<u64, SpillError> {
+    pub(super) fn check_memory(&mut self, working: u64, level: u32, found: u64, phase: &'static str) -> Result<u64, SpillError> {
         self.peak = self.peak.max(working);
         if working > self.opts.max_memory {
             return Err(
@@ -427,19 +469,7 @@ impl Run {
         Ok(working)
     }
 
-    /// Makes room in the level's set for `extra` more keys, first checking that the growth fits
-    /// the bound with `others` bytes in use: while a set grows it holds its old table and its new one.
-    fn reserve(&mut self, set: &mut FxHashSet<u64>, extra: usize, others: u64, n: u32) -> Result<u64, SpillError> {
-        if set.len() + extra <= set.capacity() {
-            return Ok(0);
-        }
-        let working = set_bytes(set) + grown_bytes(set.len() + extra) + others;
-        let peak = self.check_memory(working, n, set.len() as u64, "enumerated")?;
-        set.reserve(extra);
-        Ok(peak)
-    }
-
-    fn check_disk(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), SpillError> {
+    pub(super) fn check_disk(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), SpillError> {
         let needed = self.disk.saturating_add(bytes);
         if needed > self.opts.max_disk {
             return Err(SpillError::DiskLimit { limit: self.opts.max_disk, needed, what: what() });
@@ -482,178 +512,15 @@ impl Run {
         Ok(state)
     }
 
-    fn save_state(&self, state: &State) -> Result<(), SpillError> {
+    pub(super) fn save_state(&self, state: &State) -> Result<(), SpillError> {
         let path = state_path(&self.dir);
         let text = serde_json::to_string_pretty(state).expect("the state serializes");
         files::write_atomically(&path, |f| f.write_all(text.as_bytes())).map_err(|e| io_error(&path, e, self.disk, text.len() as u64))
     }
 
-    /// Enumerates level `n`: its positions file; its captures' positions appended to the lower
-    /// levels' pending files.
-    fn enumerate_level(&mut self, n: u32, state: &mut State, progress: &mut dyn FnMut(Progress)) -> Result<(), SpillError> {
-        let start = Instant::now();
-        let mut set: FxHashSet<u64> = state.roots.iter().filter(|&&(level, _)| level == n).map(|&(_, key)| key).collect();
-        let pending = pending_path(&self.dir, n);
-        let mut peak = self.read_pending(&pending, n, &mut set)?;
-        let (quiet, exits, expanded) = self.expand_level(n, &mut set, state, progress)?;
-        let (positions, bytes, written) = self.write_level_positions(n, set, quiet, exits)?;
-        peak = peak.max(expanded).max(written);
-        state.levels.insert(
-            n,
-            LevelFigures {
-                level: n,
-                positions,
-                quiet_moves: quiet,
-                exits,
-                positions_bytes: bytes,
-                enumerate_peak_bytes: peak,
-                enumerate_seconds: start.elapsed().as_secs_f64(),
-                ..LevelFigures::default()
-            },
-        );
-        state.next = n.checked_sub(1);
-        state.pending.remove(&n);
-        self.save_state(state)?;
-        if pending.exists() {
-            self.disk = self.disk.saturating_sub(std::fs::metadata(&pending).map(|m| m.len()).unwrap_or(0));
-            std::fs::remove_file(&pending).map_err(|e| io_error(&pending, e, 0, 0))?;
-        }
-        Ok(())
-    }
-
-    /// Adds the keys that higher levels' captures reached (the level's pending file) to `set`;
-    /// the peak memory accounted while reading.
-    fn read_pending(&mut self, pending: &Path, n: u32, set: &mut FxHashSet<u64>) -> Result<u64, SpillError> {
-        let mut peak = 0;
-        if !pending.exists() {
-            return Ok(peak);
-        }
-        let mut f = files::open_regular(pending).map_err(|e| io_error(pending, e, 0, 0))?;
-        let len = f.metadata().map_err(|e| io_error(pending, e, 0, 0))?.len();
-        let mut buf = vec![0u8; (len as usize).clamp(8, READ_CHUNK)];
-        loop {
-            let got = read_full(&mut f, &mut buf).map_err(|e| io_error(pending, e, 0, 0))?;
-            peak = self.reserve(set, got / 8, buf.len() as u64, n)?.max(peak);
-            for w in buf[..got - got % 8].chunks_exact(8) {
-                set.insert(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-            }
-            peak = self.check_memory(set_bytes(set) + buf.len() as u64, n, set.len() as u64, "enumerated")?.max(peak);
-            if got < buf.len() {
-                return Ok(peak);
-            }
-        }
-    }
-
-    /// Expands the level's positions until no new one appears, in waves on every thread: children
-    /// of the level join `set`, lower levels' children go to their pending files. Returns the
-    /// quiet moves, the exits and the peak memory accounted.
-    fn expand_level(
-        &mut self,
-        n: u32,
-        set: &mut FxHashSet<u64>,
-        state: &mut State,
-        progress: &mut dyn FnMut(Progress),
-    ) -> Result<(u64, u64, u64), SpillError> {
-        let mut queue: Vec<u64> = set.iter().copied().collect();
-        let mut out: Vec<Vec<u64>> = vec![Vec::new(); n as usize];
-        let (mut quiet, mut exits, mut peak) = (0u64, 0u64, 0u64);
-        // Buffers scale with the bound: a 64th of it for the keys bound for lower levels, and
-        // as much for a wave's children (about 36 bytes a position).
-        let flush_keys = (self.opts.max_memory / 64 / 8).clamp(1 << 8, 1 << 26) as usize;
-        let wave_len = (self.opts.max_memory / 64 / 36).clamp(1 << 8, WAVE as u64) as usize;
-        while !queue.is_empty() {
-            let wave = queue.split_off(queue.len().saturating_sub(wave_len));
-            let children = self.children_of(n, &wave);
-            let buffer: u64 = children.iter().map(|(l, k, _, _)| l.capacity() as u64 + k.capacity() as u64 * 8).sum();
-            let mut buffered: usize = out.iter().map(Vec::len).sum();
-            let in_level: usize = children.iter().map(|(l, _, _, _)| l.iter().filter(|&&m| m as u32 == n).count()).sum();
-            let out_bytes: u64 = out.iter().map(|v| v.capacity() as u64 * 8).sum();
-            let others = queue.capacity() as u64 * 8 + buffer + out_bytes + in_level as u64 * 8;
-            peak = self.reserve(set, in_level, others, n)?.max(peak);
-            for (levels, keys, q, x) in children {
-                quiet += q;
-                exits += x;
-                for (m, ck) in levels.into_iter().zip(keys) {
-                    if m as u32 == n {
-                        if set.insert(ck) {
-                            queue.push(ck);
-                        }
-                    } else {
-                        out[m as usize].push(ck);
-                        buffered += 1;
-                    }
-                }
-            }
-            let out_bytes: u64 = out.iter().map(|v| v.capacity() as u64 * 8).sum();
-            let working = set_bytes(set) + queue.capacity() as u64 * 8 + buffer + out_bytes;
-            peak = self.check_memory(working, n, set.len() as u64, "enumerated")?.max(peak);
-            if buffered >= flush_keys {
-                self.flush_pending(&mut out, state)?;
-            }
-            progress(Progress { phase: "enumerating", level: n, done: set.len() as u64, total: 0 });
-        }
-        drop(queue);
-        self.flush_pending(&mut out, state)?;
-        Ok((quiet, exits, peak))
-    }
-
-    /// The children of a wave of level `n`'s positions, by chunk: their levels, their keys, and
-    /// the chunk's quiet moves and exits (a position without a move is an exit: the round ends).
-    fn children_of(&self, n: u32, wave: &[u64]) -> Vec<(Vec<u8>, Vec<u64>, u64, u64)> {
-        let codec = &self.codec;
-        wave.par_chunks(CHUNK)
-            .map(|chunk| {
-                let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
-                let (mut q, mut x) = (0u64, 0u64);
-                for &key in chunk {
-                    let mut any = false;
-                    for (_, child, _) in codec.position(n, key).legal_children() {
-                        any = true;
-                        let m = child.on_board();
-                        if m == n {
-                            q += 1;
-                        } else {
-                            x += 1;
-                        }
-                        levels.push(m as u8);
-                        keys.push(codec.key(&child));
-                    }
-                    if !any {
-                        x += 1;
-                    }
-                }
-                (levels, keys, q, x)
-            })
-            .collect()
-    }
-
-    /// Writes the level's positions file from its set; the positions of each side, the file's
-    /// bytes and the peak memory accounted.
-    fn write_level_positions(&mut self, n: u32, set: FxHashSet<u64>, quiet: u64, exits: u64) -> Result<([u64; 2], u64, u64), SpillError> {
-        let mut keys: Vec<u64> = set.iter().copied().collect();
-        let mut peak = self.check_memory(set_bytes(&set) + keys.len() as u64 * 8, n, keys.len() as u64, "enumerated")?;
-        drop(set);
-        keys.sort_unstable();
-        let universe = self.codec.comps.count(n as usize).expect("checked by check_board_size");
-        let south: Vec<u64> = keys.iter().filter(|&&k| k & 1 == 0).map(|&k| k >> 1).collect();
-        let north: Vec<u64> = keys.iter().filter(|&&k| k & 1 == 1).map(|&k| k >> 1).collect();
-        peak = self.check_memory(keys.len() as u64 * 16, n, keys.len() as u64, "enumerated")?.max(peak);
-        drop(keys);
-        let sets = [RankSet::new(&south, universe), RankSet::new(&north, universe)];
-        let positions = [south.len() as u64, north.len() as u64];
-        drop((south, north));
-        let path = positions_path(&self.dir, n);
-        let estimate = (sets[0].bytes() + sets[1].bytes()) as u64 + 4096;
-        self.check_disk(estimate, || format!("level {n}'s positions file of about {estimate} bytes"))?;
-        let (bytes, _) =
-            write_positions(&path, &self.id(n), [&sets[0], &sets[1]], quiet, exits).map_err(|e| io_error(&path, e, self.disk, estimate))?;
-        self.disk += bytes;
-        Ok((positions, bytes, peak))
-    }
-
     /// Appends each lower level's buffered keys, sorted and deduplicated, to its pending file
     /// (synced, so that the state written after a level never records bytes not on disk).
-    fn flush_pending(&mut self, out: &mut [Vec<u64>], state: &mut State) -> Result<(), SpillError> {
+    pub(super) fn flush_pending(&mut self, out: &mut [Vec<u64>], state: &mut State) -> Result<(), SpillError> {
         for (m, keys) in out.iter_mut().enumerate() {
             if keys.is_empty() {
                 continue;
@@ -722,14 +589,14 @@ impl Run {
         let sign: i32 = if side == 0 { 1 } else { -1 };
         let south_count = sets[0].len();
         for &rank in ranks {
-            let pos = self.codec.position(n, rank << 1 | side as u64);
+            let pos = self.codec.position(n, Key::new(rank, side));
             let mut best: Option<i32> = None;
             let mut any = false;
             let mut d = 0u8;
             for (_, child, summary) in pos.legal_children() {
                 any = true;
                 let key = self.codec.key(&child);
-                let (cs, crank) = ((key & 1) as usize, key >> 1);
+                let (cs, crank) = (key.side(), key.rank());
                 let cl = child.on_board();
                 if cl == n {
                     let ci = sets[cs].index(crank).expect("children of enumerated positions are enumerated");
@@ -772,15 +639,4 @@ impl Run {
         state.levels.insert(n, figures.clone());
         self.save_state(&state)
     }
-}
-
-fn read_full(f: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match f.read(&mut buf[got..])? {
-            0 => break,
-            k => got += k,
-        }
-    }
-    Ok(got)
 }

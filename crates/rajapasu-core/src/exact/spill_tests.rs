@@ -4,14 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use super::bucket_state::Tuning;
 use super::*;
 
-fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
-    let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
-    r.pits_per_row = p;
-    r.seeds_per_pit = s;
-    r
-}
+use crate::exact::test_rules::rules;
 
 fn roots(r: Ruleset, open: (u8, u8), starters: &[Side]) -> Vec<Position> {
     starters.iter().map(|&s| round_start(r, BySide::new(open.0, open.1), s)).collect()
@@ -223,4 +219,130 @@ fn a_disk_bound_stops_with_what_is_needed_and_more_disk_continues() {
     let done = spill(&rs, dir.path(), unbounded()).unwrap();
     assert!(done.disk_bytes() > 6000);
     assert_same(&in_memory(&rs), &done, "continued");
+}
+
+/// Buckets of at most 256 keys, at least 4 a level: every level split.
+fn split() -> Tuning {
+    Tuning { bucket_keys: 256, min_buckets: 4, stop_after_buckets: None }
+}
+
+fn spill_tuned(roots: &[Position], dir: &Path, tuning: Tuning) -> Result<SpilledRound, SpillError> {
+    SpilledRound::solve_tuned(roots, dir, unbounded(), tuning, &mut |_| {})
+}
+
+/// Every level split into buckets: the values of the in-memory solver, and the files of the
+/// solve whose levels fit one bucket, byte for byte.
+#[test]
+fn every_level_split_into_buckets_gives_the_same_values_and_files_under_every_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut most_rounds = 0;
+    for extra in READINGS {
+        for (p, s, open) in [(2u8, 3u8, (2u8, 2u8)), (3, 2, (2, 3)), (3, 3, (3, 3)), (4, 2, (4, 4))] {
+            let what = format!("{p}x{s} {extra:?} open {open:?}");
+            let rs = roots(rules(p, s, extra), open, &Side::ALL);
+            let name = what.replace([' ', '"', '[', ']', '(', ')', ','], "_");
+            let (whole, parts) = (dir.path().join(format!("{name}-whole")), dir.path().join(format!("{name}-split")));
+            let one = spill(&rs, &whole, unbounded()).unwrap();
+            let split = spill_tuned(&rs, &parts, split()).unwrap();
+            assert_same(&in_memory(&rs), &split, &what);
+            assert_eq!(split.splits().len(), split.figures().len(), "{what}");
+            for (level, &(buckets, rounds)) in split.splits() {
+                assert!(buckets >= 4 && rounds >= 1, "{what}: level {level} in {buckets} buckets, {rounds} rounds");
+                assert_eq!(one.splits()[level], (1, rounds), "{what}: level {level}");
+            }
+            most_rounds = split.splits().values().map(|&(_, rounds)| rounds).max().unwrap().max(most_rounds);
+            assert_eq!(level_files(&parts), level_files(&whole), "{what}");
+        }
+    }
+    assert!(most_rounds > 2, "no level took more than {most_rounds} rounds of expansion");
+}
+
+/// Killed after a few buckets at a time, with what a killed writer leaves behind (bytes past
+/// the checkpoint in pending and children files, a temporary file), and started again: the
+/// files of a run never stopped.
+#[test]
+fn a_solve_killed_after_every_few_buckets_resumes_to_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, extra) in [&[][..], &["final_four=stays"], &["pussa_chain=true"]].into_iter().enumerate() {
+        let rs = roots(rules(4, 2, extra), (4, 4), &Side::ALL);
+        let whole = dir.path().join(format!("whole-{i}"));
+        spill_tuned(&rs, &whole, split()).unwrap();
+        let parts = dir.path().join(format!("parts-{i}"));
+        let (mut runs, mut rng) = (0, 11u64);
+        loop {
+            runs += 1;
+            assert!(runs < 5000, "no progress");
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let stop = Tuning { stop_after_buckets: Some(1 + (rng >> 33) % 12), ..split() };
+            match spill_tuned(&rs, &parts, stop) {
+                Ok(done) => {
+                    assert_same(&in_memory(&rs), &done, "resumed");
+                    break;
+                }
+                Err(SpillError::Interrupted { .. }) => {}
+                Err(e) => panic!("{e}"),
+            }
+            let work: Vec<PathBuf> = std::fs::read_dir(&parts)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("work-"))
+                .collect();
+            let mut victims: Vec<PathBuf> = std::fs::read_dir(&parts)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "keys"))
+                .collect();
+            for w in &work {
+                victims
+                    .extend(std::fs::read_dir(w).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "raw")));
+                std::fs::write(w.join(".run-0000-00000.keys.tmp-killed"), b"half a run").unwrap();
+            }
+            if let Some(p) = victims.get((rng >> 40) as usize % victims.len().max(1)) {
+                let mut bytes = std::fs::read(p).unwrap();
+                bytes.extend_from_slice(&[0xAB; 16]);
+                std::fs::write(p, bytes).unwrap();
+            }
+        }
+        assert!(runs > 10, "{extra:?}: stopped only {runs} times");
+        assert_eq!(level_files(&parts), level_files(&whole), "{extra:?}");
+    }
+}
+
+/// A bucket's children or run file damaged between runs is refused, naming it.
+#[test]
+fn a_damaged_bucket_file_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let rs = roots(rules(4, 2, &["final_four=stays"]), (4, 4), &Side::ALL);
+    // Stopped within a round's merge: a bucket's run written, another's children still to merge.
+    let (run, children) = (1..100)
+        .find_map(|after| {
+            let _ = std::fs::remove_dir_all(dir.path());
+            let stop = Tuning { stop_after_buckets: Some(after), ..split() };
+            assert!(matches!(spill_tuned(&rs, dir.path(), stop), Err(SpillError::Interrupted { .. })));
+            let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("state.json")).unwrap()).unwrap();
+            let work = dir.path().join(format!("work-{:03}", state["work"]["level"].as_u64()?));
+            let round = state["work"]["round"].as_u64()?;
+            let lengths = state["work"]["children"].as_array()?;
+            let bucket = (0..lengths.len())
+                .find(|&b| lengths[b].as_u64() > Some(8) && !work.join(format!("run-{round:04}-{b:05}.keys")).exists())?;
+            let run = (0..lengths.len())
+                .map(|b| work.join(format!("run-{round:04}-{b:05}.keys")))
+                .find(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 48))?;
+            Some((run, work.join(format!("children-{bucket:05}.raw"))))
+        })
+        .expect("a stop between a bucket's run and another's");
+    let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+    let kept = std::fs::read(&children).unwrap();
+    std::fs::write(&children, &kept[..kept.len() - 8]).unwrap();
+    let e = spill_tuned(&rs, dir.path(), split()).err().expect("refused").to_string();
+    assert!(e.contains(&name(&children)) && e.contains("the state records"), "{e}");
+    std::fs::write(&children, &kept).unwrap();
+    let original = std::fs::read(&run).unwrap();
+    let mut altered = original.clone();
+    altered[20] ^= 4;
+    std::fs::write(&run, &altered).unwrap();
+    let e = spill_tuned(&rs, dir.path(), split()).err().expect("refused").to_string();
+    assert!(e.contains(&name(&run)) && e.contains("SHA-256"), "{e}");
+    std::fs::write(&run, &original).unwrap();
+    assert_same(&in_memory(&rs), &spill_tuned(&rs, dir.path(), split()).unwrap(), "repaired");
 }

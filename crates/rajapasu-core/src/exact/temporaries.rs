@@ -16,6 +16,7 @@ fn is_table_temporary(name: &str) -> bool {
         || named("level-", &[".pos", ".val"])
         || named("moves-", &[".mov"])
         || named("masks-", &[".msk"])
+        || named("run-", &[".keys"])
         || target == "state.json"
 }
 

@@ -6,12 +6,7 @@ use std::collections::HashMap;
 use super::*;
 use crate::engine::{PitSet, Setup};
 
-fn rules(p: u8, s: u8, extra: &[&str]) -> Ruleset {
-    let mut r = Ruleset::from_assignments(extra.iter().copied()).unwrap();
-    r.pits_per_row = p;
-    r.seeds_per_pit = s;
-    r
-}
+use crate::exact::test_rules::rules;
 
 fn solve(roots: &[Position]) -> Solution {
     Solution::solve(roots, SolveOptions { max_memory: 1 << 30, keep_order: true, max_positions: u64::MAX }, &mut |_| {}).unwrap()

@@ -1,0 +1,46 @@
+//! What a level enumerated by buckets ([`super::bucketed`]) records between runs, and how its
+//! work is split.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// How a level's work is split, and an injected stop (for the tests).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tuning {
+    /// The keys a bucket is planned to hold at most.
+    pub bucket_keys: u64,
+    /// The fewest buckets of a level (a power of two).
+    pub min_buckets: u32,
+    /// Stop, as if killed, after this many buckets were merged in this run.
+    pub stop_after_buckets: Option<u64>,
+}
+
+impl Tuning {
+    /// Buckets of a 64th of the memory bound's keys: a bucket's children (repeats included, about
+    /// twice its new positions) sorted in place take about a quarter of the bound.
+    pub(crate) fn for_memory(max_memory: u64) -> Tuning {
+        Tuning { bucket_keys: (max_memory / 64).max(1 << 10), min_buckets: 1, stop_after_buckets: None }
+    }
+}
+
+/// The level in hand, as `state.json` records it between runs.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub(crate) struct Work {
+    pub(super) level: u32,
+    pub(super) buckets: u32,
+    pub(super) round: u32,
+    /// Positions found by the rounds merged.
+    #[serde(default)]
+    pub(super) found: u64,
+    /// Bytes of each bucket's children file of the round, once its expansion is done.
+    pub(super) children: Option<Vec<u64>>,
+    pub(super) quiet: u64,
+    pub(super) exits: u64,
+    pub(super) peak: u64,
+    pub(super) seconds: f64,
+}
+
+pub(super) fn work_dir(dir: &Path, level: u32) -> PathBuf {
+    dir.join(format!("work-{level:03}"))
+}
