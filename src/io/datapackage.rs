@@ -284,12 +284,17 @@ fn arm_resource(mut r: Value, arm: &str, arm_dir: &str) -> Value {
 }
 
 /// The descriptor of a study (`run`, `tournament`): every resource of every arm's dataset
-/// (`arms`: name and directory, inside `dir`), each arm's identity under `rajapasu.arms`.
+/// (`arms`: name and directory, inside `dir`), each arm's identity under `rajapasu.arms`, the
+/// arms in their directories' order.
 pub fn describe_study(dir: &Path, arms: &[(String, PathBuf)]) -> Result<Value, DatasetError> {
+    // By directory, so that the study's writer (in its file's order) and `verify` (which finds
+    // the arms on disk) describe the same study alike.
+    let mut arms: Vec<&(String, PathBuf)> = arms.iter().collect();
+    arms.sort_by(|a, b| a.1.cmp(&b.1));
     let mut resources = Vec::new();
     let mut identities = Vec::new();
     let mut citations = Vec::new();
-    for (name, arm_dir) in arms {
+    for (name, arm_dir) in arms.iter().copied() {
         let dataset = Dataset::open_unverified(arm_dir)?;
         let package = describe(&dataset)?;
         let relative = arm_dir.strip_prefix(dir).unwrap_or(arm_dir).to_string_lossy().replace('\\', "/");
@@ -508,6 +513,9 @@ mod tests {
         }
         assert_eq!(package["rajapasu"]["arms"][1]["path"], "random");
         assert_eq!(check_study(dir.path(), &arms), None);
+        // Checked with the arms in another order (as `verify` finds them on disk): the same.
+        let reversed: Vec<(String, PathBuf)> = arms.iter().rev().cloned().collect();
+        assert_eq!(check_study(dir.path(), &reversed), None);
         std::fs::remove_file(arms[1].1.join("manifest.json")).unwrap();
         let problem = check_study(dir.path(), &arms).unwrap();
         assert!(problem.contains("cannot be checked"), "{problem}");

@@ -123,6 +123,8 @@ fn the_committed_study_samples_are_what_the_code_writes_now() {
     for (name, matches) in [("quickstart", "300"), ("rule_variants", "100")] {
         let file = repo().join("experiments").join(format!("{name}.toml"));
         ok(&["run", s(&file), "--matches", matches, "--out-root", s(root), "--quiet"]);
+        // Its datapackage.json (arms in the file's order) is what verify finds on disk.
+        ok(&["verify", s(&root.join(name))]);
         same_shape(name, &root.join(name));
     }
 }
