@@ -182,52 +182,6 @@ fn a_disk_bound_stops_the_match_solve_with_what_is_needed_and_more_disk_continue
     assert_same(&memory, &done, "continued");
 }
 
-/// Not a test: solves $RAJAPASU_SOLVE_BOARDS ("P,S[,switch=value...]", one board) with its rounds
-/// in $RAJAPASU_SPILL_DIR within $RAJAPASU_MAX_MEMORY bytes and prints the figures (a benchmark).
-#[test]
-#[ignore]
-fn solve_a_match_spilled() {
-    let dir = std::path::PathBuf::from(std::env::var("RAJAPASU_SPILL_DIR").expect("RAJAPASU_SPILL_DIR"));
-    let max_memory: u64 = std::env::var("RAJAPASU_MAX_MEMORY").expect("RAJAPASU_MAX_MEMORY").parse().unwrap();
-    let board = std::env::var("RAJAPASU_SOLVE_BOARDS").expect("RAJAPASU_SOLVE_BOARDS");
-    let parts: Vec<&str> = board.split(',').collect();
-    let r = rules(parts[0].parse().unwrap(), parts[1].parse().unwrap(), &parts[2..]);
-    let t0 = std::time::Instant::now();
-    let opts = SpillOptions { max_memory, ..unbounded() };
-    let t = MatchTable::solve_spilled(
-        r,
-        opts,
-        &dir,
-        None,
-        None,
-        &mut |p| {
-            eprintln!("  {} {} graph {}/{} open {:?} at {:.1}s", p.phase, p.round, p.done, p.total, p.open, t0.elapsed().as_secs_f64())
-        },
-        &mut |_| {},
-    )
-    .unwrap();
-    let v = t.match_value(Side::South);
-    let rss = std::fs::read_to_string("/proc/self/status").unwrap().lines().find(|l| l.starts_with("VmHWM")).unwrap().to_string();
-    let disk: u64 = walk_bytes(&dir);
-    eprintln!(
-        "{board}: {} {:?} best {} {:.1}s {rss} disk {disk} digest {} {:?}",
-        v.value,
-        v.rounds,
-        v.best_moves,
-        t0.elapsed().as_secs_f64(),
-        t.digest(),
-        t.stats()
-    );
-}
-
-fn walk_bytes(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .map(|e| if e.file_type().unwrap().is_dir() { walk_bytes(&e.path()) } else { e.metadata().unwrap().len() })
-        .sum()
-}
-
 /// The progress heard while the round graphs are built names each configuration and the level
 /// in hand.
 #[test]

@@ -291,38 +291,3 @@ fn a_board_too_large_for_the_memory_allowance_is_an_error() {
         .unwrap_err();
     assert!(matches!(e, MatchError::Solve(SolveError::MemoryLimit { .. })), "{e:?}");
 }
-
-/// Not a test: solves the boards named in $RAJAPASU_SOLVE_BOARDS ("P,S[,switch=value...];...")
-/// into the tables directory $RAJAPASU_TABLES and prints the figures (a benchmark).
-#[test]
-#[ignore]
-fn solve_boards_into_the_tables_directory() {
-    let dir = std::path::PathBuf::from(std::env::var("RAJAPASU_TABLES").expect("RAJAPASU_TABLES"));
-    for board in std::env::var("RAJAPASU_SOLVE_BOARDS").expect("RAJAPASU_SOLVE_BOARDS").split(';') {
-        let parts: Vec<&str> = board.split(',').collect();
-        let r = rules(parts[0].parse().unwrap(), parts[1].parse().unwrap(), &parts[2..]);
-        let t0 = std::time::Instant::now();
-        let (t, cached) = load_or_solve(r, &dir, SolveOptions { max_memory: 8 << 30, ..SolveOptions::default() }, None, &mut |p| {
-            eprintln!(
-                "  {} round {} graph {}/{} open {:?} at {:.1}s",
-                p.phase,
-                p.round,
-                p.done,
-                p.total,
-                p.open,
-                t0.elapsed().as_secs_f64()
-            )
-        })
-        .unwrap();
-        let v = t.match_value(Side::South);
-        let rss = std::fs::read_to_string("/proc/self/status").unwrap().lines().find(|l| l.starts_with("VmHWM")).unwrap().to_string();
-        eprintln!(
-            "{board}: {} {:?} best {} cached {cached} {:.1}s {rss} {:?}",
-            v.value,
-            v.rounds,
-            v.best_moves,
-            t0.elapsed().as_secs_f64(),
-            t.stats()
-        );
-    }
-}

@@ -333,10 +333,8 @@ fn endless_moves_forbidden_or_stopped_match_value_iteration() {
     assert_ne!(positions[0], positions[1], "no endless move was met");
 }
 
-/// Value iteration on larger boards (slower): `cargo test --release --lib
-/// exact::tests::value_iteration_on_larger_boards -- --ignored --nocapture`.
+/// Value iteration on larger boards, every one with cycles (1.8 million positions, about 7 s).
 #[test]
-#[ignore]
 fn value_iteration_on_larger_boards() {
     for (p, s) in [(5, 4), (6, 2), (7, 1), (4, 4), (5, 2), (7, 2), (6, 6), (6, 7)] {
         let (sol, _) = solve_round(rules(p, s, &[]), (p, p), Side::South);
