@@ -23,7 +23,9 @@ impl Size {
 /// by B or iB; the error says what is wrong and what is allowed.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let bad = || format!("bad memory size '{text}': expected bytes or a number with K, M, G or T (binary units), e.g. 512M, 4G");
+    let bad = || {
+        format!("bad memory size '{text}': expected bytes or a number with K, M, G or T (binary units), e.g. 512M, 4G")
+    };
     let upper = t.to_ascii_uppercase();
     let body = upper.trim_end_matches("IB").trim_end_matches('B');
     let (number, unit) = match body.char_indices().last() {
@@ -64,7 +66,9 @@ impl FromStr for Size {
 /// shown in `--help` reads as it is typed.
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let unit = [(40, "T"), (30, "G"), (20, "M"), (10, "K")].into_iter().find(|(shift, _)| self.0.is_multiple_of(1u64 << shift));
+        let unit = [(40, "T"), (30, "G"), (20, "M"), (10, "K")]
+            .into_iter()
+            .find(|(shift, _)| self.0.is_multiple_of(1u64 << shift));
         match unit {
             Some((shift, name)) => write!(f, "{}{name}", self.0 >> shift),
             None => write!(f, "{}", self.0),
@@ -87,7 +91,10 @@ mod tests {
             assert!(parse_size(bad).unwrap_err().contains("512M"), "{bad}");
         }
         for zero in ["0", "0K", "0.0G"] {
-            assert!(parse_size(zero).unwrap_err().ends_with("is 0 bytes: a size must be more than 0"), "{zero}");
+            assert!(
+                parse_size(zero).unwrap_err().ends_with("is 0 bytes: a size must be more than 0"),
+                "{zero}"
+            );
         }
     }
 

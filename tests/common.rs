@@ -22,7 +22,11 @@ pub fn example_player() -> String {
 /// Runs the binary with `args`; returns (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
     let out: Output = bin().args(args).output().expect("the binary runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Runs and asserts success.
@@ -81,13 +85,27 @@ pub fn files(dir: &Path) -> Vec<String> {
 pub fn rewrite_part_file(dir: &Path, part: &Path, contents: &[u8]) {
     use sha2::Digest;
     std::fs::write(part, contents).unwrap();
-    let (table, name) = (part.parent().unwrap().file_name().unwrap().to_str().unwrap(), part.file_name().unwrap().to_str().unwrap());
-    for marker_path in std::fs::read_dir(dir.join(".progress")).unwrap().map(|e| e.unwrap().path()) {
-        let mut marker: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&marker_path).unwrap()).unwrap();
+    let (table, name) = (
+        part.parent().unwrap().file_name().unwrap().to_str().unwrap(),
+        part.file_name().unwrap().to_str().unwrap(),
+    );
+    for marker_path in std::fs::read_dir(dir.join(".progress")).unwrap().map(|e| e.unwrap().path())
+    {
+        let mut marker: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&marker_path).unwrap()).unwrap();
         let mut changed = false;
-        for file in marker["files"].as_array_mut().unwrap().iter_mut().filter(|f| f["table"] == table && f["file"] == name) {
+        for file in marker["files"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .filter(|f| f["table"] == table && f["file"] == name)
+        {
             file["bytes"] = contents.len().into();
-            file["sha256"] = sha2::Sha256::digest(contents).iter().map(|b| format!("{b:02x}")).collect::<String>().into();
+            file["sha256"] = sha2::Sha256::digest(contents)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+                .into();
             changed = true;
         }
         if changed {

@@ -22,7 +22,9 @@ use rajapasu::sim::{Detail, FirstPolicy, Shard};
 
 use rajapasu::engine::Rng;
 
-use crate::{field_error, parse_side, ruleset_from, usage, PyPosition, PyRng, RajapasuError, UsageError};
+use crate::{
+    field_error, parse_side, ruleset_from, usage, PyPosition, PyRng, RajapasuError, UsageError,
+};
 
 /// How a refusal to write into `out` reads from Python.
 fn out_wording() -> Wording {
@@ -40,7 +42,9 @@ fn out_wording() -> Wording {
 fn dataset_error(e: DatasetError) -> PyErr {
     let message = match &e {
         DatasetError::Refused { dir, refusal } => refusal.describe(dir, &out_wording()),
-        DatasetError::Lock(LockError::Held { .. }) => format!("{e} (a stopped run continues with resume=True)"),
+        DatasetError::Lock(LockError::Held { .. }) => {
+            format!("{e} (a stopped run continues with resume=True)")
+        }
         DatasetError::NoManifest { .. } => format!("{e} (simulate_to(out, ...) makes one)"),
         DatasetError::Incomplete { path, shard, status, writer: None } => {
             format!("{}: shard {shard} is incomplete (status {status}); finish it with resume=True first", path.display())
@@ -77,7 +81,13 @@ struct PyPlayer {
 }
 
 impl HostPlayer for PyPlayer {
-    fn choose(&self, pos: &Position, _round: Option<u32>, _ply: Option<u32>, rng: &mut Rng) -> Result<i64, String> {
+    fn choose(
+        &self,
+        pos: &Position,
+        _round: Option<u32>,
+        _ply: Option<u32>,
+        rng: &mut Rng,
+    ) -> Result<i64, String> {
         Python::attach(|py| {
             let taken = std::mem::replace(rng, Rng::from_seed(0));
             let result = (|| -> PyResult<(i64, Rng)> {
@@ -106,7 +116,9 @@ impl HostPlayer for PyPlayer {
 }
 
 /// The Python callables of a run as its `python:NAME` players (and each, to find what it raised).
-fn host_players(players: Option<&Bound<'_, PyDict>>) -> PyResult<(host::HostPlayers, Vec<Arc<PyPlayer>>)> {
+fn host_players(
+    players: Option<&Bound<'_, PyDict>>,
+) -> PyResult<(host::HostPlayers, Vec<Arc<PyPlayer>>)> {
     let (mut hosts, mut out) = (host::HostPlayers::default(), Vec::new());
     if let Some(d) = players {
         for (name, callable) in d.iter() {
@@ -114,7 +126,8 @@ fn host_players(players: Option<&Bound<'_, PyDict>>) -> PyResult<(host::HostPlay
             if !callable.is_callable() {
                 return Err(usage(format!("player '{name}' is not callable: a Python player is a function (position, rng) -> pit")));
             }
-            let player = Arc::new(PyPlayer { callable: callable.unbind(), error: Mutex::new(None) });
+            let player =
+                Arc::new(PyPlayer { callable: callable.unbind(), error: Mutex::new(None) });
             hosts.add(&name, player.clone()).map_err(usage)?;
             out.push(player);
         }
@@ -173,10 +186,13 @@ pub(crate) fn simulate_to(
     let resources = rajapasu::agents::Resources { hosts, ..rajapasu::agents::Resources::default() };
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let result = py.detach(|| rajapasu::app::simulate::run(&sim, &resources, &command, &|_| {}));
-    let raised: Option<PyErr> = registered.iter().find_map(|p| p.error.lock().unwrap_or_else(|e| e.into_inner()).take());
+    let raised: Option<PyErr> =
+        registered.iter().find_map(|p| p.error.lock().unwrap_or_else(|e| e.into_inner()).take());
     drop(registered);
     match result {
-        Ok(done) => serde_json::to_string(&done.manifest).map_err(|e| RajapasuError::new_err(e.to_string())),
+        Ok(done) => {
+            serde_json::to_string(&done.manifest).map_err(|e| RajapasuError::new_err(e.to_string()))
+        }
         Err(e) => {
             let err = simulate_error(e);
             if let Some(cause) = raised {
@@ -190,7 +206,10 @@ pub(crate) fn simulate_to(
 /// Opens and verifies a dataset as `rajapasu verify` does; returns (manifest JSON, format,
 /// {table: [part files in batch order]}).
 #[pyfunction]
-pub(crate) fn dataset_parts<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<(String, String, Bound<'py, PyDict>)> {
+pub(crate) fn dataset_parts<'py>(
+    py: Python<'py>,
+    dir: PathBuf,
+) -> PyResult<(String, String, Bound<'py, PyDict>)> {
     let dataset = Dataset::open(&dir).map_err(|e| usage(e.to_string()))?;
     let parts = PyDict::new(py);
     for table in dataset.detail().tables() {
@@ -241,8 +260,13 @@ pub(crate) fn solve_json(
     let request = RoundRequest { rules, open: open.map(|(s, n)| BySide::new(s, n)), starter };
     let start = request.validate().map_err(field_error)?;
     let max_memory = parse_size(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
-    let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let solved = py.detach(|| start.solve(opts, &mut |_| {})).map_err(|e| usage(e.describe(&keyword)))?;
+    let opts = rajapasu::exact::SolveOptions {
+        max_memory,
+        keep_order: false,
+        max_positions: max_positions.unwrap_or(u64::MAX),
+    };
+    let solved =
+        py.detach(|| start.solve(opts, &mut |_| {})).map_err(|e| usage(e.describe(&keyword)))?;
     Ok(solved_json(&rules, &solved, peak_rss()).to_string())
 }
 
@@ -269,18 +293,35 @@ pub(crate) fn solve_match_json(
     use rajapasu::size::parse_size;
     let rules = ruleset_from(rules)?;
     let starter = parse_side(starter, "starter")?;
-    let request = MatchRequest { rules, holdings: holdings.map(|(s, n)| BySide::new(s, n)), starter, max_iterations };
+    let request = MatchRequest {
+        rules,
+        holdings: holdings.map(|(s, n)| BySide::new(s, n)),
+        starter,
+        max_iterations,
+    };
     let job = request.validate().map_err(field_error)?;
     let max_memory = parse_size(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
-    let max_disk = max_disk.map(parse_size).transpose().map_err(|e| usage(format!("max_disk: {e}")))?;
+    let max_disk =
+        max_disk.map(parse_size).transpose().map_err(|e| usage(format!("max_disk: {e}")))?;
     if max_disk.is_some() && !spill {
-        return Err(usage("max_disk bounds the round graphs on disk: pass spill=True with it".to_string()));
+        return Err(usage(
+            "max_disk bounds the round graphs on disk: pass spill=True with it".to_string(),
+        ));
     }
-    let spill = spill.then(|| rajapasu::app::solve::spill::spill_options(max_memory, max_disk, None)).transpose().map_err(field_error)?;
-    let opts = rajapasu::exact::SolveOptions { max_memory, keep_order: false, max_positions: max_positions.unwrap_or(u64::MAX) };
-    let tables = rajapasu::exact::tables_dir(tables.as_deref()).map_err(|e| usage(e.describe(&keyword)))?;
+    let spill = spill
+        .then(|| rajapasu::app::solve::spill::spill_options(max_memory, max_disk, None))
+        .transpose()
+        .map_err(field_error)?;
+    let opts = rajapasu::exact::SolveOptions {
+        max_memory,
+        keep_order: false,
+        max_positions: max_positions.unwrap_or(u64::MAX),
+    };
+    let tables =
+        rajapasu::exact::tables_dir(tables.as_deref()).map_err(|e| usage(e.describe(&keyword)))?;
     let name: rajapasu::exact::Naming = if spill.is_some() { &keyword } else { &match_keyword };
-    let store = ExactStore::new(StoreSettings { tables, solve: opts, spill, ..StoreSettings::default() });
+    let store =
+        ExactStore::new(StoreSettings { tables, solve: opts, spill, ..StoreSettings::default() });
     let solved = py.detach(|| solve_match(&store, &job, &mut |_| {})).map_err(|e| match e {
         e if e.is_bad_input() => usage(e.describe(name)),
         e => RajapasuError::new_err(e.describe(name)),

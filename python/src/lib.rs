@@ -10,7 +10,9 @@ use pyo3::types::{PyDict, PyTuple};
 
 use rajapasu::app::FieldError;
 use rajapasu::engine::trace::{replay, TraceObserver};
-use rajapasu::engine::{BySide, Game, MoveSummary, Pit, PitSet, Position, Rng, RoundEnd, Ruleset, Side};
+use rajapasu::engine::{
+    BySide, Game, MoveSummary, Pit, PitSet, Position, Rng, RoundEnd, Ruleset, Side,
+};
 
 mod jobs;
 mod player;
@@ -65,7 +67,8 @@ fn assignments(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
 
 fn ruleset_from(switches: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
     let items = assignments(switches)?;
-    Ruleset::from_assignments(items.iter().map(String::as_str)).map_err(|e| usage(format!("rules: {e}")))
+    Ruleset::from_assignments(items.iter().map(String::as_str))
+        .map_err(|e| usage(format!("rules: {e}")))
 }
 
 /// The rules of a match: the defaults of docs/rules.md with the switches given, e.g.
@@ -189,7 +192,11 @@ impl PyMove {
     /// The captures (R6 fours, R8 pussa) in the order they happened.
     #[getter]
     fn captures(&self) -> Vec<PyCapture> {
-        self.observed().captures.into_iter().map(|c| PyCapture { kind: c.kind, by: c.by.name(), pit: c.pit, n: c.n }).collect()
+        self.observed()
+            .captures
+            .into_iter()
+            .map(|c| PyCapture { kind: c.kind, by: c.by.name(), pit: c.pit, n: c.n })
+            .collect()
     }
 
     /// Counters sown over all laps.
@@ -265,11 +272,21 @@ impl PyPosition {
     /// the rules' total (R1) and the closed pits are empty and at each row's left end (R12).
     #[staticmethod]
     #[pyo3(signature = (board, reserves, turn="south", rules=None))]
-    fn setup(board: Vec<Option<u8>>, reserves: (u32, u32), turn: &str, rules: Option<&PyRuleset>) -> PyResult<Self> {
+    fn setup(
+        board: Vec<Option<u8>>,
+        reserves: (u32, u32),
+        turn: &str,
+        rules: Option<&PyRuleset>,
+    ) -> PyResult<Self> {
         let rules = rules.map_or_else(Ruleset::default, |r| r.inner);
         let reserve = BySide::new(reserves.0, reserves.1);
-        let position =
-            rajapasu::app::explore::game::board_position(rules, &board, reserve, parse_side(turn, "turn")?).map_err(field_error)?;
+        let position = rajapasu::app::explore::game::board_position(
+            rules,
+            &board,
+            reserve,
+            parse_side(turn, "turn")?,
+        )
+        .map_err(field_error)?;
         Ok(PyPosition::new(position))
     }
 
@@ -347,7 +364,10 @@ impl PyPosition {
     fn open<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for side in [Side::South, Side::North] {
-            d.set_item(side.name(), self.inner.open()[side].iter().map(|p| p.index()).collect::<Vec<_>>())?;
+            d.set_item(
+                side.name(),
+                self.inner.open()[side].iter().map(|p| p.index()).collect::<Vec<_>>(),
+            )?;
         }
         Ok(d)
     }
@@ -373,7 +393,12 @@ impl PyPosition {
     }
 
     fn __repr__(&self) -> String {
-        format!("Position(turn={:?}, board={:?}, reserves={:?})", self.turn(), self.inner.board(), self.inner.reserve())
+        format!(
+            "Position(turn={:?}, board={:?}, reserves={:?})",
+            self.turn(),
+            self.inner.board(),
+            self.inner.reserve()
+        )
     }
 
     fn __str__(&self) -> String {
@@ -401,8 +426,12 @@ impl PyPosition {
     fn play_checked(&mut self, pit: usize) -> PyResult<MoveSummary> {
         let known = self.legal.take();
         let summary = match Pit::new(pit, self.inner.rules().pits_per_row) {
-            Some(p) if known.is_some_and(|set| set.contains(p)) => Some(self.inner.play_unchecked(p)),
-            Some(p) if known.is_none() && self.inner.candidates().contains(p) => self.inner.play_if_legal_observed(p, &mut ()),
+            Some(p) if known.is_some_and(|set| set.contains(p)) => {
+                Some(self.inner.play_unchecked(p))
+            }
+            Some(p) if known.is_none() && self.inner.candidates().contains(p) => {
+                self.inner.play_if_legal_observed(p, &mut ())
+            }
             _ => None,
         };
         match summary {
@@ -554,7 +583,13 @@ impl PyMatch {
     }
 
     fn __repr__(&self) -> String {
-        format!("Match(round={}, ply={}, turn={:?}, over={})", self.game.round(), self.game.ply(), self.turn(), self.game.is_over())
+        format!(
+            "Match(round={}, ply={}, turn={:?}, over={})",
+            self.game.round(),
+            self.game.ply(),
+            self.turn(),
+            self.game.is_over()
+        )
     }
 }
 
@@ -574,7 +609,11 @@ impl PyRng {
         let inner = match (match_index, seat) {
             (None, None) => Rng::from_seed(seed),
             (Some(m), Some(s)) => rajapasu::agents::seat_rng(seed, m, parse_side(s, "seat")?),
-            _ => return Err(usage("give both match_index and seat (the seat's stream of a run), or neither")),
+            _ => {
+                return Err(usage(
+                    "give both match_index and seat (the seat's stream of a run), or neither",
+                ))
+            }
         };
         Ok(PyRng { inner })
     }

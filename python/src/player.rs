@@ -22,16 +22,23 @@ impl PyAgent {
     fn new(spec: &str, seed: u64, match_index: u64, seat: &str) -> PyResult<Self> {
         let parsed: AgentSpec = spec.parse().map_err(|e| usage(format!("player {e}")))?;
         if matches!(parsed, AgentSpec::Host(_)) {
-            return Err(usage(format!("player {spec}: a python: player is a callable; call it yourself")));
+            return Err(usage(format!(
+                "player {spec}: a python: player is a callable; call it yourself"
+            )));
         }
-        Ok(PyAgent { agent: Agent::new(parsed, seat_rng(seed, match_index, parse_side(seat, "seat")?)) })
+        Ok(PyAgent {
+            agent: Agent::new(parsed, seat_rng(seed, match_index, parse_side(seat, "seat")?)),
+        })
     }
 
     /// The local pit this player plays in `match`'s position (the side to move), or None when
     /// that side has no legal move. The match itself is not changed.
     fn choose(&mut self, m: &PyMatch) -> PyResult<Option<usize>> {
         let mut game = m.game;
-        let played = self.agent.play(&mut game, &mut ()).map_err(|e| RajapasuError::new_err(e.to_string()))?;
+        let played = self
+            .agent
+            .play(&mut game, &mut ())
+            .map_err(|e| RajapasuError::new_err(e.to_string()))?;
         Ok(played.map(|(pit, _)| pit.index()))
     }
 

@@ -40,7 +40,12 @@ pub struct PyStepper {
 }
 
 fn positive(value: &Bound<'_, PyAny>) -> PyResult<u32> {
-    let bad = || usage(format!("max_round_moves {}: expected a positive integer", value.repr().map(|r| r.to_string()).unwrap_or_default()));
+    let bad = || {
+        usage(format!(
+            "max_round_moves {}: expected a positive integer",
+            value.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    };
     if value.is_instance_of::<pyo3::types::PyBool>() {
         return Err(bad());
     }
@@ -54,8 +59,13 @@ fn positive(value: &Bound<'_, PyAny>) -> PyResult<u32> {
 impl PyStepper {
     #[new]
     #[pyo3(signature = (rules=None, first="south", max_round_moves=None))]
-    fn new(rules: Option<&PyRuleset>, first: &str, max_round_moves: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        parse_side(first, "first").map_err(|_| usage(format!("first {first:?}: allowed values are south, north")))?;
+    fn new(
+        rules: Option<&PyRuleset>,
+        first: &str,
+        max_round_moves: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        parse_side(first, "first")
+            .map_err(|_| usage(format!("first {first:?}: allowed values are south, north")))?;
         let max_round_moves = max_round_moves.map(positive).transpose()?.unwrap_or(MAX_ROUND_MOVES);
         let m = PyMatch::new(rules, first)?;
         let legal = m.game.legal_moves();
@@ -85,7 +95,8 @@ impl PyStepper {
         let py = slf.py();
         let this = slf.borrow();
         let rules = PyRuleset { inner: *this.m.game.rules() };
-        let args = (rules.as_dict(py)?, this.m.first.name(), this.max_round_moves, this.m.moves.clone());
+        let args =
+            (rules.as_dict(py)?, this.m.first.name(), this.max_round_moves, this.m.moves.clone());
         Ok((slf.get_type().getattr("replayed")?, args.into_pyobject(py)?.into_any()))
     }
 
@@ -113,7 +124,9 @@ impl PyStepper {
     /// else None. The next round starts by itself.
     fn play<'py>(&mut self, py: Python<'py>, pit: i64) -> PyResult<Option<Bound<'py, PyDict>>> {
         let local = usize::try_from(pit).ok();
-        let known = local.and_then(|i| Pit::new(i, self.m.game.rules().pits_per_row)).filter(|&p| self.legal.contains(p));
+        let known = local
+            .and_then(|i| Pit::new(i, self.m.game.rules().pits_per_row))
+            .filter(|&p| self.legal.contains(p));
         let Some(p) = known else { return Err(self.illegal(pit)) };
         self.m.game.play_unchecked_observed(p, &mut ());
         self.m.moves.push(p.index());
@@ -151,7 +164,11 @@ impl PyStepper {
     /// The observation of `side` as native 64-bit integers followed by its action mask (one
     /// byte a pit: 1 where `side` may play it), in one new bytearray: two `numpy.frombuffer`
     /// views of it are the PettingZoo observation.
-    fn observation_bytes<'py>(&self, py: Python<'py>, side: &str) -> PyResult<Bound<'py, PyByteArray>> {
+    fn observation_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        side: &str,
+    ) -> PyResult<Bound<'py, PyByteArray>> {
         let side = parse_side(side, "side")?;
         let p = self.pits();
         let n = observation_len(p);
@@ -172,7 +189,11 @@ impl PyStepper {
         let side = parse_side(side, "side")?;
         let n = observation_len(self.pits());
         if out.len() != 4 * n {
-            return Err(PyValueError::new_err(format!("the observation takes {} bytes; the buffer has {}", 4 * n, out.len())));
+            return Err(PyValueError::new_err(format!(
+                "the observation takes {} bytes; the buffer has {}",
+                4 * n,
+                out.len()
+            )));
         }
         let mut values = [0u32; MAX_OBSERVATION];
         self.fill_observation(side, &mut values[..n]);
@@ -305,8 +326,11 @@ impl PyStepper {
         };
         let rules = self.m.game.rules();
         let changed = rules.non_default();
-        let what =
-            if changed.is_empty() { "the default rules".to_string() } else { format!("the default rules but {}", changed.join(", ")) };
+        let what = if changed.is_empty() {
+            "the default rules".to_string()
+        } else {
+            format!("the default rules but {}", changed.join(", "))
+        };
         let state = if self.cut {
             format!("The round was cut after {} moves (R17).", self.max_round_moves)
         } else if let Some(winner) = self.winner() {
@@ -321,7 +345,11 @@ impl PyStepper {
             format!("Rules {} ({what}).", rules.hash()),
             state,
         ];
-        let info = PageInfo { title: format!("Raja Pasu: a replay of {plies} moves"), about, initial_ply: plies };
+        let info = PageInfo {
+            title: format!("Raja Pasu: a replay of {plies} moves"),
+            about,
+            initial_ply: plies,
+        };
         Ok(page_html(&film, &info))
     }
 
@@ -382,19 +410,26 @@ impl PyStepper {
 
     /// The match so far as the replay page's film.
     fn film(&self) -> PyResult<Film> {
-        Film::replay(*self.m.game.rules(), self.m.first, &self.m.moves)
-            .map_err(|e| RajapasuError::new_err(format!("the moves played do not replay ({e}): a bug")))
+        Film::replay(*self.m.game.rules(), self.m.first, &self.m.moves).map_err(|e| {
+            RajapasuError::new_err(format!("the moves played do not replay ({e}): a bug"))
+        })
     }
 
     /// ValueError for an illegal pit, with the engine's reason when it has one.
     fn illegal(&self, pit: i64) -> PyErr {
         if self.cut {
-            return PyValueError::new_err(format!("pit {pit}: the match is over (a round cut after {} moves, R17)", self.max_round_moves));
+            return PyValueError::new_err(format!(
+                "pit {pit}: the match is over (a round cut after {} moves, R17)",
+                self.max_round_moves
+            ));
         }
         let mut game = self.m.game;
         match usize::try_from(pit).map(|i| game.play_checked_observed(i, &mut ())) {
             Ok(Err(e)) => PyValueError::new_err(e.to_string()),
-            _ => PyValueError::new_err(format!("pit {pit} is not a legal move here (legal: {})", self.legal)),
+            _ => PyValueError::new_err(format!(
+                "pit {pit} is not a legal move here (legal: {})",
+                self.legal
+            )),
         }
     }
 }

@@ -39,7 +39,15 @@ pub fn proportion(successes: u64, trials: u64) -> Proportion {
     let rate = if trials == 0 { f64::NAN } else { successes as f64 / trials as f64 };
     let (ci_low, ci_high) = wilson(successes, trials, CONFIDENCE);
     let p_value = binomial_test_half(successes, trials);
-    Proportion { successes, trials, rate, ci_low, ci_high, p_value, log10_p_value: log10_binomial_test_half(successes, trials) }
+    Proportion {
+        successes,
+        trials,
+        rate,
+        ci_low,
+        ci_high,
+        p_value,
+        log10_p_value: log10_binomial_test_half(successes, trials),
+    }
 }
 
 /// The Wilson score interval for `successes` out of `trials` at the given two-sided
@@ -59,7 +67,10 @@ pub fn proportion(successes: u64, trials: u64) -> Proportion {
 /// If `successes > trials` or `confidence` is not strictly between 0 and 1.
 pub fn wilson(successes: u64, trials: u64, confidence: f64) -> (f64, f64) {
     assert!(successes <= trials, "wilson: {successes} successes out of {trials} trials");
-    assert!(confidence > 0.0 && confidence < 1.0, "wilson: confidence {confidence} is not in (0, 1)");
+    assert!(
+        confidence > 0.0 && confidence < 1.0,
+        "wilson: confidence {confidence} is not in (0, 1)"
+    );
     if trials == 0 {
         return (0.0, 1.0);
     }
@@ -153,7 +164,14 @@ pub struct Difference {
 /// a - b with its interval and test (see [`Difference`]).
 pub fn difference(a: &Proportion, b: &Proportion) -> Difference {
     if a.trials == 0 || b.trials == 0 {
-        return Difference { difference: f64::NAN, ci_low: -1.0, ci_high: 1.0, z: 0.0, p_value: 1.0, log10_p_value: 0.0 };
+        return Difference {
+            difference: f64::NAN,
+            ci_low: -1.0,
+            ci_high: 1.0,
+            z: 0.0,
+            p_value: 1.0,
+            log10_p_value: 0.0,
+        };
     }
     let d = a.rate - b.rate;
     let low = d - ((a.rate - a.ci_low).powi(2) + (b.ci_high - b.rate).powi(2)).sqrt();
@@ -163,7 +181,14 @@ pub fn difference(a: &Proportion, b: &Proportion) -> Difference {
     let se = (pooled * (1.0 - pooled) * (1.0 / na + 1.0 / nb)).sqrt();
     let z = if se > 0.0 { d / se } else { 0.0 };
     let (p_value, log10_p_value) = normal_two_sided(z);
-    Difference { difference: d, ci_low: low.max(-1.0), ci_high: high.min(1.0), z, p_value, log10_p_value }
+    Difference {
+        difference: d,
+        ci_low: low.max(-1.0),
+        ci_high: high.min(1.0),
+        z,
+        p_value,
+        log10_p_value,
+    }
 }
 
 /// The two-sided p-value of a standard normal z, and its base-10 logarithm: from statrs where
@@ -176,7 +201,8 @@ pub fn normal_two_sided(z: f64) -> (f64, f64) {
         return (p, p.log10());
     }
     let (x2, pi2) = (x * x, 2.0 * std::f64::consts::PI);
-    let ln_tail = -x2 / 2.0 - (x * pi2.sqrt()).ln() + (1.0 - 1.0 / x2 + 3.0 / (x2 * x2) - 15.0 / (x2 * x2 * x2)).ln();
+    let ln_tail = -x2 / 2.0 - (x * pi2.sqrt()).ln()
+        + (1.0 - 1.0 / x2 + 3.0 / (x2 * x2) - 15.0 / (x2 * x2 * x2)).ln();
     (p, (std::f64::consts::LN_2 + ln_tail) / std::f64::consts::LN_10)
 }
 
@@ -200,7 +226,10 @@ pub struct Points {
 /// # Panics
 /// If `wins + halves > matches`.
 pub fn half_points(wins: u64, halves: u64, matches: u64) -> Points {
-    assert!(wins + halves <= matches, "half points: {wins} wins and {halves} halves out of {matches} matches");
+    assert!(
+        wins + halves <= matches,
+        "half points: {wins} wins and {halves} halves out of {matches} matches"
+    );
     let points = wins as f64 + halves as f64 / 2.0;
     let rate = if matches == 0 { f64::NAN } else { points / matches as f64 };
     let (ci_low, ci_high) = half_point_interval(wins, halves, matches, CONFIDENCE);
@@ -229,8 +258,14 @@ pub fn half_points(wins: u64, halves: u64, matches: u64) -> Points {
 /// # Panics
 /// If `wins + halves > matches` or `confidence` is not strictly between 0 and 1.
 pub fn half_point_interval(wins: u64, halves: u64, matches: u64, confidence: f64) -> (f64, f64) {
-    assert!(wins + halves <= matches, "half-point interval: {wins} wins and {halves} halves out of {matches} matches");
-    assert!(confidence > 0.0 && confidence < 1.0, "half-point interval: confidence {confidence} is not in (0, 1)");
+    assert!(
+        wins + halves <= matches,
+        "half-point interval: {wins} wins and {halves} halves out of {matches} matches"
+    );
+    assert!(
+        confidence > 0.0 && confidence < 1.0,
+        "half-point interval: confidence {confidence} is not in (0, 1)"
+    );
     if matches == 0 {
         return (0.0, 1.0);
     }
@@ -300,14 +335,26 @@ impl Distribution {
         let mut merged: Vec<(u64, u64)> = Vec::with_capacity(bins.len());
         for (v, c) in bins {
             match merged.last_mut() {
-                Some(last) if last.0 == v => last.1 = last.1.checked_add(c).expect("histogram count overflows u64"),
+                Some(last) if last.0 == v => {
+                    last.1 = last.1.checked_add(c).expect("histogram count overflows u64")
+                }
                 _ => merged.push((v, c)),
             }
         }
         let (Some(&(min, _)), Some(&(max, _))) = (merged.first(), merged.last()) else {
-            return Distribution { count: 0, mean: f64::NAN, median: f64::NAN, p99: f64::NAN, max: 0, min: 0 };
+            return Distribution {
+                count: 0,
+                mean: f64::NAN,
+                median: f64::NAN,
+                p99: f64::NAN,
+                max: 0,
+                min: 0,
+            };
         };
-        let count = merged.iter().try_fold(0u64, |acc, &(_, c)| acc.checked_add(c)).expect("histogram count overflows u64");
+        let count = merged
+            .iter()
+            .try_fold(0u64, |acc, &(_, c)| acc.checked_add(c))
+            .expect("histogram count overflows u64");
         // Exact integer sum (value x count can exceed u64), rounded once.
         let sum: u128 = merged.iter().map(|&(v, c)| v as u128 * c as u128).sum();
         let mean = sum as f64 / count as f64;
@@ -459,7 +506,11 @@ mod tests {
         ] {
             let p = binomial_test_half(k, n);
             assert!(rel_close(p, exact, rel), "k = {k}, n = {n}: {p} vs {exact}");
-            assert!(close(p, normal(k, n), 1e-6), "k = {k}, n = {n}: {p} vs normal {}", normal(k, n));
+            assert!(
+                close(p, normal(k, n), 1e-6),
+                "k = {k}, n = {n}: {p} vs normal {}",
+                normal(k, n)
+            );
         }
         // Far in the tail: k = 5 050 000 of 10 000 000 is 31.6 standard deviations out.
         // Exact: 1.7988462e-219; the normal approximation gives 1.8139e-219 (within 1%).
@@ -498,9 +549,11 @@ mod tests {
     #[test]
     fn the_log10_p_value_does_not_underflow() {
         // References: log10(2 sum_{k<=m} C(n,k) / 2^n) in 40-digit arithmetic (mpmath).
-        for (k, n, want) in
-            [(550_119, 1_000_000, -2_187.544_831_987_2), (780_537, 1_000_000, -72_494.886_053_571_7), (300, 1000, -36.752_869_689_706_02)]
-        {
+        for (k, n, want) in [
+            (550_119, 1_000_000, -2_187.544_831_987_2),
+            (780_537, 1_000_000, -72_494.886_053_571_7),
+            (300, 1000, -36.752_869_689_706_02),
+        ] {
             let got = log10_binomial_test_half(k, n);
             assert!(close(got, want, 1e-8 * want.abs()), "{k} of {n}: {got}, want {want}");
             assert_eq!(log10_binomial_test_half(n - k, n), got, "symmetric");
@@ -525,14 +578,18 @@ mod tests {
         let p = 104.0 / 150.0;
         let z = 0.2 / (p * (1.0 - p) * (1.0 / 70.0 + 1.0 / 80.0f64)).sqrt();
         assert!(close(d.z, z, 1e-12));
-        assert!(close(d.p_value, 2.0 * Normal::standard().cdf(-z), 1e-15) && close(d.log10_p_value, d.p_value.log10(), 1e-12));
+        assert!(
+            close(d.p_value, 2.0 * Normal::standard().cdf(-z), 1e-15)
+                && close(d.log10_p_value, d.p_value.log10(), 1e-12)
+        );
         // Far in the tail the p-value underflows, its logarithm does not, and the two formulas
         // meet where both hold (z = 30: 2 P[Z > 30] = 9.8e-198).
         let (p30, l30) = normal_two_sided(30.0);
         let x2 = 900.0f64;
-        let series = (std::f64::consts::LN_2 - x2 / 2.0 - (30.0 * (2.0 * std::f64::consts::PI).sqrt()).ln()
-            + (1.0 - 1.0 / x2 + 3.0 / (x2 * x2) - 15.0 / (x2 * x2 * x2)).ln())
-            / std::f64::consts::LN_10;
+        let series =
+            (std::f64::consts::LN_2 - x2 / 2.0 - (30.0 * (2.0 * std::f64::consts::PI).sqrt()).ln()
+                + (1.0 - 1.0 / x2 + 3.0 / (x2 * x2) - 15.0 / (x2 * x2 * x2)).ln())
+                / std::f64::consts::LN_10;
         assert!(close(l30, series, 1e-9) && close(p30.log10(), series, 1e-9), "{l30} {series}");
         let (p50, l50) = normal_two_sided(-50.0);
         assert_eq!(p50, 0.0);
@@ -612,7 +669,8 @@ mod tests {
     #[test]
     fn large_counts_do_not_overflow() {
         // Sum 1e12 x 1e9 = 1e21 exceeds u64; the mean is still exact.
-        let d = Distribution::from_histogram(&[(1_000_000_000_000, 1_000_000_000), (0, 1_000_000_000)]);
+        let d =
+            Distribution::from_histogram(&[(1_000_000_000_000, 1_000_000_000), (0, 1_000_000_000)]);
         assert_eq!(d.count, 2_000_000_000);
         assert_eq!(d.mean, 5e11);
         assert_eq!((d.median, d.p99), (0.0, 1e12));

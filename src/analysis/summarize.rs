@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::stats::{difference, half_points, proportion, Distribution};
-use super::summary::{ArmDifference, ArmSummary, CaptureSources, OpenPits, RoundsByNumber, StudySummary};
+use super::summary::{
+    ArmDifference, ArmSummary, CaptureSources, OpenPits, RoundsByNumber, StudySummary,
+};
 use crate::engine::{BySide, Side};
 use crate::io::{Dataset, DatasetError};
 use crate::sim::quality::{ByRound, ByRoundRecord};
@@ -96,7 +98,8 @@ impl MatchTally {
     fn read(dataset: &Dataset) -> Result<MatchTally, DatasetError> {
         let mut tally = MatchTally::default();
         dataset.for_each_part("matches", |t| {
-            let m = MatchColumns::read(t).map_err(|e| DatasetError::content(&dataset.dir, format!("matches: {e}")))?;
+            let m = MatchColumns::read(t)
+                .map_err(|e| DatasetError::content(&dataset.dir, format!("matches: {e}")))?;
             (0..m.len()).for_each(|i| tally.add(&m, i));
             Ok(())
         })?;
@@ -135,7 +138,8 @@ type Histogram = BTreeMap<u64, u64>;
 fn read_lap_histograms(dataset: &Dataset) -> Result<(Histogram, Histogram), DatasetError> {
     let (mut lap_length, mut laps_per_move) = (BTreeMap::new(), BTreeMap::new());
     dataset.for_each_part("histograms", |t| {
-        let h = HistogramColumns::read(t).map_err(|e| DatasetError::content(&dataset.dir, format!("histograms: {e}")))?;
+        let h = HistogramColumns::read(t)
+            .map_err(|e| DatasetError::content(&dataset.dir, format!("histograms: {e}")))?;
         for i in 0..h.len() {
             let hist = match h.metric[i] {
                 HistogramMetric::LapLength => &mut lap_length,
@@ -159,12 +163,17 @@ struct RoundDetails {
 impl RoundDetails {
     fn read(dataset: &Dataset) -> Result<RoundDetails, DatasetError> {
         if dataset.detail() < Detail::Round {
-            return Ok(RoundDetails { moves_per_round: None, open_pits: Vec::new(), by_round: Vec::new() });
+            return Ok(RoundDetails {
+                moves_per_round: None,
+                open_pits: Vec::new(),
+                by_round: Vec::new(),
+            });
         }
         let mut per_round = BTreeMap::new();
         let mut open: BTreeMap<u32, OpenAcc> = BTreeMap::new();
         dataset.for_each_part("rounds", |t| {
-            let r = RoundColumns::read(t).map_err(|e| DatasetError::content(&dataset.dir, format!("rounds: {e}")))?;
+            let r = RoundColumns::read(t)
+                .map_err(|e| DatasetError::content(&dataset.dir, format!("rounds: {e}")))?;
             for i in 0..r.len() {
                 add(&mut per_round, r.moves[i] as u64, 1);
                 let open_pits = r.open(i);
@@ -243,10 +252,16 @@ pub fn summarize_path(dir: &Path, order: Option<&[String]>) -> Result<StudySumma
     if !dir.is_dir() {
         return Err(DatasetError::NoDirectory { path: dir.to_path_buf() });
     }
-    let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "dataset".into());
+    let name = dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "dataset".into());
     if !crate::io::dataset::manifest_names(dir)?.is_empty() {
         let dataset = Dataset::open(dir)?;
-        return Ok(StudySummary { name: name.clone(), arms: vec![summarize_dataset(&dataset, &name)?] });
+        return Ok(StudySummary {
+            name: name.clone(),
+            arms: vec![summarize_dataset(&dataset, &name)?],
+        });
     }
     let arms = study_arms(dir, order)?;
     let mut out = Vec::new();
@@ -268,7 +283,11 @@ pub fn study_arms(dir: &Path, order: Option<&[String]>) -> Result<Vec<String>, D
             let mut v: Vec<String> = std::fs::read_dir(dir)
                 .map_err(|e| DatasetError::content(dir, format!("cannot read: {e}")))?
                 .filter_map(|e| e.ok())
-                .filter(|e| e.path().is_dir() && crate::io::dataset::manifest_names(&e.path()).is_ok_and(|m| !m.is_empty()))
+                .filter(|e| {
+                    e.path().is_dir()
+                        && crate::io::dataset::manifest_names(&e.path())
+                            .is_ok_and(|m| !m.is_empty())
+                })
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect();
             v.sort();
@@ -286,7 +305,9 @@ pub fn study_arms(dir: &Path, order: Option<&[String]>) -> Result<Vec<String>, D
 pub fn compare_with_first_arm(arms: &mut [ArmSummary]) {
     let Some((first, rest)) = arms.split_first_mut() else { return };
     for arm in rest {
-        arm.first_player_vs_first_arm =
-            Some(ArmDifference { reference: first.name.clone(), difference: difference(&arm.first_player_wins, &first.first_player_wins) });
+        arm.first_player_vs_first_arm = Some(ArmDifference {
+            reference: first.name.clone(),
+            difference: difference(&arm.first_player_wins, &first.first_player_wins),
+        });
     }
 }

@@ -34,7 +34,13 @@ impl BadInput for MatchError {
 /// failure while working, nor a stop as asked.
 impl BadInput for SpillError {
     fn is_bad_input(&self) -> bool {
-        matches!(self, SpillError::Solve(_) | SpillError::BadFile(_) | SpillError::OtherSolve { .. } | SpillError::DiskLimit { .. })
+        matches!(
+            self,
+            SpillError::Solve(_)
+                | SpillError::BadFile(_)
+                | SpillError::OtherSolve { .. }
+                | SpillError::DiskLimit { .. }
+        )
     }
 }
 

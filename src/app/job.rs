@@ -103,7 +103,10 @@ impl Job {
     }
 
     /// A watch of a round solve: reports its progress, stops it once the job is cancelled.
-    pub fn solve_watch<'a>(&'a self, what: &'a str) -> impl FnMut(Progress) -> ControlFlow<()> + 'a {
+    pub fn solve_watch<'a>(
+        &'a self,
+        what: &'a str,
+    ) -> impl FnMut(Progress) -> ControlFlow<()> + 'a {
         self.watch(move |p| format!("{what}: {} positions, {} counters", p.phase, p.level))
     }
 
@@ -112,13 +115,20 @@ impl Job {
     /// cancelled.
     pub fn round_match_watch(&self) -> impl FnMut(Progress) -> ControlFlow<()> + Send + '_ {
         self.watch(|p| match p.phase {
-            "attracting" => format!("the round's match values (R17): wins within k = {} rounds", p.level),
-            phase => format!("the round's match values (R17): {phase} positions, {} counters", p.level),
+            "attracting" => {
+                format!("the round's match values (R17): wins within k = {} rounds", p.level)
+            }
+            phase => {
+                format!("the round's match values (R17): {phase} positions, {} counters", p.level)
+            }
         })
     }
 
     /// Reports each progress as the stage `stage` names it; breaks once the job is cancelled.
-    fn watch<'a>(&'a self, stage: impl Fn(&Progress) -> String + Send + 'a) -> impl FnMut(Progress) -> ControlFlow<()> + Send + 'a {
+    fn watch<'a>(
+        &'a self,
+        stage: impl Fn(&Progress) -> String + Send + 'a,
+    ) -> impl FnMut(Progress) -> ControlFlow<()> + Send + 'a {
         move |p: Progress| {
             self.set(JobProgress { stage: stage(&p), done: p.done, total: p.total });
             if self.is_cancelled() {
@@ -157,15 +167,28 @@ mod tests {
         let job = Job::with_listener(move |_| {
             counter.fetch_add(1, Ordering::SeqCst);
         });
-        let rules = crate::engine::Ruleset { pits_per_row: 4, seeds_per_pit: 3, ..Default::default() };
-        let start = crate::exact::round_start(rules, crate::engine::BySide::splat(4), crate::engine::Side::South);
+        let rules =
+            crate::engine::Ruleset { pits_per_row: 4, seeds_per_pit: 3, ..Default::default() };
+        let start = crate::exact::round_start(
+            rules,
+            crate::engine::BySide::splat(4),
+            crate::engine::Side::South,
+        );
         let opts = crate::exact::SolveOptions::default();
-        let solved = crate::exact::Solution::solve_watched(&[start], opts, &mut job.solve_watch("round")).unwrap();
-        assert!(heard.load(Ordering::SeqCst) > 0 && job.progress().stage.starts_with("round: solving"));
-        assert_eq!(solved.value(&start), crate::exact::Solution::solve(&[start], opts, &mut |_| {}).unwrap().value(&start));
+        let solved =
+            crate::exact::Solution::solve_watched(&[start], opts, &mut job.solve_watch("round"))
+                .unwrap();
+        assert!(
+            heard.load(Ordering::SeqCst) > 0 && job.progress().stage.starts_with("round: solving")
+        );
+        assert_eq!(
+            solved.value(&start),
+            crate::exact::Solution::solve(&[start], opts, &mut |_| {}).unwrap().value(&start)
+        );
         job.cancel();
         assert_eq!(job.check(), Err(Cancelled));
-        let stopped = crate::exact::Solution::solve_watched(&[start], opts, &mut job.solve_watch("round"));
+        let stopped =
+            crate::exact::Solution::solve_watched(&[start], opts, &mut job.solve_watch("round"));
         assert_eq!(stopped.err(), Some(crate::exact::SolveError::Cancelled));
     }
 
@@ -174,9 +197,11 @@ mod tests {
     #[test]
     fn a_cancelled_job_stops_the_match_values_of_a_round() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = crate::exact::StoreSettings { tables: dir.path().to_path_buf(), ..Default::default() };
+        let settings =
+            crate::exact::StoreSettings { tables: dir.path().to_path_buf(), ..Default::default() };
         let store = crate::exact::ExactStore::new(settings);
-        let rules = crate::engine::Ruleset { pits_per_row: 3, seeds_per_pit: 3, ..Default::default() };
+        let rules =
+            crate::engine::Ruleset { pits_per_row: 3, seeds_per_pit: 3, ..Default::default() };
         let (table, _) = store.match_table_watched(rules, None, &mut |_| {}).unwrap();
         let open = crate::engine::BySide::splat(3);
         let job = Job::default();
@@ -185,14 +210,17 @@ mod tests {
         assert_eq!(stopped.err(), Some(crate::exact::RoundValuesError::Cancelled));
         assert_eq!(store.counts().round_values, 0, "nothing is kept of a cancelled computation");
         let job = Job::default();
-        let values = store.round_match_watched(&table, open, None, &mut job.round_match_watch()).unwrap();
+        let values =
+            store.round_match_watched(&table, open, None, &mut job.round_match_watch()).unwrap();
         let p = job.progress();
         assert!(p.stage.contains("R17") && p.done > 0 && p.done <= p.total, "{p:?}");
         assert_eq!(store.counts().round_values, 1);
         // The same values as another store's, computed unwatched.
         let other_dir = tempfile::tempdir().unwrap();
-        let other =
-            crate::exact::ExactStore::new(crate::exact::StoreSettings { tables: other_dir.path().to_path_buf(), ..Default::default() });
+        let other = crate::exact::ExactStore::new(crate::exact::StoreSettings {
+            tables: other_dir.path().to_path_buf(),
+            ..Default::default()
+        });
         let plain = other.round_match(&table, open, None).unwrap();
         let opts = crate::exact::SolveOptions { keep_order: true, ..Default::default() };
         let solution = store.round_solution(rules, open, opts).unwrap();
@@ -202,7 +230,9 @@ mod tests {
             let (unwatched, _) = crate::exact::analyse(&start, &solution, Some(&plain)).unwrap();
             assert!(watched.match_outlook.is_some());
             assert_eq!(watched.match_outlook, unwatched.match_outlook);
-            let outlooks = |a: &crate::exact::Analysis| a.moves.iter().map(|m| m.match_outlook).collect::<Vec<_>>();
+            let outlooks = |a: &crate::exact::Analysis| {
+                a.moves.iter().map(|m| m.match_outlook).collect::<Vec<_>>()
+            };
             assert_eq!(outlooks(&watched), outlooks(&unwatched));
         }
     }
@@ -212,15 +242,24 @@ mod tests {
     #[test]
     fn a_cancelled_job_stops_the_match_table_it_watches() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = crate::exact::StoreSettings { tables: dir.path().to_path_buf(), ..Default::default() };
+        let settings =
+            crate::exact::StoreSettings { tables: dir.path().to_path_buf(), ..Default::default() };
         let store = crate::exact::ExactStore::new(settings);
-        let rules = crate::engine::Ruleset { pits_per_row: 3, seeds_per_pit: 3, ..Default::default() };
+        let rules =
+            crate::engine::Ruleset { pits_per_row: 3, seeds_per_pit: 3, ..Default::default() };
         let job = Job::default();
         job.cancel();
         let stopped = store.match_table_cancellable(rules, &mut job.match_watch());
-        assert_eq!(stopped.err(), Some(crate::exact::MatchError::Solve(crate::exact::SolveError::Cancelled)));
+        assert_eq!(
+            stopped.err(),
+            Some(crate::exact::MatchError::Solve(crate::exact::SolveError::Cancelled))
+        );
         assert_eq!(store.counts().match_tables, 0);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no file is left of a cancelled solve");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "no file is left of a cancelled solve"
+        );
         let job = Job::default();
         let table = store.match_table_cancellable(rules, &mut job.match_watch()).unwrap();
         assert!(job.progress().stage.starts_with("match table"));
@@ -234,7 +273,10 @@ mod tests {
         job.stage("continuations", 10);
         job.advance(3);
         job.advance(4);
-        assert_eq!(job.progress(), JobProgress { stage: "continuations".into(), done: 7, total: 10 });
+        assert_eq!(
+            job.progress(),
+            JobProgress { stage: "continuations".into(), done: 7, total: 10 }
+        );
         assert_eq!(job.progress().to_string(), "continuations: 7 of 10");
         job.stage("next", 0);
         assert_eq!(job.progress().done, 0);

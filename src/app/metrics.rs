@@ -24,22 +24,44 @@ pub struct StudyMetrics {
 }
 
 /// Computes the metrics of `dir`, a dataset or a study (arms in `order`, else sorted by name).
-pub fn metrics_path(dir: &Path, resamples: u32, seed: u64, exact: Option<ExactOptions>) -> Result<StudyMetrics, DatasetError> {
+pub fn metrics_path(
+    dir: &Path,
+    resamples: u32,
+    seed: u64,
+    exact: Option<ExactOptions>,
+) -> Result<StudyMetrics, DatasetError> {
     if !dir.is_dir() {
         return Err(DatasetError::NoDirectory { path: dir.to_path_buf() });
     }
     if !crate::io::dataset::manifest_names(dir)?.is_empty() {
-        let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "dataset".into());
+        let name = dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "dataset".into());
         return Ok(StudyMetrics {
             study: false,
-            arms: vec![dataset_metrics(&open_dataset(dir, exact.is_some())?, &name, resamples, seed, exact)?],
+            arms: vec![dataset_metrics(
+                &open_dataset(dir, exact.is_some())?,
+                &name,
+                resamples,
+                seed,
+                exact,
+            )?],
         });
     }
     // The arms as summarize lists them: a broken arm is an error naming it, not left out.
     let arms = crate::analysis::summarize::study_arms(dir, None)?;
     let arms = arms
         .iter()
-        .map(|a| dataset_metrics(&open_dataset(&dir.join(a), exact.is_some())?, a, resamples, seed, exact.clone()))
+        .map(|a| {
+            dataset_metrics(
+                &open_dataset(&dir.join(a), exact.is_some())?,
+                a,
+                resamples,
+                seed,
+                exact.clone(),
+            )
+        })
         .collect::<Result<_, _>>()?;
     Ok(StudyMetrics { study: true, arms })
 }
@@ -49,7 +71,8 @@ pub fn metrics_path(dir: &Path, resamples: u32, seed: u64, exact: Option<ExactOp
 fn open_dataset(dir: &Path, exact: bool) -> Result<Dataset, DatasetError> {
     let dataset = Dataset::open(dir)?;
     if let (true, Some(recorded)) = (exact, &dataset.manifest().tables) {
-        let now = crate::io::dataset::tables_digest(&dataset.manifest().config())?.unwrap_or_default();
+        let now =
+            crate::io::dataset::tables_digest(&dataset.manifest().config())?.unwrap_or_default();
         if &now != recorded {
             return Err(DatasetError::Tables(format!(
                 "{}: made with the match tables of sha256 {recorded}, but the tables read now give {now}: --exact would play \
@@ -73,10 +96,15 @@ pub fn to_json(m: &StudyMetrics) -> Value {
                 "bootstrap": { "resamples": a.resamples, "seed": a.seed, "confidence": 0.95 } })
     };
     if m.study {
-        let arms: serde_json::Map<String, Value> = m.arms.iter().map(|a| (a.name.clone(), arm_json(a))).collect();
-        let by_round: serde_json::Map<String, Value> =
-            m.arms.iter().map(|a| (a.name.clone(), serde_json::to_value(&a.by_round).expect("rounds serialize"))).collect();
-        let runs: serde_json::Map<String, Value> = m.arms.iter().map(|a| (a.name.clone(), about(a))).collect();
+        let arms: serde_json::Map<String, Value> =
+            m.arms.iter().map(|a| (a.name.clone(), arm_json(a))).collect();
+        let by_round: serde_json::Map<String, Value> = m
+            .arms
+            .iter()
+            .map(|a| (a.name.clone(), serde_json::to_value(&a.by_round).expect("rounds serialize")))
+            .collect();
+        let runs: serde_json::Map<String, Value> =
+            m.arms.iter().map(|a| (a.name.clone(), about(a))).collect();
         json!({ "arms": arms, "runs": runs, "by_round": by_round })
     } else {
         let a = &m.arms[0];
@@ -89,7 +117,15 @@ pub fn to_csv(m: &StudyMetrics) -> Result<String, StudyError> {
     let num = |x: f64| if x.is_finite() { x.to_string() } else { String::new() };
     let rows = m.arms.iter().flat_map(|a| {
         a.metrics.iter().map(move |x| {
-            [a.name.clone(), x.name.into(), num(x.value), num(x.ci_low), num(x.ci_high), x.evaluation.unwrap_or("").into(), x.source.into()]
+            [
+                a.name.clone(),
+                x.name.into(),
+                num(x.value),
+                num(x.ci_low),
+                num(x.ci_high),
+                x.evaluation.unwrap_or("").into(),
+                x.source.into(),
+            ]
         })
     });
     csv_text(["arm", "metric", "value", "ci_low", "ci_high", "evaluation", "source"], rows)
@@ -109,12 +145,27 @@ fn fmt(x: f64) -> String {
 pub fn to_text(m: &StudyMetrics) -> String {
     let mut s = String::new();
     for a in &m.arms {
-        let _ = writeln!(s, "== {}: {} (South) vs {} (North), {} matches", a.name, a.south, a.north, a.matches);
+        let _ = writeln!(
+            s,
+            "== {}: {} (South) vs {} (North), {} matches",
+            a.name, a.south, a.north, a.matches
+        );
         let _ = writeln!(s, "   rules {}", a.rules);
-        let _ = writeln!(s, "   95% intervals: percentile bootstrap over matches, {} replicates, seed {}", a.resamples, a.seed);
+        let _ = writeln!(
+            s,
+            "   95% intervals: percentile bootstrap over matches, {} replicates, seed {}",
+            a.resamples, a.seed
+        );
         for x in &a.metrics {
             let eval = x.evaluation.map(|e| format!("  ({e})")).unwrap_or_default();
-            let _ = writeln!(s, "   {:<30}{:>10}  [{}, {}]{eval}", x.name, fmt(x.value), fmt(x.ci_low), fmt(x.ci_high));
+            let _ = writeln!(
+                s,
+                "   {:<30}{:>10}  [{}, {}]{eval}",
+                x.name,
+                fmt(x.value),
+                fmt(x.ci_low),
+                fmt(x.ci_high)
+            );
         }
         let _ = writeln!(
             s,
@@ -128,7 +179,10 @@ pub fn to_text(m: &StudyMetrics) -> String {
                 r.round,
                 r.rounds,
                 format!("{:.3} [{:.3}, {:.3}]", r.starter_wins, r.starter_ci.0, r.starter_ci.1),
-                format!("{:.3} [{:.3}, {:.3}]", r.first_player_wins, r.first_player_ci.0, r.first_player_ci.1),
+                format!(
+                    "{:.3} [{:.3}, {:.3}]",
+                    r.first_player_wins, r.first_player_ci.0, r.first_player_ci.1
+                ),
                 r.open_pits_mean
             );
         }
@@ -149,7 +203,8 @@ pub fn write_metrics(m: &StudyMetrics, dir: &Path) -> Result<Vec<PathBuf>, Study
     write_text(&dir.join(METRICS_FILES[1]), &to_csv(m)?)?;
     write_text(&dir.join(METRICS_FILES[2]), &to_text(m))?;
     if m.study {
-        return crate::plot::metrics::plot_metrics(&m.arms, &dir.join("charts")).map_err(StudyError::failed);
+        return crate::plot::metrics::plot_metrics(&m.arms, &dir.join("charts"))
+            .map_err(StudyError::failed);
     }
     Ok(Vec::new())
 }
@@ -179,11 +234,16 @@ impl MetricsRequest {
         if self.resamples > MAX_RESAMPLES {
             return Err(FieldError::new(
                 "resamples",
-                format!("{} is more than {MAX_RESAMPLES} (allowed: 0..={MAX_RESAMPLES})", self.resamples),
+                format!(
+                    "{} is more than {MAX_RESAMPLES} (allowed: 0..={MAX_RESAMPLES})",
+                    self.resamples
+                ),
             ));
         }
         match self.exact {
-            Some(SolveOptions { max_memory: 0, .. }) => Err(FieldError::new("max_memory", "0 bytes: a solve needs some memory")),
+            Some(SolveOptions { max_memory: 0, .. }) => {
+                Err(FieldError::new("max_memory", "0 bytes: a solve needs some memory"))
+            }
             _ => Ok(()),
         }
     }
@@ -212,14 +272,28 @@ mod tests {
     #[test]
     fn a_bad_metrics_request_names_its_field() {
         let dir = tempfile::tempdir().unwrap();
-        let good = MetricsRequest { dir: dir.path().to_path_buf(), out: None, resamples: 10, seed: 1, exact: None };
+        let good = MetricsRequest {
+            dir: dir.path().to_path_buf(),
+            out: None,
+            resamples: 10,
+            seed: 1,
+            exact: None,
+        };
         let exact = SolveOptions { max_memory: 1 << 20, keep_order: false, max_positions: 1000 };
         for (request, field) in [
             (MetricsRequest { resamples: MAX_RESAMPLES + 1, ..good.clone() }, "resamples"),
-            (MetricsRequest { exact: Some(SolveOptions { max_memory: 0, ..exact }), ..good.clone() }, "max_memory"),
+            (
+                MetricsRequest {
+                    exact: Some(SolveOptions { max_memory: 0, ..exact }),
+                    ..good.clone()
+                },
+                "max_memory",
+            ),
         ] {
             match run(&request, &Resources::default()) {
-                Err(StudyError::Field(e)) => assert!(e.field == field && !e.message.contains("--"), "{e}"),
+                Err(StudyError::Field(e)) => {
+                    assert!(e.field == field && !e.message.contains("--"), "{e}")
+                }
                 Err(other) => panic!("{field}: {other}"),
                 Ok(_) => panic!("{field}: accepted"),
             }

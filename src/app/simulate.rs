@@ -7,7 +7,10 @@ use std::sync::atomic::AtomicBool;
 use crate::agents::{AgentSpec, Resources};
 use crate::engine::Ruleset;
 use crate::io::{DatasetError, DatasetWriter, Formats, Manifest};
-use crate::sim::{check_batch_size, check_matches, Detail, FirstPolicy, MatchError, RunConfig, RunCounts, RunError, Shard};
+use crate::sim::{
+    check_batch_size, check_matches, Detail, FirstPolicy, MatchError, RunConfig, RunCounts,
+    RunError, Shard,
+};
 
 use super::FieldError;
 
@@ -92,9 +95,14 @@ pub fn check_threads(threads: usize) -> Result<(), String> {
 }
 
 /// The batch size of a run of `matches` at `detail`, checked with the matches.
-pub fn check_counts(matches: u64, batch_size: Option<u64>, detail: Detail) -> Result<u64, FieldError> {
+pub fn check_counts(
+    matches: u64,
+    batch_size: Option<u64>,
+    detail: Detail,
+) -> Result<u64, FieldError> {
     check_matches(matches).map_err(|e| FieldError::new("matches", e))?;
-    check_batch_size(batch_size.unwrap_or(detail.default_batch_size())).map_err(|e| FieldError::new("batch_size", e))
+    check_batch_size(batch_size.unwrap_or(detail.default_batch_size()))
+        .map_err(|e| FieldError::new("batch_size", e))
 }
 
 impl SimulateRequest {
@@ -113,7 +121,13 @@ impl SimulateRequest {
             batch_size,
             shard: self.shard,
         };
-        Ok(Simulation { cfg, out: self.out, format: self.format, threads: self.threads, resume: self.resume })
+        Ok(Simulation {
+            cfg,
+            out: self.out,
+            format: self.format,
+            threads: self.threads,
+            resume: self.resume,
+        })
     }
 }
 
@@ -126,12 +140,18 @@ pub struct Simulated {
 
 /// Plays the simulation into its dataset with what the players share (`players`); `command`
 /// is recorded in the manifest, `progress` hears the matches played as they finish.
-pub fn run(sim: &Simulation, players: &Resources, command: &str, progress: &(dyn Fn(u64) + Sync)) -> Result<Simulated, SimulateError> {
+pub fn run(
+    sim: &Simulation,
+    players: &Resources,
+    command: &str,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Simulated, SimulateError> {
     let writer = DatasetWriter::create(&sim.out, &sim.cfg, sim.format, sim.resume, command)?;
     let stop = AtomicBool::new(false);
     // Fewer batches than threads are played in pieces, so every thread has work; more threads
     // than matches would only wait (0 keeps rayon's one per core).
-    let threads = sim.threads.min(usize::try_from(sim.cfg.shard_matches().max(1)).unwrap_or(usize::MAX));
+    let threads =
+        sim.threads.min(usize::try_from(sim.cfg.shard_matches().max(1)).unwrap_or(usize::MAX));
     let counts = crate::sim::run(&sim.cfg, players, threads, &writer, progress, &stop)?;
     let manifest = writer.finish(true)?;
     Ok(Simulated { manifest, counts })
@@ -148,7 +168,13 @@ pub trait Follow: Sync {
 }
 
 /// [`run`], told to `follow` as the dataset `label`.
-pub fn play(sim: &Simulation, players: &Resources, command: &str, label: &str, follow: &dyn Follow) -> Result<Simulated, SimulateError> {
+pub fn play(
+    sim: &Simulation,
+    players: &Resources,
+    command: &str,
+    label: &str,
+    follow: &dyn Follow,
+) -> Result<Simulated, SimulateError> {
     follow.started(label, sim.cfg.shard_matches());
     let done = run(sim, players, command, &|n| follow.played(n));
     follow.finished(label, done.as_ref().ok());
@@ -186,7 +212,11 @@ mod tests {
     fn a_bad_request_names_its_field() {
         let dir = tempfile::tempdir().unwrap();
         for (change, field, says) in [
-            (&(|r: &mut SimulateRequest| r.matches = 0) as &dyn Fn(&mut SimulateRequest), "matches", "0"),
+            (
+                &(|r: &mut SimulateRequest| r.matches = 0) as &dyn Fn(&mut SimulateRequest),
+                "matches",
+                "0",
+            ),
             (&|r: &mut SimulateRequest| r.batch_size = Some(0), "batch_size", "0"),
             (&|r: &mut SimulateRequest| r.threads = MAX_THREADS + 1, "threads", "maximum of 1024"),
         ] {
@@ -208,7 +238,10 @@ mod tests {
         };
         let done = run(&sim, &Resources::default(), "test", &progress).unwrap();
         assert_eq!((done.counts.matches, done.counts.written, played.into_inner()), (6, 2, 6));
-        assert_eq!(done.manifest.rows.iter().find(|(t, _)| t.as_str() == "matches").map(|(_, n)| *n), Some(6));
+        assert_eq!(
+            done.manifest.rows.iter().find(|(t, _)| t.as_str() == "matches").map(|(_, n)| *n),
+            Some(6)
+        );
         let again = run(&sim, &Resources::default(), "test", &|_| {}).unwrap_err();
         assert!(matches!(&again, SimulateError::Dataset(e) if e.is_bad_input()), "{again}");
     }

@@ -59,7 +59,11 @@ pub struct Args {
 /// Parses "A,B" into two numbers; `what` names the flag.
 pub fn parse_pair(text: &str, what: &str) -> Result<BySide<u32>, CliError> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    let num = |x: &str| x.parse::<u32>().map_err(|_| CliError::usage(format!("{what} {text}: '{x}' is not a number of counters")));
+    let num = |x: &str| {
+        x.parse::<u32>().map_err(|_| {
+            CliError::usage(format!("{what} {text}: '{x}' is not a number of counters"))
+        })
+    };
     match parts.as_slice() {
         [s, n] => Ok(BySide::new(num(s)?, num(n)?)),
         _ => Err(CliError::usage(format!("{what} {text}: expected S,N (South's, then North's)"))),
@@ -86,29 +90,48 @@ fn request(args: &Args) -> Result<AnalyseRequest, CliError> {
         Start::RoundStart { holdings: parse_pair(text, "--holdings")?, starter: first }
     } else if let Some(text) = &args.position {
         let reserve = parse_pair(args.reserve.as_deref().unwrap_or_default(), "--reserve")?;
-        let to_move: Side = args.to_move.as_deref().unwrap_or_default().parse().map_err(CliError::usage)?;
+        let to_move: Side =
+            args.to_move.as_deref().unwrap_or_default().parse().map_err(CliError::usage)?;
         Start::Board { pits: parse_pits(text)?, reserve, to_move }
     } else {
         Start::Match { first }
     };
-    Ok(AnalyseRequest { rules, position: PositionSpec { start, moves }, with_match: !args.no_match })
+    Ok(AnalyseRequest {
+        rules,
+        position: PositionSpec { start, moves },
+        with_match: !args.no_match,
+    })
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let request = request(&args)?;
     let max_memory = args.max_memory.bytes();
-    let opts = SolveOptions { max_memory, keep_order: true, max_positions: args.max_positions.unwrap_or(u64::MAX) };
+    let opts = SolveOptions {
+        max_memory,
+        keep_order: true,
+        max_positions: args.max_positions.unwrap_or(u64::MAX),
+    };
     let bar = super::progress::positions_bar("analyse", args.quiet);
     let shown = bar.clone();
     let job = Job::with_listener(move |p| shown.set_message(p.to_string()));
     let tables = crate::cli::tables_dir(args.tables.as_deref())?;
-    let store = ExactStore::new(StoreSettings { tables, cache_bytes: max_memory, solve: opts, spill: None });
+    let store = ExactStore::new(StoreSettings {
+        tables,
+        cache_bytes: max_memory,
+        solve: opts,
+        spill: None,
+    });
     let result = analyse(&request, &store, &job);
     bar.finish_and_clear();
     let v = result.map_err(|e| {
         let message = match &e {
-            AnalyseError::Field { field, message } => format!("{}: {message}", crate::cli::flag(field)),
-            AnalyseError::RoundBudget(e) => format!("the round cannot be solved within the budget: {}", e.describe(&crate::cli::setting)),
+            AnalyseError::Field { field, message } => {
+                format!("{}: {message}", crate::cli::flag(field))
+            }
+            AnalyseError::RoundBudget(e) => format!(
+                "the round cannot be solved within the budget: {}",
+                e.describe(&crate::cli::setting)
+            ),
             AnalyseError::Budget(message) => message.clone(),
             AnalyseError::Cancelled => "cancelled".to_string(),
         };
@@ -139,7 +162,8 @@ fn text(v: &Value) -> String {
         _ => String::new(),
     };
     if let Some(end) = v["match_end"].as_object() {
-        let winner = end["winner"].as_str().map_or("unfinished (R14)".to_string(), |w| format!("{w} won"));
+        let winner =
+            end["winner"].as_str().map_or("unfinished (R14)".to_string(), |w| format!("{w} won"));
         return format!("{place}the match is over: {winner}\n");
     }
     t += &format!(
@@ -149,7 +173,11 @@ fn text(v: &Value) -> String {
         outlook_text(&v["match_value"])
     );
     if let Some(end) = v["round_end"].as_object() {
-        t += &format!("no legal move: the round ends, {} collects {} (R10)\n", end["collector"].as_str().unwrap_or("?"), end["remainder"]);
+        t += &format!(
+            "no legal move: the round ends, {} collects {} (R10)\n",
+            end["collector"].as_str().unwrap_or("?"),
+            end["remainder"]
+        );
     }
     t += "pit  round  match      best\n";
     let best = |key: &str, pit: &Value| v[key].as_array().is_some_and(|a| a.contains(pit));
@@ -167,7 +195,8 @@ fn text(v: &Value) -> String {
             marks.join(" ")
         );
     }
-    let line: Vec<String> = v["line"].as_array().into_iter().flatten().map(Value::to_string).collect();
+    let line: Vec<String> =
+        v["line"].as_array().into_iter().flatten().map(Value::to_string).collect();
     if !line.is_empty() {
         t += &format!("perfect round play from here: {}\n", line.join(" "));
     }

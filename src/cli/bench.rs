@@ -110,7 +110,8 @@ fn run_detail(
 ) -> Result<(f64, std::collections::BTreeMap<String, u64>, u64), CliError> {
     let out = root.join(format!("rajapasu-bench-{}-{detail}", std::process::id()));
     if out.exists() {
-        std::fs::remove_dir_all(&out).map_err(|e| CliError::failed(format!("cannot remove {}: {e}", out.display())))?;
+        std::fs::remove_dir_all(&out)
+            .map_err(|e| CliError::failed(format!("cannot remove {}: {e}", out.display())))?;
     }
     let cfg = RunConfig {
         rules,
@@ -123,7 +124,13 @@ fn run_detail(
         batch_size: detail.default_batch_size(),
         shard: Shard::WHOLE,
     };
-    let sim = crate::app::simulate::Simulation { cfg, out: out.clone(), format: Formats::Parquet, threads, resume: false };
+    let sim = crate::app::simulate::Simulation {
+        cfg,
+        out: out.clone(),
+        format: Formats::Parquet,
+        threads,
+        resume: false,
+    };
     let start = Instant::now();
     let result = super::simulate::play(&sim, "", true);
     let seconds = start.elapsed().as_secs_f64();
@@ -147,7 +154,12 @@ fn dir_bytes(dir: &std::path::Path) -> u64 {
 
 /// `--detail`: each repeat measures the engine, then each detail end to end; prints a line per
 /// repeat and the range of each detail's ratio.
-fn run_details(args: &Args, rules: crate::engine::Ruleset, details: &[Detail], out: &mut Output) -> Result<(), CliError> {
+fn run_details(
+    args: &Args,
+    rules: crate::engine::Ruleset,
+    details: &[Detail],
+    out: &mut Output,
+) -> Result<(), CliError> {
     let fine = args.fine_matches.unwrap_or((args.matches / 10).max(1));
     let root = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     if !root.is_dir() {
@@ -169,20 +181,32 @@ fn run_details(args: &Args, rules: crate::engine::Ruleset, details: &[Detail], o
         let mut runs = Vec::new();
         for (k, &detail) in details.iter().enumerate() {
             let matches = if detail >= Detail::Move { fine } else { args.matches };
-            let (seconds, rows, bytes) = run_detail(rules, detail, matches, args.seed, threads, &root)?;
+            let (seconds, rows, bytes) =
+                run_detail(rules, detail, matches, args.seed, threads, &root)?;
             let rate = matches as f64 / seconds;
             let ratio = rate / threads.max(1) as f64 / engine.matches_per_second;
             ratios[k].push(ratio);
-            runs.push(DetailRun { detail, threads, matches, seconds, matches_per_second: rate, ratio, rows, bytes });
+            runs.push(DetailRun {
+                detail,
+                threads,
+                matches,
+                seconds,
+                matches_per_second: rate,
+                ratio,
+                rows,
+                bytes,
+            });
         }
         if args.json {
             let line = serde_json::json!({ "repeat": repeat, "engine": engine, "details": runs });
             out.line(line)?;
             continue;
         }
-        let mut line = format!("repeat {repeat}: engine {:.0} matches/s", engine.matches_per_second);
+        let mut line =
+            format!("repeat {repeat}: engine {:.0} matches/s", engine.matches_per_second);
         for r in &runs {
-            line += &format!("; {} {:.0} matches/s ({:.3})", r.detail, r.matches_per_second, r.ratio);
+            line +=
+                &format!("; {} {:.0} matches/s ({:.3})", r.detail, r.matches_per_second, r.ratio);
         }
         out.line(line)?;
     }
@@ -191,11 +215,16 @@ fn run_details(args: &Args, rules: crate::engine::Ruleset, details: &[Detail], o
             .iter()
             .zip(&ratios)
             .map(|(d, r)| {
-                let (lo, hi) = r.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+                let (lo, hi) =
+                    r.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
                 format!("{d} {lo:.3}-{hi:.3}")
             })
             .collect();
-        out.line(format_args!("ratios, lowest-highest over {} repeats: {}", args.repeat.max(1), ranges.join(", ")))?;
+        out.line(format_args!(
+            "ratios, lowest-highest over {} repeats: {}",
+            args.repeat.max(1),
+            ranges.join(", ")
+        ))?;
     }
     Ok(())
 }
@@ -215,10 +244,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
 }
 
 /// `--metrics-cost`: a line per repeat and the range of the cost.
-fn run_metrics_cost(args: &Args, rules: crate::engine::Ruleset, out: &mut Output) -> Result<(), CliError> {
+fn run_metrics_cost(
+    args: &Args,
+    rules: crate::engine::Ruleset,
+    out: &mut Output,
+) -> Result<(), CliError> {
     let mut costs = Vec::new();
     for i in 1..=args.repeat.max(1) {
-        let c = bench_metrics_cost(rules, args.matches, args.seed, &crate::agents::Resources::default());
+        let c = bench_metrics_cost(
+            rules,
+            args.matches,
+            args.seed,
+            &crate::agents::Resources::default(),
+        );
         costs.push(c.cost);
         if args.json {
             out.line(serde_json::to_string(&c).map_err(CliError::failed)?)?;
@@ -233,14 +271,24 @@ fn run_metrics_cost(args: &Args, rules: crate::engine::Ruleset, out: &mut Output
         ))?;
     }
     if !args.json {
-        let (lo, hi) = costs.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-        out.line(format_args!("metrics cost {:.1}%-{:.1}% of round-detail speed (rules {})", 100.0 * lo, 100.0 * hi, rules.hash()))?;
+        let (lo, hi) =
+            costs.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        out.line(format_args!(
+            "metrics cost {:.1}%-{:.1}% of round-detail speed (rules {})",
+            100.0 * lo,
+            100.0 * hi,
+            rules.hash()
+        ))?;
     }
     Ok(())
 }
 
 /// The bare engine: a line per repeat and the best; returns the best repeat.
-fn run_engine(args: &Args, rules: crate::engine::Ruleset, out: &mut Output) -> Result<Option<EngineBench>, CliError> {
+fn run_engine(
+    args: &Args,
+    rules: crate::engine::Ruleset,
+    out: &mut Output,
+) -> Result<Option<EngineBench>, CliError> {
     let mut best: Option<EngineBench> = None;
     for i in 1..=args.repeat.max(1) {
         let b = bench_engine(rules, args.matches, args.seed);
@@ -262,20 +310,37 @@ fn run_engine(args: &Args, rules: crate::engine::Ruleset, out: &mut Output) -> R
         }
     }
     if let (Some(b), false) = (best, args.json) {
-        out.line(format_args!("best: {:.0} matches/s, {:.0} moves/s (rules {})", b.matches_per_second, b.moves_per_second, rules.hash()))?;
+        out.line(format_args!(
+            "best: {:.0} matches/s, {:.0} moves/s (rules {})",
+            b.matches_per_second,
+            b.moves_per_second,
+            rules.hash()
+        ))?;
     }
     Ok(best)
 }
 
 /// Each `--player`: a line of its search speed against the engine's `engine_moves_per_second`
 /// and of its self-play (or `--against`) outcomes.
-fn run_players(args: &Args, rules: crate::engine::Ruleset, engine_moves_per_second: f64, out: &mut Output) -> Result<(), CliError> {
+fn run_players(
+    args: &Args,
+    rules: crate::engine::Ruleset,
+    engine_moves_per_second: f64,
+    out: &mut Output,
+) -> Result<(), CliError> {
     let players = crate::agents::Resources::default();
     for player in &args.player {
         let against = args.against.as_ref().unwrap_or(player);
         // A player that cannot decide is a failure here as in a run (exit 1), not an unfinished match.
-        let p = bench_players(rules, player.clone(), against.clone(), args.player_matches, args.seed, &players)
-            .map_err(|e| CliError::failed(format!("bench --player {player} against {against}: {e}")))?;
+        let p = bench_players(
+            rules,
+            player.clone(),
+            against.clone(),
+            args.player_matches,
+            args.seed,
+            &players,
+        )
+        .map_err(|e| CliError::failed(format!("bench --player {player} against {against}: {e}")))?;
         if args.json {
             out.line(serde_json::to_string(&p).unwrap())?;
             continue;

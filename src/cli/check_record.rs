@@ -32,12 +32,16 @@ pub struct Args {
 
 fn read_record(path: &std::path::Path) -> Result<Record, CliError> {
     let bad = |what: String| CliError::usage(format!("{}: {what}", path.display()));
-    let bytes = crate::files::read_regular_file(path, MAX_RECORD_BYTES as u64).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => {
-            bad(format!("longer than {} KiB, the limit of a record, or not UTF-8 text", MAX_RECORD_BYTES >> 10))
-        }
-        _ => bad(e.to_string()),
-    })?;
+    let bytes =
+        crate::files::read_regular_file(path, MAX_RECORD_BYTES as u64).map_err(|e| {
+            match e.kind() {
+                std::io::ErrorKind::InvalidData => bad(format!(
+                    "longer than {} KiB, the limit of a record, or not UTF-8 text",
+                    MAX_RECORD_BYTES >> 10
+                )),
+                _ => bad(e.to_string()),
+            }
+        })?;
     Record::parse(&bytes).map_err(|e| bad(e.to_string()))
 }
 
@@ -51,7 +55,9 @@ fn request(args: &Args) -> Result<CheckRequest, CliError> {
                 .filter(|m| !m.trim().is_empty())
                 .enumerate()
                 .map(|(i, m)| {
-                    m.trim().parse::<usize>().map_err(|_| CliError::usage(format!("--moves item {}: '{m}' is not a local pit", i + 1)))
+                    m.trim().parse::<usize>().map_err(|_| {
+                        CliError::usage(format!("--moves item {}: '{m}' is not a local pit", i + 1))
+                    })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             Record::from_moves(first, &pits)
@@ -59,7 +65,11 @@ fn request(args: &Args) -> Result<CheckRequest, CliError> {
         (None, None) => return Err(CliError::usage("give a record FILE or --moves")),
     };
     let base = base_rules(&record, &args.rules).map_err(|e| {
-        let field = if e.field == "rules" { "--rule".to_string() } else { "the record's rules: line".to_string() };
+        let field = if e.field == "rules" {
+            "--rule".to_string()
+        } else {
+            "the record's rules: line".to_string()
+        };
         CliError::usage(format!("{field}: {}", e.message))
     })?;
     Ok(CheckRequest { base, record })
@@ -90,7 +100,9 @@ fn text(v: &Value) -> String {
         let rules: Ruleset = serde_json::from_value(r["rules"].clone()).unwrap_or_default();
         let verdict = match r["first_disagreement"].as_object() {
             None => "consistent".to_string(),
-            Some(d) => format!("disagrees at move {}: {}", d["ply"], d["what"].as_str().unwrap_or("")),
+            Some(d) => {
+                format!("disagrees at move {}: {}", d["ply"], d["what"].as_str().unwrap_or(""))
+            }
         };
         t += &format!("{:<72} {verdict}\n", reading_label(&rules));
     }

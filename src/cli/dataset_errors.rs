@@ -25,10 +25,16 @@ impl Destination {
     /// The words of a refusal to write into `dir`.
     fn wording(&self, dir: &Path) -> Wording {
         let (subject, elsewhere, instead_of_foreign) = match self {
-            Destination::Out => ("--out".to_string(), "choose another --out".to_string(), "choose an empty or new directory".to_string()),
-            Destination::Dataset => {
-                ("--dataset".to_string(), "choose another --dataset".to_string(), "choose an empty or new directory".to_string())
-            }
+            Destination::Out => (
+                "--out".to_string(),
+                "choose another --out".to_string(),
+                "choose an empty or new directory".to_string(),
+            ),
+            Destination::Dataset => (
+                "--dataset".to_string(),
+                "choose another --dataset".to_string(),
+                "choose an empty or new directory".to_string(),
+            ),
             Destination::Study { what } => {
                 let elsewhere = format!("move {} away to play {what} again", dir.display());
                 (format!("the directory of {what}"), elsewhere.clone(), elsewhere)
@@ -49,10 +55,17 @@ impl Destination {
 pub fn dataset_error(e: DatasetError, dest: &Destination) -> CliError {
     let message = match &e {
         DatasetError::Refused { dir, refusal } => refusal.describe(dir, &dest.wording(dir)),
-        DatasetError::Lock(LockError::Held { .. }) => format!("{e} (a stopped run continues with --resume)"),
-        DatasetError::NoManifest { .. } => format!("{e} (run `rajapasu simulate --out DIR` to make one)"),
+        DatasetError::Lock(LockError::Held { .. }) => {
+            format!("{e} (a stopped run continues with --resume)")
+        }
+        DatasetError::NoManifest { .. } => {
+            format!("{e} (run `rajapasu simulate --out DIR` to make one)")
+        }
         DatasetError::Incomplete { path, shard, status, writer: None } => {
-            format!("{}: shard {shard} is incomplete (status {status}); finish it with --resume first", path.display())
+            format!(
+                "{}: shard {shard} is incomplete (status {status}); finish it with --resume first",
+                path.display()
+            )
         }
         DatasetError::MissingShards { dir, missing, count } => format!(
             "{}: shards {} of {count} are missing; run them (--shard K/{count}) before summarizing",
@@ -81,7 +94,9 @@ pub fn study_error(e: crate::app::study::StudyError) -> CliError {
     use crate::app::study::StudyError;
     let message = match e {
         StudyError::Field(e) => return super::flags::field_error(e),
-        StudyError::Play { what, error } => return simulate_error(*error, &Destination::Study { what }),
+        StudyError::Play { what, error } => {
+            return simulate_error(*error, &Destination::Study { what })
+        }
         StudyError::Dataset(e) => return dataset_error(e, &Destination::Out),
         StudyError::Directory(ref d) => d.describe(super::flags::flag("out_root")),
         StudyError::Rejected(ref message) | StudyError::Failed(ref message) => message.clone(),
@@ -116,7 +131,9 @@ impl From<crate::sim::RunError<crate::io::DatasetError>> for CliError {
     fn from(e: crate::sim::RunError<crate::io::DatasetError>) -> CliError {
         match e {
             crate::sim::RunError::Sink(e) => e.into(),
-            crate::sim::RunError::Match(e) => CliError::Failed(format!("{e}; nothing of its batch was written")),
+            crate::sim::RunError::Match(e) => {
+                CliError::Failed(format!("{e}; nothing of its batch was written"))
+            }
         }
     }
 }

@@ -94,7 +94,8 @@ impl RuleArgs {
     /// The ruleset: the switches given on top of the default ones.
     pub fn ruleset(&self) -> Result<Ruleset, CliError> {
         check_distinct_rules(&self.rules).map_err(|e| CliError::usage(format!("--rule: {e}")))?;
-        Ruleset::from_assignments(self.rules.iter().map(String::as_str)).map_err(|e| CliError::usage(format!("--rule: {e}")))
+        Ruleset::from_assignments(self.rules.iter().map(String::as_str))
+            .map_err(|e| CliError::usage(format!("--rule: {e}")))
     }
 }
 
@@ -103,7 +104,10 @@ fn check_distinct_rules(assignments: &[String]) -> Result<(), String> {
     let name = |a: &str| a.split_once('=').map_or(a, |(n, _)| n).trim().to_string();
     for (i, a) in assignments.iter().enumerate() {
         if let Some(earlier) = assignments[..i].iter().find(|b| name(b) == name(a)) {
-            return Err(format!("switch `{}` is given twice ({earlier} and {a}); give each switch at most once", name(a)));
+            return Err(format!(
+                "switch `{}` is given twice ({earlier} and {a}); give each switch at most once",
+                name(a)
+            ));
         }
     }
     Ok(())

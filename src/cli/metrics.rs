@@ -39,9 +39,18 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let solve = SolveOptions { max_memory: args.max_memory.bytes(), keep_order: false, max_positions: args.max_positions };
-    let request =
-        MetricsRequest { dir: args.dir, out: args.out, resamples: args.resamples, seed: args.seed, exact: args.exact.then_some(solve) };
+    let solve = SolveOptions {
+        max_memory: args.max_memory.bytes(),
+        keep_order: false,
+        max_positions: args.max_positions,
+    };
+    let request = MetricsRequest {
+        dir: args.dir,
+        out: args.out,
+        resamples: args.resamples,
+        seed: args.seed,
+        exact: args.exact.then_some(solve),
+    };
     let done = crate::app::metrics::run(&request, &crate::agents::Resources::default())?;
     let mut out = Output::lines();
     if args.json {

@@ -32,7 +32,9 @@ pub use dataset_errors::study_error;
 pub(crate) use error::stdout_error;
 pub use error::CliError;
 pub use flags::RuleArgs;
-pub(crate) use flags::{command_line, field_error, flag, given_field_error, setting, solve_setting, tables_dir};
+pub(crate) use flags::{
+    command_line, field_error, flag, given_field_error, setting, solve_setting, tables_dir,
+};
 
 /// rajapasu: a research simulator for the mancala game Raja Pasu.
 #[derive(Parser, Debug)]

@@ -32,7 +32,11 @@ impl Output {
 
     /// Buffered: for many lines printed at once.
     pub fn buffered() -> Output {
-        Output { out: Box::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())), keep_working: false, closed: false }
+        Output {
+            out: Box::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())),
+            keep_working: false,
+            closed: false,
+        }
     }
 
     /// Writes `text` as it is.

@@ -24,7 +24,8 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let study = summarize_path(&args.dir, None)?;
     let out = args.out.unwrap_or_else(|| args.dir.join("charts"));
-    let charts = crate::plot::plot_study_rounds(&study, &out, args.rounds.unwrap_or_default()).map_err(CliError::failed)?;
+    let charts = crate::plot::plot_study_rounds(&study, &out, args.rounds.unwrap_or_default())
+        .map_err(CliError::failed)?;
     let mut stdout = Output::lines();
     for path in charts {
         stdout.line(path.display())?;

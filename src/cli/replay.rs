@@ -62,9 +62,11 @@ pub struct MoveArgs {
 }
 
 fn parse_pit(text: &str, what: &str) -> Result<usize, CliError> {
-    text.trim()
-        .parse::<usize>()
-        .map_err(|_| CliError::usage(format!("{what}: '{text}' is not a pit number (a local pit 0..pits_per_row-1)")))
+    text.trim().parse::<usize>().map_err(|_| {
+        CliError::usage(format!(
+            "{what}: '{text}' is not a pit number (a local pit 0..pits_per_row-1)"
+        ))
+    })
 }
 
 /// Longest --moves-file, in bytes: the longest match of a million takes about 20 KB, and the
@@ -74,8 +76,13 @@ pub const MAX_MOVES_FILE_BYTES: u64 = 16 << 20;
 fn read_moves_file(path: &std::path::Path) -> Result<String, CliError> {
     let bad = |what: String| CliError::usage(format!("--moves-file {}: {what}", path.display()));
     let file = std::fs::File::open(path).map_err(|e| bad(e.to_string()))?;
-    let bytes = crate::io::verify::read_bounded(file, MAX_MOVES_FILE_BYTES).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => bad(format!("longer than {} MiB, the limit of a moves file", MAX_MOVES_FILE_BYTES >> 20)),
+    let bytes = crate::io::verify::read_bounded(file, MAX_MOVES_FILE_BYTES).map_err(|e| match e
+        .kind()
+    {
+        std::io::ErrorKind::InvalidData => bad(format!(
+            "longer than {} MiB, the limit of a moves file",
+            MAX_MOVES_FILE_BYTES >> 20
+        )),
         _ => bad(e.to_string()),
     })?;
     String::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 text ({e})")))
@@ -94,7 +101,9 @@ impl MoveArgs {
             let text = read_moves_file(path)?;
             for (n, line) in text.lines().enumerate() {
                 let line = line.split('#').next().unwrap_or("");
-                for item in line.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()) {
+                for item in
+                    line.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty())
+                {
                     moves.push(parse_pit(item, &format!("{} line {}", path.display(), n + 1))?);
                 }
             }
@@ -110,14 +119,24 @@ pub fn replay_error(e: &ReplayError) -> CliError {
             format!("illegal move at ply {}: {} (it is endless: a lap would repeat an earlier lap's position)", e.ply, p)
         }
         GameError::Illegal(p) => format!("illegal move at ply {}: {}", e.ply, p),
-        GameError::Over(_) => format!("move at ply {} comes after the match's end: {}", e.ply, e.error),
+        GameError::Over(_) => {
+            format!("move at ply {} comes after the match's end: {}", e.ply, e.error)
+        }
     };
     CliError::Usage(msg)
 }
 
 /// Writes the moves as a dataset of one match into `dir`.
-fn write_dataset(dir: &std::path::Path, args: &DatasetArgs, rules: Ruleset, first: Side, moves: Vec<usize>) -> Result<(), CliError> {
-    let seat = |text: &str, flag: &str| text.parse::<PlayedSeat>().map_err(|e| CliError::usage(format!("{flag}: {e}")));
+fn write_dataset(
+    dir: &std::path::Path,
+    args: &DatasetArgs,
+    rules: Ruleset,
+    first: Side,
+    moves: Vec<usize>,
+) -> Result<(), CliError> {
+    let seat = |text: &str, flag: &str| {
+        text.parse::<PlayedSeat>().map_err(|e| CliError::usage(format!("{flag}: {e}")))
+    };
     let request = DatasetRequest {
         game: GameSpec { rules, start: Start::Match { first }, moves },
         seats: BySide::new(seat(&args.south, "--south")?, seat(&args.north, "--north")?),
@@ -127,12 +146,21 @@ fn write_dataset(dir: &std::path::Path, args: &DatasetArgs, rules: Ruleset, firs
     };
     let players = crate::agents::Resources::default();
     let job = crate::app::job::Job::default();
-    let manifest = export_dataset::write(&request, dir, &players, &super::command_line(), &job).map_err(|e| match e {
-        ExportError::Field(e) => super::field_error(e),
-        ExportError::Dataset(e) => super::dataset_errors::dataset_error(e, &super::dataset_errors::Destination::Dataset),
-        e @ (ExportError::Tables(_) | ExportError::Cancelled) => CliError::of(&e, &e),
-    })?;
-    eprintln!("replay: wrote {} ({}; run {})", dir.display(), crate::app::simulate::describe_rows(&manifest), manifest.run_id);
+    let manifest = export_dataset::write(&request, dir, &players, &super::command_line(), &job)
+        .map_err(|e| match e {
+            ExportError::Field(e) => super::field_error(e),
+            ExportError::Dataset(e) => super::dataset_errors::dataset_error(
+                e,
+                &super::dataset_errors::Destination::Dataset,
+            ),
+            e @ (ExportError::Tables(_) | ExportError::Cancelled) => CliError::of(&e, &e),
+        })?;
+    eprintln!(
+        "replay: wrote {} ({}; run {})",
+        dir.display(),
+        crate::app::simulate::describe_rows(&manifest),
+        manifest.run_id
+    );
     Ok(())
 }
 

@@ -38,7 +38,12 @@ pub struct StudyArgs {
 
 impl StudyArgs {
     pub fn options(&self) -> StudyOptions {
-        StudyOptions { out_root: self.out_root.clone(), threads: self.threads, matches: self.matches, command: super::command_line() }
+        StudyOptions {
+            out_root: self.out_root.clone(),
+            threads: self.threads,
+            matches: self.matches,
+            command: super::command_line(),
+        }
     }
 }
 
@@ -49,7 +54,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let bars = Bars::new(args.study.quiet);
     let done = crate::app::study::run(&request, &crate::agents::Resources::default(), &bars)?;
     if !args.study.quiet {
-        eprintln!("{name}: summary.json, summary.csv, summary.txt and {} chart files in {}", done.charts.len(), done.dir.display());
+        eprintln!(
+            "{name}: summary.json, summary.csv, summary.txt and {} chart files in {}",
+            done.charts.len(),
+            done.dir.display()
+        );
     }
     // Printed last: a reader that goes away (`| head`) does not cut the study short.
     let mut out = Output::lines();

@@ -23,8 +23,12 @@ pub fn markdown() -> String {
 /// One table as Markdown (as in docs/data.md): its section, column table and invariants.
 pub fn table_markdown(t: &TableSpec) -> String {
     let mut s = String::new();
-    let _ =
-        writeln!(s, "### `{}`\n\nOne row per {}.\n\n| column | type | meaning |\n|---|---|---|", t.name, t.row.trim_start_matches("one "));
+    let _ = writeln!(
+        s,
+        "### `{}`\n\nOne row per {}.\n\n| column | type | meaning |\n|---|---|---|",
+        t.name,
+        t.row.trim_start_matches("one ")
+    );
     for c in t.columns {
         let ty = serde_json::to_value(c.ty).unwrap();
         let _ = writeln!(s, "| `{}` | {} | {} |", c.name, ty.as_str().unwrap(), c.meaning);
@@ -49,7 +53,11 @@ pub fn invariants_markdown(table: &str) -> String {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let text = if args.markdown { markdown() } else { serde_json::to_string_pretty(&ALL_TABLES).map_err(CliError::failed)? + "\n" };
+    let text = if args.markdown {
+        markdown()
+    } else {
+        serde_json::to_string_pretty(&ALL_TABLES).map_err(CliError::failed)? + "\n"
+    };
     let mut out = Output::lines();
     out.text(&text)?;
     out.finish()

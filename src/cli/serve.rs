@@ -48,8 +48,12 @@ pub struct Args {
 
 /// A host name or address as a `Host` header holds it without its port.
 fn host_name(text: &str) -> Result<String, String> {
-    let bracketed = text.starts_with('[') && text.ends_with(']') && text[1..text.len() - 1].parse::<std::net::Ipv6Addr>().is_ok();
-    let plain = !text.is_empty() && text.len() <= 253 && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+    let bracketed = text.starts_with('[')
+        && text.ends_with(']')
+        && text[1..text.len() - 1].parse::<std::net::Ipv6Addr>().is_ok();
+    let plain = !text.is_empty()
+        && text.len() <= 253
+        && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
     if bracketed || plain {
         Ok(text.to_ascii_lowercase())
     } else {
@@ -63,7 +67,12 @@ fn host_name(text: &str) -> Result<String, String> {
 /// server that cannot keep its tables would answer every request that needs them with an error
 /// of its own.
 fn usable_tables(dir: std::path::PathBuf) -> Result<std::path::PathBuf, CliError> {
-    let refused = |e: std::io::Error| CliError::usage(format!("--tables {}: not a directory the server can write in: {e}", dir.display()));
+    let refused = |e: std::io::Error| {
+        CliError::usage(format!(
+            "--tables {}: not a directory the server can write in: {e}",
+            dir.display()
+        ))
+    };
     std::fs::create_dir_all(&dir).map_err(refused)?;
     tempfile::Builder::new().prefix(".serve-probe-").tempfile_in(&dir).map_err(refused)?;
     Ok(dir)
@@ -78,7 +87,9 @@ pub fn run_command(args: Args) -> Result<(), CliError> {
             "warning: listening on {}: anyone who can reach this address and has the token printed below can use this machine's CPU and memory through the page",
             args.bind
         );
-        Some(crate::server::new_token().map_err(|e| CliError::usage(format!("cannot read a random token from /dev/urandom: {e}")))?)
+        Some(crate::server::new_token().map_err(|e| {
+            CliError::usage(format!("cannot read a random token from /dev/urandom: {e}"))
+        })?)
     };
     let config = Config {
         addr: SocketAddr::new(args.bind, args.port),

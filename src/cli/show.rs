@@ -51,7 +51,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let ply = args.ply.unwrap_or(0);
     if ply > film.plies() {
-        return Err(CliError::usage(format!("--ply {ply}: the match has {} moves (plies 0..={})", film.plies(), film.plies())));
+        return Err(CliError::usage(format!(
+            "--ply {ply}: the match has {} moves (plies 0..={})",
+            film.plies(),
+            film.plies()
+        )));
     }
     let text = if args.svg {
         state_svg(&film, ply).expect("ply checked")
@@ -80,13 +84,21 @@ fn from_moves(args: &MoveArgs) -> Result<(Film, PageInfo), CliError> {
 /// Match `id` of the dataset in `dir`, replayed from its recorded moves or else played again by
 /// its players as `simulate` played it (an external player only when `run_external` names its
 /// program), and checked against the dataset's row of that match.
-fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, PageInfo), CliError> {
+fn from_dataset(
+    dir: &Path,
+    id: u64,
+    run_external: &[String],
+) -> Result<(Film, PageInfo), CliError> {
     // Only the match's batch is read, so only it is checked (a page of a million-match
     // dataset in a fraction of a second rather than the whole dataset's check).
     let dataset = Dataset::open_unverified(dir)?;
     let m = dataset.manifest().clone();
     if id >= m.matches {
-        return Err(CliError::usage(format!("--match {id}: {} holds matches 0..={}", dir.display(), m.matches - 1)));
+        return Err(CliError::usage(format!(
+            "--match {id}: {} holds matches 0..={}",
+            dir.display(),
+            m.matches - 1
+        )));
     }
     dataset.verify_batch(id / m.batch_size)?;
     // The run played again match by match (its shard aside), with move records to replay.
@@ -103,9 +115,15 @@ fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, P
     let mut batch = Batch::default();
     let source = if let Some(played) = &m.played {
         // A match played from its moves (a person's, perhaps): the manifest records them.
-        let moves = played.pits().map_err(|e| CliError::usage(format!("{}: manifest field `played`: {e}", dir.display())))?;
-        replay_match(&cfg, id, &moves, &mut batch)
-            .map_err(|e| CliError::usage(format!("{}: the manifest's played moves do not replay: {e}", dir.display())))?;
+        let moves = played.pits().map_err(|e| {
+            CliError::usage(format!("{}: manifest field `played`: {e}", dir.display()))
+        })?;
+        replay_match(&cfg, id, &moves, &mut batch).map_err(|e| {
+            CliError::usage(format!(
+                "{}: the manifest's played moves do not replay: {e}",
+                dir.display()
+            ))
+        })?;
         format!(
             "Replayed by rajapasu {} from the moves its manifest records and checked against its matches row.",
             env!("CARGO_PKG_VERSION")
@@ -113,13 +131,18 @@ fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, P
     } else if m.detail >= Detail::Move {
         // The dataset's own moves: no player runs.
         let (part, moves) = recorded_moves(&dataset, id)?;
-        replay_match(&cfg, id, &moves, &mut batch)
-            .map_err(|e| CliError::usage(format!("{}: the recorded moves of match {id} do not replay: {e}", part.display())))?;
+        replay_match(&cfg, id, &moves, &mut batch).map_err(|e| {
+            CliError::usage(format!(
+                "{}: the recorded moves of match {id} do not replay: {e}",
+                part.display()
+            ))
+        })?;
         format!("Replayed by rajapasu {} from the dataset's moves table and checked against its matches row.", env!("CARGO_PKG_VERSION"))
     } else {
         // Only a match played from its moves has a person's seat (the manifest is checked).
-        let players =
-            m.player_config().ok_or_else(|| CliError::usage(format!("{}: a seat is human, with no moves recorded", dir.display())))?;
+        let players = m.player_config().ok_or_else(|| {
+            CliError::usage(format!("{}: a seat is human, with no moves recorded", dir.display()))
+        })?;
         let mut players = RunConfig { detail: Detail::Move, shard: Shard::WHOLE, ..players };
         allow_externals(&mut players, m.detail, dir, id, run_external)?;
         play_match(&players, &crate::agents::Resources::default(), id, &mut batch)
@@ -130,9 +153,14 @@ fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, P
     check_row(&batch.matches.clone().into_table(), &recorded, id, dir)?;
     let moves: Vec<usize> = batch.moves.pit.iter().map(|&p| p as usize).collect();
     let first_player = first.for_match(id);
-    let film = Film::replay(cfg.rules, first_player, &moves)
-        .map_err(|e| CliError::failed(format!("match {id} was played again but its moves do not replay ({e}): a bug")))?;
-    let dir_name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let film = Film::replay(cfg.rules, first_player, &moves).map_err(|e| {
+        CliError::failed(format!(
+            "match {id} was played again but its moves do not replay ({e}): a bug"
+        ))
+    })?;
+    let dir_name = dir
+        .file_name()
+        .map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
     let about = vec![
         format!(
             "Match {id} of the dataset {dir_name}: South {}, North {}; master seed {}; {} moved first.",
@@ -145,16 +173,27 @@ fn from_dataset(dir: &Path, id: u64, run_external: &[String]) -> Result<(Film, P
         outcome_line(&film),
         source,
     ];
-    Ok((film, PageInfo { title: format!("Raja Pasu: match {id} of {dir_name}"), about, initial_ply: 0 }))
+    Ok((
+        film,
+        PageInfo { title: format!("Raja Pasu: match {id} of {dir_name}"), about, initial_ply: 0 },
+    ))
 }
 
 /// An external player of the manifest runs again only when `run_external` names its program;
 /// the flag's spec (its timeout) replaces the manifest's.
-fn allow_externals(cfg: &mut RunConfig, recorded: Detail, dir: &Path, id: u64, run_external: &[String]) -> Result<(), CliError> {
+fn allow_externals(
+    cfg: &mut RunConfig,
+    recorded: Detail,
+    dir: &Path,
+    id: u64,
+    run_external: &[String],
+) -> Result<(), CliError> {
     let mut allowed = Vec::new();
     for given in run_external {
         // The manifest's whole spec (external:cmd=...) is accepted too.
-        match format!("external:{}", given.strip_prefix("external:").unwrap_or(given)).parse::<AgentSpec>() {
+        match format!("external:{}", given.strip_prefix("external:").unwrap_or(given))
+            .parse::<AgentSpec>()
+        {
             Ok(AgentSpec::External(p)) => allowed.push(p),
             Ok(_) => unreachable!("an external: spec is external"),
             Err(e) => return Err(CliError::usage(format!("--run-external {given}: {}", e.reason))),
@@ -200,7 +239,10 @@ fn shell_word(text: &str) -> String {
 fn batch_part(dataset: &Dataset, table: &str, id: u64) -> Result<PathBuf, CliError> {
     let batch = id / dataset.manifest().batch_size;
     dataset.batch_part(table, batch)?.ok_or_else(|| {
-        CliError::usage(format!("{}: no part file of batch {batch} (which holds match {id}) in {table}/", dataset.dir.display()))
+        CliError::usage(format!(
+            "{}: no part file of batch {batch} (which holds match {id}) in {table}/",
+            dataset.dir.display()
+        ))
     })
 }
 
@@ -217,12 +259,19 @@ fn recorded_moves(dataset: &Dataset, id: u64) -> Result<(PathBuf, Vec<u32>), Cli
     for i in (0..ids.len()).filter(|&i| ids[i] == id) {
         // A pit out of range is refused by the replay; one that is not even a u32 here.
         let pit = u32::try_from(pits[i]).map_err(|_| {
-            CliError::usage(format!("{}: match {id}, ply {}: pit {} is not a pit number", part.display(), plies[i], pits[i]))
+            CliError::usage(format!(
+                "{}: match {id}, ply {}: pit {} is not a pit number",
+                part.display(),
+                plies[i],
+                pits[i]
+            ))
         })?;
         moves.push((plies[i], pit));
     }
     moves.sort_unstable();
-    if let Some((at, (ply, _))) = moves.iter().enumerate().find(|(i, (ply, _))| *ply != *i as i64 + 1) {
+    if let Some((at, (ply, _))) =
+        moves.iter().enumerate().find(|(i, (ply, _))| *ply != *i as i64 + 1)
+    {
         return Err(CliError::usage(format!(
             "{}: the moves of match {id} are not plies 1, 2, 3, ...: ply {ply} where ply {} belongs",
             part.display(),
@@ -240,10 +289,17 @@ fn dataset_row(dataset: &Dataset, id: u64) -> Result<Table, CliError> {
         Some(ColumnData::U64(ids)) => ids,
         _ => unreachable!("read_table checks the schema"),
     };
-    let row = ids.iter().position(|&m| m == id).ok_or_else(|| CliError::usage(format!("{}: match {id} is not in it", part.display())))?;
+    let row = ids
+        .iter()
+        .position(|&m| m == id)
+        .ok_or_else(|| CliError::usage(format!("{}: match {id} is not in it", part.display())))?;
     Ok(Table {
         name: table.name,
-        columns: table.columns.iter().map(|c| crate::sim::table::Column { name: c.name, data: c.data.row(row) }).collect(),
+        columns: table
+            .columns
+            .iter()
+            .map(|c| crate::sim::table::Column { name: c.name, data: c.data.row(row) })
+            .collect(),
     })
 }
 
@@ -253,9 +309,12 @@ fn check_row(regenerated: &Table, recorded: &Table, id: u64, dir: &Path) -> Resu
         .columns
         .iter()
         .filter_map(|c| {
-            let theirs = recorded.column(c.name).map_or_else(|| "missing".to_string(), |d| d.show(0));
+            let theirs =
+                recorded.column(c.name).map_or_else(|| "missing".to_string(), |d| d.show(0));
             let ours = c.data.show(0);
-            (ours != theirs).then(|| format!("{} is {theirs} in the dataset but {ours} when played again", c.name))
+            (ours != theirs).then(|| {
+                format!("{} is {theirs} in the dataset but {ours} when played again", c.name)
+            })
         })
         .collect();
     if differences.is_empty() {

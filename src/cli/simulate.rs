@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use crate::agents::{AgentSpec, Resources};
-use crate::app::simulate::{self, check_threads, describe_rows, Follow, SimulateRequest, Simulated, Simulation, MAX_THREADS};
+use crate::app::simulate::{
+    self, check_threads, describe_rows, Follow, SimulateRequest, Simulated, Simulation, MAX_THREADS,
+};
 use crate::io::{Formats, Manifest};
 use crate::sim::{Detail, FirstPolicy, Shard};
 
@@ -110,7 +112,13 @@ impl Follow for Bars {
 /// Plays `sim` as `simulate --out` does: a progress bar labelled `label` and, unless quiet, a
 /// report on stderr (shared with `bench`).
 pub fn play(sim: &Simulation, label: &str, quiet: bool) -> Result<Manifest, CliError> {
-    let done = simulate::play(sim, &Resources::default(), &super::command_line(), label, &Bars::new(quiet));
+    let done = simulate::play(
+        sim,
+        &Resources::default(),
+        &super::command_line(),
+        label,
+        &Bars::new(quiet),
+    );
     done.map(|d| d.manifest).map_err(|e| simulate_error(e, &Destination::Out))
 }
 
@@ -130,7 +138,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         threads: args.threads,
         resume: args.resume,
     };
-    let label = request.out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let label =
+        request.out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let sim = request.validate()?;
     play(&sim, &label, args.quiet).map(|_| ())
 }

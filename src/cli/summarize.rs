@@ -24,7 +24,10 @@ pub struct Args {
 fn metrics_note(dir: &Path) -> String {
     let path = dir.join("metrics.txt");
     if path.is_file() {
-        format!("game-quality metrics: {} (and metrics.json, metrics.csv; `rajapasu metrics`)\n", path.display())
+        format!(
+            "game-quality metrics: {} (and metrics.json, metrics.csv; `rajapasu metrics`)\n",
+            path.display()
+        )
     } else {
         String::new()
     }
@@ -32,13 +35,17 @@ fn metrics_note(dir: &Path) -> String {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let study = summarize_path(&args.dir, None)?;
-    let saved = write_summary(&study, args.out.as_deref().unwrap_or(&args.dir)).map_err(CliError::from);
+    let saved =
+        write_summary(&study, args.out.as_deref().unwrap_or(&args.dir)).map_err(CliError::from);
     // The summary is printed even when its files cannot be written (a read-only dataset).
     let mut out = Output::lines();
-    let printed =
-        if args.json { out.line(serde_json::to_string_pretty(&study).map_err(CliError::failed)?) } else { out.text(&study_text(&study)) }
-            .and_then(|()| if args.json { Ok(()) } else { out.text(&metrics_note(&args.dir)) })
-            .and_then(|()| out.finish());
+    let printed = if args.json {
+        out.line(serde_json::to_string_pretty(&study).map_err(CliError::failed)?)
+    } else {
+        out.text(&study_text(&study))
+    }
+    .and_then(|()| if args.json { Ok(()) } else { out.text(&metrics_note(&args.dir)) })
+    .and_then(|()| out.finish());
     // Printed either way; a file not written is a failure (exit 1, as in every command).
     match saved {
         Ok(()) => printed,

@@ -37,7 +37,11 @@ fn match_tables(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
         .map_err(|e| CliError::failed(format!("{}: cannot read: {e}", dir.display())))?
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("match-") && n.ends_with(".json")))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("match-") && n.ends_with(".json"))
+        })
         .collect();
     tables.sort();
     Ok(tables)
@@ -63,7 +67,11 @@ fn verify_tables(dir: &Path, tables: &[PathBuf], stamp: bool) -> Report {
     report.ok = format!(
         "ok: {n} match table{} checked against their SHA-256 and invariants{}",
         if n == 1 { "" } else { "s" },
-        if stamp { format!(" ({stamped} without a digest checked by their invariants and stamped)") } else { String::new() }
+        if stamp {
+            format!(" ({stamped} without a digest checked by their invariants and stamped)")
+        } else {
+            String::new()
+        }
     );
     report
 }
@@ -99,9 +107,18 @@ fn verify_dataset(dir: &Path) -> Report {
     report.problems.extend(crate::io::datapackage::check(&dataset));
     let layout = dataset.layout();
     let m = dataset.manifest();
-    let rows: Vec<String> =
-        m.rows.keys().map(|t| format!("{} {t}", dataset.manifests.iter().filter_map(|m| m.rows.get(t)).sum::<u64>())).collect();
-    let replayed = if m.played.is_some() { "; every row equal to the rows of the manifest's moves replayed" } else { "" };
+    let rows: Vec<String> = m
+        .rows
+        .keys()
+        .map(|t| {
+            format!("{} {t}", dataset.manifests.iter().filter_map(|m| m.rows.get(t)).sum::<u64>())
+        })
+        .collect();
+    let replayed = if m.played.is_some() {
+        "; every row equal to the rows of the manifest's moves replayed"
+    } else {
+        ""
+    };
     report.ok = format!(
         "ok: {} batches, {} part files checked against their SHA-256 ({}){replayed}",
         layout.batches,
@@ -152,13 +169,16 @@ fn check_summary(dir: &Path, arms: &[(String, PathBuf)]) -> Vec<String> {
     let path = dir.join("summary.json");
     let Ok(text) = std::fs::read_to_string(&path) else { return Vec::new() };
     let Ok(summary) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return vec!["summary.json: not a rajapasu summary; run `rajapasu summarize` again".to_string()];
+        return vec![
+            "summary.json: not a rajapasu summary; run `rajapasu summarize` again".to_string()
+        ];
     };
     let listed = summary["arms"].as_array().cloned().unwrap_or_default();
     let mut problems = Vec::new();
     for (name, arm_dir) in arms {
         let Some(arm) = listed.iter().find(|a| a["name"].as_str() == Some(name)) else {
-            problems.push(format!("summary.json: has no arm `{name}`; run `rajapasu summarize` again"));
+            problems
+                .push(format!("summary.json: has no arm `{name}`; run `rajapasu summarize` again"));
             continue;
         };
         let Ok(manifests) = read_manifests(arm_dir) else { continue };
@@ -184,12 +204,18 @@ fn check_summary(dir: &Path, arms: &[(String, PathBuf)]) -> Vec<String> {
 pub fn run(args: Args) -> Result<(), CliError> {
     let dir = &args.dir;
     if !dir.is_dir() {
-        return Err(CliError::usage(format!("{}: no such directory (expected a dataset or a study directory)", dir.display())));
+        return Err(CliError::usage(format!(
+            "{}: no such directory (expected a dataset or a study directory)",
+            dir.display()
+        )));
     }
     let mut reports = Vec::new();
     let tables = match_tables(dir)?;
     if args.stamp_digests && tables.is_empty() {
-        return Err(CliError::usage(format!("{}: --stamp-digests is for a tables directory, and it holds no match table", dir.display())));
+        return Err(CliError::usage(format!(
+            "{}: --stamp-digests is for a tables directory, and it holds no match table",
+            dir.display()
+        )));
     }
     // A manifest that cannot be read is reported as the dataset's problem, not skipped.
     if !tables.is_empty() {
@@ -209,15 +235,25 @@ pub fn run(args: Args) -> Result<(), CliError> {
         arms.sort();
         reports.extend(arms.iter().map(|a| verify_dataset(a)));
         check_study_arms(dir, &mut reports)?;
-        let named: Vec<(String, PathBuf)> =
-            arms.iter().map(|a| (a.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), a.clone())).collect();
+        let named: Vec<(String, PathBuf)> = arms
+            .iter()
+            .map(|a| {
+                (
+                    a.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                    a.clone(),
+                )
+            })
+            .collect();
         let mut stale = check_summary(dir, &named);
         stale.extend(crate::io::datapackage::check_study(dir, &named));
         if !stale.is_empty() {
             reports.push(Report { dir: dir.clone(), problems: stale, ok: String::new() });
         }
         if reports.is_empty() {
-            return Err(CliError::usage(format!("{}: not a rajapasu dataset (no manifest.json) and holds no datasets", dir.display())));
+            return Err(CliError::usage(format!(
+                "{}: not a rajapasu dataset (no manifest.json) and holds no datasets",
+                dir.display()
+            )));
         }
     }
     let mut out = Output::lines();
@@ -227,7 +263,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
             out.line(format_args!("{}: {}", r.dir.display(), r.ok))?;
         } else {
             problems += r.problems.len();
-            out.line(format_args!("{}: {} problem{}", r.dir.display(), r.problems.len(), if r.problems.len() == 1 { "" } else { "s" }))?;
+            out.line(format_args!(
+                "{}: {} problem{}",
+                r.dir.display(),
+                r.problems.len(),
+                if r.problems.len() == 1 { "" } else { "s" }
+            ))?;
             for p in &r.problems {
                 for line in p.lines() {
                     out.line(format_args!("  {line}"))?;

@@ -14,7 +14,10 @@ use super::verify::{FileDigest, HashingWriter};
 /// Writes `path` atomically: `f` writes the contents into a temporary file, which replaces
 /// `path` only if `f` and the sync succeed. On any error (or panic in `f`) the temporary file
 /// is removed and `path` is left as it was.
-pub fn write_atomically(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoError>) -> Result<(), IoError> {
+pub fn write_atomically(
+    path: &Path,
+    f: impl FnOnce(&mut File) -> Result<(), IoError>,
+) -> Result<(), IoError> {
     check_destination(path)?;
     write_unsynced(path, f)?.commit()
 }
@@ -37,7 +40,8 @@ impl Unsynced {
     pub fn commit(mut self) -> Result<(), IoError> {
         let shown = self.tmp.0.path().display().to_string();
         let file = self.tmp.0.file().expect("an unsynced file is open");
-        file.sync_all().map_err(|e| IoError::file(&self.path, format!("cannot sync {shown}"), e))?;
+        file.sync_all()
+            .map_err(|e| IoError::file(&self.path, format!("cannot sync {shown}"), e))?;
         self.tmp.rename_to(&self.path)
     }
 }
@@ -45,7 +49,10 @@ impl Unsynced {
 /// The first half of [`write_atomically`]: `f` writes the contents into a temporary file, which
 /// is flushed (not synced) and handed back for [`Unsynced::commit`]. On an error (or a panic in
 /// `f`) the temporary file is removed.
-pub fn write_unsynced(path: &Path, f: impl FnOnce(&mut File) -> Result<(), IoError>) -> Result<Unsynced, IoError> {
+pub fn write_unsynced(
+    path: &Path,
+    f: impl FnOnce(&mut File) -> Result<(), IoError>,
+) -> Result<Unsynced, IoError> {
     let mut tmp = Temporary::create(path)?;
     let shown = tmp.0.path().display().to_string();
     let file = tmp.0.file().expect("a new temporary file is open");
@@ -74,7 +81,10 @@ pub fn write_unsynced_hashed(
 /// [`write_atomically`] for writers that open the file themselves (an image encoder that picks
 /// the format from the extension): `f` writes the temporary file at the path it is given, which
 /// keeps `path`'s extension.
-pub fn write_atomically_via_path<E: From<IoError>>(path: &Path, f: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
+pub fn write_atomically_via_path<E: From<IoError>>(
+    path: &Path,
+    f: impl FnOnce(&Path) -> Result<(), E>,
+) -> Result<(), E> {
     check_destination(path)?;
     let mut tmp = Temporary::create(path)?;
     tmp.0.close();
@@ -93,7 +103,9 @@ pub fn temporary_target(file_name: &str) -> Option<&str> {
 
 /// Writes `contents` to `path` atomically (see [`write_atomically`]).
 pub fn write_string_atomically(path: &Path, contents: &str) -> Result<(), IoError> {
-    write_atomically(path, |file| file.write_all(contents.as_bytes()).map_err(|e| IoError::file(path, "cannot write", e)))
+    write_atomically(path, |file| {
+        file.write_all(contents.as_bytes()).map_err(|e| IoError::file(path, "cannot write", e))
+    })
 }
 
 /// Refuses, before any work, a destination that is not a regular file (see
@@ -116,7 +128,9 @@ impl Temporary {
 
     fn rename_to(self, path: &Path) -> Result<(), IoError> {
         let tmp = self.0.path().to_path_buf();
-        self.0.rename_to(path).map_err(|e| IoError::file(path, format!("cannot rename {} to it", tmp.display()), e))
+        self.0
+            .rename_to(path)
+            .map_err(|e| IoError::file(path, format!("cannot rename {} to it", tmp.display()), e))
     }
 }
 
@@ -126,7 +140,10 @@ mod tests {
     use std::fs;
 
     fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         v.sort();
         v
     }

@@ -14,7 +14,11 @@ pub(super) fn check_table(table: &Table, path: &Path) -> Result<(), IoError> {
             return Err(IoError::schema(
                 path,
                 c.name,
-                format!("has {} rows but column `{}` has {rows}", c.data.len(), table.columns[0].name),
+                format!(
+                    "has {} rows but column `{}` has {rows}",
+                    c.data.len(),
+                    table.columns[0].name
+                ),
             ));
         }
         if table.columns[..i].iter().any(|d| d.name == c.name) {
@@ -26,7 +30,11 @@ pub(super) fn check_table(table: &Table, path: &Path) -> Result<(), IoError> {
 
 /// Maps the columns found in a file to the spec's columns: `result[i]` is the file's index of
 /// the spec's column `i`. Any missing, unexpected or repeated column is an error naming it.
-pub(super) fn match_columns(path: &Path, spec: &TableSpec, found: &[&str]) -> Result<Vec<usize>, IoError> {
+pub(super) fn match_columns(
+    path: &Path,
+    spec: &TableSpec,
+    found: &[&str],
+) -> Result<Vec<usize>, IoError> {
     for (i, name) in found.iter().enumerate() {
         if found[..i].contains(name) {
             return Err(IoError::schema(path, name, "appears twice in the file"));
@@ -35,7 +43,11 @@ pub(super) fn match_columns(path: &Path, spec: &TableSpec, found: &[&str]) -> Re
             return Err(IoError::schema(
                 path,
                 name,
-                format!("is not a column of table `{}` (its columns: {})", spec.name, column_list(spec)),
+                format!(
+                    "is not a column of table `{}` (its columns: {})",
+                    spec.name,
+                    column_list(spec)
+                ),
             ));
         }
     }
@@ -43,7 +55,15 @@ pub(super) fn match_columns(path: &Path, spec: &TableSpec, found: &[&str]) -> Re
         .iter()
         .map(|c| {
             found.iter().position(|n| *n == c.name).ok_or_else(|| {
-                IoError::schema(path, c.name, format!("is missing (table `{}` has columns: {})", spec.name, column_list(spec)))
+                IoError::schema(
+                    path,
+                    c.name,
+                    format!(
+                        "is missing (table `{}` has columns: {})",
+                        spec.name,
+                        column_list(spec)
+                    ),
+                )
             })
         })
         .collect()

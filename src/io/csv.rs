@@ -77,21 +77,38 @@ pub fn read_csv(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
                 column: column.name.to_string(),
                 what,
             };
-            let parse_error = |ty: ColumnType| bad(format!("cannot read {field:?} as {}", type_name(ty)));
+            let parse_error =
+                |ty: ColumnType| bad(format!("cannot read {field:?} as {}", type_name(ty)));
             match &mut column.data {
-                ColumnData::U32(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::U32))?),
-                ColumnData::U64(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::U64))?),
-                ColumnData::I64(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::I64))?),
-                ColumnData::F64(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::F64))?),
-                ColumnData::Bool(v) => v.push(field.parse().map_err(|_| parse_error(ColumnType::Bool))?),
+                ColumnData::U32(v) => {
+                    v.push(field.parse().map_err(|_| parse_error(ColumnType::U32))?)
+                }
+                ColumnData::U64(v) => {
+                    v.push(field.parse().map_err(|_| parse_error(ColumnType::U64))?)
+                }
+                ColumnData::I64(v) => {
+                    v.push(field.parse().map_err(|_| parse_error(ColumnType::I64))?)
+                }
+                ColumnData::F64(v) => {
+                    v.push(field.parse().map_err(|_| parse_error(ColumnType::F64))?)
+                }
+                ColumnData::Bool(v) => {
+                    v.push(field.parse().map_err(|_| parse_error(ColumnType::Bool))?)
+                }
                 ColumnData::Sym(v) => v.push(match field {
                     "" => None,
                     s => Some(intern_sym(s).ok_or_else(|| bad(format!("unknown symbol {s:?}")))?),
                 }),
                 ColumnData::Text(v) => v.push(field.to_string()),
-                ColumnData::NullU32(v) => v.push(absent_or(field, |f| f.parse().map_err(|_| parse_error(ColumnType::NullU32)))?),
-                ColumnData::NullI64(v) => v.push(absent_or(field, |f| f.parse().map_err(|_| parse_error(ColumnType::NullI64)))?),
-                ColumnData::NullF64(v) => v.push(absent_or(field, |f| f.parse().map_err(|_| parse_error(ColumnType::NullF64)))?),
+                ColumnData::NullU32(v) => v.push(absent_or(field, |f| {
+                    f.parse().map_err(|_| parse_error(ColumnType::NullU32))
+                })?),
+                ColumnData::NullI64(v) => v.push(absent_or(field, |f| {
+                    f.parse().map_err(|_| parse_error(ColumnType::NullI64))
+                })?),
+                ColumnData::NullF64(v) => v.push(absent_or(field, |f| {
+                    f.parse().map_err(|_| parse_error(ColumnType::NullF64))
+                })?),
                 ColumnData::NullText(v) => v.push((!field.is_empty()).then(|| field.to_string())),
             }
         }
@@ -142,7 +159,10 @@ mod tests {
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some("a_u32,a_u64,an_i64,an_f64,a_bool,a_sym,a_text,a_null_u32,a_null_i64,a_null_f64,a_null_text"));
         assert_eq!(lines.next(), Some("0,18446744073709551615,-9223372036854775808,0.1,true,south,random,,-9223372036854775808,,\"2,3\""));
-        assert!(lines.next().unwrap().ends_with(",false,,minimax:2,0,,-0.5,"), "a null symbol or value is an empty field");
+        assert!(
+            lines.next().unwrap().ends_with(",false,,minimax:2,0,,-0.5,"),
+            "a null symbol or value is an empty field"
+        );
         let back = read_csv(&path, &ALL_TYPES).unwrap();
         assert_eq!(back, t);
         let ColumnData::F64(f) = back.column("an_f64").unwrap() else { panic!() };
@@ -152,7 +172,11 @@ mod tests {
     #[test]
     fn parquet_and_csv_read_back_equal() {
         let dir = tempfile::tempdir().unwrap();
-        for (t, spec) in [(all_types_table(), ALL_TYPES), (rounds_table(2000), ROUNDS), (empty_table(&HISTOGRAMS), HISTOGRAMS)] {
+        for (t, spec) in [
+            (all_types_table(), ALL_TYPES),
+            (rounds_table(2000), ROUNDS),
+            (empty_table(&HISTOGRAMS), HISTOGRAMS),
+        ] {
             let (p, c) = (dir.path().join("t.parquet"), dir.path().join("t.csv"));
             write_parquet(&t, &p).unwrap();
             write_csv(&t, &c).unwrap();
@@ -173,7 +197,10 @@ mod tests {
             let err = read_csv(&path, &HISTOGRAMS).unwrap_err();
             let msg = err.to_string();
             assert!(matches!(&err, IoError::Schema { column: c, .. } if c == column), "{msg}");
-            assert!(msg.contains("bad.csv") && msg.contains(column) && msg.contains(words), "{msg}");
+            assert!(
+                msg.contains("bad.csv") && msg.contains(column) && msg.contains(words),
+                "{msg}"
+            );
         };
         check("metric,value", "count", "missing");
         check("metric,value,count,extra", "extra", "not a column");
@@ -181,7 +208,10 @@ mod tests {
         check("metric,Value,count", "Value", "not a column");
         std::fs::write(&path, "count,metric,value\n3,lap_length,7\n").unwrap();
         let t = read_csv(&path, &HISTOGRAMS).unwrap();
-        assert_eq!(t.columns.iter().map(|c| c.name).collect::<Vec<_>>(), ["metric", "value", "count"]);
+        assert_eq!(
+            t.columns.iter().map(|c| c.name).collect::<Vec<_>>(),
+            ["metric", "value", "count"]
+        );
         assert_eq!(t.column("count"), Some(&ColumnData::I64(vec![3])));
         assert_eq!(t.column("metric"), Some(&ColumnData::Sym(vec![Some("lap_length")])));
     }
@@ -195,17 +225,30 @@ mod tests {
             let err = read_csv(&path, &HISTOGRAMS).unwrap_err();
             let msg = err.to_string();
             assert!(matches!(&err, IoError::Value { column: c, .. } if c == column), "{msg}");
-            assert!(msg.contains("bad.csv") && msg.contains(&format!("line {line},")) && msg.contains(words), "{msg}");
+            assert!(
+                msg.contains("bad.csv")
+                    && msg.contains(&format!("line {line},"))
+                    && msg.contains(words),
+                "{msg}"
+            );
         };
         check("lap_length,1,2\nlap_length,x,2\n", 3, "value", "cannot read \"x\" as i64");
         check("lap_length,1,2.5\n", 2, "count", "\"2.5\"");
-        check("lap_length,1,2\nlap_length,1,2\nsideways,1,2\n", 4, "metric", "unknown symbol \"sideways\"");
+        check(
+            "lap_length,1,2\nlap_length,1,2\nsideways,1,2\n",
+            4,
+            "metric",
+            "unknown symbol \"sideways\"",
+        );
         check("lap_length,1,\n", 2, "count", "\"\"");
         // A record with the wrong number of fields is a csv error naming the file and line.
         std::fs::write(&path, "metric,value,count\nlap_length,1\n").unwrap();
         let err = read_csv(&path, &HISTOGRAMS).unwrap_err();
         assert!(matches!(err, IoError::Csv { .. }), "{err}");
-        assert!(err.to_string().contains("bad.csv") && err.to_string().contains("line: 2"), "{err}");
+        assert!(
+            err.to_string().contains("bad.csv") && err.to_string().contains("line: 2"),
+            "{err}"
+        );
     }
 
     #[test]

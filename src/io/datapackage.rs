@@ -26,7 +26,11 @@ pub const DESCRIPTOR: &str = "datapackage.json";
 
 /// The licence of the data in a descriptor: the rows are facts about seeded matches, free to
 /// reuse with attribution, which is what the README's "Citing" asks for.
-const LICENSE: (&str, &str, &str) = ("CC-BY-4.0", "https://creativecommons.org/licenses/by/4.0/", "Creative Commons Attribution 4.0");
+const LICENSE: (&str, &str, &str) = (
+    "CC-BY-4.0",
+    "https://creativecommons.org/licenses/by/4.0/",
+    "Creative Commons Attribution 4.0",
+);
 
 /// The most bytes of a progress marker or descriptor read back (a descriptor lists every part).
 const MAX_MARKER_BYTES: u64 = 1 << 20;
@@ -47,11 +51,15 @@ fn parts(dataset: &Dataset) -> Result<BTreeMap<(String, &'static str), Vec<Part>
     let mut out: BTreeMap<(String, &'static str), Vec<Part>> = BTreeMap::new();
     for batch in 0..layout.batches {
         let path = layout.marker_path(batch);
-        let text = read_regular_file(&path, MAX_MARKER_BYTES).map_err(|e| IoError::file(&path, "cannot read", e))?;
-        let marker: Marker = serde_json::from_str(&text)
-            .map_err(|e| DatasetError::Marker { path: path.clone(), what: format!("not a progress marker: {e}") })?;
+        let text = read_regular_file(&path, MAX_MARKER_BYTES)
+            .map_err(|e| IoError::file(&path, "cannot read", e))?;
+        let marker: Marker = serde_json::from_str(&text).map_err(|e| DatasetError::Marker {
+            path: path.clone(),
+            what: format!("not a progress marker: {e}"),
+        })?;
         for f in marker.files {
-            let format = Format::ALL.into_iter().find(|x| f.file.ends_with(&format!(".{}", x.extension())));
+            let format =
+                Format::ALL.into_iter().find(|x| f.file.ends_with(&format!(".{}", x.extension())));
             let Some(format) = format else { continue };
             out.entry((f.table.clone(), format.extension())).or_default().push(Part {
                 path: format!("{}/{}", f.table, f.file),
@@ -65,16 +73,26 @@ fn parts(dataset: &Dataset) -> Result<BTreeMap<(String, &'static str), Vec<Part>
 }
 
 /// A column's Table Schema field: type, description and constraints.
-fn field(name: &str, ty: ColumnType, meaning: &str, symbols: Option<&Vec<Option<&'static str>>>) -> Value {
+fn field(
+    name: &str,
+    ty: ColumnType,
+    meaning: &str,
+    symbols: Option<&Vec<Option<&'static str>>>,
+) -> Value {
     let (kind, minimum) = match ty {
         // Identifiers are unsigned; every other integer column is a count, never negative.
-        ColumnType::U32 | ColumnType::U64 | ColumnType::I64 | ColumnType::NullU32 | ColumnType::NullI64 => ("integer", Some(0)),
+        ColumnType::U32
+        | ColumnType::U64
+        | ColumnType::I64
+        | ColumnType::NullU32
+        | ColumnType::NullI64 => ("integer", Some(0)),
         ColumnType::F64 | ColumnType::NullF64 => ("number", None),
         ColumnType::Bool => ("boolean", None),
         ColumnType::Sym | ColumnType::Text | ColumnType::NullText => ("string", None),
     };
     let mut constraints = Map::new();
-    let nullable = symbols.is_some_and(|s| s.contains(&None)) || (ty != ColumnType::Sym && ty.nullable());
+    let nullable =
+        symbols.is_some_and(|s| s.contains(&None)) || (ty != ColumnType::Sym && ty.nullable());
     constraints.insert("required".into(), json!(!nullable));
     if let Some(min) = minimum {
         constraints.insert("minimum".into(), json!(min));
@@ -89,14 +107,18 @@ fn field(name: &str, ty: ColumnType, meaning: &str, symbols: Option<&Vec<Option<
 /// `round`), a move (`match_id`, `ply`), a lap (`match_id`, `ply`, `lap`). Moves refer to
 /// their match, not their round: a round cut at 10,000 moves (R17) has moves but no row.
 /// Histograms and by-round sums are per part file: no key.
-fn keys(table: &str, resource_of: &dyn Fn(&str) -> String) -> (Option<Vec<&'static str>>, Vec<Value>) {
-    let refer =
-        |fields: &[&str], table: &str| json!({ "fields": fields, "reference": { "resource": resource_of(table), "fields": fields } });
+fn keys(
+    table: &str,
+    resource_of: &dyn Fn(&str) -> String,
+) -> (Option<Vec<&'static str>>, Vec<Value>) {
+    let refer = |fields: &[&str], table: &str| json!({ "fields": fields, "reference": { "resource": resource_of(table), "fields": fields } });
     match table {
         "matches" => (Some(vec!["match_id"]), vec![]),
         "rounds" => (Some(vec!["match_id", "round"]), vec![refer(&["match_id"], "matches")]),
         "moves" => (Some(vec!["match_id", "ply"]), vec![refer(&["match_id"], "matches")]),
-        "laps" => (Some(vec!["match_id", "ply", "lap"]), vec![refer(&["match_id", "ply"], "moves")]),
+        "laps" => {
+            (Some(vec!["match_id", "ply", "lap"]), vec![refer(&["match_id", "ply"], "moves")])
+        }
         "quality" => (Some(vec!["match_id"]), vec![refer(&["match_id"], "matches")]),
         _ => (None, vec![]),
     }
@@ -105,8 +127,13 @@ fn keys(table: &str, resource_of: &dyn Fn(&str) -> String) -> (Option<Vec<&'stat
 /// A table's Table Schema.
 fn schema(spec: &TableSpec, resource_of: &dyn Fn(&str) -> String) -> Value {
     let symbols = table_symbols(spec.name);
-    let fields: Vec<Value> =
-        spec.columns.iter().map(|c| field(c.name, c.ty, c.meaning, symbols.iter().find(|s| s.0 == c.name).map(|s| &s.1))).collect();
+    let fields: Vec<Value> = spec
+        .columns
+        .iter()
+        .map(|c| {
+            field(c.name, c.ty, c.meaning, symbols.iter().find(|s| s.0 == c.name).map(|s| &s.1))
+        })
+        .collect();
     let mut out = json!({ "fields": fields, "missingValues": [""] });
     let (primary, foreign) = keys(spec.name, resource_of);
     if let Some(p) = primary {
@@ -213,7 +240,8 @@ pub fn describe(dataset: &Dataset) -> Result<Value, DatasetError> {
     for table in m.detail.tables() {
         let Some(spec) = table_spec(table) else { continue };
         for format in m.format.list() {
-            let files = parts.get(&(table.to_string(), format.extension())).map_or(&[][..], Vec::as_slice);
+            let files =
+                parts.get(&(table.to_string(), format.extension())).map_or(&[][..], Vec::as_slice);
             resources.push(resource(spec, format.extension(), files, m.format));
         }
     }
@@ -255,7 +283,15 @@ pub fn write_if_complete(dir: &Path) -> Result<bool, DatasetError> {
 
 /// A resource name of the allowed characters (lowercase letters, digits, `-`, `_`, `.`).
 fn slug(text: &str) -> String {
-    text.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c.to_ascii_lowercase() } else { '-' }).collect()
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 /// A dataset's resource seen from its study's directory: paths under `arm_dir`, names (and the
@@ -297,7 +333,8 @@ pub fn describe_study(dir: &Path, arms: &[(String, PathBuf)]) -> Result<Value, D
     for (name, arm_dir) in arms.iter().copied() {
         let dataset = Dataset::open_unverified(arm_dir)?;
         let package = describe(&dataset)?;
-        let relative = arm_dir.strip_prefix(dir).unwrap_or(arm_dir).to_string_lossy().replace('\\', "/");
+        let relative =
+            arm_dir.strip_prefix(dir).unwrap_or(arm_dir).to_string_lossy().replace('\\', "/");
         for r in package["resources"].as_array().into_iter().flatten() {
             resources.push(arm_resource(r.clone(), &slug(name), &relative));
         }
@@ -324,26 +361,39 @@ pub fn describe_study(dir: &Path, arms: &[(String, PathBuf)]) -> Result<Value, D
 
 /// Writes a study's descriptor (atomically) once every arm's dataset is complete.
 pub fn write_study(dir: &Path, arms: &[(String, PathBuf)]) -> Result<(), DatasetError> {
-    let text = serde_json::to_string_pretty(&describe_study(dir, arms)?).expect("serializable") + "\n";
+    let text =
+        serde_json::to_string_pretty(&describe_study(dir, arms)?).expect("serializable") + "\n";
     write_string_atomically(&dir.join(DESCRIPTOR), &text)?;
     Ok(())
 }
 
 /// Where a study's descriptor disagrees with its arms' datasets (see [`check`]).
 pub fn check_study(dir: &Path, arms: &[(String, PathBuf)]) -> Option<String> {
-    compare(&dir.join(DESCRIPTOR), || describe_study(dir, arms), "run the study's command again to write it anew")
+    compare(
+        &dir.join(DESCRIPTOR),
+        || describe_study(dir, arms),
+        "run the study's command again to write it anew",
+    )
 }
 
 /// Where the dataset's descriptor disagrees with its manifests and progress markers (which
 /// `verify` checks against the files): a problem naming the first differing field, or None
 /// when it agrees. A dataset without a descriptor (written before there was one) has none.
 pub fn check(dataset: &Dataset) -> Option<String> {
-    compare(&dataset.dir.join(DESCRIPTOR), || describe(dataset), "run the manifest's command again with --resume to write it anew")
+    compare(
+        &dataset.dir.join(DESCRIPTOR),
+        || describe(dataset),
+        "run the manifest's command again with --resume to write it anew",
+    )
 }
 
 /// The first difference between the descriptor at `path` and the one `expected` gives, as a
 /// problem; None when they agree or there is no descriptor.
-fn compare(path: &Path, expected: impl FnOnce() -> Result<Value, DatasetError>, redo: &str) -> Option<String> {
+fn compare(
+    path: &Path,
+    expected: impl FnOnce() -> Result<Value, DatasetError>,
+    redo: &str,
+) -> Option<String> {
     let text = match read_regular_file(path, MAX_DESCRIPTOR_BYTES) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
@@ -408,7 +458,8 @@ mod tests {
 
     fn run(dir: &Path, matches: u64, batch_size: u64, detail: Detail, format: Formats) -> Dataset {
         let cfg = RunConfig {
-            rules: crate::engine::Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=3"]).unwrap(),
+            rules: crate::engine::Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=3"])
+                .unwrap(),
             south: crate::agents::AgentSpec::Random,
             north: "greedy".parse().unwrap(),
             first: FirstPolicy::Alternate,
@@ -420,7 +471,9 @@ mod tests {
         };
         let writer = DatasetWriter::create(dir, &cfg, format, false, "test").unwrap();
         for b in 0..cfg.batches() {
-            writer.write(crate::sim::simulate_batch(&cfg, &Default::default(), b).unwrap()).unwrap();
+            writer
+                .write(crate::sim::simulate_batch(&cfg, &Default::default(), b).unwrap())
+                .unwrap();
         }
         writer.finish(true).unwrap();
         Dataset::open(dir).unwrap()
@@ -430,23 +483,35 @@ mod tests {
     fn the_descriptor_lists_every_part_file_with_its_size_and_hash() {
         let dir = tempfile::tempdir().unwrap();
         let dataset = run(dir.path(), 10, 4, Detail::Lap, Formats::Both);
-        let text = std::fs::read_to_string(dir.path().join(DESCRIPTOR)).expect("written with the manifest");
+        let text = std::fs::read_to_string(dir.path().join(DESCRIPTOR))
+            .expect("written with the manifest");
         let package: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(package, describe(&dataset).unwrap());
         let resources = package["resources"].as_array().unwrap();
         // Seven tables at detail lap, in two formats.
         assert_eq!(resources.len(), 14);
         let laps = resources.iter().find(|r| r["name"] == "laps-csv").unwrap();
-        assert_eq!(laps["path"].as_array().unwrap().len(), 3, "three batches of 4, 4 and 2 matches");
+        assert_eq!(
+            laps["path"].as_array().unwrap().len(),
+            3,
+            "three batches of 4, 4 and 2 matches"
+        );
         assert_eq!(laps["schema"]["primaryKey"], json!(["match_id", "ply", "lap"]));
         assert_eq!(laps["schema"]["foreignKeys"][0]["reference"]["resource"], "moves-csv");
         for part in laps["parts"].as_array().unwrap() {
-            let digest = super::super::verify::hash_file(&dir.path().join(part["path"].as_str().unwrap())).unwrap();
+            let digest =
+                super::super::verify::hash_file(&dir.path().join(part["path"].as_str().unwrap()))
+                    .unwrap();
             assert_eq!(part["bytes"], digest.bytes);
             assert_eq!(part["hash"], format!("sha256:{}", digest.sha256));
         }
         let matches = resources.iter().find(|r| r["name"] == "matches").unwrap();
-        let winner = matches["schema"]["fields"].as_array().unwrap().iter().find(|f| f["name"] == "winner").unwrap();
+        let winner = matches["schema"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == "winner")
+            .unwrap();
         assert_eq!(winner["constraints"], json!({"required": false, "enum": ["south", "north"]}));
         assert_eq!(package["rajapasu"]["seed"], 5);
         assert_eq!(package["rajapasu"]["north"], "greedy");
@@ -459,7 +524,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let dataset = run(dir.path(), 6, 6, Detail::Match, Formats::Csv);
         let path = dir.path().join(DESCRIPTOR);
-        let mut package: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let mut package: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         package["resources"][0]["bytes"] = json!(1);
         std::fs::write(&path, serde_json::to_string(&package).unwrap()).unwrap();
         let problem = check(&dataset).expect("an edited size is found");
@@ -493,22 +559,33 @@ mod tests {
     #[test]
     fn a_study_descriptor_lists_every_arm_s_resources_under_its_directory() {
         let dir = tempfile::tempdir().unwrap();
-        let arms: Vec<(String, PathBuf)> =
-            ["Greedy:2", "random"].iter().map(|name| (name.to_string(), dir.path().join(name.replace(':', "_")))).collect();
+        let arms: Vec<(String, PathBuf)> = ["Greedy:2", "random"]
+            .iter()
+            .map(|name| (name.to_string(), dir.path().join(name.replace(':', "_"))))
+            .collect();
         for (_, arm_dir) in &arms {
             run(arm_dir, 4, 2, Detail::Round, Formats::Parquet);
         }
         write_study(dir.path(), &arms).unwrap();
-        let package: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(DESCRIPTOR)).unwrap()).unwrap();
+        let package: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join(DESCRIPTOR)).unwrap())
+                .unwrap();
         let resources = package["resources"].as_array().unwrap();
         assert_eq!(resources.len(), 2 * 5, "five tables at detail round, for each arm");
         let rounds = resources.iter().find(|r| r["name"] == "greedy-2-rounds").unwrap();
-        assert_eq!(rounds["path"][0].as_str().unwrap().split('/').take(2).collect::<Vec<_>>(), ["Greedy_2", "rounds"]);
+        assert_eq!(
+            rounds["path"][0].as_str().unwrap().split('/').take(2).collect::<Vec<_>>(),
+            ["Greedy_2", "rounds"]
+        );
         assert_eq!(rounds["schema"]["foreignKeys"][0]["reference"]["resource"], "greedy-2-matches");
         // A resource without foreign keys or parts gets none (a null is not a valid schema).
         for r in package["resources"].as_array().unwrap() {
             for key in ["/schema/foreignKeys", "/parts"] {
-                assert!(r.pointer(key).is_none_or(|v| !v.is_null()), "{key} is null in {}", r["name"]);
+                assert!(
+                    r.pointer(key).is_none_or(|v| !v.is_null()),
+                    "{key} is null in {}",
+                    r["name"]
+                );
             }
         }
         assert_eq!(package["rajapasu"]["arms"][1]["path"], "random");

@@ -103,7 +103,11 @@ impl DirLock {
     /// [`DirLock::try_acquire`] without writing this process into the file yet: a writer that
     /// may still refuse the directory leaves the last holder's details as they were, and
     /// records itself ([`DirLock::record`]) once it is accepted.
-    pub fn try_acquire_unrecorded(dir: &Path, name: &str, what: &str) -> Result<DirLock, LockError> {
+    pub fn try_acquire_unrecorded(
+        dir: &Path,
+        name: &str,
+        what: &str,
+    ) -> Result<DirLock, LockError> {
         let path = dir.join(name);
         let file = open(&path)?;
         match file.try_lock() {
@@ -155,7 +159,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = DirLock::try_acquire(dir.path(), ".lock-shard-1-of-1", "shard 1/1").unwrap();
         // flock locks belong to open file descriptions: a second open in this process conflicts.
-        let err = DirLock::try_acquire(dir.path(), ".lock-shard-1-of-1", "shard 1/1").unwrap_err().to_string();
+        let err = DirLock::try_acquire(dir.path(), ".lock-shard-1-of-1", "shard 1/1")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(&format!("process {}", std::process::id())), "{err}");
         assert!(err.contains("shard 1/1 is being written"), "{err}");
         assert!(DirLock::holder(dir.path(), ".lock-shard-1-of-1").is_some());

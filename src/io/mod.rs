@@ -24,7 +24,9 @@ pub use self::dataset::{Dataset, DatasetError, DatasetWriter, Formats, Manifest,
 pub use self::error::IoError;
 pub use self::format::Format;
 pub use self::parquet::{read_parquet, write_parquet};
-pub use self::table_file::{read_table, read_table_columns, write_table, write_table_formats, write_table_unsynced};
+pub use self::table_file::{
+    read_table, read_table_columns, write_table, write_table_formats, write_table_unsynced,
+};
 pub use self::verify::FileDigest;
 
 #[cfg(test)]
@@ -57,7 +59,10 @@ pub(crate) mod tests {
     /// A table of [`ALL_TYPES`] with extreme values, null symbols and awkward text.
     /// The file names in `dir`, sorted.
     pub fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         v.sort();
         v
     }
@@ -72,7 +77,10 @@ pub(crate) mod tests {
                 col("an_i64", ColumnData::I64(vec![i64::MIN, -1, 0, i64::MAX, 12345])),
                 col("an_f64", ColumnData::F64(vec![0.1, -2.5e-300, 1e300, -0.0, f64::MAX])),
                 col("a_bool", ColumnData::Bool(vec![true, false, false, true, true])),
-                col("a_sym", ColumnData::Sym(vec![Some("south"), None, Some("north"), Some("tie"), None])),
+                col(
+                    "a_sym",
+                    ColumnData::Sym(vec![Some("south"), None, Some("north"), Some("tie"), None]),
+                ),
                 col(
                     "a_text",
                     ColumnData::Text(vec![
@@ -83,10 +91,28 @@ pub(crate) mod tests {
                         "unicode: rāja pasu".into(),
                     ]),
                 ),
-                col("a_null_u32", ColumnData::NullU32(vec![None, Some(0), Some(u32::MAX), None, Some(3)])),
-                col("a_null_i64", ColumnData::NullI64(vec![Some(i64::MIN), None, Some(0), Some(-4), None])),
-                col("a_null_f64", ColumnData::NullF64(vec![None, Some(-0.5), Some(1e300), None, Some(0.0)])),
-                col("a_null_text", ColumnData::NullText(vec![Some("2,3".into()), None, Some("a, \"b\"".into()), None, Some("x".into())])),
+                col(
+                    "a_null_u32",
+                    ColumnData::NullU32(vec![None, Some(0), Some(u32::MAX), None, Some(3)]),
+                ),
+                col(
+                    "a_null_i64",
+                    ColumnData::NullI64(vec![Some(i64::MIN), None, Some(0), Some(-4), None]),
+                ),
+                col(
+                    "a_null_f64",
+                    ColumnData::NullF64(vec![None, Some(-0.5), Some(1e300), None, Some(0.0)]),
+                ),
+                col(
+                    "a_null_text",
+                    ColumnData::NullText(vec![
+                        Some("2,3".into()),
+                        None,
+                        Some("a, \"b\"".into()),
+                        None,
+                        Some("x".into()),
+                    ]),
+                ),
             ],
         }
     }
@@ -114,7 +140,9 @@ pub(crate) mod tests {
         t.columns[2].data = ColumnData::I64(vec![1]);
         for name in ["t.parquet", "t.csv"] {
             let path = dir.path().join(name);
-            let err = if name.ends_with("csv") { write_csv(&t, &path) } else { write_parquet(&t, &path) }.unwrap_err();
+            let err =
+                if name.ends_with("csv") { write_csv(&t, &path) } else { write_parquet(&t, &path) }
+                    .unwrap_err();
             assert!(matches!(&err, IoError::Schema { column, .. } if column == "an_i64"), "{err}");
             assert!(!path.exists());
         }
@@ -135,8 +163,20 @@ pub(crate) mod tests {
         for c in &mut t.columns {
             let name = c.name;
             match &mut c.data {
-                ColumnData::U64(v) => v.extend((0..rows).map(|i| if name == "match_id" { i as u64 / 8 } else { next(5000) })),
-                ColumnData::I64(v) => v.extend((0..rows).map(|i| if name == "round" { (i % 8) as i64 + 1 } else { next(48) as i64 })),
+                ColumnData::U64(v) => v.extend((0..rows).map(|i| {
+                    if name == "match_id" {
+                        i as u64 / 8
+                    } else {
+                        next(5000)
+                    }
+                })),
+                ColumnData::I64(v) => v.extend((0..rows).map(|i| {
+                    if name == "round" {
+                        (i % 8) as i64 + 1
+                    } else {
+                        next(48) as i64
+                    }
+                })),
                 ColumnData::Sym(v) => v.extend((0..rows).map(|_| syms[next(4) as usize])),
                 other => panic!("unexpected ROUNDS column type {:?}", other.column_type()),
             }

@@ -14,8 +14,8 @@ use polars_arrow::array::{Array, BooleanArray, PrimitiveArray, Utf8ViewArray};
 use polars_arrow::datatypes::{ArrowDataType, ArrowSchema, Field};
 use polars_parquet::parquet::error::ParquetError;
 use polars_parquet::write::{
-    array_to_columns, CompressionOptions, Compressor, DynIter, DynStreamingIterator, Encoding, FallibleStreamingIterator, FileWriter,
-    StatisticsOptions, Version, WriteOptions, ZstdLevel,
+    array_to_columns, CompressionOptions, Compressor, DynIter, DynStreamingIterator, Encoding,
+    FallibleStreamingIterator, FileWriter, StatisticsOptions, Version, WriteOptions, ZstdLevel,
 };
 
 use polars_parquet::parquet::page::CompressedPage;
@@ -41,7 +41,8 @@ pub(crate) struct Encodings {
 }
 
 /// Level 1: the bit-packed pages compress as well as at zstd's default level 3, in half the time.
-pub(crate) const ENCODINGS: Encodings = Encodings { direct: true, ints: Encoding::RleDictionary, zstd_level: 1 };
+pub(crate) const ENCODINGS: Encodings =
+    Encodings { direct: true, ints: Encoding::RleDictionary, zstd_level: 1 };
 
 /// Writes `table` to `path` as a zstd-compressed Parquet file, atomically; returns the file's
 /// size and SHA-256.
@@ -55,7 +56,10 @@ pub fn write_parquet(table: &Table, path: &Path) -> Result<FileDigest, IoError> 
 }
 
 /// [`write_parquet`], the file left for the caller to commit (see [`Unsynced`]).
-pub fn write_parquet_unsynced(table: &Table, path: &Path) -> Result<(Unsynced, FileDigest), IoError> {
+pub fn write_parquet_unsynced(
+    table: &Table,
+    path: &Path,
+) -> Result<(Unsynced, FileDigest), IoError> {
     check_table(table, path)?;
     write_unsynced_hashed(path, |file| {
         let mut out = BufWriter::with_capacity(1 << 20, file);
@@ -69,7 +73,12 @@ pub(crate) fn encode_parquet<W: Write>(table: &Table, enc: Encodings, out: W) ->
     let fields: Vec<Field> = table.columns.iter().map(arrow_field).collect();
     let schema: ArrowSchema = fields.into_iter().map(|f| (f.name.clone(), f)).collect();
     let compression = CompressionOptions::Zstd(Some(ZstdLevel::try_new(enc.zstd_level)?));
-    let options = WriteOptions { statistics: StatisticsOptions::default(), version: Version::V1, compression, data_page_size: None };
+    let options = WriteOptions {
+        statistics: StatisticsOptions::default(),
+        version: Version::V1,
+        compression,
+        data_page_size: None,
+    };
     let mut writer = FileWriter::try_new(out, schema, options)?;
     let types = writer.parquet_schema().fields().to_vec();
     let level = enc.zstd_level;
@@ -81,20 +90,32 @@ pub(crate) fn encode_parquet<W: Write>(table: &Table, enc: Encodings, out: W) ->
         let zstd = compressor.as_mut().expect("made above");
         for (column, type_) in table.columns.iter().zip(types) {
             let direct = match (&type_, &column.data, enc.direct) {
-                (ParquetType::PrimitiveType(t), ColumnData::U32(v), true) => dictionary_pages(v, t, zstd)?,
-                (ParquetType::PrimitiveType(t), ColumnData::U64(v), true) => dictionary_pages(v, t, zstd)?,
-                (ParquetType::PrimitiveType(t), ColumnData::I64(v), true) => dictionary_pages(v, t, zstd)?,
-                (ParquetType::PrimitiveType(t), ColumnData::Sym(v), true) => symbol_pages(v, symbols(), t, zstd)?,
+                (ParquetType::PrimitiveType(t), ColumnData::U32(v), true) => {
+                    dictionary_pages(v, t, zstd)?
+                }
+                (ParquetType::PrimitiveType(t), ColumnData::U64(v), true) => {
+                    dictionary_pages(v, t, zstd)?
+                }
+                (ParquetType::PrimitiveType(t), ColumnData::I64(v), true) => {
+                    dictionary_pages(v, t, zstd)?
+                }
+                (ParquetType::PrimitiveType(t), ColumnData::Sym(v), true) => {
+                    symbol_pages(v, symbols(), t, zstd)?
+                }
                 _ => None,
             };
             if let Some(pages) = direct {
-                columns.push(Ok(DynStreamingIterator::new(Pages { pages: pages.into_iter(), current: None })));
+                columns.push(Ok(DynStreamingIterator::new(Pages {
+                    pages: pages.into_iter(),
+                    current: None,
+                })));
                 continue;
             }
             let (array, encoding) = arrow_array(column, enc);
             for pages in array_to_columns(array, type_, options, &[encoding])? {
                 let pages = DynIter::new(pages.map(|page| page.map_err(ParquetError::from)));
-                let compressed = Compressor::new(pages, options.compression, vec![]).map_err(to_compute_err);
+                let compressed =
+                    Compressor::new(pages, options.compression, vec![]).map_err(to_compute_err);
                 columns.push(Ok(DynStreamingIterator::new(compressed)));
             }
         }
@@ -155,7 +176,9 @@ fn arrow_array(column: &Column, enc: Encodings) -> (Box<dyn Array>, Encoding) {
         ColumnData::I64(v) => (PrimitiveArray::from_vec(v.clone()).boxed(), enc.ints),
         ColumnData::F64(v) => (PrimitiveArray::from_vec(v.clone()).boxed(), Encoding::Plain),
         ColumnData::Bool(v) => (BooleanArray::from_slice(v).boxed(), Encoding::Plain),
-        ColumnData::Text(v) => (Utf8ViewArray::from_slice_values(v).boxed(), Encoding::RleDictionary),
+        ColumnData::Text(v) => {
+            (Utf8ViewArray::from_slice_values(v).boxed(), Encoding::RleDictionary)
+        }
         ColumnData::Sym(v) => (Utf8ViewArray::from_slice(v).boxed(), Encoding::RleDictionary),
         ColumnData::NullU32(v) => (PrimitiveArray::from(v.clone()).boxed(), enc.ints),
         ColumnData::NullI64(v) => (PrimitiveArray::from(v.clone()).boxed(), enc.ints),
@@ -182,22 +205,30 @@ pub fn read_parquet(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
 /// Reads only the columns `names` of a Parquet file of table `spec` (each a column of `spec`,
 /// present in the file with its type); the others are not decoded. The table's columns are in
 /// the order of `names`.
-pub fn read_parquet_columns(path: &Path, spec: &TableSpec, names: &[&'static str]) -> Result<Table, IoError> {
+pub fn read_parquet_columns(
+    path: &Path,
+    spec: &TableSpec,
+    names: &[&'static str],
+) -> Result<Table, IoError> {
     let specs = names
         .iter()
         .map(|&n| {
-            spec.columns
-                .iter()
-                .find(|c| c.name == n)
-                .ok_or_else(|| IoError::schema(path, n, format!("is not a column of table `{}`", spec.name)))
+            spec.columns.iter().find(|c| c.name == n).ok_or_else(|| {
+                IoError::schema(path, n, format!("is not a column of table `{}`", spec.name))
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let file = File::open(path).map_err(|e| IoError::file(path, "cannot open", e))?;
     let wanted: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-    let df = ParquetReader::new(file).with_columns(Some(wanted)).finish().map_err(|error| parquet_error(path, error))?;
+    let df = ParquetReader::new(file)
+        .with_columns(Some(wanted))
+        .finish()
+        .map_err(|error| parquet_error(path, error))?;
     let mut columns = Vec::with_capacity(names.len());
     for c in specs {
-        let column = df.column(c.name).map_err(|_| IoError::schema(path, c.name, format!("is missing (table `{}`)", spec.name)))?;
+        let column = df.column(c.name).map_err(|_| {
+            IoError::schema(path, c.name, format!("is missing (table `{}`)", spec.name))
+        })?;
         columns.push(Column { name: c.name, data: from_polars(path, c.name, c.ty, column)? });
     }
     Ok(Table { name: spec.name, columns })
@@ -218,28 +249,66 @@ fn polars_type(ty: ColumnType) -> DataType {
     }
 }
 
-fn from_polars(path: &Path, name: &'static str, ty: ColumnType, column: &polars::prelude::Column) -> Result<ColumnData, IoError> {
+fn from_polars(
+    path: &Path,
+    name: &'static str,
+    ty: ColumnType,
+    column: &polars::prelude::Column,
+) -> Result<ColumnData, IoError> {
     let want = polars_type(ty);
     if column.dtype() != &want {
-        return Err(IoError::schema(path, name, format!("has type {}, expected {want}", column.dtype())));
+        return Err(IoError::schema(
+            path,
+            name,
+            format!("has type {}, expected {want}", column.dtype()),
+        ));
     }
     let nulls = column.null_count();
     if nulls > 0 && !ty.nullable() {
-        return Err(IoError::schema(path, name, format!("has {nulls} null values; this column's values are never absent")));
+        return Err(IoError::schema(
+            path,
+            name,
+            format!("has {nulls} null values; this column's values are never absent"),
+        ));
     }
     const NO_NULLS: &str = "null count checked above";
     let wrong_type = |error| parquet_error(path, error);
     Ok(match ty {
-        ColumnType::U32 => ColumnData::U32(column.u32().map_err(wrong_type)?.into_no_null_iter().collect()),
-        ColumnType::U64 => ColumnData::U64(column.u64().map_err(wrong_type)?.into_no_null_iter().collect()),
-        ColumnType::I64 => ColumnData::I64(column.i64().map_err(wrong_type)?.into_no_null_iter().collect()),
-        ColumnType::F64 => ColumnData::F64(column.f64().map_err(wrong_type)?.into_no_null_iter().collect()),
-        ColumnType::Bool => ColumnData::Bool(column.bool().map_err(wrong_type)?.iter().map(|v| v.expect(NO_NULLS)).collect()),
-        ColumnType::Text => ColumnData::Text(column.str().map_err(wrong_type)?.iter().map(|v| v.expect(NO_NULLS).to_string()).collect()),
-        ColumnType::NullU32 => ColumnData::NullU32(column.u32().map_err(wrong_type)?.iter().collect()),
-        ColumnType::NullI64 => ColumnData::NullI64(column.i64().map_err(wrong_type)?.iter().collect()),
-        ColumnType::NullF64 => ColumnData::NullF64(column.f64().map_err(wrong_type)?.iter().collect()),
-        ColumnType::NullText => ColumnData::NullText(column.str().map_err(wrong_type)?.iter().map(|v| v.map(str::to_string)).collect()),
+        ColumnType::U32 => {
+            ColumnData::U32(column.u32().map_err(wrong_type)?.into_no_null_iter().collect())
+        }
+        ColumnType::U64 => {
+            ColumnData::U64(column.u64().map_err(wrong_type)?.into_no_null_iter().collect())
+        }
+        ColumnType::I64 => {
+            ColumnData::I64(column.i64().map_err(wrong_type)?.into_no_null_iter().collect())
+        }
+        ColumnType::F64 => {
+            ColumnData::F64(column.f64().map_err(wrong_type)?.into_no_null_iter().collect())
+        }
+        ColumnType::Bool => ColumnData::Bool(
+            column.bool().map_err(wrong_type)?.iter().map(|v| v.expect(NO_NULLS)).collect(),
+        ),
+        ColumnType::Text => ColumnData::Text(
+            column
+                .str()
+                .map_err(wrong_type)?
+                .iter()
+                .map(|v| v.expect(NO_NULLS).to_string())
+                .collect(),
+        ),
+        ColumnType::NullU32 => {
+            ColumnData::NullU32(column.u32().map_err(wrong_type)?.iter().collect())
+        }
+        ColumnType::NullI64 => {
+            ColumnData::NullI64(column.i64().map_err(wrong_type)?.iter().collect())
+        }
+        ColumnType::NullF64 => {
+            ColumnData::NullF64(column.f64().map_err(wrong_type)?.iter().collect())
+        }
+        ColumnType::NullText => ColumnData::NullText(
+            column.str().map_err(wrong_type)?.iter().map(|v| v.map(str::to_string)).collect(),
+        ),
         ColumnType::Sym => {
             let values = column.str().map_err(wrong_type)?;
             let mut out = Vec::with_capacity(values.len());
@@ -289,8 +358,10 @@ mod tests {
         assert!(chunks.iter().all(|c| format!("{:?}", c.compression()) == "Zstd"));
         // Absent values are the file's nulls, not zeros.
         let df = ParquetReader::new(File::open(&path).unwrap()).finish().unwrap();
-        let nulls: Vec<usize> =
-            ["a_null_u32", "a_null_i64", "a_null_f64", "a_null_text"].iter().map(|c| df.column(c).unwrap().null_count()).collect();
+        let nulls: Vec<usize> = ["a_null_u32", "a_null_i64", "a_null_f64", "a_null_text"]
+            .iter()
+            .map(|c| df.column(c).unwrap().null_count())
+            .collect();
         assert_eq!(nulls, [2, 2, 2, 2]);
     }
 
@@ -326,7 +397,10 @@ mod tests {
             let err = read_parquet(&path, &ALL_TYPES).unwrap_err();
             let msg = err.to_string();
             assert!(matches!(&err, IoError::Schema { column: c, .. } if c == column), "{msg}");
-            assert!(msg.contains("bad.parquet") && msg.contains(column) && msg.contains(words), "{msg}");
+            assert!(
+                msg.contains("bad.parquet") && msg.contains(column) && msg.contains(words),
+                "{msg}"
+            );
         };
         // Missing column.
         let mut t = all_types_table();
@@ -359,12 +433,21 @@ mod tests {
         assert!(err.to_string().contains("4 null values"), "{err}");
         // A symbol column holding a string that is no symbol.
         let mut t = all_types_table();
-        t.columns[5].data = ColumnData::Text(vec!["south".into(), "sideways".into(), "".into(), "tie".into(), "north".into()]);
+        t.columns[5].data = ColumnData::Text(vec![
+            "south".into(),
+            "sideways".into(),
+            "".into(),
+            "tie".into(),
+            "north".into(),
+        ]);
         write_parquet(&t, &path).unwrap();
         let err = read_parquet(&path, &ALL_TYPES).unwrap_err();
         let msg = err.to_string();
         assert!(matches!(&err, IoError::Value { column, .. } if column == "a_sym"), "{msg}");
-        assert!(msg.contains("t.parquet") && msg.contains("row 2") && msg.contains("\"sideways\""), "{msg}");
+        assert!(
+            msg.contains("t.parquet") && msg.contains("row 2") && msg.contains("\"sideways\""),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -418,13 +501,32 @@ mod tests {
             name: "pages",
             columns: vec![
                 col("constant", ColumnData::U32(vec![7; n])),
-                col("small", ColumnData::U32((0..n).map(|i| 1000 + (mix(i) % 300) as u32).collect())),
+                col(
+                    "small",
+                    ColumnData::U32((0..n).map(|i| 1000 + (mix(i) % 300) as u32).collect()),
+                ),
                 col("wide", ColumnData::U32((0..n).map(|i| (mix(i) % 1_000_000) as u32).collect())),
-                col("beyond_i32", ColumnData::U32((0..n).map(|i| u32::MAX - (mix(i) % 5) as u32).collect())),
-                col("big_u64", ColumnData::U64((0..n).map(|i| (1 << 62) + mix(i) % 1000).collect())),
-                col("negative", ColumnData::I64((0..n).map(|i| (mix(i) % 100) as i64 - 50).collect())),
+                col(
+                    "beyond_i32",
+                    ColumnData::U32((0..n).map(|i| u32::MAX - (mix(i) % 5) as u32).collect()),
+                ),
+                col(
+                    "big_u64",
+                    ColumnData::U64((0..n).map(|i| (1 << 62) + mix(i) % 1000).collect()),
+                ),
+                col(
+                    "negative",
+                    ColumnData::I64((0..n).map(|i| (mix(i) % 100) as i64 - 50).collect()),
+                ),
                 col("sym", ColumnData::Sym((0..n).map(|i| syms[(mix(i) % 4) as usize]).collect())),
-                col("sym_full", ColumnData::Sym((0..n).map(|i| if i < 1 << 20 { Some("win") } else { Some("unfinished") }).collect())),
+                col(
+                    "sym_full",
+                    ColumnData::Sym(
+                        (0..n)
+                            .map(|i| if i < 1 << 20 { Some("win") } else { Some("unfinished") })
+                            .collect(),
+                    ),
+                ),
                 col("sym_null", ColumnData::Sym(vec![None; n])),
             ],
         };
@@ -434,12 +536,17 @@ mod tests {
         assert_eq!(read_parquet(&path, &SPEC).unwrap(), t);
 
         // Statistics of the column chunks, as a reader using them for pruning sees them.
-        let metadata = ParquetReader::new(File::open(&path).unwrap()).get_metadata().unwrap().clone();
+        let metadata =
+            ParquetReader::new(File::open(&path).unwrap()).get_metadata().unwrap().clone();
         let group = &metadata.row_groups[0];
         let chunks: Vec<_> = group.parquet_columns().iter().collect();
-        let stats = |i: usize| chunks[i].statistics(&metadata.footer_buf).expect("statistics are written").unwrap();
+        let stats = |i: usize| {
+            chunks[i].statistics(&metadata.footer_buf).expect("statistics are written").unwrap()
+        };
         let ints = |i: usize| match stats(i) {
-            Statistics::Int32(s) => (s.min_value.unwrap() as i64, s.max_value.unwrap() as i64, s.null_count),
+            Statistics::Int32(s) => {
+                (s.min_value.unwrap() as i64, s.max_value.unwrap() as i64, s.null_count)
+            }
             Statistics::Int64(s) => (s.min_value.unwrap(), s.max_value.unwrap(), s.null_count),
             other => panic!("{other:?}"),
         };
@@ -448,10 +555,16 @@ mod tests {
         assert_eq!(ints(4), ((1 << 62), (1 << 62) + 999, Some(0)));
         assert_eq!(ints(5), (-50, 49, Some(0)));
         let Statistics::Binary(s) = stats(6) else { panic!() };
-        assert_eq!((s.min_value.as_deref(), s.max_value.as_deref()), (Some(&b"north"[..]), Some(&b"tie"[..])));
+        assert_eq!(
+            (s.min_value.as_deref(), s.max_value.as_deref()),
+            (Some(&b"north"[..]), Some(&b"tie"[..]))
+        );
         assert!(s.null_count.unwrap() > n as i64 / 5);
         let Statistics::Binary(s) = stats(7) else { panic!() };
-        assert_eq!((s.min_value.as_deref(), s.max_value.as_deref(), s.null_count), (Some(&b"unfinished"[..]), Some(&b"win"[..]), Some(0)));
+        assert_eq!(
+            (s.min_value.as_deref(), s.max_value.as_deref(), s.null_count),
+            (Some(&b"unfinished"[..]), Some(&b"win"[..]), Some(0))
+        );
         // Small ranges and symbols are dictionary-encoded (wide ranges are polars's choice).
         for i in [0, 1, 4, 5, 6, 7] {
             assert!(chunks[i].dictionary_page_offset().is_some(), "column {i}");
@@ -477,17 +590,40 @@ mod tests {
             batch_size: 5000,
             shard: Shard::WHOLE,
         };
-        let tables = crate::sim::runner::simulate_batch(&cfg, &Default::default(), 0).unwrap().into_tables(Detail::Move);
+        let tables = crate::sim::runner::simulate_batch(&cfg, &Default::default(), 0)
+            .unwrap()
+            .into_tables(Detail::Move);
         let dir = tempfile::tempdir().unwrap();
         let variants = [
-            ("direct zstd3", Encodings { direct: true, ints: Encoding::RleDictionary, zstd_level: 3 }),
+            (
+                "direct zstd3",
+                Encodings { direct: true, ints: Encoding::RleDictionary, zstd_level: 3 },
+            ),
             ("direct zstd1", ENCODINGS),
-            ("polars dictionary zstd3", Encodings { direct: false, ints: Encoding::RleDictionary, zstd_level: 3 }),
-            ("polars dictionary zstd1", Encodings { direct: false, ints: Encoding::RleDictionary, zstd_level: 1 }),
-            ("polars plain zstd3", Encodings { direct: false, ints: Encoding::Plain, zstd_level: 3 }),
-            ("polars plain zstd1", Encodings { direct: false, ints: Encoding::Plain, zstd_level: 1 }),
-            ("polars delta zstd3", Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd_level: 3 }),
-            ("polars delta zstd1", Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd_level: 1 }),
+            (
+                "polars dictionary zstd3",
+                Encodings { direct: false, ints: Encoding::RleDictionary, zstd_level: 3 },
+            ),
+            (
+                "polars dictionary zstd1",
+                Encodings { direct: false, ints: Encoding::RleDictionary, zstd_level: 1 },
+            ),
+            (
+                "polars plain zstd3",
+                Encodings { direct: false, ints: Encoding::Plain, zstd_level: 3 },
+            ),
+            (
+                "polars plain zstd1",
+                Encodings { direct: false, ints: Encoding::Plain, zstd_level: 1 },
+            ),
+            (
+                "polars delta zstd3",
+                Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd_level: 3 },
+            ),
+            (
+                "polars delta zstd1",
+                Encodings { direct: false, ints: Encoding::DeltaBinaryPacked, zstd_level: 1 },
+            ),
         ];
         for t in &tables {
             for (name, enc) in variants {

@@ -13,9 +13,13 @@ use std::io;
 use polars_parquet::parquet::compression::Compression;
 use polars_parquet::parquet::encoding::Encoding;
 use polars_parquet::parquet::metadata::Descriptor;
-use polars_parquet::parquet::page::{CompressedDataPage, CompressedDictPage, CompressedPage, DataPageHeader, DataPageHeaderV1};
+use polars_parquet::parquet::page::{
+    CompressedDataPage, CompressedDictPage, CompressedPage, DataPageHeader, DataPageHeaderV1,
+};
 use polars_parquet::parquet::schema::types::PrimitiveType;
-use polars_parquet::parquet::statistics::{BinaryStatistics, ParquetStatistics, PrimitiveStatistics};
+use polars_parquet::parquet::statistics::{
+    BinaryStatistics, ParquetStatistics, PrimitiveStatistics,
+};
 use polars_parquet::parquet::CowBuffer;
 
 /// Compresses pages with zstd, reusing one compression context (polars makes a new one for
@@ -40,9 +44,20 @@ impl PageCompressor {
         Ok(out)
     }
 
-    fn dictionary(&mut self, buffer: Vec<u8>, entries: usize, sorted: bool) -> io::Result<CompressedPage> {
+    fn dictionary(
+        &mut self,
+        buffer: Vec<u8>,
+        entries: usize,
+        sorted: bool,
+    ) -> io::Result<CompressedPage> {
         let compressed = self.compress(&buffer)?;
-        Ok(CompressedPage::Dict(CompressedDictPage::new(CowBuffer::Owned(compressed), Compression::Zstd, buffer.len(), entries, sorted)))
+        Ok(CompressedPage::Dict(CompressedDictPage::new(
+            CowBuffer::Owned(compressed),
+            Compression::Zstd,
+            buffer.len(),
+            entries,
+            sorted,
+        )))
     }
 
     /// A data page of `values` values (nulls included) of an `RLE_DICTIONARY` column.
@@ -62,8 +77,19 @@ impl PageCompressor {
             repetition_level_encoding: Encoding::Rle.into(),
             statistics,
         });
-        let descriptor = Descriptor { primitive_type: type_.clone(), max_def_level: nullable as i16, max_rep_level: 0 };
-        let page = CompressedDataPage::new(header, CowBuffer::Owned(compressed), Compression::Zstd, buffer.len(), descriptor, values);
+        let descriptor = Descriptor {
+            primitive_type: type_.clone(),
+            max_def_level: nullable as i16,
+            max_rep_level: 0,
+        };
+        let page = CompressedDataPage::new(
+            header,
+            CowBuffer::Owned(compressed),
+            Compression::Zstd,
+            buffer.len(),
+            descriptor,
+            values,
+        );
         Ok(CompressedPage::Data(page))
     }
 }
@@ -130,14 +156,25 @@ pub(super) fn dictionary_pages<T: IntValue>(
     }
     let width = (u64::BITS - range.leading_zeros()).max(1);
     let mut pages = Vec::with_capacity(1 + values.len().div_ceil(PAGE_VALUES));
-    pages.push(zstd.dictionary(dictionary(low, high, T::INT64), (high - low + 1) as usize, true)?);
+    pages.push(zstd.dictionary(
+        dictionary(low, high, T::INT64),
+        (high - low + 1) as usize,
+        true,
+    )?);
     for chunk in values.chunks(PAGE_VALUES) {
         let mut buffer = Vec::with_capacity(8 + chunk.len().div_ceil(8) * width as usize);
         buffer.push(width as u8);
         bit_pack(chunk.iter().map(|v| v.offset(min)), chunk.len(), width, &mut buffer);
-        let (lo, hi) = if chunk.len() == values.len() { (min, max) } else { min_max(chunk).expect("chunks are not empty") };
-        let statistics =
-            page_statistics(type_, lo.physical().expect("within the column's range"), hi.physical().expect("within the column's range"));
+        let (lo, hi) = if chunk.len() == values.len() {
+            (min, max)
+        } else {
+            min_max(chunk).expect("chunks are not empty")
+        };
+        let statistics = page_statistics(
+            type_,
+            lo.physical().expect("within the column's range"),
+            hi.physical().expect("within the column's range"),
+        );
         pages.push(zstd.data(buffer, chunk.len(), type_, false, Some(statistics))?);
     }
     Ok(Some(pages))
@@ -168,7 +205,10 @@ pub(super) fn symbol_pages(
             None => u8::MAX,
             Some(s) => {
                 if !std::ptr::eq(*s, last.0) {
-                    let i = symbols.iter().position(|k| k == s).unwrap_or_else(|| panic!("{s:?} is not a symbol"));
+                    let i = symbols
+                        .iter()
+                        .position(|k| k == s)
+                        .unwrap_or_else(|| panic!("{s:?} is not a symbol"));
                     last = (s, i as u8);
                 }
                 present |= 1 << last.1;
@@ -214,9 +254,15 @@ pub(super) fn symbol_pages(
         let levels = (buffer.len() - 4) as u32;
         buffer[..4].copy_from_slice(&levels.to_le_bytes());
         buffer.push(width as u8);
-        bit_pack(chunk.iter().filter(|&&i| i != u8::MAX).map(|&i| rank[i as usize]), chunk.len() - nulls, width, &mut buffer);
+        bit_pack(
+            chunk.iter().filter(|&&i| i != u8::MAX).map(|&i| rank[i as usize]),
+            chunk.len() - nulls,
+            width,
+            &mut buffer,
+        );
         // `used` is in byte order.
-        let chunk_used: Vec<&str> = used.iter().filter(|&&i| in_chunk >> i & 1 == 1).map(|&i| symbols[i]).collect();
+        let chunk_used: Vec<&str> =
+            used.iter().filter(|&&i| in_chunk >> i & 1 == 1).map(|&i| symbols[i]).collect();
         let statistics = BinaryStatistics {
             primitive_type: type_.clone(),
             null_count: Some(nulls as i64),
@@ -282,7 +328,12 @@ fn page_statistics(type_: &PrimitiveType, low: i64, high: i64) -> ParquetStatist
 /// Appends one bit-packed run of the `count` `keys` (RLE/bit-packing hybrid): a ULEB128 header
 /// `groups << 1 | 1`, then the keys least-significant bit first, padded with zero keys to a
 /// whole group of 8. Every key must be below `1 << width`, and `width <= 32`.
-pub(super) fn bit_pack(keys: impl Iterator<Item = u64>, count: usize, width: u32, out: &mut Vec<u8>) {
+pub(super) fn bit_pack(
+    keys: impl Iterator<Item = u64>,
+    count: usize,
+    width: u32,
+    out: &mut Vec<u8>,
+) {
     let groups = count.div_ceil(8);
     uleb128((groups as u64) << 1 | 1, out);
     let start = out.len();
@@ -312,14 +363,17 @@ mod tests {
     /// Unpacks LSB-first keys, independently of the packer's accumulator.
     fn unpack(bytes: &[u8], width: u32, n: usize) -> Vec<u64> {
         let bit = |at: usize| ((bytes[at / 8] >> (at % 8)) & 1) as u64;
-        (0..n).map(|i| (0..width as usize).map(|b| bit(i * width as usize + b) << b).sum()).collect()
+        (0..n)
+            .map(|i| (0..width as usize).map(|b| bit(i * width as usize + b) << b).sum())
+            .collect()
     }
 
     #[test]
     fn bit_packed_runs_hold_every_key_in_whole_groups() {
         for width in [1, 2, 3, 5, 8, 13, 16, 17, 31, 32] {
             for n in [1usize, 7, 8, 9, 63, 64, 65, 1000] {
-                let values: Vec<u64> = (0..n as u64).map(|i| 100 + (i * 2_654_435_761) % (1 << width)).collect();
+                let values: Vec<u64> =
+                    (0..n as u64).map(|i| 100 + (i * 2_654_435_761) % (1 << width)).collect();
                 let mut out = vec![];
                 bit_pack(values.iter().map(|v| v - 100), n, width, &mut out);
                 let groups = n.div_ceil(8);
@@ -337,7 +391,11 @@ mod tests {
                 let body = &out[used..];
                 assert_eq!(body.len(), groups * width as usize, "width {width}, n {n}");
                 let keys = unpack(body, width, groups * 8);
-                assert_eq!(keys[..n], values.iter().map(|v| v - 100).collect::<Vec<_>>()[..], "width {width}, n {n}");
+                assert_eq!(
+                    keys[..n],
+                    values.iter().map(|v| v - 100).collect::<Vec<_>>()[..],
+                    "width {width}, n {n}"
+                );
                 assert!(keys[n..].iter().all(|&k| k == 0), "padding keys are zero");
             }
         }

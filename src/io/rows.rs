@@ -59,12 +59,22 @@ fn row_name(t: &Table, i: usize) -> String {
 }
 
 /// Checks one column: each value within `lo..=hi(row)`; `why` says where the bound comes from.
-fn within(t: &Table, column: &str, lo: i64, hi: impl Fn(usize) -> i64, why: &str) -> Result<(), String> {
+fn within(
+    t: &Table,
+    column: &str,
+    lo: i64,
+    hi: impl Fn(usize) -> i64,
+    why: &str,
+) -> Result<(), String> {
     let Some(values) = ints(t, column) else { return Ok(()) };
     for (i, &v) in values.iter().enumerate() {
         let top = hi(i);
         if v < lo || v > top {
-            return Err(format!("table {}, {}, column {column}: {v} is out of range {lo}..={top} ({why})", t.name, row_name(t, i)));
+            return Err(format!(
+                "table {}, {}, column {column}: {v} is out of range {lo}..={top} ({why})",
+                t.name,
+                row_name(t, i)
+            ));
         }
     }
     Ok(())
@@ -161,14 +171,28 @@ const SIDES: [&str; 2] = ["south", "north"];
 const CAPTURES: [&str; 4] = ["pussa", "own_fours", "gifted_fours", "remainder"];
 
 /// A match's or a round's laps and counters sown, bounded by its moves and laps.
-const LAPS_WITHIN_MOVES: Invariant = row("laps_within_moves", "0 ≤ `laps` ≤ `moves` × 1,000,000", |t, _| {
-    let moves = at(t, "moves");
-    within(t, "laps", 0, |i| moves(i).saturating_mul(1_000_000), "a million laps a move at most")
-});
-const SOWN_WITHIN_LAPS: Invariant = row("sown_within_laps", "0 ≤ `sown` ≤ `laps` × the board's counters", |t, l| {
-    let laps = at(t, "laps");
-    within(t, "sown", 0, |i| laps(i).saturating_mul(l.counters), "the board's counters a lap at most")
-});
+const LAPS_WITHIN_MOVES: Invariant =
+    row("laps_within_moves", "0 ≤ `laps` ≤ `moves` × 1,000,000", |t, _| {
+        let moves = at(t, "moves");
+        within(
+            t,
+            "laps",
+            0,
+            |i| moves(i).saturating_mul(1_000_000),
+            "a million laps a move at most",
+        )
+    });
+const SOWN_WITHIN_LAPS: Invariant =
+    row("sown_within_laps", "0 ≤ `sown` ≤ `laps` × the board's counters", |t, l| {
+        let laps = at(t, "laps");
+        within(
+            t,
+            "sown",
+            0,
+            |i| laps(i).saturating_mul(l.counters),
+            "the board's counters a lap at most",
+        )
+    });
 
 const MATCHES: [Invariant; 8] = [
     row("rounds_within_max_rounds", "0 ≤ `rounds` ≤ max_rounds", |t, l| bounded(t, "rounds", 0, l.max_rounds, "max_rounds")),
@@ -264,37 +288,55 @@ const ROUNDS: [Invariant; 9] = [
 ];
 
 const MOVES: [Invariant; 6] = [
-    row("round_within_max_rounds", "1 ≤ `round` ≤ max_rounds", |t, l| bounded(t, "round", 1, l.max_rounds, "max_rounds")),
+    row("round_within_max_rounds", "1 ≤ `round` ≤ max_rounds", |t, l| {
+        bounded(t, "round", 1, l.max_rounds, "max_rounds")
+    }),
     row("ply_within_match", "1 ≤ `ply` ≤ max_rounds × 10,000", |t, l| {
         bounded(t, "ply", 1, l.max_rounds * l.round_moves, "max_rounds times 10,000 moves")
     }),
-    row("pit_within_row", "0 ≤ `pit` < pits_per_row, 0 ≤ `legal_moves` ≤ pits_per_row", |t, l| {
-        bounded(t, "pit", 0, l.pits - 1, "pits_per_row")?;
-        bounded(t, "legal_moves", 0, l.pits, "pits_per_row")
+    row(
+        "pit_within_row",
+        "0 ≤ `pit` < pits_per_row, 0 ≤ `legal_moves` ≤ pits_per_row",
+        |t, l| {
+            bounded(t, "pit", 0, l.pits - 1, "pits_per_row")?;
+            bounded(t, "legal_moves", 0, l.pits, "pits_per_row")
+        },
+    ),
+    row("laps_within_limit", "1 ≤ `laps` ≤ 1,000,000", |t, _| {
+        bounded(t, "laps", 1, 1_000_000, "a million laps a move at most")
     }),
-    row("laps_within_limit", "1 ≤ `laps` ≤ 1,000,000", |t, _| bounded(t, "laps", 1, 1_000_000, "a million laps a move at most")),
     row("sown_within_laps", "0 ≤ `sown` ≤ `laps` × the board's counters", |t, l| {
         let laps = at(t, "laps");
         within(t, "sown", 0, |i| laps(i) * l.counters, "the board's counters a lap")
     }),
-    row("captures_within_counters", "`pussa`, `fours_mover`, `fours_opponent` in 0 ..= the board's counters", |t, l| {
-        for column in ["pussa", "fours_mover", "fours_opponent"] {
-            bounded(t, column, 0, l.counters, "the board's counters")?;
-        }
-        Ok(())
-    }),
+    row(
+        "captures_within_counters",
+        "`pussa`, `fours_mover`, `fours_opponent` in 0 ..= the board's counters",
+        |t, l| {
+            for column in ["pussa", "fours_mover", "fours_opponent"] {
+                bounded(t, column, 0, l.counters, "the board's counters")?;
+            }
+            Ok(())
+        },
+    ),
 ];
 
 const LAPS: [Invariant; 5] = [
-    row("round_within_max_rounds", "1 ≤ `round` ≤ max_rounds", |t, l| bounded(t, "round", 1, l.max_rounds, "max_rounds")),
+    row("round_within_max_rounds", "1 ≤ `round` ≤ max_rounds", |t, l| {
+        bounded(t, "round", 1, l.max_rounds, "max_rounds")
+    }),
     row("ply_within_match", "1 ≤ `ply` ≤ max_rounds × 10,000", |t, l| {
         bounded(t, "ply", 1, l.max_rounds * l.round_moves, "max_rounds times 10,000 moves")
     }),
-    row("lap_within_limit", "1 ≤ `lap` ≤ 1,000,000", |t, _| bounded(t, "lap", 1, 1_000_000, "a million laps a move at most")),
+    row("lap_within_limit", "1 ≤ `lap` ≤ 1,000,000", |t, _| {
+        bounded(t, "lap", 1, 1_000_000, "a million laps a move at most")
+    }),
     row("start_pit_on_board", "0 ≤ `start_pit` < 2 × pits_per_row", |t, l| {
         bounded(t, "start_pit", 0, 2 * l.pits - 1, "the board's pits")
     }),
-    row("sown_within_counters", "1 ≤ `sown` ≤ the board's counters", |t, l| bounded(t, "sown", 1, l.counters, "the board's counters")),
+    row("sown_within_counters", "1 ≤ `sown` ≤ the board's counters", |t, l| {
+        bounded(t, "sown", 1, l.counters, "the board's counters")
+    }),
 ];
 
 const HISTOGRAMS: [Invariant; 3] = [
@@ -309,7 +351,13 @@ fn check_histogram_values(t: &Table, l: &Limits) -> Result<(), String> {
         _ => Vec::new(),
     };
     let lap = |i: usize| metric.get(i).copied().flatten() == Some("lap_length");
-    within(t, "value", 1, |i| if lap(i) { l.counters } else { 1_000_000 }, "the board's counters a lap, a million laps a move")
+    within(
+        t,
+        "value",
+        1,
+        |i| if lap(i) { l.counters } else { 1_000_000 },
+        "the board's counters a lap, a million laps a move",
+    )
 }
 
 const QUALITY: [Invariant; 4] = [
@@ -342,7 +390,11 @@ fn check_by_round_wins(t: &Table, _: &Limits) -> Result<(), String> {
 }
 
 fn check_round1_starter(t: &Table, _: &Limits) -> Result<(), String> {
-    let (Some(round), Some(s), Some(f)) = (ints(t, "round"), ints(t, "starter_wins"), ints(t, "first_player_wins")) else { return Ok(()) };
+    let (Some(round), Some(s), Some(f)) =
+        (ints(t, "round"), ints(t, "starter_wins"), ints(t, "first_player_wins"))
+    else {
+        return Ok(());
+    };
     match (0..round.len()).find(|&i| round[i] == 1 && s[i] != f[i]) {
         Some(i) => Err(format!(
             "table by_round, round 1, columns starter_wins and first_player_wins: {} and {} differ, but the first player starts round 1 (R13)",
@@ -355,9 +407,13 @@ fn check_round1_starter(t: &Table, _: &Limits) -> Result<(), String> {
 /// The sums of by_round's `starter_wins` and `ties` against the matches' (in i128: no sum of
 /// i64 counts overflows it).
 fn check_by_round_sums(matches: &Table, by_round: &Table) -> Result<(), String> {
-    let sum = |t: &Table, column: &str| ints(t, column).map(|v| v.iter().map(|&x| x as i128).sum::<i128>());
+    let sum = |t: &Table, column: &str| {
+        ints(t, column).map(|v| v.iter().map(|&x| x as i128).sum::<i128>())
+    };
     for (column, of_matches) in [("starter_wins", "starter_round_wins"), ("ties", "tied_rounds")] {
-        let (Some(got), Some(want)) = (sum(by_round, column), sum(matches, of_matches)) else { continue };
+        let (Some(got), Some(want)) = (sum(by_round, column), sum(matches, of_matches)) else {
+            continue;
+        };
         if got != want {
             return Err(format!(
                 "table by_round, every row, column {column}: it sums to {got}, but column {of_matches} of table matches sums to {want}"
@@ -369,7 +425,9 @@ fn check_by_round_sums(matches: &Table, by_round: &Table) -> Result<(), String> 
 
 /// Checks a quality part holds the matches of the matches part beside it, in its order.
 fn check_quality_matches(matches: &Table, quality: &Table, _: &Limits) -> Result<(), String> {
-    let (Some(ColumnData::U64(ids)), Some(ColumnData::U64(qids))) = (matches.column("match_id"), quality.column("match_id")) else {
+    let (Some(ColumnData::U64(ids)), Some(ColumnData::U64(qids))) =
+        (matches.column("match_id"), quality.column("match_id"))
+    else {
         return Ok(());
     };
     if let Some(i) = (0..ids.len().max(qids.len())).find(|&i| ids.get(i) != qids.get(i)) {
@@ -394,16 +452,35 @@ fn positions(matches: &Table) -> impl Fn(usize) -> i64 + '_ {
 /// `same_matches` is checked first).
 fn check_quality_counts(matches: &Table, q: &Table, _: &Limits) -> Result<(), String> {
     let positions = positions(matches);
-    let counts = ["decision_moves", "lead_changes", "south_behind", "north_behind", "decisive_ply", "repeated_positions"];
+    let counts = [
+        "decision_moves",
+        "lead_changes",
+        "south_behind",
+        "north_behind",
+        "decisive_ply",
+        "repeated_positions",
+    ];
     for column in counts {
-        within(q, column, 0, &positions, "the match's positions: its moves and rounds in table matches")?;
+        within(
+            q,
+            column,
+            0,
+            &positions,
+            "the match's positions: its moves and rounds in table matches",
+        )?;
     }
     Ok(())
 }
 
 fn check_quality_legal(matches: &Table, q: &Table, limits: &Limits) -> Result<(), String> {
     let (positions, p) = (positions(matches), limits.pits);
-    within(q, "legal_sum", 0, |i| positions(i) * p, "pits_per_row at each of the match's positions")?;
+    within(
+        q,
+        "legal_sum",
+        0,
+        |i| positions(i) * p,
+        "pits_per_row at each of the match's positions",
+    )?;
     for column in ["legal_max", "legal_first", "legal_last"] {
         within(q, column, 0, |_| p, "pits_per_row")?;
     }
@@ -412,10 +489,22 @@ fn check_quality_legal(matches: &Table, q: &Table, limits: &Limits) -> Result<()
 
 fn check_quality_leads(matches: &Table, q: &Table, limits: &Limits) -> Result<(), String> {
     let (positions, c) = (positions(matches), limits.counters);
-    within(q, "lead_squares", 0, |i| positions(i).saturating_mul(c * c), "the board's counters squared at each position")?;
+    within(
+        q,
+        "lead_squares",
+        0,
+        |i| positions(i).saturating_mul(c * c),
+        "the board's counters squared at each position",
+    )?;
     for side in SIDES {
         within(q, &format!("{side}_peak"), 0, |_| c, "the board's counters")?;
-        within(q, &format!("{side}_deficit_sum"), 0, |i| positions(i).saturating_mul(c), "the board's counters at each position")?;
+        within(
+            q,
+            &format!("{side}_deficit_sum"),
+            0,
+            |i| positions(i).saturating_mul(c),
+            "the board's counters at each position",
+        )?;
         within(q, &format!("{side}_round_deficit"), 0, |_| c, "the board's counters")?;
     }
     Ok(())
@@ -424,12 +513,17 @@ fn check_quality_leads(matches: &Table, q: &Table, limits: &Limits) -> Result<()
 /// A match's rows in a rounds part are its rounds 1, 2, 3, ... in order (as written), so no
 /// round is counted twice or in another's place.
 fn check_round_numbers(t: &Table) -> Result<(), String> {
-    let (Some(ColumnData::U64(ids)), Some(round)) = (t.column("match_id"), ints(t, "round")) else { return Ok(()) };
+    let (Some(ColumnData::U64(ids)), Some(round)) = (t.column("match_id"), ints(t, "round")) else {
+        return Ok(());
+    };
     let mut next: BTreeMap<u64, i64> = BTreeMap::new();
     for (i, (&id, &r)) in ids.iter().zip(round).enumerate() {
         let want = next.entry(id).or_insert(1);
         if r != *want {
-            return Err(format!("table rounds, row {} (match {id}), column round: {r} where round {want} belongs", i + 1));
+            return Err(format!(
+                "table rounds, row {} (match {id}), column round: {r} where round {want} belongs",
+                i + 1
+            ));
         }
         *want += 1;
     }
@@ -439,7 +533,9 @@ fn check_round_numbers(t: &Table) -> Result<(), String> {
 /// Checks a by_round part against the matches part of its batch: one row per round number,
 /// and the rounds numbered r are the matches that played round r to its end.
 fn check_by_round(matches: &Table, by_round: &Table) -> Result<(), String> {
-    let (Some(rounds), Some(numbers), Some(counted)) = (ints(matches, "rounds"), ints(by_round, "round"), ints(by_round, "rounds")) else {
+    let (Some(rounds), Some(numbers), Some(counted)) =
+        (ints(matches, "rounds"), ints(by_round, "round"), ints(by_round, "rounds"))
+    else {
         return Ok(());
     };
     let mut reached: BTreeMap<i64, i64> = BTreeMap::new();
@@ -475,7 +571,11 @@ fn check_rounds(matches: &Table, rounds_table: &Table) -> Result<(), String> {
     else {
         return Ok(());
     };
-    let (Some(ColumnData::U64(rids)), Some(rmoves)) = (rounds_table.column("match_id"), ints(rounds_table, "moves")) else { return Ok(()) };
+    let (Some(ColumnData::U64(rids)), Some(rmoves)) =
+        (rounds_table.column("match_id"), ints(rounds_table, "moves"))
+    else {
+        return Ok(());
+    };
     let mut per_match: BTreeMap<u64, (i64, i64)> = BTreeMap::new();
     for (&id, &m) in rids.iter().zip(rmoves) {
         let e = per_match.entry(id).or_default();
@@ -485,7 +585,10 @@ fn check_rounds(matches: &Table, rounds_table: &Table) -> Result<(), String> {
     for (i, &id) in ids.iter().enumerate() {
         let (n, m) = per_match.remove(&id).unwrap_or((0, 0));
         if n != rounds[i] {
-            return Err(format!("table rounds, match {id}: {n} rows, but column rounds of table matches says {}", rounds[i]));
+            return Err(format!(
+                "table rounds, match {id}: {n} rows, but column rounds of table matches says {}",
+                rounds[i]
+            ));
         }
         if m != moves[i] {
             return Err(format!(
@@ -495,7 +598,9 @@ fn check_rounds(matches: &Table, rounds_table: &Table) -> Result<(), String> {
         }
     }
     if let Some(id) = per_match.keys().next() {
-        return Err(format!("table rounds, match {id}: rows of a match that table matches does not hold"));
+        return Err(format!(
+            "table rounds, match {id}: rows of a match that table matches does not hold"
+        ));
     }
     Ok(())
 }
@@ -505,7 +610,8 @@ fn check_rounds(matches: &Table, rounds_table: &Table) -> Result<(), String> {
 /// those of a round cut at 10,000 moves (R17), which the matches rows leave out: at most one a
 /// match that is unfinished. Sums in i128: no count can overflow them.
 fn check_histograms(matches: &Table, histograms: &Table, limits: &Limits) -> Result<(), String> {
-    let sum = |column: &str| ints(matches, column).map(|v| v.iter().map(|&x| x as i128).sum::<i128>());
+    let sum =
+        |column: &str| ints(matches, column).map(|v| v.iter().map(|&x| x as i128).sum::<i128>());
     let (Some(ColumnData::Sym(metric)), Some(value), Some(count)) =
         (histograms.column("metric"), ints(histograms, "value"), ints(histograms, "count"))
     else {
@@ -516,15 +622,21 @@ fn check_histograms(matches: &Table, histograms: &Table, limits: &Limits) -> Res
         _ => 0,
     };
     // What cut rounds may add: their moves, a million laps each, the board's counters a lap.
-    let (cut_moves, cut_laps) = (unfinished * MAX_ROUND_MOVES as i128, unfinished * MAX_ROUND_MOVES as i128 * 1_000_000);
+    let (cut_moves, cut_laps) =
+        (unfinished * MAX_ROUND_MOVES as i128, unfinished * MAX_ROUND_MOVES as i128 * 1_000_000);
     let checks = [
         ("laps_per_move", "moves", cut_moves, "laps", cut_laps),
         ("lap_length", "laps", cut_laps, "sown", cut_laps * limits.counters as i128),
     ];
     for (name, items, items_slack, weighted, weighted_slack) in checks {
         let rows = (0..metric.len()).filter(|&i| metric[i] == Some(name));
-        let (n, total) = rows.fold((0i128, 0i128), |(n, t), i| (n + count[i] as i128, t + count[i] as i128 * value[i] as i128));
-        for (got, column, slack, what) in [(n, items, items_slack, "count"), (total, weighted, weighted_slack, "value times count")] {
+        let (n, total) = rows.fold((0i128, 0i128), |(n, t), i| {
+            (n + count[i] as i128, t + count[i] as i128 * value[i] as i128)
+        });
+        for (got, column, slack, what) in [
+            (n, items, items_slack, "count"),
+            (total, weighted, weighted_slack, "value times count"),
+        ] {
             let Some(want) = sum(column) else { continue };
             if got < want || got - want > slack {
                 let cut = if slack > 0 {

@@ -21,7 +21,11 @@ pub fn write_table(table: &Table, path: &Path, format: Format) -> Result<FileDig
 }
 
 /// Writes `table` as DIR/NAME.parquet and/or DIR/NAME.csv; returns the files written.
-pub fn write_table_formats(table: &Table, dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, IoError> {
+pub fn write_table_formats(
+    table: &Table,
+    dir: &Path,
+    formats: Formats,
+) -> Result<Vec<PathBuf>, IoError> {
     let mut written = Vec::new();
     for format in formats.list() {
         let path = dir.join(format!("{}.{}", table.name, format.extension()));
@@ -33,7 +37,11 @@ pub fn write_table_formats(table: &Table, dir: &Path, formats: Formats) -> Resul
 
 /// [`write_table`], the file left for the caller to commit ([`Unsynced`]): written
 /// in full, not yet synced nor renamed.
-pub fn write_table_unsynced(table: &Table, path: &Path, format: Format) -> Result<(Unsynced, FileDigest), IoError> {
+pub fn write_table_unsynced(
+    table: &Table,
+    path: &Path,
+    format: Format,
+) -> Result<(Unsynced, FileDigest), IoError> {
     match format {
         Format::Parquet => write_parquet_unsynced(table, path),
         Format::Csv => write_csv_unsynced(table, path),
@@ -52,7 +60,11 @@ pub fn read_table(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
 
 /// Reads only the columns `names` of a table file (each a column of `spec`): the rest of a
 /// Parquet file is not decoded; a CSV file is read whole and checked, then narrowed.
-pub fn read_table_columns(path: &Path, spec: &TableSpec, names: &[&'static str]) -> Result<Table, IoError> {
+pub fn read_table_columns(
+    path: &Path,
+    spec: &TableSpec,
+    names: &[&'static str],
+) -> Result<Table, IoError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     match Format::ALL.into_iter().find(|f| f.extension().eq_ignore_ascii_case(ext)) {
         Some(Format::Parquet) => read_parquet_columns(path, spec, names),

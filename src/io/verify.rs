@@ -132,7 +132,14 @@ impl ProblemKind {
     /// Whether `--resume` repairs it by playing the file's batch again (the others are files
     /// the run did not write, which it leaves to the user).
     pub fn replayable(self) -> bool {
-        matches!(self, ProblemKind::Missing | ProblemKind::Truncated | ProblemKind::Altered | ProblemKind::Marker | ProblemKind::Identity)
+        matches!(
+            self,
+            ProblemKind::Missing
+                | ProblemKind::Truncated
+                | ProblemKind::Altered
+                | ProblemKind::Marker
+                | ProblemKind::Identity
+        )
     }
 }
 
@@ -178,20 +185,37 @@ impl Layout {
 
     /// The (table, file name) of every part file of a batch.
     fn expected_parts(&self, batch: u64) -> Vec<(&'static str, String)> {
-        self.tables.iter().flat_map(|&t| self.formats.iter().map(move |&f| (t, self.part_name(batch, f)))).collect()
+        self.tables
+            .iter()
+            .flat_map(|&t| self.formats.iter().map(move |&f| (t, self.part_name(batch, f))))
+            .collect()
     }
 
     /// Checks one batch: its marker, and each part file against it. Returns the marker (when
     /// readable and of this batch) and the problems; a batch without problems is complete.
     pub fn check_batch(&self, batch: u64) -> (Option<Marker>, Vec<Problem>) {
         let marker_name = Layout::marker_name(batch);
-        let marker_problem = |what: String| vec![Problem { file: marker_name.clone(), kind: ProblemKind::Marker, what }];
+        let marker_problem = |what: String| {
+            vec![Problem { file: marker_name.clone(), kind: ProblemKind::Marker, what }]
+        };
         let text = match read_regular_file(&self.dir.join(&marker_name), MAX_MARKER_BYTES) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return (None, marker_problem(format!("batch {batch} has no progress marker: the batch was never completed")))
+                return (
+                    None,
+                    marker_problem(format!(
+                        "batch {batch} has no progress marker: the batch was never completed"
+                    )),
+                )
             }
-            Err(e) => return (None, marker_problem(format!("cannot read the progress marker of batch {batch}: {e}"))),
+            Err(e) => {
+                return (
+                    None,
+                    marker_problem(format!(
+                        "cannot read the progress marker of batch {batch}: {e}"
+                    )),
+                )
+            }
         };
         let marker: Marker = match serde_json::from_str(&text) {
             Ok(m) => m,
@@ -218,7 +242,10 @@ impl Layout {
             let what = if marker.identity.is_empty() {
                 "records no manifest identity (written by an older rajapasu)".to_string()
             } else {
-                format!("records manifest identity {}, not the manifest's {}", marker.identity, self.identity)
+                format!(
+                    "records manifest identity {}, not the manifest's {}",
+                    marker.identity, self.identity
+                )
             };
             return (None, vec![Problem { file: marker_name, kind: ProblemKind::Identity, what }]);
         }
@@ -239,7 +266,10 @@ impl Layout {
                 problems.push(Problem {
                     file: marker_name.clone(),
                     kind: ProblemKind::Marker,
-                    what: format!("records {}, which is not a part file of this dataset", relative.display()),
+                    what: format!(
+                        "records {}, which is not a part file of this dataset",
+                        relative.display()
+                    ),
                 });
                 continue;
             }
@@ -258,12 +288,19 @@ impl Layout {
     /// of writes, counted only with `temporaries` (a finished dataset should have none: a
     /// reader of `*.parquet` may read a half-written one). `recorded` maps SHA-256 to recorded
     /// files, to name the original of a copy.
-    pub fn strays(&self, recorded: &HashMap<String, PathBuf>, temporaries: bool) -> Result<Vec<Problem>, std::io::Error> {
+    pub fn strays(
+        &self,
+        recorded: &HashMap<String, PathBuf>,
+        temporaries: bool,
+    ) -> Result<Vec<Problem>, std::io::Error> {
         let mut problems = Vec::new();
         for table in &self.tables {
             let table_dir = self.dir.join(table);
             let Ok(entries) = std::fs::read_dir(&table_dir) else { continue };
-            let mut names: Vec<String> = entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+            let mut names: Vec<String> = entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
             names.sort();
             for name in names {
                 let relative = Path::new(table).join(&name);
@@ -285,10 +322,20 @@ impl Layout {
         Ok(problems)
     }
 
-    fn stray(&self, relative: &Path, name: &str, recorded: &HashMap<String, PathBuf>) -> Option<Problem> {
-        let problem = |kind, what: String| Some(Problem { file: relative.to_path_buf(), kind, what });
+    fn stray(
+        &self,
+        relative: &Path,
+        name: &str,
+        recorded: &HashMap<String, PathBuf>,
+    ) -> Option<Problem> {
+        let problem =
+            |kind, what: String| Some(Problem { file: relative.to_path_buf(), kind, what });
         let Some(rest) = name.strip_prefix("part-") else {
-            return problem(ProblemKind::Extra, "extra file: not a part file (a table directory holds only part-RUN-BATCH files)".into());
+            return problem(
+                ProblemKind::Extra,
+                "extra file: not a part file (a table directory holds only part-RUN-BATCH files)"
+                    .into(),
+            );
         };
         let run = rest.split('-').next().unwrap_or("");
         if run != self.run_id {
@@ -297,12 +344,17 @@ impl Layout {
                 format!("part file of run {run} mixed into a dataset of run {} (different rules, players or seed)", self.run_id),
             );
         }
-        let parsed = name.rsplit_once('.').and_then(|(stem, ext)| Some((stem.rsplit_once('-')?.1.parse::<u64>().ok()?, ext)));
-        let ours = |batch: u64, ext: &str| self.formats.iter().any(|&f| f.extension() == ext && name == self.part_name(batch, f));
+        let parsed = name
+            .rsplit_once('.')
+            .and_then(|(stem, ext)| Some((stem.rsplit_once('-')?.1.parse::<u64>().ok()?, ext)));
+        let ours = |batch: u64, ext: &str| {
+            self.formats.iter().any(|&f| f.extension() == ext && name == self.part_name(batch, f))
+        };
         match parsed {
             Some((batch, ext)) if batch < self.batches && ours(batch, ext) => None,
             _ => {
-                let copy_of = hash_file(&self.dir.join(relative)).ok().and_then(|d| recorded.get(&d.sha256));
+                let copy_of =
+                    hash_file(&self.dir.join(relative)).ok().and_then(|d| recorded.get(&d.sha256));
                 match copy_of {
                     Some(original) => problem(
                         ProblemKind::Duplicate,
@@ -327,7 +379,8 @@ impl Layout {
     /// batches, so a manifest claiming a huge number of batches costs nothing.
     pub fn check_batches(&self, batches: std::ops::Range<u64>) -> BatchesChecked {
         let present = self.present_markers(&batches);
-        let checked: Vec<(Option<Marker>, Vec<Problem>)> = present.par_iter().map(|&b| self.check_batch(b)).collect();
+        let checked: Vec<(Option<Marker>, Vec<Problem>)> =
+            present.par_iter().map(|&b| self.check_batch(b)).collect();
         let mut out = BatchesChecked::default();
         let mut next = batches.start;
         for &b in present.iter().chain(std::iter::once(&batches.end)) {
@@ -355,8 +408,10 @@ impl Layout {
             .filter_map(|e| e.ok())
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                let batch: u64 = name.strip_prefix("batch-")?.strip_suffix(".json")?.parse().ok()?;
-                (Layout::marker_name(batch).file_name()? == e.file_name().as_os_str()).then_some(batch)
+                let batch: u64 =
+                    name.strip_prefix("batch-")?.strip_suffix(".json")?.parse().ok()?;
+                (Layout::marker_name(batch).file_name()? == e.file_name().as_os_str())
+                    .then_some(batch)
             })
             .filter(|b| range.contains(b))
             .collect();
@@ -383,7 +438,9 @@ impl Layout {
             .map(|batch| Problem {
                 file: Layout::marker_name(batch),
                 kind: ProblemKind::Marker,
-                what: format!("batch {batch} has no progress marker: the batch was never completed"),
+                what: format!(
+                    "batch {batch} has no progress marker: the batch was never completed"
+                ),
             })
             .collect()
     }
@@ -415,12 +472,20 @@ fn check_file(dir: &Path, relative: &Path, record: &PartRecord) -> Option<Proble
     let problem = |kind, what: String| Some(Problem { file: relative.to_path_buf(), kind, what });
     let path = dir.join(relative);
     let bytes = match std::fs::metadata(&path) {
-        Ok(m) if !m.is_file() => return problem(ProblemKind::Altered, "not a regular file (a FIFO, device or directory)".into()),
+        Ok(m) if !m.is_file() => {
+            return problem(
+                ProblemKind::Altered,
+                "not a regular file (a FIFO, device or directory)".into(),
+            )
+        }
         Ok(m) => m.len(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return problem(
                 ProblemKind::Missing,
-                format!("missing: the progress marker records it with {} rows, {} bytes", record.rows, record.bytes),
+                format!(
+                    "missing: the progress marker records it with {} rows, {} bytes",
+                    record.rows, record.bytes
+                ),
             )
         }
         Err(e) => return problem(ProblemKind::Missing, format!("cannot be read: {e}")),
@@ -428,15 +493,24 @@ fn check_file(dir: &Path, relative: &Path, record: &PartRecord) -> Option<Proble
     if bytes < record.bytes {
         return problem(
             ProblemKind::Truncated,
-            format!("truncated or altered: {bytes} bytes, its progress marker records {}", record.bytes),
+            format!(
+                "truncated or altered: {bytes} bytes, its progress marker records {}",
+                record.bytes
+            ),
         );
     }
     if bytes > record.bytes {
-        return problem(ProblemKind::Altered, format!("altered: {bytes} bytes, its progress marker records {}", record.bytes));
+        return problem(
+            ProblemKind::Altered,
+            format!("altered: {bytes} bytes, its progress marker records {}", record.bytes),
+        );
     }
     match hash_file(&path) {
         Ok(d) if d.sha256 == record.sha256 => None,
-        Ok(_) => problem(ProblemKind::Altered, "altered: its SHA-256 differs from the one its progress marker records".into()),
+        Ok(_) => problem(
+            ProblemKind::Altered,
+            "altered: its SHA-256 differs from the one its progress marker records".into(),
+        ),
         Err(e) => problem(ProblemKind::Missing, format!("cannot be read: {e}")),
     }
 }
@@ -459,6 +533,9 @@ mod tests {
         // The SHA-256 of "abc" (FIPS 180-2, appendix B.1).
         let mut w = HashingWriter::new(Vec::new());
         w.write_all(b"abc").unwrap();
-        assert_eq!(w.finish().sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            w.finish().sha256,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 }

@@ -12,11 +12,17 @@ type Measure = (&'static str, fn(&OpenPits) -> f64);
 use super::layout::*;
 use super::rounds::{RoundRange, Rounds};
 use crate::analysis::stats::Proportion;
-use crate::analysis::summary::{ArmSummary, CaptureSources, OpenPits, RoundsByNumber, StudySummary};
+use crate::analysis::summary::{
+    ArmSummary, CaptureSources, OpenPits, RoundsByNumber, StudySummary,
+};
 use crate::engine::Side;
 
 /// A chart builder with the common margins and label areas.
-pub(super) fn builder<'a, 'b, DB: DrawingBackend>(area: &'a Area<DB>, x_area: u32, y_area: u32) -> ChartBuilder<'a, 'b, DB> {
+pub(super) fn builder<'a, 'b, DB: DrawingBackend>(
+    area: &'a Area<DB>,
+    x_area: u32,
+    y_area: u32,
+) -> ChartBuilder<'a, 'b, DB> {
     let mut b = ChartBuilder::on(area);
     b.margin_top(MARGIN.0)
         .margin_right(MARGIN.1)
@@ -28,7 +34,9 @@ pub(super) fn builder<'a, 'b, DB: DrawingBackend>(area: &'a Area<DB>, x_area: u3
 }
 
 /// The common mesh look: light grey grid, 5-pixel ticks, the bundled font.
-pub(super) fn style_mesh<X: Ranged, Y: Ranged, DB: DrawingBackend>(m: &mut MeshStyle<'_, '_, X, Y, DB>) {
+pub(super) fn style_mesh<X: Ranged, Y: Ranged, DB: DrawingBackend>(
+    m: &mut MeshStyle<'_, '_, X, Y, DB>,
+) {
     m.set_all_tick_mark_size(5)
         .x_label_style(font(TICK_SIZE))
         .y_label_style(font(TICK_SIZE))
@@ -86,7 +94,10 @@ fn arm_legend(study: &StudySummary) -> Legend {
             .enumerate()
             .map(|(i, arm)| {
                 let (colour, marker) = series_style(i);
-                LegendItem { label: arm.name.clone(), glyph: Glyph::Line { colour, marker: Some(marker), dashed: false } }
+                LegendItem {
+                    label: arm.name.clone(),
+                    glyph: Glyph::Line { colour, marker: Some(marker), dashed: false },
+                }
             })
             .collect(),
     }
@@ -100,7 +111,11 @@ const MAX_MARKERS: usize = 30;
 /// with markers: on every point of a short series, on every few points of a long one (shifted
 /// by the series index so that series of the same colour show their markers apart), and always
 /// on a point that no line reaches.
-fn draw_line_series<DB, X, Y>(chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>, points: &[(f64, f64)], i: usize) -> AreaResult<(), DB>
+fn draw_line_series<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    points: &[(f64, f64)],
+    i: usize,
+) -> AreaResult<(), DB>
 where
     DB: DrawingBackend,
     X: Ranged<ValueType = f64>,
@@ -113,7 +128,10 @@ where
     for end in 1..=points.len() {
         if end == points.len() || points[end].0 - points[end - 1].0 > 1.0 + 1e-9 {
             if end - start > 1 {
-                chart.draw_series(LineSeries::new(points[start..end].iter().copied(), colour.stroke_width(2)))?;
+                chart.draw_series(LineSeries::new(
+                    points[start..end].iter().copied(),
+                    colour.stroke_width(2),
+                ))?;
             }
             for (k, &p) in points.iter().enumerate().take(end).skip(start) {
                 if end - start == 1 || k % stride == i % stride {
@@ -151,15 +169,33 @@ fn first_player_series(study: &StudySummary) -> Vec<RateSeries> {
         let p = &a.first_player_points;
         (a.unfinished > 0 && p.rate.is_finite()).then_some((p.ci_low, p.rate, p.ci_high))
     };
-    let mut series: Vec<RateSeries> = vec![("match won by the first player (finished matches)".into(), PALETTE[0], Marker::Circle, wins)];
+    let mut series: Vec<RateSeries> = vec![(
+        "match won by the first player (finished matches)".into(),
+        PALETTE[0],
+        Marker::Circle,
+        wins,
+    )];
     if study.arms.iter().any(|a| points(a).is_some()) {
-        series.push(("first player's points, unfinished as half a win (R16; all matches)".into(), PALETTE[2], Marker::Diamond, points));
+        series.push((
+            "first player's points, unfinished as half a win (R16; all matches)".into(),
+            PALETTE[2],
+            Marker::Diamond,
+            points,
+        ));
     }
-    series.push(("round 1 won by its starter (all matches)".into(), PALETTE[1], Marker::Square, round1));
+    series.push((
+        "round 1 won by its starter (all matches)".into(),
+        PALETTE[1],
+        Marker::Square,
+        round1,
+    ));
     series
 }
 
-pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
+pub(super) fn first_player_win_rate<DB: DrawingBackend>(
+    root: &Area<DB>,
+    study: &StudySummary,
+) -> AreaResult<(), DB> {
     let series = first_player_series(study);
     let plot = frame(root, FIRST_PLAYER_TITLE, &study_line(study), &first_player_legend(&series))?;
     let (y0, y1) = first_player_y_range(study, &series);
@@ -173,9 +209,10 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
     let (pw, _) = plot.dim_in_pixel();
     let slot = pw.saturating_sub(y_area + MARGIN.1 + MARGIN.3) / n as u32;
     let labels = CategoryLabels::new(&plot, &arm_names(study), slot)?;
-    let x_range = Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: (0..n).map(|i| i as f64).collect() };
-    let mut chart =
-        builder(&plot, category_x_area(labels.height()), y_area).build_cartesian_2d(x_range, Linear { lo: y0, hi: y1, ticks: y_ticks })?;
+    let x_range =
+        Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: (0..n).map(|i| i as f64).collect() };
+    let mut chart = builder(&plot, category_x_area(labels.height()), y_area)
+        .build_cartesian_2d(x_range, Linear { lo: y0, hi: y1, ticks: y_ticks })?;
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh);
     mesh.disable_x_mesh()
@@ -185,7 +222,12 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
         .y_label_formatter(&y_fmt)
         .draw()?;
 
-    chart.draw_series(DashedLineSeries::new(vec![(-0.5, 50.0), (n as f64 - 0.5, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
+    chart.draw_series(DashedLineSeries::new(
+        vec![(-0.5, 50.0), (n as f64 - 0.5, 50.0)],
+        8,
+        6,
+        REFERENCE_COLOUR.stroke_width(2),
+    ))?;
     draw_rate_bars(&plot, &mut chart, study, &series, y0)?;
 
     let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, y0)).0).collect();
@@ -197,7 +239,10 @@ pub(super) fn first_player_win_rate<DB: DrawingBackend>(root: &Area<DB>, study: 
 fn first_player_legend(series: &[RateSeries]) -> Legend {
     let mut items: Vec<LegendItem> = series
         .iter()
-        .map(|(label, colour, marker, _)| LegendItem { label: label.clone(), glyph: Glyph::ErrorBar { colour: *colour, marker: *marker } })
+        .map(|(label, colour, marker, _)| LegendItem {
+            label: label.clone(),
+            glyph: Glyph::ErrorBar { colour: *colour, marker: *marker },
+        })
         .collect();
     items.push(LegendItem {
         label: "50%: no first-player advantage".into(),
@@ -234,15 +279,21 @@ fn draw_rate_bars<DB: DrawingBackend>(
 ) -> AreaResult<(), DB> {
     let offset = if series.len() == 2 { 0.12 } else { 0.16 };
     for (k, (_, colour, m, rate_of)) in series.iter().enumerate() {
-        let dx = (k as f64 - (series.len() - 1) as f64 / 2.0) * if series.len() == 2 { 2.0 * offset } else { offset };
+        let dx = (k as f64 - (series.len() - 1) as f64 / 2.0)
+            * if series.len() == 2 { 2.0 * offset } else { offset };
         let stroke = colour.stroke_width(2);
         for (i, arm) in study.arms.iter().enumerate() {
             let Some((low, rate, high)) = rate_of(arm) else {
                 // A points series missing for an arm means "equal to the wins" (no unfinished
                 // match), not "no data".
                 if k == 0 || series.len() == 2 || k == series.len() - 1 {
-                    let note = font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Bottom));
-                    chart.draw_series(std::iter::once(Text::new("no data", (i as f64 + dx, y0), note)))?;
+                    let note =
+                        font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Bottom));
+                    chart.draw_series(std::iter::once(Text::new(
+                        "no data",
+                        (i as f64 + dx, y0),
+                        note,
+                    )))?;
                 }
                 continue;
             };
@@ -250,14 +301,22 @@ fn draw_rate_bars<DB: DrawingBackend>(
             let (low, rate, high) = (100.0 * low, 100.0 * rate, 100.0 * high);
             draw_markers(chart, &[(x, rate)], *m, *colour, 6)?;
             // The interval over the marker, with end ticks wider than it.
-            chart.draw_series(std::iter::once(PathElement::new(vec![(x, low), (x, high)], stroke)))?;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x, low), (x, high)],
+                stroke,
+            )))?;
             for y in [low, high] {
-                chart.draw_series(std::iter::once(EmptyElement::at((x, y)) + PathElement::new(vec![(-9, 0), (9, 0)], stroke)))?;
+                chart.draw_series(std::iter::once(
+                    EmptyElement::at((x, y)) + PathElement::new(vec![(-9, 0), (9, 0)], stroke),
+                ))?;
             }
             let (px, top) = chart.backend_coord(&(x, high.max(rate)));
             let (bx, by) = plot.get_base_pixel();
             let label = format!("{rate:.2}% [{low:.2}, {high:.2}]");
-            let style = font(13.0).color(colour).transform(FontTransform::Rotate270).pos(Pos::new(HPos::Left, VPos::Center));
+            let style = font(13.0)
+                .color(colour)
+                .transform(FontTransform::Rotate270)
+                .pos(Pos::new(HPos::Left, VPos::Center));
             plot.draw_text(&label, &style, (px - bx, top - 10 - by))?;
         }
     }
@@ -317,13 +376,20 @@ impl DistributionChart {
     fn shares(&self, arm: &ArmSummary) -> Vec<(f64, f64)> {
         let bins = (self.histogram)(arm);
         let total: u64 = bins.iter().map(|&(_, c)| c).sum();
-        let mut points: Vec<(f64, f64)> =
-            bins.iter().filter(|&&(_, c)| c > 0).map(|&(v, c)| (v as f64, 100.0 * c as f64 / total as f64)).collect();
+        let mut points: Vec<(f64, f64)> = bins
+            .iter()
+            .filter(|&&(_, c)| c > 0)
+            .map(|&(v, c)| (v as f64, 100.0 * c as f64 / total as f64))
+            .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         points
     }
 
-    pub(super) fn draw<DB: DrawingBackend>(&self, root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
+    pub(super) fn draw<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        study: &StudySummary,
+    ) -> AreaResult<(), DB> {
         let plot = frame(root, self.title, &study_line(study), &arm_legend(study))?;
         let series: Vec<Vec<(f64, f64)>> = study.arms.iter().map(|arm| self.shares(arm)).collect();
         let all = || series.iter().flatten();
@@ -349,7 +415,8 @@ impl DistributionChart {
                 .flat_map(|e| (2..10).map(move |m| m as f64 * 10f64.powi(e)))
                 .filter(|v| *v > y0 && *v < y1)
                 .collect();
-            let y_range = (y0..y1).log_scale().with_key_points(ticks.clone()).with_light_points(light);
+            let y_range =
+                (y0..y1).log_scale().with_key_points(ticks.clone()).with_light_points(light);
             self.draw_chart(&plot, study, &series, x_range, y_range, &ticks, &|v| percent_label(*v))
         } else {
             let y1 = (y_max * 1.08).clamp(1.0, 100.0);
@@ -377,10 +444,15 @@ impl DistributionChart {
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
         let tick_width = max_text_width(plot, y_ticks.iter().map(y_fmt), TICK_SIZE)?;
-        let mut chart = builder(plot, X_LABEL_AREA, y_label_area(tick_width)).build_cartesian_2d(x_range, y_range)?;
+        let mut chart = builder(plot, X_LABEL_AREA, y_label_area(tick_width))
+            .build_cartesian_2d(x_range, y_range)?;
         let mut mesh = chart.configure_mesh();
         style_mesh(&mut mesh);
-        mesh.x_desc(self.x_desc).y_desc(self.y_desc).x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(y_fmt).draw()?;
+        mesh.x_desc(self.x_desc)
+            .y_desc(self.y_desc)
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(y_fmt)
+            .draw()?;
         debug_assert_eq!(series.len(), study.arms.len());
         for (i, points) in series.iter().enumerate() {
             draw_line_series(&mut chart, points, i)?;
@@ -391,11 +463,16 @@ impl DistributionChart {
         if let Some(note) = (self.gap_note)(series) {
             // At the top right of the plot, where the rare long values leave room.
             let (xs, ys) = chart.plotting_area().get_pixel_range();
-            let style = font(LEGEND_SIZE).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Right, VPos::Top));
+            let style =
+                font(LEGEND_SIZE).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Right, VPos::Top));
             let width = ((xs.end - xs.start) as u32).saturating_mul(11) / 20;
             let (bx, by) = plot.get_base_pixel();
             for (k, line) in wrap(plot, &note, &style, width, 4)?.iter().enumerate() {
-                plot.draw_text(line, &style, (xs.end - 12 - bx, ys.start + 10 + k as i32 * line_height(LEGEND_SIZE) - by))?;
+                plot.draw_text(
+                    line,
+                    &style,
+                    (xs.end - 12 - bx, ys.start + 10 + k as i32 * line_height(LEGEND_SIZE) - by),
+                )?;
             }
         }
         Ok(())
@@ -404,7 +481,8 @@ impl DistributionChart {
 
 /// The values missing inside the range of the series (no arm has them), as (first, last) runs.
 fn gaps(series: &[Vec<(f64, f64)>]) -> Vec<(u64, u64)> {
-    let present: std::collections::BTreeSet<u64> = series.iter().flatten().map(|p| p.0 as u64).collect();
+    let present: std::collections::BTreeSet<u64> =
+        series.iter().flatten().map(|p| p.0 as u64).collect();
     let (Some(&lo), Some(&hi)) = (present.first(), present.last()) else { return Vec::new() };
     let mut runs: Vec<(u64, u64)> = Vec::new();
     for v in lo..=hi {
@@ -430,24 +508,35 @@ fn lap_length_gap_note(series: &[Vec<(f64, f64)>]) -> Option<String> {
 
 // --- 4. capture sources -----------------------------------------------------------------------
 
-pub(super) const CAPTURE_SOURCES_TITLE: &str = "Capture sources: shares of the counters each seat captured";
+pub(super) const CAPTURE_SOURCES_TITLE: &str =
+    "Capture sources: shares of the counters each seat captured";
 
 /// Colours of pussa, own fours, gifted fours and remainder, and whether a label on them is white.
-pub(super) const SOURCE_COLOURS: [(RGBColor, bool); 4] =
-    [(RGBColor(0, 114, 178), true), (RGBColor(0, 158, 115), true), (RGBColor(230, 159, 0), false), (RGBColor(190, 190, 190), false)];
+pub(super) const SOURCE_COLOURS: [(RGBColor, bool); 4] = [
+    (RGBColor(0, 114, 178), true),
+    (RGBColor(0, 158, 115), true),
+    (RGBColor(230, 159, 0), false),
+    (RGBColor(190, 190, 190), false),
+];
 pub(super) const SOURCE_NAMES: [&str; 4] = ["pussa", "own fours", "gifted fours", "remainder"];
 
 /// How far each seat's bar stands from its arm's centre, and half a bar's width (x units).
 const SEAT_OFFSET: f64 = 0.21;
 const HALF_BAR: f64 = 0.17;
 
-pub(super) fn capture_sources<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary) -> AreaResult<(), DB> {
+pub(super) fn capture_sources<DB: DrawingBackend>(
+    root: &Area<DB>,
+    study: &StudySummary,
+) -> AreaResult<(), DB> {
     let legend = Legend {
         heading: Some("source".into()),
         items: SOURCE_NAMES
             .iter()
             .zip(SOURCE_COLOURS)
-            .map(|(name, (colour, _))| LegendItem { label: name.to_string(), glyph: Glyph::Swatch(colour) })
+            .map(|(name, (colour, _))| LegendItem {
+                label: name.to_string(),
+                glyph: Glyph::Swatch(colour),
+            })
             .collect(),
     };
     let plot = frame(root, CAPTURE_SOURCES_TITLE, &study_line(study), &legend)?;
@@ -461,13 +550,19 @@ pub(super) fn capture_sources<DB: DrawingBackend>(root: &Area<DB>, study: &Study
     // Seat labels under each bar: full names when they fit, S and N otherwise.
     let bar_px = (slot as f64 * 2.0 * HALF_BAR) as u32;
     let seat_style = font(TICK_SIZE);
-    let long_fits = plot.estimate_text_size("South", &seat_style)?.0 + 4 <= (slot as f64 * 2.0 * SEAT_OFFSET) as u32;
+    let long_fits = plot.estimate_text_size("South", &seat_style)?.0 + 4
+        <= (slot as f64 * 2.0 * SEAT_OFFSET) as u32;
     let seat_names: [&str; 2] = if long_fits { ["South", "North"] } else { ["S", "N"] };
     let labels = CategoryLabels::new(&plot, &arm_names(study), slot)?;
     let seat_height = line_height(TICK_SIZE) as u32 + 4;
-    let x_desc = if long_fits { "arm and seat".to_string() } else { "arm and seat (S = South, N = North)".to_string() };
+    let x_desc = if long_fits {
+        "arm and seat".to_string()
+    } else {
+        "arm and seat (S = South, N = North)".to_string()
+    };
 
-    let x_ticks: Vec<f64> = (0..n).flat_map(|i| [i as f64 - SEAT_OFFSET, i as f64 + SEAT_OFFSET]).collect();
+    let x_ticks: Vec<f64> =
+        (0..n).flat_map(|i| [i as f64 - SEAT_OFFSET, i as f64 + SEAT_OFFSET]).collect();
     let x_range = Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: x_ticks };
     let mut chart = builder(&plot, category_x_area(seat_height + labels.height()), y_area)
         .build_cartesian_2d(x_range, Linear { lo: 0.0, hi: 100.0, ticks: y_ticks })?;
@@ -515,7 +610,11 @@ fn draw_source_bar<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(Text::new("none", (centre, 0.0), note)))?;
         return Ok(());
     }
-    let value_style = |white: bool| font(13.0).color(if white { &WHITE } else { &TEXT_COLOUR }).pos(Pos::new(HPos::Center, VPos::Center));
+    let value_style = |white: bool| {
+        font(13.0)
+            .color(if white { &WHITE } else { &TEXT_COLOUR })
+            .pos(Pos::new(HPos::Center, VPos::Center))
+    };
     let mut bottom = 0.0;
     for (share, (colour, white)) in sources.shares().into_iter().zip(SOURCE_COLOURS) {
         let top = bottom + 100.0 * share;
@@ -523,11 +622,16 @@ fn draw_source_bar<DB: DrawingBackend>(
             let rect = [(centre - HALF_BAR, bottom), (centre + HALF_BAR, top)];
             chart.draw_series(std::iter::once(Rectangle::new(rect, colour.filled())))?;
             chart.draw_series(std::iter::once(Rectangle::new(rect, WHITE.stroke_width(1))))?;
-            let height_px = chart.backend_coord(&(centre, bottom)).1 - chart.backend_coord(&(centre, top)).1;
+            let height_px =
+                chart.backend_coord(&(centre, bottom)).1 - chart.backend_coord(&(centre, top)).1;
             let text = format!("{:.0}%", 100.0 * share);
             let fits = plot.estimate_text_size(&text, &value_style(white))?.0 + 6 <= bar_px;
             if height_px >= 18 && fits {
-                chart.draw_series(std::iter::once(Text::new(text, (centre, (bottom + top) / 2.0), value_style(white))))?;
+                chart.draw_series(std::iter::once(Text::new(
+                    text,
+                    (centre, (bottom + top) / 2.0),
+                    value_style(white),
+                )))?;
             }
         }
         bottom = top;
@@ -537,13 +641,15 @@ fn draw_source_bar<DB: DrawingBackend>(
 
 // --- 6. closed pits ---------------------------------------------------------------------------
 
-pub(super) const CLOSED_PITS_TITLE: &str = "Open pits at the start of each round (the others are closed, R12)";
+pub(super) const CLOSED_PITS_TITLE: &str =
+    "Open pits at the start of each round (the others are closed, R12)";
 
 /// The rounds of an arm shown on the closed-pits chart: those reached by at least 1% of the
 /// matches that reached round 1 (the most-reached round).
 pub(super) fn shown_rounds(open_pits: &[OpenPits]) -> Vec<OpenPits> {
     let reached = open_pits.iter().map(|p| p.matches).max().unwrap_or(0);
-    let mut rounds: Vec<OpenPits> = open_pits.iter().copied().filter(|p| p.matches > 0 && p.matches * 100 >= reached).collect();
+    let mut rounds: Vec<OpenPits> =
+        open_pits.iter().copied().filter(|p| p.matches > 0 && p.matches * 100 >= reached).collect();
     rounds.sort_by_key(|p| p.round);
     rounds
 }
@@ -562,15 +668,21 @@ struct PitsAxes {
 }
 
 impl PitsAxes {
-    fn new<DB: DrawingBackend>(root: &Area<DB>, rounds: &[Vec<OpenPits>]) -> AreaResult<PitsAxes, DB> {
+    fn new<DB: DrawingBackend>(
+        root: &Area<DB>,
+        rounds: &[Vec<OpenPits>],
+    ) -> AreaResult<PitsAxes, DB> {
         let all = || rounds.iter().flatten();
         let r_min = all().map(|p| p.round).min().unwrap_or(1) as u64;
         let r_max = all().map(|p| p.round).max().unwrap_or(1) as u64;
         let tick_space = max_text_width(root, [r_max.to_string()], TICK_SIZE)? + 18;
-        let y_max = all().flat_map(|p| [p.south_mean_open, p.north_mean_open, p.starter_mean_open]).fold(1.0, f64::max);
+        let y_max = all()
+            .flat_map(|p| [p.south_mean_open, p.north_mean_open, p.starter_mean_open])
+            .fold(1.0, f64::max);
         let y1 = y_max.ceil() + if y_max.ceil() - y_max < 0.3 { 1.0 } else { 0.0 };
         let (y_ticks, decimals) = nice_ticks(0.0, y1, 8);
-        let tick_width = max_text_width(root, y_ticks.iter().map(|v| format!("{v:.decimals$}")), TICK_SIZE)?;
+        let tick_width =
+            max_text_width(root, y_ticks.iter().map(|v| format!("{v:.decimals$}")), TICK_SIZE)?;
         Ok(PitsAxes { r_min, r_max, tick_space, y1, y_ticks, decimals, tick_width })
     }
 
@@ -579,7 +691,11 @@ impl PitsAxes {
         Linear {
             lo: self.r_min as f64 - pad,
             hi: self.r_max as f64 + pad,
-            ticks: integer_ticks(self.r_min, self.r_max, (plot_width / self.tick_space).clamp(2, 16) as usize),
+            ticks: integer_ticks(
+                self.r_min,
+                self.r_max,
+                (plot_width / self.tick_space).clamp(2, 16) as usize,
+            ),
         }
     }
 
@@ -595,19 +711,39 @@ impl PitsAxes {
 const PITS_Y_DESC: &str = "mean open pits at round start";
 
 /// The closed-pits chart's measures: the mean open pits of South, North and the round's starter.
-const PITS_MEASURES: [Measure; 3] =
-    [("South", |p| p.south_mean_open), ("North", |p| p.north_mean_open), ("the round's starter", |p| p.starter_mean_open)];
+const PITS_MEASURES: [Measure; 3] = [
+    ("South", |p| p.south_mean_open),
+    ("North", |p| p.north_mean_open),
+    ("the round's starter", |p| p.starter_mean_open),
+];
 
-pub(super) fn closed_pits<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary, range: RoundRange) -> AreaResult<(), DB> {
+pub(super) fn closed_pits<DB: DrawingBackend>(
+    root: &Area<DB>,
+    study: &StudySummary,
+    range: RoundRange,
+) -> AreaResult<(), DB> {
     let range = range.resolve(study);
-    let rounds: Vec<Vec<OpenPits>> =
-        study.arms.iter().map(|arm| shown_rounds(&arm.open_pits).into_iter().filter(|p| range.contains(p.round)).collect()).collect();
+    let rounds: Vec<Vec<OpenPits>> = study
+        .arms
+        .iter()
+        .map(|arm| {
+            shown_rounds(&arm.open_pits).into_iter().filter(|p| range.contains(p.round)).collect()
+        })
+        .collect();
     let axes = PitsAxes::new(root, &rounds)?;
     if let [arm_rounds] = rounds.as_slice() {
-        let subtitle = format!("{}; {}, reached by at least 1% of the matches", study_line(study), range.describe());
+        let subtitle = format!(
+            "{}; {}, reached by at least 1% of the matches",
+            study_line(study),
+            range.describe()
+        );
         return closed_pits_of_one_arm(root, &subtitle, arm_rounds, &axes);
     }
-    let subtitle = format!("{}; {}, reached by at least 1% of an arm's matches", study_line(study), range.describe());
+    let subtitle = format!(
+        "{}; {}, reached by at least 1% of an arm's matches",
+        study_line(study),
+        range.describe()
+    );
     let plot = frame(root, CLOSED_PITS_TITLE, &subtitle, &arm_legend(study))?;
     closed_pits_panels(&plot, &rounds, &axes)
 }
@@ -626,26 +762,39 @@ fn closed_pits_of_one_arm<DB: DrawingBackend>(
             .enumerate()
             .map(|(k, (name, _))| {
                 let (colour, marker) = series_style(k);
-                LegendItem { label: name.to_string(), glyph: Glyph::Line { colour, marker: Some(marker), dashed: false } }
+                LegendItem {
+                    label: name.to_string(),
+                    glyph: Glyph::Line { colour, marker: Some(marker), dashed: false },
+                }
             })
             .collect(),
     };
     let plot = frame(root, CLOSED_PITS_TITLE, subtitle, &legend)?;
     let y_area = y_label_area(axes.tick_width);
     let plot_width = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3);
-    let mut chart = builder(&plot, X_LABEL_AREA, y_area).build_cartesian_2d(axes.x_range(plot_width), axes.y_range())?;
+    let mut chart = builder(&plot, X_LABEL_AREA, y_area)
+        .build_cartesian_2d(axes.x_range(plot_width), axes.y_range())?;
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh);
-    mesh.x_desc("round").y_desc(PITS_Y_DESC).x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(&|v| axes.y_label(v)).draw()?;
+    mesh.x_desc("round")
+        .y_desc(PITS_Y_DESC)
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| axes.y_label(v))
+        .draw()?;
     for (k, (_, value)) in PITS_MEASURES.iter().enumerate() {
-        let points: Vec<(f64, f64)> = arm_rounds.iter().map(|p| (p.round as f64, value(p))).collect();
+        let points: Vec<(f64, f64)> =
+            arm_rounds.iter().map(|p| (p.round as f64, value(p))).collect();
         draw_line_series(&mut chart, &points, k)?;
     }
     Ok(())
 }
 
 /// Several arms: one panel per measure, one line per arm, the panels' plots equally wide.
-fn closed_pits_panels<DB: DrawingBackend>(plot: &Area<DB>, rounds: &[Vec<OpenPits>], axes: &PitsAxes) -> AreaResult<(), DB> {
+fn closed_pits_panels<DB: DrawingBackend>(
+    plot: &Area<DB>,
+    rounds: &[Vec<OpenPits>],
+    axes: &PitsAxes,
+) -> AreaResult<(), DB> {
     let (width, _) = plot.dim_in_pixel();
     let first_area = y_label_area(axes.tick_width);
     let other_area = axes.tick_width + TICK_LABEL_GAP as u32 + 8;
@@ -656,7 +805,9 @@ fn closed_pits_panels<DB: DrawingBackend>(plot: &Area<DB>, rounds: &[Vec<OpenPit
     let title_height = line_height(PANEL_TITLE_SIZE) as u32 + 6;
     let title_style = font(PANEL_TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Bottom));
     let y_fmt = |v: &f64| axes.y_label(v);
-    for (k, ((name, value), area)) in PITS_MEASURES.into_iter().zip([&first, &second, &third]).enumerate() {
+    for (k, ((name, value), area)) in
+        PITS_MEASURES.into_iter().zip([&first, &second, &third]).enumerate()
+    {
         let y_area = if k == 0 { first_area } else { other_area };
         let mut chart = builder(area, X_LABEL_AREA, y_area)
             .margin_top(MARGIN.0 + title_height)
@@ -669,7 +820,8 @@ fn closed_pits_panels<DB: DrawingBackend>(plot: &Area<DB>, rounds: &[Vec<OpenPit
         }
         mesh.draw()?;
         for (i, arm_rounds) in rounds.iter().enumerate() {
-            let points: Vec<(f64, f64)> = arm_rounds.iter().map(|p| (p.round as f64, value(p))).collect();
+            let points: Vec<(f64, f64)> =
+                arm_rounds.iter().map(|p| (p.round as f64, value(p))).collect();
             draw_line_series(&mut chart, &points, i)?;
         }
         let (xs, ys) = chart.plotting_area().get_pixel_range();
@@ -687,15 +839,26 @@ pub(super) const ROUNDS_BY_NUMBER_TITLE: &str = "Round wins by round number, wit
 type RoundRate = (&'static str, fn(&RoundsByNumber) -> &Proportion);
 
 /// The round-number chart's panels: the round's starter and the match's first player.
-const ROUND_PANELS: [RoundRate; 2] =
-    [("won by the round's starter", |g| &g.starter_wins), ("won by the match's first player", |g| &g.first_player_wins)];
+const ROUND_PANELS: [RoundRate; 2] = [
+    ("won by the round's starter", |g| &g.starter_wins),
+    ("won by the match's first player", |g| &g.first_player_wins),
+];
 
-pub(super) fn rounds_by_number<DB: DrawingBackend>(root: &Area<DB>, study: &StudySummary, range: RoundRange) -> AreaResult<(), DB> {
+pub(super) fn rounds_by_number<DB: DrawingBackend>(
+    root: &Area<DB>,
+    study: &StudySummary,
+    range: RoundRange,
+) -> AreaResult<(), DB> {
     let range = range.resolve(study);
     let groups: Vec<Vec<&RoundsByNumber>> = study
         .arms
         .iter()
-        .map(|arm| arm.by_round.iter().filter(|g| g.first_round <= range.last && g.last_round >= range.first).collect())
+        .map(|arm| {
+            arm.by_round
+                .iter()
+                .filter(|g| g.first_round <= range.last && g.last_round >= range.first)
+                .collect()
+        })
         .collect();
     let mut legend = arm_legend(study);
     legend.items.push(LegendItem {
@@ -726,20 +889,31 @@ pub(super) fn rounds_by_number<DB: DrawingBackend>(root: &Area<DB>, study: &Stud
         let x_range = Linear {
             lo: range.first as f64 - 0.5,
             hi: range.last as f64 + 0.5,
-            ticks: integer_ticks(range.first as u64, range.last as u64, (inner / tick_space).clamp(2, 12) as usize),
+            ticks: integer_ticks(
+                range.first as u64,
+                range.last as u64,
+                (inner / tick_space).clamp(2, 12) as usize,
+            ),
         };
         let mut chart = builder(area, X_LABEL_AREA, y_area)
             .margin_top(MARGIN.0 + title_height)
             .build_cartesian_2d(x_range, Linear { lo: y0, hi: y1, ticks: y_ticks.clone() })?;
         let mut mesh = chart.configure_mesh();
         style_mesh(&mut mesh);
-        mesh.x_desc("round number").x_label_formatter(&|v| format!("{v:.0}")).y_label_formatter(&y_fmt);
+        mesh.x_desc("round number")
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&y_fmt);
         if k == 0 {
             mesh.y_desc("rounds won (%)");
         }
         mesh.draw()?;
         let (x0, x1) = (range.first as f64 - 0.5, range.last as f64 + 0.5);
-        chart.draw_series(DashedLineSeries::new(vec![(x0, 50.0), (x1, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
+        chart.draw_series(DashedLineSeries::new(
+            vec![(x0, 50.0), (x1, 50.0)],
+            8,
+            6,
+            REFERENCE_COLOUR.stroke_width(2),
+        ))?;
         draw_round_rates(&mut chart, &groups, rate, range)?;
         let (xs, ys) = chart.plotting_area().get_pixel_range();
         let (bx, by) = area.get_base_pixel();
@@ -783,8 +957,12 @@ fn draw_round_rates<DB: DrawingBackend>(
             if p.trials == 0 {
                 continue;
             }
-            let x = (g.first_round.max(range.first) + g.last_round.min(range.last)) as f64 / 2.0 + dx;
-            chart.draw_series(std::iter::once(PathElement::new(vec![(x, 100.0 * p.ci_low), (x, 100.0 * p.ci_high)], stroke)))?;
+            let x =
+                (g.first_round.max(range.first) + g.last_round.min(range.last)) as f64 / 2.0 + dx;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x, 100.0 * p.ci_low), (x, 100.0 * p.ci_high)],
+                stroke,
+            )))?;
             points.push((x, 100.0 * p.rate));
         }
         chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(1)))?;

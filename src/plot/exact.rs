@@ -59,7 +59,8 @@ pub struct BoardPoint {
     pub match_differs: bool,
 }
 
-pub const PERFECT_PLAY_TITLE: &str = "The round-1 starter's advantage, random play against perfect play, by board size";
+pub const PERFECT_PLAY_TITLE: &str =
+    "The round-1 starter's advantage, random play against perfect play, by board size";
 
 /// The colour of a value: Okabe-Ito blue for the starter's gain, vermillion for its loss, paler
 /// towards 0 (white), saturating at `scale`.
@@ -76,22 +77,50 @@ fn value_colour(value: i32, scale: i32) -> RGBColor {
 
 /// Draws the heat map of `cells` (a board with `pits_per_row` pits a row) as
 /// `out_dir/start_values.png` and `.svg`; `subtitle` names the board and rules.
-pub fn plot_start_values(cells: &[StartCell], pits_per_row: u8, subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+pub fn plot_start_values(
+    cells: &[StartCell],
+    pits_per_row: u8,
+    subtitle: &str,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
     register_font()?;
-    std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
-    write_chart(out_dir, "start_values", (WIDTH, HEIGHT), &StartValues { cells, pits_per_row, subtitle })
+    std::fs::create_dir_all(out_dir)
+        .map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
+    write_chart(
+        out_dir,
+        "start_values",
+        (WIDTH, HEIGHT),
+        &StartValues { cells, pits_per_row, subtitle },
+    )
 }
 
-fn start_values<DB: DrawingBackend>(root: &Area<DB>, cells: &[StartCell], p: u8, subtitle: &str) -> AreaResult<(), DB> {
+fn start_values<DB: DrawingBackend>(
+    root: &Area<DB>,
+    cells: &[StartCell],
+    p: u8,
+    subtitle: &str,
+) -> AreaResult<(), DB> {
     let scale = cells.iter().map(|c| c.value.abs()).max().unwrap_or(1).max(1);
     let legend = Legend {
         heading: Some("value for the starter".into()),
         items: vec![
-            LegendItem { label: format!("+{scale}: the starter wins"), glyph: Glyph::Swatch(value_colour(scale, scale)) },
-            LegendItem { label: format!("+{}", (scale / 2).max(1)), glyph: Glyph::Swatch(value_colour((scale / 2).max(1), scale)) },
+            LegendItem {
+                label: format!("+{scale}: the starter wins"),
+                glyph: Glyph::Swatch(value_colour(scale, scale)),
+            },
+            LegendItem {
+                label: format!("+{}", (scale / 2).max(1)),
+                glyph: Glyph::Swatch(value_colour((scale / 2).max(1), scale)),
+            },
             LegendItem { label: "0: a draw".into(), glyph: Glyph::Swatch(value_colour(0, scale)) },
-            LegendItem { label: format!("-{}", (scale / 2).max(1)), glyph: Glyph::Swatch(value_colour(-(scale / 2).max(1), scale)) },
-            LegendItem { label: format!("-{scale}: the starter loses"), glyph: Glyph::Swatch(value_colour(-scale, scale)) },
+            LegendItem {
+                label: format!("-{}", (scale / 2).max(1)),
+                glyph: Glyph::Swatch(value_colour(-(scale / 2).max(1), scale)),
+            },
+            LegendItem {
+                label: format!("-{scale}: the starter loses"),
+                glyph: Glyph::Swatch(value_colour(-scale, scale)),
+            },
         ],
     };
     let plot = frame(root, START_VALUES_TITLE, subtitle, &legend)?;
@@ -131,21 +160,37 @@ fn start_values<DB: DrawingBackend>(root: &Area<DB>, cells: &[StartCell], p: u8,
                 [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
                 value_colour(c.value, scale).filled(),
             )))?;
-            chart.draw_series(std::iter::once(Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], WHITE.stroke_width(1))))?;
-            chart.draw_series(std::iter::once(Text::new(format!("{}", c.value), (x, y), text.clone())))?;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
+                WHITE.stroke_width(1),
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                format!("{}", c.value),
+                (x, y),
+                text.clone(),
+            )))?;
         }
     }
     Ok(())
 }
 
 /// Draws the perfect_play study's chart as `out_dir/perfect_play.png` and `.svg`.
-pub fn plot_perfect_play(points: &[BoardPoint], subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+pub fn plot_perfect_play(
+    points: &[BoardPoint],
+    subtitle: &str,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
     register_font()?;
-    std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
+    std::fs::create_dir_all(out_dir)
+        .map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
     write_chart(out_dir, "perfect_play", (WIDTH, HEIGHT), &PerfectPlay { points, subtitle })
 }
 
-fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subtitle: &str) -> AreaResult<(), DB> {
+fn perfect_play<DB: DrawingBackend>(
+    root: &Area<DB>,
+    points: &[BoardPoint],
+    subtitle: &str,
+) -> AreaResult<(), DB> {
     let mut rows: Vec<u8> = points.iter().map(|b| b.pits_per_row).collect();
     rows.sort_unstable();
     rows.dedup();
@@ -154,12 +199,21 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
         .enumerate()
         .map(|(i, p)| {
             let (colour, marker) = series_style(i);
-            LegendItem { label: format!("{p} pits per row"), glyph: Glyph::Line { colour, marker: Some(marker), dashed: false } }
+            LegendItem {
+                label: format!("{p} pits per row"),
+                glyph: Glyph::Line { colour, marker: Some(marker), dashed: false },
+            }
         })
         .collect();
-    items.push(LegendItem { label: "label: pits x counters per pit".into(), glyph: Glyph::Swatch(WHITE) });
+    items.push(LegendItem {
+        label: "label: pits x counters per pit".into(),
+        glyph: Glyph::Swatch(WHITE),
+    });
     if points.iter().any(|b| b.match_differs) {
-        items.push(LegendItem { label: "ringed: the match's perfect answer differs from round 1's".into(), glyph: Glyph::Swatch(WHITE) });
+        items.push(LegendItem {
+            label: "ringed: the match's perfect answer differs from round 1's".into(),
+            glyph: Glyph::Swatch(WHITE),
+        });
     }
     let legend = Legend { heading: Some("board".into()), items };
     let plot = frame(root, PERFECT_PLAY_TITLE, subtitle, &legend)?;
@@ -175,7 +229,10 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
         .margin_left(MARGIN.3)
         .x_label_area_size(X_LABEL_AREA)
         .y_label_area_size(y_label_area(40))
-        .build_cartesian_2d(Linear { lo: 0.0, hi: 100.0, ticks: x_ticks }, Linear { lo: y_lo, hi: 100.0, ticks: y_ticks })?;
+        .build_cartesian_2d(
+            Linear { lo: 0.0, hi: 100.0, ticks: x_ticks },
+            Linear { lo: y_lo, hi: 100.0, ticks: y_ticks },
+        )?;
     chart
         .configure_mesh()
         .set_all_tick_mark_size(5)
@@ -196,16 +253,28 @@ fn perfect_play<DB: DrawingBackend>(root: &Area<DB>, points: &[BoardPoint], subt
     let label = font(12.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Left, VPos::Bottom));
     for (i, p) in rows.iter().enumerate() {
         let (colour, marker) = series_style(i);
-        let pts: Vec<(f64, f64)> =
-            points.iter().filter(|b| b.pits_per_row == *p).map(|b| (100.0 * b.random_win_rate, 100.0 * b.perfect_share)).collect();
+        let pts: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|b| b.pits_per_row == *p)
+            .map(|b| (100.0 * b.random_win_rate, 100.0 * b.perfect_share))
+            .collect();
         draw_markers(&mut chart, &pts, marker, colour, 6)?;
         for b in points.iter().filter(|b| b.pits_per_row == *p) {
             let at = (100.0 * b.random_win_rate, 100.0 * b.perfect_share);
             if b.match_differs {
-                chart.draw_series(std::iter::once(Circle::new(at, 11, TEXT_COLOUR.stroke_width(2))))?;
+                chart.draw_series(std::iter::once(Circle::new(
+                    at,
+                    11,
+                    TEXT_COLOUR.stroke_width(2),
+                )))?;
             }
             chart.draw_series(std::iter::once(
-                EmptyElement::at(at) + Text::new(format!("{}x{}", b.pits_per_row, b.seeds_per_pit), (7, -3), label.clone()),
+                EmptyElement::at(at)
+                    + Text::new(
+                        format!("{}x{}", b.pits_per_row, b.seeds_per_pit),
+                        (7, -3),
+                        label.clone(),
+                    ),
             ))?;
         }
     }
@@ -222,12 +291,18 @@ mod tests {
 
     /// Every text drawn in an SVG chart, trimmed.
     fn texts(svg: &str) -> Vec<String> {
-        svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string())).collect()
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string()))
+            .collect()
     }
 
     fn png_size(bytes: &[u8]) -> (u32, u32) {
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
-        (u32::from_be_bytes(bytes[16..20].try_into().unwrap()), u32::from_be_bytes(bytes[20..24].try_into().unwrap()))
+        (
+            u32::from_be_bytes(bytes[16..20].try_into().unwrap()),
+            u32::from_be_bytes(bytes[20..24].try_into().unwrap()),
+        )
     }
 
     #[test]
@@ -241,11 +316,24 @@ mod tests {
             }
         }
         let written = plot_start_values(&cells, 2, "2 pits a row", dir.path()).unwrap();
-        assert_eq!(written, [dir.path().join("start_values.png"), dir.path().join("start_values.svg")]);
+        assert_eq!(
+            written,
+            [dir.path().join("start_values.png"), dir.path().join("start_values.svg")]
+        );
         assert_eq!(png_size(&std::fs::read(&written[0]).unwrap()), (WIDTH, HEIGHT));
         let svg = read(&written[1]);
         let texts = texts(&svg);
-        for text in ["12", "-12", "0", "3", "-3", "south starts", "north starts", "south&apos;s open pits", "+12: the starter wins"] {
+        for text in [
+            "12",
+            "-12",
+            "0",
+            "3",
+            "-3",
+            "south starts",
+            "north starts",
+            "south&apos;s open pits",
+            "+12: the starter wins",
+        ] {
             assert!(texts.iter().any(|t| t == text), "{text} not in {texts:?}");
         }
         // The largest gain in full blue, the largest loss in full vermillion, 0 in light grey.
@@ -300,7 +388,8 @@ pub struct EquityCell {
     pub rounds: Option<u32>,
 }
 
-pub const MATCH_EQUITY_TITLE: &str = "Perfect match play: the match value for the round's starter, by South's holdings";
+pub const MATCH_EQUITY_TITLE: &str =
+    "Perfect match play: the match value for the round's starter, by South's holdings";
 
 struct MatchEquity<'a> {
     cells: &'a [EquityCell],
@@ -326,20 +415,38 @@ pub fn match_value_colour(value: crate::exact::MatchValue) -> RGBColor {
 /// `out_dir/match_equity.png` and `.svg`: a band per starter, one cell per holdings split,
 /// coloured by the value for the starter, with its rounds printed where they fit; the states
 /// whose rounds do not fit (near the even split on large boards) again in a close-up below.
-pub fn plot_match_equity(cells: &[EquityCell], subtitle: &str, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+pub fn plot_match_equity(
+    cells: &[EquityCell],
+    subtitle: &str,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
     register_font()?;
-    std::fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
+    std::fs::create_dir_all(out_dir)
+        .map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
     write_chart(out_dir, "match_equity", (WIDTH, HEIGHT), &MatchEquity { cells, subtitle })
 }
 
-pub(super) fn match_equity<DB: DrawingBackend>(root: &Area<DB>, cells: &[EquityCell], subtitle: &str) -> AreaResult<(), DB> {
+pub(super) fn match_equity<DB: DrawingBackend>(
+    root: &Area<DB>,
+    cells: &[EquityCell],
+    subtitle: &str,
+) -> AreaResult<(), DB> {
     use crate::exact::MatchValue;
     let legend = Legend {
         heading: Some("for the round's starter".into()),
         items: vec![
-            LegendItem { label: "win (number: rounds to force it)".into(), glyph: Glyph::Swatch(match_value_colour(MatchValue::Win)) },
-            LegendItem { label: "draw (the match never ends)".into(), glyph: Glyph::Swatch(match_value_colour(MatchValue::Draw)) },
-            LegendItem { label: "loss (number: rounds held out)".into(), glyph: Glyph::Swatch(match_value_colour(MatchValue::Loss)) },
+            LegendItem {
+                label: "win (number: rounds to force it)".into(),
+                glyph: Glyph::Swatch(match_value_colour(MatchValue::Win)),
+            },
+            LegendItem {
+                label: "draw (the match never ends)".into(),
+                glyph: Glyph::Swatch(match_value_colour(MatchValue::Draw)),
+            },
+            LegendItem {
+                label: "loss (number: rounds held out)".into(),
+                glyph: Glyph::Swatch(match_value_colour(MatchValue::Loss)),
+            },
         ],
     };
     let plot = frame(root, MATCH_EQUITY_TITLE, subtitle, &legend)?;
@@ -360,7 +467,9 @@ pub(super) fn match_equity<DB: DrawingBackend>(root: &Area<DB>, cells: &[EquityC
     let close_up = EquityLabels::fit(&plot, cells, (zoom_lo, zoom_hi), width)?;
     let (_, rest_height) = rest.dim_in_pixel();
     let (bottom, _) = rest.split_vertically(equity_panel_height(rest_height, true));
-    let title = format!("Close-up: South holding {zoom_lo} to {zoom_hi}, where the rounds do not fit above");
+    let title = format!(
+        "Close-up: South holding {zoom_lo} to {zoom_hi}, where the rounds do not fit above"
+    );
     equity_panel(&bottom, cells, &close_up, &title, true)
 }
 
@@ -392,10 +501,17 @@ struct EquityLabels {
 }
 
 impl EquityLabels {
-    fn fit<DB: DrawingBackend>(area: &Area<DB>, cells: &[EquityCell], range: (u32, u32), width: u32) -> AreaResult<EquityLabels, DB> {
+    fn fit<DB: DrawingBackend>(
+        area: &Area<DB>,
+        cells: &[EquityCell],
+        range: (u32, u32),
+        width: u32,
+    ) -> AreaResult<EquityLabels, DB> {
         let inner = width.saturating_sub(MARGIN.1 + MARGIN.3 + y_label_area(EQUITY_Y_TICKS));
         let cell = inner as f64 / (range.1 - range.0 + 1) as f64;
-        let fits = |label: String, size: f64| -> AreaResult<bool, DB> { Ok(max_text_width(area, [label], size)? as f64 + 2.0 <= cell) };
+        let fits = |label: String, size: f64| -> AreaResult<bool, DB> {
+            Ok(max_text_width(area, [label], size)? as f64 + 2.0 <= cell)
+        };
         let mut size = 10.0;
         for candidate in (10..=18).rev().map(f64::from) {
             if fits("8".into(), candidate)? {
@@ -421,7 +537,8 @@ impl EquityLabels {
     /// The holdings a close-up shows: those left out here, with [`CLOSE_UP_PAD`] either side,
     /// within `bounds`; None when every label fits.
     fn close_up(&self, bounds: (u32, u32)) -> Option<(u32, u32)> {
-        let lo = self.left_out.iter().map(|s| s.0).min()?.saturating_sub(CLOSE_UP_PAD).max(bounds.0);
+        let lo =
+            self.left_out.iter().map(|s| s.0).min()?.saturating_sub(CLOSE_UP_PAD).max(bounds.0);
         let hi = (self.left_out.iter().map(|s| s.0).max()? + CLOSE_UP_PAD).min(bounds.1);
         Some((lo, hi))
     }
@@ -437,12 +554,18 @@ fn equity_panel<DB: DrawingBackend>(
     x_desc: bool,
 ) -> AreaResult<(), DB> {
     if !title.is_empty() {
-        area.draw_text(title, &font(PANEL_TITLE_SIZE).pos(Pos::new(HPos::Left, VPos::Top)), (MARGIN.3 as i32, 4))?;
+        area.draw_text(
+            title,
+            &font(PANEL_TITLE_SIZE).pos(Pos::new(HPos::Left, VPos::Top)),
+            (MARGIN.3 as i32, 4),
+        )?;
     }
-    let (_, body) = area.split_vertically(if title.is_empty() { 0 } else { line_height(PANEL_TITLE_SIZE) + 8 });
+    let (_, body) =
+        area.split_vertically(if title.is_empty() { 0 } else { line_height(PANEL_TITLE_SIZE) + 8 });
     let (lo, hi) = (labels.range.0 as f64, labels.range.1 as f64);
     let (x_ticks, _) = nice_ticks(lo, hi, 12);
-    let x_ticks: Vec<f64> = x_ticks.into_iter().filter(|t| *t >= lo && *t <= hi && t.fract() == 0.0).collect();
+    let x_ticks: Vec<f64> =
+        x_ticks.into_iter().filter(|t| *t >= lo && *t <= hi && t.fract() == 0.0).collect();
     let mut chart = ChartBuilder::on(&body)
         .margin_top(MARGIN.0)
         .margin_right(MARGIN.1)
@@ -450,7 +573,10 @@ fn equity_panel<DB: DrawingBackend>(
         .margin_left(MARGIN.3)
         .x_label_area_size(if x_desc { X_LABEL_AREA } else { X_TICK_AREA })
         .y_label_area_size(y_label_area(EQUITY_Y_TICKS))
-        .build_cartesian_2d(Linear { lo: lo - 0.5, hi: hi + 0.5, ticks: x_ticks }, Linear { lo: -0.5, hi: 1.5, ticks: vec![0.0, 1.0] })?;
+        .build_cartesian_2d(
+            Linear { lo: lo - 0.5, hi: hi + 0.5, ticks: x_ticks },
+            Linear { lo: -0.5, hi: 1.5, ticks: vec![0.0, 1.0] },
+        )?;
     let mut mesh = chart.configure_mesh();
     mesh.disable_mesh()
         .set_all_tick_mark_size(5)
@@ -459,7 +585,13 @@ fn equity_panel<DB: DrawingBackend>(
         .axis_desc_style(font(AXIS_DESC_SIZE))
         .axis_style(TEXT_COLOUR.stroke_width(1))
         .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| if *v < 0.5 { "North starts".into() } else { "South starts".into() });
+        .y_label_formatter(&|v| {
+            if *v < 0.5 {
+                "North starts".into()
+            } else {
+                "South starts".into()
+            }
+        });
     if x_desc {
         mesh.x_desc("South's holdings at the round's start");
     }
@@ -468,7 +600,10 @@ fn equity_panel<DB: DrawingBackend>(
     for c in cells.iter().filter(|c| (labels.range.0..=labels.range.1).contains(&c.south)) {
         let (x, y) = (c.south as f64, if c.starter == Side::South { 1.0 } else { 0.0 });
         let rect = [(x - 0.5, y - 0.45), (x + 0.5, y + 0.45)];
-        chart.draw_series(std::iter::once(Rectangle::new(rect, match_value_colour(c.value).filled())))?;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            rect,
+            match_value_colour(c.value).filled(),
+        )))?;
         chart.draw_series(std::iter::once(Rectangle::new(rect, WHITE.stroke_width(1))))?;
         if let Some(k) = c.rounds.filter(|_| labels.shows(c)) {
             chart.draw_series(std::iter::once(Text::new(format!("{k}"), (x, y), text.clone())))?;

@@ -15,7 +15,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// A drawing area in pixels.
 pub(super) type Area<DB> = DrawingArea<DB, Shift>;
 /// The result of a drawing operation on the backend `DB`.
-pub(super) type AreaResult<T, DB> = Result<T, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+pub(super) type AreaResult<T, DB> =
+    Result<T, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// The font family of every text: the bundled DejaVu Sans is registered under this name.
 pub(super) const FAMILY: &str = "sans-serif";
@@ -95,11 +96,14 @@ macro_rules! with_marker_shape {
                 $body
             }
             Marker::Triangle => {
-                let $shape = move || Polygon::new(vec![(0, -r - 1), (r + 1, r - 1), (-r - 1, r - 1)], style);
+                let $shape =
+                    move || Polygon::new(vec![(0, -r - 1), (r + 1, r - 1), (-r - 1, r - 1)], style);
                 $body
             }
             Marker::Diamond => {
-                let $shape = move || Polygon::new(vec![(0, -r - 1), (r + 1, 0), (0, r + 1), (-r - 1, 0)], style);
+                let $shape = move || {
+                    Polygon::new(vec![(0, -r - 1), (r + 1, 0), (0, r + 1), (-r - 1, 0)], style)
+                };
                 $body
             }
         }
@@ -126,7 +130,13 @@ where
 }
 
 /// Draws marker `m` at pixel `at` of `area`.
-fn draw_marker_at<DB: DrawingBackend>(area: &Area<DB>, at: (i32, i32), m: Marker, colour: RGBColor, r: i32) -> AreaResult<(), DB> {
+fn draw_marker_at<DB: DrawingBackend>(
+    area: &Area<DB>,
+    at: (i32, i32),
+    m: Marker,
+    colour: RGBColor,
+    r: i32,
+) -> AreaResult<(), DB> {
     with_marker_shape!(m, r, colour, |shape| {
         area.draw(&(EmptyElement::at(at) + shape()))?;
     });
@@ -140,7 +150,8 @@ pub(super) fn draw_note<DB: DrawingBackend, X: Ranged, Y: Ranged>(
 ) -> AreaResult<(), DB> {
     let area = chart.plotting_area().strip_coord_spec();
     let (w, h) = area.dim_in_pixel();
-    let style = font(AXIS_DESC_SIZE).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Center));
+    let style =
+        font(AXIS_DESC_SIZE).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Center));
     area.draw_text(text, &style, (w as i32 / 2, h as i32 / 2))
 }
 
@@ -187,11 +198,21 @@ impl Legend {
         let style = font(LEGEND_SIZE);
         let mut text_width = 0;
         let heading = match &self.heading {
-            Some(h) => wrap(area, h, &style, LEGEND_TEXT_MAX + LEGEND_SAMPLE as u32 + LEGEND_GAP as u32, LEGEND_MAX_LINES)?,
+            Some(h) => wrap(
+                area,
+                h,
+                &style,
+                LEGEND_TEXT_MAX + LEGEND_SAMPLE as u32 + LEGEND_GAP as u32,
+                LEGEND_MAX_LINES,
+            )?,
             None => Vec::new(),
         };
         for line in &heading {
-            text_width = text_width.max(area.estimate_text_size(line, &style)?.0.saturating_sub((LEGEND_SAMPLE + LEGEND_GAP) as u32));
+            text_width = text_width.max(
+                area.estimate_text_size(line, &style)?
+                    .0
+                    .saturating_sub((LEGEND_SAMPLE + LEGEND_GAP) as u32),
+            );
         }
         let mut labels = Vec::with_capacity(self.items.len());
         for item in &self.items {
@@ -201,12 +222,21 @@ impl Legend {
             }
             labels.push(lines);
         }
-        let width = if self.items.is_empty() { 0 } else { (2 * LEGEND_PAD + LEGEND_SAMPLE + LEGEND_GAP) as u32 + text_width };
+        let width = if self.items.is_empty() {
+            0
+        } else {
+            (2 * LEGEND_PAD + LEGEND_SAMPLE + LEGEND_GAP) as u32 + text_width
+        };
         Ok(LegendLayout { heading, labels, width })
     }
 
     /// Draws the legend into `area` (the panel at the right of the chart), from `top` down.
-    fn draw<DB: DrawingBackend>(&self, layout: &LegendLayout, area: &Area<DB>, top: i32) -> AreaResult<(), DB> {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        layout: &LegendLayout,
+        area: &Area<DB>,
+        top: i32,
+    ) -> AreaResult<(), DB> {
         let style = font(LEGEND_SIZE).pos(Pos::new(HPos::Left, VPos::Center));
         let lh = line_height(LEGEND_SIZE);
         let mut y = top + lh / 2;
@@ -243,7 +273,10 @@ impl Legend {
                 }
                 Glyph::Swatch(colour) => {
                     let h = lh / 2 - 1;
-                    area.draw(&Rectangle::new([(mid - h, y - h), (mid + h, y + h)], colour.filled()))?;
+                    area.draw(&Rectangle::new(
+                        [(mid - h, y - h), (mid + h, y + h)],
+                        colour.filled(),
+                    ))?;
                 }
             }
             for line in lines {
@@ -258,7 +291,12 @@ impl Legend {
 
 /// Fills `root` white, draws the title band (title and subtitle, centred) and the legend panel
 /// at the right, and returns the area left for the chart.
-pub(super) fn frame<DB: DrawingBackend>(root: &Area<DB>, title: &str, subtitle: &str, legend: &Legend) -> AreaResult<Area<DB>, DB> {
+pub(super) fn frame<DB: DrawingBackend>(
+    root: &Area<DB>,
+    title: &str,
+    subtitle: &str,
+    legend: &Legend,
+) -> AreaResult<Area<DB>, DB> {
     root.fill(&WHITE)?;
     let (w, _) = root.dim_in_pixel();
     let centre = w as i32 / 2;
@@ -268,7 +306,8 @@ pub(super) fn frame<DB: DrawingBackend>(root: &Area<DB>, title: &str, subtitle: 
         root.draw_text(&line, &title_style, (centre, y))?;
         y += line_height(TITLE_SIZE);
     }
-    let subtitle_style = font(SUBTITLE_SIZE).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Top));
+    let subtitle_style =
+        font(SUBTITLE_SIZE).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Center, VPos::Top));
     y += 2;
     for line in wrap(root, subtitle, &subtitle_style, w - 40, 2)? {
         root.draw_text(&line, &subtitle_style, (centre, y))?;
@@ -299,7 +338,9 @@ pub(super) fn wrap<DB: DrawingBackend>(
     max_width: u32,
     max_lines: usize,
 ) -> AreaResult<Vec<String>, DB> {
-    let fits = |s: &str| -> AreaResult<bool, DB> { Ok(area.estimate_text_size(s.trim_end(), style)?.0 <= max_width) };
+    let fits = |s: &str| -> AreaResult<bool, DB> {
+        Ok(area.estimate_text_size(s.trim_end(), style)?.0 <= max_width)
+    };
     // Tokens: runs of characters ending with a break character.
     let mut tokens: Vec<String> = Vec::new();
     let mut current = String::new();
@@ -365,7 +406,11 @@ impl CategoryLabels {
     /// Wraps each name to `slot_width` pixels, with the largest font size (16, 14 or 12) at which
     /// every name fits in three lines (six at the smallest size, as a 13-player heat map's
     /// `minimax:depth=2,eval=rows` needs, then cut with an ellipsis).
-    pub fn new<DB: DrawingBackend>(area: &Area<DB>, names: &[&str], slot_width: u32) -> AreaResult<CategoryLabels, DB> {
+    pub fn new<DB: DrawingBackend>(
+        area: &Area<DB>,
+        names: &[&str],
+        slot_width: u32,
+    ) -> AreaResult<CategoryLabels, DB> {
         let max_width = slot_width.saturating_sub(8).max(20);
         let sizes = [16.0, 14.0, 12.0];
         for (k, &size) in sizes.iter().enumerate() {
@@ -377,7 +422,11 @@ impl CategoryLabels {
             for name in names {
                 let wrapped = wrap(area, name, &style, max_width, usize::MAX)?;
                 ok &= wrapped.len() <= max_lines;
-                lines.push(if last { wrap(area, name, &style, max_width, max_lines)? } else { wrapped });
+                lines.push(if last {
+                    wrap(area, name, &style, max_width, max_lines)?
+                } else {
+                    wrapped
+                });
             }
             if ok || last {
                 return Ok(CategoryLabels { lines, size });
@@ -397,7 +446,12 @@ impl CategoryLabels {
     }
 
     /// Draws label `i` centred at pixel `centres[i]` (backend coordinates), from `top` down.
-    pub fn draw<DB: DrawingBackend>(&self, area: &Area<DB>, centres: &[i32], top: i32) -> AreaResult<(), DB> {
+    pub fn draw<DB: DrawingBackend>(
+        &self,
+        area: &Area<DB>,
+        centres: &[i32],
+        top: i32,
+    ) -> AreaResult<(), DB> {
         let (bx, by) = area.get_base_pixel();
         let style = font(self.size).pos(Pos::new(HPos::Center, VPos::Top));
         let lh = line_height(self.size);
@@ -450,7 +504,11 @@ pub(super) fn nice_ticks(lo: f64, hi: f64, max_count: usize) -> (Vec<f64>, usize
     let span = (hi - lo).max(f64::EPSILON);
     let raw = span / max_count.max(1) as f64;
     let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| *s >= raw).unwrap_or(10.0 * magnitude);
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * magnitude);
     let decimals = if step >= 1.0 { 0 } else { (-step.log10()).ceil() as usize };
     // The tolerance keeps ends that are multiples of the step despite rounding (1.2 / 0.2).
     let first = (lo / step - 1e-9).ceil() as i64;

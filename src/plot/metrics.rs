@@ -63,13 +63,23 @@ fn marks(arms: &[ArmMetrics], metric: &str, readings: &[&str], players: &[&str])
         }
         let wanted = if skill { "SouthScore" } else { metric };
         let Some(m) = a.metrics.iter().find(|m| m.name == wanted) else { continue };
-        let (v, lo, hi) = if skill { (1.0 - m.value, 1.0 - m.ci_high, 1.0 - m.ci_low) } else { (m.value, m.ci_low, m.ci_high) };
+        let (v, lo, hi) = if skill {
+            (1.0 - m.value, 1.0 - m.ci_high, 1.0 - m.ci_low)
+        } else {
+            (m.value, m.ci_low, m.ci_high)
+        };
         if !v.is_finite() {
             continue;
         }
         let x = readings.iter().position(|r| *r == reading).expect("every reading is listed");
         let s = players.iter().position(|p| *p == player).expect("every player is listed");
-        out.push((x, s, v, if lo.is_finite() { lo } else { v }, if hi.is_finite() { hi } else { v }));
+        out.push((
+            x,
+            s,
+            v,
+            if lo.is_finite() { lo } else { v },
+            if hi.is_finite() { hi } else { v },
+        ));
     }
     out
 }
@@ -95,17 +105,21 @@ fn draw<DB: DrawingBackend>(root: &Area<DB>, arms: &[ArmMetrics]) -> AreaResult<
         root.draw_text(p, &font(16.0), (x + 12, 44))?;
         x += 40 + 9 * p.len() as i32;
     }
-    let key: Vec<String> = readings.iter().enumerate().map(|(i, r)| format!("{}={r}", i + 1)).collect();
+    let key: Vec<String> =
+        readings.iter().enumerate().map(|(i, r)| format!("{}={r}", i + 1)).collect();
     root.draw_text(&format!("readings: {}", key.join("  ")), &font(14.0), (20, 68))?;
     let (_, body) = root.split_vertically(92);
     let rows = PANELS.len().div_ceil(COLUMNS);
     let panels = body.split_evenly((rows, COLUMNS));
     for (panel, metric) in panels.iter().zip(PANELS) {
         let marks = marks(arms, metric, &readings, &players);
-        let (lo, hi) = marks.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| (lo.min(m.3), hi.max(m.4)));
+        let (lo, hi) = marks
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| (lo.min(m.3), hi.max(m.4)));
         let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
         let pad = ((hi - lo) * 0.1).max(1e-3);
-        let title = if metric == "SkillTrace" { "SkillTrace (doubled player's score)" } else { metric };
+        let title =
+            if metric == "SkillTrace" { "SkillTrace (doubled player's score)" } else { metric };
         let mut chart = ChartBuilder::on(panel)
             .caption(title, font(16.0))
             .margin(8)
@@ -125,8 +139,12 @@ fn draw<DB: DrawingBackend>(root: &Area<DB>, arms: &[ArmMetrics]) -> AreaResult<
             let (colour, marker) = series_style(s);
             let offset = |x: usize| x as f64 + 1.0 - 0.3 + width * (s as f64 + 0.5);
             let mine: Vec<&Mark> = marks.iter().filter(|m| m.1 == s).collect();
-            chart
-                .draw_series(mine.iter().map(|m| PathElement::new(vec![(offset(m.0), m.3), (offset(m.0), m.4)], colour.stroke_width(2))))?;
+            chart.draw_series(mine.iter().map(|m| {
+                PathElement::new(
+                    vec![(offset(m.0), m.3), (offset(m.0), m.4)],
+                    colour.stroke_width(2),
+                )
+            }))?;
             let points: Vec<(f64, f64)> = mine.iter().map(|m| (offset(m.0), m.2)).collect();
             draw_markers(&mut chart, &points, marker, colour, 4)?;
         }
@@ -140,7 +158,8 @@ pub fn plot_metrics(arms: &[ArmMetrics], dir: &Path) -> Result<Vec<PathBuf>, Plo
         return Err(PlotError::NoArms { study: dir.display().to_string() });
     }
     register_font()?;
-    std::fs::create_dir_all(dir).map_err(|error| PlotError::CreateDir { path: dir.to_path_buf(), error })?;
+    std::fs::create_dir_all(dir)
+        .map_err(|error| PlotError::CreateDir { path: dir.to_path_buf(), error })?;
     let size = (PANEL.0 * COLUMNS as u32, 92 + PANEL.1 * PANELS.len().div_ceil(COLUMNS) as u32);
     write_chart(dir, "metrics", size, &MetricsChart(arms))
 }

@@ -138,7 +138,12 @@ impl Chart {
         self.draw_rounds(study, RoundRange::default(), root)
     }
 
-    fn draw_rounds<DB: DrawingBackend>(self, study: &StudySummary, rounds: RoundRange, root: &Area<DB>) -> AreaResult<(), DB> {
+    fn draw_rounds<DB: DrawingBackend>(
+        self,
+        study: &StudySummary,
+        rounds: RoundRange,
+        root: &Area<DB>,
+    ) -> AreaResult<(), DB> {
         match self {
             Chart::FirstPlayerWinRate => charts::first_player_win_rate(root, study),
             Chart::LapLength => charts::LAP_LENGTH.draw(root, study),
@@ -160,15 +165,25 @@ pub fn plot_study(study: &StudySummary, out_dir: &Path) -> Result<Vec<PathBuf>, 
 }
 
 /// [`plot_study`], the charts by round number showing `rounds`.
-pub fn plot_study_rounds(study: &StudySummary, out_dir: &Path, rounds: RoundRange) -> Result<Vec<PathBuf>, PlotError> {
+pub fn plot_study_rounds(
+    study: &StudySummary,
+    out_dir: &Path,
+    rounds: RoundRange,
+) -> Result<Vec<PathBuf>, PlotError> {
     if study.arms.is_empty() {
         return Err(PlotError::NoArms { study: study.name.clone() });
     }
     register_font()?;
-    fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
+    fs::create_dir_all(out_dir)
+        .map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
     let mut written = Vec::new();
     for chart in Chart::ALL.into_iter().filter(|c| c.has_data(study)) {
-        written.extend(write_chart(out_dir, chart.file_stem(), (WIDTH, HEIGHT), &StudyChart { chart, study, rounds })?);
+        written.extend(write_chart(
+            out_dir,
+            chart.file_stem(),
+            (WIDTH, HEIGHT),
+            &StudyChart { chart, study, rounds },
+        )?);
     }
     Ok(written)
 }
@@ -176,7 +191,8 @@ pub fn plot_study_rounds(study: &StudySummary, out_dir: &Path, rounds: RoundRang
 /// Registers the bundled font under the family every chart text uses (once per process).
 fn register_font() -> Result<(), PlotError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let ok = *REGISTERED.get_or_init(|| plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_ok());
+    let ok = *REGISTERED
+        .get_or_init(|| plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_ok());
     if ok {
         Ok(())
     } else {
@@ -191,17 +207,28 @@ pub(crate) trait Draw {
 
 /// Writes `dir/STEM.png` and `dir/STEM.svg` of `size` pixels, each atomically; returns their
 /// paths, PNG first.
-pub(crate) fn write_chart(dir: &Path, stem: &str, size: (u32, u32), chart: &impl Draw) -> Result<Vec<PathBuf>, PlotError> {
+pub(crate) fn write_chart(
+    dir: &Path,
+    stem: &str,
+    size: (u32, u32),
+    chart: &impl Draw,
+) -> Result<Vec<PathBuf>, PlotError> {
     let png = dir.join(format!("{stem}.png"));
     write_atomically_via_path(&png, |tmp| {
         let root = BitMapBackend::new(tmp, size).into_drawing_area();
-        chart.draw(&root).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: png.clone(), message: e.to_string() })
+        chart
+            .draw(&root)
+            .and_then(|()| root.present())
+            .map_err(|e| PlotError::Draw { path: png.clone(), message: e.to_string() })
     })?;
     let svg_path = dir.join(format!("{stem}.svg"));
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        chart.draw(&root).and_then(|()| root.present()).map_err(|e| PlotError::Draw { path: svg_path.clone(), message: e.to_string() })?;
+        chart
+            .draw(&root)
+            .and_then(|()| root.present())
+            .map_err(|e| PlotError::Draw { path: svg_path.clone(), message: e.to_string() })?;
     }
     write_string_atomically(&svg_path, &svg)?;
     Ok(vec![png, svg_path])

@@ -27,7 +27,8 @@ pub enum RatingsChart {
 }
 
 impl RatingsChart {
-    pub const ALL: [RatingsChart; 3] = [RatingsChart::Ratings, RatingsChart::PairwiseScores, RatingsChart::FirstPlayerByStrength];
+    pub const ALL: [RatingsChart; 3] =
+        [RatingsChart::Ratings, RatingsChart::PairwiseScores, RatingsChart::FirstPlayerByStrength];
 
     pub fn file_stem(self) -> &'static str {
         match self {
@@ -40,20 +41,30 @@ impl RatingsChart {
     pub fn title(self) -> &'static str {
         match self {
             RatingsChart::Ratings => "Ratings (Elo scale) with 95% bootstrap intervals",
-            RatingsChart::PairwiseScores => "Pairwise scores: row player's score against column player",
-            RatingsChart::FirstPlayerByStrength => "First-player advantage in self-play against strength",
+            RatingsChart::PairwiseScores => {
+                "Pairwise scores: row player's score against column player"
+            }
+            RatingsChart::FirstPlayerByStrength => {
+                "First-player advantage in self-play against strength"
+            }
         }
     }
 
     /// The first-player chart needs at least one player's self-play.
     pub fn has_data(self, report: &Report) -> bool {
         match self {
-            RatingsChart::FirstPlayerByStrength => report.ratings.iter().any(|p| p.self_play.as_ref().is_some_and(|s| s.matches > 0)),
+            RatingsChart::FirstPlayerByStrength => {
+                report.ratings.iter().any(|p| p.self_play.as_ref().is_some_and(|s| s.matches > 0))
+            }
             _ => true,
         }
     }
 
-    pub(super) fn draw<DB: DrawingBackend>(self, report: &Report, root: &Area<DB>) -> AreaResult<(), DB> {
+    pub(super) fn draw<DB: DrawingBackend>(
+        self,
+        report: &Report,
+        root: &Area<DB>,
+    ) -> AreaResult<(), DB> {
         match self {
             RatingsChart::Ratings => ratings(root, report),
             RatingsChart::PairwiseScores => pairwise_scores(root, report),
@@ -78,10 +89,16 @@ impl Draw for ReportChart<'_> {
 /// returns the paths written, PNG then SVG, in the order of [`RatingsChart::ALL`].
 pub fn plot_ratings(report: &Report, out_dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     register_font()?;
-    fs::create_dir_all(out_dir).map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
+    fs::create_dir_all(out_dir)
+        .map_err(|error| PlotError::CreateDir { path: out_dir.to_path_buf(), error })?;
     let mut written = Vec::new();
     for chart in RatingsChart::ALL.into_iter().filter(|c| c.has_data(report)) {
-        written.extend(write_chart(out_dir, chart.file_stem(), (WIDTH, HEIGHT), &ReportChart { chart, report })?);
+        written.extend(write_chart(
+            out_dir,
+            chart.file_stem(),
+            (WIDTH, HEIGHT),
+            &ReportChart { chart, report },
+        )?);
     }
     Ok(written)
 }
@@ -108,7 +125,9 @@ fn error_bar<DB: DrawingBackend, X: Ranged<ValueType = f64>, Y: Ranged<ValueType
     let stroke = colour.stroke_width(2);
     chart.draw_series(std::iter::once(PathElement::new(vec![(x, low), (x, high)], stroke)))?;
     for end in [low, high] {
-        chart.draw_series(std::iter::once(EmptyElement::at((x, end)) + PathElement::new(vec![(-7, 0), (7, 0)], stroke)))?;
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((x, end)) + PathElement::new(vec![(-7, 0), (7, 0)], stroke),
+        ))?;
     }
     draw_markers(chart, &[(x, y)], marker, colour, 6)
 }
@@ -132,8 +151,12 @@ fn ratings<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(
     let plot = frame(root, RatingsChart::Ratings.title(), &subtitle(report), &legend)?;
     let players = &report.ratings;
     let finite = |x: f64| if x.is_finite() { Some(x) } else { None };
-    let lo = players.iter().filter_map(|p| finite(p.ci_low).or(finite(p.rating))).fold(0.0f64, f64::min);
-    let hi = players.iter().filter_map(|p| finite(p.ci_high).or(finite(p.rating))).fold(0.0f64, f64::max);
+    let lo =
+        players.iter().filter_map(|p| finite(p.ci_low).or(finite(p.rating))).fold(0.0f64, f64::min);
+    let hi = players
+        .iter()
+        .filter_map(|p| finite(p.ci_high).or(finite(p.rating)))
+        .fold(0.0f64, f64::max);
     let pad = ((hi - lo) * 0.08).max(10.0);
     let (y0, y1) = (lo - pad, hi + pad);
     let (y_ticks, decimals) = nice_ticks(y0, y1, 10);
@@ -143,9 +166,10 @@ fn ratings<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(
     let slot = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3) / n as u32;
     let names: Vec<&str> = players.iter().map(|p| p.player.as_str()).collect();
     let labels = CategoryLabels::new(&plot, &names, slot)?;
-    let x_range = Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: (0..n).map(|i| i as f64).collect() };
-    let mut chart =
-        builder(&plot, category_x_area(labels.height()), y_area).build_cartesian_2d(x_range, Linear { lo: y0, hi: y1, ticks: y_ticks })?;
+    let x_range =
+        Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: (0..n).map(|i| i as f64).collect() };
+    let mut chart = builder(&plot, category_x_area(labels.height()), y_area)
+        .build_cartesian_2d(x_range, Linear { lo: y0, hi: y1, ticks: y_ticks })?;
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh);
     mesh.disable_x_mesh()
@@ -154,14 +178,25 @@ fn ratings<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(
         .x_label_formatter(&|_| String::new())
         .y_label_formatter(&y_fmt)
         .draw()?;
-    chart.draw_series(DashedLineSeries::new(vec![(-0.5, 0.0), (n as f64 - 0.5, 0.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
+    chart.draw_series(DashedLineSeries::new(
+        vec![(-0.5, 0.0), (n as f64 - 0.5, 0.0)],
+        8,
+        6,
+        REFERENCE_COLOUR.stroke_width(2),
+    ))?;
     let value_style = font(13.0).color(&SUBTLE_COLOUR).pos(Pos::new(HPos::Left, VPos::Center));
     for (i, p) in players.iter().enumerate() {
-        let (low, high) = if p.ci_low.is_finite() { (p.ci_low, p.ci_high) } else { (p.rating, p.rating) };
+        let (low, high) =
+            if p.ci_low.is_finite() { (p.ci_low, p.ci_high) } else { (p.rating, p.rating) };
         error_bar(&mut chart, i as f64, (low, p.rating, high), PALETTE[0], Marker::Circle)?;
-        chart.draw_series(std::iter::once(Text::new(format!("{:.0}", p.rating), (i as f64 + 0.08, p.rating), value_style.clone())))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("{:.0}", p.rating),
+            (i as f64 + 0.08, p.rating),
+            value_style.clone(),
+        )))?;
     }
-    let centres: Vec<i32> = (0..players.len()).map(|i| chart.backend_coord(&(i as f64, y0)).0).collect();
+    let centres: Vec<i32> =
+        (0..players.len()).map(|i| chart.backend_coord(&(i as f64, y0)).0).collect();
     let bottom = chart.plotting_area().get_pixel_range().1.end;
     labels.draw(&plot, &centres, bottom + TICK_LABEL_GAP)
 }
@@ -184,7 +219,12 @@ fn score_colour(score: f64) -> RGBColor {
 }
 
 fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(), DB> {
-    let plot = frame(root, RatingsChart::PairwiseScores.title(), &subtitle(report), &pairwise_legend(report))?;
+    let plot = frame(
+        root,
+        RatingsChart::PairwiseScores.title(),
+        &subtitle(report),
+        &pairwise_legend(report),
+    )?;
     let players = &report.ratings;
     let n = players.len();
     let names: Vec<&str> = players.iter().map(|p| p.player.as_str()).collect();
@@ -200,10 +240,14 @@ fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> Area
     let slot = plot.dim_in_pixel().0.saturating_sub(y_area + MARGIN.1 + MARGIN.3) / n.max(1) as u32;
     let labels = CategoryLabels::new(&plot, &names, slot)?;
     let range = || Linear { lo: -0.5, hi: n as f64 - 0.5, ticks: Vec::new() };
-    let mut chart = builder(&plot, category_x_area(labels.height()), y_area).build_cartesian_2d(range(), range())?;
+    let mut chart = builder(&plot, category_x_area(labels.height()), y_area)
+        .build_cartesian_2d(range(), range())?;
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh);
-    mesh.disable_mesh().x_desc("opponent (column)").y_desc("player (row), highest rating at the top").draw()?;
+    mesh.disable_mesh()
+        .x_desc("opponent (column)")
+        .y_desc("player (row), highest rating at the top")
+        .draw()?;
     draw_score_cells(&mut chart, report)?;
     draw_row_labels(&plot, &chart, &row_lines)?;
     let centres: Vec<i32> = (0..n).map(|i| chart.backend_coord(&(i as f64, 0.0)).0).collect();
@@ -215,10 +259,16 @@ fn pairwise_scores<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> Area
 fn pairwise_legend(report: &Report) -> Legend {
     let mut items: Vec<LegendItem> = [1.0, 0.75, 0.5, 0.25, 0.0]
         .iter()
-        .map(|&s| LegendItem { label: format!("{:.0}%", 100.0 * s), glyph: Glyph::Swatch(score_colour(s)) })
+        .map(|&s| LegendItem {
+            label: format!("{:.0}%", 100.0 * s),
+            glyph: Glyph::Swatch(score_colour(s)),
+        })
         .collect();
     items.push(LegendItem {
-        label: format!("outlined: far from the ratings' prediction (|z| > {:.2})", report.goodness_of_fit.threshold_z),
+        label: format!(
+            "outlined: far from the ratings' prediction (|z| > {:.2})",
+            report.goodness_of_fit.threshold_z
+        ),
         glyph: Glyph::Line { colour: TEXT_COLOUR, marker: None, dashed: false },
     });
     Legend { heading: Some("row's score, unfinished = 1/2".into()), items }
@@ -254,23 +304,39 @@ fn draw_score_cells<DB: DrawingBackend>(
             let rect = [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)];
             if r == c {
                 // Self-play is not part of the ratings.
-                chart.draw_series(std::iter::once(Rectangle::new(rect, RGBColor(200, 200, 200).filled())))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    rect,
+                    RGBColor(200, 200, 200).filled(),
+                )))?;
                 continue;
             }
             let Some((score, flagged)) = score_of(report, row, col) else {
-                chart.draw_series(std::iter::once(Rectangle::new(rect, RGBColor(250, 250, 250).filled())))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    rect,
+                    RGBColor(250, 250, 250).filled(),
+                )))?;
                 continue;
             };
-            chart.draw_series(std::iter::once(Rectangle::new(rect, score_colour(score).filled())))?;
+            chart
+                .draw_series(std::iter::once(Rectangle::new(rect, score_colour(score).filled())))?;
             chart.draw_series(std::iter::once(Rectangle::new(rect, WHITE.stroke_width(1))))?;
             if flagged {
                 let inset = [(x - 0.45, y - 0.45), (x + 0.45, y + 0.45)];
-                chart.draw_series(std::iter::once(Rectangle::new(inset, TEXT_COLOUR.stroke_width(3))))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    inset,
+                    TEXT_COLOUR.stroke_width(3),
+                )))?;
             }
             if cell_px >= 26 {
                 let white = (score - 0.5).abs() > 0.3;
-                let style = font(text_size).color(if white { &WHITE } else { &TEXT_COLOUR }).pos(Pos::new(HPos::Center, VPos::Center));
-                chart.draw_series(std::iter::once(Text::new(format!("{:.0}", 100.0 * score), (x, y), style)))?;
+                let style = font(text_size)
+                    .color(if white { &WHITE } else { &TEXT_COLOUR })
+                    .pos(Pos::new(HPos::Center, VPos::Center));
+                chart.draw_series(std::iter::once(Text::new(
+                    format!("{:.0}", 100.0 * score),
+                    (x, y),
+                    style,
+                )))?;
             }
         }
     }
@@ -291,7 +357,11 @@ fn draw_row_labels<DB: DrawingBackend>(
         let py = chart.backend_coord(&(0.0, row_y(row_lines.len(), k))).1;
         let first = py - (lines.len() as i32 - 1) * lh / 2;
         for (j, line) in lines.iter().enumerate() {
-            plot.draw_text(line, &right_aligned, (left - TICK_LABEL_GAP - bx, first + j as i32 * lh - by))?;
+            plot.draw_text(
+                line,
+                &right_aligned,
+                (left - TICK_LABEL_GAP - bx, first + j as i32 * lh - by),
+            )?;
         }
     }
     Ok(())
@@ -326,7 +396,8 @@ fn self_play_rows(report: &Report) -> Vec<StrengthRow<'_>> {
             let wins = (w.trials > 0).then_some((w.ci_low, w.rate, w.ci_high));
             let pts = &sp.first_player_points;
             let points = (sp.unfinished > 0).then_some((pts.ci_low, pts.rate, pts.ci_high));
-            let interval = if p.ci_low.is_finite() { (p.ci_low, p.ci_high) } else { (p.rating, p.rating) };
+            let interval =
+                if p.ci_low.is_finite() { (p.ci_low, p.ci_high) } else { (p.rating, p.rating) };
             Some((p.player.as_str(), p.rating, interval, wins, points))
         })
         .collect()
@@ -356,13 +427,28 @@ fn strength_legend(any_points: bool) -> Vec<LegendItem> {
 
 /// Where a name of `size` goes beside its point: the first place, nearest first, that overlaps
 /// no name in `placed` and stays inside the plot (`xs`, `ys`); else the first that overlaps none.
-fn place_name(placed: &[(i32, i32, i32, i32)], (px, py): (i32, i32), (w, h): (i32, i32), xs: &Range<i32>, ys: &Range<i32>) -> (i32, i32) {
-    let inside = |&(x, y): &(i32, i32)| x >= xs.start + 2 && x + w <= xs.end - 2 && y >= ys.start + 2 && y + h <= ys.end - 2;
-    let overlaps = |&(x, y): &(i32, i32)| placed.iter().any(|&(l, t, r, b)| x < r + 2 && x + w + 2 > l && y < b + 1 && y + h + 1 > t);
+fn place_name(
+    placed: &[(i32, i32, i32, i32)],
+    (px, py): (i32, i32),
+    (w, h): (i32, i32),
+    xs: &Range<i32>,
+    ys: &Range<i32>,
+) -> (i32, i32) {
+    let inside = |&(x, y): &(i32, i32)| {
+        x >= xs.start + 2 && x + w <= xs.end - 2 && y >= ys.start + 2 && y + h <= ys.end - 2
+    };
+    let overlaps = |&(x, y): &(i32, i32)| {
+        placed.iter().any(|&(l, t, r, b)| x < r + 2 && x + w + 2 > l && y < b + 1 && y + h + 1 > t)
+    };
     let mut candidates = Vec::new();
     for step in 0..12 {
         let d = step * (h + 3);
-        candidates.extend([(px + 9, py - 6 - h - d), (px + 9, py + 6 + d), (px - 9 - w, py - 6 - h - d), (px - 9 - w, py + 6 + d)]);
+        candidates.extend([
+            (px + 9, py - 6 - h - d),
+            (px + 9, py + 6 + d),
+            (px - 9 - w, py - 6 - h - d),
+            (px - 9 - w, py + 6 + d),
+        ]);
     }
     candidates
         .iter()
@@ -372,10 +458,18 @@ fn place_name(placed: &[(i32, i32, i32, i32)], (px, py): (i32, i32), (w, h): (i3
         .unwrap_or(candidates[0])
 }
 
-fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report) -> AreaResult<(), DB> {
+fn first_player_by_strength<DB: DrawingBackend>(
+    root: &Area<DB>,
+    report: &Report,
+) -> AreaResult<(), DB> {
     let rows = self_play_rows(report);
     let items = strength_legend(rows.iter().any(|r| r.4.is_some()));
-    let plot = frame(root, RatingsChart::FirstPlayerByStrength.title(), &subtitle(report), &Legend { heading: None, items })?;
+    let plot = frame(
+        root,
+        RatingsChart::FirstPlayerByStrength.title(),
+        &subtitle(report),
+        &Legend { heading: None, items },
+    )?;
 
     let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut lo, mut hi) = (50.0f64, 50.0f64);
@@ -398,8 +492,10 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
     let y_fmt = move |v: &f64| format!("{v:.y_dec$}");
     let x_fmt = move |v: &f64| format!("{v:.x_dec$}");
     let y_area = y_label_area(max_text_width(&plot, y_ticks.iter().map(&y_fmt), TICK_SIZE)?);
-    let mut chart = builder(&plot, X_LABEL_AREA, y_area)
-        .build_cartesian_2d(Linear { lo: x0, hi: x1, ticks: x_ticks }, Linear { lo: y0, hi: y1, ticks: y_ticks })?;
+    let mut chart = builder(&plot, X_LABEL_AREA, y_area).build_cartesian_2d(
+        Linear { lo: x0, hi: x1, ticks: x_ticks },
+        Linear { lo: y0, hi: y1, ticks: y_ticks },
+    )?;
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh);
     mesh.x_desc("rating (Elo scale)")
@@ -407,19 +503,39 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .draw()?;
-    chart.draw_series(DashedLineSeries::new(vec![(x0, 50.0), (x1, 50.0)], 8, 6, REFERENCE_COLOUR.stroke_width(2)))?;
+    chart.draw_series(DashedLineSeries::new(
+        vec![(x0, 50.0), (x1, 50.0)],
+        8,
+        6,
+        REFERENCE_COLOUR.stroke_width(2),
+    ))?;
     let name_style = font(13.0).color(&TEXT_COLOUR);
     let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
     for (name, rating, (a, b), wins, points) in &rows {
         let y_mid = wins.or(*points).map_or(50.0, |w| 100.0 * w.1);
-        chart.draw_series(std::iter::once(PathElement::new(vec![(*a, y_mid), (*b, y_mid)], SUBTLE_COLOUR.stroke_width(1))))?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(*a, y_mid), (*b, y_mid)],
+            SUBTLE_COLOUR.stroke_width(1),
+        )))?;
         if let Some((l, r, h)) = wins {
-            error_bar(&mut chart, *rating, (100.0 * l, 100.0 * r, 100.0 * h), PALETTE[0], Marker::Circle)?;
+            error_bar(
+                &mut chart,
+                *rating,
+                (100.0 * l, 100.0 * r, 100.0 * h),
+                PALETTE[0],
+                Marker::Circle,
+            )?;
         }
         if let Some((l, r, h)) = points {
             // Beside the finished-only bar, a few pixels to the right, so both stay visible.
             let dx = (x1 - x0) * 0.006;
-            error_bar(&mut chart, rating + dx, (100.0 * l, 100.0 * r, 100.0 * h), PALETTE[2], Marker::Diamond)?;
+            error_bar(
+                &mut chart,
+                rating + dx,
+                (100.0 * l, 100.0 * r, 100.0 * h),
+                PALETTE[2],
+                Marker::Diamond,
+            )?;
         }
         // The name beside its point (a name moved away from its point gets a thin line to it).
         let (w, h) = plot.estimate_text_size(name, &name_style)?;
@@ -431,7 +547,10 @@ fn first_player_by_strength<DB: DrawingBackend>(root: &Area<DB>, report: &Report
         let (bx, by) = plot.get_base_pixel();
         if (y - py).abs() > h + 12 {
             let end = (if x > px { x - 2 } else { x + w + 2 }, if y > py { y } else { y + h });
-            plot.draw(&PathElement::new(vec![(px - bx, py - by), (end.0 - bx, end.1 - by)], SUBTLE_COLOUR.stroke_width(1)))?;
+            plot.draw(&PathElement::new(
+                vec![(px - bx, py - by), (end.0 - bx, end.1 - by)],
+                SUBTLE_COLOUR.stroke_width(1),
+            ))?;
         }
         plot.draw_text(name, &name_style.pos(Pos::new(HPos::Left, VPos::Top)), (x - bx, y - by))?;
     }

@@ -45,7 +45,9 @@ impl RoundRange {
         let data_last = study
             .arms
             .iter()
-            .flat_map(|a| a.open_pits.iter().map(|p| p.round).chain(a.by_round.iter().map(|g| g.last_round)))
+            .flat_map(|a| {
+                a.open_pits.iter().map(|p| p.round).chain(a.by_round.iter().map(|g| g.last_round))
+            })
             .max()
             .unwrap_or(1);
         let last = self.last.unwrap_or_else(|| data_last.min(Self::DEFAULT_LAST.max(self.first)));

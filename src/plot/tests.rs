@@ -12,7 +12,10 @@ use crate::engine::BySide;
 
 /// A histogram with geometrically decreasing counts, from `first` while counts stay positive.
 fn geometric(first: u64, top: f64, ratio: f64, last: u64) -> Vec<(u64, u64)> {
-    (first..=last).map(|v| (v, (top * ratio.powi((v - first) as i32)).round() as u64)).filter(|&(_, c)| c > 0).collect()
+    (first..=last)
+        .map(|v| (v, (top * ratio.powi((v - first) as i32)).round() as u64))
+        .filter(|&(_, c)| c > 0)
+        .collect()
 }
 
 /// Open pits by round of `matches` matches, fewer reaching each round; `v` varies the figures.
@@ -79,8 +82,15 @@ fn arm(name: &str, k: u64, round_detail: bool) -> ArmSummary {
         finished,
         unfinished: matches - finished,
         first_player_wins: proportion(5_350 - 60 * k, finished),
-        first_player_points: crate::analysis::stats::half_points(5_350 - 60 * k, matches - finished, matches),
-        seat_wins: BySide::new(proportion(5_100 + 100 * k, finished), proportion(4_890 - 105 * k, finished)),
+        first_player_points: crate::analysis::stats::half_points(
+            5_350 - 60 * k,
+            matches - finished,
+            matches,
+        ),
+        seat_wins: BySide::new(
+            proportion(5_100 + 100 * k, finished),
+            proportion(4_890 - 105 * k, finished),
+        ),
         round_starter_wins: proportion(13_000 + 250 * k, 24_000),
         tied_rounds: 130 + k,
         round1_starter_wins: proportion(5_600 + 75 * k, matches),
@@ -90,8 +100,18 @@ fn arm(name: &str, k: u64, round_detail: bool) -> ArmSummary {
         laps_per_move: Distribution::from_histogram(&laps_per_move_histogram),
         lap_length: Distribution::from_histogram(&lap_length_histogram),
         capture_sources: BySide::new(
-            CaptureSources { pussa: 41_000 + 1_500 * k, own_fours: 120_000, gifted_fours: 31_000 - 1_500 * k, remainder: 9_000 },
-            CaptureSources { pussa: 38_000, own_fours: 110_000 + 2_500 * k, gifted_fours: 35_000, remainder: 12_000 + 500 * k },
+            CaptureSources {
+                pussa: 41_000 + 1_500 * k,
+                own_fours: 120_000,
+                gifted_fours: 31_000 - 1_500 * k,
+                remainder: 9_000,
+            },
+            CaptureSources {
+                pussa: 38_000,
+                own_fours: 110_000 + 2_500 * k,
+                gifted_fours: 35_000,
+                remainder: 12_000 + 500 * k,
+            },
         ),
         by_round: if round_detail { by_round_fixture(matches, v) } else { Vec::new() },
         first_player_vs_first_arm: None,
@@ -113,7 +133,11 @@ fn three_arm_study() -> StudySummary {
         arms: vec![
             arm("greedy-vs-random", 0, true),
             arm("greedy_vs_minimax_depth3_default_rules", 3, true),
-            arm("greedy-vs-minimax-depth4-with-the-pussa-capture-variant-and-closed-pits-refilled", 6, true),
+            arm(
+                "greedy-vs-minimax-depth4-with-the-pussa-capture-variant-and-closed-pits-refilled",
+                6,
+                true,
+            ),
         ],
     }
 }
@@ -129,7 +153,11 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 
 /// Checks that `svg` is one well-nested `<svg>` element: every start tag is closed in order.
 fn check_xmlish(svg: &str) {
-    assert!(svg.trim_start().starts_with("<svg"), "SVG starts with {:?}", &svg[..svg.len().min(40)]);
+    assert!(
+        svg.trim_start().starts_with("<svg"),
+        "SVG starts with {:?}",
+        &svg[..svg.len().min(40)]
+    );
     let mut stack: Vec<&str> = Vec::new();
     let mut rest = svg;
     while let Some(start) = rest.find('<') {
@@ -157,31 +185,48 @@ fn svg_texts(svg: &str) -> Vec<String> {
         let open_end = rest[start..].find('>').unwrap() + start + 1;
         let close = rest[open_end..].find("</text>").unwrap() + open_end;
         let text = rest[open_end..close].trim();
-        texts.push(text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&"));
+        texts.push(
+            text.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&amp;", "&"),
+        );
         rest = &rest[close..];
     }
     texts
 }
 
 fn expected_paths(dir: &Path, charts: &[Chart]) -> Vec<PathBuf> {
-    charts.iter().flat_map(|c| ["png", "svg"].map(|ext| dir.join(format!("{}.{ext}", c.file_stem())))).collect()
+    charts
+        .iter()
+        .flat_map(|c| ["png", "svg"].map(|ext| dir.join(format!("{}.{ext}", c.file_stem()))))
+        .collect()
 }
 
 /// The names of the files in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     names
 }
 
 /// Plots `study` into a new directory and checks every file; `arm_name` must appear in every
 /// chart. Returns the temporary directory (removed when dropped) and the chart directory.
-fn check_study(study: &StudySummary, charts: &[Chart], arm_name: &str) -> (tempfile::TempDir, PathBuf) {
+fn check_study(
+    study: &StudySummary,
+    charts: &[Chart],
+    arm_name: &str,
+) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("charts");
     let written = plot_study(study, &out).unwrap();
     assert_eq!(written, expected_paths(&out, charts));
-    let mut expected: Vec<String> = written.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let mut expected: Vec<String> =
+        written.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     expected.sort();
     assert_eq!(listing(&out), expected, "no temporary file is left");
     for chart in charts {
@@ -191,10 +236,17 @@ fn check_study(study: &StudySummary, charts: &[Chart], arm_name: &str) -> (tempf
         assert!(png.len() > 20_000, "{chart:?}: PNG of {} bytes", png.len());
         let svg = fs::read_to_string(out.join(format!("{}.svg", chart.file_stem()))).unwrap();
         check_xmlish(&svg);
-        assert!(svg.contains(&format!("width=\"{WIDTH}\"")) && svg.contains(&format!("height=\"{HEIGHT}\"")), "{chart:?}: SVG size");
+        assert!(
+            svg.contains(&format!("width=\"{WIDTH}\""))
+                && svg.contains(&format!("height=\"{HEIGHT}\"")),
+            "{chart:?}: SVG size"
+        );
         let texts = svg_texts(&svg);
         assert!(texts.iter().any(|t| t == chart.title()), "{chart:?}: title in {texts:?}");
-        assert!(texts.iter().any(|t| t.contains(arm_name)), "{chart:?}: arm name {arm_name} in {texts:?}");
+        assert!(
+            texts.iter().any(|t| t.contains(arm_name)),
+            "{chart:?}: arm name {arm_name} in {texts:?}"
+        );
         assert!(svg.contains("font-family=\"sans-serif\""), "{chart:?}: the bundled font's family");
     }
     // To look at the checked charts: PLOT_CHECK_DIR=DIR cargo test --release --lib plot::
@@ -220,9 +272,13 @@ fn three_arms_write_every_chart() {
     // Arms are named in the legend (or under the axis) of every chart: the second name, cut
     // into lines, still shows its first part everywhere.
     for chart in Chart::ALL {
-        let texts = svg_texts(&fs::read_to_string(out.join(format!("{}.svg", chart.file_stem()))).unwrap());
+        let texts =
+            svg_texts(&fs::read_to_string(out.join(format!("{}.svg", chart.file_stem()))).unwrap());
         assert!(texts.iter().any(|t| t.starts_with("greedy_vs_minimax")), "{chart:?}: {texts:?}");
-        assert!(texts.iter().any(|t| t.starts_with("greedy-vs-minimax-depth4")), "{chart:?}: {texts:?}");
+        assert!(
+            texts.iter().any(|t| t.starts_with("greedy-vs-minimax-depth4")),
+            "{chart:?}: {texts:?}"
+        );
     }
 }
 
@@ -231,7 +287,10 @@ fn closed_pits_is_skipped_without_open_pit_data() {
     let study = one_arm_study(false);
     assert!(!Chart::ClosedPits.has_data(&study));
     assert!(!Chart::RoundsByNumber.has_data(&study));
-    let charts: Vec<Chart> = Chart::ALL.into_iter().filter(|&c| c != Chart::ClosedPits && c != Chart::RoundsByNumber).collect();
+    let charts: Vec<Chart> = Chart::ALL
+        .into_iter()
+        .filter(|&c| c != Chart::ClosedPits && c != Chart::RoundsByNumber)
+        .collect();
     let (_dir, out) = check_study(&study, &charts, "greedy-vs-random");
     assert!(!out.join("closed_pits.png").exists() && !out.join("closed_pits.svg").exists());
     assert!(!out.join("rounds_by_number.png").exists());
@@ -263,7 +322,10 @@ fn unwritable_chart_is_an_error_naming_it() {
     let err = plot_study(&one_arm_study(true), dir.path()).unwrap_err();
     assert!(err.to_string().contains(&blocked.display().to_string()), "{err}");
     // The charts before it were written; no temporary file is left.
-    assert_eq!(listing(dir.path()), ["first_player_win_rate.png", "first_player_win_rate.svg", "lap_length.png"]);
+    assert_eq!(
+        listing(dir.path()),
+        ["first_player_win_rate.png", "first_player_win_rate.svg", "lap_length.png"]
+    );
 }
 
 #[test]
@@ -295,7 +357,9 @@ fn degenerate_data_still_draws() {
 }
 
 fn twelve_arm_study() -> StudySummary {
-    let arms = (0..12).map(|i| arm(&format!("arm-{i:02}-greedy-vs-minimax-depth-{}", i % 5), i, true)).collect();
+    let arms = (0..12)
+        .map(|i| arm(&format!("arm-{i:02}-greedy-vs-minimax-depth-{}", i % 5), i, true))
+        .collect();
     StudySummary { name: "many arms".to_string(), arms }
 }
 
@@ -306,7 +370,13 @@ fn twelve_arms_draw() {
 
 #[test]
 fn closed_pits_keeps_rounds_reached_by_one_percent() {
-    let pits = |round, matches| OpenPits { round, matches, south_mean_open: 7.0, north_mean_open: 7.0, starter_mean_open: 7.0 };
+    let pits = |round, matches| OpenPits {
+        round,
+        matches,
+        south_mean_open: 7.0,
+        north_mean_open: 7.0,
+        starter_mean_open: 7.0,
+    };
     let shown = shown_rounds(&[pits(3, 99), pits(1, 10_000), pits(2, 100), pits(4, 0)]);
     assert_eq!(shown.iter().map(|p| p.round).collect::<Vec<_>>(), [1, 2]);
     assert!(shown_rounds(&[]).is_empty());
@@ -328,7 +398,10 @@ fn ticks() {
     assert_eq!(integer_ticks(3, 3, 16), [3.0]);
     assert_eq!(log_ticks(0.001, 100.0), [0.001, 0.01, 0.1, 1.0, 10.0, 100.0]);
     assert_eq!(log_ticks(1.0, 100.0), [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
-    assert_eq!([0.001, 0.02, 0.5, 1.0, 20.0, 100.0].map(percent_label), ["0.001", "0.02", "0.5", "1", "20", "100"]);
+    assert_eq!(
+        [0.001, 0.02, 0.5, 1.0, 20.0, 100.0].map(percent_label),
+        ["0.001", "0.02", "0.5", "1", "20", "100"]
+    );
 }
 
 #[test]
@@ -353,9 +426,15 @@ fn wrap_fits_and_keeps_the_text() {
 
 #[test]
 fn the_replay_page_colours_capture_sources_as_this_chart_does() {
-    let page: Vec<(RGBColor, &str)> =
-        crate::show::Source::ALL.iter().map(|s| (RGBColor(s.colour()[0], s.colour()[1], s.colour()[2]), s.name())).collect();
-    let chart: Vec<(RGBColor, &str)> = super::charts::SOURCE_COLOURS.iter().map(|c| c.0).zip(super::charts::SOURCE_NAMES).collect();
+    let page: Vec<(RGBColor, &str)> = crate::show::Source::ALL
+        .iter()
+        .map(|s| (RGBColor(s.colour()[0], s.colour()[1], s.colour()[2]), s.name()))
+        .collect();
+    let chart: Vec<(RGBColor, &str)> = super::charts::SOURCE_COLOURS
+        .iter()
+        .map(|c| c.0)
+        .zip(super::charts::SOURCE_NAMES)
+        .collect();
     assert_eq!(page, chart);
 }
 
@@ -366,7 +445,8 @@ fn first_player_chart_adds_the_half_point_rate_only_where_matches_are_unfinished
     let texts_of = |study: &StudySummary| {
         let dir = tempfile::tempdir().unwrap();
         plot_study(study, dir.path()).unwrap();
-        svg_texts(&fs::read_to_string(dir.path().join("first_player_win_rate.svg")).unwrap()).join(" ")
+        svg_texts(&fs::read_to_string(dir.path().join("first_player_win_rate.svg")).unwrap())
+            .join(" ")
     };
     // The fixture's arms have unfinished matches.
     assert!(texts_of(&three_arm_study()).contains(POINTS_LABEL));
@@ -374,7 +454,8 @@ fn first_player_chart_adds_the_half_point_rate_only_where_matches_are_unfinished
     for a in &mut study.arms {
         a.finished = a.matches;
         a.unfinished = 0;
-        a.first_player_points = crate::analysis::stats::half_points(a.first_player_wins.successes, 0, a.matches);
+        a.first_player_points =
+            crate::analysis::stats::half_points(a.first_player_wins.successes, 0, a.matches);
     }
     assert!(!texts_of(&study).contains(POINTS_LABEL));
 }
@@ -394,8 +475,15 @@ fn tournament_report() -> crate::ratings::report::Report {
             self_play: (i < 4).then(|| SelfPlay {
                 matches: 200,
                 unfinished: 20 * i as u64,
-                first_player_wins: proportion((200 - 20 * i as u64) * (55 + 10 * i as u64) / 100, 200 - 20 * i as u64),
-                first_player_points: half_points((200 - 20 * i as u64) * (55 + 10 * i as u64) / 100, 20 * i as u64, 200),
+                first_player_wins: proportion(
+                    (200 - 20 * i as u64) * (55 + 10 * i as u64) / 100,
+                    200 - 20 * i as u64,
+                ),
+                first_player_points: half_points(
+                    (200 - 20 * i as u64) * (55 + 10 * i as u64) / 100,
+                    20 * i as u64,
+                    200,
+                ),
             }),
         })
         .collect();
@@ -407,7 +495,14 @@ fn tournament_report() -> crate::ratings::report::Report {
             pairs.push(PairResults { a, b, a_wins, b_wins: 190 - a_wins, draws: 10 });
         }
     }
-    rate("ladder", "", &entrants, &pairs, &RatingOptions { anchor: Some(0), virtual_draws: 1.0, replicates: 100, seed: 1 }).unwrap()
+    rate(
+        "ladder",
+        "",
+        &entrants,
+        &pairs,
+        &RatingOptions { anchor: Some(0), virtual_draws: 1.0, replicates: 100, seed: 1 },
+    )
+    .unwrap()
 }
 
 #[test]
@@ -421,7 +516,8 @@ fn tournament_charts_are_written_with_the_players_named() {
         let png = fs::read(dir.path().join(format!("{}.png", chart.file_stem()))).unwrap();
         assert_eq!(png_size(&png), (WIDTH, HEIGHT), "{chart:?}");
         assert!(png.len() > 20_000, "{chart:?}: PNG of {} bytes", png.len());
-        let svg = fs::read_to_string(dir.path().join(format!("{}.svg", chart.file_stem()))).unwrap();
+        let svg =
+            fs::read_to_string(dir.path().join(format!("{}.svg", chart.file_stem()))).unwrap();
         check_xmlish(&svg);
         let texts = svg_texts(&svg);
         assert!(texts.iter().any(|t| t == chart.title()), "{chart:?}: title in {texts:?}");
@@ -432,8 +528,13 @@ fn tournament_charts_are_written_with_the_players_named() {
     // random's score against minimax:4 (both seat orders): (150 + 5) / 200.
     assert!(heat.iter().any(|t| t == "78"), "{heat:?}");
     assert!(heat.iter().any(|t| t.starts_with("outlined: far from the ratings")), "{heat:?}");
-    let strength = svg_texts(&fs::read_to_string(dir.path().join("first_player_by_strength.svg")).unwrap()).join(" ");
-    assert!(strength.contains("first player's points, unfinished") && strength.contains("R16"), "{strength}");
+    let strength =
+        svg_texts(&fs::read_to_string(dir.path().join("first_player_by_strength.svg")).unwrap())
+            .join(" ");
+    assert!(
+        strength.contains("first player's points, unfinished") && strength.contains("R16"),
+        "{strength}"
+    );
     // minimax:4 has no self-play: it is not on the first-player chart.
     assert!(!strength.contains("minimax:4"), "{strength}");
     // Without any self-play, that chart is skipped.
@@ -457,7 +558,9 @@ impl plotters_backend::DrawingBackend for TextBoxes {
     fn get_size(&self) -> (u32, u32) {
         (WIDTH, HEIGHT)
     }
-    fn ensure_prepared(&mut self) -> Result<(), plotters_backend::DrawingErrorKind<Self::ErrorType>> {
+    fn ensure_prepared(
+        &mut self,
+    ) -> Result<(), plotters_backend::DrawingErrorKind<Self::ErrorType>> {
         Ok(())
     }
     fn present(&mut self) -> Result<(), plotters_backend::DrawingErrorKind<Self::ErrorType>> {
@@ -480,7 +583,9 @@ impl plotters_backend::DrawingBackend for TextBoxes {
         if text.trim().is_empty() || style.color().alpha == 0.0 {
             return Ok(());
         }
-        let ((x0, y0), (x1, y1)) = style.layout_box(text).map_err(|e| plotters_backend::DrawingErrorKind::FontError(Box::new(e)))?;
+        let ((x0, y0), (x1, y1)) = style
+            .layout_box(text)
+            .map_err(|e| plotters_backend::DrawingErrorKind::FontError(Box::new(e)))?;
         let (w, h) = (x1 - x0, y1 - y0);
         let dx = match style.anchor().h_pos {
             HPos::Left => 0,
@@ -516,13 +621,19 @@ fn text_boxes(draw: impl FnOnce(&super::layout::Area<TextBoxes>)) -> Vec<(String
 fn assert_labels_placed(what: &str, boxes: &[(String, [i32; 4])]) {
     assert!(boxes.len() > 10, "{what}: only {} texts", boxes.len());
     for (text, [l, t, r, b]) in boxes {
-        assert!(*l >= 0 && *t >= 0 && *r <= WIDTH as i32 && *b <= HEIGHT as i32, "{what}: `{text}` at {l},{t}..{r},{b} leaves the chart");
+        assert!(
+            *l >= 0 && *t >= 0 && *r <= WIDTH as i32 && *b <= HEIGHT as i32,
+            "{what}: `{text}` at {l},{t}..{r},{b} leaves the chart"
+        );
         assert!(!text.contains('…'), "{what}: `{text}` is cut");
     }
     for (i, (a, [al, at, ar, ab])) in boxes.iter().enumerate() {
         for (b, [bl, bt, br, bb]) in &boxes[i + 1..] {
             let overlap = (ar.min(br) - al.max(bl)).max(0) * (ab.min(bb) - at.max(bt)).max(0);
-            assert!(overlap == 0, "{what}: `{a}` ({al},{at}..{ar},{ab}) and `{b}` ({bl},{bt}..{br},{bb}) overlap");
+            assert!(
+                overlap == 0,
+                "{what}: `{a}` ({al},{at}..{ar},{ab}) and `{b}` ({bl},{bt}..{br},{bb}) overlap"
+            );
         }
     }
 }
@@ -535,12 +646,22 @@ fn proportion_of(v: &serde_json::Value) -> crate::analysis::stats::Proportion {
 /// An arm of a committed summary.json, rebuilt from its counts (older samples lack newer fields).
 fn committed_arm(a: &serde_json::Value) -> ArmSummary {
     let bins = |name: &str| -> Vec<(u64, u64)> {
-        a[name].as_array().unwrap().iter().map(|b| (b[0].as_u64().unwrap(), b[1].as_u64().unwrap())).collect()
+        a[name]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| (b[0].as_u64().unwrap(), b[1].as_u64().unwrap()))
+            .collect()
     };
     let sources = |side: usize| {
         let c = &a["capture_sources"][side];
         let n = |k: &str| c[k].as_u64().unwrap();
-        CaptureSources { pussa: n("pussa"), own_fours: n("own_fours"), gifted_fours: n("gifted_fours"), remainder: n("remainder") }
+        CaptureSources {
+            pussa: n("pussa"),
+            own_fours: n("own_fours"),
+            gifted_fours: n("gifted_fours"),
+            remainder: n("remainder"),
+        }
     };
     let open_pits = a["open_pits"]
         .as_array()
@@ -556,7 +677,8 @@ fn committed_arm(a: &serde_json::Value) -> ArmSummary {
         .collect();
     let (matches, unfinished) = (a["matches"].as_u64().unwrap(), a["unfinished"].as_u64().unwrap());
     let wins = proportion_of(&a["first_player_wins"]);
-    let (rounds, laps, lengths) = (bins("rounds_histogram"), bins("laps_per_move_histogram"), bins("lap_length_histogram"));
+    let (rounds, laps, lengths) =
+        (bins("rounds_histogram"), bins("laps_per_move_histogram"), bins("lap_length_histogram"));
     let text = |k: &str| a[k].as_str().unwrap().to_string();
     ArmSummary {
         name: text("name"),
@@ -570,9 +692,16 @@ fn committed_arm(a: &serde_json::Value) -> ArmSummary {
         matches,
         finished: matches - unfinished,
         unfinished,
-        first_player_points: crate::analysis::stats::half_points(wins.successes, unfinished, matches),
+        first_player_points: crate::analysis::stats::half_points(
+            wins.successes,
+            unfinished,
+            matches,
+        ),
         first_player_wins: wins,
-        seat_wins: BySide::new(proportion_of(&a["seat_wins"][0]), proportion_of(&a["seat_wins"][1])),
+        seat_wins: BySide::new(
+            proportion_of(&a["seat_wins"][0]),
+            proportion_of(&a["seat_wins"][1]),
+        ),
         round_starter_wins: proportion_of(&a["round_starter_wins"]),
         tied_rounds: a["tied_rounds"].as_u64().unwrap(),
         round1_starter_wins: proportion_of(&a["round1_starter_wins"]),
@@ -594,8 +723,12 @@ fn committed_arm(a: &serde_json::Value) -> ArmSummary {
 
 fn committed_study(name: &str) -> StudySummary {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name).join("summary.json");
-    let json: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-    StudySummary { name: name.to_string(), arms: json["arms"].as_array().unwrap().iter().map(committed_arm).collect() }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    StudySummary {
+        name: name.to_string(),
+        arms: json["arms"].as_array().unwrap().iter().map(committed_arm).collect(),
+    }
 }
 
 /// The committed ladder's report, rated again from its pairs (data/ladder/ratings.json).
@@ -603,7 +736,8 @@ fn committed_ladder() -> crate::ratings::report::Report {
     use crate::ratings::bradley_terry::PairResults;
     use crate::ratings::report::{rate, Entrant, RatingOptions, SelfPlay};
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/ladder/ratings.json");
-    let json: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
     let mut names: Vec<String> = Vec::new();
     for p in json["pairs"].as_array().unwrap() {
         for k in ["a", "b"] {
@@ -616,25 +750,36 @@ fn committed_ladder() -> crate::ratings::report::Report {
     let entrants: Vec<Entrant> = names
         .iter()
         .map(|name| {
-            let r = json["ratings"].as_array().unwrap().iter().find(|r| r["player"] == name.as_str()).unwrap();
+            let r = json["ratings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["player"] == name.as_str())
+                .unwrap();
             let sp = &r["self_play"];
             Entrant {
                 name: name.clone(),
                 spec: r["spec"].as_str().unwrap().to_string(),
                 self_play: sp.is_object().then(|| {
-                    let (matches, unfinished) = (sp["matches"].as_u64().unwrap(), sp["unfinished"].as_u64().unwrap());
+                    let (matches, unfinished) =
+                        (sp["matches"].as_u64().unwrap(), sp["unfinished"].as_u64().unwrap());
                     let wins = proportion_of(&sp["first_player_wins"]);
                     SelfPlay {
                         matches,
                         unfinished,
-                        first_player_points: crate::analysis::stats::half_points(wins.successes, unfinished, matches),
+                        first_player_points: crate::analysis::stats::half_points(
+                            wins.successes,
+                            unfinished,
+                            matches,
+                        ),
                         first_player_wins: wins,
                     }
                 }),
             }
         })
         .collect();
-    let index = |name: &serde_json::Value| names.iter().position(|n| n == name.as_str().unwrap()).unwrap();
+    let index =
+        |name: &serde_json::Value| names.iter().position(|n| n == name.as_str().unwrap()).unwrap();
     let pairs: Vec<PairResults> = json["pairs"]
         .as_array()
         .unwrap()
@@ -647,14 +792,28 @@ fn committed_ladder() -> crate::ratings::report::Report {
             draws: p["unfinished"].as_u64().unwrap(),
         })
         .collect();
-    let anchor = names.iter().position(|n| json["method"]["anchor"].as_str().unwrap().starts_with(&format!("{n} =")));
-    rate("ladder", "", &entrants, &pairs, &RatingOptions { anchor, virtual_draws: 1.0, replicates: 100, seed: 1 }).unwrap()
+    let anchor = names
+        .iter()
+        .position(|n| json["method"]["anchor"].as_str().unwrap().starts_with(&format!("{n} =")));
+    rate(
+        "ladder",
+        "",
+        &entrants,
+        &pairs,
+        &RatingOptions { anchor, virtual_draws: 1.0, replicates: 100, seed: 1 },
+    )
+    .unwrap()
 }
 
 #[test]
 fn no_chart_label_overlaps_another_or_leaves_the_chart() {
     // The committed samples' studies, and the fixtures of many arms and long names.
-    let studies = [committed_study("quickstart"), committed_study("rule_variants"), one_arm_study(true), three_arm_study()];
+    let studies = [
+        committed_study("quickstart"),
+        committed_study("rule_variants"),
+        one_arm_study(true),
+        three_arm_study(),
+    ];
     for study in &studies {
         for chart in Chart::ALL.into_iter().filter(|c| c.has_data(study)) {
             let boxes = text_boxes(|root| chart.draw(study, root).unwrap());
@@ -671,16 +830,32 @@ fn no_chart_label_overlaps_another_or_leaves_the_chart() {
 
 #[test]
 fn chart_titles_say_what_they_plot_and_the_lap_gap_is_explained() {
-    assert!(Chart::ClosedPits.title().starts_with("Open pits"), "it plots open pits: {}", Chart::ClosedPits.title());
+    assert!(
+        Chart::ClosedPits.title().starts_with("Open pits"),
+        "it plots open pits: {}",
+        Chart::ClosedPits.title()
+    );
     let study = committed_study("quickstart");
-    let texts: Vec<String> = text_boxes(|root| Chart::LapLength.draw(&study, root).unwrap()).into_iter().map(|t| t.0).collect();
+    let texts: Vec<String> = text_boxes(|root| Chart::LapLength.draw(&study, root).unwrap())
+        .into_iter()
+        .map(|t| t.0)
+        .collect();
     let all = texts.join(" ");
     assert!(all.contains("No lap sows 4 to 6 counters") && all.contains("R6"), "{texts:?}");
     // Each first-player bar is labelled with its interval, which a million matches make
     // narrower than the marker.
-    let texts: Vec<String> = text_boxes(|root| Chart::FirstPlayerWinRate.draw(&study, root).unwrap()).into_iter().map(|t| t.0).collect();
+    let texts: Vec<String> =
+        text_boxes(|root| Chart::FirstPlayerWinRate.draw(&study, root).unwrap())
+            .into_iter()
+            .map(|t| t.0)
+            .collect();
     let wins = &study.arms[0].first_player_wins;
-    let label = format!("{:.2}% [{:.2}, {:.2}]", 100.0 * wins.rate, 100.0 * wins.ci_low, 100.0 * wins.ci_high);
+    let label = format!(
+        "{:.2}% [{:.2}, {:.2}]",
+        100.0 * wins.rate,
+        100.0 * wins.ci_low,
+        100.0 * wins.ci_high
+    );
     assert!(texts.contains(&label), "{label} in {texts:?}");
 }
 
@@ -688,10 +863,15 @@ fn chart_titles_say_what_they_plot_and_the_lap_gap_is_explained() {
 /// the match-equity chart draws them.
 fn committed_equity(name: &str) -> Vec<super::exact::EquityCell> {
     use crate::exact::MatchValue;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/match_solution").join(name).join("match_states.csv");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/match_solution")
+        .join(name)
+        .join("match_states.csv");
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lines = text.lines();
-    assert!(lines.next().unwrap().starts_with("rules_hash,pits_per_row,seeds_per_pit,south_holdings,north_holdings,starter,"));
+    assert!(lines.next().unwrap().starts_with(
+        "rules_hash,pits_per_row,seeds_per_pit,south_holdings,north_holdings,starter,"
+    ));
     lines
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
@@ -700,8 +880,17 @@ fn committed_equity(name: &str) -> Vec<super::exact::EquityCell> {
                 "draw" => MatchValue::Draw,
                 _ => MatchValue::Loss,
             };
-            let starter = if f[5] == "south" { crate::engine::Side::South } else { crate::engine::Side::North };
-            super::exact::EquityCell { south: f[3].parse().unwrap(), starter, value, rounds: f[9].parse().ok() }
+            let starter = if f[5] == "south" {
+                crate::engine::Side::South
+            } else {
+                crate::engine::Side::North
+            };
+            super::exact::EquityCell {
+                south: f[3].parse().unwrap(),
+                starter,
+                value,
+                rounds: f[9].parse().ok(),
+            }
         })
         .collect()
 }
@@ -710,20 +899,28 @@ fn committed_equity(name: &str) -> Vec<super::exact::EquityCell> {
 fn match_equity_rounds_fit_their_cells_and_each_is_shown() {
     for name in ["default", "next_starter-round_winner", "pussa_chain", "skip_origin"] {
         let cells = committed_equity(name);
-        let boxes = text_boxes(|root| super::exact::match_equity(root, &cells, "7 pits a row, 7 counters a pit").unwrap());
+        let boxes = text_boxes(|root| {
+            super::exact::match_equity(root, &cells, "7 pits a row, 7 counters a pit").unwrap()
+        });
         assert_labels_placed(&format!("match equity {name}"), &boxes);
         // Every state's rounds are printed, in the overview or the close-up (10 is left out of
         // the count: it is also an axis tick).
-        let mut counts: Vec<u32> = cells.iter().filter_map(|c| c.rounds).filter(|k| *k != 10).collect();
+        let mut counts: Vec<u32> =
+            cells.iter().filter_map(|c| c.rounds).filter(|k| *k != 10).collect();
         counts.sort();
         counts.dedup();
         for k in counts {
             let states = cells.iter().filter(|c| c.rounds == Some(k)).count();
             let printed = boxes.iter().filter(|(text, _)| *text == k.to_string()).count();
-            assert!(printed >= states, "{name}: {states} states need {k} rounds, {printed} labels say so");
+            assert!(
+                printed >= states,
+                "{name}: {states} states need {k} rounds, {printed} labels say so"
+            );
         }
         // The two-digit counts near the even split are printed large enough to read.
-        for (text, [_, top, _, bottom]) in boxes.iter().filter(|(text, _)| text.len() == 2 && text.as_str() < "20" && text != "10") {
+        for (text, [_, top, _, bottom]) in
+            boxes.iter().filter(|(text, _)| text.len() == 2 && text.as_str() < "20" && text != "10")
+        {
             assert!(bottom - top >= 14, "{name}: `{text}` is {} pixels high", bottom - top);
         }
     }

@@ -197,7 +197,11 @@ impl Scores {
             let mut scale = 1.0;
             let mut improved = false;
             for _ in 0..60 {
-                let trial: Vec<f64> = theta.iter().enumerate().map(|(i, t)| if i == 0 { 0.0 } else { t + scale * step[i - 1] }).collect();
+                let trial: Vec<f64> = theta
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| if i == 0 { 0.0 } else { t + scale * step[i - 1] })
+                    .collect();
                 let trial_ll = self.log_likelihood(&trial);
                 if trial_ll >= ll {
                     theta = trial;
@@ -219,7 +223,8 @@ impl Scores {
 /// partial pivoting; None if it is singular.
 fn solve(matrix: &mut [f64], rhs: &mut [f64], m: usize) -> Option<Vec<f64>> {
     for col in 0..m {
-        let pivot = (col..m).max_by(|&i, &j| matrix[i * m + col].abs().total_cmp(&matrix[j * m + col].abs()))?;
+        let pivot = (col..m)
+            .max_by(|&i, &j| matrix[i * m + col].abs().total_cmp(&matrix[j * m + col].abs()))?;
         if matrix[pivot * m + col].abs() < 1e-300 {
             return None;
         }
@@ -248,8 +253,16 @@ fn solve(matrix: &mut [f64], rhs: &mut [f64], m: usize) -> Option<Vec<f64>> {
 }
 
 /// The maximum-likelihood ratings of `players` players (Elo points), levelled by the anchor.
-pub fn fit(players: usize, results: &[PairResults], options: &FitOptions) -> Result<Vec<f64>, FitError> {
-    assert!(options.virtual_draws >= 0.0 && options.virtual_draws.is_finite(), "virtual draws {}", options.virtual_draws);
+pub fn fit(
+    players: usize,
+    results: &[PairResults],
+    options: &FitOptions,
+) -> Result<Vec<f64>, FitError> {
+    assert!(
+        options.virtual_draws >= 0.0 && options.virtual_draws.is_finite(),
+        "virtual draws {}",
+        options.virtual_draws
+    );
     if players == 0 {
         return Ok(Vec::new());
     }
@@ -278,7 +291,8 @@ pub fn bootstrap(
         .into_par_iter()
         .map(|k| {
             let mut rng = Rng::for_stream(seed, k as u64, BOOTSTRAP_STREAM);
-            let resampled: Vec<PairResults> = results.iter().map(|r| resample(r, &mut rng)).collect();
+            let resampled: Vec<PairResults> =
+                results.iter().map(|r| resample(r, &mut rng)).collect();
             fit(players, &resampled, options)
         })
         .collect()

@@ -4,7 +4,9 @@
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF, Normal};
 
-use super::bradley_terry::{bootstrap, expected_score, fit, quantile, Anchor, FitError, FitOptions, PairResults};
+use super::bradley_terry::{
+    bootstrap, expected_score, fit, quantile, Anchor, FitError, FitOptions, PairResults,
+};
 use crate::analysis::stats::{half_points, Points, Proportion, CONFIDENCE};
 
 /// How the ratings were computed, as recorded in `ratings.json`.
@@ -122,7 +124,9 @@ pub struct RatingOptions {
 
 /// A fit that failed, with the players named.
 pub fn describe(error: &FitError, entrants: &[Entrant]) -> String {
-    let names = |players: &[usize]| players.iter().map(|&i| entrants[i].name.as_str()).collect::<Vec<_>>().join(", ");
+    let names = |players: &[usize]| {
+        players.iter().map(|&i| entrants[i].name.as_str()).collect::<Vec<_>>().join(", ")
+    };
     match error {
         FitError::Disconnected { players } => {
             format!("{} never met the other players, even through third players: their ratings cannot be compared", names(players))
@@ -143,7 +147,10 @@ pub fn rate(
     options: &RatingOptions,
 ) -> Result<Report, FitError> {
     let n = entrants.len();
-    let fit_options = FitOptions { anchor: options.anchor.map_or(Anchor::Mean, Anchor::Player), virtual_draws: options.virtual_draws };
+    let fit_options = FitOptions {
+        anchor: options.anchor.map_or(Anchor::Mean, Anchor::Player),
+        virtual_draws: options.virtual_draws,
+    };
     let ratings = fit(n, results, &fit_options)?;
     let replicates = bootstrap(n, results, &fit_options, options.replicates, options.seed)?;
     let intervals = percentile_intervals(n, &replicates);
@@ -188,7 +195,8 @@ fn percentile_intervals(n: usize, replicates: &[Vec<f64>]) -> Vec<(f64, f64)> {
 fn pair_totals(results: &[PairResults]) -> Vec<PairResults> {
     let mut totals: Vec<PairResults> = Vec::new();
     for r in results {
-        let (a, b, aw, bw) = if r.a < r.b { (r.a, r.b, r.a_wins, r.b_wins) } else { (r.b, r.a, r.b_wins, r.a_wins) };
+        let (a, b, aw, bw) =
+            if r.a < r.b { (r.a, r.b, r.a_wins, r.b_wins) } else { (r.b, r.a, r.b_wins, r.a_wins) };
         match totals.iter_mut().find(|p| p.a == a && p.b == b) {
             Some(p) => {
                 p.a_wins += aw;
@@ -205,9 +213,16 @@ fn pair_totals(results: &[PairResults]) -> Vec<PairResults> {
 
 /// Each pair's score against the one its ratings expect, and the fit's chi-squared test over
 /// the pairs (a pair flagged beyond the Bonferroni-corrected 5% threshold).
-fn pair_rows(pair_totals: &[PairResults], ratings: &[f64], entrants: &[Entrant]) -> (Vec<PairRow>, GoodnessOfFit) {
-    let threshold_z =
-        if pair_totals.is_empty() { f64::INFINITY } else { Normal::standard().inverse_cdf(1.0 - 0.05 / (2.0 * pair_totals.len() as f64)) };
+fn pair_rows(
+    pair_totals: &[PairResults],
+    ratings: &[f64],
+    entrants: &[Entrant],
+) -> (Vec<PairRow>, GoodnessOfFit) {
+    let threshold_z = if pair_totals.is_empty() {
+        f64::INFINITY
+    } else {
+        Normal::standard().inverse_cdf(1.0 - 0.05 / (2.0 * pair_totals.len() as f64))
+    };
     let mut statistic = 0.0;
     let mut flagged = Vec::new();
     let pairs: Vec<PairRow> = pair_totals
@@ -217,7 +232,8 @@ fn pair_rows(pair_totals: &[PairResults], ratings: &[f64], entrants: &[Entrant])
             let expected = expected_score(ratings[p.a], ratings[p.b]);
             let points = half_points(p.a_wins, p.draws, p.matches());
             let share = p.draws as f64 / m;
-            let variance = expected * (1.0 - expected) - share.min(2.0 * expected.min(1.0 - expected)) / 4.0;
+            let variance =
+                expected * (1.0 - expected) - share.min(2.0 * expected.min(1.0 - expected)) / 4.0;
             let diff = points.points - m * expected;
             let z = if diff.abs() < 1e-9 { 0.0 } else { diff / (m * variance.max(1e-12)).sqrt() };
             statistic += z * z;
@@ -239,7 +255,8 @@ fn pair_rows(pair_totals: &[PairResults], ratings: &[f64], entrants: &[Entrant])
             }
         })
         .collect();
-    let degrees_of_freedom = (pairs.len() as u64).saturating_sub(entrants.len().saturating_sub(1) as u64);
+    let degrees_of_freedom =
+        (pairs.len() as u64).saturating_sub(entrants.len().saturating_sub(1) as u64);
     let p_value = match ChiSquared::new(degrees_of_freedom as f64) {
         Ok(chi) if degrees_of_freedom > 0 => chi.sf(statistic),
         _ => f64::NAN,
@@ -248,7 +265,12 @@ fn pair_rows(pair_totals: &[PairResults], ratings: &[f64], entrants: &[Entrant])
 }
 
 /// The players' rows, highest rating first (equal ratings keep the list order), ranked.
-fn player_ratings(entrants: &[Entrant], pair_totals: &[PairResults], ratings: &[f64], intervals: &[(f64, f64)]) -> Vec<PlayerRating> {
+fn player_ratings(
+    entrants: &[Entrant],
+    pair_totals: &[PairResults],
+    ratings: &[f64],
+    intervals: &[(f64, f64)],
+) -> Vec<PlayerRating> {
     let mut players: Vec<PlayerRating> = entrants
         .iter()
         .enumerate()
@@ -258,7 +280,8 @@ fn player_ratings(entrants: &[Entrant], pair_totals: &[PairResults], ratings: &[
                 if p.a == i || p.b == i {
                     matches += p.matches();
                     unfinished += p.draws;
-                    points += if p.a == i { p.a_wins } else { p.b_wins } as f64 + p.draws as f64 / 2.0;
+                    points +=
+                        if p.a == i { p.a_wins } else { p.b_wins } as f64 + p.draws as f64 / 2.0;
                 }
             }
             PlayerRating {

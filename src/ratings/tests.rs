@@ -68,14 +68,16 @@ fn the_fit_recovers_ratings_from_an_exact_score_matrix() {
         assert!((f - t).abs() < 0.5, "fitted {fitted:?}, truth {TRUTH:?}");
     }
     // Mean 0: the same differences, shifted.
-    let mean = fit(5, &exact_results(100_000), &FitOptions { anchor: Anchor::Mean, ..ANCHORED }).unwrap();
+    let mean =
+        fit(5, &exact_results(100_000), &FitOptions { anchor: Anchor::Mean, ..ANCHORED }).unwrap();
     assert!(mean.iter().sum::<f64>().abs() < 1e-6);
     let shift = TRUTH.iter().sum::<f64>() / 5.0;
     for (m, t) in mean.iter().zip(TRUTH) {
         assert!((m - (t - shift)).abs() < 0.5, "{mean:?}");
     }
     // Virtual draws pull the ratings together, by little with many matches.
-    let pulled = fit(5, &exact_results(100_000), &FitOptions { virtual_draws: 1.0, ..ANCHORED }).unwrap();
+    let pulled =
+        fit(5, &exact_results(100_000), &FitOptions { virtual_draws: 1.0, ..ANCHORED }).unwrap();
     assert!(pulled[4] < fitted[4] && fitted[4] - pulled[4] < 1.0, "{pulled:?} vs {fitted:?}");
 }
 
@@ -116,7 +118,11 @@ fn bootstrap_replicates_do_not_depend_on_the_thread_count() {
     };
     let one = on(1);
     assert_eq!(one, on(3));
-    assert_ne!(one, bootstrap(5, &results, &options, 64, 10).unwrap(), "another seed, other replicates");
+    assert_ne!(
+        one,
+        bootstrap(5, &results, &options, 64, 10).unwrap(),
+        "another seed, other replicates"
+    );
 }
 
 #[test]
@@ -136,21 +142,32 @@ fn a_perfect_score_is_unbounded_without_virtual_draws() {
     let r = fit(3, &results, &FitOptions { virtual_draws: 1.0, ..ANCHORED }).unwrap();
     assert!((r[2] - 400.0 * (10.5f64 / 0.5).log10()).abs() < 1.0, "{r:?}");
     // Players that never meet cannot be compared.
-    let apart = [PairResults { a: 0, b: 1, a_wins: 3, b_wins: 3, draws: 0 }, PairResults { a: 2, b: 3, a_wins: 3, b_wins: 3, draws: 0 }];
+    let apart = [
+        PairResults { a: 0, b: 1, a_wins: 3, b_wins: 3, draws: 0 },
+        PairResults { a: 2, b: 3, a_wins: 3, b_wins: 3, draws: 0 },
+    ];
     assert_eq!(fit(4, &apart, &ANCHORED), Err(FitError::Disconnected { players: vec![2, 3] }));
 }
 
 fn entrants(names: &[&str]) -> Vec<Entrant> {
-    names.iter().map(|n| Entrant { name: n.to_string(), spec: n.to_string(), self_play: None }).collect()
+    names
+        .iter()
+        .map(|n| Entrant { name: n.to_string(), spec: n.to_string(), self_play: None })
+        .collect()
 }
 
 #[test]
 fn the_report_flags_a_non_transitive_cycle_and_not_a_transitive_ladder() {
     let options = RatingOptions { anchor: Some(0), virtual_draws: 1.0, replicates: 100, seed: 1 };
-    let ladder = rate("t", "", &entrants(&["a", "b", "c", "d", "e"]), &exact_results(2000), &options).unwrap();
+    let ladder =
+        rate("t", "", &entrants(&["a", "b", "c", "d", "e"]), &exact_results(2000), &options)
+            .unwrap();
     assert!(ladder.goodness_of_fit.flagged.is_empty(), "{:?}", ladder.goodness_of_fit);
     assert!(ladder.pairs.iter().all(|p| p.z.abs() < 1.0));
-    assert_eq!(ladder.ratings.iter().map(|r| r.player.as_str()).collect::<Vec<_>>(), ["e", "c", "b", "a", "d"]);
+    assert_eq!(
+        ladder.ratings.iter().map(|r| r.player.as_str()).collect::<Vec<_>>(),
+        ["e", "c", "b", "a", "d"]
+    );
     assert_eq!(ladder.ratings[3].rating, 0.0, "the anchor");
     assert_eq!(ladder.pairs.len(), 10);
     // Rock, paper, scissors: each beats the next 90% of the time; a fourth player draws level
@@ -163,11 +180,15 @@ fn the_report_flags_a_non_transitive_cycle_and_not_a_transitive_ladder() {
         PairResults { a: 3, b: 1, a_wins: 90, b_wins: 90, draws: 20 },
         PairResults { a: 3, b: 2, a_wins: 100, b_wins: 100, draws: 0 },
     ];
-    let report = rate("t", "", &entrants(&["rock", "paper", "scissors", "even"]), &cycle, &options).unwrap();
+    let report =
+        rate("t", "", &entrants(&["rock", "paper", "scissors", "even"]), &cycle, &options).unwrap();
     let fit = &report.goodness_of_fit;
     assert_eq!(fit.flagged, ["rock vs paper", "rock vs scissors", "paper vs scissors"], "{fit:?}");
     assert!(fit.p_value < 1e-6 && fit.degrees_of_freedom == 3, "{fit:?}");
     let even = report.pairs.iter().find(|p| p.a == "paper" && p.b == "even").unwrap();
-    assert_eq!((even.matches, even.a_wins, even.unfinished, even.a_points.points), (200, 90, 20, 100.0));
+    assert_eq!(
+        (even.matches, even.a_wins, even.unfinished, even.a_points.points),
+        (200, 90, 20, 100.0)
+    );
     assert!(!even.flagged);
 }

@@ -87,9 +87,15 @@ async fn board_route(Query(query): Query) -> Reply {
 
 type Reply = Result<Json<Value>, ApiError>;
 
-async fn analyse_route(State(app): State<Arc<App>>, headers: HeaderMap, Query(query): Query) -> Result<Response, ApiError> {
+async fn analyse_route(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Query(query): Query,
+) -> Result<Response, ApiError> {
     let request = Params::parse(&query, &game_params(&["match"]))?.analyse_request()?;
-    let work = move |app: &App, job: &crate::app::job::Job| analyse(&request, app.store(), job).map_err(analyse_error);
+    let work = move |app: &App, job: &crate::app::job::Job| {
+        analyse(&request, app.store(), job).map_err(analyse_error)
+    };
     let bound = app.solve_bound();
     Ok(app.answer(&headers, ("analyse", bound), work).await)
 }
@@ -100,7 +106,12 @@ async fn evaluate_route(State(app): State<Arc<App>>, Query(query): Query) -> Rep
     let params = Params::parse(&query, &game_params(&["match", "player", "seed"]))?;
     let base = params.analyse_request()?;
     let spec = player(params.one("player")?.unwrap_or("minimax:6"), "player")?;
-    let request = EvaluateRequest { rules: base.rules, position: base.position, player: spec, seed: params.count("seed", 1, 0, u64::MAX)? };
+    let request = EvaluateRequest {
+        rules: base.rules,
+        position: base.position,
+        player: spec,
+        seed: params.count("seed", 1, 0, u64::MAX)?,
+    };
     let bound = players_bound(&[&request.player]);
     let result = app
         .heavy(("evaluate", bound), move |_, job| {
@@ -150,7 +161,11 @@ async fn game_route(Query(query): Query) -> Reply {
     let params = Params::parse(&query, &GAME_PARAMS)?;
     let spec = params.game_spec()?;
     let mut trace = Vec::new();
-    let game = spec.trace(|e: TraceEvent| trace.push(serde_json::to_value(&e).expect("trace events serialize"))).map_err(ApiError::from)?;
+    let game = spec
+        .trace(|e: TraceEvent| {
+            trace.push(serde_json::to_value(&e).expect("trace events serialize"))
+        })
+        .map_err(ApiError::from)?;
     let legal: Vec<usize> = game.legal_moves().iter().map(|p| p.index()).collect();
     let rules = spec.rules;
     Ok(Json(json!({
@@ -184,16 +199,21 @@ async fn play_route(State(app): State<Arc<App>>, Query(query): Query) -> Reply {
     let params = Params::parse(&query, &game_params(&["player", "seed"]))?;
     let (_, game) = game_of(&params)?;
     let spec = player(
-        params
-            .one("player")?
-            .ok_or_else(|| bad("player", "which player: random, greedy, minimax:D, mcts:N, perfect:round or perfect:match"))?,
+        params.one("player")?.ok_or_else(|| {
+            bad(
+                "player",
+                "which player: random, greedy, minimax:D, mcts:N, perfect:round or perfect:match",
+            )
+        })?,
         "player",
     )?;
     let seed = params.count("seed", 1, 0, u64::MAX)?;
     let name = spec.to_string();
     let bound = players_bound(&[&spec]);
     let set_up = params.game_spec()?.start.is_set_up();
-    let pit = app.heavy(("play", bound), move |app, job| play_one(app, job, spec, seed, game, set_up)).await??;
+    let pit = app
+        .heavy(("play", bound), move |app, job| play_one(app, job, spec, seed, game, set_up))
+        .await??;
     Ok(Json(json!({ "pit": pit, "player": name })))
 }
 
@@ -213,7 +233,9 @@ fn play_one(
         return Ok(None);
     }
     let side = game.position().turn();
-    let mut agent = Agent::seated(spec.clone(), seat_rng(seed, game.ply() as u64, side), &app.resources).stopped_by(job.stop_flag());
+    let mut agent =
+        Agent::seated(spec.clone(), seat_rng(seed, game.ply() as u64, side), &app.resources)
+            .stopped_by(job.stop_flag());
     let played = match agent.play(&mut game, &mut ()) {
         Ok(played) => played.map(|(pit, _)| pit.index()),
         Err(e) => match set_up.then(|| set_up_move(app, &spec, &game, &e)).flatten() {
@@ -229,9 +251,10 @@ fn play_one(
 /// server's own tables failed it (500, naming the file).
 pub fn player_error_of(field: &str, e: PlayerError) -> ApiError {
     match &e {
-        PlayerError::Perfect(p) if p.is_server_side() => {
-            ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("the server's tables failed the player: {e}"))
-        }
+        PlayerError::Perfect(p) if p.is_server_side() => ApiError::status(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the server's tables failed the player: {e}"),
+        ),
         _ => ApiError::bad(field, e),
     }
 }
@@ -246,18 +269,28 @@ pub const MAX_STATISTICS_MATCHES: u64 = 20_000;
 const CONTINUATION_PLIES: u32 = 50_000;
 
 /// Each legal move's results over seeded continuations by a pair of players.
-async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, Query(query): Query) -> Result<Response, ApiError> {
+async fn statistics_route(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Query(query): Query,
+) -> Result<Response, ApiError> {
     let params = Params::parse(&query, &game_params(&["south", "north", "matches", "seed"]))?;
     let (_, game) = game_of(&params)?;
     let first = game.first();
-    let specs = [player(params.one("south")?.unwrap_or("random"), "south")?, player(params.one("north")?.unwrap_or("random"), "north")?];
+    let specs = [
+        player(params.one("south")?.unwrap_or("random"), "south")?,
+        player(params.one("north")?.unwrap_or("random"), "north")?,
+    ];
     let matches = params.count("matches", 200, 1, MAX_STATISTICS_MATCHES)?;
     let seed = params.count("seed", 1, 0, u64::MAX)?;
     let legal: Vec<usize> = game.legal_moves().iter().map(|p| p.index()).collect();
     if matches * legal.len() as u64 > MAX_STATISTICS_MATCHES {
         return Err(ApiError::bad(
             "matches",
-            format!("{matches} matches for each of {} moves; at most {MAX_STATISTICS_MATCHES} in all", legal.len()),
+            format!(
+                "{matches} matches for each of {} moves; at most {MAX_STATISTICS_MATCHES} in all",
+                legal.len()
+            ),
         ));
     }
     let mut bound = players_bound(&[&specs[0], &specs[1]]);
@@ -265,7 +298,14 @@ async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, Query
     bound["plies_per_continuation"] = json!(CONTINUATION_PLIES);
     let work = move |app: &App, job: &crate::app::job::Job| {
         let names = [specs[0].to_string(), specs[1].to_string()];
-        let request = StatisticsRequest { game, first, players: specs, matches, seed, max_plies: CONTINUATION_PLIES };
+        let request = StatisticsRequest {
+            game,
+            first,
+            players: specs,
+            matches,
+            seed,
+            max_plies: CONTINUATION_PLIES,
+        };
         let rows = statistics(&request, &app.resources, job).map_err(|e| match e {
             StatisticsError::Player(e) => player_error(e),
             StatisticsError::Move(e) => ApiError::bad("player", e),
@@ -278,13 +318,26 @@ async fn statistics_route(State(app): State<Arc<App>>, headers: HeaderMap, Query
 
 /// A request's body, at most [`MAX_BODY_BYTES`], within [`BODY_TIMEOUT`]; one cut short (the
 /// client closed its side before its `Content-Length`) is said to be so.
-async fn read_body(app: &App, headers: &HeaderMap, body: Body, cut: Option<BodyCut>) -> Result<axum::body::Bytes, ApiError> {
+async fn read_body(
+    app: &App,
+    headers: &HeaderMap,
+    body: Body,
+    cut: Option<BodyCut>,
+) -> Result<axum::body::Bytes, ApiError> {
     // The connection layer let only bodies of one whole Content-Length through.
-    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
     let too_large = declared.is_some_and(|n| n > MAX_BODY_BYTES as u64);
     // Held while the body is read: the bytes of all bodies being read stay bounded.
     let _bytes = if too_large { None } else { body_bytes(app, declared.unwrap_or(0))? };
-    let cut_short = || ApiError::bad("body", "the body ended before its Content-Length: the client stopped sending it").closing();
+    let cut_short = || {
+        ApiError::bad(
+            "body",
+            "the body ended before its Content-Length: the client stopped sending it",
+        )
+        .closing()
+    };
     let cut = async move {
         match cut {
             Some(cut) => cut.wait().await,
@@ -307,7 +360,10 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body, cut: Option<BodyC
 
 /// A share of [`MAX_BODIES_BYTES`] for a body of `declared` bytes, at once or not at all: a
 /// server busy reading others' bodies answers 503 before reading this one.
-fn body_bytes(app: &App, declared: u64) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, ApiError> {
+fn body_bytes(
+    app: &App,
+    declared: u64,
+) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, ApiError> {
     if declared == 0 {
         return Ok(None);
     }
@@ -336,9 +392,16 @@ async fn check_record_route(
     let v: Value = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad("body", format!("not JSON ({e}); send {{\"record\": TEXT}} or {{\"moves\": \"0,3\", \"first\": \"south\"}}"))
     })?;
-    let Some(fields) = v.as_object() else { return Err(ApiError::bad("body", "not a JSON object")) };
-    if let Some(k) = fields.keys().find(|k| !["record", "moves", "first", "rules"].contains(&k.as_str())) {
-        return Err(ApiError::bad(k, format!("unknown field '{k}': known ones are record, moves, first, rules")));
+    let Some(fields) = v.as_object() else {
+        return Err(ApiError::bad("body", "not a JSON object"));
+    };
+    if let Some(k) =
+        fields.keys().find(|k| !["record", "moves", "first", "rules"].contains(&k.as_str()))
+    {
+        return Err(ApiError::bad(
+            k,
+            format!("unknown field '{k}': known ones are record, moves, first, rules"),
+        ));
     }
     let text = |k: &str| -> Result<Option<&str>, ApiError> {
         match fields.get(k) {
@@ -351,19 +414,36 @@ async fn check_record_route(
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|i| i.as_str().map(str::to_string).ok_or_else(|| ApiError::bad("rules", "must be a list of name=value strings")))
+            .map(|i| {
+                i.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| ApiError::bad("rules", "must be a list of name=value strings"))
+            })
             .collect::<Result<_, _>>()?,
         Some(_) => return Err(ApiError::bad("rules", "must be a list of name=value strings")),
     };
     let record = match (text("record")?, text("moves")?) {
         (Some(r), None) => Record::parse(r).map_err(|e| ApiError::bad("record", e))?,
         (None, Some(m)) => {
-            let first = text("first")?.map_or(Ok(Side::South), |f| f.parse().map_err(|e| ApiError::bad("first", e)))?;
+            let first = text("first")?
+                .map_or(Ok(Side::South), |f| f.parse().map_err(|e| ApiError::bad("first", e)))?;
             Record::from_moves(first, &moves_of(m)?)
         }
-        _ => return Err(ApiError::bad("record", "give exactly one of record (a record's text) and moves (a move list)")),
+        _ => {
+            return Err(ApiError::bad(
+                "record",
+                "give exactly one of record (a record's text) and moves (a move list)",
+            ))
+        }
     };
-    let base = base_rules(&record, &rules).map_err(|e| ApiError::bad(if e.field == "rules" { "rules" } else { "record" }, e.message))?;
+    let base = base_rules(&record, &rules).map_err(|e| {
+        ApiError::bad(if e.field == "rules" { "rules" } else { "record" }, e.message)
+    })?;
     let request = CheckRequest { base, record };
-    Ok(Json(app.heavy(("check-record", json!({ "body_bytes": MAX_BODY_BYTES })), move |_, _| check_record(&request)).await?))
+    Ok(Json(
+        app.heavy(("check-record", json!({ "body_bytes": MAX_BODY_BYTES })), move |_, _| {
+            check_record(&request)
+        })
+        .await?,
+    ))
 }

@@ -77,13 +77,18 @@ impl Connections {
     pub fn admit(self: &Arc<Self>) -> Option<Place> {
         let mut registry = self.registry();
         if registry.by_age.len() >= self.limit {
-            let oldest = registry.by_age.iter().find(|(_, c)| c.waiting.load(Ordering::Relaxed)).map(|(&id, _)| id)?;
+            let oldest = registry
+                .by_age
+                .iter()
+                .find(|(_, c)| c.waiting.load(Ordering::Relaxed))
+                .map(|(&id, _)| id)?;
             let shed = registry.by_age.remove(&oldest).expect("found above");
             shed.closing.notify_one();
         }
         let id = registry.next;
         registry.next += 1;
-        let connection = Arc::new(Connection { waiting: AtomicBool::new(true), closing: Notify::new() });
+        let connection =
+            Arc::new(Connection { waiting: AtomicBool::new(true), closing: Notify::new() });
         registry.by_age.insert(id, connection.clone());
         Some(Place { id, connection, connections: self.clone() })
     }

@@ -22,7 +22,13 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn bad(field: &str, message: impl std::fmt::Display) -> ApiError {
-        ApiError { status: StatusCode::BAD_REQUEST, field: Some(field.to_string()), message: message.to_string(), kind: None, close: false }
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            field: Some(field.to_string()),
+            message: message.to_string(),
+            kind: None,
+            close: false,
+        }
     }
     pub fn status(status: StatusCode, message: impl std::fmt::Display) -> ApiError {
         ApiError { status, field: None, message: message.to_string(), kind: None, close: false }
@@ -35,7 +41,10 @@ impl ApiError {
         ApiError { kind: Some("budget"), ..ApiError::bad(field, message) }
     }
     pub fn cancelled() -> ApiError {
-        ApiError { kind: Some("cancelled"), ..ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "the job was cancelled") }
+        ApiError {
+            kind: Some("cancelled"),
+            ..ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "the job was cancelled")
+        }
     }
     /// The same error, the connection closed after it.
     pub fn closing(self) -> ApiError {
@@ -62,7 +71,10 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response = (self.status, axum::Json(self.json())).into_response();
         if self.close {
-            response.headers_mut().insert(axum::http::header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+            response.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
         }
         response
     }

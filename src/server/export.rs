@@ -21,7 +21,14 @@ use crate::io::dataset::PlayedSeat;
 
 fn download(content_type: &'static str, name: &str, body: impl IntoResponse) -> Response {
     let disposition = format!("attachment; filename=\"{name}\"");
-    ([(header::CONTENT_TYPE, content_type.to_string()), (header::CONTENT_DISPOSITION, disposition)], body).into_response()
+    (
+        [
+            (header::CONTENT_TYPE, content_type.to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 /// The moves as `replay --moves` takes them (the game checked first: a bad one is a 400).
@@ -59,9 +66,11 @@ fn seat(params: &Params, name: &'static str) -> Result<PlayedSeat, ApiError> {
 /// The request of `/api/export/dataset`, and the command its manifest records (the query, the
 /// moves left to the manifest's `played`).
 fn dataset_request(query: &str) -> Result<(DatasetRequest, String), ApiError> {
-    let params = Params::parse(query, &game_params(&["south", "north", "seed", "detail", "format"]))?;
-    let text =
-        |name: &'static str, default: &'static str| -> Result<String, ApiError> { Ok(params.one(name)?.unwrap_or(default).to_string()) };
+    let params =
+        Params::parse(query, &game_params(&["south", "north", "seed", "detail", "format"]))?;
+    let text = |name: &'static str, default: &'static str| -> Result<String, ApiError> {
+        Ok(params.one(name)?.unwrap_or(default).to_string())
+    };
     let request = DatasetRequest {
         game: params.game_spec()?,
         seats: BySide::new(seat(&params, "south")?, seat(&params, "north")?),
@@ -69,34 +78,61 @@ fn dataset_request(query: &str) -> Result<(DatasetRequest, String), ApiError> {
         detail: text("detail", "lap")?.parse().map_err(|e| ApiError::bad("detail", e))?,
         format: text("format", "parquet")?.parse().map_err(|e| ApiError::bad("format", e))?,
     };
-    let rest: Vec<&str> = query.split('&').filter(|p| !p.is_empty() && !p.starts_with("moves=")).collect();
-    let command = format!("rajapasu serve: GET /api/export/dataset?{} (the moves: played.moves)", rest.join("&"));
+    let rest: Vec<&str> =
+        query.split('&').filter(|p| !p.is_empty() && !p.starts_with("moves=")).collect();
+    let command = format!(
+        "rajapasu serve: GET /api/export/dataset?{} (the moves: played.moves)",
+        rest.join("&")
+    );
     Ok((request, command))
 }
 
 /// The game as a dataset of one match (docs/data.md, "A match played from its moves"), in a tar
 /// archive of its directory. It is written in a temporary directory inside the tables directory,
 /// removed once archived: no file is written elsewhere.
-pub async fn dataset_route(State(app): State<Arc<App>>, Query(query): Query) -> Result<Response, ApiError> {
+pub async fn dataset_route(
+    State(app): State<Arc<App>>,
+    Query(query): Query,
+) -> Result<Response, ApiError> {
     let (request, command) = dataset_request(&query)?;
-    let seats: Vec<&AgentSpec> =
-        Side::ALL.iter().filter_map(|&side| if let PlayedSeat::Player(spec) = &request.seats[side] { Some(spec) } else { None }).collect();
+    let seats: Vec<&AgentSpec> = Side::ALL
+        .iter()
+        .filter_map(|&side| {
+            if let PlayedSeat::Player(spec) = &request.seats[side] {
+                Some(spec)
+            } else {
+                None
+            }
+        })
+        .collect();
     let mut bound = super::players::players_bound(&seats);
     bound["moves"] = json!(request.game.moves.len());
     let (name, archive) = app
         .heavy(("export-dataset", bound), move |app, job| {
-            let failed = |e: std::io::Error| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("cannot write the dataset: {e}"));
+            let failed = |e: std::io::Error| {
+                ApiError::status(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("cannot write the dataset: {e}"),
+                )
+            };
             std::fs::create_dir_all(&app.tables).map_err(failed)?;
-            let scratch = tempfile::Builder::new().prefix(".export-").tempdir_in(&app.tables).map_err(failed)?;
+            let scratch = tempfile::Builder::new()
+                .prefix(".export-")
+                .tempdir_in(&app.tables)
+                .map_err(failed)?;
             let dir = scratch.path().join("dataset");
-            let manifest = export_dataset::write(&request, &dir, &app.resources, &command, job).map_err(|e| match e {
-                ExportError::Field(e) => ApiError::from(e),
-                ExportError::Dataset(e) => ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, e),
-                ExportError::Tables(e) => {
-                    ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("the server's tables failed a seat: {e}"))
-                }
-                ExportError::Cancelled => ApiError::cancelled(),
-            })?;
+            let manifest = export_dataset::write(&request, &dir, &app.resources, &command, job)
+                .map_err(|e| match e {
+                    ExportError::Field(e) => ApiError::from(e),
+                    ExportError::Dataset(e) => {
+                        ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, e)
+                    }
+                    ExportError::Tables(e) => ApiError::status(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        format!("the server's tables failed a seat: {e}"),
+                    ),
+                    ExportError::Cancelled => ApiError::cancelled(),
+                })?;
             let name = format!("match-{}", manifest.run_id);
             Ok::<_, ApiError>((name.clone(), archive(&dir, &name).map_err(failed)?))
         })
@@ -114,7 +150,11 @@ fn archive(dir: &Path, name: &str) -> std::io::Result<Vec<u8>> {
     builder.into_inner()
 }
 
-fn append_sorted(builder: &mut tar::Builder<Vec<u8>>, dir: &Path, at: &Path) -> std::io::Result<()> {
+fn append_sorted(
+    builder: &mut tar::Builder<Vec<u8>>,
+    dir: &Path,
+    at: &Path,
+) -> std::io::Result<()> {
     let mut entries: Vec<std::fs::DirEntry> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.file_name());
     builder.append_dir(at, dir)?;

@@ -35,7 +35,8 @@ impl Guard {
     /// The guard of a server listening on `addr`, also answering to `allow` (host names given
     /// with `--allow-host`), with `token` required for the API if given.
     pub fn new(addr: SocketAddr, allow: &[String], token: Option<String>) -> Guard {
-        let mut names: Vec<String> = vec!["127.0.0.1".into(), "localhost".into(), "[::1]".into(), host_name(addr.ip())];
+        let mut names: Vec<String> =
+            vec!["127.0.0.1".into(), "localhost".into(), "[::1]".into(), host_name(addr.ip())];
         names.extend(allow.iter().map(|n| n.to_ascii_lowercase()));
         Guard { names, port: addr.port(), token }
     }
@@ -89,7 +90,9 @@ pub async fn check(State(guard): State<Arc<Guard>>, mut request: Request, next: 
     let mut response = next.run(request).await;
     if let Some(token) = set_cookie {
         let cookie = format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
-        response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a hex token"));
+        response
+            .headers_mut()
+            .insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a hex token"));
     }
     response
 }
@@ -99,7 +102,8 @@ impl Guard {
     /// cookie (the page opened with a right `?token=`).
     fn admit(&self, request: &mut Request) -> Result<(bool, Option<String>), ApiError> {
         let headers = request.headers();
-        let host = text(headers, header::HOST).ok_or_else(|| forbidden("host", "no Host header: name this server as its address"))?;
+        let host = text(headers, header::HOST)
+            .ok_or_else(|| forbidden("host", "no Host header: name this server as its address"))?;
         // An address in absolute form names the server too.
         let named = request.uri().authority().map_or(host, |a| a.as_str());
         for name in [host, named] {
@@ -121,7 +125,8 @@ impl Guard {
         if post {
             check_json(headers)?;
         }
-        let query = head::take_query(request.headers_mut()).unwrap_or_else(|| request.uri().query().unwrap_or("").to_string());
+        let query = head::take_query(request.headers_mut())
+            .unwrap_or_else(|| request.uri().query().unwrap_or("").to_string());
         let Some(token) = &self.token else {
             request.extensions_mut().insert(Query(query));
             return Ok((api, None));
@@ -148,13 +153,17 @@ impl Guard {
 fn check_origin(headers: &HeaderMap, host: &str) -> Result<(), ApiError> {
     if let Some(origin) = text(headers, header::ORIGIN) {
         if !origin.eq_ignore_ascii_case(&format!("http://{host}")) {
-            return Err(forbidden("origin", format!("a request from '{origin}', another origin than this server's")));
+            return Err(forbidden(
+                "origin",
+                format!("a request from '{origin}', another origin than this server's"),
+            ));
         }
     }
     match text(headers, header::HeaderName::from_static("sec-fetch-site")) {
-        Some(site @ ("cross-site" | "same-site")) => {
-            Err(forbidden("sec-fetch-site", format!("a {site} request, from a page of another origin")))
-        }
+        Some(site @ ("cross-site" | "same-site")) => Err(forbidden(
+            "sec-fetch-site",
+            format!("a {site} request, from a page of another origin"),
+        )),
         _ => Ok(()),
     }
 }
@@ -167,14 +176,20 @@ fn check_json(headers: &HeaderMap) -> Result<(), ApiError> {
         Ok(())
     } else {
         let given = if kind.is_empty() { "none".to_string() } else { format!("'{kind}'") };
-        Err(ApiError::refused(StatusCode::UNSUPPORTED_MEDIA_TYPE, "content-type", format!("Content-Type {given}: send application/json")))
+        Err(ApiError::refused(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "content-type",
+            format!("Content-Type {given}: send application/json"),
+        ))
     }
 }
 
 /// The `token` of a query, and the query without it.
 fn split_token(query: &str) -> (Option<String>, String) {
-    let (tokens, rest): (Vec<&str>, Vec<&str>) = query.split('&').partition(|p| p.starts_with("token=") || *p == "token");
-    let token = tokens.first().map(|t| t.trim_start_matches("token").trim_start_matches('=').to_string());
+    let (tokens, rest): (Vec<&str>, Vec<&str>) =
+        query.split('&').partition(|p| p.starts_with("token=") || *p == "token");
+    let token =
+        tokens.first().map(|t| t.trim_start_matches("token").trim_start_matches('=').to_string());
     (token, rest.join("&"))
 }
 
@@ -206,39 +221,72 @@ mod tests {
         for ok in ["127.0.0.1:8080", "LOCALHOST:8080", "[::1]:8080", "box.lan:8080"] {
             assert!(g.is_own(ok), "{ok}");
         }
-        for bad in ["evil.example:8080", "127.0.0.1:8081", "127.0.0.1", "localhost.evil:8080", "[::1]", "127.0.0.1:8080x"] {
+        for bad in [
+            "evil.example:8080",
+            "127.0.0.1:8081",
+            "127.0.0.1",
+            "localhost.evil:8080",
+            "[::1]",
+            "127.0.0.1:8080x",
+        ] {
             assert!(!g.is_own(bad), "{bad}");
         }
         let v6 = Guard::new("[::1]:80".parse().unwrap(), &[], None);
         assert!(v6.is_own("[::1]") && v6.is_own("localhost") && !v6.is_own("[::2]"));
     }
 
-    fn admitted(guard: &Guard, target: &str, more: &[(header::HeaderName, &str)]) -> Result<(bool, Option<String>, String), ApiError> {
+    fn admitted(
+        guard: &Guard,
+        target: &str,
+        more: &[(header::HeaderName, &str)],
+    ) -> Result<(bool, Option<String>, String), ApiError> {
         let mut builder = Request::builder().uri(target).header(header::HOST, "10.0.0.1:8080");
         for (name, value) in more {
             builder = builder.header(name, *value);
         }
         let mut request = builder.body(axum::body::Body::empty()).unwrap();
         let (api, cookie) = guard.admit(&mut request)?;
-        Ok((api, cookie, request.extensions().get::<Query>().map(|q| q.0.clone()).unwrap_or_default()))
+        Ok((
+            api,
+            cookie,
+            request.extensions().get::<Query>().map(|q| q.0.clone()).unwrap_or_default(),
+        ))
     }
 
     #[test]
     fn off_the_loopback_the_api_needs_the_token() {
         let token = "00112233445566778899aabbccddeeff";
         let guard = Guard::new("10.0.0.1:8080".parse().unwrap(), &[], Some(token.into()));
-        let field = |r: Result<(bool, Option<String>, String), ApiError>| r.unwrap_err().json()["field"].clone();
+        let field = |r: Result<(bool, Option<String>, String), ApiError>| {
+            r.unwrap_err().json()["field"].clone()
+        };
         assert_eq!(field(admitted(&guard, "/api/status", &[])), "token");
         assert_eq!(field(admitted(&guard, "/api/status?token=00", &[])), "token");
-        assert_eq!(field(admitted(&guard, "/api/status", &[(header::AUTHORIZATION, "Bearer 0011")])), "token");
+        assert_eq!(
+            field(admitted(&guard, "/api/status", &[(header::AUTHORIZATION, "Bearer 0011")])),
+            "token"
+        );
         // By the query (taken out of it), by the header, by the page's cookie.
         let query = admitted(&guard, &format!("/api/game?moves=1&token={token}"), &[]).unwrap();
         assert_eq!(query, (true, None, "moves=1".to_string()));
-        assert!(admitted(&guard, "/api/status", &[(header::AUTHORIZATION, &format!("Bearer {token}"))]).is_ok());
-        assert!(admitted(&guard, "/api/status", &[(header::COOKIE, &format!("theme=dark; {COOKIE}={token}"))]).is_ok());
+        assert!(admitted(
+            &guard,
+            "/api/status",
+            &[(header::AUTHORIZATION, &format!("Bearer {token}"))]
+        )
+        .is_ok());
+        assert!(admitted(
+            &guard,
+            "/api/status",
+            &[(header::COOKIE, &format!("theme=dark; {COOKIE}={token}"))]
+        )
+        .is_ok());
         // The page opens without it, and keeps the right one in a cookie.
         assert_eq!(admitted(&guard, "/", &[]).unwrap(), (false, None, String::new()));
-        assert_eq!(admitted(&guard, &format!("/?token={token}"), &[]).unwrap(), (false, Some(token.to_string()), String::new()));
+        assert_eq!(
+            admitted(&guard, &format!("/?token={token}"), &[]).unwrap(),
+            (false, Some(token.to_string()), String::new())
+        );
         assert_eq!(admitted(&guard, "/?token=bad", &[]).unwrap().1, None);
         // On the loopback there is none, and a token parameter is an unknown parameter.
         let open = Guard::new("127.0.0.1:8080".parse().unwrap(), &["10.0.0.1".into()], None);
@@ -248,7 +296,10 @@ mod tests {
 
     #[test]
     fn the_token_leaves_the_query() {
-        assert_eq!(split_token("moves=1&token=ab&first=north"), (Some("ab".to_string()), "moves=1&first=north".to_string()));
+        assert_eq!(
+            split_token("moves=1&token=ab&first=north"),
+            (Some("ab".to_string()), "moves=1&first=north".to_string())
+        );
         assert_eq!(split_token("moves=1"), (None, "moves=1".to_string()));
         assert!(same("abc", "abc") && !same("abc", "abd") && !same("abc", "ab"));
     }

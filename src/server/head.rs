@@ -66,25 +66,47 @@ impl Refusal {
     fn error(self, detail: &str) -> ApiError {
         let kib = MAX_HEAD_BYTES >> 10;
         let (status, field, message) = match self {
-            Refusal::TargetTooLong => (StatusCode::URI_TOO_LONG, "query", format!("the request target is longer than {kib} KiB")),
-            Refusal::PathTooLong => {
-                (StatusCode::URI_TOO_LONG, "path", format!("the request's path is longer than {} KiB", PLAIN_TARGET >> 10))
+            Refusal::TargetTooLong => (
+                StatusCode::URI_TOO_LONG,
+                "query",
+                format!("the request target is longer than {kib} KiB"),
+            ),
+            Refusal::PathTooLong => (
+                StatusCode::URI_TOO_LONG,
+                "path",
+                format!("the request's path is longer than {} KiB", PLAIN_TARGET >> 10),
+            ),
+            Refusal::HeadTooLarge => (
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                "headers",
+                format!("the request head is larger than {kib} KiB"),
+            ),
+            Refusal::TooManyHeaders => (
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                "headers",
+                format!("more than {MAX_HEADERS} header fields"),
+            ),
+            Refusal::Malformed => {
+                (StatusCode::BAD_REQUEST, "head", format!("a malformed request head ({detail})"))
             }
-            Refusal::HeadTooLarge => {
-                (StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, "headers", format!("the request head is larger than {kib} KiB"))
-            }
-            Refusal::TooManyHeaders => {
-                (StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, "headers", format!("more than {MAX_HEADERS} header fields"))
-            }
-            Refusal::Malformed => (StatusCode::BAD_REQUEST, "head", format!("a malformed request head ({detail})")),
-            Refusal::BadLength => (StatusCode::BAD_REQUEST, "content-length", "Content-Length is not one whole number of bytes".into()),
+            Refusal::BadLength => (
+                StatusCode::BAD_REQUEST,
+                "content-length",
+                "Content-Length is not one whole number of bytes".into(),
+            ),
             Refusal::Chunked => (
                 StatusCode::LENGTH_REQUIRED,
                 "transfer-encoding",
                 "a body sent with Transfer-Encoding: send it with a Content-Length".into(),
             ),
-            Refusal::OwnHeader => (StatusCode::BAD_REQUEST, "headers", format!("header fields named {OWN_PREFIX}* are the server's own")),
-            Refusal::BodyWithoutPost => (StatusCode::BAD_REQUEST, "body", "a body is only read with POST".into()),
+            Refusal::OwnHeader => (
+                StatusCode::BAD_REQUEST,
+                "headers",
+                format!("header fields named {OWN_PREFIX}* are the server's own"),
+            ),
+            Refusal::BodyWithoutPost => {
+                (StatusCode::BAD_REQUEST, "body", "a body is only read with POST".into())
+            }
         };
         ApiError::refused(status, field, message)
     }
@@ -189,11 +211,16 @@ impl<S> HeadStream<S> {
             return true;
         }
         let from = self.scanned.saturating_sub(3);
-        let Some(end) = self.input[from..].windows(4).position(|w| w == b"\r\n\r\n").map(|i| from + i + 4) else {
+        let Some(end) =
+            self.input[from..].windows(4).position(|w| w == b"\r\n\r\n").map(|i| from + i + 4)
+        else {
             self.scanned = self.input.len();
             if self.input.len() > MAX_HEAD_BYTES {
                 let line_ended = self.input.windows(2).any(|w| w == b"\r\n");
-                self.refuse(if line_ended { Refusal::HeadTooLarge } else { Refusal::TargetTooLong }, "");
+                self.refuse(
+                    if line_ended { Refusal::HeadTooLarge } else { Refusal::TargetTooLong },
+                    "",
+                );
                 return true;
             }
             return false;
@@ -229,12 +256,21 @@ fn examine(head: &[u8]) -> Result<(Vec<u8>, u64), (Refusal, String)> {
     match request.parse(head) {
         Ok(httparse::Status::Complete(_)) => {}
         Ok(httparse::Status::Partial) => return Err((Refusal::Malformed, "incomplete".into())),
-        Err(httparse::Error::TooManyHeaders) => return Err((Refusal::TooManyHeaders, String::new())),
+        Err(httparse::Error::TooManyHeaders) => {
+            return Err((Refusal::TooManyHeaders, String::new()))
+        }
         Err(e) => return Err((Refusal::Malformed, e.to_string())),
     }
     let (method, target) = (request.method.unwrap_or(""), request.path.unwrap_or(""));
     if head.len() > MAX_HEAD_BYTES {
-        return Err((if target.len() > MAX_HEAD_BYTES / 2 { Refusal::TargetTooLong } else { Refusal::HeadTooLarge }, String::new()));
+        return Err((
+            if target.len() > MAX_HEAD_BYTES / 2 {
+                Refusal::TargetTooLong
+            } else {
+                Refusal::HeadTooLarge
+            },
+            String::new(),
+        ));
     }
     let body = body_length(request.headers)?;
     if body > 0 && method != "POST" {
@@ -250,7 +286,8 @@ fn examine(head: &[u8]) -> Result<(Vec<u8>, u64), (Refusal, String)> {
     if target.len() <= PLAIN_TARGET {
         return Ok((head.to_vec(), body));
     }
-    let mut out = format!("{method} {path} HTTP/1.{}\r\n", request.version.unwrap_or(1)).into_bytes();
+    let mut out =
+        format!("{method} {path} HTTP/1.{}\r\n", request.version.unwrap_or(1)).into_bytes();
     for field in request.headers.iter() {
         out.extend_from_slice(field.name.as_bytes());
         out.extend_from_slice(b": ");
@@ -265,7 +302,12 @@ fn examine(head: &[u8]) -> Result<(Vec<u8>, u64), (Refusal, String)> {
 /// is checked in pieces: each of its bytes is allowed or not by itself.
 fn target_error(path: &str, query: &str) -> Option<String> {
     let check = |target: &str| axum::http::Uri::try_from(target).err().map(|e| e.to_string());
-    check(path).or_else(|| query.as_bytes().chunks(PLAIN_TARGET).find_map(|piece| check(&format!("/?{}", String::from_utf8_lossy(piece)))))
+    check(path).or_else(|| {
+        query
+            .as_bytes()
+            .chunks(PLAIN_TARGET)
+            .find_map(|piece| check(&format!("/?{}", String::from_utf8_lossy(piece))))
+    })
 }
 
 /// The body's length by its `Content-Length` (0 without one); no chunked bodies, no fields of
@@ -281,9 +323,13 @@ fn body_length(fields: &[httparse::Header]) -> Result<u64, (Refusal, String)> {
             return Err((Refusal::Chunked, String::new()));
         }
         if name == "content-length" {
-            let digits =
-                std::str::from_utf8(field.value).ok().map(str::trim).filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
-            let value = digits.and_then(|v| v.parse::<u64>().ok()).ok_or((Refusal::BadLength, String::new()))?;
+            let digits = std::str::from_utf8(field.value)
+                .ok()
+                .map(str::trim)
+                .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
+            let value = digits
+                .and_then(|v| v.parse::<u64>().ok())
+                .ok_or((Refusal::BadLength, String::new()))?;
             if length.is_some_and(|l| l != value) {
                 return Err((Refusal::BadLength, String::new()));
             }
@@ -294,7 +340,11 @@ fn body_length(fields: &[httparse::Header]) -> Result<u64, (Refusal, String)> {
 }
 
 impl<S: AsyncRead + Unpin> AsyncRead for HeadStream<S> {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         loop {
             if this.given < this.output.len() {
@@ -339,10 +389,18 @@ impl<S: AsyncRead + Unpin> AsyncRead for HeadStream<S> {
 }
 
 impl<S: AsyncWrite + Unpin> AsyncWrite for HeadStream<S> {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
     }
-    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
     }
     fn is_write_vectored(&self) -> bool {

@@ -131,8 +131,12 @@ impl Jobs {
             ));
         }
         let waiting = Waiting(&jobs.waiting);
-        let permit =
-            jobs.slots.clone().acquire_owned().await.map_err(|_| ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "shutting down"))?;
+        let permit = jobs
+            .slots
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "shutting down"))?;
         drop(waiting);
         if job.is_cancelled() {
             jobs.cancelled.fetch_add(1, Ordering::SeqCst);
@@ -151,7 +155,9 @@ impl Jobs {
             out
         })
         .await
-        .map_err(|e| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("the work failed: {e}")))
+        .map_err(|e| {
+            ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("the work failed: {e}"))
+        })
     }
 
     /// Answers with `work`'s JSON: at its end, or, when the client accepts
@@ -163,7 +169,10 @@ impl Jobs {
         (kind, bound): (&'static str, Value),
         work: impl FnOnce(&Job) -> Result<Value, ApiError> + Send + 'static,
     ) -> Response {
-        let streamed = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("text/event-stream"));
+        let streamed = headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("text/event-stream"));
         if streamed {
             return Sse::new(self.stream((kind, bound), Box::new(work))).into_response();
         }
@@ -181,7 +190,8 @@ impl Jobs {
         let job = Arc::new(Job::default());
         let jobs = self.clone();
         let worker = job.clone();
-        let task = tokio::spawn(async move { jobs.run_job(worker, kind, work).await.and_then(|r| r) });
+        let task =
+            tokio::spawn(async move { jobs.run_job(worker, kind, work).await.and_then(|r| r) });
         let started = Instant::now();
         // The guard lives in the stream's state: dropped with the stream, it cancels the job.
         let state = (Some(task), CancelOnDrop(Some(job)));

@@ -39,7 +39,9 @@ pub use guard::new_token;
 pub use head::{MAX_HEADERS, MAX_HEAD_BYTES};
 pub use params::MAX_QUERY_BYTES;
 use state::App;
-pub use state::{Config, BODY_TIMEOUT, HEAVY_AT_ONCE, HEAVY_QUEUED, MAX_BODIES_BYTES, MAX_BODY_BYTES};
+pub use state::{
+    Config, BODY_TIMEOUT, HEAVY_AT_ONCE, HEAVY_QUEUED, MAX_BODIES_BYTES, MAX_BODY_BYTES,
+};
 
 /// Connections open at once; beyond them the oldest one still waiting for a request's head is
 /// closed to let a new one in, or the new one is closed at once when none is ([`connections`]).
@@ -54,14 +56,19 @@ const LINGER: Duration = Duration::from_secs(2);
 
 /// Binds, tells `ready` the address, and serves until the process ends.
 pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_io().enable_time().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_io()
+        .enable_time()
+        .build()?;
     let app = Arc::new(App::new(&config));
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.addr).await?;
         let addr = listener.local_addr()?;
         ready(addr);
         let guard = Arc::new(guard::Guard::new(addr, &config.allow_hosts, config.token.clone()));
-        let router = api::router(app).layer(axum::middleware::from_fn_with_state(guard, guard::check));
+        let router =
+            api::router(app).layer(axum::middleware::from_fn_with_state(guard, guard::check));
         let connections = connections::Connections::new(MAX_CONNECTIONS);
         loop {
             let stream = match listener.accept().await {
@@ -81,13 +88,18 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()
 /// One connection: its heads read first ([`head::HeadStream`]), then hyper's HTTP/1 with the
 /// head timeout and a buffer that holds the largest head; closed early if the registry needs
 /// its place.
-async fn serve_connection(stream: tokio::net::TcpStream, router: axum::Router, place: connections::Place) {
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    router: axum::Router,
+    place: connections::Place,
+) {
     let (stream, cut) = head::HeadStream::new(stream, place.connection().clone());
     let service = TowerToHyperService::new(router);
-    let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
-        request.extensions_mut().insert(cut.clone());
-        service.call(request)
-    });
+    let service =
+        hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(cut.clone());
+            service.call(request)
+        });
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(HEAD_TIMEOUT)

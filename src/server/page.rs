@@ -33,8 +33,14 @@ pub fn page() -> &'static str {
     static PAGE: OnceLock<String> = OnceLock::new();
     PAGE.get_or_init(|| {
         let style = format!("{}\n{BOARD_CSS}\n{STYLE}", palette_css());
-        let script = format!("{BOARD_SCRIPT}\n(function () {{\n\"use strict\";\n{}}})();\n", SECTIONS.concat());
-        assert_eq!(TEMPLATE.matches("{{STYLE}}").count() + TEMPLATE.matches("{{SCRIPT}}").count(), 2);
+        let script = format!(
+            "{BOARD_SCRIPT}\n(function () {{\n\"use strict\";\n{}}})();\n",
+            SECTIONS.concat()
+        );
+        assert_eq!(
+            TEMPLATE.matches("{{STYLE}}").count() + TEMPLATE.matches("{{SCRIPT}}").count(),
+            2
+        );
         TEMPLATE.replace("{{STYLE}}", &style).replace("{{SCRIPT}}", &script)
     })
 }
@@ -68,7 +74,8 @@ pub fn rules_answer() -> Value {
     let readings: Vec<Value> = READINGS
         .iter()
         .map(|r| {
-            let rules: serde_json::Map<String, Value> = r.rules.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+            let rules: serde_json::Map<String, Value> =
+                r.rules.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
             json!({ "name": r.name, "rules": rules })
         })
         .collect();
@@ -82,7 +89,9 @@ pub fn rules_answer() -> Value {
 
 /// The board of a game for the page's board component: the match as the replay page's data
 /// (every move's laps and captures), and the board drawn at the game's start.
-pub fn board_answer(spec: &crate::app::explore::game::GameSpec) -> Result<Value, crate::app::FieldError> {
+pub fn board_answer(
+    spec: &crate::app::explore::game::GameSpec,
+) -> Result<Value, crate::app::FieldError> {
     let film = spec.film()?;
     let info = PageInfo { title: String::new(), about: Vec::new(), initial_ply: film.plies() };
     let start = film.state_after(0).expect("a film has its start");

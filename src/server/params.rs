@@ -6,7 +6,8 @@ use crate::app::explore::game::{GameSpec, Start};
 use crate::engine::{BySide, Ruleset, Side};
 
 /// The parameters naming a game: its rules, its start (a match's, or a set-up) and its moves.
-pub const GAME_PARAMS: [&str; 7] = ["rule", "first", "moves", "holdings", "position", "reserve", "to_move"];
+pub const GAME_PARAMS: [&str; 7] =
+    ["rule", "first", "moves", "holdings", "position", "reserve", "to_move"];
 
 /// The parameters naming a game and `extra` ones: the names an endpoint knows.
 pub fn game_params(extra: &[&'static str]) -> Vec<&'static str> {
@@ -26,8 +27,14 @@ pub struct Query(pub String);
 impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Query {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Query, Self::Rejection> {
-        Ok(parts.extensions.remove::<Query>().unwrap_or_else(|| Query(parts.uri.query().unwrap_or("").to_string())))
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Query, Self::Rejection> {
+        Ok(parts
+            .extensions
+            .remove::<Query>()
+            .unwrap_or_else(|| Query(parts.uri.query().unwrap_or("").to_string())))
     }
 }
 
@@ -60,8 +67,12 @@ fn decode(text: &str, field: &str) -> Result<String, BadRequest> {
         match bytes[i] {
             b'+' => out.push(b' '),
             b'%' => {
-                let pair = bytes.get(i + 1).and_then(|&a| hex(a)).zip(bytes.get(i + 2).and_then(|&b| hex(b)));
-                let (a, b) = pair.ok_or_else(|| bad(field, "a % not followed by two hexadecimal digits"))?;
+                let pair = bytes
+                    .get(i + 1)
+                    .and_then(|&a| hex(a))
+                    .zip(bytes.get(i + 2).and_then(|&b| hex(b)));
+                let (a, b) =
+                    pair.ok_or_else(|| bad(field, "a % not followed by two hexadecimal digits"))?;
                 out.push(a << 4 | b);
                 i += 2;
             }
@@ -83,7 +94,11 @@ impl Params {
             let (name, value) = item.split_once('=').unwrap_or((item, ""));
             let name = decode(name, "query")?;
             if !known.contains(&name.as_str()) {
-                let known = if known.is_empty() { "this takes none".to_string() } else { format!("known ones are {}", known.join(", ")) };
+                let known = if known.is_empty() {
+                    "this takes none".to_string()
+                } else {
+                    format!("known ones are {}", known.join(", "))
+                };
                 return Err(bad(&name, format!("unknown parameter '{name}': {known}")));
             }
             let value = decode(value, &name)?;
@@ -147,17 +162,35 @@ impl Params {
     pub fn start(&self) -> Result<Start, BadRequest> {
         let first = self.side("first", Side::South)?;
         match (self.one("holdings")?, self.one("position")?) {
-            (Some(_), Some(_)) => Err(bad("position", "give holdings (a round's start) or position (inside a round), not both")),
-            (Some(h), None) => Ok(Start::RoundStart { holdings: pair(h, "holdings")?, starter: first }),
+            (Some(_), Some(_)) => Err(bad(
+                "position",
+                "give holdings (a round's start) or position (inside a round), not both",
+            )),
+            (Some(h), None) => {
+                Ok(Start::RoundStart { holdings: pair(h, "holdings")?, starter: first })
+            }
             (None, Some(text)) => {
-                let reserve = pair(self.one("reserve")?.ok_or_else(|| bad("reserve", "a position needs reserve=S,N"))?, "reserve")?;
-                let to_move = self.one("to_move")?.ok_or_else(|| bad("to_move", "a position needs to_move=south or north"))?;
-                Ok(Start::Board { pits: pits_of(text)?, reserve, to_move: to_move.parse().map_err(|e| bad("to_move", e))? })
+                let reserve = pair(
+                    self.one("reserve")?
+                        .ok_or_else(|| bad("reserve", "a position needs reserve=S,N"))?,
+                    "reserve",
+                )?;
+                let to_move = self
+                    .one("to_move")?
+                    .ok_or_else(|| bad("to_move", "a position needs to_move=south or north"))?;
+                Ok(Start::Board {
+                    pits: pits_of(text)?,
+                    reserve,
+                    to_move: to_move.parse().map_err(|e| bad("to_move", e))?,
+                })
             }
             (None, None) => {
                 for name in ["reserve", "to_move"] {
                     if self.one(name)?.is_some() {
-                        return Err(bad(name, format!("{name} belongs to a set-up position: give position=PITS too")));
+                        return Err(bad(
+                            name,
+                            format!("{name} belongs to a set-up position: give position=PITS too"),
+                        ));
                     }
                 }
                 Ok(Start::Match { first })
@@ -173,7 +206,11 @@ impl Params {
     /// An analysis request (the parameters of `analyse`, see docs/serve.md).
     pub fn analyse_request(&self) -> Result<AnalyseRequest, BadRequest> {
         let GameSpec { rules, start, moves } = self.game_spec()?;
-        Ok(AnalyseRequest { rules, position: PositionSpec { start, moves }, with_match: self.flag("match", true)? })
+        Ok(AnalyseRequest {
+            rules,
+            position: PositionSpec { start, moves },
+            with_match: self.flag("match", true)?,
+        })
     }
 }
 
@@ -186,7 +223,10 @@ pub fn rules_of(items: &[&str]) -> Result<Ruleset, BadRequest> {
     for item in items {
         let name = item.split_once('=').map_or(*item, |(n, _)| n).trim();
         if seen.contains(&name) {
-            return Err(bad("rule", format!("switch `{name}` is given twice; give each switch at most once")));
+            return Err(bad(
+                "rule",
+                format!("switch `{name}` is given twice; give each switch at most once"),
+            ));
         }
         seen.push(name);
     }
@@ -202,14 +242,23 @@ pub fn moves_of(text: &str) -> Result<Vec<usize>, BadRequest> {
     items
         .iter()
         .enumerate()
-        .map(|(i, m)| m.parse::<usize>().map_err(|_| bad("moves", format!("item {}: '{m}' is not a local pit (0..pits_per_row-1)", i + 1))))
+        .map(|(i, m)| {
+            m.parse::<usize>().map_err(|_| {
+                bad(
+                    "moves",
+                    format!("item {}: '{m}' is not a local pit (0..pits_per_row-1)", i + 1),
+                )
+            })
+        })
         .collect()
 }
 
 /// "S,N" as two counts.
 pub fn pair(text: &str, field: &str) -> Result<BySide<u32>, BadRequest> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    let num = |x: &str| x.parse::<u32>().map_err(|_| bad(field, format!("'{x}' is not a number of counters")));
+    let num = |x: &str| {
+        x.parse::<u32>().map_err(|_| bad(field, format!("'{x}' is not a number of counters")))
+    };
     match parts.as_slice() {
         [s, n] => Ok(BySide::new(num(s)?, num(n)?)),
         _ => Err(bad(field, format!("'{text}': expected S,N (South's, then North's)"))),
@@ -223,10 +272,12 @@ pub fn pits_of(text: &str) -> Result<Vec<Option<u8>>, BadRequest> {
         .enumerate()
         .map(|(i, x)| match x {
             "x" | "X" => Ok(None),
-            _ => x
-                .parse::<u8>()
-                .map(Some)
-                .map_err(|_| bad("position", format!("item {}: '{x}' is neither a count (0..=255) nor x (closed)", i + 1))),
+            _ => x.parse::<u8>().map(Some).map_err(|_| {
+                bad(
+                    "position",
+                    format!("item {}: '{x}' is neither a count (0..=255) nor x (closed)", i + 1),
+                )
+            }),
         })
         .collect()
 }

@@ -16,7 +16,9 @@ pub fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
     }
     let spec: AgentSpec = text.parse().map_err(|e| ApiError::bad(field, e))?;
     match spec {
-        AgentSpec::External(_) | AgentSpec::Host(_) => Err(ApiError::bad(field, "external players are not offered by the server")),
+        AgentSpec::External(_) | AgentSpec::Host(_) => {
+            Err(ApiError::bad(field, "external players are not offered by the server"))
+        }
         spec => Ok(bounded(spec)),
     }
 }
@@ -27,10 +29,13 @@ pub fn player(text: &str, field: &str) -> Result<AgentSpec, ApiError> {
 /// a dataset's manifest and a replay elsewhere name the player that really played.
 pub fn bounded(spec: AgentSpec) -> AgentSpec {
     match spec {
-        AgentSpec::Minimax(p) => {
-            AgentSpec::Minimax(MinimaxParams { nodes: Some(p.nodes.map_or(MAX_SEARCH_NODES, |n| n.min(MAX_SEARCH_NODES))), ..p })
+        AgentSpec::Minimax(p) => AgentSpec::Minimax(MinimaxParams {
+            nodes: Some(p.nodes.map_or(MAX_SEARCH_NODES, |n| n.min(MAX_SEARCH_NODES))),
+            ..p
+        }),
+        AgentSpec::Mcts(p) => {
+            AgentSpec::Mcts(MctsParams { playouts: p.playouts.min(MAX_SEARCH_PLAYOUTS), ..p })
         }
-        AgentSpec::Mcts(p) => AgentSpec::Mcts(MctsParams { playouts: p.playouts.min(MAX_SEARCH_PLAYOUTS), ..p }),
         spec => spec,
     }
 }
@@ -43,4 +48,5 @@ pub fn players_bound(specs: &[&AgentSpec]) -> Value {
 
 /// The seats the page offers, `human` (a person at the page) first, then the engine's players
 /// within the server's budget.
-pub const OFFERED: [&str; 7] = ["human", "random", "greedy", "minimax:4", "mcts:400", "perfect:round", "perfect:match"];
+pub const OFFERED: [&str; 7] =
+    ["human", "random", "greedy", "minimax:4", "mcts:400", "perfect:round", "perfect:match"];

@@ -31,14 +31,21 @@ mod tests {
     /// switches, in its order.
     #[test]
     fn the_readings_are_the_studys() {
-        let study: toml::Value = toml::from_str(include_str!("../../experiments/readings.toml")).unwrap();
+        let study: toml::Value =
+            toml::from_str(include_str!("../../experiments/readings.toml")).unwrap();
         let mut found: Vec<(String, Vec<(String, String)>)> = Vec::new();
         for arm in study["arms"].as_array().unwrap() {
             let reading = arm["name"].as_str().unwrap().split("--").next().unwrap().to_string();
             let mut rules: Vec<(String, String)> = arm
                 .get("rules")
                 .and_then(|r| r.as_table())
-                .map(|t| t.iter().map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string))).collect())
+                .map(|t| {
+                    t.iter()
+                        .map(|(k, v)| {
+                            (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                        })
+                        .collect()
+                })
                 .unwrap_or_default();
             rules.sort();
             if !found.iter().any(|f| f.0 == reading) {
@@ -48,7 +55,8 @@ mod tests {
         let declared: Vec<(String, Vec<(String, String)>)> = READINGS
             .iter()
             .map(|r| {
-                let mut rules: Vec<(String, String)> = r.rules.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+                let mut rules: Vec<(String, String)> =
+                    r.rules.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
                 rules.sort();
                 (r.name.to_string(), rules)
             })

@@ -12,7 +12,12 @@ use crate::exact::{round_solution, PerfectError, PerfectKind, TieBreak};
 
 /// What `spec` plays in the set-up `game` after its tables failed it with `e`; None when `e`
 /// is not about the position being out of the tables' reach.
-pub fn set_up_move(app: &App, spec: &AgentSpec, game: &Game, e: &PlayerError) -> Option<Result<Option<usize>, ApiError>> {
+pub fn set_up_move(
+    app: &App,
+    spec: &AgentSpec,
+    game: &Game,
+    e: &PlayerError,
+) -> Option<Result<Option<usize>, ApiError>> {
     let (AgentSpec::Perfect(kind), PlayerError::Perfect(error)) = (spec, e) else { return None };
     let unreached = match error {
         PerfectError::Stored { .. } => true,
@@ -27,7 +32,14 @@ pub fn set_up_move(app: &App, spec: &AgentSpec, game: &Game, e: &PlayerError) ->
             let pos = game.position();
             round_solution(pos, app.store().settings().solve, &mut |_| ())
                 .map(|solution| solution.choose(pos, TieBreak::Lowest).map(|pit| pit.index()))
-                .map_err(|e| ApiError::bad("player", format!("perfect:round cannot solve the round from this set-up position: {e}")))
+                .map_err(|e| {
+                    ApiError::bad(
+                        "player",
+                        format!(
+                            "perfect:round cannot solve the round from this set-up position: {e}"
+                        ),
+                    )
+                })
         }
         PerfectKind::Match => Err(ApiError::bad("player", PERFECT_MATCH_CANNOT)),
     })

@@ -62,8 +62,17 @@ pub struct App {
 
 impl App {
     pub fn new(config: &Config) -> App {
-        let solve = SolveOptions { max_memory: config.max_memory, keep_order: true, max_positions: config.max_positions };
-        let store = ExactStore::new(StoreSettings { tables: config.tables.clone(), cache_bytes: config.max_memory, solve, spill: None });
+        let solve = SolveOptions {
+            max_memory: config.max_memory,
+            keep_order: true,
+            max_positions: config.max_positions,
+        };
+        let store = ExactStore::new(StoreSettings {
+            tables: config.tables.clone(),
+            cache_bytes: config.max_memory,
+            solve,
+            spill: None,
+        });
         App {
             resources: Resources::new(Arc::new(store)),
             jobs: Arc::new(Jobs::new(HEAVY_AT_ONCE, HEAVY_QUEUED)),

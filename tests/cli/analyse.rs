@@ -11,8 +11,15 @@ use serde_json::{json, Value};
 use crate::common::*;
 
 /// One non-default value of each reading switch, and the default reading.
-const READINGS: [&str; 7] =
-    ["", "final_four=stays", "final_four=sower", "skip_origin=true", "pussa_chain=true", "endless=stop", "next_starter=round_winner"];
+const READINGS: [&str; 7] = [
+    "",
+    "final_four=stays",
+    "final_four=sower",
+    "skip_origin=true",
+    "pussa_chain=true",
+    "endless=stop",
+    "next_starter=round_winner",
+];
 
 /// Runs `rajapasu CMD --json` with the board's rules and the test's tables directory, memoized.
 struct Oracle<'a> {
@@ -30,7 +37,9 @@ impl Oracle<'_> {
         if let Some(v) = self.seen.get(&args) {
             return v.clone();
         }
-        let v: Value = serde_json::from_str(ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).trim()).unwrap();
+        let v: Value =
+            serde_json::from_str(ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).trim())
+                .unwrap();
         self.seen.insert(args, v.clone());
         v
     }
@@ -38,7 +47,10 @@ impl Oracle<'_> {
     fn analyse(&mut self, first: Side, moves: &[usize]) -> Value {
         let mut extra = vec![format!("--first={first}")];
         if !moves.is_empty() {
-            extra.push(format!("--moves={}", moves.iter().map(usize::to_string).collect::<Vec<_>>().join(",")));
+            extra.push(format!(
+                "--moves={}",
+                moves.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+            ));
         }
         self.json(&["analyse", "--quiet"], &extra)
     }
@@ -47,7 +59,10 @@ impl Oracle<'_> {
     fn state_for(&mut self, holdings: [u32; 2], starter: Side, side: Side) -> Value {
         let v = self.json(
             &["solve", "--match", "--quiet"],
-            &[format!("--holdings={},{}", holdings[0], holdings[1]), format!("--starter={starter}")],
+            &[
+                format!("--holdings={},{}", holdings[0], holdings[1]),
+                format!("--starter={starter}"),
+            ],
         );
         let outlook = json!({ "value": v["value"], "rounds": v["rounds"] });
         if side == starter {
@@ -87,20 +102,37 @@ fn check_position(oracle: &mut Oracle, rules: Ruleset, first: Side, moves: &[usi
     assert_eq!(a["round"], json!(game.round()), "{context}");
     if *game.position() == game.round_start().position {
         let rs = *game.round_start();
-        let solved =
-            oracle.json(&["solve", "--quiet"], &[format!("--open={},{}", rs.open.0[0], rs.open.0[1]), format!("--starter={}", rs.starter)]);
+        let solved = oracle.json(
+            &["solve", "--quiet"],
+            &[
+                format!("--open={},{}", rs.open.0[0], rs.open.0[1]),
+                format!("--starter={}", rs.starter),
+            ],
+        );
         assert_eq!(a["value"], solved["value"], "{context}");
         assert_eq!(a["best_round"], solved["best_moves"], "{context}");
         let holdings = game.holdings().0;
         let state = oracle.json(
             &["solve", "--match", "--quiet"],
-            &[format!("--holdings={},{}", holdings[0], holdings[1]), format!("--starter={}", rs.starter)],
+            &[
+                format!("--holdings={},{}", holdings[0], holdings[1]),
+                format!("--starter={}", rs.starter),
+            ],
         );
-        assert_eq!(a["match_value"], json!({ "value": state["value"], "rounds": state["rounds"] }), "{context}");
+        assert_eq!(
+            a["match_value"],
+            json!({ "value": state["value"], "rounds": state["rounds"] }),
+            "{context}"
+        );
         assert_eq!(a["best_match"], state["best_moves"], "{context}");
     }
     let legal: Vec<usize> = game.legal_moves().iter().map(|p| p.index()).collect();
-    let listed: Vec<usize> = a["moves"].as_array().unwrap().iter().map(|m| m["pit"].as_u64().unwrap() as usize).collect();
+    let listed: Vec<usize> = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["pit"].as_u64().unwrap() as usize)
+        .collect();
     assert_eq!(listed, legal, "{context}");
     for m in a["moves"].as_array().unwrap() {
         let pit = m["pit"].as_u64().unwrap() as usize;
@@ -113,14 +145,21 @@ fn check_position(oracle: &mut Oracle, rules: Ruleset, first: Side, moves: &[usi
                 let mut next = moves.to_vec();
                 next.push(pit);
                 let c = oracle.analyse(first, &next);
-                (c["value"].as_i64().unwrap(), if c["match_value"].is_null() { Value::Null } else { flip(&c["match_value"]) })
+                (
+                    c["value"].as_i64().unwrap(),
+                    if c["match_value"].is_null() { Value::Null } else { flip(&c["match_value"]) },
+                )
             }
             // The opponent has no move: it is worth minus the remainder to it (R10, R15); the
             // match goes to its next state, one round later, or ends in this round.
             Some(end) => {
                 let outlook = match end.outcome {
-                    Some(Outcome::Won(w)) => json!({ "value": if w == mover { "win" } else { "loss" }, "rounds": 1 }),
-                    Some(Outcome::Unfinished) => unreachable!("the tests' matches are far from max_rounds"),
+                    Some(Outcome::Won(w)) => {
+                        json!({ "value": if w == mover { "win" } else { "loss" }, "rounds": 1 })
+                    }
+                    Some(Outcome::Unfinished) => {
+                        unreachable!("the tests' matches are far from max_rounds")
+                    }
                     None => later(oracle.state_for(end.holdings.0, end.next_starter, mover)),
                 };
                 (-(end.remainder as i64), outlook)
@@ -141,7 +180,8 @@ fn every_move_value_is_the_value_of_the_position_after_it_under_every_reading() 
             let mut assignments = vec![format!("pits_per_row={p}"), format!("seeds_per_pit={s}")];
             assignments.extend((!reading.is_empty()).then(|| reading.to_string()));
             let rules = Ruleset::from_assignments(assignments.iter().map(String::as_str)).unwrap();
-            let mut oracle = Oracle { tables: tables.path(), rules: assignments, seen: HashMap::new() };
+            let mut oracle =
+                Oracle { tables: tables.path(), rules: assignments, seen: HashMap::new() };
             let mut rng = Rng::from_seed(positions as u64 + 11);
             for first in Side::ALL {
                 let mut moves = Vec::new();
@@ -152,7 +192,10 @@ fn every_move_value_is_the_value_of_the_position_after_it_under_every_reading() 
                     if legal.is_empty() {
                         break;
                     }
-                    moves.push(legal[rng.below(legal.len() as u32) as usize]["pit"].as_u64().unwrap() as usize);
+                    moves.push(
+                        legal[rng.below(legal.len() as u32) as usize]["pit"].as_u64().unwrap()
+                            as usize,
+                    );
                 }
             }
         }
@@ -163,30 +206,67 @@ fn every_move_value_is_the_value_of_the_position_after_it_under_every_reading() 
 #[test]
 fn analyse_reproduces_the_golden_round_and_match_values() {
     let tables = tempfile::tempdir().unwrap();
-    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(golden("solve.json")).unwrap()).unwrap();
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(golden("solve.json")).unwrap()).unwrap();
     for case in &cases {
         let rules = rules_of(case);
         let (p, s) = (rules.pits_per_row as usize, rules.seeds_per_pit as u32);
-        let open = [case["open"][0].as_u64().unwrap() as usize, case["open"][1].as_u64().unwrap() as usize];
+        let open = [
+            case["open"][0].as_u64().unwrap() as usize,
+            case["open"][1].as_u64().unwrap() as usize,
+        ];
         // The round's start with these open pits (R12); the rest of the counters in reserve.
-        let pits: Vec<String> = (0..2 * p).map(|g| if g % p >= p - open[g / p] { s.to_string() } else { "x".into() }).collect();
+        let pits: Vec<String> = (0..2 * p)
+            .map(|g| if g % p >= p - open[g / p] { s.to_string() } else { "x".into() })
+            .collect();
         let reserve = rules.total_counters() - (open[0] + open[1]) as u32 * s;
-        let mut args = vec!["analyse".to_string(), "--json".into(), "--no-match".into(), format!("--position={}", pits.join(","))];
-        args.extend([format!("--reserve={reserve},0"), format!("--to-move={}", case["starter"].as_str().unwrap())]);
+        let mut args = vec![
+            "analyse".to_string(),
+            "--json".into(),
+            "--no-match".into(),
+            format!("--position={}", pits.join(",")),
+        ];
+        args.extend([
+            format!("--reserve={reserve},0"),
+            format!("--to-move={}", case["starter"].as_str().unwrap()),
+        ]);
         args.extend(rule_args(&rules));
-        let v: Value = serde_json::from_str(ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).trim()).unwrap();
-        assert_eq!((&v["value"], &v["best_round"]), (&case["value"], &case["best_moves"]), "{case}");
-        assert!(v["match_value"].is_null() && v["moves"].as_array().unwrap().iter().all(|m| m["match"].is_null()));
+        let v: Value =
+            serde_json::from_str(ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).trim())
+                .unwrap();
+        assert_eq!(
+            (&v["value"], &v["best_round"]),
+            (&case["value"], &case["best_moves"]),
+            "{case}"
+        );
+        assert!(
+            v["match_value"].is_null()
+                && v["moves"].as_array().unwrap().iter().all(|m| m["match"].is_null())
+        );
     }
-    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(golden("solve_match.json")).unwrap()).unwrap();
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(golden("solve_match.json")).unwrap())
+            .unwrap();
     for case in &cases {
         let rules = rules_of(case);
-        let mut args = vec!["analyse".to_string(), "--json".into(), "--quiet".into(), "--tables".into(), s(tables.path()).into()];
+        let mut args = vec![
+            "analyse".to_string(),
+            "--json".into(),
+            "--quiet".into(),
+            "--tables".into(),
+            s(tables.path()).into(),
+        ];
         args.push(format!("--holdings={},{}", case["holdings"][0], case["holdings"][1]));
         args.push(format!("--first={}", case["starter"].as_str().unwrap()));
         args.extend(rule_args(&rules));
-        let v: Value = serde_json::from_str(ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).trim()).unwrap();
-        assert_eq!(v["match_value"], json!({ "value": case["value"], "rounds": case["rounds"] }), "{case}");
+        let v: Value =
+            serde_json::from_str(ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).trim())
+                .unwrap();
+        assert_eq!(
+            v["match_value"],
+            json!({ "value": case["value"], "rounds": case["rounds"] }),
+            "{case}"
+        );
         assert_eq!(v["best_match"], case["best_moves"], "{case}");
     }
 }
@@ -205,8 +285,18 @@ fn rule_args(rules: &Ruleset) -> Vec<String> {
 #[test]
 fn analyse_prints_a_readable_table_and_reports_the_end_of_a_round() {
     let tables = tempfile::tempdir().unwrap();
-    let text = ok(&["analyse", "--rule=pits_per_row=3", "--rule=seeds_per_pit=2", "--tables", s(tables.path())]);
-    for needle in ["south to move; value 10 (R15); match win in 1 (R17)", "pit  round  match", "  2    +10  win in 1   round match"] {
+    let text = ok(&[
+        "analyse",
+        "--rule=pits_per_row=3",
+        "--rule=seeds_per_pit=2",
+        "--tables",
+        s(tables.path()),
+    ]);
+    for needle in [
+        "south to move; value 10 (R15); match win in 1 (R17)",
+        "pit  round  match",
+        "  2    +10  win in 1   round match",
+    ] {
         assert!(text.contains(needle), "lacks {needle:?}:\n{text}");
     }
     // North to move with every counter of its row gone: no legal move, South collects (R10).
@@ -242,9 +332,18 @@ fn analyse_rejects_bad_input_naming_the_field() {
     let cases: [(&[&str], &[&str]); 8] = [
         (&["--holdings=5,5"], &["--holdings", "sum to 10", "12 counters"]),
         (&["--holdings=1,11"], &["--holdings", "fewer than seeds_per_pit"]),
-        (&["--position=1,2,3", "--reserve=0,0", "--to-move=south"], &["--position", "3 pits given", "6"]),
-        (&["--position=2,2,2,2,2,2", "--reserve=1,0", "--to-move=south"], &["--position", "13", "12"]),
-        (&["--position=x,2,2,2,y,2", "--reserve=0,0", "--to-move=south"], &["--position item 5", "'y'"]),
+        (
+            &["--position=1,2,3", "--reserve=0,0", "--to-move=south"],
+            &["--position", "3 pits given", "6"],
+        ),
+        (
+            &["--position=2,2,2,2,2,2", "--reserve=1,0", "--to-move=south"],
+            &["--position", "13", "12"],
+        ),
+        (
+            &["--position=x,2,2,2,y,2", "--reserve=0,0", "--to-move=south"],
+            &["--position item 5", "'y'"],
+        ),
         (&["--position=2,2,2,2,2,2", "--reserve=0", "--to-move=south"], &["--reserve", "S,N"]),
         (&["--moves=0,9"], &["--moves", "move 2", "pit 9"]),
         (&["--rule=colour=red"], &["--rule", "colour"]),
@@ -253,12 +352,28 @@ fn analyse_rejects_bad_input_naming_the_field() {
         let args = with(extra);
         usage_error(&args.iter().map(String::as_str).collect::<Vec<_>>(), needles);
     }
-    usage_error(&["analyse", "--no-match", "--max-positions=1000"], &["budget", "1000", "positions (--max-positions)"]);
+    usage_error(
+        &["analyse", "--no-match", "--max-positions=1000"],
+        &["budget", "1000", "positions (--max-positions)"],
+    );
     // 98 on the board and reserves whose 32-bit sum wraps around to 98: refused, not analysed.
-    let real = ["analyse", "--no-match", "--position", "7,7,7,7,7,7,7,7,7,7,7,7,7,7", "--to-move", "south"];
-    for (reserve, side) in [("4294967295,1", "south's reserve"), ("1,4294967295", "north's reserve"), ("98,98", "")] {
+    let real = [
+        "analyse",
+        "--no-match",
+        "--position",
+        "7,7,7,7,7,7,7,7,7,7,7,7,7,7",
+        "--to-move",
+        "south",
+    ];
+    for (reserve, side) in
+        [("4294967295,1", "south's reserve"), ("1,4294967295", "north's reserve"), ("98,98", "")]
+    {
         let args: Vec<&str> = real.iter().copied().chain(["--reserve", reserve]).collect();
-        let needles: &[&str] = if side.is_empty() { &["--position", "294"] } else { &["--reserve", side, "98 in all"] };
+        let needles: &[&str] = if side.is_empty() {
+            &["--position", "294"]
+        } else {
+            &["--reserve", side, "98 in all"]
+        };
         usage_error(&args, needles);
     }
 }

@@ -28,7 +28,14 @@ fn seen(rules: Ruleset, first: Side, moves: &[usize]) -> (Vec<Seen>, Option<usiz
                 by[c.by.index()] += c.n as u32;
             }
             let board: Vec<String> = board.iter().map(u8::to_string).collect();
-            let what = format!("board={} reserve={},{} captures={},{}", board.join(","), reserve.0[0], reserve.0[1], by[0], by[1]);
+            let what = format!(
+                "board={} reserve={},{} captures={},{}",
+                board.join(","),
+                reserve.0[0],
+                reserve.0[1],
+                by[0],
+                by[1]
+            );
             after.push(Seen { what, starter, new_round: false });
         }
         TraceEvent::RoundStart { starter: s, .. } => {
@@ -73,10 +80,14 @@ fn each_reading_is_flagged_at_its_first_difference_and_the_generating_one_never(
         let (observed, _) = seen(rules, first, &moves);
         assert_eq!(observed.len(), moves.len());
         // The record: the moves with every observation, a ply label on some lines.
-        let mut text = format!("# generated under {}\nfirst: {first}\nrules: pits_per_row={p} seeds_per_pit={seeds}\n", rules.hash());
+        let mut text = format!(
+            "# generated under {}\nfirst: {first}\nrules: pits_per_row={p} seeds_per_pit={seeds}\n",
+            rules.hash()
+        );
         for (k, (m, o)) in moves.iter().zip(&observed).enumerate() {
             let label = if k % 3 == 0 { format!("{}. ", k + 1) } else { String::new() };
-            let starter = if o.new_round { format!(" starter={}", o.starter) } else { String::new() };
+            let starter =
+                if o.new_round { format!(" starter={}", o.starter) } else { String::new() };
             text += &format!("{label}{m} {}{starter}\n", o.what);
         }
         let file = dir.path().join(format!("record-{i}.txt"));
@@ -100,7 +111,11 @@ fn each_reading_is_flagged_at_its_first_difference_and_the_generating_one_never(
                 let (theirs, illegal_at) = seen(reading, first, &moves);
                 // The first move it cannot play, or (with observations) whose observation differs.
                 let differs = observations
-                    .then(|| theirs.iter().zip(&observed).position(|(a, b)| a.what != b.what || (b.new_round && a.starter != b.starter)))
+                    .then(|| {
+                        theirs.iter().zip(&observed).position(|(a, b)| {
+                            a.what != b.what || (b.new_round && a.starter != b.starter)
+                        })
+                    })
                     .flatten()
                     .map(|k| k + 1);
                 let want = match (differs, illegal_at) {
@@ -108,7 +123,13 @@ fn each_reading_is_flagged_at_its_first_difference_and_the_generating_one_never(
                     (a, b) => a.or(b),
                 };
                 let got = entry["first_disagreement"]["ply"].as_u64().map(|p| p as usize);
-                assert_eq!(got, want, "record {i} ({}), observations {observations}, reading {}: {entry}", rules.hash(), reading);
+                assert_eq!(
+                    got,
+                    want,
+                    "record {i} ({}), observations {observations}, reading {}: {entry}",
+                    rules.hash(),
+                    reading
+                );
                 assert_eq!(entry["consistent"], want.is_none());
                 if reading == rules {
                     assert_eq!(entry["consistent"], true, "the generating reading");
@@ -116,7 +137,11 @@ fn each_reading_is_flagged_at_its_first_difference_and_the_generating_one_never(
                 if let Some(ply) = want {
                     flagged += 1;
                     let kind = entry["first_disagreement"]["kind"].as_str().unwrap();
-                    assert_eq!(illegal_at == Some(ply), kind == "illegal" || kind == "match_over", "{entry}");
+                    assert_eq!(
+                        illegal_at == Some(ply),
+                        kind == "illegal" || kind == "match_over",
+                        "{entry}"
+                    );
                     by_observation += (kind != "illegal" && kind != "match_over") as usize;
                     assert!(!entry["first_disagreement"]["what"].as_str().unwrap().is_empty());
                 }
@@ -124,14 +149,22 @@ fn each_reading_is_flagged_at_its_first_difference_and_the_generating_one_never(
         }
     }
     // Readings do play these games differently, by an illegal move and by what is seen.
-    assert!(flagged > 100 && by_observation > 50, "{flagged} flagged, {by_observation} by an observation");
+    assert!(
+        flagged > 100 && by_observation > 50,
+        "{flagged} flagged, {by_observation} by an observation"
+    );
 }
 
 #[test]
 fn check_record_prints_each_reading_and_rejects_bad_records() {
     let dir = tempfile::tempdir().unwrap();
-    let text = ok(&["check-record", "--moves", "0,0", "--rule=pits_per_row=3", "--rule=seeds_per_pit=2"]);
-    assert!(text.contains("2 moves (0 with observations), south starting;") && text.contains("of 48 readings consistent"), "{text}");
+    let text =
+        ok(&["check-record", "--moves", "0,0", "--rule=pits_per_row=3", "--rule=seeds_per_pit=2"]);
+    assert!(
+        text.contains("2 moves (0 with observations), south starting;")
+            && text.contains("of 48 readings consistent"),
+        "{text}"
+    );
     assert_eq!(text.lines().count(), 49, "{text}");
     assert!(text.lines().any(|l| l.starts_with("default ")) && text.contains("stays"), "{text}");
     let write = |name: &str, body: &str| {
@@ -140,9 +173,15 @@ fn check_record_prints_each_reading_and_rejects_bad_records() {
         path
     };
     let cases = [
-        (write("a.txt", "0\n1 colour=red\n"), vec!["line 2", "unknown observation 'colour'", "board, reserve"]),
+        (
+            write("a.txt", "0\n1 colour=red\n"),
+            vec!["line 2", "unknown observation 'colour'", "board, reserve"],
+        ),
         (write("b.txt", "first: east\n"), vec!["line 1", "east", "south, north"]),
-        (write("c.txt", "rules: final_four=stays\n0\n"), vec!["rules", "final_four", "every value of it is tried"]),
+        (
+            write("c.txt", "rules: final_four=stays\n0\n"),
+            vec!["rules", "final_four", "every value of it is tried"],
+        ),
         (write("d.txt", "rules: pits_per_row=12\n"), vec!["pits_per_row", "2..=9"]),
         (write("e.txt", "0 reserve=1\n"), vec!["line 1", "expected S,N"]),
         (write("f.txt", &"0 ".repeat(600_000)), vec!["longer than 1024 KiB"]),
@@ -151,7 +190,10 @@ fn check_record_prints_each_reading_and_rejects_bad_records() {
         usage_error(&["check-record", s(&path)], &needles);
     }
     usage_error(&["check-record", "--moves", "0,a"], &["--moves item 2", "'a'"]);
-    usage_error(&["check-record", "--moves", "0", "--rule", "endless=stop"], &["--rule", "endless"]);
+    usage_error(
+        &["check-record", "--moves", "0", "--rule", "endless=stop"],
+        &["--rule", "endless"],
+    );
     usage_error(&["check-record", s(&dir.path().join("missing.txt"))], &["missing.txt"]);
     usage_error(&["check-record"], &["FILE"]);
 }

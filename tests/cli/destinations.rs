@@ -30,10 +30,22 @@ fn fifo(path: &Path) {
 fn refused(args: &[&str], path: &Path, target: Option<&Path>) {
     let (code, _, err) = run(args);
     assert_eq!(code, 1, "rajapasu {}: {err}", args.join(" "));
-    assert!(err.contains(s(path)) && err.contains("not a regular file"), "rajapasu {}: {err}", args.join(" "));
+    assert!(
+        err.contains(s(path)) && err.contains("not a regular file"),
+        "rajapasu {}: {err}",
+        args.join(" ")
+    );
     if let Some(target) = target {
-        assert!(std::fs::symlink_metadata(path).unwrap().file_type().is_symlink(), "{} is still the link", path.display());
-        assert_eq!(std::fs::read_to_string(target).unwrap(), "theirs", "the link's target is untouched");
+        assert!(
+            std::fs::symlink_metadata(path).unwrap().file_type().is_symlink(),
+            "{} is still the link",
+            path.display()
+        );
+        assert_eq!(
+            std::fs::read_to_string(target).unwrap(),
+            "theirs",
+            "the link's target is untouched"
+        );
     }
 }
 
@@ -80,8 +92,21 @@ fn solve_refuses_a_symlinked_output() {
     let json = out.join("solve_match.json");
     let target = link(&json);
     let tables = dir.path().join("tables");
-    let args = ["solve", "--match", "--all-states", "--rule", "pits_per_row=3", "--rule", "seeds_per_pit=2", "--quiet"];
-    refused(&[&args[..], &["--tables", s(&tables), "--out", s(&out)]].concat(), &json, Some(&target));
+    let args = [
+        "solve",
+        "--match",
+        "--all-states",
+        "--rule",
+        "pits_per_row=3",
+        "--rule",
+        "seeds_per_pit=2",
+        "--quiet",
+    ];
+    refused(
+        &[&args[..], &["--tables", s(&tables), "--out", s(&out)]].concat(),
+        &json,
+        Some(&target),
+    );
 }
 
 #[test]
@@ -89,13 +114,18 @@ fn run_and_tournament_refuse_a_symlinked_study_file() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     let exp = dir.path().join("e.toml");
-    std::fs::write(&exp, "name = \"e\"\n[defaults]\nmatches = 10\n[[arms]]\nname = \"a\"\n").unwrap();
+    std::fs::write(&exp, "name = \"e\"\n[defaults]\nmatches = 10\n[[arms]]\nname = \"a\"\n")
+        .unwrap();
     std::fs::create_dir_all(root.join("e")).unwrap();
     let copy = root.join("e").join("experiment.toml");
     let target = link_into(&copy, dir.path());
     refused(&["run", s(&exp), "--out-root", s(&root), "--quiet"], &copy, Some(&target));
     let tour = dir.path().join("t.toml");
-    std::fs::write(&tour, "name = \"t\"\nplayers = [\"random\", \"greedy\"]\nmatches_per_pair = 2\nseed = 1\n").unwrap();
+    std::fs::write(
+        &tour,
+        "name = \"t\"\nplayers = [\"random\", \"greedy\"]\nmatches_per_pair = 2\nseed = 1\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(root.join("t")).unwrap();
     let copy = root.join("t").join("tournament.toml");
     let target = link_into(&copy, dir.path());
@@ -107,15 +137,23 @@ fn a_study_refuses_symlinked_charts_and_arm_directories() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     let exp = dir.path().join("e.toml");
-    std::fs::write(&exp, "name = \"e\"\n[defaults]\nmatches = 10\n[[arms]]\nname = \"a\"\n").unwrap();
+    std::fs::write(&exp, "name = \"e\"\n[defaults]\nmatches = 10\n[[arms]]\nname = \"a\"\n")
+        .unwrap();
     let elsewhere = dir.path().join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
     for name in ["charts", "a"] {
         std::fs::create_dir_all(root.join("e")).unwrap();
         let linked = root.join("e").join(name);
         std::os::unix::fs::symlink(&elsewhere, &linked).unwrap();
-        usage_error(&["run", s(&exp), "--out-root", s(&root), "--quiet"], &[&format!("{name} is a symbolic link"), "remove it"]);
-        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing written through the link {name}");
+        usage_error(
+            &["run", s(&exp), "--out-root", s(&root), "--quiet"],
+            &[&format!("{name} is a symbolic link"), "remove it"],
+        );
+        assert_eq!(
+            std::fs::read_dir(&elsewhere).unwrap().count(),
+            0,
+            "nothing written through the link {name}"
+        );
         std::fs::remove_file(&linked).unwrap();
     }
 }
@@ -130,7 +168,10 @@ fn arms_named_like_a_studys_own_files_are_refused_when_the_experiment_is_read() 
             .unwrap();
         usage_error(
             &["run", s(&exp), "--out-root", s(&root), "--quiet"],
-            &["line 7, field `name`", &format!("'{name}' is the name of one of the study's own files")],
+            &[
+                "line 7, field `name`",
+                &format!("'{name}' is the name of one of the study's own files"),
+            ],
         );
         assert!(!root.exists(), "refused before anything is written");
     }

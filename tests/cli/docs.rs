@@ -20,7 +20,10 @@ pub fn read(relative: &str) -> String {
 }
 
 /// Extensions of the files people and code read as text: sources, documents, scripts, configs.
-const TEXT: &[&str] = &["rs", "md", "py", "pyi", "toml", "sh", "ipynb", "js", "css", "html", "txt", "cff", "yml", "yaml"];
+const TEXT: &[&str] = &[
+    "rs", "md", "py", "pyi", "toml", "sh", "ipynb", "js", "css", "html", "txt", "cff", "yml",
+    "yaml",
+];
 
 /// The repository's code and documents, relative paths with their text. Not scanned: build
 /// output (`target`, the book's `book/`), hidden directories but `.ci`, and `data/` (samples the
@@ -31,11 +34,15 @@ pub fn code_and_docs() -> Vec<(String, String)> {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             if path.is_dir() {
-                let skipped = name == "target" || name == "node_modules" || (name.starts_with('.') && name != ".ci");
+                let skipped = name == "target"
+                    || name == "node_modules"
+                    || (name.starts_with('.') && name != ".ci");
                 if !skipped && !(dir == repo() && (name == "data" || name == "book")) {
                     walk(&path, out);
                 }
-            } else if TEXT.iter().any(|ext| name.ends_with(&format!(".{ext}"))) || (dir == repo().join(".ci") && name == "run") {
+            } else if TEXT.iter().any(|ext| name.ends_with(&format!(".{ext}")))
+                || (dir == repo().join(".ci") && name == "run")
+            {
                 out.push(path);
             }
         }
@@ -59,10 +66,12 @@ fn rule_citations(text: &str) -> Vec<(usize, u32)> {
     for (i, line) in text.lines().enumerate() {
         let bytes = line.as_bytes();
         for (at, _) in line.match_indices('R') {
-            let word_start = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+            let word_start =
+                at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
             let digits = bytes[at + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
             let end = at + 1 + digits;
-            let word_end = end == bytes.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_');
+            let word_end =
+                end == bytes.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_');
             if word_start && digits > 0 && word_end {
                 out.push((i + 1, line[at + 1..end].parse().unwrap()));
             }
@@ -73,7 +82,10 @@ fn rule_citations(text: &str) -> Vec<(usize, u32)> {
 
 /// The rules docs/rules.md specifies: its `### R<n>. Title` headings, in order.
 fn specified_rules() -> Vec<u32> {
-    read("docs/rules.md").lines().filter_map(|l| l.strip_prefix("### R")?.split_once(". ")?.0.parse().ok()).collect()
+    read("docs/rules.md")
+        .lines()
+        .filter_map(|l| l.strip_prefix("### R")?.split_once(". ")?.0.parse().ok())
+        .collect()
 }
 
 #[test]
@@ -88,17 +100,26 @@ fn no_file_cites_a_rules_file_the_repository_lacks() {
     let citing: Vec<String> = code_and_docs()
         .iter()
         .flat_map(|(path, text)| {
-            text.lines().enumerate().filter(|(_, l)| l.contains(missing)).map(move |(i, _)| format!("{path}:{}", i + 1))
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains(missing))
+                .map(move |(i, _)| format!("{path}:{}", i + 1))
         })
         .collect();
-    assert!(citing.is_empty(), "{missing} does not exist: cite `docs/rules.md R<n>` or `R<n>` instead, at {citing:?}");
+    assert!(
+        citing.is_empty(),
+        "{missing} does not exist: cite `docs/rules.md R<n>` or `R<n>` instead, at {citing:?}"
+    );
 }
 
 #[test]
 fn every_rule_citation_resolves_to_a_rule_of_docs_rules_md() {
     let specified: BTreeSet<u32> = specified_rules().into_iter().collect();
     let files = code_and_docs();
-    assert!(files.iter().any(|(p, _)| p == "crates/rajapasu-core/src/engine/position.rs"), "the scan reaches the core crate");
+    assert!(
+        files.iter().any(|(p, _)| p == "crates/rajapasu-core/src/engine/position.rs"),
+        "the scan reaches the core crate"
+    );
     let mut cited = BTreeSet::new();
     let mut unresolved = Vec::new();
     for (path, text) in &files {
@@ -115,20 +136,33 @@ fn every_rule_citation_resolves_to_a_rule_of_docs_rules_md() {
 
 #[test]
 fn the_citation_scan_reads_rule_numbers_as_words() {
-    let found: Vec<u32> = rule_citations("R5, R1-R14 (R17); not R2D2, PR12, R_1 or RR3").into_iter().map(|c| c.1).collect();
+    let found: Vec<u32> = rule_citations("R5, R1-R14 (R17); not R2D2, PR12, R_1 or RR3")
+        .into_iter()
+        .map(|c| c.1)
+        .collect();
     assert_eq!(found, [5, 1, 14, 17]);
 }
 
 /// The rows of docs/rules.md's switch table: name, values, default.
 fn switch_table() -> Vec<(String, String, String)> {
     let text = read("docs/rules.md");
-    let section = text.split("\n## Variant switches\n").nth(1).expect("a Variant switches section").split("\n## ").next().unwrap();
+    let section = text
+        .split("\n## Variant switches\n")
+        .nth(1)
+        .expect("a Variant switches section")
+        .split("\n## ")
+        .next()
+        .unwrap();
     section
         .lines()
         .filter(|l| l.starts_with("| `"))
         .map(|l| {
             let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            (cells[1].trim_matches('`').to_string(), cells[2].to_string(), cells[3].trim_matches('`').to_string())
+            (
+                cells[1].trim_matches('`').to_string(),
+                cells[2].to_string(),
+                cells[3].trim_matches('`').to_string(),
+            )
         })
         .collect()
 }
@@ -141,15 +175,25 @@ fn every_rule_switch_of_the_engine_is_specified_in_docs_rules_md() {
     let parsed: Vec<&str> = SWITCHES.iter().map(|s| s.0).collect();
     let documented: Vec<&str> = table.iter().map(|row| row.0.as_str()).collect();
     assert_eq!(documented, parsed, "docs/rules.md lists the switches in their canonical order");
-    assert_eq!(fields, table.iter().map(|row| &row.0).collect(), "every field of Ruleset is a documented switch");
+    assert_eq!(
+        fields,
+        table.iter().map(|row| &row.0).collect(),
+        "every field of Ruleset is a documented switch"
+    );
     for (name, values, default) in &table {
         let value = &defaults[name.as_str()];
         let default_text = value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string());
         assert_eq!(default, &default_text, "the default of {name}");
         let allowed = SWITCHES.iter().find(|s| s.0 == name).expect("a switch the engine parses").1;
-        for word in allowed.split([',', ' ']).filter(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '_') && !w.is_empty()) {
+        for word in allowed
+            .split([',', ' '])
+            .filter(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '_') && !w.is_empty())
+        {
             if !["an", "integer", "in"].contains(&word) {
-                assert!(values.contains(&format!("`{word}`")), "docs/rules.md gives {name} the value {word}: {values}");
+                assert!(
+                    values.contains(&format!("`{word}`")),
+                    "docs/rules.md gives {name} the value {word}: {values}"
+                );
             }
         }
     }
@@ -159,9 +203,12 @@ fn every_rule_switch_of_the_engine_is_specified_in_docs_rules_md() {
 fn the_golden_figures_of_docs_rules_md_are_the_golden_files() {
     let text = read("docs/rules.md");
     let golden = |name: &str| -> serde_json::Value {
-        serde_json::from_str(&read(&format!("crates/rajapasu-core/tests/data/golden/{name}"))).unwrap()
+        serde_json::from_str(&read(&format!("crates/rajapasu-core/tests/data/golden/{name}")))
+            .unwrap()
     };
-    let list = |v: &serde_json::Value| v.as_array().unwrap().iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+    let list = |v: &serde_json::Value| {
+        v.as_array().unwrap().iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+    };
     for case in golden("perft.json")["cases"].as_array().unwrap() {
         let row = format!(" | {} |", list(&case["perft"]));
         assert!(text.lines().any(|l| l.ends_with(&row)), "docs/rules.md lacks the perft row{row}");
@@ -169,13 +216,22 @@ fn the_golden_figures_of_docs_rules_md_are_the_golden_files() {
     for case in golden("solve.json").as_array().unwrap() {
         let board = format!("| {}x{} |", case["pits_per_row"], case["seeds_per_pit"]);
         let starter = if case["starter"] == "south" { "South" } else { "North" };
-        let row = format!(" | {starter} | {} | {} | {} |", case["value"], list(&case["best_moves"]), case["positions"]);
-        assert!(text.lines().any(|l| l.starts_with(&board) && l.ends_with(&row)), "docs/rules.md lacks the solved round {board}{row}");
+        let row = format!(
+            " | {starter} | {} | {} | {} |",
+            case["value"],
+            list(&case["best_moves"]),
+            case["positions"]
+        );
+        assert!(
+            text.lines().any(|l| l.starts_with(&board) && l.ends_with(&row)),
+            "docs/rules.md lacks the solved round {board}{row}"
+        );
     }
     for case in golden("solve_match.json").as_array().unwrap() {
         let board = format!("| {}x{} |", case["pits_per_row"], case["seeds_per_pit"]);
         let starter = if case["starter"] == "south" { "South" } else { "North" };
-        let rounds = if case["rounds"].is_null() { "-".to_string() } else { case["rounds"].to_string() };
+        let rounds =
+            if case["rounds"].is_null() { "-".to_string() } else { case["rounds"].to_string() };
         let row = format!(
             " | {} | {starter} | {} | {rounds} | {} |",
             list(&case["holdings"]),
@@ -192,7 +248,12 @@ fn the_golden_figures_of_docs_rules_md_are_the_golden_files() {
 /// The README and every page under docs/, relative paths, sorted.
 pub fn markdown_documents() -> Vec<String> {
     let mut out = vec!["README.md".to_string()];
-    out.extend(code_and_docs().into_iter().map(|(path, _)| path).filter(|p| p.starts_with("docs/") && p.ends_with(".md")));
+    out.extend(
+        code_and_docs()
+            .into_iter()
+            .map(|(path, _)| path)
+            .filter(|p| p.starts_with("docs/") && p.ends_with(".md")),
+    );
     out.sort();
     out
 }
@@ -230,7 +291,13 @@ fn slug(heading: &str) -> String {
 fn anchors(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for (_, line) in prose(text) {
-        let Some(heading) = line.strip_prefix('#').map(|h| h.trim_start_matches('#')).filter(|h| h.starts_with(' ')) else { continue };
+        let Some(heading) = line
+            .strip_prefix('#')
+            .map(|h| h.trim_start_matches('#'))
+            .filter(|h| h.starts_with(' '))
+        else {
+            continue;
+        };
         let base = slug(heading);
         let mut anchor = base.clone();
         let mut n = 0;
@@ -247,7 +314,13 @@ fn links(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for (number, line) in prose(text) {
         // Code spans hold examples, not links: drop them (the text of `[`x`](y)` stays a link).
-        let plain: String = line.split('`').enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, s)| s).collect::<Vec<_>>().join("");
+        let plain: String = line
+            .split('`')
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, s)| s)
+            .collect::<Vec<_>>()
+            .join("");
         for (at, _) in plain.match_indices("](") {
             let rest = &plain[at + 2..];
             let target = rest.split([')', ' ']).next().unwrap();
@@ -280,7 +353,8 @@ fn every_relative_link_and_anchor_of_the_readme_and_the_guide_resolves() {
                 continue;
             }
             let (path, anchor) = target.split_once('#').unwrap_or((&target, ""));
-            let file = if path.is_empty() { PathBuf::from(document) } else { normalize(&dir.join(path)) };
+            let file =
+                if path.is_empty() { PathBuf::from(document) } else { normalize(&dir.join(path)) };
             let full = repo().join(&file);
             if file.starts_with("..") || !full.exists() {
                 broken.push(format!("{document}:{line}: {target} (no {})", file.display()));
@@ -288,7 +362,10 @@ fn every_relative_link_and_anchor_of_the_readme_and_the_guide_resolves() {
                 && file.extension().is_some_and(|e| e == "md")
                 && !anchors(&read(file.to_str().unwrap())).contains(anchor)
             {
-                broken.push(format!("{document}:{line}: {target} (no heading #{anchor} in {})", file.display()));
+                broken.push(format!(
+                    "{document}:{line}: {target} (no heading #{anchor} in {})",
+                    file.display()
+                ));
             }
             checked += 1;
         }
@@ -302,7 +379,12 @@ fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {
-            std::path::Component::ParentDir if out.components().next_back().is_some_and(|c| c != std::path::Component::ParentDir) => {
+            std::path::Component::ParentDir
+                if out
+                    .components()
+                    .next_back()
+                    .is_some_and(|c| c != std::path::Component::ParentDir) =>
+            {
                 out.pop();
             }
             std::path::Component::CurDir => {}
@@ -315,11 +397,18 @@ fn normalize(path: &Path) -> PathBuf {
 #[test]
 fn every_page_of_the_guide_is_in_the_book() {
     let summary = read("docs/SUMMARY.md");
-    let listed: BTreeSet<String> = links(&summary).into_iter().map(|(_, target)| format!("docs/{target}")).collect();
-    let pages: BTreeSet<String> = markdown_documents().into_iter().filter(|d| d.starts_with("docs/") && d != "docs/SUMMARY.md").collect();
+    let listed: BTreeSet<String> =
+        links(&summary).into_iter().map(|(_, target)| format!("docs/{target}")).collect();
+    let pages: BTreeSet<String> = markdown_documents()
+        .into_iter()
+        .filter(|d| d.starts_with("docs/") && d != "docs/SUMMARY.md")
+        .collect();
     let unlisted: Vec<&String> = pages.difference(&listed).collect();
     let missing: Vec<&String> = listed.difference(&pages).collect();
-    assert!(unlisted.is_empty(), "pages the book does not list: add them to docs/SUMMARY.md: {unlisted:?}");
+    assert!(
+        unlisted.is_empty(),
+        "pages the book does not list: add them to docs/SUMMARY.md: {unlisted:?}"
+    );
     assert!(missing.is_empty(), "docs/SUMMARY.md lists pages that do not exist: {missing:?}");
     let book = read("book.toml");
     assert!(book.contains("src = \"docs\"") && book.contains("create-missing = false"), "{book}");
@@ -331,8 +420,11 @@ fn every_metric_is_defined_in_docs_metrics_md() {
     assert!(declared.len() >= 40, "{declared:?}");
     let doc = read("docs/metrics.md");
     // A row defines the metrics its first cell names (a family may share a row).
-    let defined: BTreeSet<&str> =
-        doc.lines().filter_map(|l| l.strip_prefix("| ")?.split(" |").next()).flat_map(|cell| cell.split(", ")).collect();
+    let defined: BTreeSet<&str> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("| ")?.split(" |").next())
+        .flat_map(|cell| cell.split(", "))
+        .collect();
     for (name, _) in &declared {
         assert!(
             defined.contains(name),
@@ -344,10 +436,22 @@ fn every_metric_is_defined_in_docs_metrics_md() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d");
     ok(&["simulate", "--matches", "20", "--seed", "3", "--out", out.to_str().unwrap(), "--quiet"]);
-    let report: serde_json::Value = serde_json::from_str(&ok(&["metrics", out.to_str().unwrap(), "--json", "--resamples", "10"])).unwrap();
-    let reported: Vec<(&str, Option<&str>)> =
-        report["metrics"].as_array().unwrap().iter().map(|m| (m["name"].as_str().unwrap(), m["evaluation"].as_str())).collect();
-    let expected: Vec<(&str, Option<&str>)> = declared.iter().copied().filter(|m| m.1 != Some(EXACT)).collect();
+    let report: serde_json::Value = serde_json::from_str(&ok(&[
+        "metrics",
+        out.to_str().unwrap(),
+        "--json",
+        "--resamples",
+        "10",
+    ]))
+    .unwrap();
+    let reported: Vec<(&str, Option<&str>)> = report["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap(), m["evaluation"].as_str()))
+        .collect();
+    let expected: Vec<(&str, Option<&str>)> =
+        declared.iter().copied().filter(|m| m.1 != Some(EXACT)).collect();
     assert_eq!(reported, expected);
 }
 
@@ -373,7 +477,11 @@ fn player_kinds() -> Vec<String> {
         .iter()
         .map(|item| {
             let item = item.trim();
-            let end = if item.starts_with("perfect:") { item.len() } else { item.find(['[', ' ', ':']).unwrap_or(item.len()) };
+            let end = if item.starts_with("perfect:") {
+                item.len()
+            } else {
+                item.find(['[', ' ', ':']).unwrap_or(item.len())
+            };
             item[..end].to_string()
         })
         .collect()
@@ -383,11 +491,17 @@ fn player_kinds() -> Vec<String> {
 fn every_player_is_in_the_guide() {
     let kinds = player_kinds();
     for known in ["random", "minimax", "external", "perfect:match"] {
-        assert!(kinds.iter().any(|k| k == known), "{known} read from the grammar's list: {kinds:?}");
+        assert!(
+            kinds.iter().any(|k| k == known),
+            "{known} read from the grammar's list: {kinds:?}"
+        );
     }
     let players = read("docs/players.md");
     let commands = read("docs/guide/commands.md");
-    let table: Vec<&str> = commands.lines().filter(|l| l.starts_with("| `") && !l.starts_with("| `rajapasu")).collect();
+    let table: Vec<&str> = commands
+        .lines()
+        .filter(|l| l.starts_with("| `") && !l.starts_with("| `rajapasu"))
+        .collect();
     for kind in kinds {
         assert!(
             players.contains(&format!("`{kind}")),

@@ -30,7 +30,12 @@ fn every_command_that_cannot_write_its_output_exits_1() {
     std::fs::create_dir(data.join("summary.json")).unwrap();
     let (code, out, err) = run(&["summarize", s(&data)]);
     assert_eq!(code, 1, "{err}");
-    assert!(out.contains("first player wins") && err.contains("summary.json") && err.contains("not written"), "{out}{err}");
+    assert!(
+        out.contains("first player wins")
+            && err.contains("summary.json")
+            && err.contains("not written"),
+        "{out}{err}"
+    );
 }
 
 #[test]
@@ -45,8 +50,11 @@ fn experiment_and_tournament_files_are_read_only_if_regular_and_small() {
     std::fs::File::create(&huge).unwrap().set_len(2 << 20).unwrap();
     for command in ["run", "tournament"] {
         // A FIFO with no writer: refused at once, never waited on.
-        let mut child =
-            bin().args([command, s(&pipe), "--out-root", s(&root), "--quiet"]).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let mut child = bin()
+            .args([command, s(&pipe), "--out-root", s(&root), "--quiet"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
         let mut waited = Duration::ZERO;
         let status = loop {
             if let Some(status) = child.try_wait().unwrap() {
@@ -60,7 +68,10 @@ fn experiment_and_tournament_files_are_read_only_if_regular_and_small() {
         std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
         assert_eq!(status.code(), Some(2), "{err}");
         assert!(err.contains("not a regular file"), "{err}");
-        usage_error(&[command, s(&huge), "--out-root", s(&root), "--quiet"], &["huge.toml", "longer than 1048576 bytes"]);
+        usage_error(
+            &[command, s(&huge), "--out-root", s(&root), "--quiet"],
+            &["huge.toml", "longer than 1048576 bytes"],
+        );
     }
     assert!(!root.exists());
 }
@@ -78,7 +89,11 @@ fn without_home_the_tables_directory_is_refused_not_invented() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("RAJAPASU_TABLES, XDG_CACHE_HOME and HOME are all unset") && err.contains("--tables"), "{err}");
+    assert!(
+        err.contains("RAJAPASU_TABLES, XDG_CACHE_HOME and HOME are all unset")
+            && err.contains("--tables"),
+        "{err}"
+    );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no ./.rajapasu-tables");
 }
 
@@ -97,10 +112,23 @@ fn a_refused_resume_leaves_the_lock_and_never_names_itself_the_writer() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d");
     let writer = |seed: &str| {
-        vec!["simulate", "--matches", "150000", "--seed", seed, "--detail", "match", "--threads", "1", "--quiet", "--out", s(&out)]
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<String>>()
+        vec![
+            "simulate",
+            "--matches",
+            "150000",
+            "--seed",
+            seed,
+            "--detail",
+            "match",
+            "--threads",
+            "1",
+            "--quiet",
+            "--out",
+            s(&out),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<String>>()
     };
     let mut first = bin().args(writer("1")).spawn().unwrap();
     wait_for(&out.join("manifest.json"));
@@ -111,7 +139,14 @@ fn a_refused_resume_leaves_the_lock_and_never_names_itself_the_writer() {
     assert!(before.contains(&format!("process {}", first.id())), "{before}");
     let mut other = writer("2");
     other.push("--resume".into());
-    let err = usage_error(&other.iter().map(String::as_str).collect::<Vec<_>>(), &["different dataset (manifest.json, interrupted)"]);
+    let err = usage_error(
+        &other.iter().map(String::as_str).collect::<Vec<_>>(),
+        &["different dataset (manifest.json, interrupted)"],
+    );
     assert!(!err.contains("being written"), "the refused writer does not name itself: {err}");
-    assert_eq!(std::fs::read_to_string(&lock).unwrap(), before, "the lock still names the run's writer");
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap(),
+        before,
+        "the lock still names the run's writer"
+    );
 }

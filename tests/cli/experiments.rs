@@ -28,7 +28,9 @@ rules = { final_four = "stays" }
     let text = ok(&["run", s(&exp), "--out-root", s(&root), "--quiet"]);
     assert!(text.contains("default") && text.contains("stays"));
     let study = root.join("mini");
-    let summary: Value = serde_json::from_str(&std::fs::read_to_string(study.join("summary.json")).unwrap()).unwrap();
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(study.join("summary.json")).unwrap())
+            .unwrap();
     let arms = summary["arms"].as_array().unwrap();
     assert_eq!(arms.len(), 2);
     assert_eq!(arms[1]["north"], "greedy");
@@ -48,18 +50,36 @@ rules = { final_four = "stays" }
 fn malformed_experiment_files_name_the_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
     let exp = dir.path().join("bad.toml");
-    std::fs::write(&exp, "name = \"bad\"\n[defaults]\nmatches = 10\n\n[[arms]]\nname = \"x\"\nsouth = \"grdy\"\n").unwrap();
+    std::fs::write(
+        &exp,
+        "name = \"bad\"\n[defaults]\nmatches = 10\n\n[[arms]]\nname = \"x\"\nsouth = \"grdy\"\n",
+    )
+    .unwrap();
     usage_error(&["run", s(&exp), "--out-root", s(dir.path())], &["line 7", "grdy", "bad.toml"]);
     std::fs::write(&exp, "name = \"bad\"\n[[arms]]\nname = \"x\"\nmatchs = 10\n").unwrap();
     usage_error(&["run", s(&exp), "--out-root", s(dir.path())], &["line 4", "matchs"]);
     // `human` (a person's seat, only in a match played from its moves) is not a player, in
     // [defaults] or in an arm: the line and field, and the players allowed.
-    std::fs::write(&exp, "name = \"bad\"\n[defaults]\nmatches = 10\n\n[[arms]]\nname = \"x\"\nnorth = \"human\"\n").unwrap();
+    std::fs::write(
+        &exp,
+        "name = \"bad\"\n[defaults]\nmatches = 10\n\n[[arms]]\nname = \"x\"\nnorth = \"human\"\n",
+    )
+    .unwrap();
     usage_error(
         &["run", s(&exp), "--out-root", s(dir.path())],
-        &["line 7", "north = \"human\"", "unknown player 'human'", "allowed: random, greedy", "bad.toml"],
+        &[
+            "line 7",
+            "north = \"human\"",
+            "unknown player 'human'",
+            "allowed: random, greedy",
+            "bad.toml",
+        ],
     );
-    std::fs::write(&exp, "name = \"bad\"\n[defaults]\nmatches = 10\nsouth = \"human\"\n\n[[arms]]\nname = \"y\"\n").unwrap();
+    std::fs::write(
+        &exp,
+        "name = \"bad\"\n[defaults]\nmatches = 10\nsouth = \"human\"\n\n[[arms]]\nname = \"y\"\n",
+    )
+    .unwrap();
     usage_error(
         &["run", s(&exp), "--out-root", s(dir.path())],
         &["line 4", "south = \"human\"", "unknown player 'human'", "allowed: random"],
@@ -77,9 +97,11 @@ fn the_shipped_experiments_are_valid() {
         if path.extension().is_some_and(|x| x == "toml") {
             // Tournament files (a list of players) live beside the experiment files.
             if std::fs::read_to_string(&path).unwrap().lines().any(|l| l.starts_with("players")) {
-                rajapasu::app::tournament::file::Tournament::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+                rajapasu::app::tournament::file::Tournament::load(&path)
+                    .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
             } else {
-                rajapasu::app::study::experiment::Experiment::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+                rajapasu::app::study::experiment::Experiment::load(&path)
+                    .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
             }
             n += 1;
         }
@@ -91,11 +113,24 @@ fn the_shipped_experiments_are_valid() {
 fn match_and_batch_limits_are_those_of_simulate() {
     let dir = tempfile::tempdir().unwrap();
     let exp = dir.path().join("big.toml");
-    std::fs::write(&exp, "name = \"big\"\n[defaults]\nmatches = 10\nbatch_size = 20000000\n[[arms]]\nname = \"a\"\n").unwrap();
+    std::fs::write(
+        &exp,
+        "name = \"big\"\n[defaults]\nmatches = 10\nbatch_size = 20000000\n[[arms]]\nname = \"a\"\n",
+    )
+    .unwrap();
     let root = dir.path().join("data");
-    usage_error(&["run", s(&exp), "--out-root", s(&root)], &["line 4", "batch_size", "1..=10000000"]);
-    usage_error(&["simulate", "--matches", "10", "--batch-size", "20000000", "--out", s(&root)], &["--batch-size", "1..=10000000"]);
-    usage_error(&["run", "experiments/quickstart.toml", "--matches", "0", "--out-root", s(&root)], &["--matches", "1..="]);
+    usage_error(
+        &["run", s(&exp), "--out-root", s(&root)],
+        &["line 4", "batch_size", "1..=10000000"],
+    );
+    usage_error(
+        &["simulate", "--matches", "10", "--batch-size", "20000000", "--out", s(&root)],
+        &["--batch-size", "1..=10000000"],
+    );
+    usage_error(
+        &["run", "experiments/quickstart.toml", "--matches", "0", "--out-root", s(&root)],
+        &["--matches", "1..="],
+    );
     assert!(!root.exists(), "nothing is written");
 }
 

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 
-const SMALL: [&str; 6] = ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3", "--rule", "max_rounds=100"];
+const SMALL: [&str; 6] =
+    ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3", "--rule", "max_rounds=100"];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,13 +17,20 @@ fn root() -> &'static Path {
 
 /// A player of tests/data/players/misbehaving_player.py (its modes are listed there).
 fn misbehaving(mode: &str) -> String {
-    format!("python3 {} {mode}", root().join("crates/rajapasu-core/tests/data/players/misbehaving_player.py").display())
+    format!(
+        "python3 {} {mode}",
+        root().join("crates/rajapasu-core/tests/data/players/misbehaving_player.py").display()
+    )
 }
 
 /// Runs the binary in `dir` (with PWD set to it, as a shell would); returns (code, stdout, stderr).
 fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = bin().args(args).current_dir(dir).env("PWD", dir).output().expect("the binary runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Runs the binary, killing it if it has not ended within a minute (a hang is a failure, not
@@ -48,7 +56,8 @@ fn run_bounded(args: &[&str]) -> (i32, String) {
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let text = std::fs::read_to_string(out_path).unwrap() + &std::fs::read_to_string(err_path).unwrap();
+    let text =
+        std::fs::read_to_string(out_path).unwrap() + &std::fs::read_to_string(err_path).unwrap();
     (status.code().unwrap_or(-1), text)
 }
 
@@ -67,13 +76,16 @@ fn manifest(dir: &Path) -> serde_json::Value {
 fn gone(pid: &str) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Ok(stat) => {
+            stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        }
     }
 }
 
 /// The pids recorded in `pidfile` still running after waiting up to 20 s for them to end.
 fn survivors(pidfile: &Path) -> Vec<String> {
-    let pids: Vec<String> = std::fs::read_to_string(pidfile).unwrap_or_default().lines().map(str::to_string).collect();
+    let pids: Vec<String> =
+        std::fs::read_to_string(pidfile).unwrap_or_default().lines().map(str::to_string).collect();
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(20) && !pids.iter().all(|p| gone(p)) {
         std::thread::sleep(Duration::from_millis(100));
@@ -90,16 +102,39 @@ fn show_runs_no_program_named_in_a_dataset_unless_the_user_names_it() {
     let pwned = cwd.join("PWNED");
     // The command: a manifest whose player touches a file, then plays.
     let example = example_player_script();
-    assert!(!example.display().to_string().contains(' '), "the ${{IFS}} trick needs a path without spaces");
-    let south = format!("external:sh -c touch${{IFS}}$PWD/PWNED;exec${{IFS}}python3${{IFS}}{}", example.display());
-    let (code, _, err) = run_in(cwd, &["simulate", "--matches", "2", "--detail", "match", "--out", "evil", "--south", &south, "--quiet"]);
+    assert!(
+        !example.display().to_string().contains(' '),
+        "the ${{IFS}} trick needs a path without spaces"
+    );
+    let south = format!(
+        "external:sh -c touch${{IFS}}$PWD/PWNED;exec${{IFS}}python3${{IFS}}{}",
+        example.display()
+    );
+    let (code, _, err) = run_in(
+        cwd,
+        &[
+            "simulate",
+            "--matches",
+            "2",
+            "--detail",
+            "match",
+            "--out",
+            "evil",
+            "--south",
+            &south,
+            "--quiet",
+        ],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(pwned.exists(), "simulate runs the player: that is what it was asked to do");
     std::fs::remove_file(&pwned).unwrap();
 
     let (code, _, err) = run_in(cwd, &["show", "evil", "--match", "1", "--out", "e.html"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("South is the external player 'sh -c") && err.contains("Pass --run-external"), "{err}");
+    assert!(
+        err.contains("South is the external player 'sh -c") && err.contains("Pass --run-external"),
+        "{err}"
+    );
     assert!(!pwned.exists() && !cwd.join("e.html").exists(), "show ran the dataset's program");
     for args in [&["verify", "evil"][..], &["summarize", "evil"]] {
         let (code, _, err) = run_in(cwd, args);
@@ -107,35 +142,77 @@ fn show_runs_no_program_named_in_a_dataset_unless_the_user_names_it() {
     }
     assert!(!pwned.exists(), "verify or summarize ran the dataset's program");
     // Another program named is refused, and runs nothing.
-    let (code, _, err) = run_in(cwd, &["show", "evil", "--match", "1", "--out", "e.html", "--run-external", &example_player()]);
+    let (code, _, err) = run_in(
+        cwd,
+        &["show", "evil", "--match", "1", "--out", "e.html", "--run-external", &example_player()],
+    );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("Pass --run-external") && !pwned.exists(), "{err}");
 
     // Named exactly as the manifest records it (the canonical cmd=), the program is run.
     let m = manifest(&cwd.join("evil"));
     let command = m["south"].as_str().unwrap().strip_prefix("external:cmd=").unwrap().to_string();
-    let (code, _, err) =
-        run_in(cwd, &["show", "evil", "--match", "1", "--out", "e.html", "--run-external", &format!("timeout=20,cmd={command}")]);
+    let (code, _, err) = run_in(
+        cwd,
+        &[
+            "show",
+            "evil",
+            "--match",
+            "1",
+            "--out",
+            "e.html",
+            "--run-external",
+            &format!("timeout=20,cmd={command}"),
+        ],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(pwned.exists() && cwd.join("e.html").exists());
     std::fs::remove_file(&pwned).unwrap();
 
     // A dataset that records its moves is shown from them: nothing runs, no flag is needed.
-    let (code, _, err) = run_in(cwd, &["simulate", "--matches", "2", "--detail", "move", "--out", "moved", "--south", &south, "--quiet"]);
+    let (code, _, err) = run_in(
+        cwd,
+        &[
+            "simulate",
+            "--matches",
+            "2",
+            "--detail",
+            "move",
+            "--out",
+            "moved",
+            "--south",
+            &south,
+            "--quiet",
+        ],
+    );
     assert_eq!(code, 0, "{err}");
     std::fs::remove_file(&pwned).unwrap();
     let (code, _, err) = run_in(cwd, &["show", "moved", "--match", "1", "--out", "m.html"]);
     assert_eq!(code, 0, "{err}");
     assert!(!pwned.exists(), "show replays recorded moves without running the player");
     let page = std::fs::read_to_string(cwd.join("m.html")).unwrap();
-    assert!(page.contains("from the dataset's moves table"), "the page says where its moves come from");
+    assert!(
+        page.contains("from the dataset's moves table"),
+        "the page says where its moves come from"
+    );
 }
 
 #[test]
 fn show_replays_recorded_moves_and_refuses_moves_that_do_not_replay() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d");
-    let mut args = vec!["simulate", "--matches", "3", "--detail", "move", "--format", "csv", "--out", s(&out), "--quiet"];
+    let mut args = vec![
+        "simulate",
+        "--matches",
+        "3",
+        "--detail",
+        "move",
+        "--format",
+        "csv",
+        "--out",
+        s(&out),
+        "--quiet",
+    ];
     args.extend(["--south", "greedy", "--north", "random"]);
     ok(&args);
     let page = dir.path().join("p.html");
@@ -175,13 +252,17 @@ fn show_replays_recorded_moves_and_refuses_moves_that_do_not_replay() {
 #[test]
 fn an_external_player_flooding_stdout_is_stopped_at_the_answer_limit() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, player) in
-        [("zero", "external:timeout=3,cmd=cat /dev/zero".to_string()), ("long", format!("external:{}", misbehaving("long-line")))]
-    {
+    for (name, player) in [
+        ("zero", "external:timeout=3,cmd=cat /dev/zero".to_string()),
+        ("long", format!("external:{}", misbehaving("long-line"))),
+    ] {
         let out = dir.path().join(name);
         let (code, text) = run_bounded(&simulate_args(s(&out), &player, &["--first", "south"]));
         assert_eq!(code, 1, "{name}: {text}");
-        assert!(text.contains("wrote more than 4096 bytes on stdout without a newline"), "{name}: {text}");
+        assert!(
+            text.contains("wrote more than 4096 bytes on stdout without a newline"),
+            "{name}: {text}"
+        );
     }
 }
 
@@ -192,7 +273,11 @@ fn an_external_players_huge_stderr_is_cut_to_its_end_in_the_message() {
     let player = format!("external:{}", misbehaving("huge-stderr"));
     let (code, _, err) = run(&simulate_args(s(&out), &player, &["--first", "south"]));
     assert_eq!(code, 1, "{}", &err[..err.len().min(500)]);
-    assert!(err.contains("exited (exit status: 3)") && err.contains("the end of a huge line"), "{}", &err[..err.len().min(500)]);
+    assert!(
+        err.contains("exited (exit status: 3)") && err.contains("the end of a huge line"),
+        "{}",
+        &err[..err.len().min(500)]
+    );
     assert!(err.len() < 16 << 10, "a 20 MB stderr line became a {} byte message", err.len());
 }
 
@@ -212,7 +297,10 @@ fn the_timeout_of_an_external_player_is_bounded() {
     let out = dir.path().join("d");
     for timeout in ["0", "0.01", "601", "3600"] {
         let player = format!("external:timeout={timeout},cmd={}", example_player());
-        usage_error(&simulate_args(s(&out), &player, &[]), &[&format!("timeout={timeout}"), "0.1..=600"]);
+        usage_error(
+            &simulate_args(s(&out), &player, &[]),
+            &[&format!("timeout={timeout}"), "0.1..=600"],
+        );
     }
 }
 
@@ -253,7 +341,10 @@ fn a_rajapasu_ended_by_sigterm_or_sigint_leaves_no_player_behind() {
         // Both threads' players are running (each with its two sleeps) before the signal.
         let started = Instant::now();
         while std::fs::read_to_string(&pidfile).unwrap_or_default().lines().count() < 6 {
-            assert!(started.elapsed() < Duration::from_secs(60), "{name}: the players did not start");
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{name}: the players did not start"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         // SAFETY: a signal to our own child.
@@ -270,7 +361,11 @@ fn a_rajapasu_ended_by_sigterm_or_sigint_leaves_no_player_behind() {
             std::thread::sleep(Duration::from_millis(50));
         };
         assert_eq!(status.signal(), Some(signal), "{name}: rajapasu ends by the signal, as before");
-        assert_eq!(survivors(&pidfile), Vec::<String>::new(), "{name}: players or their children outlived rajapasu");
+        assert_eq!(
+            survivors(&pidfile),
+            Vec::<String>::new(),
+            "{name}: players or their children outlived rajapasu"
+        );
     }
 }
 
@@ -305,10 +400,17 @@ fn a_run_that_timed_out_resumes_with_a_longer_timeout_and_pairings_keep_their_se
         std::fs::write(&file, text).unwrap();
         let root = dir.path().join(format!("root{timeout}"));
         ok(&["tournament", s(&file), "--out-root", s(&root), "--quiet"]);
-        let pairings: Vec<(String, serde_json::Value, Vec<rajapasu::sim::table::Table>)> = ["ext_vs_random", "random_vs_ext"]
-            .iter()
-            .map(|p| (p.to_string(), manifest(&root.join("t").join(p))["seed"].clone(), tables(&root.join("t").join(p))))
-            .collect();
+        let pairings: Vec<(String, serde_json::Value, Vec<rajapasu::sim::table::Table>)> =
+            ["ext_vs_random", "random_vs_ext"]
+                .iter()
+                .map(|p| {
+                    (
+                        p.to_string(),
+                        manifest(&root.join("t").join(p))["seed"].clone(),
+                        tables(&root.join("t").join(p)),
+                    )
+                })
+                .collect();
         seeds.push(pairings);
     }
     assert_eq!(seeds[0], seeds[1]);
@@ -318,10 +420,19 @@ fn a_run_that_timed_out_resumes_with_a_longer_timeout_and_pairings_keep_their_se
 
 #[test]
 fn bench_with_an_external_player_that_cannot_start_is_an_error() {
-    let (code, out, err) = run(&["bench", "--matches", "10", "--repeat", "1", "--player", "external:/nonexistent/prog"]);
+    let (code, out, err) = run(&[
+        "bench",
+        "--matches",
+        "10",
+        "--repeat",
+        "1",
+        "--player",
+        "external:/nonexistent/prog",
+    ]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        err.contains("bench --player external:cmd=/nonexistent/prog") && err.contains("cannot start external player '/nonexistent/prog'"),
+        err.contains("bench --player external:cmd=/nonexistent/prog")
+            && err.contains("cannot start external player '/nonexistent/prog'"),
         "{err}"
     );
     assert!(!out.contains("unfinished"), "{out}");
@@ -332,9 +443,10 @@ fn bench_with_an_external_player_that_cannot_start_is_an_error() {
 #[test]
 fn an_extra_answer_line_is_an_error_and_a_list_is_not_an_answer() {
     let dir = tempfile::tempdir().unwrap();
-    for (mode, needle) in
-        [("twice", "wrote the line \"{\\\"pit\\\": 0}\" when it was not asked"), ("list", "answered \"[0]\", which is not a JSON object")]
-    {
+    for (mode, needle) in [
+        ("twice", "wrote the line \"{\\\"pit\\\": 0}\" when it was not asked"),
+        ("list", "answered \"[0]\", which is not a JSON object"),
+    ] {
         let out = dir.path().join(mode);
         let player = format!("external:{}", misbehaving(mode));
         let (code, _, err) = run(&simulate_args(s(&out), &player, &["--first", "south"]));
@@ -353,7 +465,10 @@ fn a_program_path_with_spaces_is_given_in_quotes() {
     let canonical = format!("external:cmd=python3 '{}' --strategy first", program.display());
     for (name, player) in [
         ("single", format!("external:python3 '{}' --strategy first", program.display())),
-        ("double", format!("external:timeout=5,cmd=python3 \"{}\" --strategy 'first'", program.display())),
+        (
+            "double",
+            format!("external:timeout=5,cmd=python3 \"{}\" --strategy 'first'", program.display()),
+        ),
     ] {
         let out = dir.path().join(name);
         ok(&simulate_args(s(&out), &player, &[]));
@@ -366,7 +481,18 @@ fn a_program_path_with_spaces_is_given_in_quotes() {
 fn verify_opens_only_regular_files() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d");
-    ok(&["simulate", "--matches", "4", "--batch-size", "2", "--format", "csv", "--out", s(&out), "--quiet"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "4",
+        "--batch-size",
+        "2",
+        "--format",
+        "csv",
+        "--out",
+        s(&out),
+        "--quiet",
+    ]);
     let run_id = manifest(&out)["run_id"].as_str().unwrap().to_string();
     let part = |batch: u32| out.join("matches").join(format!("part-{run_id}-{batch:08}.csv"));
     let mkfifo = |path: &Path| {
@@ -381,7 +507,12 @@ fn verify_opens_only_regular_files() {
     };
     // A FIFO and a symlink to /dev/zero named like a part file of batch 7 (which this run has
     // not), and in place of the recorded part file of batch 0.
-    for (name, file) in [("stray fifo", part(7)), ("stray symlink", part(7)), ("part fifo", part(0)), ("part symlink", part(0))] {
+    for (name, file) in [
+        ("stray fifo", part(7)),
+        ("stray symlink", part(7)),
+        ("part fifo", part(0)),
+        ("part symlink", part(0)),
+    ] {
         let _ = std::fs::remove_file(&file);
         if name.ends_with("fifo") {
             mkfifo(&file);
@@ -406,7 +537,10 @@ fn show_reads_a_moves_file_only_up_to_its_limit() {
     let page = dir.path().join("p.html");
     let (code, text) = run_bounded(&["show", "--moves-file", "/dev/zero", "--out", s(&page)]);
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("--moves-file /dev/zero: longer than 16 MiB, the limit of a moves file"), "{text}");
+    assert!(
+        text.contains("--moves-file /dev/zero: longer than 16 MiB, the limit of a moves file"),
+        "{text}"
+    );
     assert!(!page.exists());
 }
 
@@ -415,15 +549,33 @@ fn show_reads_a_moves_file_only_up_to_its_limit() {
 #[test]
 fn the_docs_say_how_to_flush_in_each_language_and_an_unflushed_player_gets_the_hint() {
     let docs = std::fs::read_to_string(root().join("docs/external-players.md")).unwrap();
-    for needle in ["**awk**", "-W interactive", "fflush()", "**C**", "setvbuf", "**Shell**", "**Python**", "flush=True", "python3 -u"] {
+    for needle in [
+        "**awk**",
+        "-W interactive",
+        "fflush()",
+        "**C**",
+        "setvbuf",
+        "**Shell**",
+        "**Python**",
+        "flush=True",
+        "python3 -u",
+    ] {
         assert!(docs.contains(needle), "docs/external-players.md lacks {needle}");
     }
     // awk as the docs say (fflush after each answer; mawk also -W interactive, or it waits to
     // fill its input buffer) plays; without the flush, its answers wait in a buffer and the
     // timeout's message says why.
     let dir = tempfile::tempdir().unwrap();
-    let version = std::process::Command::new("awk").args(["-W", "version"]).stdin(Stdio::null()).output().unwrap();
-    let awk = if String::from_utf8_lossy(&version.stdout).starts_with("mawk") { "awk -W interactive" } else { "awk" };
+    let version = std::process::Command::new("awk")
+        .args(["-W", "version"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let awk = if String::from_utf8_lossy(&version.stdout).starts_with("mawk") {
+        "awk -W interactive"
+    } else {
+        "awk"
+    };
     let program = |flush: &str| {
         format!("{{ match($0, /\"legal\":\\[[0-9]+/); print \"{{\\\"pit\\\":\" substr($0, RSTART + 9, RLENGTH - 9) \"}}\"{flush} }}")
     };
@@ -436,7 +588,9 @@ fn the_docs_say_how_to_flush_in_each_language_and_an_unflushed_player_gets_the_h
         if flush.is_empty() {
             assert_eq!(code, 1, "{err}");
             assert!(
-                err.contains("gave no answer within 1 s") && err.contains("flush each answer line") && err.contains("awk fflush()"),
+                err.contains("gave no answer within 1 s")
+                    && err.contains("flush each answer line")
+                    && err.contains("awk fflush()"),
                 "{err}"
             );
         } else {

@@ -55,7 +55,8 @@ fn is_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| match &a.meta {
         syn::Meta::List(list) if list.path.is_ident("cfg") => {
             let tokens = list.tokens.to_string();
-            tokens.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "test") && !tokens.contains("not")
+            tokens.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "test")
+                && !tokens.contains("not")
         }
         _ => false,
     })
@@ -147,16 +148,28 @@ fn item_name(item: &syn::Item) -> Option<String> {
 }
 
 /// The leaves of a `use` tree: (name brought in, path) or a glob's path (name None).
-fn use_leaves(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<(Option<String>, Vec<String>)>) {
+fn use_leaves(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    out: &mut Vec<(Option<String>, Vec<String>)>,
+) {
     match tree {
         syn::UseTree::Path(p) => {
             prefix.push(p.ident.to_string());
             use_leaves(&p.tree, prefix, out);
             prefix.pop();
         }
-        syn::UseTree::Name(n) if n.ident == "self" => out.push((prefix.last().cloned(), prefix.clone())),
-        syn::UseTree::Name(n) => out.push((Some(n.ident.to_string()), [prefix.clone(), vec![n.ident.to_string()]].concat())),
-        syn::UseTree::Rename(r) => out.push((Some(r.rename.to_string()), [prefix.clone(), vec![r.ident.to_string()]].concat())),
+        syn::UseTree::Name(n) if n.ident == "self" => {
+            out.push((prefix.last().cloned(), prefix.clone()))
+        }
+        syn::UseTree::Name(n) => out.push((
+            Some(n.ident.to_string()),
+            [prefix.clone(), vec![n.ident.to_string()]].concat(),
+        )),
+        syn::UseTree::Rename(r) => out.push((
+            Some(r.rename.to_string()),
+            [prefix.clone(), vec![r.ident.to_string()]].concat(),
+        )),
         syn::UseTree::Glob(_) => out.push((None, prefix.clone())),
         syn::UseTree::Group(g) => g.items.iter().for_each(|t| use_leaves(t, prefix, out)),
     }
@@ -174,13 +187,21 @@ impl Crate {
     }
 
     fn add_file(&mut self, base: &Path, path: &Path, dir: PathBuf, parent: Option<usize>) -> usize {
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         self.files.push(path.strip_prefix(base).unwrap().to_string_lossy().into_owned());
         self.add_module(base, self.files.len() - 1, dir, parent, &file.items)
     }
 
-    fn add_module(&mut self, base: &Path, file: usize, dir: PathBuf, parent: Option<usize>, items: &[syn::Item]) -> usize {
+    fn add_module(
+        &mut self,
+        base: &Path,
+        file: usize,
+        dir: PathBuf,
+        parent: Option<usize>,
+        items: &[syn::Item],
+    ) -> usize {
         let id = self.modules.len();
         self.modules.push(Module { file, parent, ..Module::default() });
         let mut code = Paths::default();
@@ -189,10 +210,13 @@ impl Crate {
                 syn::Item::Mod(m) => {
                     let name = m.ident.to_string();
                     let child = match &m.content {
-                        Some((_, inner)) => self.add_module(base, file, dir.join(&name), Some(id), inner),
+                        Some((_, inner)) => {
+                            self.add_module(base, file, dir.join(&name), Some(id), inner)
+                        }
                         None => {
                             let flat = dir.join(format!("{name}.rs"));
-                            let path = if flat.exists() { flat } else { dir.join(&name).join("mod.rs") };
+                            let path =
+                                if flat.exists() { flat } else { dir.join(&name).join("mod.rs") };
                             self.add_file(base, &path, dir.join(&name), Some(id))
                         }
                     };
@@ -269,7 +293,10 @@ impl Crate {
         for glob in &module.globs {
             if let Some(Named::Module(g)) = self.resolve(m, glob, depth + 1) {
                 let there = &self.modules[g];
-                if there.children.contains_key(name) || there.items.contains(name) || there.imports.contains_key(name) {
+                if there.children.contains_key(name)
+                    || there.items.contains(name)
+                    || there.imports.contains_key(name)
+                {
                     return self.lookup(g, path, depth + 1);
                 }
             }
@@ -289,12 +316,16 @@ impl Crate {
     pub fn paths_into(&self, name: &str) -> Vec<(&str, String)> {
         let into = |path: &&Vec<String>| path.first().is_some_and(|first| first == name);
         let file = |m: &Module| self.files[m.file].as_str();
-        self.modules.iter().flat_map(|m| m.named.iter().filter(into).map(move |path| (file(m), path.join("::")))).collect()
+        self.modules
+            .iter()
+            .flat_map(|m| m.named.iter().filter(into).map(move |path| (file(m), path.join("::"))))
+            .collect()
     }
 
     /// Each file's dependencies on the crate's other files, with a path that makes each.
     pub fn dependencies(&self) -> BTreeMap<&str, BTreeMap<&str, String>> {
-        let mut out: BTreeMap<&str, BTreeMap<&str, String>> = self.files.iter().map(|f| (f.as_str(), BTreeMap::new())).collect();
+        let mut out: BTreeMap<&str, BTreeMap<&str, String>> =
+            self.files.iter().map(|f| (f.as_str(), BTreeMap::new())).collect();
         for (id, module) in self.modules.iter().enumerate() {
             for path in &module.named {
                 let Some(named) = self.resolve(id, path, 0) else { continue };
@@ -355,8 +386,14 @@ pub fn circles<'a>(graph: &BTreeMap<&'a str, BTreeMap<&'a str, String>>) -> Vec<
             }
         }
     }
-    let mut search =
-        Search { graph, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), on_stack: BTreeSet::new(), out: Vec::new() };
+    let mut search = Search {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        out: Vec::new(),
+    };
     for &v in graph.keys() {
         if !search.index.contains_key(v) {
             search.visit(v);
@@ -416,18 +453,28 @@ fn the_import_check_finds_a_circle_through_code_re_exports_and_macros_but_not_te
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    write("lib.rs", "pub mod a;\nmod b;\nmod c;\nmod d;\npub use b::B;\n#[cfg(test)]\nmod tests;\n");
+    write(
+        "lib.rs",
+        "pub mod a;\nmod b;\nmod c;\nmod d;\npub use b::B;\n#[cfg(test)]\nmod tests;\n",
+    );
     // a -> b through the root's re-export, b -> c in code, c -> a in a macro's argument.
     write("a.rs", "pub struct A;\npub fn f() -> crate::B { crate::B }\n");
     write("b.rs", "pub struct B;\nfn g() { let _ = super::c::C; }\n");
     write("c.rs", "pub struct C;\nfn h() { println!(\"{}\", crate::a::f()); }\n");
     // d uses a and b, and its tests use d's parent: not a circle.
-    write("d.rs", "use crate::a::A;\nuse super::b::*;\n#[cfg(test)]\nmod tests { use crate::d; }\n");
+    write(
+        "d.rs",
+        "use crate::a::A;\nuse super::b::*;\n#[cfg(test)]\nmod tests { use crate::d; }\n",
+    );
     write("tests.rs", "use crate::d::*;\n");
     let krate = Crate::read(dir.path(), "lib.rs");
     let graph = krate.dependencies();
     assert_eq!(circles(&graph), vec![vec!["a.rs", "b.rs", "c.rs"]], "{graph:?}");
-    assert_eq!(graph["a.rs"].keys().copied().collect::<Vec<_>>(), ["b.rs"], "the re-export resolved to the file that defines B");
+    assert_eq!(
+        graph["a.rs"].keys().copied().collect::<Vec<_>>(),
+        ["b.rs"],
+        "the re-export resolved to the file that defines B"
+    );
     assert_eq!(graph["d.rs"].keys().copied().collect::<Vec<_>>(), ["a.rs", "b.rs"]);
     assert!(!graph.contains_key("tests.rs"), "test files are not read");
     // Without the macro's path there is no circle.
@@ -469,14 +516,25 @@ const CORE_TOP: u32 = 5;
 const ROOT_CRATE: &str = "rajapasu";
 
 /// The floor of `file` in `floors`, if one holds it.
-fn floor_of<'f>(floors: &'f [(&str, u32, &str)], file: &str) -> Option<&'f (&'f str, u32, &'f str)> {
-    floors.iter().filter(|(prefix, _, _)| file.starts_with(prefix)).max_by_key(|(prefix, _, _)| prefix.len())
+fn floor_of<'f>(
+    floors: &'f [(&str, u32, &str)],
+    file: &str,
+) -> Option<&'f (&'f str, u32, &'f str)> {
+    floors
+        .iter()
+        .filter(|(prefix, _, _)| file.starts_with(prefix))
+        .max_by_key(|(prefix, _, _)| prefix.len())
 }
 
 /// Every import of `krate` from a file to a file of a higher floor, a file that has no floor,
 /// and a path of a file of the core crate (floors 0 to `core_top`) into the crate named `root`
 /// (the crate above it), as text.
-fn floor_breaches(krate: &Crate, floors: &[(&str, u32, &str)], core_top: u32, root: &str) -> Vec<String> {
+fn floor_breaches(
+    krate: &Crate,
+    floors: &[(&str, u32, &str)],
+    core_top: u32,
+    root: &str,
+) -> Vec<String> {
     let mut found = Vec::new();
     for (file, deps) in krate.dependencies() {
         let Some(&(_, from, from_name)) = floor_of(floors, file) else {
@@ -485,9 +543,9 @@ fn floor_breaches(krate: &Crate, floors: &[(&str, u32, &str)], core_top: u32, ro
         };
         for (to, path) in deps {
             match floor_of(floors, to) {
-                Some(&(_, up, up_name)) if up > from => {
-                    found.push(format!("{file} ({from_name}) imports {to} ({up_name}), a higher floor: {path}"))
-                }
+                Some(&(_, up, up_name)) if up > from => found.push(format!(
+                    "{file} ({from_name}) imports {to} ({up_name}), a higher floor: {path}"
+                )),
                 _ => {}
             }
         }
@@ -502,8 +560,10 @@ fn floor_breaches(krate: &Crate, floors: &[(&str, u32, &str)], core_top: u32, ro
 
 #[test]
 fn no_file_imports_a_higher_floor() {
-    let found: Vec<String> =
-        CRATES.iter().flat_map(|root| floor_breaches(&Crate::read(repo(), root), FLOORS, CORE_TOP, ROOT_CRATE)).collect();
+    let found: Vec<String> = CRATES
+        .iter()
+        .flat_map(|root| floor_breaches(&Crate::read(repo(), root), FLOORS, CORE_TOP, ROOT_CRATE))
+        .collect();
     assert!(
         found.is_empty(),
         "files that import a higher floor (the floors: docs/architecture.md): move what both need down, or the importer up\n{}",
@@ -523,19 +583,35 @@ fn the_floor_check_names_the_file_and_the_import_that_go_up() {
     write("io/mod.rs", "pub struct Table;\n#[cfg(test)]\nmod tests { use crate::cli::Args; }\n");
     write("app/mod.rs", "pub struct Job(crate::io::Table);\n");
     write("cli/mod.rs", "pub struct Args;\npub fn run() -> crate::app::Job { todo!() }\n");
-    let floors: &[(&str, u32, &str)] = &[("io/", 1, "io"), ("app/", 5, "app"), ("cli/", 6, "cli"), ("lib.rs", 7, "root")];
+    let floors: &[(&str, u32, &str)] =
+        &[("io/", 1, "io"), ("app/", 5, "app"), ("cli/", 6, "cli"), ("lib.rs", 7, "root")];
     let read = || Crate::read(dir.path(), "lib.rs");
-    assert!(floor_breaches(&read(), floors, 0, "above").is_empty(), "downward imports and tests pass");
+    assert!(
+        floor_breaches(&read(), floors, 0, "above").is_empty(),
+        "downward imports and tests pass"
+    );
     write("app/mod.rs", "use crate::cli::Args;\npub struct Job(crate::io::Table, Args);\n");
     write("io/mod.rs", "pub struct Table;\nfn f() { let _ = above::Thing; }\n");
     let found = floor_breaches(&read(), floors, 0, "above");
-    assert_eq!(found, ["app/mod.rs (app) imports cli/mod.rs (cli), a higher floor: crate::cli::Args"], "{found:?}");
-    let core: &[(&str, u32, &str)] = &[("io/", 0, "core"), ("app/", 5, "app"), ("cli/", 6, "cli"), ("lib.rs", 7, "root")];
+    assert_eq!(
+        found,
+        ["app/mod.rs (app) imports cli/mod.rs (cli), a higher floor: crate::cli::Args"],
+        "{found:?}"
+    );
+    let core: &[(&str, u32, &str)] =
+        &[("io/", 0, "core"), ("app/", 5, "app"), ("cli/", 6, "cli"), ("lib.rs", 7, "root")];
     let found = floor_breaches(&read(), core, 0, "above");
-    assert!(found.contains(&"io/mod.rs (the core crate) names the crate above it: above::Thing".to_string()), "{found:?}");
+    assert!(
+        found.contains(
+            &"io/mod.rs (the core crate) names the crate above it: above::Thing".to_string()
+        ),
+        "{found:?}"
+    );
     write("tools.rs", "pub fn tool() {}\n");
     write("lib.rs", "pub mod io;\npub mod app;\npub mod cli;\npub mod tools;\n");
-    assert!(floor_breaches(&read(), floors, 0, "above").iter().any(|f| f.starts_with("tools.rs has no floor")));
+    assert!(floor_breaches(&read(), floors, 0, "above")
+        .iter()
+        .any(|f| f.starts_with("tools.rs has no floor")));
 }
 
 /// The core crate's own floors, read from a small tree laid out as the core crate is: the
@@ -549,7 +625,10 @@ fn the_core_crates_floors_run_engine_exact_agents_sim() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    write("lib.rs", "pub mod engine;\npub mod exact;\npub mod agents;\npub mod sim;\npub mod show;\n");
+    write(
+        "lib.rs",
+        "pub mod engine;\npub mod exact;\npub mod agents;\npub mod sim;\npub mod show;\n",
+    );
     write("engine/mod.rs", "pub struct Position;\n");
     write("exact/mod.rs", "pub struct Table(crate::engine::Position);\n");
     write("show/mod.rs", "pub struct Film(crate::engine::Position);\n");
@@ -559,7 +638,10 @@ fn the_core_crates_floors_run_engine_exact_agents_sim() {
     assert_eq!(floor_breaches(&read(), FLOORS, CORE_TOP, ROOT_CRATE), Vec::<String>::new());
     write("engine/mod.rs", "pub struct Position;\nfn solve() -> crate::exact::Table { todo!() }\n");
     write("exact/mod.rs", "use crate::agents::Agent;\npub struct Table(crate::engine::Position);\nfn f(_: Agent) {}\n");
-    write("show/mod.rs", "pub struct Film(crate::engine::Position);\nfn g() { let _ = rajapasu::io::Dataset; }\n");
+    write(
+        "show/mod.rs",
+        "pub struct Film(crate::engine::Position);\nfn g() { let _ = rajapasu::io::Dataset; }\n",
+    );
     let found = floor_breaches(&read(), FLOORS, CORE_TOP, ROOT_CRATE);
     assert_eq!(
         found,

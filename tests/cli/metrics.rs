@@ -9,13 +9,30 @@ use serde_json::Value;
 use crate::common::*;
 
 fn simulate(out: &Path, extra: &[&str]) {
-    let mut args = vec!["simulate", "--matches", "90", "--seed", "5", "--south", "random", "--north", "greedy", "--out", s(out), "--quiet"];
+    let mut args = vec![
+        "simulate",
+        "--matches",
+        "90",
+        "--seed",
+        "5",
+        "--south",
+        "random",
+        "--north",
+        "greedy",
+        "--out",
+        s(out),
+        "--quiet",
+    ];
     args.extend_from_slice(extra);
     ok(&args);
 }
 
 fn metric<'a>(list: &'a Value, name: &str) -> &'a Value {
-    list.as_array().unwrap().iter().find(|m| m["name"] == name).unwrap_or_else(|| panic!("no metric {name} in {list}"))
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name)
+        .unwrap_or_else(|| panic!("no metric {name} in {list}"))
 }
 
 fn syms<'a>(t: &'a Table, c: &str) -> &'a [Option<&'static str>] {
@@ -31,7 +48,8 @@ fn metrics_are_written_beside_the_summary_and_agree_with_the_rows() {
     let d = dir.path().join("d");
     simulate(&d, &["--detail", "move", "--batch-size", "20"]);
     let printed: Value = serde_json::from_str(&ok(&["metrics", s(&d), "--json"])).unwrap();
-    let written: Value = serde_json::from_str(&std::fs::read_to_string(d.join("metrics.json")).unwrap()).unwrap();
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("metrics.json")).unwrap()).unwrap();
     assert_eq!(printed, written);
     assert!(d.join("metrics.csv").is_file() && d.join("metrics.txt").is_file());
     let list = &written["metrics"];
@@ -68,7 +86,10 @@ fn metrics_are_written_beside_the_summary_and_agree_with_the_rows() {
     assert!((turns - moves.iter().sum::<u64>() as f64 / 90.0).abs() < 1e-9);
     // BranchingFactorAvg from the moves table's legal_moves column: per match, then the mean.
     let mv = t.iter().find(|t| t.name == "moves").unwrap();
-    let (ids, legal) = (mv.column("match_id").unwrap().as_u64().unwrap(), mv.column("legal_moves").unwrap().as_u64().unwrap());
+    let (ids, legal) = (
+        mv.column("match_id").unwrap().as_u64().unwrap(),
+        mv.column("legal_moves").unwrap().as_u64().unwrap(),
+    );
     let mut per_match = vec![(0u64, 0u64); 90];
     for (id, l) in ids.iter().zip(&legal) {
         per_match[*id as usize].0 += l;
@@ -80,8 +101,18 @@ fn metrics_are_written_beside_the_summary_and_agree_with_the_rows() {
     let text = std::fs::read_to_string(d.join("metrics.txt")).unwrap();
     assert!(text.contains("DecisivenessMoves") && text.contains("starter wins"), "{text}");
     // The seed of the bootstrap is what moves the interval.
-    let other: Value = serde_json::from_str(&ok(&["metrics", s(&d), "--json", "--seed", "18", "--out", s(&dir.path().join("o"))])).unwrap();
-    let (mine, theirs) = (metric(list, "DurationTurns"), metric(&other["metrics"], "DurationTurns"));
+    let other: Value = serde_json::from_str(&ok(&[
+        "metrics",
+        s(&d),
+        "--json",
+        "--seed",
+        "18",
+        "--out",
+        s(&dir.path().join("o")),
+    ]))
+    .unwrap();
+    let (mine, theirs) =
+        (metric(list, "DurationTurns"), metric(&other["metrics"], "DurationTurns"));
     assert_eq!(theirs["value"], mine["value"]);
     assert_ne!(theirs["ci_low"], mine["ci_low"]);
 }
@@ -89,14 +120,34 @@ fn metrics_are_written_beside_the_summary_and_agree_with_the_rows() {
 #[test]
 fn metrics_do_not_depend_on_threads_shards_batches_or_detail() {
     let dir = tempfile::tempdir().unwrap();
-    let (one, sharded, coarse) = (dir.path().join("one"), dir.path().join("sharded"), dir.path().join("coarse"));
+    let (one, sharded, coarse) =
+        (dir.path().join("one"), dir.path().join("sharded"), dir.path().join("coarse"));
     simulate(&one, &["--threads", "1", "--detail", "move", "--batch-size", "7"]);
     for k in 1..=3 {
-        simulate(&sharded, &["--threads", "2", "--detail", "move", "--batch-size", "7", "--shard", &format!("{k}/3")]);
+        simulate(
+            &sharded,
+            &[
+                "--threads",
+                "2",
+                "--detail",
+                "move",
+                "--batch-size",
+                "7",
+                "--shard",
+                &format!("{k}/3"),
+            ],
+        );
     }
     simulate(&coarse, &["--threads", "2", "--detail", "match", "--batch-size", "50"]);
     let of = |d: &Path| -> Value {
-        let v: Value = serde_json::from_str(&ok(&["metrics", s(d), "--json", "--out", s(&d.with_extension("m"))])).unwrap();
+        let v: Value = serde_json::from_str(&ok(&[
+            "metrics",
+            s(d),
+            "--json",
+            "--out",
+            s(&d.with_extension("m")),
+        ]))
+        .unwrap();
         serde_json::json!({ "metrics": v["metrics"], "by_round": v["by_round"] })
     };
     let reference = of(&one);
@@ -108,22 +159,41 @@ fn metrics_do_not_depend_on_threads_shards_batches_or_detail() {
 fn a_study_has_an_object_of_arms_a_chart_and_summarize_points_to_it() {
     let dir = tempfile::tempdir().unwrap();
     let study = dir.path().join("study");
-    for (arm, rules) in [("default--random", "final_four=owner"), ("skip_origin--random", "skip_origin=true")] {
-        ok(&["simulate", "--matches", "40", "--seed", "2", "--rule", rules, "--detail", "match", "--out", s(&study.join(arm)), "--quiet"]);
+    for (arm, rules) in
+        [("default--random", "final_four=owner"), ("skip_origin--random", "skip_origin=true")]
+    {
+        ok(&[
+            "simulate",
+            "--matches",
+            "40",
+            "--seed",
+            "2",
+            "--rule",
+            rules,
+            "--detail",
+            "match",
+            "--out",
+            s(&study.join(arm)),
+            "--quiet",
+        ]);
     }
     let v: Value = serde_json::from_str(&ok(&["metrics", s(&study), "--json"])).unwrap();
     let arms = v["arms"].as_object().unwrap();
     assert_eq!(arms.keys().collect::<Vec<_>>(), ["default--random", "skip_origin--random"]);
     assert!(metric(&arms["skip_origin--random"], "Completion")["value"].as_f64().unwrap() > 0.0);
     assert_ne!(arms["default--random"], arms["skip_origin--random"]);
-    let mut reader = png::Decoder::new(std::fs::File::open(study.join("charts/metrics.png")).unwrap()).read_info().unwrap();
+    let mut reader =
+        png::Decoder::new(std::fs::File::open(study.join("charts/metrics.png")).unwrap())
+            .read_info()
+            .unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();
     assert!(info.width >= 1200 && info.height >= 1000);
     let channels = info.color_type.samples();
     let pixels: Vec<&[u8]> = buf[..info.buffer_size()].chunks(channels).collect();
     // The first player's colour (blue of the palette) marks each arm's value in every panel.
-    let coloured = pixels.iter().filter(|p| p[0] < 40 && p[1] > 90 && p[1] < 140 && p[2] > 150).count();
+    let coloured =
+        pixels.iter().filter(|p| p[0] < 40 && p[1] > 90 && p[1] < 140 && p[2] > 150).count();
     assert!(coloured > 200, "marks are drawn in colour: {coloured} coloured pixels");
     let svg = std::fs::read_to_string(study.join("charts/metrics.svg")).unwrap();
     assert!(svg.contains("LeadChange") && svg.contains("AdvantageP1"));
@@ -143,7 +213,11 @@ fn a_study_has_an_object_of_arms_a_chart_and_summarize_points_to_it() {
     for command in ["metrics", "summarize"] {
         let (code, out, err) = run(&[command, s(&study)]);
         assert_ne!(code, 0, "{command}: {out}");
-        assert!(err.contains(&*arm.file_name().unwrap().to_string_lossy()) && err.contains("manifest.json"), "{command}: {err}");
+        assert!(
+            err.contains(&*arm.file_name().unwrap().to_string_lossy())
+                && err.contains("manifest.json"),
+            "{command}: {err}"
+        );
     }
 }
 
@@ -167,7 +241,11 @@ fn a_study_with_its_metrics_can_be_run_again() {
     }
     let before = std::fs::read_to_string(study.join("metrics.csv")).unwrap();
     ok(&["run", s(&file), "--out-root", root, "--quiet"]);
-    assert_eq!(std::fs::read_to_string(study.join("metrics.csv")).unwrap(), before, "left as it was");
+    assert_eq!(
+        std::fs::read_to_string(study.join("metrics.csv")).unwrap(),
+        before,
+        "left as it was"
+    );
     // A file that is no study's output is still refused, named.
     std::fs::write(study.join("notes.txt"), "mine").unwrap();
     usage_error(&["run", s(&file), "--out-root", root, "--quiet"], &["notes.txt"]);
@@ -206,10 +284,27 @@ fn exact_adds_the_evaluation_metrics_from_the_round_solver() {
     };
     let plain: Value = serde_json::from_str(&ok(&["metrics", s(&data), "--json"])).unwrap();
     assert!(of(&plain, "exact round value (R15)").is_empty(), "only with --exact");
-    let exact: Value = serde_json::from_str(&ok(&["metrics", s(&data), "--json", "--exact"])).unwrap();
-    let names: Vec<String> = of(&exact, "exact round value (R15)").into_iter().map(|(n, _)| n).collect();
-    assert_eq!(names, ["LeadChange", "Stability", "DramaAverage", "DramaMax", "DramaShare", "DecisivenessThreshold", "DecisivenessMoves"]);
-    assert_eq!(of(&exact, "holdings difference"), of(&plain, "holdings difference"), "the holdings metrics are unchanged");
+    let exact: Value =
+        serde_json::from_str(&ok(&["metrics", s(&data), "--json", "--exact"])).unwrap();
+    let names: Vec<String> =
+        of(&exact, "exact round value (R15)").into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        [
+            "LeadChange",
+            "Stability",
+            "DramaAverage",
+            "DramaMax",
+            "DramaShare",
+            "DecisivenessThreshold",
+            "DecisivenessMoves"
+        ]
+    );
+    assert_eq!(
+        of(&exact, "holdings difference"),
+        of(&plain, "holdings difference"),
+        "the holdings metrics are unchanged"
+    );
     for (name, value) in of(&exact, "exact round value (R15)") {
         assert!((0.0..=1.0).contains(&value), "{name} = {value}");
     }

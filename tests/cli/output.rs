@@ -22,9 +22,14 @@ fn a_closed_pipe_ends_every_subcommand_quietly() {
     let data = dir.path().join("d");
     ok(&["simulate", "--matches", "40", "--seed", "2", "--out", s(&data), "--quiet"]);
     let exp = dir.path().join("pipe.toml");
-    std::fs::write(&exp, "name = \"pipe\"\n[defaults]\nmatches = 30\n[[arms]]\nname = \"a\"\n").unwrap();
+    std::fs::write(&exp, "name = \"pipe\"\n[defaults]\nmatches = 30\n[[arms]]\nname = \"a\"\n")
+        .unwrap();
     let tour = dir.path().join("tour.toml");
-    std::fs::write(&tour, "name = \"tour\"\nplayers = [\"random\", \"greedy\"]\nmatches_per_pair = 4\nseed = 1\n").unwrap();
+    std::fs::write(
+        &tour,
+        "name = \"tour\"\nplayers = [\"random\", \"greedy\"]\nmatches_per_pair = 4\nseed = 1\n",
+    )
+    .unwrap();
     let root = dir.path().join("studies");
     let charts = dir.path().join("charts");
     let cases: Vec<Vec<&str>> = vec![
@@ -44,11 +49,19 @@ fn a_closed_pipe_ends_every_subcommand_quietly() {
     for args in &cases {
         let (code, err) = with_closed_stdout(args);
         assert_eq!(code, 0, "rajapasu {} | true: {err}", args.join(" "));
-        assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "rajapasu {} | true: {err}", args.join(" "));
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "rajapasu {} | true: {err}",
+            args.join(" ")
+        );
     }
     // The work is done even though nobody read the output.
     assert!(charts.join("lap_length.png").exists());
-    assert!(root.join("pipe/summary.txt").exists() && root.join("pipe/charts/closed_pits.svg").exists());
+    assert!(
+        root.join("pipe/summary.txt").exists() && root.join("pipe/charts/closed_pits.svg").exists()
+    );
     ok(&["verify", s(&root.join("pipe"))]);
-    assert!(root.join("tour/ratings.txt").exists() && root.join("tour/charts/ratings.png").exists());
+    assert!(
+        root.join("tour/ratings.txt").exists() && root.join("tour/charts/ratings.png").exists()
+    );
 }

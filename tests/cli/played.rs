@@ -28,7 +28,11 @@ fn played_match(south: AgentSpec) -> Vec<String> {
     while !game.is_over() {
         let pit = if game.position().turn() == Side::South {
             let mut probe = game;
-            let mut agent = Agent::seated(south.clone(), seat_rng(1, game.ply() as u64, Side::South), &Resources::default());
+            let mut agent = Agent::seated(
+                south.clone(),
+                seat_rng(1, game.ply() as u64, Side::South),
+                &Resources::default(),
+            );
             agent.play(&mut probe, &mut ()).unwrap().unwrap().0.index()
         } else {
             game.legal_moves().iter().last().unwrap().index()
@@ -55,10 +59,26 @@ fn a_match_written_from_its_moves_has_the_rows_simulate_writes_and_verify_replay
     // The independent computation: simulate plays match 0 of random against random, and its
     // moves, written as a played match, give the same rows (but the players' names and seed).
     let simulated = dir.path().join("simulated");
-    ok(&[&["simulate", "--matches=1", "--seed=5", "--detail=lap", "--format=csv", "--quiet", "--out", s(&simulated)][..], &SMALL[..]]
-        .concat());
+    ok(&[
+        &[
+            "simulate",
+            "--matches=1",
+            "--seed=5",
+            "--detail=lap",
+            "--format=csv",
+            "--quiet",
+            "--out",
+            s(&simulated),
+        ][..],
+        &SMALL[..],
+    ]
+    .concat());
     let sim_tables = tables(&simulated);
-    let ColumnData::I64(pits) = &sim_tables.iter().find(|t| t.name == "moves").unwrap().column("pit").unwrap() else { panic!() };
+    let ColumnData::I64(pits) =
+        &sim_tables.iter().find(|t| t.name == "moves").unwrap().column("pit").unwrap()
+    else {
+        panic!()
+    };
     let moves: Vec<String> = pits.iter().map(i64::to_string).collect();
     let played = dir.path().join("played");
     let list = format!("--moves={}", moves.join(","));
@@ -66,7 +86,9 @@ fn a_match_written_from_its_moves_has_the_rows_simulate_writes_and_verify_replay
     for (mut a, b) in sim_tables.into_iter().zip(tables(&played)) {
         for c in a.columns.iter_mut() {
             match (c.name, &mut c.data) {
-                ("south_player" | "north_player", ColumnData::Text(v)) => v.iter_mut().for_each(|p| *p = "human".into()),
+                ("south_player" | "north_player", ColumnData::Text(v)) => {
+                    v.iter_mut().for_each(|p| *p = "human".into())
+                }
                 ("seed", ColumnData::U64(v)) => v.iter_mut().for_each(|x| *x = 1),
                 _ => {}
             }
@@ -74,15 +96,21 @@ fn a_match_written_from_its_moves_has_the_rows_simulate_writes_and_verify_replay
         assert_eq!(a, b, "table {}", a.name);
     }
     let m = manifest(&played);
-    assert_eq!((m["south"].as_str(), m["north"].as_str(), m["matches"].as_u64()), (Some("human"), Some("human"), Some(1)));
+    assert_eq!(
+        (m["south"].as_str(), m["north"].as_str(), m["matches"].as_u64()),
+        (Some("human"), Some("human"), Some(1))
+    );
     assert_eq!(m["played"]["moves"].as_str().unwrap(), moves.join(","));
     let (code, out) = verify(&played);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("every row equal to the rows of the manifest's moves replayed"), "{out}");
     // An edited row, its progress marker and package descriptor edited to match: the checksums
     // hold, the replayed moves do not.
-    let part =
-        std::fs::read_dir(played.join("rounds")).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().unwrap() == "csv").unwrap();
+    let part = std::fs::read_dir(played.join("rounds"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().unwrap() == "csv")
+        .unwrap();
     let text = std::fs::read_to_string(&part).unwrap();
     let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
     let column = header.iter().position(|c| *c == "south_pussa").unwrap();
@@ -93,13 +121,18 @@ fn a_match_written_from_its_moves_has_the_rows_simulate_writes_and_verify_replay
     rewrite_part_file(&played, &part, (lines.join("\n") + "\n").as_bytes());
     let (code, out) = verify(&played);
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("row 1, column `south_pussa`") && out.contains("not those of the manifest's moves"), "{out}");
+    assert!(
+        out.contains("row 1, column `south_pussa`")
+            && out.contains("not those of the manifest's moves"),
+        "{out}"
+    );
     // An edited move list is an edited manifest.
     let edited = dir.path().join("edited");
     ok(&[&["replay", &list, "--dataset", s(&edited)][..], &SMALL[..]].concat());
     let mut m = manifest(&edited);
     m["played"]["moves"] = Value::from(moves[..moves.len() - 1].join(","));
-    std::fs::write(edited.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    std::fs::write(edited.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap())
+        .unwrap();
     let (code, out) = verify(&edited);
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("`played`"), "{out}");
@@ -111,7 +144,11 @@ fn a_built_in_seat_is_recorded_only_when_each_of_its_moves_is_its_choice() {
     let moves = played_match(AgentSpec::Greedy);
     let list = format!("--moves={}", moves.join(","));
     let out = dir.path().join("greedy");
-    ok(&[&["replay", &list, "--dataset", s(&out), "--south=greedy", "--detail=move"][..], &SMALL[..]].concat());
+    ok(&[
+        &["replay", &list, "--dataset", s(&out), "--south=greedy", "--detail=move"][..],
+        &SMALL[..],
+    ]
+    .concat());
     let m = manifest(&out);
     assert_eq!(
         (m["south"].as_str(), m["north"].as_str(), m["seed"].as_u64(), m["detail"].as_str()),
@@ -131,7 +168,10 @@ fn a_built_in_seat_is_recorded_only_when_each_of_its_moves_is_its_choice() {
         &[&["replay", "--moves=0,1", "--dataset", s(&wrong)][..], &SMALL[..]].concat(),
         &["--moves: the match is not over after 2 moves"],
     );
-    usage_error(&[&["replay", &list, "--dataset", s(&out)][..], &SMALL[..]].concat(), &["--dataset"]);
+    usage_error(
+        &[&["replay", &list, "--dataset", s(&out)][..], &SMALL[..]].concat(),
+        &["--dataset"],
+    );
     // A person's seat is not a player: simulate's players are the ordinary ones.
     usage_error(
         &["simulate", "--south=human", "--matches=2", "--out", s(&wrong)],
@@ -142,11 +182,13 @@ fn a_built_in_seat_is_recorded_only_when_each_of_its_moves_is_its_choice() {
 /// The body of a GET as bytes (a binary download).
 fn get_bytes(server: &Server, target: &str) -> (u16, Vec<u8>) {
     let mut stream = TcpStream::connect(&server.addr).unwrap();
-    write!(stream, "GET {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.addr).unwrap();
+    write!(stream, "GET {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.addr)
+        .unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).unwrap();
     let end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    let status = String::from_utf8_lossy(&raw[..end]).split_whitespace().nth(1).unwrap().parse().unwrap();
+    let status =
+        String::from_utf8_lossy(&raw[..end]).split_whitespace().nth(1).unwrap().parse().unwrap();
     (status, raw[end + 4..].to_vec())
 }
 
@@ -179,11 +221,18 @@ fn the_server_sends_a_played_match_as_a_dataset_archive_written_only_in_the_tabl
     let (status, archive) = get_bytes(&server, &query);
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&archive));
     let m = unpack_verified(&archive);
-    assert_eq!((m["south"].as_str(), m["north"].as_str(), m["format"].as_str()), (Some("random"), Some("human"), Some("csv")));
+    assert_eq!(
+        (m["south"].as_str(), m["north"].as_str(), m["format"].as_str()),
+        (Some("random"), Some("human"), Some("csv"))
+    );
     assert_eq!(m["played"]["moves"].as_str(), Some(moves.as_str()));
-    assert!(m["command"].as_str().unwrap().starts_with("rajapasu serve: GET /api/export/dataset?"), "{m}");
+    assert!(
+        m["command"].as_str().unwrap().starts_with("rajapasu serve: GET /api/export/dataset?"),
+        "{m}"
+    );
     // Nothing is left in the tables directory.
-    let left: Vec<String> = files(tables.path()).into_iter().filter(|f| f.contains("export")).collect();
+    let left: Vec<String> =
+        files(tables.path()).into_iter().filter(|f| f.contains("export")).collect();
     assert!(left.is_empty(), "{left:?}");
     for (target, field, says) in [
         (

@@ -4,13 +4,30 @@ use crate::common::*;
 fn plot_writes_png_and_svg_charts() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("d");
-    ok(&["simulate", "--matches", "200", "--seed", "3", "--detail", "round", "--out", s(&data), "--quiet"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "200",
+        "--seed",
+        "3",
+        "--detail",
+        "round",
+        "--out",
+        s(&data),
+        "--quiet",
+    ]);
     let charts = dir.path().join("charts");
     let listed = ok(&["plot", s(&data), "--out", s(&charts)]);
     let f = files(&charts);
-    for chart in
-        ["first_player_win_rate", "lap_length", "laps_per_move", "capture_sources", "rounds_per_match", "closed_pits", "rounds_by_number"]
-    {
+    for chart in [
+        "first_player_win_rate",
+        "lap_length",
+        "laps_per_move",
+        "capture_sources",
+        "rounds_per_match",
+        "closed_pits",
+        "rounds_by_number",
+    ] {
         for ext in ["png", "svg"] {
             let name = format!("{chart}.{ext}");
             assert!(f.contains(&name), "{name} missing from {f:?}");
@@ -33,7 +50,18 @@ fn plot_writes_png_and_svg_charts() {
 fn charts_by_round_number_show_the_rounds_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("d");
-    ok(&["simulate", "--matches", "300", "--seed", "4", "--detail", "round", "--out", s(&data), "--quiet"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "300",
+        "--seed",
+        "4",
+        "--detail",
+        "round",
+        "--out",
+        s(&data),
+        "--quiet",
+    ]);
     let svg_texts = |out: &std::path::Path, chart: &str| -> String {
         let svg = std::fs::read_to_string(out.join(format!("{chart}.svg"))).unwrap();
         svg.split("<text")

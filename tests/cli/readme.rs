@@ -50,7 +50,12 @@ fn sh_commands(text: &str) -> Vec<String> {
             continue;
         }
         let command = std::mem::take(&mut pending);
-        let command = command.split(" #").next().unwrap().trim().replace("cargo run --release -- ", "rajapasu ");
+        let command = command
+            .split(" #")
+            .next()
+            .unwrap()
+            .trim()
+            .replace("cargo run --release -- ", "rajapasu ");
         if command.starts_with("rajapasu ") && !command.contains('[') && !command.contains("...") {
             out.push(command);
         }
@@ -103,13 +108,22 @@ fn run_command_lines(document: &str) -> usize {
             continue;
         }
         let args = words(command);
-        assert!(!args.iter().any(|w| w.contains(['|', '>', '<', '&', ';', '$'])), "{document}: plain command lines only: {command}");
+        assert!(
+            !args.iter().any(|w| w.contains(['|', '>', '<', '&', ';', '$'])),
+            "{document}: plain command lines only: {command}"
+        );
         let out = bin().args(&args[1..]).current_dir(dir.path()).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{document}: `{command}` fails: {err}");
         // A command prints its result, or writes the file or dataset its `--out` names.
-        let written = args.iter().position(|a| a == "--out").is_some_and(|i| dir.path().join(&args[i + 1]).exists());
-        assert!(!out.stdout.is_empty() || written, "{document}: `{command}` prints and writes nothing");
+        let written = args
+            .iter()
+            .position(|a| a == "--out")
+            .is_some_and(|i| dir.path().join(&args[i + 1]).exists());
+        assert!(
+            !out.stdout.is_empty() || written,
+            "{document}: `{command}` prints and writes nothing"
+        );
         ran += 1;
     }
     ran
@@ -131,13 +145,19 @@ fn every_command_line_of_the_guide_runs_as_written() {
     }
     assert!(ran >= 12, "{ran} command lines of the guide ran");
     let all: Vec<String> = documents.iter().flat_map(|d| sh_commands(&read(d))).collect();
-    assert!(SKIPPED.iter().all(|(skip, _)| all.iter().any(|c| c == skip)), "every skipped line is still in a document");
+    assert!(
+        SKIPPED.iter().all(|(skip, _)| all.iter().any(|c| c == skip)),
+        "every skipped line is still in a document"
+    );
 }
 
 /// The guide's command table: the synopsis of each row (`rajapasu SUBCOMMAND ...`).
 fn command_table() -> Vec<String> {
     let text = read("docs/guide/commands.md");
-    text.lines().filter(|l| l.starts_with("| `rajapasu ")).map(|l| l.split('`').nth(1).unwrap().to_string()).collect()
+    text.lines()
+        .filter(|l| l.starts_with("| `rajapasu "))
+        .map(|l| l.split('`').nth(1).unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -146,7 +166,10 @@ fn every_option_of_the_guide_command_table_exists() {
     for synopsis in &rows {
         let subcommand = synopsis.split_whitespace().nth(1).unwrap();
         let help = ok(&[subcommand, "--help"]);
-        for option in synopsis.split(|c: char| c.is_whitespace() || "[]|".contains(c)).filter(|w| w.starts_with("--")) {
+        for option in synopsis
+            .split(|c: char| c.is_whitespace() || "[]|".contains(c))
+            .filter(|w| w.starts_with("--"))
+        {
             let option = option.split('=').next().unwrap();
             assert!(
                 help.contains(&format!("{option} ")) || help.contains(&format!("{option}\n")),
@@ -160,12 +183,25 @@ fn every_option_of_the_guide_command_table_exists() {
 #[test]
 fn every_subcommand_is_in_the_guide_command_table() {
     let help = ok(&["--help"]);
-    let listed = help.split("Commands:\n").nth(1).expect("a list of subcommands").split("\n\n").next().unwrap();
-    let subcommands: Vec<&str> = listed.lines().filter_map(|l| l.split_whitespace().next()).filter(|s| *s != "help").collect();
+    let listed = help
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a list of subcommands")
+        .split("\n\n")
+        .next()
+        .unwrap();
+    let subcommands: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|s| *s != "help")
+        .collect();
     assert!(subcommands.len() >= 13, "{subcommands:?}");
     // Each says in a line what it does (its doc comment in src/cli/mod.rs).
     for line in listed.lines() {
-        assert!(line.split_whitespace().count() >= 4, "`rajapasu --help` lists a subcommand without its description: {line:?}");
+        assert!(
+            line.split_whitespace().count() >= 4,
+            "`rajapasu --help` lists a subcommand without its description: {line:?}"
+        );
     }
     let rows = command_table();
     for subcommand in subcommands {
@@ -180,12 +216,30 @@ fn every_subcommand_is_in_the_guide_command_table() {
 fn the_citation_file_and_the_readme_say_how_to_cite() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let cff = std::fs::read_to_string(root.join("CITATION.cff")).expect("a CITATION.cff");
-    let field = |name: &str| cff.lines().find_map(|l| l.strip_prefix(&format!("{name}: "))).map(|v| v.trim_matches('"').to_string());
+    let field = |name: &str| {
+        cff.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+            .map(|v| v.trim_matches('"').to_string())
+    };
     assert_eq!(field("cff-version").as_deref(), Some("1.2.0"));
-    assert_eq!(field("version").as_deref(), Some(env!("CARGO_PKG_VERSION")), "CITATION.cff gives the crate's version");
-    assert!(field("title").is_some_and(|t| t.starts_with("rajapasu")) && cff.contains("authors:") && field("message").is_some());
+    assert_eq!(
+        field("version").as_deref(),
+        Some(env!("CARGO_PKG_VERSION")),
+        "CITATION.cff gives the crate's version"
+    );
+    assert!(
+        field("title").is_some_and(|t| t.starts_with("rajapasu"))
+            && cff.contains("authors:")
+            && field("message").is_some()
+    );
     let text = readme();
-    let citing = text.split("\n## Citing\n").nth(1).expect("a Citing section").split("\n## ").next().unwrap();
+    let citing = text
+        .split("\n## Citing\n")
+        .nth(1)
+        .expect("a Citing section")
+        .split("\n## ")
+        .next()
+        .unwrap();
     for needed in ["CITATION.cff", "rules_hash", "seed", "version", "command"] {
         assert!(citing.contains(needed), "the Citing section names {needed}");
     }
@@ -200,7 +254,12 @@ fn the_citation_file_and_the_readme_say_how_to_cite() {
 fn the_readme_says_how_to_get_rajapasu_on_the_path() {
     let text = readme();
     // The first sh block that calls `rajapasu` by name starts by installing it.
-    let block = text.split("```sh\n").skip(1).map(|b| b.split("```").next().unwrap()).find(|b| b.contains("\nrajapasu ")).unwrap();
+    let block = text
+        .split("```sh\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap())
+        .find(|b| b.contains("\nrajapasu "))
+        .unwrap();
     assert_eq!(block.lines().next(), Some("cargo install --locked --path ."), "{block}");
 }
 
@@ -208,9 +267,19 @@ fn the_readme_says_how_to_get_rajapasu_on_the_path() {
 fn the_readme_is_a_front_page_with_the_test_command_ci_runs() {
     let text = readme();
     let lines = text.lines().count();
-    assert!(lines <= 250, "the README has {lines} lines: move the details into the guide (docs/guide/)");
+    assert!(
+        lines <= 250,
+        "the README has {lines} lines: move the details into the guide (docs/guide/)"
+    );
     let sections: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("## ")).collect();
-    for needed in ["The main job", "The tests", "Does the first player have an advantage?", "Loading the data", "Citing", "Documentation"] {
+    for needed in [
+        "The main job",
+        "The tests",
+        "Does the first player have an advantage?",
+        "Loading the data",
+        "Citing",
+        "Documentation",
+    ] {
         assert!(sections.contains(&needed), "the README has a section `{needed}`: {sections:?}");
     }
     // The test command it gives is the one CI runs.

@@ -42,7 +42,8 @@ fn every_golden_trace_replays_identically_through_the_binary() {
         let (header, moves, expected) = golden_moves(&name);
         let moves_file = dir.path().join(format!("{name}.moves"));
         std::fs::write(&moves_file, format!("# moves of {name}\n{}\n", moves.join("\n"))).unwrap();
-        let mut args = vec!["replay".to_string(), "--first".into(), header["first"].as_str().unwrap().into()];
+        let mut args =
+            vec!["replay".to_string(), "--first".into(), header["first"].as_str().unwrap().into()];
         args.extend(rule_args(&header));
         args.extend(["--moves-file".into(), s(&moves_file).into()]);
         let out = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -69,7 +70,10 @@ fn moves_on_the_command_line_stop_the_stream_where_they_end() {
 #[test]
 fn illegal_moves_name_the_ply_side_pit_and_legal_pits() {
     // After 0 (South), North plays 0; then South's pits 2 and 4 are empty.
-    let e = usage_error(&["replay", "--moves", "0,0,2"], &["ply 3", "south", "pit 2", "empty", "legal pits: "]);
+    let e = usage_error(
+        &["replay", "--moves", "0,0,2"],
+        &["ply 3", "south", "pit 2", "empty", "legal pits: "],
+    );
     assert!(!e.contains("legal pits: none"), "{e}");
     usage_error(&["replay", "--moves", "0,9"], &["ply 2", "north", "pit 9", "no such pit"]);
     usage_error(&["replay", "--moves", "0,x"], &["'x'", "not a pit number"]);
@@ -95,13 +99,21 @@ fn illegal_moves_name_the_ply_side_pit_and_legal_pits() {
 #[test]
 fn an_endless_move_is_illegal_under_forbid() {
     let (header, moves, lines) = golden_moves("endless_stop_stays.jsonl");
-    let endless_ply =
-        lines.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|v| v["endless"] == true).unwrap()["ply"].as_u64().unwrap();
+    let endless_ply = lines
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["endless"] == true)
+        .unwrap()["ply"]
+        .as_u64()
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("moves");
     std::fs::write(&f, moves[..endless_ply as usize].join(",")).unwrap();
-    let mut args: Vec<String> = vec!["replay".into(), "--first".into(), header["first"].as_str().unwrap().into()];
-    args.extend(rule_args(&header).into_iter().map(|a| a.replace("endless=stop", "endless=forbid")));
+    let mut args: Vec<String> =
+        vec!["replay".into(), "--first".into(), header["first"].as_str().unwrap().into()];
+    args.extend(
+        rule_args(&header).into_iter().map(|a| a.replace("endless=stop", "endless=forbid")),
+    );
     args.extend(["--moves-file".into(), s(&f).into()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     usage_error(&args, &[&format!("ply {endless_ply}"), "endless", "legal pits"]);
@@ -109,7 +121,10 @@ fn an_endless_move_is_illegal_under_forbid() {
 
 #[test]
 fn bad_options_are_usage_errors() {
-    usage_error(&["replay", "--rule", "final_fours=owner"], &["final_fours", "known switches are final_four"]);
+    usage_error(
+        &["replay", "--rule", "final_fours=owner"],
+        &["final_fours", "known switches are final_four"],
+    );
     usage_error(&["replay", "--rule", "pits_per_row=10"], &["pits_per_row", "2..=9"]);
     usage_error(&["replay", "--first", "east"], &["east"]);
     usage_error(&["replay", "--moves-file", "/nonexistent/moves"], &["/nonexistent/moves"]);

@@ -57,14 +57,23 @@ fn text_rows(path: &Path) -> BTreeSet<String> {
     };
     // A row of a table by round number is labelled by its round: which rounds are reached
     // depends on the number of matches, not on the code.
-    text.lines().map(label).filter(|l| !l.is_empty() && !l.chars().all(|c| c.is_ascii_digit())).collect()
+    text.lines()
+        .map(label)
+        .filter(|l| !l.is_empty() && !l.chars().all(|c| c.is_ascii_digit()))
+        .collect()
 }
 
 /// A data package's top-level fields and its resources' names.
 fn package_outline(path: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
-    let package: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let package: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let fields = package.as_object().unwrap().keys().cloned().collect();
-    let names = package["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_owned()).collect();
+    let names = package["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_owned())
+        .collect();
     (fields, names)
 }
 
@@ -116,15 +125,23 @@ fn same_shape_besides(name: &str, fresh: &Path, besides: &[&str]) {
             let (have, want) = (json_keys(&old), json_keys(&new));
             let missing: Vec<&String> = want.difference(&have).collect();
             let extra: Vec<&String> = have.difference(&want).collect();
-            assert!(missing.is_empty() && extra.is_empty(), "{stale}: keys missing {missing:?}, no longer written {extra:?}");
+            assert!(
+                missing.is_empty() && extra.is_empty(),
+                "{stale}: keys missing {missing:?}, no longer written {extra:?}"
+            );
         } else if file.ends_with(".csv") {
-            let header = |p: &Path| std::fs::read_to_string(p).unwrap().lines().next().unwrap_or_default().to_string();
+            let header = |p: &Path| {
+                std::fs::read_to_string(p).unwrap().lines().next().unwrap_or_default().to_string()
+            };
             assert_eq!(header(&old), header(&new), "{stale}: other columns");
         } else if file.ends_with(".txt") {
             let (have, want) = (text_rows(&old), text_rows(&new));
             let missing: Vec<&String> = want.difference(&have).collect();
             let extra: Vec<&String> = have.difference(&want).collect();
-            assert!(missing.is_empty() && extra.is_empty(), "{stale}: rows missing {missing:?}, no longer written {extra:?}");
+            assert!(
+                missing.is_empty() && extra.is_empty(),
+                "{stale}: rows missing {missing:?}, no longer written {extra:?}"
+            );
         }
     }
 }
@@ -149,9 +166,13 @@ fn the_committed_ladder_sample_is_what_the_code_writes_now() {
     // the board.
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(repo().join("experiments/ladder.toml")).unwrap();
-    assert!(!text.contains("[rules]"), "experiments/ladder.toml has a [rules] table: merge the test's board into it");
+    assert!(
+        !text.contains("[rules]"),
+        "experiments/ladder.toml has a [rules] table: merge the test's board into it"
+    );
     let file = dir.path().join("ladder.toml");
-    std::fs::write(&file, format!("{text}\n[rules]\npits_per_row = 4\nseeds_per_pit = 4\n")).unwrap();
+    std::fs::write(&file, format!("{text}\n[rules]\npits_per_row = 4\nseeds_per_pit = 4\n"))
+        .unwrap();
     let out = bin()
         .args(["tournament", s(&file), "--matches", "1", "--out-root", s(dir.path()), "--quiet"])
         .env("RAJAPASU_TABLES", dir.path().join("tables"))

@@ -35,9 +35,17 @@ impl Server {
             .expect("the server starts");
         let mut line = String::new();
         BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
-        let addr =
-            line.split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
-        let token = line.split("?token=").nth(1).and_then(|r| r.split_whitespace().next()).map(str::to_string);
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        let token = line
+            .split("?token=")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .map(str::to_string);
         Server { child, addr, token }
     }
 
@@ -59,15 +67,24 @@ impl Server {
         let mut raw = Vec::new();
         stream.read_to_end(&mut raw).unwrap();
         let text = String::from_utf8_lossy(&raw).into_owned();
-        let (head, rest) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no response head: {text:?}"));
+        let (head, rest) =
+            text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no response head: {text:?}"));
         let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-        let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { unchunk(rest) } else { rest.to_string() };
+        let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+            unchunk(rest)
+        } else {
+            rest.to_string()
+        };
         (status, body)
     }
 
     pub fn get_json(&self, target: &str) -> (u16, Value) {
         let (status, body) = self.request("GET", target, b"");
-        (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{target}: not JSON ({e}): {body}")))
+        (
+            status,
+            serde_json::from_str(&body)
+                .unwrap_or_else(|e| panic!("{target}: not JSON ({e}): {body}")),
+        )
     }
 }
 
@@ -110,37 +127,59 @@ fn the_api_answers_what_the_commands_print() {
         ("&moves=2", vec!["--moves=2"]),
         ("&moves=0&first=north", vec!["--moves=0", "--first=north"]),
         ("&holdings=12,6&first=north", vec!["--holdings=12,6", "--first=north"]),
-        ("&position=x,3,3,0,1,5&reserve=4,2&to_move=north", vec!["--position=x,3,3,0,1,5", "--reserve=4,2", "--to-move=north"]),
+        (
+            "&position=x,3,3,0,1,5&reserve=4,2&to_move=north",
+            vec!["--position=x,3,3,0,1,5", "--reserve=4,2", "--to-move=north"],
+        ),
     ];
     for (query, args) in cases {
         let mut all: Vec<&str> = small.to_vec();
         all.extend(args);
         let want = analyse_json(&all, tables.path());
-        let (status, got) = server.get_json(&format!("/api/analyse?rule=pits_per_row%3D3&rule=seeds_per_pit=3{query}"));
+        let (status, got) = server
+            .get_json(&format!("/api/analyse?rule=pits_per_row%3D3&rule=seeds_per_pit=3{query}"));
         assert_eq!(status, 200, "{got}");
         assert_eq!(got, want, "{query}");
     }
     // check-record over the API is check-record --json.
-    let want: Value =
-        serde_json::from_str(ok(&["check-record", "--json", "--moves", "2,1", "--rule=pits_per_row=3", "--rule=seeds_per_pit=2"]).trim())
-            .unwrap();
+    let want: Value = serde_json::from_str(
+        ok(&[
+            "check-record",
+            "--json",
+            "--moves",
+            "2,1",
+            "--rule=pits_per_row=3",
+            "--rule=seeds_per_pit=2",
+        ])
+        .trim(),
+    )
+    .unwrap();
     let (status, got) = server.request(
         "POST",
         "/api/check-record",
-        json!({ "moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"] }).to_string().as_bytes(),
+        json!({ "moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"] })
+            .to_string()
+            .as_bytes(),
     );
     assert_eq!((status, serde_json::from_str::<Value>(&got).unwrap()), (200, want));
     // A player's move is legal; perfect:match never lets a won match go.
     let (_, game) = server.get_json("/api/game?rule=pits_per_row=3&rule=seeds_per_pit=2&moves=2");
     for player in ["random", "greedy", "minimax:3", "mcts:32", "perfect:round", "perfect:match"] {
-        let (status, v) = server.get_json(&format!("/api/play?rule=pits_per_row=3&rule=seeds_per_pit=2&moves=2&player={player}"));
+        let (status, v) = server.get_json(&format!(
+            "/api/play?rule=pits_per_row=3&rule=seeds_per_pit=2&moves=2&player={player}"
+        ));
         assert_eq!(status, 200, "{v}");
-        assert!(game["legal"].as_array().unwrap().contains(&v["pit"]), "{player}: {v} not in {game}");
+        assert!(
+            game["legal"].as_array().unwrap().contains(&v["pit"]),
+            "{player}: {v} not in {game}"
+        );
     }
     let (status, stats) = server.get_json("/api/statistics?rule=pits_per_row=3&rule=seeds_per_pit=3&matches=50&south=random&north=greedy");
     assert_eq!(status, 200, "{stats}");
-    let legal = server.get_json("/api/game?rule=pits_per_row=3&rule=seeds_per_pit=3").1["legal"].clone();
-    let pits: Vec<Value> = stats["moves"].as_array().unwrap().iter().map(|m| m["pit"].clone()).collect();
+    let legal =
+        server.get_json("/api/game?rule=pits_per_row=3&rule=seeds_per_pit=3").1["legal"].clone();
+    let pits: Vec<Value> =
+        stats["moves"].as_array().unwrap().iter().map(|m| m["pit"].clone()).collect();
     assert_eq!(Value::from(pits), legal);
     for m in stats["moves"].as_array().unwrap() {
         let (rate, lo, hi) = (
@@ -152,7 +191,11 @@ fn the_api_answers_what_the_commands_print() {
         assert!(m["mover"]["wins"].as_u64().unwrap() + m["undecided"].as_u64().unwrap() <= 50);
     }
     // The replay page of the moves.
-    let (status, html) = server.request("GET", "/api/show?rule=pits_per_row=3&rule=seeds_per_pit=2&moves=2,1&ply=1", b"");
+    let (status, html) = server.request(
+        "GET",
+        "/api/show?rule=pits_per_row=3&rule=seeds_per_pit=2&moves=2,1&ply=1",
+        b"",
+    );
     assert_eq!(status, 200);
     assert!(html.contains("<svg") && html.contains("data-pit="));
 }
@@ -188,7 +231,11 @@ fn bad_requests_get_a_400_naming_the_field() {
         (b"{\"record\": ", "body", "not JSON"),
         (b"[1, 2]", "body", "not a JSON object"),
         (b"{\"record\": \"0 colour=red\"}", "record", "unknown observation"),
-        (b"{\"moves\": \"0\", \"rules\": [\"endless=stop\"]}", "rules", "every value of it is tried"),
+        (
+            b"{\"moves\": \"0\", \"rules\": [\"endless=stop\"]}",
+            "rules",
+            "every value of it is tried",
+        ),
         (b"{\"moves\": \"0\", \"colour\": 1}", "colour", "unknown field"),
     ];
     for (body, field, needle) in posts {
@@ -197,7 +244,11 @@ fn bad_requests_get_a_400_naming_the_field() {
         assert_eq!((status, v["field"].as_str()), (400, Some(field)), "{v}");
         assert!(v["error"].as_str().unwrap().contains(needle), "{v}");
     }
-    let (status, text) = server.request("POST", "/api/check-record", format!("{{\"moves\": \"{huge}\"}}").as_bytes());
+    let (status, text) = server.request(
+        "POST",
+        "/api/check-record",
+        format!("{{\"moves\": \"{huge}\"}}").as_bytes(),
+    );
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!((status, v["field"].as_str()), (400, Some("moves")), "{v}");
     assert!(v["error"].as_str().unwrap().contains("at most 100000"), "{v}");
@@ -212,7 +263,12 @@ fn bad_requests_get_a_400_naming_the_field() {
 /// Peak resident memory of a process (Linux VmHWM), in bytes.
 pub fn peak_rss(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()).unwrap() * 1024
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .unwrap()
+        * 1024
 }
 
 #[test]
@@ -222,8 +278,11 @@ fn a_burst_of_requests_and_clients_that_disconnect_are_served() {
     // Clients that go away mid-request, while solves are queued or running.
     for i in 0..16 {
         let mut stream = TcpStream::connect(&server.addr).unwrap();
-        let target = format!("/api/analyse?rule=pits_per_row=3&rule=seeds_per_pit={}&moves=2", 3 + i % 3);
-        let _ = stream.write_all(format!("GET {target} HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes());
+        let target =
+            format!("/api/analyse?rule=pits_per_row=3&rule=seeds_per_pit={}&moves=2", 3 + i % 3);
+        let _ = stream.write_all(
+            format!("GET {target} HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes(),
+        );
         drop(stream);
     }
     // 2,000 requests from 32 clients at once, of every kind.

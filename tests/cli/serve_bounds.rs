@@ -29,7 +29,10 @@ fn send(server: &Server, target: &str, stream_events: bool) -> TcpStream {
     let mut stream = TcpStream::connect(&server.addr).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
     let accept = if stream_events { "Accept: text/event-stream\r\n" } else { "" };
-    let head = format!("GET {target} HTTP/1.1\r\nHost: {}\r\n{accept}Connection: close\r\n\r\n", server.addr);
+    let head = format!(
+        "GET {target} HTTP/1.1\r\nHost: {}\r\n{accept}Connection: close\r\n\r\n",
+        server.addr
+    );
     stream.write_all(head.as_bytes()).unwrap();
     stream
 }
@@ -45,7 +48,10 @@ fn running(server: &Server) -> Vec<Value> {
 fn wait_running(server: &Server, stage: &str) -> Value {
     let end = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Some(job) = running(server).into_iter().find(|j| j["progress"]["stage"].as_str().unwrap_or("").starts_with(stage)) {
+        if let Some(job) = running(server)
+            .into_iter()
+            .find(|j| j["progress"]["stage"].as_str().unwrap_or("").starts_with(stage))
+        {
             return job;
         }
         assert!(Instant::now() < end, "no job at stage {stage:?}");
@@ -60,7 +66,11 @@ fn drop_and_check_idle(server: &Server, stream: TcpStream, what: &str) -> (f64, 
     drop(stream);
     let dropped = Instant::now();
     while !running(server).is_empty() {
-        assert!(dropped.elapsed() < Duration::from_secs(2), "{what}: still running {:?} after 2 s", running(server));
+        assert!(
+            dropped.elapsed() < Duration::from_secs(2),
+            "{what}: still running {:?} after 2 s",
+            running(server)
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let stopped = dropped.elapsed().as_secs_f64();
@@ -68,8 +78,13 @@ fn drop_and_check_idle(server: &Server, stream: TcpStream, what: &str) -> (f64, 
     let before = cpu_ticks(server.pid());
     std::thread::sleep(Duration::from_secs(1));
     let share = (cpu_ticks(server.pid()) - before) as f64 / ticks_per_second;
-    eprintln!("{what}: stopped {stopped:.3} s after the drop; CPU over the next second: {share:.2} s");
-    assert!(share < 0.1, "{what}: the server used {share} s of CPU in the second after the job stopped");
+    eprintln!(
+        "{what}: stopped {stopped:.3} s after the drop; CPU over the next second: {share:.2} s"
+    );
+    assert!(
+        share < 0.1,
+        "{what}: the server used {share} s of CPU in the second after the job stopped"
+    );
     let (_, status) = server.get_json("/api/status");
     assert!(status["cancelled"].as_u64().unwrap() >= 1, "{what}: {status}");
     (stopped, share)
@@ -82,7 +97,10 @@ fn dropped_after_a_second(server: &Server, target: &str, stage: &str) {
     let job = wait_running(server, stage);
     assert!(job["bound"].is_object(), "each running job shows its bound: {job}");
     std::thread::sleep(Duration::from_secs(1).saturating_sub(sent.elapsed()));
-    assert!(!running(server).is_empty(), "{target}: the job ended within a second; not a costly request");
+    assert!(
+        !running(server).is_empty(),
+        "{target}: the job ended within a second; not a costly request"
+    );
     drop_and_check_idle(server, stream, target.split('?').next().unwrap());
 }
 
@@ -91,10 +109,12 @@ fn a_search_player_is_bounded_and_stops_with_its_client() {
     let tables = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());
     // The server's budget is part of the player it answers with.
-    let (status, v) = server.get_json("/api/play?rule=pits_per_row=3&rule=seeds_per_pit=2&player=minimax:40");
+    let (status, v) =
+        server.get_json("/api/play?rule=pits_per_row=3&rule=seeds_per_pit=2&player=minimax:40");
     assert_eq!(status, 200, "{v}");
     assert!(v["player"].as_str().unwrap().contains("nodes=20000000"), "{v}");
-    let (status, v) = server.get_json("/api/play?rule=pits_per_row=3&rule=seeds_per_pit=2&player=mcts:1000000");
+    let (status, v) =
+        server.get_json("/api/play?rule=pits_per_row=3&rule=seeds_per_pit=2&player=mcts:1000000");
     assert_eq!(status, 200, "{v}");
     assert!(v["player"].as_str().unwrap().contains("playouts=100000"), "{v}");
     let job = send(&server, &format!("/api/play?{LARGE}&player=minimax:40"), false);
@@ -109,18 +129,30 @@ fn a_perfect_player_stops_solving_its_tables_with_its_client() {
     let tables = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());
     // The board's match table takes seconds: none is kept of the solve cut short.
-    dropped_after_a_second(&server, "/api/play?rule=pits_per_row=6&rule=seeds_per_pit=5&player=perfect:match", "");
+    dropped_after_a_second(
+        &server,
+        "/api/play?rule=pits_per_row=6&rule=seeds_per_pit=5&player=perfect:match",
+        "",
+    );
     let (_, status) = server.get_json("/api/status");
     assert_eq!(status["store"]["match_tables"], 0, "{status}");
-    let files: Vec<_> = std::fs::read_dir(tables.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert!(files.iter().all(|f| !f.to_string_lossy().starts_with("match-")), "a match table of a cancelled solve: {files:?}");
+    let files: Vec<_> =
+        std::fs::read_dir(tables.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(
+        files.iter().all(|f| !f.to_string_lossy().starts_with("match-")),
+        "a match table of a cancelled solve: {files:?}"
+    );
 }
 
 #[test]
 fn statistics_stop_with_their_client() {
     let tables = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());
-    dropped_after_a_second(&server, &format!("/api/statistics?{LARGE}&south=minimax:40&north=minimax:40&matches=1000"), "continuations");
+    dropped_after_a_second(
+        &server,
+        &format!("/api/statistics?{LARGE}&south=minimax:40&north=minimax:40&matches=1000"),
+        "continuations",
+    );
 }
 
 /// The moves of a match of `rules` played to its end at random.
@@ -146,12 +178,16 @@ fn a_dataset_export_refuses_a_match_not_over_at_once_and_stops_with_its_client()
     let server = Server::start(tables.path());
     // Not over: refused before the seat's player runs (a search of seconds otherwise).
     let started = Instant::now();
-    let (status, v) = server.get_json(&format!("/api/export/dataset?{LARGE}&moves=0&south=minimax:40"));
+    let (status, v) =
+        server.get_json(&format!("/api/export/dataset?{LARGE}&moves=0&south=minimax:40"));
     assert_eq!((status, v["field"].as_str()), (400, Some("moves")), "{v}");
     assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
     let rules = Ruleset { pits_per_row: 9, seeds_per_pit: 12, ..Ruleset::default() };
     let moves: Vec<String> = random_match(rules, 7).iter().map(|m| m.to_string()).collect();
-    let target = format!("/api/export/dataset?{LARGE}&moves={}&south=minimax:40&north=minimax:40", moves.join(","));
+    let target = format!(
+        "/api/export/dataset?{LARGE}&moves={}&south=minimax:40&north=minimax:40",
+        moves.join(",")
+    );
     dropped_after_a_second(&server, &target, "checking");
 }
 
@@ -173,8 +209,12 @@ fn an_analysis_stops_with_its_client_in_each_stage() {
     drop_and_check_idle(&server, stream, "analyse: match table");
     let (_, status) = server.get_json("/api/status");
     assert_eq!(status["store"]["match_tables"], 0, "{status}");
-    let files: Vec<_> = std::fs::read_dir(tables.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert!(files.iter().all(|f| !f.to_string_lossy().starts_with("match-")), "a match table of a cancelled solve: {files:?}");
+    let files: Vec<_> =
+        std::fs::read_dir(tables.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(
+        files.iter().all(|f| !f.to_string_lossy().starts_with("match-")),
+        "a match table of a cancelled solve: {files:?}"
+    );
 }
 
 /// A POST whose head promises `len` bytes of body, of which it sends `sent`, left open.
@@ -210,8 +250,11 @@ fn the_bodies_read_at_once_are_bounded_in_total() {
     drop(held);
     let end = Instant::now() + Duration::from_secs(10);
     loop {
-        let (status, got) =
-            server.request("POST", "/api/check-record", br#"{"moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"]}"#);
+        let (status, got) = server.request(
+            "POST",
+            "/api/check-record",
+            br#"{"moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"]}"#,
+        );
         if status == 200 {
             break;
         }
@@ -226,7 +269,9 @@ fn a_body_that_stalls_is_answered_408_after_its_time() {
     let server = Server::start(tables.path());
     let started = Instant::now();
     let mut stalled = upload(&server, 1000, 10);
-    stalled.set_read_timeout(Some(rajapasu::server::BODY_TIMEOUT + Duration::from_secs(15))).unwrap();
+    stalled
+        .set_read_timeout(Some(rajapasu::server::BODY_TIMEOUT + Duration::from_secs(15)))
+        .unwrap();
     let mut answer = String::new();
     stalled.read_to_string(&mut answer).unwrap();
     let waited = started.elapsed();
@@ -234,20 +279,33 @@ fn a_body_that_stalls_is_answered_408_after_its_time() {
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     let body: Value = serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap();
     assert_eq!(body["field"], "body", "{body}");
-    assert!(waited >= rajapasu::server::BODY_TIMEOUT && waited < rajapasu::server::BODY_TIMEOUT + Duration::from_secs(10), "{waited:?}");
+    assert!(
+        waited >= rajapasu::server::BODY_TIMEOUT
+            && waited < rajapasu::server::BODY_TIMEOUT + Duration::from_secs(10),
+        "{waited:?}"
+    );
 }
 
 /// Resident memory of a process (Linux VmRSS), in bytes.
 fn rss(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()).unwrap() * 1024
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .unwrap()
+        * 1024
 }
 
 #[test]
 fn four_hundred_uploads_at_the_limit_hold_no_more_than_the_bodies_budget() {
     let tables = tempfile::tempdir().unwrap();
     let server = std::sync::Arc::new(Server::start(tables.path()));
-    let (status, _) = server.request("POST", "/api/check-record", br#"{"moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"]}"#);
+    let (status, _) = server.request(
+        "POST",
+        "/api/check-record",
+        br#"{"moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"]}"#,
+    );
     assert_eq!(status, 200);
     let before = rss(server.pid());
     // Each sends a whole body of the largest size read (a record that is not JSON: a 400 once
@@ -279,12 +337,23 @@ fn four_hundred_uploads_at_the_limit_hold_no_more_than_the_bodies_budget() {
     assert_eq!(count("400") + count("503") + count(""), 400, "{codes:?}");
     assert!(count("400") >= 57 && count("503") > 0, "{codes:?}");
     // The bodies' 64 MiB, and the buffers of the 256 connections open at once.
-    let budget = (rajapasu::server::MAX_BODIES_BYTES + rajapasu::server::MAX_CONNECTIONS * (512 << 10)) as u64;
-    assert!(peak < before + budget, "peak RSS {peak} bytes from {before}: above the budget of {budget}");
-    let (status, _) = server.request("POST", "/api/check-record", br#"{"moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"]}"#);
+    let budget = (rajapasu::server::MAX_BODIES_BYTES
+        + rajapasu::server::MAX_CONNECTIONS * (512 << 10)) as u64;
+    assert!(
+        peak < before + budget,
+        "peak RSS {peak} bytes from {before}: above the budget of {budget}"
+    );
+    let (status, _) = server.request(
+        "POST",
+        "/api/check-record",
+        br#"{"moves": "2,1", "rules": ["pits_per_row=3", "seeds_per_pit=2"]}"#,
+    );
     assert_eq!(status, 200);
     // What stays is the allocator's and less than the bodies' budget (it was 800 MB more).
-    assert!(after < before + rajapasu::server::MAX_BODIES_BYTES as u64, "RSS {after} bytes after the uploads, from {before}");
+    assert!(
+        after < before + rajapasu::server::MAX_BODIES_BYTES as u64,
+        "RSS {after} bytes after the uploads, from {before}"
+    );
 }
 
 /// `rajapasu serve --tables PATH`'s exit code and error.

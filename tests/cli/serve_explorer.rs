@@ -14,8 +14,13 @@ use serde_json::Value;
 use super::serve::Server;
 use crate::common::*;
 
-fn trace(rules: &[&str], first: &str, moves: &str) -> std::collections::BTreeMap<&'static str, Vec<Value>> {
-    let mut args = vec!["replay".to_string(), format!("--first={first}"), format!("--moves={moves}")];
+fn trace(
+    rules: &[&str],
+    first: &str,
+    moves: &str,
+) -> std::collections::BTreeMap<&'static str, Vec<Value>> {
+    let mut args =
+        vec!["replay".to_string(), format!("--first={first}"), format!("--moves={moves}")];
     args.extend(rules.iter().map(|r| format!("--rule={r}")));
     let out = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
     super::show::by_kind(&out)
@@ -25,14 +30,19 @@ fn trace(rules: &[&str], first: &str, moves: &str) -> std::collections::BTreeMap
 #[test]
 fn the_explorer_names_no_switch_by_hand() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/serve");
-    let mut files: Vec<_> = std::fs::read_dir(root.join("js")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(root.join("js")).unwrap().map(|e| e.unwrap().path()).collect();
     files.push(root.join("index.html"));
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
         for (name, _) in rajapasu::engine::SWITCHES {
             let control = format!("id=\"{name}\"");
             let literal = format!("\"{name}\"");
-            assert!(!text.contains(&control) && !text.contains(&literal), "{} names the switch {name}", file.display());
+            assert!(
+                !text.contains(&control) && !text.contains(&literal),
+                "{} names the switch {name}",
+                file.display()
+            );
         }
     }
 }
@@ -50,10 +60,17 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
     let shots = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/explorer.py");
-    let out = Command::new(python).arg(&script).arg(&server.addr).arg(shots.path()).output().expect("python runs");
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(&server.addr)
+        .arg(shots.path())
+        .output()
+        .expect("python runs");
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the browser script failed:\n{stderr}\n{stdout}");
-    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let report: Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     assert_eq!(report["console_errors"], serde_json::json!([]), "{report}");
 
     // The panels beside the board on a laptop, below it on a phone.
@@ -62,7 +79,8 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
 
     // The end of the match in words, as the trace of `replay` has it.
     let board = ["pits_per_row=5", "seeds_per_pit=3"];
-    let moves: Vec<String> = report["match_moves"].as_array().unwrap().iter().map(|m| m.to_string()).collect();
+    let moves: Vec<String> =
+        report["match_moves"].as_array().unwrap().iter().map(|m| m.to_string()).collect();
     let t = trace(&board, "south", &moves.join(","));
     let end = &t["match_end"][0];
     let last = t["round_end"].last().unwrap();
@@ -71,7 +89,10 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
     let collector = if last["collector"] == "south" { "South" } else { "North" };
     let rounds = t["round_end"].len();
     for needle in [
-        format!("Round {rounds} is over: {collector} collected the remainder, {} counter", last["remainder"]),
+        format!(
+            "Round {rounds} is over: {collector} collected the remainder, {} counter",
+            last["remainder"]
+        ),
         format!("It captured South {}, North {}", last["captured"][0], last["captured"][1]),
         format!("The match is over (R14): {winner} won in {rounds} round"),
         format!("holding South {}, North {}", last["holdings"][0], last["holdings"][1]),
@@ -85,8 +106,14 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
         let shown = report["explains"][s["name"].as_str().unwrap()].as_str().unwrap();
         assert!(shown.starts_with(s["explains"].as_str().unwrap()), "{shown} / {s}");
     }
-    assert_eq!((report["reading_default"].as_str(), report["reading_stays"].as_str()), (Some("default"), Some("final_four-stays")));
-    assert!(report["reading_unnamed"].as_str().unwrap().contains("not one the guide names"), "{report}");
+    assert_eq!(
+        (report["reading_default"].as_str(), report["reading_stays"].as_str()),
+        (Some("default"), Some("final_four-stays"))
+    );
+    assert!(
+        report["reading_unnamed"].as_str().unwrap().contains("not one the guide names"),
+        "{report}"
+    );
     assert!(report["findings_head"].as_str().unwrap().starts_with("# Findings"), "{report}");
 
     // Take back against an engine stays taken back.
@@ -96,18 +123,35 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
     let t = trace(&["pits_per_row=5", "seeds_per_pit=3", "final_four=sower"], "north", "4,0,4,2");
     let start = t["round_start"].last().unwrap();
     let shown = &report["round_end"];
-    assert!(shown["status"].as_str().unwrap().starts_with("Round 2, ply 4: south to move"), "{shown}");
-    let open = start["open"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap() as usize).collect::<Vec<_>>();
+    assert!(
+        shown["status"].as_str().unwrap().starts_with("Round 2, ply 4: south to move"),
+        "{shown}"
+    );
+    let open = start["open"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap() as usize)
+        .collect::<Vec<_>>();
     let closed: Vec<bool> = (0..10).map(|g| (g % 5) < 5 - open[g / 5]).collect();
-    assert_eq!((&shown["board"], &shown["reserve"], &shown["closed"]), (&start["board"], &start["reserve"], &Value::from(closed)));
+    assert_eq!(
+        (&shown["board"], &shown["reserve"], &shown["closed"]),
+        (&start["board"], &start["reserve"], &Value::from(closed))
+    );
     // Only South's open pits with counters are offered.
     assert_eq!(shown["playable"], serde_json::json!([1, 2, 3, 4]), "{shown}");
     let words = shown["words"].as_str().unwrap();
     let end = &t["round_end"][0];
     for needle in [
         format!("South collected the remainder, {} counters", end["remainder"]),
-        format!("Holdings carried over: South {}, North {}", end["holdings"][0], end["holdings"][1]),
-        format!("South opens {} pits (1 pit closed) and keeps {} in reserve", open[0], start["reserve"][0]),
+        format!(
+            "Holdings carried over: South {}, North {}",
+            end["holdings"][0], end["holdings"][1]
+        ),
+        format!(
+            "South opens {} pits (1 pit closed) and keeps {} in reserve",
+            open[0], start["reserve"][0]
+        ),
     ] {
         assert!(words.contains(&needle), "'{needle}' not in: {words}");
     }
@@ -131,13 +175,18 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
     assert_eq!(report["engine_moved_while_analysing"], true);
     // The round values asked first, the match values after; with "round values only", no match values.
     assert_eq!(report["stages"]["asked"], serde_json::json!(["false", "true"]), "{report}");
-    assert!(report["stages"]["match"].as_array().unwrap().iter().all(|m| m != "-" && m != "..."), "{report}");
+    assert!(
+        report["stages"]["match"].as_array().unwrap().iter().all(|m| m != "-" && m != "..."),
+        "{report}"
+    );
     assert_eq!(report["round_only"]["asked"], serde_json::json!(["false"]), "{report}");
     assert!(report["round_only"]["match"].as_array().unwrap().iter().all(|m| m == "-"), "{report}");
     // Meanwhile the search players' evaluation: a row per legal move of the real board's ply 1.
     let meanwhile = &report["evaluation_meanwhile"];
     assert!(
-        meanwhile["rows"].as_u64() >= Some(1) && meanwhile["rows"] == meanwhile["legal"] && meanwhile["analysed"] == "false",
+        meanwhile["rows"].as_u64() >= Some(1)
+            && meanwhile["rows"] == meanwhile["legal"]
+            && meanwhile["analysed"] == "false",
         "{meanwhile}"
     );
     let jobs = &report["jobs_after_close"];
@@ -150,7 +199,11 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
 
     // From a set-up its round's start does not reach: perfect:round plays, perfect:match says why not.
     let round = &report["set_up_round"];
-    assert_eq!((round["ply"].as_str(), round["message"].as_str()), (Some("2"), Some("")), "{round}");
+    assert_eq!(
+        (round["ply"].as_str(), round["message"].as_str()),
+        (Some("2"), Some("")),
+        "{round}"
+    );
     let (status, _) = server.get_json(&format!(
         "/api/game?rule=pits_per_row=4&rule=seeds_per_pit=4&position=x,5,3,0,2,6,4,1&reserve=7,4&to_move=south&moves={}",
         round["moves"].as_str().unwrap()
@@ -159,11 +212,17 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
     let before = &report["set_up_match_before"];
     let warned = before["message"].as_str().unwrap();
     assert!(
-        before["ply"] == "0" && warned.starts_with("North (perfect:match) cannot play from here") && !warned.contains("delete"),
+        before["ply"] == "0"
+            && warned.starts_with("North (perfect:match) cannot play from here")
+            && !warned.contains("delete"),
         "{before}"
     );
     let refused = report["set_up_match"].as_str().unwrap();
-    assert!(refused.contains("perfect:match cannot play from this set-up position") && !refused.contains("delete"), "{refused}");
+    assert!(
+        refused.contains("perfect:match cannot play from this set-up position")
+            && !refused.contains("delete"),
+        "{refused}"
+    );
 
     // Every pit labelled with its side, number and count; every control labelled; a whole match
     // played with the keyboard alone, the moves the trace replays to the match's end.
@@ -174,19 +233,29 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
     assert_eq!(report["focusable_pits"], true);
     assert_eq!(report["unlabelled_controls"], serde_json::json!([]));
     let played = &report["keyboard_match"];
-    let t = trace(&["pits_per_row=3", "seeds_per_pit=2"], "south", played["moves"].as_str().unwrap());
+    let t =
+        trace(&["pits_per_row=3", "seeds_per_pit=2"], "south", played["moves"].as_str().unwrap());
     assert_eq!(t["match_end"][0]["winner"].as_str(), played["over"].as_str(), "{played}");
 
     // The record's summary: a switch settled when every consistent reading has one value.
     let record = "first: south\nrules: pits_per_row=3 seeds_per_pit=2\n1. 2 board=3,3,0,0,3,0 reserve=3,0\n2. 1 captures=8,0\n";
     let file = shots.path().join("record.txt");
     std::fs::write(&file, record).unwrap();
-    let checked: Value = serde_json::from_str(ok(&["check-record", "--json", s(&file)]).trim()).unwrap();
-    let consistent: Vec<&Value> = checked["readings"].as_array().unwrap().iter().filter(|r| r["consistent"] == true).collect();
+    let checked: Value =
+        serde_json::from_str(ok(&["check-record", "--json", s(&file)]).trim()).unwrap();
+    let consistent: Vec<&Value> = checked["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["consistent"] == true)
+        .collect();
     let settles = report["settles"].as_object().unwrap();
     assert!(!settles.is_empty(), "{report}");
     for (name, settled) in settles {
-        let mut values: Vec<String> = consistent.iter().map(|r| r["rules"][name].to_string().trim_matches('"').to_string()).collect();
+        let mut values: Vec<String> = consistent
+            .iter()
+            .map(|r| r["rules"][name].to_string().trim_matches('"').to_string())
+            .collect();
         values.sort();
         values.dedup();
         let want = if values.len() == 1 { values[0].clone() } else { String::new() };
@@ -196,11 +265,15 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
     // Screenshots at both sizes: the page drawn, not blank.
     for (name, w, h) in [("explorer-laptop.png", 1280, 800), ("explorer-phone.png", 390, 844)] {
         let (width, height, colours) = super::serve_page::screenshot(&shots.path().join(name));
-        assert!((width, height) == (w, h) && colours >= 8, "{name}: {width}x{height}, {colours} colours");
+        assert!(
+            (width, height) == (w, h) && colours >= 8,
+            "{name}: {width}x{height}, {colours} colours"
+        );
     }
     if std::env::var_os("RAJAPASU_SAVE_SCREENSHOT").is_some() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
         std::fs::copy(shots.path().join("explorer-laptop.png"), docs.join("serve.png")).unwrap();
-        std::fs::copy(shots.path().join("explorer-phone.png"), docs.join("serve-phone.png")).unwrap();
+        std::fs::copy(shots.path().join("explorer-phone.png"), docs.join("serve-phone.png"))
+            .unwrap();
     }
 }

@@ -105,9 +105,16 @@ fn a_long_solve_streams_its_progress_and_answers_what_the_api_answers() {
     let mut stream = open_stream(&server, target);
     let text = read_until(&mut stream, "event: result");
     let got = events(&text);
-    let progress: Vec<Value> = got.iter().filter(|(e, _)| e == "progress").map(|(_, d)| serde_json::from_str(d).unwrap()).collect();
+    let progress: Vec<Value> = got
+        .iter()
+        .filter(|(e, _)| e == "progress")
+        .map(|(_, d)| serde_json::from_str(d).unwrap())
+        .collect();
     assert!(!progress.is_empty(), "no progress before the result: {text}");
-    assert!(progress.iter().all(|p| p["progress"]["stage"].as_str().unwrap().contains("R15")), "{progress:?}");
+    assert!(
+        progress.iter().all(|p| p["progress"]["stage"].as_str().unwrap().contains("R15")),
+        "{progress:?}"
+    );
     let seconds: Vec<f64> = progress.iter().map(|p| p["seconds"].as_f64().unwrap()).collect();
     assert!(seconds.windows(2).all(|w| w[0] <= w[1]), "{seconds:?}");
     let (event, data) = got.last().unwrap();
@@ -116,7 +123,10 @@ fn a_long_solve_streams_its_progress_and_answers_what_the_api_answers() {
     let (status, plain) = server.get_json(target);
     assert_eq!((status, &streamed), (200, &plain));
     // A bad request streams its 400 as an error event.
-    let mut stream = open_stream(&server, "/api/statistics?rule=pits_per_row=3&south=perfect:match&matches=1&rule=next_starter=x");
+    let mut stream = open_stream(
+        &server,
+        "/api/statistics?rule=pits_per_row=3&south=perfect:match&matches=1&rule=next_starter=x",
+    );
     let text = read_until(&mut stream, "\r\n\r\n{");
     assert!(text.starts_with("HTTP/1.1 400") && text.contains("\"field\":\"rule\""), "{text}");
 }
@@ -130,17 +140,37 @@ fn a_client_that_disconnects_mid_solve_cancels_its_job_and_the_server_serves_on(
     let text = read_until(&mut stream, "event: progress");
     assert!(text.contains("event: progress"), "{text}");
     drop(stream);
-    wait_status(&server, "the streamed job cancelled", |v| v["cancelled"] == 1 && v["running"].as_array().unwrap().is_empty());
+    wait_status(&server, "the streamed job cancelled", |v| {
+        v["cancelled"] == 1 && v["running"].as_array().unwrap().is_empty()
+    });
     // A plain request dropped while its solve runs.
     let mut plain = TcpStream::connect(&server.addr).unwrap();
-    plain.write_all(format!("GET /api/analyse?first=north&match=false HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes()).unwrap();
+    plain
+        .write_all(
+            format!(
+                "GET /api/analyse?first=north&match=false HTTP/1.1\r\nHost: {}\r\n\r\n",
+                server.addr
+            )
+            .as_bytes(),
+        )
+        .unwrap();
     wait_status(&server, "the plain job running", |v| {
-        v["running"].as_array().unwrap().iter().any(|j| j["kind"] == "analyse" && j["progress"]["done"].as_u64() > Some(0))
+        v["running"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|j| j["kind"] == "analyse" && j["progress"]["done"].as_u64() > Some(0))
     });
     drop(plain);
-    let v = wait_status(&server, "the plain job cancelled", |v| v["cancelled"] == 2 && v["running"].as_array().unwrap().is_empty());
+    let v = wait_status(&server, "the plain job cancelled", |v| {
+        v["cancelled"] == 2 && v["running"].as_array().unwrap().is_empty()
+    });
     // Nothing half-solved was kept, and the server answers the next request.
-    assert_eq!((v["finished"].as_u64(), v["store"]["round_solutions"].as_u64()), (Some(0), Some(0)), "{v}");
+    assert_eq!(
+        (v["finished"].as_u64(), v["store"]["round_solutions"].as_u64()),
+        (Some(0), Some(0)),
+        "{v}"
+    );
     let (status, a) = server.get_json("/api/analyse?rule=pits_per_row=3&rule=seeds_per_pit=2");
     assert_eq!(status, 200, "{a}");
 }
@@ -150,26 +180,38 @@ fn a_board_beyond_the_budget_says_so_and_the_search_players_evaluate_its_moves()
     let tables = tempfile::tempdir().unwrap();
     let server = Server::start_with(tables.path(), &["--max-positions", "1000"]);
     let (status, v) = server.get_json("/api/analyse?match=false");
-    assert_eq!((status, v["kind"].as_str(), v["field"].as_str()), (400, Some("budget"), Some("position")), "{v}");
+    assert_eq!(
+        (status, v["kind"].as_str(), v["field"].as_str()),
+        (400, Some("budget"), Some("position")),
+        "{v}"
+    );
     assert!(v["error"].as_str().unwrap().contains("1000"), "the figures: {v}");
     assert!(
-        v["error"].as_str().unwrap().contains("(max_positions)") && !v["error"].as_str().unwrap().contains("--"),
+        v["error"].as_str().unwrap().contains("(max_positions)")
+            && !v["error"].as_str().unwrap().contains("--"),
         "the setting, not a flag: {v}"
     );
     let legal = server.get_json("/api/game").1["legal"].clone();
     let (status, m) = server.get_json("/api/evaluate?player=minimax:2");
     assert_eq!(status, 200, "{m}");
-    let pits: Vec<Value> = m["moves"].as_array().unwrap().iter().map(|x| x["pit"].clone()).collect();
+    let pits: Vec<Value> =
+        m["moves"].as_array().unwrap().iter().map(|x| x["pit"].clone()).collect();
     assert_eq!(Value::from(pits), legal);
     assert_eq!(m["depth"], 2);
-    let top = m["moves"].as_array().unwrap().iter().map(|x| x["value"].as_f64().unwrap()).fold(f64::MIN, f64::max);
+    let top = m["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["value"].as_f64().unwrap())
+        .fold(f64::MIN, f64::max);
     for x in m["moves"].as_array().unwrap() {
         let best = m["best"].as_array().unwrap().contains(&x["pit"]);
         assert_eq!(best, x["value"].as_f64() == Some(top), "{m}");
     }
     let (status, t) = server.get_json("/api/evaluate?player=mcts:64&moves=3");
     assert_eq!(status, 200, "{t}");
-    let visits: u64 = t["moves"].as_array().unwrap().iter().map(|x| x["visits"].as_u64().unwrap()).sum();
+    let visits: u64 =
+        t["moves"].as_array().unwrap().iter().map(|x| x["visits"].as_u64().unwrap()).sum();
     assert!(visits <= 64 && visits > 50, "{t}");
     let (status, e) = server.get_json("/api/evaluate?player=greedy");
     assert_eq!((status, e["field"].as_str()), (400, Some("player")), "{e}");

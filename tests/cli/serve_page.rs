@@ -17,13 +17,18 @@ use crate::common::*;
 /// The Python with selenium, when this machine has it and the browser and driver.
 pub(super) fn selenium_python() -> Option<PathBuf> {
     let python = PathBuf::from(std::env::var_os("RAJAPASU_SELENIUM_PYTHON")?);
-    let present = [python.as_path(), Path::new("/usr/bin/chromium"), Path::new("/usr/bin/chromedriver")].iter().all(|p| p.is_file());
+    let present =
+        [python.as_path(), Path::new("/usr/bin/chromium"), Path::new("/usr/bin/chromedriver")]
+            .iter()
+            .all(|p| p.is_file());
     present.then_some(python)
 }
 
 /// Decodes a PNG screenshot: (width, height, distinct colours of a sample of pixels).
 pub(super) fn screenshot(path: &Path) -> (u32, u32, usize) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())));
+    let decoder = png::Decoder::new(
+        std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    );
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();
@@ -73,19 +78,36 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     let shots = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/serve_page.py");
-    let out = Command::new(python).arg(&script).arg(&server.addr).arg(shots.path()).output().expect("python runs");
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(&server.addr)
+        .arg(shots.path())
+        .output()
+        .expect("python runs");
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the browser script failed:\n{stderr}\n{stdout}");
-    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let report: Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     eprintln!("page ready in {:.2} s", report["page_ready_seconds"].as_f64().unwrap());
     // The dataset links of two matches played to their end: datasets that verify replays, the
     // seats as played (a person's clicks, the engine's moves with the server's seed).
-    for (file, south, north) in [("against_random.tar", "human", "random"), ("perfect_against_random.tar", "perfect:match", "random")] {
+    for (file, south, north) in [
+        ("against_random.tar", "human", "random"),
+        ("perfect_against_random.tar", "perfect:match", "random"),
+    ] {
         let m = super::played::unpack_verified(&std::fs::read(shots.path().join(file)).unwrap());
-        assert_eq!((m["south"].as_str(), m["north"].as_str()), (Some(south), Some(north)), "{file}");
+        assert_eq!(
+            (m["south"].as_str(), m["north"].as_str()),
+            (Some(south), Some(north)),
+            "{file}"
+        );
     }
     // The perfect match player, holding a won match as the starter, won it.
-    assert_eq!((report["perfect_against_random"].as_str(), report["perfect_north"].as_str()), (Some("south"), Some("north")));
+    assert_eq!(
+        (report["perfect_against_random"].as_str(), report["perfect_north"].as_str()),
+        (Some("south"), Some("north"))
+    );
     assert!(["south", "north", "unfinished"].contains(&report["against_random"].as_str().unwrap()));
     // The analysis on the page is analyse --json's.
     let a: Value = serde_json::from_str(
@@ -109,34 +131,62 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     assert!(!a["best_match"].as_array().unwrap().is_empty(), "{a}");
     assert_eq!(report["analysis"], page_rows(&a));
     // The line of perfect play drawn as arrows, in its order, the first into its first pit.
-    let line: Vec<String> = a["line"].as_array().unwrap().iter().take(4).map(|p| format!("line-{p}")).collect();
+    let line: Vec<String> =
+        a["line"].as_array().unwrap().iter().take(4).map(|p| format!("line-{p}")).collect();
     assert_eq!(report["arrows"], Value::from(line), "{report}");
     // The real board's first solve showed its progress and was cancelled from the page.
     assert!(report["progress"].as_str().unwrap().contains("R15"), "{report}");
     assert!(report["cancelled_note"].as_str().unwrap().contains("cancelled"), "{report}");
     // The set-up position was refused with the message naming the total.
     let refused = report["setup_refused"].as_str().unwrap();
-    assert!(refused.contains("position") && refused.contains("13") && refused.contains("12"), "{refused}");
+    assert!(
+        refused.contains("position") && refused.contains("13") && refused.contains("12"),
+        "{refused}"
+    );
     // The round's start set up from the holdings: the page's analysis is analyse --json's.
     let tables_arg = format!("--tables={}", tables.path().display());
     let small = ["--rule=pits_per_row=3", "--rule=seeds_per_pit=2"];
-    let mut args = vec!["analyse", "--json", "--quiet", tables_arg.as_str(), "--first=north", "--holdings=7,5"];
+    let mut args = vec![
+        "analyse",
+        "--json",
+        "--quiet",
+        tables_arg.as_str(),
+        "--first=north",
+        "--holdings=7,5",
+    ];
     args.extend(small);
     let a: Value = serde_json::from_str(ok(&args).trim()).unwrap();
     assert_eq!(report["setup_round"]["analysis"], page_rows(&a), "{report}");
-    assert!(report["setup_round"]["status"].as_str().unwrap().contains("north to move"), "{report}");
-    assert!(["south", "north", "unfinished"].contains(&report["setup_board_played"].as_str().unwrap()), "{report}");
+    assert!(
+        report["setup_round"]["status"].as_str().unwrap().contains("north to move"),
+        "{report}"
+    );
+    assert!(
+        ["south", "north", "unfinished"].contains(&report["setup_board_played"].as_str().unwrap()),
+        "{report}"
+    );
     // The exports are what replay and show write for the same moves, byte for byte.
-    let game = ["--rule=pits_per_row=4", "--rule=seeds_per_pit=3", "--first=north", "--moves=2,0,3"];
+    let game =
+        ["--rule=pits_per_row=4", "--rule=seeds_per_pit=3", "--first=north", "--moves=2,0,3"];
     let exports = &report["exports"];
     assert_eq!(exports["export-moves"], "2,0,3\n");
-    assert_eq!(exports["export-trace"].as_str().unwrap(), ok(&[&["replay"][..], &game[..]].concat()));
+    assert_eq!(
+        exports["export-trace"].as_str().unwrap(),
+        ok(&[&["replay"][..], &game[..]].concat())
+    );
     let page = shots.path().join("replay.html");
     ok(&[&["show", "--out", s(&page)][..], &game[..]].concat());
-    assert!(exports["export-show"].as_str().unwrap() == std::fs::read_to_string(&page).unwrap(), "the replay page differs from show's");
+    assert!(
+        exports["export-show"].as_str().unwrap() == std::fs::read_to_string(&page).unwrap(),
+        "the replay page differs from show's"
+    );
     // Statistics: a row per legal move, and a long run's progress, cancelled from the page.
     let (_, start) = server.get_json("/api/game?rule=pits_per_row=3&rule=seeds_per_pit=2");
-    assert_eq!(report["statistics_rows"].as_u64(), Some(start["legal"].as_array().unwrap().len() as u64), "{report}");
+    assert_eq!(
+        report["statistics_rows"].as_u64(),
+        Some(start["legal"].as_array().unwrap().len() as u64),
+        "{report}"
+    );
     assert!(report["statistics_progress"].as_str().unwrap().contains("continuations"), "{report}");
     assert!(report["statistics_note"].as_str().unwrap().contains("cancelled"), "{report}");
     let (_, status) = server.get_json("/api/status");
@@ -145,19 +195,43 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     let record = "first: south\nrules: pits_per_row=3 seeds_per_pit=2\n1. 2 board=3,3,0,0,3,0 reserve=3,0\n2. 1 captures=8,0\n";
     let file = shots.path().join("record.txt");
     std::fs::write(&file, record).unwrap();
-    let checked: Value = serde_json::from_str(ok(&["check-record", "--json", s(&file)]).trim()).unwrap();
-    let consistent: Vec<Value> =
-        checked["readings"].as_array().unwrap().iter().filter(|r| r["consistent"] == true).map(|r| r["rules_hash"].clone()).collect();
+    let checked: Value =
+        serde_json::from_str(ok(&["check-record", "--json", s(&file)]).trim()).unwrap();
+    let consistent: Vec<Value> = checked["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["consistent"] == true)
+        .map(|r| r["rules_hash"].clone())
+        .collect();
     assert_eq!(report["record"]["consistent"], Value::from(consistent));
     // A bare move list is checked on the page's board (4 x 4), as the command line checks it
     // with that board's rules, not on the real board.
-    let bare = ["check-record", "--json", "--moves", "1,1,2,3,0", "--rule", "pits_per_row=4", "--rule", "seeds_per_pit=4"];
+    let bare = [
+        "check-record",
+        "--json",
+        "--moves",
+        "1,1,2,3,0",
+        "--rule",
+        "pits_per_row=4",
+        "--rule",
+        "seeds_per_pit=4",
+    ];
     let checked: Value = serde_json::from_str(ok(&bare).trim()).unwrap();
-    let consistent: Vec<Value> =
-        checked["readings"].as_array().unwrap().iter().filter(|r| r["consistent"] == true).map(|r| r["rules_hash"].clone()).collect();
+    let consistent: Vec<Value> = checked["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["consistent"] == true)
+        .map(|r| r["rules_hash"].clone())
+        .collect();
     assert_eq!(report["bare_record"]["consistent"], Value::from(consistent.clone()));
     let summary = report["bare_record"]["summary"].as_str().unwrap();
-    assert!(summary.starts_with(&format!("{} of 48 readings", consistent.len())) && summary.contains("4 x 4"), "{summary}");
+    assert!(
+        summary.starts_with(&format!("{} of 48 readings", consistent.len()))
+            && summary.contains("4 x 4"),
+        "{summary}"
+    );
     // Screenshots: the page drawn, not blank.
     for name in ["serve.png", "serve-record.png", "serve-progress.png"] {
         let (w, h, colours) = screenshot(&shots.path().join(name));
@@ -191,9 +265,13 @@ fn the_replay_page_of_a_game_set_up_mid_round_shows_every_state_in_chromium() {
     assert_eq!(status, 200, "{trace}");
     let trace = super::show::by_kind(&trace);
     // The set-up as given (closed pits hold nothing), independent of the engine and the page.
-    let set_up = serde_json::json!({"board": [0, 3, 6, 0, 2, 0, 0, 5, 1, 4], "reserve": [11, 8], "hand": 0});
+    let set_up =
+        serde_json::json!({"board": [0, 3, 6, 0, 2, 0, 0, 5, 1, 4], "reserve": [11, 8], "hand": 0});
     let start = &trace["round_start"][0];
-    assert_eq!((&start["board"], &start["reserve"], &start["open"]), (&set_up["board"], &set_up["reserve"], &serde_json::json!([4, 3])));
+    assert_eq!(
+        (&start["board"], &start["reserve"], &start["open"]),
+        (&set_up["board"], &set_up["reserve"], &serde_json::json!([4, 3]))
+    );
     // The game this test means: the set-up round ends, round 2 is played to its end, round 3 starts.
     let in_round = |r: u64| trace["move"].iter().filter(|m| m["round"] == r).count();
     assert!(in_round(1) >= 3 && in_round(2) >= 2, "{} and {} moves", in_round(1), in_round(2));
@@ -207,8 +285,13 @@ fn the_replay_page_of_a_game_set_up_mid_round_shows_every_state_in_chromium() {
     let shown = got["plies_shown"].as_array().unwrap();
     assert_eq!(shown[0], set_up, "the page opens at the set-up");
     for (k, state) in shown.iter().enumerate() {
-        let sum: u64 =
-            state["board"].as_array().unwrap().iter().chain(state["reserve"].as_array().unwrap()).map(|n| n.as_u64().unwrap()).sum();
+        let sum: u64 = state["board"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(state["reserve"].as_array().unwrap())
+            .map(|n| n.as_u64().unwrap())
+            .sum();
         assert_eq!(sum, 40, "ply {k}: {state}");
     }
     // The set-up round's sentence names each side's open pits (they differ).

@@ -8,8 +8,20 @@ use rajapasu::sim::table::{ColumnData, Table};
 use crate::common::*;
 
 fn simulate(out: &Path, extra: &[&str]) {
-    let mut args =
-        vec!["simulate", "--matches", "120", "--seed", "9", "--south", "random", "--north", "greedy", "--out", s(out), "--quiet"];
+    let mut args = vec![
+        "simulate",
+        "--matches",
+        "120",
+        "--seed",
+        "9",
+        "--south",
+        "random",
+        "--north",
+        "greedy",
+        "--out",
+        s(out),
+        "--quiet",
+    ];
     args.extend_from_slice(extra);
     ok(&args);
 }
@@ -31,7 +43,19 @@ fn rows_are_identical_for_any_thread_count_batch_size_and_sharding() {
     simulate(&one, &["--threads", "1", "--detail", "move", "--batch-size", "7"]);
     simulate(&two, &["--threads", "2", "--detail", "move", "--batch-size", "7"]);
     for k in 1..=3 {
-        simulate(&sharded, &["--threads", "2", "--detail", "move", "--batch-size", "7", "--shard", &format!("{k}/3")]);
+        simulate(
+            &sharded,
+            &[
+                "--threads",
+                "2",
+                "--detail",
+                "move",
+                "--batch-size",
+                "7",
+                "--shard",
+                &format!("{k}/3"),
+            ],
+        );
     }
     let reference = tables(&one);
     assert_eq!(reference, tables(&two));
@@ -60,7 +84,15 @@ fn rows_are_identical_for_any_thread_count_batch_size_and_sharding() {
     // So are the sums by round number (the last table).
     let by_round = |t: &Table| {
         let mut m = std::collections::BTreeMap::new();
-        let sums = ["rounds", "starter_wins", "ties", "first_player_wins", "open_pits", "open_pits_squares"].map(|c| u64s(t, c));
+        let sums = [
+            "rounds",
+            "starter_wins",
+            "ties",
+            "first_player_wins",
+            "open_pits",
+            "open_pits_squares",
+        ]
+        .map(|c| u64s(t, c));
         for (i, round) in u64s(t, "round").into_iter().enumerate() {
             let e = m.entry(round).or_insert([0u64; 6]);
             for (k, column) in sums.iter().enumerate() {
@@ -99,15 +131,43 @@ fn tables_agree_and_csv_holds_the_same_rows_as_parquet() {
     let dir = tempfile::tempdir().unwrap();
     let both = dir.path().join("both");
     let csv = dir.path().join("csv");
-    simulate(&both, &["--detail", "lap", "--format", "both", "--rule", "final_four=stays", "--rule", "endless=stop"]);
-    simulate(&csv, &["--detail", "lap", "--format", "csv", "--rule", "final_four=stays", "--rule", "endless=stop"]);
+    simulate(
+        &both,
+        &[
+            "--detail",
+            "lap",
+            "--format",
+            "both",
+            "--rule",
+            "final_four=stays",
+            "--rule",
+            "endless=stop",
+        ],
+    );
+    simulate(
+        &csv,
+        &[
+            "--detail",
+            "lap",
+            "--format",
+            "csv",
+            "--rule",
+            "final_four=stays",
+            "--rule",
+            "endless=stop",
+        ],
+    );
     let t = tables(&both);
     assert_eq!(t, tables(&csv));
     // Both formats are on disk for every part.
     let f = files(&both);
-    assert_eq!(f.iter().filter(|p| p.ends_with(".parquet")).count(), f.iter().filter(|p| p.ends_with(".csv")).count());
+    assert_eq!(
+        f.iter().filter(|p| p.ends_with(".parquet")).count(),
+        f.iter().filter(|p| p.ends_with(".csv")).count()
+    );
     let by_name = |n: &str| t.iter().find(|x| x.name == n).unwrap();
-    let (matches, rounds, moves, laps) = (by_name("matches"), by_name("rounds"), by_name("moves"), by_name("laps"));
+    let (matches, rounds, moves, laps) =
+        (by_name("matches"), by_name("rounds"), by_name("moves"), by_name("laps"));
     let sum_by_match = |t: &Table, c: &str| {
         let mut v = vec![0u64; 120];
         for (id, x) in u64s(t, "match_id").into_iter().zip(u64s(t, c)) {
@@ -132,7 +192,11 @@ fn tables_agree_and_csv_holds_the_same_rows_as_parquet() {
         .map(|c| u64s(rounds, c))
         .fold(vec![0; rounds.rows()], |acc, v| acc.iter().zip(v).map(|(a, b)| a + b).collect());
     assert!(total.iter().all(|&t| t == 98));
-    let holdings: Vec<u64> = u64s(matches, "south_holdings").iter().zip(u64s(matches, "north_holdings")).map(|(a, b)| a + b).collect();
+    let holdings: Vec<u64> = u64s(matches, "south_holdings")
+        .iter()
+        .zip(u64s(matches, "north_holdings"))
+        .map(|(a, b)| a + b)
+        .collect();
     assert!(holdings.iter().all(|&h| h == 98));
 }
 
@@ -176,16 +240,23 @@ fn a_killed_run_resumes_to_exactly_the_uninterrupted_dataset() {
     child.kill().unwrap();
     child.wait().unwrap();
     let done_before = std::fs::read_dir(&progress).unwrap().count();
-    assert!(done_before < 150, "the run was killed before it finished ({done_before} of 150 batches)");
+    assert!(
+        done_before < 150,
+        "the run was killed before it finished ({done_before} of 150 batches)"
+    );
     // The interrupted directory is not a dataset yet, and is not overwritten without --resume.
     usage_error(&["summarize", s(&killed)], &["incomplete", "--resume"]);
-    usage_error(&args(&killed).iter().map(String::as_str).collect::<Vec<_>>(), &["interrupted", "--resume"]);
+    usage_error(
+        &args(&killed).iter().map(String::as_str).collect::<Vec<_>>(),
+        &["interrupted", "--resume"],
+    );
     let mut resume = args(&killed);
     resume.push("--resume".into());
     let (code, _, _) = run(&resume.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(code, 0);
     assert_eq!(tables(&killed), tables(&full));
-    let strip = |f: Vec<String>| f.into_iter().filter(|p| !p.starts_with("manifest")).collect::<Vec<_>>();
+    let strip =
+        |f: Vec<String>| f.into_iter().filter(|p| !p.starts_with("manifest")).collect::<Vec<_>>();
     assert_eq!(strip(files(&killed)), strip(files(&full)), "same part files, no temporaries left");
     // Resuming a complete run does nothing and keeps it complete.
     let (code, _, _) = run(&resume.iter().map(String::as_str).collect::<Vec<_>>());
@@ -199,8 +270,14 @@ fn a_starting_shard_removes_only_its_own_temporaries() {
     // and shard 2 may be writing while shard 1 starts.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let ours = [out.join("matches/.part-r-00000001.parquet.tmp-7-1"), out.join(".progress/.batch-00000000.json.tmp-7-2")];
-    let theirs = [out.join("matches/.part-r-00000003.parquet.tmp-8-1"), out.join(".progress/.batch-00000002.json.tmp-8-2")];
+    let ours = [
+        out.join("matches/.part-r-00000001.parquet.tmp-7-1"),
+        out.join(".progress/.batch-00000000.json.tmp-7-2"),
+    ];
+    let theirs = [
+        out.join("matches/.part-r-00000003.parquet.tmp-8-1"),
+        out.join(".progress/.batch-00000002.json.tmp-8-2"),
+    ];
     for path in ours.iter().chain(&theirs) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, "half written").unwrap();
@@ -215,32 +292,57 @@ fn bad_input_is_refused_and_leaves_nothing_half_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let o = s(&out);
-    usage_error(&["simulate", "--matches", "10", "--out", o, "--south", "randm"], &["randm", "allowed: random, greedy, minimax"]);
-    usage_error(&["simulate", "--matches", "10", "--out", o, "--north", "minimax:0"], &["minimax:0"]);
+    usage_error(
+        &["simulate", "--matches", "10", "--out", o, "--south", "randm"],
+        &["randm", "allowed: random, greedy, minimax"],
+    );
+    usage_error(
+        &["simulate", "--matches", "10", "--out", o, "--north", "minimax:0"],
+        &["minimax:0"],
+    );
     usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "0/3"], &["0/3", "K/N"]);
     usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "4/3"], &["4/3"]);
-    usage_error(&["simulate", "--matches", "10", "--out", o, "--detail", "everything"], &["everything", "match, round, move, lap"]);
-    usage_error(&["simulate", "--matches", "10", "--out", o, "--format", "xlsx"], &["xlsx", "parquet, csv, both"]);
+    usage_error(
+        &["simulate", "--matches", "10", "--out", o, "--detail", "everything"],
+        &["everything", "match, round, move, lap"],
+    );
+    usage_error(
+        &["simulate", "--matches", "10", "--out", o, "--format", "xlsx"],
+        &["xlsx", "parquet, csv, both"],
+    );
     usage_error(&["simulate", "--matches", "0", "--out", o], &["--matches 0"]);
-    usage_error(&["simulate", "--matches", "10", "--out", o, "--rule", "endless=never"], &["endless", "forbid, stop"]);
+    usage_error(
+        &["simulate", "--matches", "10", "--out", o, "--rule", "endless=never"],
+        &["endless", "forbid, stop"],
+    );
     assert!(!out.exists(), "no output for refused arguments");
     // A directory holding something else is foreign.
     let foreign = dir.path().join("foreign");
     std::fs::create_dir(&foreign).unwrap();
     std::fs::write(foreign.join("thesis.tex"), "keep me").unwrap();
-    usage_error(&["simulate", "--matches", "10", "--out", s(&foreign), "--quiet"], &["thesis.tex", "holds no rajapasu dataset"]);
+    usage_error(
+        &["simulate", "--matches", "10", "--out", s(&foreign), "--quiet"],
+        &["thesis.tex", "holds no rajapasu dataset"],
+    );
     assert_eq!(files(&foreign), vec!["thesis.tex"]);
     // A directory holding another run is refused, even with --resume.
     let other = dir.path().join("other");
     ok(&["simulate", "--matches", "10", "--out", s(&other), "--quiet"]);
     let before = files(&other);
-    usage_error(&["simulate", "--matches", "10", "--seed", "2", "--out", s(&other), "--quiet", "--resume"], &["different dataset", "run"]);
-    usage_error(&["simulate", "--matches", "10", "--out", s(&other), "--quiet"], &["complete", "--resume"]);
+    usage_error(
+        &["simulate", "--matches", "10", "--seed", "2", "--out", s(&other), "--quiet", "--resume"],
+        &["different dataset", "run"],
+    );
+    usage_error(
+        &["simulate", "--matches", "10", "--out", s(&other), "--quiet"],
+        &["complete", "--resume"],
+    );
     assert_eq!(files(&other), before);
     // An unwritable location: a path under a regular file.
     let file = dir.path().join("file");
     std::fs::write(&file, "x").unwrap();
-    let (code, _, err) = run(&["simulate", "--matches", "10", "--out", s(&file.join("sub")), "--quiet"]);
+    let (code, _, err) =
+        run(&["simulate", "--matches", "10", "--out", s(&file.join("sub")), "--quiet"]);
     assert_ne!(code, 0);
     assert!(err.contains(s(&file.join("sub"))), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
@@ -251,11 +353,18 @@ fn the_manifest_records_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m");
     simulate(&out, &["--detail", "round", "--rule", "pussa_chain=true", "--first", "north"]);
-    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(m["status"], "complete");
     assert_eq!(m["rules"]["pussa_chain"], true);
-    assert_eq!(m["rules_hash"], rajapasu::engine::Ruleset::from_assignments(["pussa_chain=true"]).unwrap().hash());
-    assert_eq!((m["south"].as_str(), m["north"].as_str(), m["first"].as_str()), (Some("random"), Some("greedy"), Some("north")));
+    assert_eq!(
+        m["rules_hash"],
+        rajapasu::engine::Ruleset::from_assignments(["pussa_chain=true"]).unwrap().hash()
+    );
+    assert_eq!(
+        (m["south"].as_str(), m["north"].as_str(), m["first"].as_str()),
+        (Some("random"), Some("greedy"), Some("north"))
+    );
     assert_eq!(m["seed"], 9);
     assert_eq!(m["match_range"], serde_json::json!([0, 120]));
     assert_eq!(m["rows"]["matches"], 120);
@@ -263,13 +372,25 @@ fn the_manifest_records_the_run() {
     assert_eq!(m["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(m["versions"]["polars"], "0.55.2");
     assert_eq!(m["versions"]["rows"], rajapasu::io::dataset::ROWS_VERSION);
-    let lock = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
-    assert!(lock.contains("name = \"polars\"\nversion = \"0.55.2\""), "the manifest names the locked polars");
+    let lock = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock"),
+    )
+    .unwrap();
+    assert!(
+        lock.contains("name = \"polars\"\nversion = \"0.55.2\""),
+        "the manifest names the locked polars"
+    );
     // The compression the manifest names is the one the docs name (both from the writer).
     let compression = m["versions"]["parquet_compression"].as_str().unwrap();
     let level = compression.strip_prefix("zstd level ").unwrap_or_else(|| panic!("{compression}"));
-    let docs = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md")).unwrap();
-    assert!(docs.contains(&format!("zstd-compressed (level {level})")), "manifest says {compression}; docs/data.md disagrees");
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md"),
+    )
+    .unwrap();
+    assert!(
+        docs.contains(&format!("zstd-compressed (level {level})")),
+        "manifest says {compression}; docs/data.md disagrees"
+    );
     let schema = m["schema"].as_array().unwrap();
     let names: Vec<&str> = schema.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["matches", "rounds", "histograms", "quality", "by_round"]);
@@ -286,20 +407,32 @@ fn counts_are_signed_in_the_files_and_a_dataset_of_another_row_format_is_refused
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d");
     simulate(&out, &["--detail", "round", "--format", "both"]);
-    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     let rounds = m["schema"].as_array().unwrap().iter().find(|t| t["name"] == "rounds").unwrap();
-    let ty = |name: &str| rounds["columns"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["type"].clone();
-    assert_eq!((ty("south_open"), ty("south_holdings"), ty("match_id")), ("i64".into(), "i64".into(), "u64".into()));
+    let ty = |name: &str| {
+        rounds["columns"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["type"]
+            .clone()
+    };
+    assert_eq!(
+        (ty("south_open"), ty("south_holdings"), ty("match_id")),
+        ("i64".into(), "i64".into(), "u64".into())
+    );
     // A difference of open pits is negative where North has more, as in polars.
     let t = tables(&out).into_iter().find(|t| t.name == "rounds").unwrap();
-    let (Some(ColumnData::I64(south)), Some(ColumnData::I64(north))) = (t.column("south_open"), t.column("north_open")) else {
+    let (Some(ColumnData::I64(south)), Some(ColumnData::I64(north))) =
+        (t.column("south_open"), t.column("north_open"))
+    else {
         panic!("open pits are i64 columns")
     };
     assert!(south.iter().zip(north).any(|(s, n)| s - n < 0), "some round starts with North ahead");
     // A manifest of row format 2 (unsigned counts, no holdings) is named, not misread.
     let path = out.join("manifest.json");
     let text = std::fs::read_to_string(&path).unwrap();
-    let old = text.replace(&format!("\"rows\": \"{}\"", rajapasu::io::dataset::ROWS_VERSION), "\"rows\": \"2\"");
+    let old = text.replace(
+        &format!("\"rows\": \"{}\"", rajapasu::io::dataset::ROWS_VERSION),
+        "\"rows\": \"2\"",
+    );
     assert_ne!(old, text);
     std::fs::write(&path, old).unwrap();
     for command in [&["summarize", s(&out)][..], &["verify", s(&out)]] {
@@ -307,7 +440,8 @@ fn counts_are_signed_in_the_files_and_a_dataset_of_another_row_format_is_refused
         let said = out + &err;
         assert_eq!(code, 2, "{command:?}: {said}");
         assert!(
-            said.contains("versions.rows is 2") && said.contains(&format!("row format {}", rajapasu::io::dataset::ROWS_VERSION)),
+            said.contains("versions.rows is 2")
+                && said.contains(&format!("row format {}", rajapasu::io::dataset::ROWS_VERSION)),
             "{command:?}: {said}"
         );
     }
@@ -327,10 +461,23 @@ fn a_second_writer_is_refused_naming_the_first_and_a_killed_writer_blocks_nobody
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("busy");
     let writer = |seed: &str| -> Vec<String> {
-        ["simulate", "--matches", "150000", "--seed", seed, "--detail", "match", "--threads", "1", "--quiet", "--out", s(&out)]
-            .iter()
-            .map(|a| a.to_string())
-            .collect()
+        [
+            "simulate",
+            "--matches",
+            "150000",
+            "--seed",
+            seed,
+            "--detail",
+            "match",
+            "--threads",
+            "1",
+            "--quiet",
+            "--out",
+            s(&out),
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect()
     };
     let mut first = bin().args(writer("1")).spawn().unwrap();
     wait_for(&out.join("manifest.json"));
@@ -340,7 +487,10 @@ fn a_second_writer_is_refused_naming_the_first_and_a_killed_writer_blocks_nobody
     for (seed, extra) in [("2", None), ("1", None), ("1", Some("--resume"))] {
         let mut args = writer(seed);
         args.extend(extra.map(String::from));
-        usage_error(&args.iter().map(String::as_str).collect::<Vec<_>>(), &["being written", &holder, "one writer at a time"]);
+        usage_error(
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+            &["being written", &holder, "one writer at a time"],
+        );
     }
     // A reader is told the dataset is being written, and by whom.
     usage_error(&["summarize", s(&out)], &["incomplete", "being written", &holder]);
@@ -351,7 +501,10 @@ fn a_second_writer_is_refused_naming_the_first_and_a_killed_writer_blocks_nobody
     resume[2] = "600".into();
     let cut = [resume.clone(), vec!["--resume".into()]].concat();
     // (A shorter run of the same seed is another run: refused as a different dataset.)
-    usage_error(&cut.iter().map(String::as_str).collect::<Vec<_>>(), &["different dataset", "matches is 150000 there, 600 here"]);
+    usage_error(
+        &cut.iter().map(String::as_str).collect::<Vec<_>>(),
+        &["different dataset", "matches is 150000 there, 600 here"],
+    );
     let mut resume = writer("1");
     resume.push("--resume".into());
     resume[8] = "2".into(); // two threads to finish sooner
@@ -367,10 +520,21 @@ fn a_shard_of_another_split_is_refused_naming_the_run_there() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("whole");
     let args = |matches: &str, shard: &str, resume: bool| -> Vec<String> {
-        let mut v: Vec<String> = ["simulate", "--matches", matches, "--seed", "1", "--detail", "match", "--threads", "1", "--quiet"]
-            .iter()
-            .map(|a| a.to_string())
-            .collect();
+        let mut v: Vec<String> = [
+            "simulate",
+            "--matches",
+            matches,
+            "--seed",
+            "1",
+            "--detail",
+            "match",
+            "--threads",
+            "1",
+            "--quiet",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
         v.extend(["--shard".into(), shard.into(), "--out".into(), s(&out).into()]);
         if resume {
             v.push("--resume".into());
@@ -388,8 +552,13 @@ fn a_shard_of_another_split_is_refused_naming_the_run_there() {
             &["split into 1 shard", "manifest.json: shard 1/1, complete", "this is shard 2 of 3"],
         );
     }
-    let unlocked = |d: &Path| files(d).into_iter().filter(|f| !f.starts_with(".lock")).collect::<Vec<_>>();
-    assert_eq!(unlocked(&out), before.into_iter().filter(|f| !f.starts_with(".lock")).collect::<Vec<_>>(), "nothing written");
+    let unlocked =
+        |d: &Path| files(d).into_iter().filter(|f| !f.starts_with(".lock")).collect::<Vec<_>>();
+    assert_eq!(
+        unlocked(&out),
+        before.into_iter().filter(|f| !f.starts_with(".lock")).collect::<Vec<_>>(),
+        "nothing written"
+    );
     ok(&["verify", s(&out)]);
     // Still being written: the refusal names the writer.
     std::fs::remove_dir_all(&out).unwrap();
@@ -398,7 +567,11 @@ fn a_shard_of_another_split_is_refused_naming_the_run_there() {
     for resume in [false, true] {
         usage_error(
             &strs(&args("150000", "2/3", resume)),
-            &["split into 1 shard", "manifest.json: shard 1/1, being written by process", &first.id().to_string()],
+            &[
+                "split into 1 shard",
+                "manifest.json: shard 1/1, being written by process",
+                &first.id().to_string(),
+            ],
         );
     }
     first.kill().unwrap();
@@ -407,7 +580,10 @@ fn a_shard_of_another_split_is_refused_naming_the_run_there() {
     // And the other way round: a whole run into a directory of shards.
     std::fs::remove_dir_all(&out).unwrap();
     ok(&strs(&args("200", "1/2", false)));
-    usage_error(&strs(&args("200", "1/1", true)), &["split into 2 shards", "manifest-shard-1-of-2.json: shard 1/2, complete"]);
+    usage_error(
+        &strs(&args("200", "1/1", true)),
+        &["split into 2 shards", "manifest-shard-1-of-2.json: shard 1/2, complete"],
+    );
 }
 
 #[test]
@@ -417,7 +593,20 @@ fn two_writers_started_together_never_both_write() {
         let out = dir.path().join(format!("race-{attempt}"));
         let spawn = |seed: &str| {
             bin()
-                .args(["simulate", "--matches", "3000", "--seed", seed, "--detail", "match", "--threads", "1", "--quiet", "--out", s(&out)])
+                .args([
+                    "simulate",
+                    "--matches",
+                    "3000",
+                    "--seed",
+                    seed,
+                    "--detail",
+                    "match",
+                    "--threads",
+                    "1",
+                    "--quiet",
+                    "--out",
+                    s(&out),
+                ])
                 .stderr(std::process::Stdio::piped())
                 .spawn()
                 .unwrap()
@@ -434,7 +623,11 @@ fn two_writers_started_together_never_both_write() {
         assert_eq!(winners, 1, "exactly one writer wins: {results:?}");
         let (code, err) = results.iter().find(|(code, _)| *code != 0).unwrap();
         assert_eq!(*code, 2, "{err}");
-        assert!(err.contains("being written by another rajapasu process") || err.contains("different dataset"), "{err}");
+        assert!(
+            err.contains("being written by another rajapasu process")
+                || err.contains("different dataset"),
+            "{err}"
+        );
         // The winner's dataset is whole, with no file of the loser.
         ok(&["verify", s(&out)]);
     }
@@ -453,16 +646,42 @@ fn a_run_killed_before_its_manifest_was_written_can_be_started_again_or_resumed(
             std::fs::create_dir_all(out.join(d)).unwrap();
         }
         std::fs::write(out.join(".manifest.json.tmp-4242-0.json"), "{\"tool\": \"raja").unwrap();
-        std::fs::write(out.join(".lock-shard-1-of-1"), "process 4242 on gone, since 2026-01-01T00:00:00Z: rajapasu simulate\n").unwrap();
-        simulate(&out, &["--batch-size", "30"].into_iter().chain(resume.then_some("--resume")).collect::<Vec<_>>());
+        std::fs::write(
+            out.join(".lock-shard-1-of-1"),
+            "process 4242 on gone, since 2026-01-01T00:00:00Z: rajapasu simulate\n",
+        )
+        .unwrap();
+        simulate(
+            &out,
+            &["--batch-size", "30"]
+                .into_iter()
+                .chain(resume.then_some("--resume"))
+                .collect::<Vec<_>>(),
+        );
         assert_eq!(tables(&out), tables(&reference));
-        assert!(!out.join(".manifest.json.tmp-4242-0.json").exists(), "the dead run's temporary manifest is removed");
+        assert!(
+            !out.join(".manifest.json.tmp-4242-0.json").exists(),
+            "the dead run's temporary manifest is removed"
+        );
     }
     // Real kills (SIGKILL) at several moments right after the start: --resume always gives the
     // uninterrupted run's dataset.
     for delay_ms in [0, 2, 10, 40] {
         let out = dir.path().join(format!("kill-{delay_ms}"));
-        let args = ["simulate", "--matches", "120", "--seed", "9", "--south", "random", "--north", "greedy", "--out", s(&out), "--quiet"];
+        let args = [
+            "simulate",
+            "--matches",
+            "120",
+            "--seed",
+            "9",
+            "--south",
+            "random",
+            "--north",
+            "greedy",
+            "--out",
+            s(&out),
+            "--quiet",
+        ];
         let mut child = bin().args(args).args(["--batch-size", "30"]).spawn().unwrap();
         std::thread::sleep(Duration::from_millis(delay_ms));
         let _ = child.kill();
@@ -481,15 +700,36 @@ fn thread_counts_repeated_rules_and_shards_are_checked_with_the_limits_stated() 
         &["simulate", "--matches", "10", "--out", o, "--threads", "100000"],
         &["--threads", "100000", "maximum of 1024", "one per core"],
     );
-    usage_error(&["simulate", "--matches", "10", "--out", o, "--threads=-1"], &["--threads", "-1", "1024"]);
-    usage_error(&["run", "experiments/quickstart.toml", "--threads", "5000", "--out-root", o], &["--threads", "maximum of 1024"]);
-    usage_error(&["tournament", "experiments/ladder.toml", "--threads", "5000", "--out-root", o], &["--threads", "maximum of 1024"]);
+    usage_error(
+        &["simulate", "--matches", "10", "--out", o, "--threads=-1"],
+        &["--threads", "-1", "1024"],
+    );
+    usage_error(
+        &["run", "experiments/quickstart.toml", "--threads", "5000", "--out-root", o],
+        &["--threads", "maximum of 1024"],
+    );
+    usage_error(
+        &["tournament", "experiments/ladder.toml", "--threads", "5000", "--out-root", o],
+        &["--threads", "maximum of 1024"],
+    );
     let twice = ["--rule", "final_four=stays", "--rule", "final_four=sower"];
-    usage_error(&[&["simulate", "--matches", "10", "--out", o][..], &twice].concat(), &["final_four", "given twice", "at most once"]);
-    usage_error(&[&["replay", "--moves", "6"][..], &twice].concat(), &["final_four", "given twice"]);
+    usage_error(
+        &[&["simulate", "--matches", "10", "--out", o][..], &twice].concat(),
+        &["final_four", "given twice", "at most once"],
+    );
+    usage_error(
+        &[&["replay", "--moves", "6"][..], &twice].concat(),
+        &["final_four", "given twice"],
+    );
     usage_error(&[&["perft", "--depth", "2"][..], &twice].concat(), &["final_four", "given twice"]);
-    usage_error(&[&["bench", "--matches", "10"][..], &twice].concat(), &["final_four", "given twice"]);
-    usage_error(&["simulate", "--matches", "10", "--out", o, "--shard", "1/4294967296"], &["1/4294967296", "N <= 4294967295"]);
+    usage_error(
+        &[&["bench", "--matches", "10"][..], &twice].concat(),
+        &["final_four", "given twice"],
+    );
+    usage_error(
+        &["simulate", "--matches", "10", "--out", o, "--shard", "1/4294967296"],
+        &["1/4294967296", "N <= 4294967295"],
+    );
     assert!(!out.exists());
     // In an experiment file a switch is a TOML key: given twice, the file is refused.
     let exp = dir.path().join("twice.toml");
@@ -517,7 +757,18 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
         if let Some(b) = batch {
             args.extend(["--batch-size", b]);
         }
-        let mut all = vec!["simulate", "--matches", "60", "--seed", "9", "--north", "greedy", "--out", s(&out), "--quiet"];
+        let mut all = vec![
+            "simulate",
+            "--matches",
+            "60",
+            "--seed",
+            "9",
+            "--north",
+            "greedy",
+            "--out",
+            s(&out),
+            "--quiet",
+        ];
         all.extend(args);
         ok(&all);
         datasets.push(out);
@@ -526,13 +777,22 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
         files(d)
             .into_iter()
             // The manifest and the package descriptor record times and the command line.
-            .filter(|f| !f.starts_with("manifest") && !f.starts_with(".lock") && f != "datapackage.json")
+            .filter(|f| {
+                !f.starts_with("manifest") && !f.starts_with(".lock") && f != "datapackage.json"
+            })
             .map(|f| (f.clone(), std::fs::read(d.join(&f)).unwrap()))
             .collect()
     };
     let one = bytes(&datasets[0]);
-    assert!(one.iter().any(|(f, _)| f.starts_with("laps/")), "{:?}", one.iter().map(|f| &f.0).collect::<Vec<_>>());
-    assert!(bytes(&datasets[1]) == one && bytes(&datasets[2]) == one, "every file byte for byte, on any thread count");
+    assert!(
+        one.iter().any(|(f, _)| f.starts_with("laps/")),
+        "{:?}",
+        one.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert!(
+        bytes(&datasets[1]) == one && bytes(&datasets[2]) == one,
+        "every file byte for byte, on any thread count"
+    );
     // In 2 batches the part files differ, the rows do not (histograms and sums by round number
     // are per part file).
     let (a, b) = (tables(&datasets[0]), tables(&datasets[3]));
@@ -551,11 +811,24 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
         player.display(),
         m = meeting.display()
     );
-    let rendezvous = script(dir.path(), "rendezvous.sh", &body).replace("timeout=0.5", "timeout=120");
+    let rendezvous =
+        script(dir.path(), "rendezvous.sh", &body).replace("timeout=0.5", "timeout=120");
     let out = dir.path().join("two");
     // South starts both matches: its program is asked at ply 1 of each.
-    let mut args =
-        vec!["simulate", "--matches", "2", "--threads", "2", "--first", "south", "--south", &rendezvous, "--out", s(&out), "--quiet"];
+    let mut args = vec![
+        "simulate",
+        "--matches",
+        "2",
+        "--threads",
+        "2",
+        "--first",
+        "south",
+        "--south",
+        &rendezvous,
+        "--out",
+        s(&out),
+        "--quiet",
+    ];
     args.extend(SMALL);
     ok(&args);
     assert_eq!(std::fs::read_dir(&meeting).unwrap().count(), 2);
@@ -571,7 +844,19 @@ fn every_thread_has_work_the_files_stay_the_same_and_an_error_stops_the_run_at_o
     );
     let failing = script(dir.path(), "fails_first.sh", &body).replace("timeout=0.5", "timeout=120");
     let out = dir.path().join("failed");
-    let mut args = vec!["simulate", "--matches", "40", "--batch-size", "20", "--threads", "2", "--first", "south", "--south", &failing];
+    let mut args = vec![
+        "simulate",
+        "--matches",
+        "40",
+        "--batch-size",
+        "20",
+        "--threads",
+        "2",
+        "--first",
+        "south",
+        "--south",
+        &failing,
+    ];
     args.extend(["--out", s(&out), "--quiet"]);
     args.extend(SMALL);
     let (code, _, err) = run(&args);
@@ -587,19 +872,33 @@ fn example_player(args: &str) -> String {
     format!("external:{} {args}", crate::common::example_player()).trim_end().to_string()
 }
 
-const SMALL: [&str; 6] = ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3", "--rule", "max_rounds=100"];
+const SMALL: [&str; 6] =
+    ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=3", "--rule", "max_rounds=100"];
 
 #[test]
 fn search_and_external_players_give_the_same_rows_on_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let external = example_player("");
-    for (name, south, north) in
-        [("search", "minimax:nodes=3000", "mcts:playouts=30,c=1.2"), ("external", external.as_str(), "minimax:depth=2,eval=round")]
-    {
+    for (name, south, north) in [
+        ("search", "minimax:nodes=3000", "mcts:playouts=30,c=1.2"),
+        ("external", external.as_str(), "minimax:depth=2,eval=round"),
+    ] {
         let mut datasets = Vec::new();
         for threads in ["1", "2"] {
             let out = dir.path().join(format!("{name}-{threads}"));
-            let mut args = vec!["simulate", "--matches", "8", "--seed", "3", "--south", south, "--north", north, "--out", s(&out)];
+            let mut args = vec![
+                "simulate",
+                "--matches",
+                "8",
+                "--seed",
+                "3",
+                "--south",
+                south,
+                "--north",
+                north,
+                "--out",
+                s(&out),
+            ];
             args.extend(["--quiet", "--detail", "move", "--batch-size", "2", "--threads", threads]);
             args.extend(SMALL);
             ok(&args);
@@ -609,11 +908,16 @@ fn search_and_external_players_give_the_same_rows_on_any_thread_count() {
         assert_eq!(datasets[0][0].rows(), 8);
     }
     // The manifest records each player's full parameters.
-    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("search-1/manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("search-1/manifest.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(m["south"], "minimax:depth=40,nodes=3000,eval=match");
     assert_eq!(m["north"], "mcts:playouts=30,c=1.2,eval=match,reuse=true");
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("external-1/manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("external-1/manifest.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(m["south"].as_str().unwrap(), external.replacen("external:", "external:cmd=", 1));
 }
 
@@ -624,7 +928,18 @@ fn the_example_player_follows_its_strategy_through_the_binary() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("first");
     let south = example_player("--strategy first");
-    let mut args = vec!["simulate", "--matches", "2", "--south", &south, "--north", "random", "--out", s(&out), "--quiet"];
+    let mut args = vec![
+        "simulate",
+        "--matches",
+        "2",
+        "--south",
+        &south,
+        "--north",
+        "random",
+        "--out",
+        s(&out),
+        "--quiet",
+    ];
     args.extend(["--detail", "move", "--format", "csv", "--first", "south"]);
     args.extend(SMALL);
     ok(&args);
@@ -632,7 +947,12 @@ fn the_example_player_follows_its_strategy_through_the_binary() {
     let text = std::fs::read_to_string(moves).unwrap();
     let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
     let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let rules = rajapasu::engine::Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=3", "max_rounds=100"]).unwrap();
+    let rules = rajapasu::engine::Ruleset::from_assignments([
+        "pits_per_row=4",
+        "seeds_per_pit=3",
+        "max_rounds=100",
+    ])
+    .unwrap();
     let mut game = rajapasu::engine::Game::new(rules, rajapasu::engine::Side::South);
     let mut checked = 0;
     for line in text.lines().skip(1) {
@@ -642,7 +962,12 @@ fn the_example_player_follows_its_strategy_through_the_binary() {
         }
         let pit: usize = f[at("pit")].parse().unwrap();
         if f[at("side")] == "south" {
-            assert_eq!(Some(pit), game.legal_moves().iter().next().map(|p| p.index()), "ply {}", f[at("ply")]);
+            assert_eq!(
+                Some(pit),
+                game.legal_moves().iter().next().map(|p| p.index()),
+                "ply {}",
+                f[at("ply")]
+            );
             checked += 1;
         }
         game.play(pit).unwrap();
@@ -661,24 +986,50 @@ fn script(dir: &Path, name: &str, body: &str) -> String {
 fn a_failing_external_player_names_the_match_and_ply_and_writes_no_part_file() {
     let dir = tempfile::tempdir().unwrap();
     for (name, body, needles) in [
-        ("crash", "read line; echo 'out of ideas' >&2; exit 4", &["exited (exit status: 4)", "out of ideas"][..]),
+        (
+            "crash",
+            "read line; echo 'out of ideas' >&2; exit 4",
+            &["exited (exit status: 4)", "out of ideas"][..],
+        ),
         ("garbage", "read line; echo 'hello'", &["answered \"hello\", which is not a JSON object"]),
-        ("illegal", "read line; echo '{\"pit\": 7}'", &["played pit 7, which is not legal; legal pits: 0,1,2,3"]),
+        (
+            "illegal",
+            "read line; echo '{\"pit\": 7}'",
+            &["played pit 7, which is not legal; legal pits: 0,1,2,3"],
+        ),
         ("timeout", "read line; sleep 20", &["gave no answer within 0.5 s"]),
     ] {
         let player = script(dir.path(), &format!("{name}.sh"), body);
         let out = dir.path().join(name);
-        let mut args = vec!["simulate", "--matches", "6", "--batch-size", "2", "--south", &player, "--out", s(&out), "--quiet"];
+        let mut args = vec![
+            "simulate",
+            "--matches",
+            "6",
+            "--batch-size",
+            "2",
+            "--south",
+            &player,
+            "--out",
+            s(&out),
+            "--quiet",
+        ];
         args.extend(["--first", "south", "--format", "both"]);
         args.extend(SMALL);
         let (code, _, err) = run(&args);
         assert_eq!(code, 1, "{name}: {err}");
         // South starts every match: its first decision is ply 1 of some match.
-        assert!(err.contains("ply 1 (south to move)") && err.contains("nothing of its batch was written"), "{name}: {err}");
+        assert!(
+            err.contains("ply 1 (south to move)")
+                && err.contains("nothing of its batch was written"),
+            "{name}: {err}"
+        );
         for n in needles {
             assert!(err.contains(n), "{name}: '{n}' missing: {err}");
         }
-        let written: Vec<String> = files(&out).into_iter().filter(|f| !f.ends_with("manifest.json") && !f.starts_with(".lock")).collect();
+        let written: Vec<String> = files(&out)
+            .into_iter()
+            .filter(|f| !f.ends_with("manifest.json") && !f.starts_with(".lock"))
+            .collect();
         assert!(written.is_empty(), "{name}: no part file, no temporary: {written:?}");
     }
 }

@@ -11,7 +11,19 @@ use serde_json::Value;
 
 /// `solve --match --all-states --format csv` of `board` into `out`, tables in `tables`.
 fn all_states(tables: &Path, out: &Path, board: &[&str], extra: &[&str]) -> (i32, String, String) {
-    let mut a = vec!["solve", "--match", "--all-states", "--quiet", "--json", "--format", "csv", "--tables", s(tables), "--out", s(out)];
+    let mut a = vec![
+        "solve",
+        "--match",
+        "--all-states",
+        "--quiet",
+        "--json",
+        "--format",
+        "csv",
+        "--tables",
+        s(tables),
+        "--out",
+        s(out),
+    ];
     a.extend_from_slice(board);
     a.extend_from_slice(extra);
     run(&a)
@@ -40,7 +52,12 @@ fn solve_match_spill_gives_the_in_memory_table_under_every_reading() {
         &["--rule=pits_per_row=4", "--rule=seeds_per_pit=2", "--rule=skip_origin=true"],
         &["--rule=pits_per_row=3", "--rule=seeds_per_pit=4", "--rule=pussa_chain=true"],
         &["--rule=pits_per_row=3", "--rule=seeds_per_pit=3", "--rule=next_starter=round_winner"],
-        &["--rule=pits_per_row=4", "--rule=seeds_per_pit=2", "--rule=endless=stop", "--rule=final_four=stays"],
+        &[
+            "--rule=pits_per_row=4",
+            "--rule=seeds_per_pit=2",
+            "--rule=endless=stop",
+            "--rule=final_four=stays",
+        ],
     ];
     for board in boards {
         let dir = tempfile::tempdir().unwrap();
@@ -48,10 +65,20 @@ fn solve_match_spill_gives_the_in_memory_table_under_every_reading() {
         let tables = dir.path().join("tables");
         // A third of what the in-memory solver needed, which it refuses.
         let bound = (in_memory_peak(dir.path(), board) / 3).to_string();
-        let (code, _, err) = all_states(&dir.path().join("refused"), &dir.path().join("x"), board, &["--max-memory", &bound]);
+        let (code, _, err) = all_states(
+            &dir.path().join("refused"),
+            &dir.path().join("x"),
+            board,
+            &["--max-memory", &bound],
+        );
         assert_eq!(code, 2, "{board:?}: the in-memory solver met {bound} bytes: {err}");
         assert!(err.contains("--max-memory"), "{err}");
-        let (code, out, err) = all_states(&tables, &dir.path().join("spilled"), board, &["--spill", "--max-memory", &bound]);
+        let (code, out, err) = all_states(
+            &tables,
+            &dir.path().join("spilled"),
+            board,
+            &["--spill", "--max-memory", &bound],
+        );
         assert_eq!(code, 0, "{board:?}: {err}");
         assert_eq!(states_csv(&dir.path().join("spilled")), memory, "{board:?}");
         let v: Value = serde_json::from_str(out.trim()).unwrap();
@@ -79,7 +106,9 @@ fn in_memory_peak(dir: &Path, board: &[&str]) -> u64 {
 #[test]
 fn solve_match_spill_reproduces_the_golden_match_values() {
     let tables = tempfile::tempdir().unwrap();
-    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(golden("solve_match.json")).unwrap()).unwrap();
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(golden("solve_match.json")).unwrap())
+            .unwrap();
     for case in &cases {
         let mut args = vec![
             "solve".to_string(),
@@ -95,7 +124,9 @@ fn solve_match_spill_reproduces_the_golden_match_values() {
         for (k, v) in case["rules"].as_object().unwrap() {
             args.push(format!("--rule={k}={}", v.as_str().map_or(v.to_string(), str::to_owned)));
         }
-        let got: Value = serde_json::from_str(ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).trim()).unwrap();
+        let got: Value =
+            serde_json::from_str(ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).trim())
+                .unwrap();
         for key in ["value", "rounds", "best_moves", "holdings", "starter"] {
             assert_eq!(got[key], case[key], "{key}: {case}");
         }
@@ -141,14 +172,26 @@ fn solve_match_spill_killed_at_many_points_continues_to_the_same_table() {
     let memory = in_memory(dir.path(), &board);
     let tables = dir.path().join("tables");
     let out = dir.path().join("spilled");
-    let mut args =
-        vec!["solve", "--match", "--all-states", "--quiet", "--format", "csv", "--spill", "--tables", s(&tables), "--out", s(&out)];
+    let mut args = vec![
+        "solve",
+        "--match",
+        "--all-states",
+        "--quiet",
+        "--format",
+        "csv",
+        "--spill",
+        "--tables",
+        s(&tables),
+        "--out",
+        s(&out),
+    ];
     args.extend_from_slice(&board);
     // Delays from a fixed sequence (no clock decides what is asserted: the table must be the
     // same wherever the kills land).
     let mut kills = 0;
     for ms in [150u64, 400, 700, 250, 1000, 550, 1300, 300, 900, 1600, 450, 2000] {
-        let mut child = bin().args(&args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let mut child =
+            bin().args(&args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
         std::thread::sleep(Duration::from_millis(ms));
         if child.try_wait().unwrap().is_none() {
             child.kill().unwrap();
@@ -160,7 +203,10 @@ fn solve_match_spill_killed_at_many_points_continues_to_the_same_table() {
     ok(&args);
     assert_eq!(states_csv(&out), memory);
     let left = files(&tables);
-    assert!(left.len() == 1 && left[0].starts_with("match-") && left[0].ends_with(".json"), "{left:?}");
+    assert!(
+        left.len() == 1 && left[0].starts_with("match-") && left[0].ends_with(".json"),
+        "{left:?}"
+    );
 }
 
 /// Bad input, exit 2, naming what was wrong: a counting pass of a match, a zero disk bound, a
@@ -170,12 +216,17 @@ fn solve_match_spill_rejects_bad_input_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let t = s(dir.path());
     let board = ["--rule=pits_per_row=3", "--rule=seeds_per_pit=3"];
-    let with = |extra: &[&'static str]| -> Vec<&str> { [&["solve", "--match", "--spill", "--tables", t][..], &board, extra].concat() };
+    let with = |extra: &[&'static str]| -> Vec<&str> {
+        [&["solve", "--match", "--spill", "--tables", t][..], &board, extra].concat()
+    };
     usage_error(&with(&["--count-only"]), &["--count-only", "--match"]);
     usage_error(&with(&["--max-disk", "0"]), &["--max-disk", "'0' is 0 bytes"]);
     usage_error(&with(&["--max-positions", "1000"]), &["--max-positions", "--spill"]);
     usage_error(&with(&["--max-disk", "lots"]), &["--max-disk"]);
-    usage_error(&with(&["--max-disk", "4K"]), &["more disk than allowed", "--max-disk 4096 bytes", "run again"]);
+    usage_error(
+        &with(&["--max-disk", "4K"]),
+        &["more disk than allowed", "--max-disk 4096 bytes", "run again"],
+    );
     usage_error(&with(&["--max-memory", "100"]), &["more than the allowed memory", "--max-memory"]);
     let (_, _, err) = run(&with(&["--max-memory", "100"]));
     assert!(!err.contains("--spill)"), "a spilled solve offers no --spill: {err}");
@@ -183,7 +234,10 @@ fn solve_match_spill_rejects_bad_input_naming_it() {
     // Stop after a few levels, damage a finished level's moves file: refused by name.
     let (code, _, err) = run(&with(&["--max-levels", "40", "--quiet"]));
     assert_eq!(code, 1, "{err}");
-    let moves = files(dir.path()).into_iter().find(|f| f.ends_with(".mov")).expect("a moves file after 40 levels");
+    let moves = files(dir.path())
+        .into_iter()
+        .find(|f| f.ends_with(".mov"))
+        .expect("a moves file after 40 levels");
     let path = dir.path().join(&moves);
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
@@ -196,7 +250,11 @@ fn solve_match_spill_rejects_bad_input_naming_it() {
 /// bytes, and continues to the in-memory solver's table once the file system is grown.
 #[test]
 fn solve_match_spill_on_a_full_disk_stops_naming_what_it_needs_and_continues_once_there_is_room() {
-    if !std::process::Command::new("unshare").args(["-rm", "true"]).status().is_ok_and(|s| s.success()) {
+    if !std::process::Command::new("unshare")
+        .args(["-rm", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
         eprintln!("skipped: this machine allows no user and mount namespaces (unshare -rm), so no tmpfs can be mounted");
         return;
     }
@@ -216,12 +274,18 @@ fn solve_match_spill_on_a_full_disk_stops_naming_what_it_needs_and_continues_onc
          mount -o remount,size=64m {m} && {solve} > {d}/second.out 2> {d}/second.err; echo $? > {d}/second.code",
         m = s(&disk)
     );
-    let status = std::process::Command::new("unshare").args(["-rm", "sh", "-c", &script]).status().unwrap();
+    let status =
+        std::process::Command::new("unshare").args(["-rm", "sh", "-c", &script]).status().unwrap();
     assert!(status.success());
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
     assert_eq!(read("first.code").trim(), "1", "{}", read("first.err"));
     let err = read("first.err");
-    assert!(err.contains("the disk is full writing") && err.contains("/matches/") && err.contains("run again"), "{err}");
+    assert!(
+        err.contains("the disk is full writing")
+            && err.contains("/matches/")
+            && err.contains("run again"),
+        "{err}"
+    );
     assert_eq!(read("second.code").trim(), "0", "{}", read("second.err"));
     assert_eq!(states_csv(&dir.path().join("spilled")), memory);
 }

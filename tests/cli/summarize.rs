@@ -16,15 +16,31 @@ fn syms<'a>(t: &'a Table, c: &str) -> &'a [Option<&'static str>] {
 fn summary_figures_equal_an_independent_count_of_the_rows() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d");
-    ok(&["simulate", "--matches", "300", "--seed", "3", "--detail", "round", "--out", s(&out), "--quiet", "--batch-size", "64"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "300",
+        "--seed",
+        "3",
+        "--detail",
+        "round",
+        "--out",
+        s(&out),
+        "--quiet",
+        "--batch-size",
+        "64",
+    ]);
     let text = ok(&["summarize", s(&out)]);
     assert!(text.contains("first player wins") && text.contains("round 1 starter wins"), "{text}");
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     let arm = &json["arms"][0];
     let t = tables(&out);
     let (matches, hist, rounds) = (&t[0], &t[1], &t[2]);
-    let (first, winner, r1) = (syms(matches, "first"), syms(matches, "winner"), syms(matches, "round1_winner"));
-    let first_wins = (0..300).filter(|&i| winner[i].is_some() && winner[i] == first[i]).count() as u64;
+    let (first, winner, r1) =
+        (syms(matches, "first"), syms(matches, "winner"), syms(matches, "round1_winner"));
+    let first_wins =
+        (0..300).filter(|&i| winner[i].is_some() && winner[i] == first[i]).count() as u64;
     let finished = winner.iter().filter(|w| w.is_some()).count() as u64;
     assert_eq!(arm["matches"], 300);
     assert_eq!(arm["finished"], finished);
@@ -32,9 +48,15 @@ fn summary_figures_equal_an_independent_count_of_the_rows() {
     assert_eq!(arm["first_player_wins"]["trials"], finished);
     let rate = first_wins as f64 / finished as f64;
     assert!((arm["first_player_wins"]["rate"].as_f64().unwrap() - rate).abs() < 1e-12);
-    let (lo, hi) = (arm["first_player_wins"]["ci_low"].as_f64().unwrap(), arm["first_player_wins"]["ci_high"].as_f64().unwrap());
+    let (lo, hi) = (
+        arm["first_player_wins"]["ci_low"].as_f64().unwrap(),
+        arm["first_player_wins"]["ci_high"].as_f64().unwrap(),
+    );
     assert!(lo < rate && rate < hi && hi - lo < 0.12);
-    assert_eq!(arm["round1_starter_wins"]["successes"], (0..300).filter(|&i| r1[i] == first[i]).count() as u64);
+    assert_eq!(
+        arm["round1_starter_wins"]["successes"],
+        (0..300).filter(|&i| r1[i] == first[i]).count() as u64
+    );
     // Round starters, from the rounds table.
     let (starter, rwinner) = (syms(rounds, "starter"), syms(rounds, "winner"));
     let starter_wins = (0..rounds.rows()).filter(|&i| rwinner[i] == starter[i]).count() as u64;
@@ -42,13 +64,25 @@ fn summary_figures_equal_an_independent_count_of_the_rows() {
     assert_eq!(arm["round_starter_wins"]["trials"], rounds.rows() as u64);
     // Mean rounds per match and moves per round.
     let r = matches.column("rounds").unwrap().as_u64().unwrap();
-    assert!((arm["rounds_per_match"]["mean"].as_f64().unwrap() - r.iter().sum::<u64>() as f64 / 300.0).abs() < 1e-9);
+    assert!(
+        (arm["rounds_per_match"]["mean"].as_f64().unwrap() - r.iter().sum::<u64>() as f64 / 300.0)
+            .abs()
+            < 1e-9
+    );
     assert_eq!(arm["rounds_per_match"]["max"], *r.iter().max().unwrap());
     let mv = rounds.column("moves").unwrap().as_u64().unwrap();
-    assert!((arm["moves_per_round"]["mean"].as_f64().unwrap() - mv.iter().sum::<u64>() as f64 / mv.len() as f64).abs() < 1e-9);
+    assert!(
+        (arm["moves_per_round"]["mean"].as_f64().unwrap()
+            - mv.iter().sum::<u64>() as f64 / mv.len() as f64)
+            .abs()
+            < 1e-9
+    );
     // Lap statistics from the histograms table.
-    let (metric, value, count) =
-        (syms(hist, "metric"), hist.column("value").unwrap().as_u64().unwrap(), hist.column("count").unwrap().as_u64().unwrap());
+    let (metric, value, count) = (
+        syms(hist, "metric"),
+        hist.column("value").unwrap().as_u64().unwrap(),
+        hist.column("count").unwrap().as_u64().unwrap(),
+    );
     let (mut laps, mut sown) = (0u64, 0u64);
     for i in 0..hist.rows() {
         if metric[i] == Some("lap_length") {
@@ -81,23 +115,88 @@ fn bad_datasets_give_clear_errors() {
     // A part file of another run mixed into a dataset.
     let a = dir.path().join("a");
     let b = dir.path().join("b");
-    ok(&["simulate", "--matches", "20", "--seed", "1", "--out", s(&a), "--quiet", "--detail", "match"]);
-    ok(&["simulate", "--matches", "20", "--seed", "2", "--out", s(&b), "--quiet", "--detail", "match"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "20",
+        "--seed",
+        "1",
+        "--out",
+        s(&a),
+        "--quiet",
+        "--detail",
+        "match",
+    ]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "20",
+        "--seed",
+        "2",
+        "--out",
+        s(&b),
+        "--quiet",
+        "--detail",
+        "match",
+    ]);
     let stray = std::fs::read_dir(b.join("matches")).unwrap().next().unwrap().unwrap().path();
     std::fs::copy(&stray, a.join("matches").join(stray.file_name().unwrap())).unwrap();
-    usage_error(&["summarize", s(&a)], &["mixed into a dataset", "different rules, players or seed"]);
+    usage_error(
+        &["summarize", s(&a)],
+        &["mixed into a dataset", "different rules, players or seed"],
+    );
     // A sharded run with a shard missing.
     let c = dir.path().join("c");
-    ok(&["simulate", "--matches", "20", "--seed", "1", "--out", s(&c), "--quiet", "--detail", "match", "--shard", "1/2"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "20",
+        "--seed",
+        "1",
+        "--out",
+        s(&c),
+        "--quiet",
+        "--detail",
+        "match",
+        "--shard",
+        "1/2",
+    ]);
     usage_error(&["summarize", s(&c)], &["shards 2 of 2 are missing"]);
     // Manifests of different runs in one directory.
     let e = dir.path().join("e");
-    ok(&["simulate", "--matches", "20", "--seed", "2", "--out", s(&e), "--quiet", "--detail", "match", "--shard", "2/2"]);
-    std::fs::copy(e.join("manifest-shard-2-of-2.json"), c.join("manifest-shard-2-of-2.json")).unwrap();
+    ok(&[
+        "simulate",
+        "--matches",
+        "20",
+        "--seed",
+        "2",
+        "--out",
+        s(&e),
+        "--quiet",
+        "--detail",
+        "match",
+        "--shard",
+        "2/2",
+    ]);
+    std::fs::copy(e.join("manifest-shard-2-of-2.json"), c.join("manifest-shard-2-of-2.json"))
+        .unwrap();
     usage_error(&["summarize", s(&c)], &["mixes datasets"]);
     // A missing part file is named (tests/cli/verify.rs damages every table every way).
     let d = dir.path().join("d");
-    ok(&["simulate", "--matches", "20", "--seed", "1", "--out", s(&d), "--quiet", "--detail", "match", "--batch-size", "5"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "20",
+        "--seed",
+        "1",
+        "--out",
+        s(&d),
+        "--quiet",
+        "--detail",
+        "match",
+        "--batch-size",
+        "5",
+    ]);
     let part = std::fs::read_dir(d.join("matches")).unwrap().next().unwrap().unwrap().path();
     std::fs::remove_file(&part).unwrap();
     let name = part.file_name().unwrap().to_string_lossy().into_owned();
@@ -121,13 +220,20 @@ fn a_read_only_dataset_is_summarized_and_the_unwritten_files_fail_with_exit_1() 
     };
     read_only(true);
     for json in [false, true] {
-        let args: Vec<&str> = [&["summarize", s(&out)][..], if json { &["--json"] } else { &[] }].concat();
+        let args: Vec<&str> =
+            [&["summarize", s(&out)][..], if json { &["--json"] } else { &[] }].concat();
         let (code, text, err) = run(&args);
         read_only(false);
         // One rule for every command: a file it could not write is a failure, exit 1.
         assert_eq!(code, 1, "{err}");
-        assert!(text.contains("first player wins") || text.contains("\"first_player_wins\""), "the summary is printed: {text}");
-        assert!(err.contains("not written") && err.contains("summary.json") && err.contains("--out"), "{err}");
+        assert!(
+            text.contains("first player wins") || text.contains("\"first_player_wins\""),
+            "the summary is printed: {text}"
+        );
+        assert!(
+            err.contains("not written") && err.contains("summary.json") && err.contains("--out"),
+            "{err}"
+        );
         read_only(true);
     }
     // Asked for explicitly with --out, an unwritable place is an error, after the summary.
@@ -146,7 +252,9 @@ fn scanned_interval(wins: f64, halves: f64, n: f64) -> (f64, f64) {
     let (mean, h) = ((wins + halves / 2.0) / n, halves / n);
     let inside: Vec<f64> = (0..=1_000_000)
         .map(|k| k as f64 / 1e6)
-        .filter(|&p| (mean - p).powi(2) <= z2 / n * (p * (1.0 - p) - h.min(2.0 * p.min(1.0 - p)) / 4.0))
+        .filter(|&p| {
+            (mean - p).powi(2) <= z2 / n * (p * (1.0 - p) - h.min(2.0 * p.min(1.0 - p)) / 4.0)
+        })
         .collect();
     (inside[0], *inside.last().unwrap())
 }
@@ -157,7 +265,20 @@ fn unfinished_matches_count_as_half_a_win_in_the_points_r16() {
     // 5, loses 2, and 3 are unfinished.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("hand");
-    ok(&["simulate", "--matches", "10", "--seed", "2", "--detail", "match", "--format", "csv", "--out", s(&out), "--quiet"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "10",
+        "--seed",
+        "2",
+        "--detail",
+        "match",
+        "--format",
+        "csv",
+        "--out",
+        s(&out),
+        "--quiet",
+    ]);
     let part = std::fs::read_dir(out.join("matches"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -186,7 +307,13 @@ fn unfinished_matches_count_as_half_a_win_in_the_points_r16() {
     let json: Value = serde_json::from_str(&ok(&["summarize", s(&out), "--json"])).unwrap();
     let arm = &json["arms"][0];
     assert_eq!((arm["finished"].as_u64(), arm["unfinished"].as_u64()), (Some(7), Some(3)));
-    assert_eq!((arm["first_player_wins"]["successes"].as_u64(), arm["first_player_wins"]["trials"].as_u64()), (Some(5), Some(7)));
+    assert_eq!(
+        (
+            arm["first_player_wins"]["successes"].as_u64(),
+            arm["first_player_wins"]["trials"].as_u64()
+        ),
+        (Some(5), Some(7))
+    );
     let points = &arm["first_player_points"];
     assert_eq!(points["points"], 6.5);
     assert_eq!(points["matches"], 10);
@@ -197,12 +324,18 @@ fn unfinished_matches_count_as_half_a_win_in_the_points_r16() {
     // Text and CSV say which is which.
     let text = ok(&["summarize", s(&out)]);
     assert!(text.contains("71.43%") && text.contains("finished matches only"), "{text}");
-    assert!(text.contains("65.00%") && text.contains("6.5 of 10 matches, unfinished = 1/2"), "{text}");
+    assert!(
+        text.contains("65.00%") && text.contains("6.5 of 10 matches, unfinished = 1/2"),
+        "{text}"
+    );
     let mut csv = ::csv::Reader::from_path(out.join("summary.csv")).unwrap();
     let h = csv.headers().unwrap().clone();
     let row = csv.records().next().unwrap().unwrap();
     let get = |name: &str| row[h.iter().position(|x| x == name).unwrap()].to_string();
-    assert_eq!((get("first_player_points"), get("first_player_points_rate")), ("6.5".into(), "0.65".into()));
+    assert_eq!(
+        (get("first_player_points"), get("first_player_points_rate")),
+        ("6.5".into(), "0.65".into())
+    );
     assert_eq!(get("first_player_win_rate"), (5.0f64 / 7.0).to_string());
 }
 
@@ -211,10 +344,24 @@ fn a_p_value_below_the_smallest_double_is_written_as_its_logarithm() {
     // Greedy always starts against random: the first player's record is far from 1/2.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d");
-    let args = ["--matches", "3000", "--seed", "5", "--south", "greedy", "--north", "random", "--first", "south", "--detail", "match"];
+    let args = [
+        "--matches",
+        "3000",
+        "--seed",
+        "5",
+        "--south",
+        "greedy",
+        "--north",
+        "random",
+        "--first",
+        "south",
+        "--detail",
+        "match",
+    ];
     ok(&[&["simulate", "--out", s(&out), "--quiet"][..], &args].concat());
     let text = ok(&["summarize", s(&out)]);
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     let wins = &json["arms"][0]["first_player_wins"];
     let log10 = wins["log10_p_value"].as_f64().unwrap();
     assert_eq!(wins["p_value"], 0.0, "the p-value underflows here: {wins}");
@@ -222,9 +369,15 @@ fn a_p_value_below_the_smallest_double_is_written_as_its_logarithm() {
     // The CSV has the logarithm in its own column, the text the p-value written from it.
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let (header, row) = (csv.lines().next().unwrap(), csv.lines().nth(1).unwrap());
-    let column = header.split(',').position(|h| h == "first_player_log10_p_value").expect("a log10 p column");
+    let column = header
+        .split(',')
+        .position(|h| h == "first_player_log10_p_value")
+        .expect("a log10 p column");
     // (serde_json reads floats to within an ulp.)
-    assert!((row.split(',').nth(column).unwrap().parse::<f64>().unwrap() - log10).abs() < 1e-9, "{row}");
+    assert!(
+        (row.split(',').nth(column).unwrap().parse::<f64>().unwrap() - log10).abs() < 1e-9,
+        "{row}"
+    );
     let exponent = log10.floor();
     let line = text.lines().find(|l| l.contains("first player wins")).unwrap();
     assert!(line.contains(&format!("e{exponent}  (")), "{line}");
@@ -235,17 +388,41 @@ fn a_p_value_below_the_smallest_double_is_written_as_its_logarithm() {
 fn round_results_by_round_number_equal_a_count_of_the_rounds_table() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d");
-    ok(&["simulate", "--matches", "400", "--seed", "8", "--detail", "round", "--out", s(&out), "--quiet", "--batch-size", "100"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "400",
+        "--seed",
+        "8",
+        "--detail",
+        "round",
+        "--out",
+        s(&out),
+        "--quiet",
+        "--batch-size",
+        "100",
+    ]);
     ok(&["summarize", s(&out)]);
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     let t = tables(&out);
     let (matches, rounds) = (&t[0], &t[2]);
     // Per round number: (rounds, tied, starter wins, first player wins), the first player read
     // from the matches table (the rounds table's `first` must agree with it).
-    let first_of: std::collections::BTreeMap<u64, Option<&str>> =
-        matches.column("match_id").unwrap().as_u64().unwrap().into_iter().zip(syms(matches, "first").iter().copied()).collect();
-    let (ids, number) = (rounds.column("match_id").unwrap().as_u64().unwrap(), rounds.column("round").unwrap().as_u64().unwrap());
-    let (starter, winner, first) = (syms(rounds, "starter"), syms(rounds, "winner"), syms(rounds, "first"));
+    let first_of: std::collections::BTreeMap<u64, Option<&str>> = matches
+        .column("match_id")
+        .unwrap()
+        .as_u64()
+        .unwrap()
+        .into_iter()
+        .zip(syms(matches, "first").iter().copied())
+        .collect();
+    let (ids, number) = (
+        rounds.column("match_id").unwrap().as_u64().unwrap(),
+        rounds.column("round").unwrap().as_u64().unwrap(),
+    );
+    let (starter, winner, first) =
+        (syms(rounds, "starter"), syms(rounds, "winner"), syms(rounds, "first"));
     let mut count: std::collections::BTreeMap<u64, [u64; 4]> = Default::default();
     for i in 0..rounds.rows() {
         assert_eq!(first[i], first_of[&ids[i]], "rounds.first is matches.first");
@@ -269,7 +446,12 @@ fn round_results_by_round_number_equal_a_count_of_the_rounds_table() {
             }
         }
         assert_eq!(
-            [g["rounds"].clone(), g["tied"].clone(), g["starter_wins"]["successes"].clone(), g["first_player_wins"]["successes"].clone()],
+            [
+                g["rounds"].clone(),
+                g["tied"].clone(),
+                g["starter_wins"]["successes"].clone(),
+                g["first_player_wins"]["successes"].clone()
+            ],
             sum.map(Value::from),
             "rounds {a}-{b}"
         );
@@ -283,8 +465,15 @@ fn round_results_by_round_number_equal_a_count_of_the_rounds_table() {
             assert!(sum[0] >= least && sum[0] - count[&b][0] < least, "rounds {a}-{b}: {sum:?}");
         }
         let rate = sum[2] as f64 / sum[0] as f64;
-        let (lo, hi) = (g["starter_wins"]["ci_low"].as_f64().unwrap(), g["starter_wins"]["ci_high"].as_f64().unwrap());
-        assert!((g["starter_wins"]["rate"].as_f64().unwrap() - rate).abs() < 1e-12 && lo <= rate && rate <= hi);
+        let (lo, hi) = (
+            g["starter_wins"]["ci_low"].as_f64().unwrap(),
+            g["starter_wins"]["ci_high"].as_f64().unwrap(),
+        );
+        assert!(
+            (g["starter_wins"]["rate"].as_f64().unwrap() - rate).abs() < 1e-12
+                && lo <= rate
+                && rate <= hi
+        );
     }
     assert_eq!(next, count.keys().max().unwrap() + 1, "every round number is in a group");
     assert!(groups.len() >= 5, "{groups:?}");
@@ -292,10 +481,20 @@ fn round_results_by_round_number_equal_a_count_of_the_rounds_table() {
     let csv = std::fs::read_to_string(out.join("summary_by_round.csv")).unwrap();
     assert_eq!(csv.lines().count(), groups.len() + 1);
     let row1: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
-    assert_eq!((row1[1], row1[3], row1[5]), ("1", &*groups[0]["rounds"].to_string(), &*groups[0]["starter_wins"]["successes"].to_string()));
+    assert_eq!(
+        (row1[1], row1[3], row1[5]),
+        (
+            "1",
+            &*groups[0]["rounds"].to_string(),
+            &*groups[0]["starter_wins"]["successes"].to_string()
+        )
+    );
     let text = ok(&["summarize", s(&out)]);
     let line = text.lines().find(|l| l.contains("starter wins by round")).unwrap();
-    assert!(line.contains(&format!("r1 {:.2}%", 100.0 * count[&1][2] as f64 / count[&1][0] as f64)), "{line}");
+    assert!(
+        line.contains(&format!("r1 {:.2}%", 100.0 * count[&1][2] as f64 / count[&1][0] as f64)),
+        "{line}"
+    );
 }
 
 #[test]
@@ -303,11 +502,39 @@ fn each_arm_is_compared_with_the_first_arm() {
     let dir = tempfile::tempdir().unwrap();
     let study = dir.path().join("study");
     // Arm a: random against random; arm b: greedy always first against random.
-    ok(&["simulate", "--matches", "300", "--seed", "2", "--detail", "match", "--out", s(&study.join("a")), "--quiet"]);
+    ok(&[
+        "simulate",
+        "--matches",
+        "300",
+        "--seed",
+        "2",
+        "--detail",
+        "match",
+        "--out",
+        s(&study.join("a")),
+        "--quiet",
+    ]);
     let b = ["--south", "greedy", "--first", "south"];
-    ok(&[&["simulate", "--matches", "300", "--seed", "2", "--detail", "match", "--out", s(&study.join("b")), "--quiet"][..], &b].concat());
+    ok(&[
+        &[
+            "simulate",
+            "--matches",
+            "300",
+            "--seed",
+            "2",
+            "--detail",
+            "match",
+            "--out",
+            s(&study.join("b")),
+            "--quiet",
+        ][..],
+        &b,
+    ]
+    .concat());
     let text = ok(&["summarize", s(&study)]);
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(study.join("summary.json")).unwrap()).unwrap();
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(study.join("summary.json")).unwrap())
+            .unwrap();
     let arms = json["arms"].as_array().unwrap();
     assert!(arms[0]["first_player_vs_first_arm"].is_null());
     let d = &arms[1]["first_player_vs_first_arm"];
@@ -316,7 +543,12 @@ fn each_arm_is_compared_with_the_first_arm() {
     // Wilson intervals, and the pooled z.
     let w = |a: &Value| {
         let f = &a["first_player_wins"];
-        (f["successes"].as_f64().unwrap(), f["trials"].as_f64().unwrap(), f["ci_low"].as_f64().unwrap(), f["ci_high"].as_f64().unwrap())
+        (
+            f["successes"].as_f64().unwrap(),
+            f["trials"].as_f64().unwrap(),
+            f["ci_low"].as_f64().unwrap(),
+            f["ci_high"].as_f64().unwrap(),
+        )
     };
     let ((k1, n1, l1, u1), (k0, n0, l0, u0)) = (w(&arms[1]), w(&arms[0]));
     let (p1, p0) = (k1 / n1, k0 / n0);
@@ -325,7 +557,9 @@ fn each_arm_is_compared_with_the_first_arm() {
     let high = diff + ((u1 - p1).powi(2) + (p0 - l0).powi(2)).sqrt();
     let pooled = (k1 + k0) / (n1 + n0);
     let z = diff / (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n0)).sqrt();
-    let close = |key: &str, want: f64| assert!((d[key].as_f64().unwrap() - want).abs() < 1e-9, "{key}: {d} against {want}");
+    let close = |key: &str, want: f64| {
+        assert!((d[key].as_f64().unwrap() - want).abs() < 1e-9, "{key}: {d} against {want}")
+    };
     close("difference", diff);
     close("ci_low", low);
     close("ci_high", high);
@@ -340,8 +574,15 @@ fn each_arm_is_compared_with_the_first_arm() {
         r.records().nth(line).unwrap().unwrap().iter().map(str::to_owned).collect()
     };
     assert_eq!(cells(0)[column], "");
-    assert!((cells(1)[column].parse::<f64>().unwrap() - d["difference"].as_f64().unwrap()).abs() < 1e-12);
-    assert!(text.contains("first player wins against the first arm (a)") && text.contains(&format!("{:+.2} [", 100.0 * diff)), "{text}");
+    assert!(
+        (cells(1)[column].parse::<f64>().unwrap() - d["difference"].as_f64().unwrap()).abs()
+            < 1e-12
+    );
+    assert!(
+        text.contains("first player wins against the first arm (a)")
+            && text.contains(&format!("{:+.2} [", 100.0 * diff)),
+        "{text}"
+    );
 }
 
 #[test]
@@ -352,8 +593,28 @@ fn a_round_1_that_never_ended_is_left_out_of_the_round_1_rate() {
     let out = dir.path().join("d");
     let o = bin()
         .env("RAJAPASU_TABLES", dir.path().join("tables"))
-        .args(["simulate", "--matches", "6", "--seed", "2024", "--south", "perfect:match", "--north", "greedy"])
-        .args(["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=4", "--rule", "max_rounds=30", "--out", s(&out), "--quiet"])
+        .args([
+            "simulate",
+            "--matches",
+            "6",
+            "--seed",
+            "2024",
+            "--south",
+            "perfect:match",
+            "--north",
+            "greedy",
+        ])
+        .args([
+            "--rule",
+            "pits_per_row=4",
+            "--rule",
+            "seeds_per_pit=4",
+            "--rule",
+            "max_rounds=30",
+            "--out",
+            s(&out),
+            "--quiet",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

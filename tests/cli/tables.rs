@@ -13,11 +13,16 @@ use crate::common::*;
 const BOARD_4X4: [&str; 4] = ["--rule", "pits_per_row=4", "--rule", "seeds_per_pit=4"];
 
 fn table_file(tables: &Path) -> PathBuf {
-    std::fs::read_dir(tables).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|x| x == "json")).unwrap()
+    std::fs::read_dir(tables)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap()
 }
 
 fn solve_4x4(tables: &Path, extra: &[&str]) -> (i32, String, String) {
-    run(&[&["solve", "--match", "--json", "--quiet", "--tables", s(tables)][..], &BOARD_4X4, extra].concat())
+    run(&[&["solve", "--match", "--json", "--quiet", "--tables", s(tables)][..], &BOARD_4X4, extra]
+        .concat())
 }
 
 /// Rewrites the table file through `edit` (its `sha256` kept unless `edit` removes it).
@@ -82,8 +87,12 @@ fn an_impossible_or_changed_match_table_is_refused_naming_the_file_and_the_state
     assert!(err.contains(s(&path)) && err.contains("do not match its sha256"), "{err}");
     // --all-states writes nothing from a refused table.
     let out = dir.path().join("states");
-    let (code, _, _) =
-        run(&[&["solve", "--match", "--all-states", "--quiet", "--tables", s(&tables), "--out", s(&out)][..], &BOARD_4X4].concat());
+    let (code, _, _) = run(&[
+        &["solve", "--match", "--all-states", "--quiet", "--tables", s(&tables), "--out", s(&out)]
+            [..],
+        &BOARD_4X4,
+    ]
+    .concat());
     assert_eq!(code, 2);
     assert!(!out.join("match_states.csv").exists());
     // An unparsable table is input like any other: exit 2 (it was 1).
@@ -111,18 +120,46 @@ fn an_edited_partial_checkpoint_is_refused_not_completed() {
 fn perfect_6x7(tables: &Path, out: &Path) -> (i32, String, String) {
     let o = bin()
         .env("RAJAPASU_TABLES", tables)
-        .args(["simulate", "--matches", "2", "--seed", "1", "--south", "perfect:match", "--north", "random"])
-        .args(["--rule", "pits_per_row=6", "--rule", "seeds_per_pit=7", "--detail", "move", "--quiet", "--out", s(out)])
+        .args([
+            "simulate",
+            "--matches",
+            "2",
+            "--seed",
+            "1",
+            "--south",
+            "perfect:match",
+            "--north",
+            "random",
+        ])
+        .args([
+            "--rule",
+            "pits_per_row=6",
+            "--rule",
+            "seeds_per_pit=7",
+            "--detail",
+            "move",
+            "--quiet",
+            "--out",
+            s(out),
+        ])
         .output()
         .unwrap();
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 /// The committed match table of the 6x7 board (solving it takes minutes), copied into `tables`.
 fn tables_6x7(tables: &Path) {
     std::fs::create_dir_all(tables).unwrap();
     let name = "match-07dd08cedb0e.json";
-    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/match_solution/tables").join(name), tables.join(name)).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/match_solution/tables").join(name),
+        tables.join(name),
+    )
+    .unwrap();
 }
 
 fn values_file(tables: &Path) -> PathBuf {
@@ -164,7 +201,10 @@ fn a_tampered_values_file_is_refused_and_no_round_ends_with_legal_moves() {
         std::fs::write(&path, &bytes).unwrap();
         let (code, _, err) = perfect_6x7(&tables, &dir.path().join(format!("flip{at}")));
         assert_ne!(code, 0, "byte {at}: {err}");
-        assert!(err.contains(s(&path)) && err.contains("do not match the SHA-256"), "byte {at}: {err}");
+        assert!(
+            err.contains(s(&path)) && err.contains("do not match the SHA-256"),
+            "byte {at}: {err}"
+        );
     }
     // Every nonzero layer byte set to 1 and the digest made again (the file): possible
     // values one by one, but South finds no move though it has some; that is an error, and no
@@ -181,7 +221,10 @@ fn a_tampered_values_file_is_refused_and_no_round_ends_with_legal_moves() {
     let (code, _, err) = perfect_6x7(&tables, &out);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("perfect:match") && err.contains("no move chosen though"), "{err}");
-    assert!(!out.join("matches").exists() || files(&out.join("matches")).is_empty(), "nothing of the batch was written");
+    assert!(
+        !out.join("matches").exists() || files(&out.join("matches")).is_empty(),
+        "nothing of the batch was written"
+    );
 }
 
 #[test]
@@ -189,7 +232,10 @@ fn stale_temporaries_are_removed_and_unsaved_values_are_played_from_memory() {
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("T");
     tables_6x7(&tables);
-    let stale = [".values-07dd08cedb0e-6x6.bin.tmp-AbCdEfGhIj.bin", ".match-07dd08cedb0e.json.tmp-KlMnOpQrSt.json"];
+    let stale = [
+        ".values-07dd08cedb0e-6x6.bin.tmp-AbCdEfGhIj.bin",
+        ".match-07dd08cedb0e.json.tmp-KlMnOpQrSt.json",
+    ];
     for name in stale {
         std::fs::write(tables.join(name), vec![0u8; 4096]).unwrap();
     }
@@ -208,7 +254,12 @@ fn stale_temporaries_are_removed_and_unsaved_values_are_played_from_memory() {
     std::os::unix::fs::symlink(dir.path().join("nowhere"), &blocked).unwrap();
     let (code, _, err) = perfect_6x7(&tables, &dir.path().join("A"));
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("warning") && err.contains("cannot save the round's values") && err.contains("in memory"), "{err}");
+    assert!(
+        err.contains("warning")
+            && err.contains("cannot save the round's values")
+            && err.contains("in memory"),
+        "{err}"
+    );
     for name in stale {
         assert!(!tables.join(name).exists(), "{name} was removed");
     }
@@ -224,12 +275,27 @@ fn stale_temporaries_are_removed_and_unsaved_values_are_played_from_memory() {
 fn perfect_3x2(tables: &Path, out: &Path, extra: &[&str]) -> (i32, String, String) {
     let o = bin()
         .env("RAJAPASU_TABLES", tables)
-        .args(["simulate", "--matches", "6", "--seed", "4", "--south", "perfect:match", "--north", "random", "--quiet"])
+        .args([
+            "simulate",
+            "--matches",
+            "6",
+            "--seed",
+            "4",
+            "--south",
+            "perfect:match",
+            "--north",
+            "random",
+            "--quiet",
+        ])
         .args(["--rule", "pits_per_row=3", "--rule", "seeds_per_pit=2", "--out", s(out)])
         .args(extra)
         .output()
         .unwrap();
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -238,10 +304,18 @@ fn a_dataset_records_its_tables_and_refuses_others_on_resume_and_for_metrics_exa
     let (t1, t2, data) = (dir.path().join("T1"), dir.path().join("T2"), dir.path().join("d"));
     let (code, _, err) = perfect_3x2(&t1, &data, &[]);
     assert_eq!(code, 0, "{err}");
-    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(data.join("manifest.json")).unwrap()).unwrap();
-    let recorded = manifest["tables"].as_str().expect("the manifest records the tables' digest").to_string();
-    let table: Value = serde_json::from_str(&std::fs::read_to_string(table_file(&t1)).unwrap()).unwrap();
-    assert_eq!(table["sha256"].as_str(), Some(recorded.as_str()), "the digest of the table the players read");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(data.join("manifest.json")).unwrap())
+            .unwrap();
+    let recorded =
+        manifest["tables"].as_str().expect("the manifest records the tables' digest").to_string();
+    let table: Value =
+        serde_json::from_str(&std::fs::read_to_string(table_file(&t1)).unwrap()).unwrap();
+    assert_eq!(
+        table["sha256"].as_str(),
+        Some(recorded.as_str()),
+        "the digest of the table the players read"
+    );
     assert!(manifest["identity"]["tables"].is_string(), "part of the identity the markers record");
     // Other tables, possible in themselves (every live state a draw; written without a digest,
     // as before digests, then checked and stamped): another identity.
@@ -260,7 +334,10 @@ fn a_dataset_records_its_tables_and_refuses_others_on_resume_and_for_metrics_exa
     assert_eq!(code, 0, "{out}{err}");
     let (code, _, err) = perfect_3x2(&t2, &data, &["--resume"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("the match tables' sha256 is") && err.contains(&recorded), "names both: {err}");
+    assert!(
+        err.contains("the match tables' sha256 is") && err.contains(&recorded),
+        "names both: {err}"
+    );
     let metrics = |tables: &Path| {
         let o = bin()
             .env("RAJAPASU_TABLES", tables)
@@ -280,7 +357,9 @@ fn a_dataset_records_its_tables_and_refuses_others_on_resume_and_for_metrics_exa
     // A run without perfect:match players records no tables (its manifest as before).
     let plain = dir.path().join("plain");
     ok(&["simulate", "--matches", "4", "--seed", "4", "--out", s(&plain), "--quiet"]);
-    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(plain.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(plain.join("manifest.json")).unwrap())
+            .unwrap();
     assert!(manifest.get("tables").is_none() && manifest["identity"].get("tables").is_none());
 }
 
@@ -298,7 +377,12 @@ fn a_table_without_its_digest_is_refused_until_checked_and_stamped() {
     std::fs::write(&path, &undigested).unwrap();
     let (code, _, err) = perfect_6x7(&tables, &dir.path().join("out"));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains(&path.display().to_string()) && err.contains("no sha256") && err.contains("--stamp-digests"), "{err}");
+    assert!(
+        err.contains(&path.display().to_string())
+            && err.contains("no sha256")
+            && err.contains("--stamp-digests"),
+        "{err}"
+    );
     let (code, out, err) = run(&["verify", s(&tables)]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(out.contains("no sha256"), "{out}");

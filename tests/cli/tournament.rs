@@ -18,13 +18,18 @@ bootstrap = 200
 "#;
 
 fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+    serde_json::from_str(
+        &std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    )
+    .unwrap()
 }
 
 /// (South's wins, North's wins, unfinished) counted from a dataset's rows.
 fn count(dir: &Path) -> (u64, u64, u64) {
     let t = &tables(dir)[0];
-    let ColumnData::Sym(winner) = t.column("winner").unwrap() else { panic!("winner is a symbol column") };
+    let ColumnData::Sym(winner) = t.column("winner").unwrap() else {
+        panic!("winner is a symbol column")
+    };
     let n = |w: Option<&str>| winner.iter().filter(|x| **x == w).count() as u64;
     (n(Some("south")), n(Some("north")), n(None))
 }
@@ -39,9 +44,13 @@ fn a_round_robin_rates_its_players_from_the_rows_and_resumes() {
     let t = root.join("mini");
     assert!(text.contains("rank") && text.contains("mm1") && text.contains("random = 0"), "{text}");
     // The header says what the unfinished column counts; self-play has its own count.
-    assert!(text.contains("score, matches and unfinished: against the other players only"), "{text}");
+    assert!(
+        text.contains("score, matches and unfinished: against the other players only"),
+        "{text}"
+    );
     let header = text.lines().find(|l| l.starts_with("rank")).unwrap();
-    let (unfinished, self_unfinished) = (header.find(" unfinished").unwrap(), header.find("self unfinished").unwrap());
+    let (unfinished, self_unfinished) =
+        (header.find(" unfinished").unwrap(), header.find("self unfinished").unwrap());
     assert!(unfinished < self_unfinished, "{header}");
     // Every pair in both seat orders, and self-play: 9 datasets.
     let mut datasets: Vec<String> = std::fs::read_dir(&t)
@@ -69,16 +78,24 @@ fn a_round_robin_rates_its_players_from_the_rows_and_resumes() {
     let ratings = r["ratings"].as_array().unwrap();
     assert_eq!(ratings.len(), 3);
     for p in ratings {
-        let (rating, lo, hi) = (p["rating"].as_f64().unwrap(), p["ci_low"].as_f64().unwrap(), p["ci_high"].as_f64().unwrap());
+        let (rating, lo, hi) = (
+            p["rating"].as_f64().unwrap(),
+            p["ci_low"].as_f64().unwrap(),
+            p["ci_high"].as_f64().unwrap(),
+        );
         assert!(lo <= rating && rating <= hi, "{p}");
         assert_eq!(p["matches"], 64, "two opponents, both seat orders, 16 matches each");
         assert_eq!(p["self_play"]["matches"], 32);
-        let row = text.lines().find(|l| l.split_whitespace().nth(1) == p["player"].as_str()).unwrap();
+        let row =
+            text.lines().find(|l| l.split_whitespace().nth(1) == p["player"].as_str()).unwrap();
         assert!(row.contains(&format!("{} of 32", p["self_play"]["unfinished"])), "{row}");
     }
     let by_name = |name: &str| ratings.iter().find(|p| p["player"] == name).unwrap();
     assert_eq!(by_name("random")["rating"], 0.0, "the anchor");
-    assert_eq!((by_name("random")["ci_low"].as_f64(), by_name("random")["ci_high"].as_f64()), (Some(0.0), Some(0.0)));
+    assert_eq!(
+        (by_name("random")["ci_low"].as_f64(), by_name("random")["ci_high"].as_f64()),
+        (Some(0.0), Some(0.0))
+    );
     assert_eq!(by_name("mm1")["spec"], "minimax:depth=1,nodes=unlimited,eval=match");
     // The pairwise table equals a count of the rows of both seat orders.
     for p in r["pairs"].as_array().unwrap() {
@@ -92,13 +109,19 @@ fn a_round_robin_rates_its_players_from_the_rows_and_resumes() {
         let points = (ab_s + ba_n) as f64 + (ab_u + ba_u) as f64 / 2.0;
         assert_eq!(p["a_points"]["points"].as_f64().unwrap(), points);
         // The model's prediction follows the ratings.
-        let (ra, rb) = (by_name(a)["rating"].as_f64().unwrap(), by_name(b)["rating"].as_f64().unwrap());
+        let (ra, rb) =
+            (by_name(a)["rating"].as_f64().unwrap(), by_name(b)["rating"].as_f64().unwrap());
         let expected = 1.0 / (1.0 + 10f64.powf((rb - ra) / 400.0));
         assert!((p["expected"].as_f64().unwrap() - expected).abs() < 1e-9);
     }
     // Self-play first-player rates are those of the self-play dataset's summary.
     let summary = json(&t.join("summary.json"));
-    let arm = summary["arms"].as_array().unwrap().iter().find(|a| a["name"] == "greedy_vs_greedy").unwrap();
+    let arm = summary["arms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "greedy_vs_greedy")
+        .unwrap();
     assert_eq!(by_name("greedy")["self_play"]["first_player_wins"], arm["first_player_wins"]);
     assert_eq!(by_name("greedy")["self_play"]["first_player_points"], arm["first_player_points"]);
     // CSV files, text and charts.
@@ -129,7 +152,8 @@ fn a_round_robin_rates_its_players_from_the_rows_and_resumes() {
 fn a_study_directory_is_checked_before_reuse_and_errors_name_the_arm_or_pairing() {
     let dir = tempfile::tempdir().unwrap();
     let tournament = dir.path().join("mini.toml");
-    std::fs::write(&tournament, MINI.replace("matches_per_pair = 16", "matches_per_pair = 2")).unwrap();
+    std::fs::write(&tournament, MINI.replace("matches_per_pair = 16", "matches_per_pair = 2"))
+        .unwrap();
     let experiment = dir.path().join("exp.toml");
     let exp_text = "name = \"mini\"\n[defaults]\nmatches = 10\nseed = 1\n[[arms]]\nname = \"a\"\n";
     std::fs::write(&experiment, exp_text).unwrap();
@@ -144,29 +168,45 @@ fn a_study_directory_is_checked_before_reuse_and_errors_name_the_arm_or_pairing(
         &["holds a study of `rajapasu run` (experiment.toml)"],
     );
     not_out(&err);
-    assert_eq!(std::fs::read(root.join("mini/summary.json")).unwrap(), summary, "the run study's summary is kept");
+    assert_eq!(
+        std::fs::read(root.join("mini/summary.json")).unwrap(),
+        summary,
+        "the run study's summary is kept"
+    );
     assert!(!root.join("mini/tournament.toml").exists());
     let root = dir.path().join("tournaments");
     ok(&["tournament", s(&tournament), "--out-root", s(&root), "--quiet"]);
-    usage_error(&["run", s(&experiment), "--out-root", s(&root), "--quiet"], &["holds a study of `rajapasu tournament` (tournament.toml)"]);
+    usage_error(
+        &["run", s(&experiment), "--out-root", s(&root), "--quiet"],
+        &["holds a study of `rajapasu tournament` (tournament.toml)"],
+    );
     assert!(!root.join("mini/experiment.toml").exists());
     // A directory holding unrelated files, named.
     let root = dir.path().join("other");
     std::fs::create_dir_all(root.join("mini")).unwrap();
     std::fs::write(root.join("mini/notes.txt"), "mine").unwrap();
     for command in [["run", s(&experiment)], ["tournament", s(&tournament)]] {
-        usage_error(&[&command[..], &["--out-root", s(&root), "--quiet"]].concat(), &["not part of this study", "notes.txt"]);
+        usage_error(
+            &[&command[..], &["--out-root", s(&root), "--quiet"]].concat(),
+            &["not part of this study", "notes.txt"],
+        );
     }
     assert_eq!(files(&root), ["mini/notes.txt"]);
     // Errors in one dataset name its pairing or arm.
     let root = dir.path().join("named");
     std::fs::create_dir_all(root.join("mini/random_vs_greedy")).unwrap();
     std::fs::write(root.join("mini/random_vs_greedy/notes.txt"), "mine").unwrap();
-    let err = usage_error(&["tournament", s(&tournament), "--out-root", s(&root), "--quiet"], &["pairing `random_vs_greedy`", "notes.txt"]);
+    let err = usage_error(
+        &["tournament", s(&tournament), "--out-root", s(&root), "--quiet"],
+        &["pairing `random_vs_greedy`", "notes.txt"],
+    );
     not_out(&err);
     let root = dir.path().join("runs");
     std::fs::write(&experiment, exp_text.replace("seed = 1", "seed = 2")).unwrap();
-    let err = usage_error(&["run", s(&experiment), "--out-root", s(&root), "--quiet"], &["arm `a`", "holds a different dataset"]);
+    let err = usage_error(
+        &["run", s(&experiment), "--out-root", s(&root), "--quiet"],
+        &["arm `a`", "holds a different dataset"],
+    );
     not_out(&err);
     // Pairings whose directory names collide: both named.
     let colliding = dir.path().join("collide.toml");
@@ -209,7 +249,10 @@ fn malformed_tournament_files_name_the_line_and_field() {
     let root = dir.path().join("data");
     let cases = [
         (MINI.replace("\"greedy\"", "\"greedy:2\""), vec!["line 3", "players", "greedy:2"]),
-        (MINI.replace("matches_per_pair = 16", "matches_per_pair = -1"), vec!["line 4", "matches_per_pair"]),
+        (
+            MINI.replace("matches_per_pair = 16", "matches_per_pair = -1"),
+            vec!["line 4", "matches_per_pair"],
+        ),
         (
             MINI.replace("anchor = \"random\"", "anchor = \"best\""),
             vec!["line 6", "anchor", "'best' is not a player", "random, greedy, mm1"],
@@ -219,7 +262,10 @@ fn malformed_tournament_files_name_the_line_and_field() {
             MINI.replace("\"greedy\"", "{ name = \"someone\", player = \"human\" }"),
             vec!["line 3", "field `players`", "unknown player 'human'", "allowed: random, greedy"],
         ),
-        (format!("{MINI}[rules]\nfinal_four = \"maybe\"\n"), vec!["line 8", "rules.final_four", "maybe"]),
+        (
+            format!("{MINI}[rules]\nfinal_four = \"maybe\"\n"),
+            vec!["line 8", "rules.final_four", "maybe"],
+        ),
     ];
     for (text, needles) in cases {
         std::fs::write(&file, text).unwrap();
@@ -229,7 +275,13 @@ fn malformed_tournament_files_name_the_line_and_field() {
     }
     usage_error(&["tournament", s(&dir.path().join("none.toml"))], &["none.toml"]);
     // An experiment file is not a tournament file, and the other way round.
-    usage_error(&["tournament", "experiments/quickstart.toml", "--out-root", s(&root)], &["unknown field", "rajapasu run"]);
-    usage_error(&["run", "experiments/ladder.toml", "--out-root", s(&root)], &["players", "rajapasu tournament"]);
+    usage_error(
+        &["tournament", "experiments/quickstart.toml", "--out-root", s(&root)],
+        &["unknown field", "rajapasu run"],
+    );
+    usage_error(
+        &["run", "experiments/ladder.toml", "--out-root", s(&root)],
+        &["players", "rajapasu tournament"],
+    );
     assert!(!root.exists(), "nothing is written");
 }

@@ -9,10 +9,25 @@ use crate::common::*;
 
 /// 60 matches in 3 batches at lap detail: every table, several part files each.
 fn simulate_args(out: &Path, seed: &str) -> Vec<String> {
-    ["simulate", "--matches", "60", "--seed", seed, "--detail", "lap", "--batch-size", "20", "--threads", "2", "--quiet", "--out", s(out)]
-        .iter()
-        .map(|a| a.to_string())
-        .collect()
+    [
+        "simulate",
+        "--matches",
+        "60",
+        "--seed",
+        seed,
+        "--detail",
+        "lap",
+        "--batch-size",
+        "20",
+        "--threads",
+        "2",
+        "--quiet",
+        "--out",
+        s(out),
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect()
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -38,7 +53,12 @@ pub fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files(dir)
         .into_iter()
         // The manifest and the package descriptor record times and the command line.
-        .filter(|f| !f.starts_with("manifest") && !f.starts_with(".lock") && !f.starts_with("summary") && f != "datapackage.json")
+        .filter(|f| {
+            !f.starts_with("manifest")
+                && !f.starts_with(".lock")
+                && !f.starts_with("summary")
+                && f != "datapackage.json"
+        })
         .map(|f| {
             let bytes = std::fs::read(dir.join(&f)).unwrap();
             (f, bytes)
@@ -112,18 +132,32 @@ fn every_damaged_part_file_is_named_and_resume_repairs_what_it_wrote() {
     assert!(verified.contains("ok: 3 batches, 21 part files"), "{verified}");
     let reference = contents(&good);
     for table in TABLES {
-        for how in [Damage::Removed, Damage::Truncated, Damage::Altered, Damage::Duplicated, Damage::Foreign] {
+        for how in [
+            Damage::Removed,
+            Damage::Truncated,
+            Damage::Altered,
+            Damage::Duplicated,
+            Damage::Foreign,
+        ] {
             let dir = tmp.path().join(format!("{table}-{how:?}"));
             copy_dir(&good, &dir);
             let (file, words) = damage(&dir, &other, table, how);
             let case = format!("{table}, {how:?}");
             // No figure from a damaged dataset: each reader names the file and what is wrong.
-            for args in [vec!["summarize", s(&dir)], vec!["plot", s(&dir)], vec!["verify", s(&dir)]] {
+            for args in [vec!["summarize", s(&dir)], vec!["plot", s(&dir)], vec!["verify", s(&dir)]]
+            {
                 let (code, out, err) = run(&args);
                 let text = format!("{out}{err}");
                 assert_eq!(code, 2, "{case}: rajapasu {} must fail; {text}", args.join(" "));
-                assert!(text.contains(&format!("{table}/{file}")) && text.contains(words), "{case}: {}: {text}", args[0]);
-                assert!(!out.contains("first player wins") && !dir.join("charts").exists(), "{case}: no figure");
+                assert!(
+                    text.contains(&format!("{table}/{file}")) && text.contains(words),
+                    "{case}: {}: {text}",
+                    args[0]
+                );
+                assert!(
+                    !out.contains("first player wins") && !dir.join("charts").exists(),
+                    "{case}: no figure"
+                );
             }
             let mut resume = simulate_args(&dir, "3");
             resume.push("--resume".into());
@@ -134,12 +168,22 @@ fn every_damaged_part_file_is_named_and_resume_repairs_what_it_wrote() {
                 ok(&["verify", s(&dir)]);
             } else {
                 // Exactly the damaged batch is played again.
-                let (code, _, err) = run(&strs(&resume).iter().copied().filter(|a| *a != "--quiet").collect::<Vec<_>>());
+                let (code, _, err) = run(&strs(&resume)
+                    .iter()
+                    .copied()
+                    .filter(|a| *a != "--quiet")
+                    .collect::<Vec<_>>());
                 assert_eq!(code, 0, "{case}: {err}");
-                assert!(err.contains("20 matches played, 1 batches written, 2 already done"), "{case}: {err}");
+                assert!(
+                    err.contains("20 matches played, 1 batches written, 2 already done"),
+                    "{case}: {err}"
+                );
                 ok(&["verify", s(&dir)]);
             }
-            assert!(contents(&dir) == reference, "{case}: the repaired dataset is byte-identical to the uninterrupted one");
+            assert!(
+                contents(&dir) == reference,
+                "{case}: the repaired dataset is byte-identical to the uninterrupted one"
+            );
         }
     }
 }
@@ -160,12 +204,17 @@ fn markers_and_manifests_are_checked_too() {
     // A manifest whose row counts disagree with the markers.
     let rows = tmp.path().join("rows");
     copy_dir(&good, &rows);
-    let mut m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(rows.join("manifest.json")).unwrap()).unwrap();
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rows.join("manifest.json")).unwrap())
+            .unwrap();
     m["rows"]["matches"] = 61.into();
     std::fs::write(rows.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap()).unwrap();
     let (code, out, _) = run(&["verify", s(&rows)]);
     assert_eq!(code, 2);
-    assert!(out.contains("manifest.json: the manifest records") && out.contains("61 matches"), "{out}");
+    assert!(
+        out.contains("manifest.json: the manifest records") && out.contains("61 matches"),
+        "{out}"
+    );
     // An unexpected file in a table directory.
     let extra = tmp.path().join("extra");
     copy_dir(&good, &extra);
@@ -176,10 +225,14 @@ fn markers_and_manifests_are_checked_too() {
     // A temporary left by a killed write in a finished dataset: `*.parquet` would read it.
     let temporary = tmp.path().join("temporary");
     copy_dir(&good, &temporary);
-    std::fs::write(temporary.join("laps/.part-x-00000001.parquet.tmp-7-1.parquet"), "half").unwrap();
+    std::fs::write(temporary.join("laps/.part-x-00000001.parquet.tmp-7-1.parquet"), "half")
+        .unwrap();
     let (code, out, _) = run(&["verify", s(&temporary)]);
     assert_eq!(code, 2);
-    assert!(out.contains("laps/.part-x-00000001.parquet.tmp-7-1.parquet: extra file: a temporary"), "{out}");
+    assert!(
+        out.contains("laps/.part-x-00000001.parquet.tmp-7-1.parquet: extra file: a temporary"),
+        "{out}"
+    );
     usage_error(&["verify", s(&tmp.path().join("nothing"))], &["no such directory"]);
     // Both formats: every CSV file is recorded and checked as well.
     let both = tmp.path().join("both");
@@ -188,7 +241,11 @@ fn markers_and_manifests_are_checked_too() {
     let args = strs(&owned);
     ok(&args);
     assert!(ok(&["verify", s(&both)]).contains("ok: 3 batches, 42 part files"));
-    let csv = std::fs::read_dir(both.join("laps")).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().unwrap() == "csv").unwrap();
+    let csv = std::fs::read_dir(both.join("laps"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().unwrap() == "csv")
+        .unwrap();
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::write(&csv, text.replacen(",1,", ",2,", 1)).unwrap();
     let (code, out, _) = run(&["verify", s(&both)]);
@@ -204,7 +261,11 @@ fn refused(args: &[&str], needles: &[&str]) {
     let (code, out, err) = run(args);
     assert_eq!(code, 2, "rajapasu {} should fail with exit 2:\n{out}\n{err}", args.join(" "));
     for n in needles {
-        assert!(out.contains(n) || err.contains(n), "rajapasu {} does not say '{n}':\n{out}\n{err}", args.join(" "));
+        assert!(
+            out.contains(n) || err.contains(n),
+            "rajapasu {} does not say '{n}':\n{out}\n{err}",
+            args.join(" ")
+        );
     }
 }
 
@@ -215,19 +276,35 @@ fn an_edited_or_malformed_manifest_is_an_error_naming_the_field() {
     let tmp = tempfile::tempdir().unwrap();
     let good = tmp.path().join("good");
     let simulate = |out: &Path| -> Vec<String> {
-        ["simulate", "--matches", "20", "--seed", "4", "--detail", "match", "--batch-size", "5", "--quiet", "--out", s(out)]
-            .iter()
-            .map(|a| a.to_string())
-            .collect()
+        [
+            "simulate",
+            "--matches",
+            "20",
+            "--seed",
+            "4",
+            "--detail",
+            "match",
+            "--batch-size",
+            "5",
+            "--quiet",
+            "--out",
+            s(out),
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect()
     };
     ok(&strs(&simulate(&good)));
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(good.join("manifest.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(good.join("manifest.json")).unwrap())
+            .unwrap();
     let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
         let dir = tmp.path().join(name);
         copy_dir(&good, &dir);
         let mut m = manifest.clone();
         edit(&mut m);
-        std::fs::write(dir.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap()).unwrap();
+        std::fs::write(dir.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap())
+            .unwrap();
         dir
     };
     let readers = |dir: &Path, needles: &[&str]| {
@@ -289,12 +366,23 @@ fn an_edited_or_malformed_manifest_is_an_error_naming_the_field() {
     }
     // A study's arm with an edited manifest: `run` and `verify` of the study name it.
     let exp = tmp.path().join("solo.toml");
-    std::fs::write(&exp, "name = \"solo\"\n[defaults]\nmatches = 10\nseed = 2\n[[arms]]\nname = \"a\"\n").unwrap();
+    std::fs::write(
+        &exp,
+        "name = \"solo\"\n[defaults]\nmatches = 10\nseed = 2\n[[arms]]\nname = \"a\"\n",
+    )
+    .unwrap();
     let root = tmp.path().join("data");
     ok(&["run", s(&exp), "--out-root", s(&root), "--quiet"]);
     let arm = root.join("solo/a/manifest.json");
-    std::fs::write(&arm, std::fs::read_to_string(&arm).unwrap().replace("\"seed\": 2", "\"seed\": 3")).unwrap();
-    refused(&["run", s(&exp), "--out-root", s(&root), "--quiet"], &["arm `a`", "manifest.json was edited", "`seed`"]);
+    std::fs::write(
+        &arm,
+        std::fs::read_to_string(&arm).unwrap().replace("\"seed\": 2", "\"seed\": 3"),
+    )
+    .unwrap();
+    refused(
+        &["run", s(&exp), "--out-root", s(&root), "--quiet"],
+        &["arm `a`", "manifest.json was edited", "`seed`"],
+    );
     refused(&["verify", s(&root.join("solo"))], &["a/manifest.json", "was edited", "`seed`"]);
 }
 
@@ -317,7 +405,13 @@ fn verify_checks_every_arm_of_a_study() {
     std::fs::write(&victim, "not parquet").unwrap();
     let (code, out, _) = run(&["verify", s(&study)]);
     assert_eq!(code, 2);
-    assert!(out.contains(&format!("  rounds/{}: truncated", victim.file_name().unwrap().to_string_lossy())), "{out}");
+    assert!(
+        out.contains(&format!(
+            "  rounds/{}: truncated",
+            victim.file_name().unwrap().to_string_lossy()
+        )),
+        "{out}"
+    );
     assert!(out.contains(": ok: 4 batches"), "the intact arm is reported as such: {out}");
     usage_error(&["summarize", s(&study)], &["truncated"]);
     ok(&["run", s(&exp), "--out-root", s(&root), "--quiet"]);

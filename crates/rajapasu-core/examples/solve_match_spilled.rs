@@ -45,7 +45,15 @@ fn main() -> ExitCode {
         None,
         None,
         &mut |p| {
-            eprintln!("  {} {} graph {}/{} open {:?} at {:.1}s", p.phase, p.round, p.done, p.total, p.open, t0.elapsed().as_secs_f64())
+            eprintln!(
+                "  {} {} graph {}/{} open {:?} at {:.1}s",
+                p.phase,
+                p.round,
+                p.done,
+                p.total,
+                p.open,
+                t0.elapsed().as_secs_f64()
+            )
         },
         &mut |_| {},
     );
@@ -75,7 +83,9 @@ fn read_env() -> Result<(PathBuf, u64, String), String> {
     let env = |name: &str| std::env::var(name).map_err(|_| format!("{name} is not set"));
     let dir = PathBuf::from(env("RAJAPASU_SPILL_DIR")?);
     let memory = env("RAJAPASU_MAX_MEMORY")?;
-    let max_memory = memory.parse().map_err(|_| format!("RAJAPASU_MAX_MEMORY {memory:?} is not a number of bytes"))?;
+    let max_memory = memory
+        .parse()
+        .map_err(|_| format!("RAJAPASU_MAX_MEMORY {memory:?} is not a number of bytes"))?;
     Ok((dir, max_memory, env("RAJAPASU_SOLVE_BOARDS")?))
 }
 

@@ -13,7 +13,10 @@ pub fn open_regular(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
     if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file (a FIFO, device or directory)"));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, device or directory)",
+        ));
     }
     Ok(file)
 }
@@ -24,7 +27,10 @@ pub fn read_bounded(reader: impl Read, limit: u64) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     reader.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("longer than {limit} bytes")));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("longer than {limit} bytes"),
+        ));
     }
     Ok(bytes)
 }
@@ -80,7 +86,9 @@ impl Temporary {
     /// plain `File::create` would give (0666 less the umask), not tempfile's private 0600, so
     /// that a published dataset is readable by others.
     pub fn create(path: &Path) -> std::io::Result<Temporary> {
-        let name = path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
+        let name = path.file_name().ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")
+        })?;
         // Named `.NAME.tmp-RANDOM.EXT` so that `temporary_target` finds `name` again; the
         // extension is kept for writers that choose a format by it. tempfile makes the name
         // unique with random characters (create_new), so that writers on several hosts sharing
@@ -88,7 +96,8 @@ impl Temporary {
         let mut prefix = std::ffi::OsString::from(".");
         prefix.push(name);
         prefix.push(".tmp-");
-        let suffix = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+        let suffix =
+            path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
         let dir = Temporary::directory(path);
         use std::os::unix::fs::PermissionsExt;
         let (file, tmp) = tempfile::Builder::new()
@@ -162,7 +171,11 @@ impl Drop for Temporary {
 pub fn is_abandoned_temporary(path: &Path) -> bool {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::OpenOptionsExt;
-    let Ok(file) = File::options().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(path) else { return false };
+    let Ok(file) =
+        File::options().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(path)
+    else {
+        return false;
+    };
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return false;
     }
@@ -172,7 +185,10 @@ pub fn is_abandoned_temporary(path: &Path) -> bool {
 
 /// Writes `path` atomically: `f` writes into a [`Temporary`], which is flushed, synced and
 /// renamed to `path` only if all of that succeeds; otherwise `path` is left as it was.
-pub fn write_atomically(path: &Path, f: impl FnOnce(&mut File) -> std::io::Result<()>) -> std::io::Result<()> {
+pub fn write_atomically(
+    path: &Path,
+    f: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     check_destination(path)?;
     let mut tmp = Temporary::create(path)?;
     let file = tmp.file().expect("a new temporary file is open");
@@ -249,7 +265,10 @@ mod tests {
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         // Returns at once: the FIFO is opened without waiting for a writer and refused.
-        assert_eq!(read_regular_file(&fifo, 10).unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
+        assert_eq!(
+            read_regular_file(&fifo, 10).unwrap_err().kind(),
+            std::io::ErrorKind::InvalidInput
+        );
         let long = dir.path().join("long");
         fs::write(&long, "x".repeat(11)).unwrap();
         assert_eq!(read_regular_file(&long, 10).unwrap_err().to_string(), "longer than 10 bytes");

@@ -4,7 +4,10 @@
 //! The text is untrusted: it is parsed line by line within [`MAX_RECORD_BYTES`] and
 //! [`MAX_RECORD_MOVES`], and every error names its line and what is allowed.
 
-use crate::engine::{BySide, Capture, Endless, FinalFour, Game, GameError, IllegalReason, MoveObserver, NextStarter, Ruleset, Side};
+use crate::engine::{
+    BySide, Capture, Endless, FinalFour, Game, GameError, IllegalReason, MoveObserver, NextStarter,
+    Ruleset, Side,
+};
 
 /// The longest record read, in bytes.
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
@@ -58,7 +61,8 @@ pub struct RecordError {
 }
 
 /// The switches whose readings a record is checked against (docs/rules.md, "Variant switches").
-pub const READING_SWITCHES: [&str; 5] = ["final_four", "skip_origin", "pussa_chain", "endless", "next_starter"];
+pub const READING_SWITCHES: [&str; 5] =
+    ["final_four", "skip_origin", "pussa_chain", "endless", "next_starter"];
 
 impl Record {
     /// A bare move list.
@@ -66,14 +70,20 @@ impl Record {
         Record {
             first,
             rules: Vec::new(),
-            moves: moves.iter().map(|&pit| RecordedMove { pit, line: 0, seen: Observation::default() }).collect(),
+            moves: moves
+                .iter()
+                .map(|&pit| RecordedMove { pit, line: 0, seen: Observation::default() })
+                .collect(),
         }
     }
 
     /// Parses a record (see docs/records.md).
     pub fn parse(text: &str) -> Result<Record, RecordError> {
         if text.len() > MAX_RECORD_BYTES {
-            return Err(RecordError { line: 0, message: format!("{} bytes; a record holds at most {MAX_RECORD_BYTES}", text.len()) });
+            return Err(RecordError {
+                line: 0,
+                message: format!("{} bytes; a record holds at most {MAX_RECORD_BYTES}", text.len()),
+            });
         }
         let mut record = Record { first: Side::South, rules: Vec::new(), moves: Vec::new() };
         for (i, raw) in text.lines().enumerate() {
@@ -111,7 +121,9 @@ fn parse_moves(body: &str, line: usize, moves: &mut Vec<RecordedMove>) -> Result
                 if item.ends_with(':') || item.ends_with('.') {
                     continue;
                 }
-                pits.push(item.parse::<usize>().map_err(|_| format!("'{item}' is not a local pit (0..pits_per_row-1) or name=value"))?);
+                pits.push(item.parse::<usize>().map_err(|_| {
+                    format!("'{item}' is not a local pit (0..pits_per_row-1) or name=value")
+                })?);
             }
         }
     }
@@ -123,7 +135,11 @@ fn parse_moves(body: &str, line: usize, moves: &mut Vec<RecordedMove>) -> Result
     }
     let last = pits.len() - 1;
     for (i, pit) in pits.into_iter().enumerate() {
-        moves.push(RecordedMove { pit, line, seen: if i == last { seen.clone() } else { Observation::default() } });
+        moves.push(RecordedMove {
+            pit,
+            line,
+            seen: if i == last { seen.clone() } else { Observation::default() },
+        });
     }
     Ok(())
 }
@@ -131,7 +147,9 @@ fn parse_moves(body: &str, line: usize, moves: &mut Vec<RecordedMove>) -> Result
 const OBSERVATIONS: &str = "board, reserve, captures, south_reserve, north_reserve, south_captures, north_captures, starter";
 
 fn observe(seen: &mut Observation, name: &str, value: &str) -> Result<(), String> {
-    let num = |x: &str| x.trim().parse::<u32>().map_err(|_| format!("{name}: '{x}' is not a number of counters"));
+    let num = |x: &str| {
+        x.trim().parse::<u32>().map_err(|_| format!("{name}: '{x}' is not a number of counters"))
+    };
     let pair = |v: &str| -> Result<BySide<Option<u32>>, String> {
         match v.split(',').collect::<Vec<_>>().as_slice() {
             [s, n] => Ok(BySide::new(Some(num(s)?), Some(num(n)?))),
@@ -144,7 +162,9 @@ fn observe(seen: &mut Observation, name: &str, value: &str) -> Result<(), String
                 .split(',')
                 .map(|x| match x.trim() {
                     "x" | "X" => Ok(0),
-                    x => x.parse::<u8>().map_err(|_| format!("board: '{x}' is not a count of counters (0..=255) or x (closed)")),
+                    x => x.parse::<u8>().map_err(|_| {
+                        format!("board: '{x}' is not a count of counters (0..=255) or x (closed)")
+                    }),
                 })
                 .collect();
             seen.board = Some(pits?);
@@ -170,7 +190,14 @@ pub fn readings(base: Ruleset) -> Vec<Ruleset> {
             for pussa_chain in [false, true] {
                 for endless in [Endless::Forbid, Endless::Stop] {
                     for next_starter in [NextStarter::Collector, NextStarter::RoundWinner] {
-                        all.push(Ruleset { final_four, skip_origin, pussa_chain, endless, next_starter, ..base });
+                        all.push(Ruleset {
+                            final_four,
+                            skip_origin,
+                            pussa_chain,
+                            endless,
+                            next_starter,
+                            ..base
+                        });
                     }
                 }
             }
@@ -213,13 +240,17 @@ pub fn check(record: &Record, rules: Ruleset) -> Option<Disagreement> {
         let mut captured = Captured::default();
         match game.play_checked_observed(mv.pit, &mut captured) {
             Ok(_) => {}
-            Err(over @ GameError::Over(_)) => return at("match_over", format!("no move is left to play: {over}")),
+            Err(over @ GameError::Over(_)) => {
+                return at("match_over", format!("no move is left to play: {over}"))
+            }
             Err(GameError::Illegal(e)) => {
                 let why = match e.reason {
                     IllegalReason::NoSuchPit => "no such pit on the row",
                     IllegalReason::Closed => "the pit is closed this round (R12)",
                     IllegalReason::Empty => "the pit is empty (R4)",
-                    IllegalReason::Endless => "the move is endless, which this reading forbids (R9)",
+                    IllegalReason::Endless => {
+                        "the move is endless, which this reading forbids (R9)"
+                    }
                 };
                 return at("illegal", format!("{} cannot play pit {}: {why}", e.side, mv.pit));
             }
@@ -231,7 +262,10 @@ pub fn check(record: &Record, rules: Ruleset) -> Option<Disagreement> {
         if let Some(want) = mv.seen.starter {
             let got = game.round_start().starter;
             if got != want {
-                return at("starter", format!("the round in play is started by {got}, not {want} (R13)"));
+                return at(
+                    "starter",
+                    format!("the round in play is started by {got}, not {want} (R13)"),
+                );
             }
         }
     }
@@ -239,12 +273,19 @@ pub fn check(record: &Record, rules: Ruleset) -> Option<Disagreement> {
 }
 
 /// The first observation that the position after the move contradicts.
-fn compare(seen: &Observation, game: &Game, captured: &BySide<u32>) -> Option<(&'static str, String)> {
+fn compare(
+    seen: &Observation,
+    game: &Game,
+    captured: &BySide<u32>,
+) -> Option<(&'static str, String)> {
     let pos = game.position();
     if let Some(board) = &seen.board {
         if board.as_slice() != pos.board() {
             let list = |b: &[u8]| b.iter().map(u8::to_string).collect::<Vec<_>>().join(",");
-            return Some(("board", format!("the board is {}, not {}", list(pos.board()), list(board))));
+            return Some((
+                "board",
+                format!("the board is {}, not {}", list(pos.board()), list(board)),
+            ));
         }
     }
     for side in Side::ALL {
@@ -257,7 +298,10 @@ fn compare(seen: &Observation, game: &Game, captured: &BySide<u32>) -> Option<(&
         if let Some(want) = seen.captures[side] {
             let got = captured[side];
             if got != want {
-                return Some(("captures", format!("{side} captures {got} in the move, not {want}")));
+                return Some((
+                    "captures",
+                    format!("{side} captures {got} in the move, not {want}"),
+                ));
             }
         }
     }
@@ -302,7 +346,12 @@ mod tests {
         let all = readings(base);
         assert_eq!(all.len(), 48);
         assert_eq!(all[0], base);
-        assert_eq!(all.iter().map(Ruleset::hash).collect::<std::collections::HashSet<_>>().len(), 48);
-        assert!(all.iter().all(|r| r.pits_per_row == 4 && r.seeds_per_pit == 3 && r.max_rounds == base.max_rounds));
+        assert_eq!(
+            all.iter().map(Ruleset::hash).collect::<std::collections::HashSet<_>>().len(),
+            48
+        );
+        assert!(all.iter().all(|r| r.pits_per_row == 4
+            && r.seeds_per_pit == 3
+            && r.max_rounds == base.max_rounds));
     }
 }

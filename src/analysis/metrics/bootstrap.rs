@@ -31,7 +31,10 @@ pub struct Blocks<T> {
 
 impl<T: Pod> Default for Blocks<T> {
     fn default() -> Self {
-        Blocks { sums: vec![T::zeroed(); MAX_BLOCKS as usize], used: vec![false; MAX_BLOCKS as usize] }
+        Blocks {
+            sums: vec![T::zeroed(); MAX_BLOCKS as usize],
+            used: vec![false; MAX_BLOCKS as usize],
+        }
     }
 }
 
@@ -44,7 +47,9 @@ impl<T: Pod + Sync> Blocks<T> {
 
     /// Adds the block sums of `other` (matches of other part files) to these.
     pub fn merge(&mut self, other: &Blocks<T>) {
-        for (b, (sums, &used)) in other.sums.iter().zip(&other.used).enumerate().filter(|(_, (_, &u))| u) {
+        for (b, (sums, &used)) in
+            other.sums.iter().zip(&other.used).enumerate().filter(|(_, (_, &u))| u)
+        {
             self.used[b] |= used;
             add(&mut self.sums[b], sums);
         }
@@ -66,7 +71,13 @@ impl<T: Pod + Sync> Blocks<T> {
 
     /// For each statistic of `stats`, its value on the whole sample and a `confidence`
     /// percentile interval from `resamples` replicates (NaN when undefined).
-    pub fn intervals(&self, stats: &[fn(&T) -> f64], resamples: u32, seed: u64, confidence: f64) -> Vec<(f64, f64, f64)> {
+    pub fn intervals(
+        &self,
+        stats: &[fn(&T) -> f64],
+        resamples: u32,
+        seed: u64,
+        confidence: f64,
+    ) -> Vec<(f64, f64, f64)> {
         let blocks = self.blocks();
         let total = self.total();
         if blocks.is_empty() || resamples == 0 {
@@ -89,7 +100,8 @@ impl<T: Pod + Sync> Blocks<T> {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let mut values: Vec<f64> = replicates.iter().map(|r| r[i]).filter(|v| v.is_finite()).collect();
+                let mut values: Vec<f64> =
+                    replicates.iter().map(|r| r[i]).filter(|v| v.is_finite()).collect();
                 let value = f(&total);
                 if values.len() < resamples as usize / 2 || !value.is_finite() {
                     return (value, f64::NAN, f64::NAN);

@@ -53,13 +53,21 @@ impl Solutions {
 
     fn get(&self, open: BySide<u8>) -> Result<Arc<Solution>, String> {
         self.players.exact.round_solution(self.cfg.rules, open, self.solve).map_err(|e| {
-            format!("the round with {},{} pits open cannot be solved for the exact evaluation: {e}", open[Side::South], open[Side::North])
+            format!(
+                "the round with {},{} pits open cannot be solved for the exact evaluation: {e}",
+                open[Side::South],
+                open[Side::North]
+            )
         })
     }
 }
 
 /// South's exact lead at `pos`: its reserve lead plus the round's remaining value for South.
-fn exact_lead(pos: &Position, local: &mut HashMap<BySide<u8>, Arc<Solution>>, shared: &Solutions) -> Result<i32, String> {
+fn exact_lead(
+    pos: &Position,
+    local: &mut HashMap<BySide<u8>, Arc<Solution>>,
+    shared: &Solutions,
+) -> Result<i32, String> {
     let open = pos.open().map(|s| s.len() as u8);
     let solution = match local.get(&open) {
         Some(s) => s.clone(),
@@ -69,7 +77,9 @@ fn exact_lead(pos: &Position, local: &mut HashMap<BySide<u8>, Arc<Solution>>, sh
             s
         }
     };
-    let value = solution.value(pos).ok_or("a position of the match is not reachable from its round's start (R12)")?;
+    let value = solution
+        .value(pos)
+        .ok_or("a position of the match is not reachable from its round's start (R12)")?;
     let reserve = pos.reserve();
     let for_south = if pos.turn() == Side::South { value } else { -value };
     Ok(reserve[Side::South] as i32 - reserve[Side::North] as i32 + for_south)
@@ -102,7 +112,8 @@ fn exact_leads(
         leads.push((game.round(), exact_lead(game.position(), local, solutions)?));
         Ok(())
     };
-    crate::sim::play_match_observed(cfg, &solutions.players, index, batch, &mut observe).map_err(|e| e.to_string())?;
+    crate::sim::play_match_observed(cfg, &solutions.players, index, batch, &mut observe)
+        .map_err(|e| e.to_string())?;
     Ok(leads)
 }
 
@@ -110,7 +121,10 @@ fn exact_leads(
 /// the evaluation fields are meaningful: leads, peaks, deficits, decisive ply, lead changes),
 /// by match id. Fails when a match does not play again as recorded, or a round cannot be
 /// solved within `opts`.
-pub fn exact_records(recorded: &[Recorded], solutions: &Solutions) -> Result<HashMap<u64, QualityRecord>, String> {
+pub fn exact_records(
+    recorded: &[Recorded],
+    solutions: &Solutions,
+) -> Result<HashMap<u64, QualityRecord>, String> {
     // The rows of the matches played again are not kept: match detail, the least to record.
     let cfg = &RunConfig { detail: Detail::Match, ..solutions.cfg.clone() };
     check_players(cfg)?;
@@ -149,7 +163,12 @@ pub fn exact_records(recorded: &[Recorded], solutions: &Solutions) -> Result<Has
 
 /// A quality tally fed with exact leads as the evaluation of its positions (the legal-move
 /// and repetition fields stay empty).
-fn record_of(id: u64, leads: &[(u32, i32)], outcome: Outcome, scratch: &mut QualityScratch) -> QualityRecord {
+fn record_of(
+    id: u64,
+    leads: &[(u32, i32)],
+    outcome: Outcome,
+    scratch: &mut QualityScratch,
+) -> QualityRecord {
     let mut tally = QualityTally::new(id, scratch);
     for &(_, lead) in leads {
         tally.lead(lead);
@@ -179,7 +198,8 @@ mod tests {
     }
 
     fn opts() -> ExactOptions {
-        let solve = SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: 50_000_000 };
+        let solve =
+            SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: 50_000_000 };
         ExactOptions { solve, store: super::super::tests::isolated_tables() }
     }
 
@@ -193,10 +213,15 @@ mod tests {
             let mut local = HashMap::new();
             let mut moves = 0;
             for i in 0..cfg.matches {
-                let leads = exact_leads(&cfg, i, &solutions, &mut local, &mut Batch::default()).unwrap();
+                let leads =
+                    exact_leads(&cfg, i, &solutions, &mut local, &mut Batch::default()).unwrap();
                 moves += leads.len();
                 for w in leads.windows(2).filter(|w| w[0].0 == w[1].0) {
-                    assert_eq!(w[0].1, w[1].1, "{p}x{s} match {i} round {}: the exact lead moved", w[0].0);
+                    assert_eq!(
+                        w[0].1, w[1].1,
+                        "{p}x{s} match {i} round {}: the exact lead moved",
+                        w[0].0
+                    );
                 }
             }
             assert!(moves > 20, "{p}x{s}: {moves} moves");
@@ -212,7 +237,8 @@ mod tests {
             let solutions = Solutions::new(cfg.clone(), opts());
             let mut local = HashMap::new();
             for i in 0..cfg.matches {
-                let leads = exact_leads(&cfg, i, &solutions, &mut local, &mut Batch::default()).unwrap();
+                let leads =
+                    exact_leads(&cfg, i, &solutions, &mut local, &mut Batch::default()).unwrap();
                 let sign = if cfg.first.for_match(i) == Side::South { 1 } else { -1 };
                 assert_eq!(leads[0], (1, sign * value), "{p}x{s} match {i}");
             }
@@ -224,19 +250,35 @@ mod tests {
     #[test]
     fn matches_played_again_are_checked_against_their_rows() {
         let cfg = cfg(4, 4, AgentSpec::Random, 20);
-        let batch = crate::sim::simulate_batch(&RunConfig { batch_size: 20, ..cfg.clone() }, &Resources::default(), 0).unwrap();
+        let batch = crate::sim::simulate_batch(
+            &RunConfig { batch_size: 20, ..cfg.clone() },
+            &Resources::default(),
+            0,
+        )
+        .unwrap();
         let m = &batch.matches;
-        let mut recorded: Vec<Recorded> =
-            (0..m.len()).map(|i| Recorded { match_id: m.match_id[i], moves: m.moves[i] as u32, winner: m.winner[i] }).collect();
+        let mut recorded: Vec<Recorded> = (0..m.len())
+            .map(|i| Recorded {
+                match_id: m.match_id[i],
+                moves: m.moves[i] as u32,
+                winner: m.winner[i],
+            })
+            .collect();
         let records = exact_records(&recorded, &Solutions::new(cfg.clone(), opts())).unwrap();
         assert_eq!(records.len(), 20);
-        assert!(records.values().any(|r| r.lead_changes > 0), "random play changes the exact leader at times");
+        assert!(
+            records.values().any(|r| r.lead_changes > 0),
+            "random play changes the exact leader at times"
+        );
         recorded[7].moves += 1;
         let err = exact_records(&recorded, &Solutions::new(cfg.clone(), opts())).unwrap_err();
         assert!(err.starts_with(&format!("match {}: played again", recorded[7].match_id)), "{err}");
         let external = RunConfig { north: "external:echo 0".parse().unwrap(), ..cfg.clone() };
         let err = exact_records(&recorded, &Solutions::new(external, opts())).unwrap_err();
-        assert!(err.contains("north is `external:") && err.contains("which it does not run"), "{err}");
+        assert!(
+            err.contains("north is `external:") && err.contains("which it does not run"),
+            "{err}"
+        );
     }
 
     /// A match cut in a round that never ends (perfect:match on 4x4 against players that cannot
@@ -250,11 +292,22 @@ mod tests {
         for other in ["greedy", "random"] {
             let base = cfg(4, 4, AgentSpec::Random, 6);
             let rules = Ruleset { max_rounds: 30, ..base.rules };
-            let cfg = RunConfig { rules, south: "perfect:match".parse().unwrap(), north: other.parse().unwrap(), batch_size: 6, ..base };
+            let cfg = RunConfig {
+                rules,
+                south: "perfect:match".parse().unwrap(),
+                north: other.parse().unwrap(),
+                batch_size: 6,
+                ..base
+            };
             let batch = crate::sim::simulate_batch(&cfg, &players, 0).unwrap();
             let m = &batch.matches;
-            let recorded: Vec<Recorded> =
-                (0..m.len()).map(|i| Recorded { match_id: m.match_id[i], moves: m.moves[i] as u32, winner: m.winner[i] }).collect();
+            let recorded: Vec<Recorded> = (0..m.len())
+                .map(|i| Recorded {
+                    match_id: m.match_id[i],
+                    moves: m.moves[i] as u32,
+                    winner: m.winner[i],
+                })
+                .collect();
             let records = exact_records(&recorded, &Solutions::new(cfg.clone(), opts())).unwrap();
             for i in 0..m.len() {
                 let (id, rounds) = (m.match_id[i], m.rounds[i]);
@@ -266,8 +319,15 @@ mod tests {
                 // table and by exact leads here: the positions of the rounds that ended, one a
                 // move, the cut round's left out as its moves are.
                 assert_eq!(batch.quality.match_id[i], id);
-                assert_eq!(batch.quality.decisive_ply[i], m.moves[i], "{other} match {id}: the quality table's positions");
-                assert_eq!(i64::from(records[&id].decisive_ply), m.moves[i], "{other} match {id}: the exact replay's positions");
+                assert_eq!(
+                    batch.quality.decisive_ply[i], m.moves[i],
+                    "{other} match {id}: the quality table's positions"
+                );
+                assert_eq!(
+                    i64::from(records[&id].decisive_ply),
+                    m.moves[i],
+                    "{other} match {id}: the exact replay's positions"
+                );
             }
         }
         assert!(cut > 0, "perfect:match on 4x4 keeps some round going forever");

@@ -157,7 +157,9 @@ fn components(m: &MatchFacts, board: Board) -> Components {
     let q = &m.quality;
     let moves = m.moves.max(1) as f64;
     let t = board.counters;
-    let both = |f: fn(&CaptureCounts<u64>) -> u64| (f(&m.captures[Side::South]) + f(&m.captures[Side::North])) as f64;
+    let both = |f: fn(&CaptureCounts<u64>) -> u64| {
+        (f(&m.captures[Side::South]) + f(&m.captures[Side::North])) as f64
+    };
     let mut x = Components {
         n: 1.0,
         played: (m.moves > 0) as u32 as f64,
@@ -180,18 +182,28 @@ fn components(m: &MatchFacts, board: Board) -> Components {
         remainder: both(|c| c.remainder),
         bf_avg: q.legal_sum as f64 / moves,
         bf_max: q.legal_max as f64,
-        bf_change: if m.moves > 1 { (q.legal_last as f64 - q.legal_first as f64) / (m.moves - 1) as f64 } else { 0.0 },
+        bf_change: if m.moves > 1 {
+            (q.legal_last as f64 - q.legal_first as f64) / (m.moves - 1) as f64
+        } else {
+            0.0
+        },
         decision_share: q.decision_moves as f64 / moves,
         coverage: q.pits_played as f64 / board.pits,
         repetition: q.repeated_positions as f64 / moves,
         has_repetition: (q.repeated_positions > 0) as u32 as f64,
         holdings: evaluated(q, m.winner, moves, t),
-        exact: m.exact.as_ref().map(|exact| evaluated(exact, m.winner, moves, t)).unwrap_or_default(),
+        exact: m
+            .exact
+            .as_ref()
+            .map(|exact| evaluated(exact, m.winner, moves, t))
+            .unwrap_or_default(),
         ..Components::default()
     };
     if q.decision_moves > 0 {
         // Positions that are not decisions have exactly one legal move.
-        x.decision_factor = q.legal_sum.saturating_sub(m.moves.saturating_sub(q.decision_moves) as u64) as f64 / q.decision_moves as f64;
+        x.decision_factor =
+            q.legal_sum.saturating_sub(m.moves.saturating_sub(q.decision_moves) as u64) as f64
+                / q.decision_moves as f64;
         x.has_decision = 1.0;
     }
     if let Some(winner) = m.winner {
@@ -226,37 +238,105 @@ type Stat = fn(&Components) -> f64;
 
 /// Each metric: name, source, evaluation, statistic; its place here is its place in the report.
 const METRICS: &[(&str, &str, Option<&str>, Stat)] = &[
-    ("AdvantageP1", "Evaluation/src/metrics/single/outcome/AdvantageP1.java", None, |s| (s.first_win + 0.5 * (s.n - s.won)) / s.n),
-    ("Balance", "Evaluation/src/metrics/single/outcome/Balance.java", None, |s| 1.0 - (s.first_win - s.second_win).abs() / s.n),
+    ("AdvantageP1", "Evaluation/src/metrics/single/outcome/AdvantageP1.java", None, |s| {
+        (s.first_win + 0.5 * (s.n - s.won)) / s.n
+    }),
+    ("Balance", "Evaluation/src/metrics/single/outcome/Balance.java", None, |s| {
+        1.0 - (s.first_win - s.second_win).abs() / s.n
+    }),
     ("Completion", "Evaluation/src/metrics/single/outcome/Completion.java", None, |s| s.won / s.n),
-    ("Drawishness", "Evaluation/src/metrics/single/outcome/Drawishness.java", None, |s| 1.0 - s.won / s.n),
-    ("Timeouts", "Evaluation/src/metrics/single/outcome/Timeouts.java", None, |s| 1.0 - s.won / s.n),
-    ("OutcomeUniformity", "Evaluation/src/metrics/single/outcome/OutcomeUniformity.java", None, |s| {
-        let mean = (s.first_win - s.second_win) / s.n;
-        1.0 - (s.won / s.n - mean * mean)
+    ("Drawishness", "Evaluation/src/metrics/single/outcome/Drawishness.java", None, |s| {
+        1.0 - s.won / s.n
     }),
+    ("Timeouts", "Evaluation/src/metrics/single/outcome/Timeouts.java", None, |s| {
+        1.0 - s.won / s.n
+    }),
+    (
+        "OutcomeUniformity",
+        "Evaluation/src/metrics/single/outcome/OutcomeUniformity.java",
+        None,
+        |s| {
+            let mean = (s.first_win - s.second_win) / s.n;
+            1.0 - (s.won / s.n - mean * mean)
+        },
+    ),
     ("SouthScore", "rajapasu", None, |s| s.south_points / s.n),
-    ("DurationTurns", "Evaluation/src/metrics/single/duration/DurationTurns.java", None, |s| s.moves / s.n),
-    ("DurationTurnsStdDev", "Evaluation/src/metrics/single/duration/DurationTurnsStdDev.java", None, |s| {
-        let mean = s.moves / s.n;
-        (s.moves_sq / s.n - mean * mean).max(0.0).sqrt()
+    ("DurationTurns", "Evaluation/src/metrics/single/duration/DurationTurns.java", None, |s| {
+        s.moves / s.n
     }),
-    ("DurationMoves", "Evaluation/src/metrics/single/duration/DurationMoves.java", None, |s| s.laps / s.n),
+    (
+        "DurationTurnsStdDev",
+        "Evaluation/src/metrics/single/duration/DurationTurnsStdDev.java",
+        None,
+        |s| {
+            let mean = s.moves / s.n;
+            (s.moves_sq / s.n - mean * mean).max(0.0).sqrt()
+        },
+    ),
+    ("DurationMoves", "Evaluation/src/metrics/single/duration/DurationMoves.java", None, |s| {
+        s.laps / s.n
+    }),
     ("DurationRounds", "rajapasu", None, |s| s.rounds / s.n),
-    ("DecisionMoves", "Evaluation/src/metrics/single/complexity/DecisionMoves.java", None, |s| s.decision_share / s.played),
-    ("DecisionFactorAvg", "Evaluation/src/metrics/multiple/metrics/DecisionFactor.java", None, |s| s.decision_factor / s.has_decision),
-    ("BranchingFactorAvg", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s.bf_avg / s.played),
-    ("BranchingFactorMax", "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java", None, |s| s.bf_max / s.played),
-    ("BranchingFactorChangeAverage", "Evaluation/src/metrics/multiple/MultiMetricFramework.java", None, |s| s.bf_change / s.played),
-    ("BoardCoverage", "Evaluation/src/metrics/multiple/metrics/BoardCoverage.java", None, |s| s.coverage / s.played),
-    ("PositionalRepetition", "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java", None, |s| s.repetition / s.played),
-    ("PositionalRepetitionMatches", "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java", None, |s| {
-        s.has_repetition / s.played
+    ("DecisionMoves", "Evaluation/src/metrics/single/complexity/DecisionMoves.java", None, |s| {
+        s.decision_share / s.played
     }),
-    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(HOLDINGS), |s| s.holdings.lead_change / s.played),
-    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(HOLDINGS), |s| s.holdings.stability / s.played),
-    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s.holdings.drama_avg / s.won),
-    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| s.holdings.drama_max / s.won),
+    (
+        "DecisionFactorAvg",
+        "Evaluation/src/metrics/multiple/metrics/DecisionFactor.java",
+        None,
+        |s| s.decision_factor / s.has_decision,
+    ),
+    (
+        "BranchingFactorAvg",
+        "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java",
+        None,
+        |s| s.bf_avg / s.played,
+    ),
+    (
+        "BranchingFactorMax",
+        "Evaluation/src/metrics/multiple/metrics/BranchingFactor.java",
+        None,
+        |s| s.bf_max / s.played,
+    ),
+    (
+        "BranchingFactorChangeAverage",
+        "Evaluation/src/metrics/multiple/MultiMetricFramework.java",
+        None,
+        |s| s.bf_change / s.played,
+    ),
+    ("BoardCoverage", "Evaluation/src/metrics/multiple/metrics/BoardCoverage.java", None, |s| {
+        s.coverage / s.played
+    }),
+    (
+        "PositionalRepetition",
+        "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java",
+        None,
+        |s| s.repetition / s.played,
+    ),
+    (
+        "PositionalRepetitionMatches",
+        "Evaluation/src/metrics/single/stateRepetition/PositionalRepetition.java",
+        None,
+        |s| s.has_repetition / s.played,
+    ),
+    (
+        "LeadChange",
+        "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java",
+        Some(HOLDINGS),
+        |s| s.holdings.lead_change / s.played,
+    ),
+    (
+        "Stability",
+        "Evaluation/src/metrics/single/stateEvaluation/Stability.java",
+        Some(HOLDINGS),
+        |s| s.holdings.stability / s.played,
+    ),
+    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| {
+        s.holdings.drama_avg / s.won
+    }),
+    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(HOLDINGS), |s| {
+        s.holdings.drama_max / s.won
+    }),
     ("DramaShare", "rajapasu", Some(HOLDINGS), |s| s.holdings.drama_share / s.won),
     (
         "DecisivenessThreshold",
@@ -264,21 +344,44 @@ const METRICS: &[(&str, &str, Option<&str>, Stat)] = &[
         Some(HOLDINGS),
         |s| s.holdings.threshold / s.won,
     ),
-    ("DecisivenessMoves", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java", Some(HOLDINGS), |s| {
-        s.holdings.decisive / s.won
-    }),
+    (
+        "DecisivenessMoves",
+        "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java",
+        Some(HOLDINGS),
+        |s| s.holdings.decisive / s.won,
+    ),
     ("Comebacks", "rajapasu", Some(HOLDINGS), |s| s.comeback / s.won),
-    ("LeadChange", "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java", Some(EXACT), |s| s.exact.lead_change / s.played),
-    ("Stability", "Evaluation/src/metrics/single/stateEvaluation/Stability.java", Some(EXACT), |s| s.exact.stability / s.played),
-    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s.exact.drama_avg / s.won),
-    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| s.exact.drama_max / s.won),
+    (
+        "LeadChange",
+        "Evaluation/src/metrics/single/stateEvaluation/LeadChange.java",
+        Some(EXACT),
+        |s| s.exact.lead_change / s.played,
+    ),
+    (
+        "Stability",
+        "Evaluation/src/metrics/single/stateEvaluation/Stability.java",
+        Some(EXACT),
+        |s| s.exact.stability / s.played,
+    ),
+    ("DramaAverage", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| {
+        s.exact.drama_avg / s.won
+    }),
+    ("DramaMax", "Evaluation/src/metrics/multiple/metrics/Drama.java", Some(EXACT), |s| {
+        s.exact.drama_max / s.won
+    }),
     ("DramaShare", "rajapasu", Some(EXACT), |s| s.exact.drama_share / s.won),
-    ("DecisivenessThreshold", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessThreshold.java", Some(EXACT), |s| {
-        s.exact.threshold / s.won
-    }),
-    ("DecisivenessMoves", "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java", Some(EXACT), |s| {
-        s.exact.decisive / s.won
-    }),
+    (
+        "DecisivenessThreshold",
+        "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessThreshold.java",
+        Some(EXACT),
+        |s| s.exact.threshold / s.won,
+    ),
+    (
+        "DecisivenessMoves",
+        "Evaluation/src/metrics/single/stateEvaluation/decisiveness/DecisivenessMoves.java",
+        Some(EXACT),
+        |s| s.exact.decisive / s.won,
+    ),
     ("LapsPerMove", "rajapasu", None, |s| s.laps / s.moves),
     ("CountersPerLap", "rajapasu", None, |s| s.sown / s.laps),
     ("CaptureSharePussa", "rajapasu", None, |s| s.pussa / captured(s)),
@@ -314,7 +417,13 @@ pub struct Accumulator {
 
 impl Accumulator {
     pub fn new(board: Board) -> Accumulator {
-        Accumulator { board, blocks: Blocks::default(), by_round: ByRound::default(), matches: 0, exact: 0 }
+        Accumulator {
+            board,
+            blocks: Blocks::default(),
+            by_round: ByRound::default(),
+            matches: 0,
+            exact: 0,
+        }
     }
 
     pub fn add_match(&mut self, m: &MatchFacts) {
@@ -348,7 +457,14 @@ impl Accumulator {
             .iter()
             .zip(values)
             .filter(|(m, _)| exact || m.2 != Some(EXACT))
-            .map(|(&(name, source, evaluation, _), (value, ci_low, ci_high))| Metric { name, value, ci_low, ci_high, evaluation, source })
+            .map(|(&(name, source, evaluation, _), (value, ci_low, ci_high))| Metric {
+                name,
+                value,
+                ci_low,
+                ci_high,
+                evaluation,
+                source,
+            })
             .collect();
         (metrics, self.by_round.played().map(round_point).collect())
     }
@@ -416,7 +532,10 @@ pub fn quality_record(q: &QualityColumns, i: usize) -> QualityRecord {
 /// Reads a dataset's matches, quality and by_round tables. The matches and quality part files
 /// are read in parallel, a few pairs at a time (bounded memory), and their sums merged in part
 /// order, so the result does not depend on the thread count.
-pub fn accumulate(dataset: &Dataset, exact: Option<exact::ExactOptions>) -> Result<Accumulator, DatasetError> {
+pub fn accumulate(
+    dataset: &Dataset,
+    exact: Option<exact::ExactOptions>,
+) -> Result<Accumulator, DatasetError> {
     use rayon::prelude::*;
     let dir = &dataset.dir;
     let board = Board::of(&dataset.manifest().rules);
@@ -427,7 +546,10 @@ pub fn accumulate(dataset: &Dataset, exact: Option<exact::ExactOptions>) -> Resu
                 return Err(DatasetError::content(dir, played));
             }
             // Only a match played from its moves has a person's seat (the manifest is checked).
-            let cfg = dataset.manifest().player_config().ok_or_else(|| DatasetError::content(dir, played))?;
+            let cfg = dataset
+                .manifest()
+                .player_config()
+                .ok_or_else(|| DatasetError::content(dir, played))?;
             exact::check_players(&cfg).map_err(|e| DatasetError::content(dir, e))?;
             Some(exact::Solutions::new(cfg, opts))
         }
@@ -438,13 +560,20 @@ pub fn accumulate(dataset: &Dataset, exact: Option<exact::ExactOptions>) -> Resu
     if match_parts.len() != quality_parts.len() {
         return Err(DatasetError::content(
             dir,
-            format!("{} matches part files but {} quality part files", match_parts.len(), quality_parts.len()),
+            format!(
+                "{} matches part files but {} quality part files",
+                match_parts.len(),
+                quality_parts.len()
+            ),
         ));
     }
-    let pairs: Vec<(&std::path::PathBuf, &std::path::PathBuf)> = match_parts.iter().zip(&quality_parts).collect();
+    let pairs: Vec<(&std::path::PathBuf, &std::path::PathBuf)> =
+        match_parts.iter().zip(&quality_parts).collect();
     for chunk in pairs.chunks(2 * rayon::current_num_threads()) {
-        let parts: Vec<Result<Accumulator, DatasetError>> =
-            chunk.par_iter().map(|&(mp, qp)| part_accumulator(board, mp, qp, solutions.as_ref())).collect();
+        let parts: Vec<Result<Accumulator, DatasetError>> = chunk
+            .par_iter()
+            .map(|&(mp, qp)| part_accumulator(board, mp, qp, solutions.as_ref()))
+            .collect();
         for part in parts {
             acc.merge(&part?);
         }
@@ -480,12 +609,16 @@ pub fn read_by_round(dataset: &Dataset) -> Result<ByRound, DatasetError> {
     let mut by_round = ByRound::default();
     let max_rounds = dataset.manifest().rules.max_rounds;
     dataset.for_each_part("by_round", |t| {
-        let r = ByRoundColumns::read(t).map_err(|e| DatasetError::content(dir, format!("by_round: {e}")))?;
+        let r = ByRoundColumns::read(t)
+            .map_err(|e| DatasetError::content(dir, format!("by_round: {e}")))?;
         let mut part = ByRound::default();
         for i in 0..r.len() {
             let round = r.round[i];
             if round == 0 || round > max_rounds as i64 {
-                return Err(DatasetError::content(dir, format!("by_round: round {round} out of range 1..={max_rounds} (max_rounds)")));
+                return Err(DatasetError::content(
+                    dir,
+                    format!("by_round: round {round} out of range 1..={max_rounds} (max_rounds)"),
+                ));
             }
             part.rounds.resize_with(part.rounds.len().max(round as usize), Default::default);
             let slot = &mut part.rounds[round as usize - 1];
@@ -519,29 +652,56 @@ fn counted_positions(m: &MatchColumns, q: &QualityColumns, i: usize) -> Result<(
 }
 
 /// The matches of one matches part file and the quality part file beside it.
-fn part_accumulator(board: Board, mp: &Path, qp: &Path, solutions: Option<&exact::Solutions>) -> Result<Accumulator, DatasetError> {
+fn part_accumulator(
+    board: Board,
+    mp: &Path,
+    qp: &Path,
+    solutions: Option<&exact::Solutions>,
+) -> Result<Accumulator, DatasetError> {
     let (mspec, qspec) = (&crate::sim::schema::MATCHES, &crate::sim::schema::QUALITY);
     let mut acc = Accumulator::new(board);
     let m = crate::io::read_table_columns(mp, mspec, MATCH_COLUMNS)?;
-    let m = MatchColumns::read(m).map_err(|e| DatasetError::content(mp, format!("matches: {e}")))?;
-    let q = QualityColumns::read(crate::io::read_table(qp, qspec)?).map_err(|e| DatasetError::content(qp, format!("quality: {e}")))?;
+    let m =
+        MatchColumns::read(m).map_err(|e| DatasetError::content(mp, format!("matches: {e}")))?;
+    let q = QualityColumns::read(crate::io::read_table(qp, qspec)?)
+        .map_err(|e| DatasetError::content(qp, format!("quality: {e}")))?;
     if m.len() != q.len() {
-        return Err(DatasetError::content(qp, format!("{} quality rows beside {} matches rows", q.len(), m.len())));
+        return Err(DatasetError::content(
+            qp,
+            format!("{} quality rows beside {} matches rows", q.len(), m.len()),
+        ));
     }
     let exact = match solutions {
         Some(solutions) => {
-            let recorded: Vec<exact::Recorded> =
-                (0..m.len()).map(|i| exact::Recorded { match_id: m.match_id[i], moves: m.moves[i] as u32, winner: m.winner[i] }).collect();
-            Some(exact::exact_records(&recorded, solutions).map_err(|e| DatasetError::content(mp, format!("exact evaluation: {e}")))?)
+            let recorded: Vec<exact::Recorded> = (0..m.len())
+                .map(|i| exact::Recorded {
+                    match_id: m.match_id[i],
+                    moves: m.moves[i] as u32,
+                    winner: m.winner[i],
+                })
+                .collect();
+            Some(
+                exact::exact_records(&recorded, solutions)
+                    .map_err(|e| DatasetError::content(mp, format!("exact evaluation: {e}")))?,
+            )
         }
         None => None,
     };
     for i in 0..m.len() {
         if m.match_id[i] != q.match_id[i] {
-            return Err(DatasetError::content(qp, format!("row {i}: quality of match {} beside match {}", q.match_id[i], m.match_id[i])));
+            return Err(DatasetError::content(
+                qp,
+                format!(
+                    "row {i}: quality of match {} beside match {}",
+                    q.match_id[i], m.match_id[i]
+                ),
+            ));
         }
         counted_positions(&m, &q, i).map_err(|e| DatasetError::content(qp, e))?;
-        let facts = MatchFacts { exact: exact.as_ref().map(|e| e[&m.match_id[i]]), ..match_facts(&m, i, quality_record(&q, i)) };
+        let facts = MatchFacts {
+            exact: exact.as_ref().map(|e| e[&m.match_id[i]]),
+            ..match_facts(&m, i, quality_record(&q, i))
+        };
         acc.add_match(&facts);
     }
     Ok(acc)

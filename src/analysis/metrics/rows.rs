@@ -56,19 +56,33 @@ pub fn from_rows(
                 let board = game.position().board().to_vec();
                 let here = (board, reserve);
                 repeated += seen.contains(&here) as u32;
-                tally.position(moves.legal_moves[i] as u32, PositionKey::new(&here.0, reserve), reserve);
+                tally.position(
+                    moves.legal_moves[i] as u32,
+                    PositionKey::new(&here.0, reserve),
+                    reserve,
+                );
                 seen.push(here);
-                game.play(moves.pit[i] as usize).map_err(|e| format!("match {id}, ply {}: {e}", moves.ply[i]))?;
+                game.play(moves.pit[i] as usize)
+                    .map_err(|e| format!("match {id}, ply {}: {e}", moves.ply[i]))?;
                 if let Some(pit) = crate::engine::Pit::new(moves.pit[i] as usize, pits_per_row) {
                     tally.moved(pit.global(mover, pits_per_row));
                 }
                 reserve[mover] += (moves.pussa[i] + moves.fours_mover[i]) as u32;
                 reserve[mover.other()] += moves.fours_opponent[i] as u32;
             }
-            let holdings = BySide::new(kept[Side::South] + rounds.south_total[r] as u32, kept[Side::North] + rounds.north_total[r] as u32);
+            let holdings = BySide::new(
+                kept[Side::South] + rounds.south_total[r] as u32,
+                kept[Side::North] + rounds.north_total[r] as u32,
+            );
             tally.round_ended(holdings);
             let open = BySide::new(rounds.south_open[r] as u8, rounds.north_open[r] as u8);
-            by_round.add(matches.first[m], rounds.round[r] as u32, rounds.starter[r], open, rounds.winner[r].winner());
+            by_round.add(
+                matches.first[m],
+                rounds.round[r] as u32,
+                rounds.starter[r],
+                open,
+                rounds.winner[r].winner(),
+            );
         }
         let outcome = matches.winner[m].map_or(Outcome::Unfinished, Outcome::Won);
         out.push(QualityRecord { repeated_positions: repeated, ..tally.finish(outcome) });

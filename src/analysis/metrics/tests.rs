@@ -17,7 +17,14 @@ fn plain(match_id: u64, first: Side, winner: Option<Side>) -> MatchFacts {
         laps: 20,
         sown: 60,
         captures: BySide::splat(CaptureCounts::default()),
-        quality: QualityRecord { match_id, legal_sum: 10, legal_max: 1, legal_first: 1, legal_last: 1, ..QualityRecord::default() },
+        quality: QualityRecord {
+            match_id,
+            legal_sum: 10,
+            legal_max: 1,
+            legal_first: 1,
+            legal_last: 1,
+            ..QualityRecord::default()
+        },
         exact: None,
     }
 }
@@ -39,7 +46,8 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn a_balanced_set_has_no_advantage_full_balance_and_least_uniform_outcomes() {
     let (s, n) = (Side::South, Side::North);
-    let set = [plain(0, s, Some(s)), plain(1, n, Some(n)), plain(2, s, Some(n)), plain(3, n, Some(s))];
+    let set =
+        [plain(0, s, Some(s)), plain(1, n, Some(n)), plain(2, s, Some(n)), plain(3, n, Some(s))];
     let m = metrics_of(&set, 0);
     assert!(close(value(&m, "AdvantageP1"), 0.5));
     assert!(close(value(&m, "Balance"), 1.0));
@@ -61,11 +69,16 @@ fn a_balanced_set_has_no_advantage_full_balance_and_least_uniform_outcomes() {
 
 #[test]
 fn a_one_sided_set_has_full_advantage_and_no_balance_with_a_degenerate_interval() {
-    let set: Vec<MatchFacts> =
-        (0..40).map(|i| plain(i, Side::from_index(i as usize % 2), Some(Side::from_index(i as usize % 2)))).collect();
+    let set: Vec<MatchFacts> = (0..40)
+        .map(|i| plain(i, Side::from_index(i as usize % 2), Some(Side::from_index(i as usize % 2))))
+        .collect();
     let m = metrics_of(&set, 200);
     let adv = m.iter().find(|m| m.name == "AdvantageP1").unwrap();
-    assert_eq!((adv.value, adv.ci_low, adv.ci_high), (1.0, 1.0, 1.0), "every resample is one-sided too");
+    assert_eq!(
+        (adv.value, adv.ci_low, adv.ci_high),
+        (1.0, 1.0, 1.0),
+        "every resample is one-sided too"
+    );
     assert!(close(value(&m, "Balance"), 0.0));
     assert!(close(value(&m, "OutcomeUniformity"), 1.0));
     assert!(close(value(&m, "SouthScore"), 0.5), "each seat starts half the matches");
@@ -96,8 +109,14 @@ fn unfinished_matches_count_as_half_a_win_and_as_timeouts() {
 fn a_match_with_lead_changes_gives_the_evaluation_metrics_by_hand() {
     let mut scratch = crate::sim::quality::QualityScratch::default();
     let mut t = QualityTally::new(0, &mut scratch);
-    for (legal, (south, north), pit) in [(7, (0, 0), 3), (1, (4, 0), 9), (3, (4, 4), 3), (2, (2, 8), 12), (5, (0, 10), 0)] {
-        t.position(legal, PositionKey::new(&[7; 14], BySide::new(south, north)), BySide::new(south, north));
+    for (legal, (south, north), pit) in
+        [(7, (0, 0), 3), (1, (4, 0), 9), (3, (4, 4), 3), (2, (2, 8), 12), (5, (0, 10), 0)]
+    {
+        t.position(
+            legal,
+            PositionKey::new(&[7; 14], BySide::new(south, north)),
+            BySide::new(south, north),
+        );
         t.moved(pit);
     }
     t.round_ended(BySide::new(52, 46));
@@ -106,7 +125,8 @@ fn a_match_with_lead_changes_gives_the_evaluation_metrics_by_hand() {
         CaptureCounts { pussa: 1, own_fours: 4, gifted_fours: 0, remainder: 5 },
         CaptureCounts { pussa: 0, own_fours: 8, gifted_fours: 2, remainder: 0 },
     );
-    let facts = MatchFacts { moves: 5, captures, quality, ..plain(0, Side::South, Some(Side::North)) };
+    let facts =
+        MatchFacts { moves: 5, captures, quality, ..plain(0, Side::South, Some(Side::North)) };
     let m = metrics_of(&[facts], 10);
     let t = 98.0;
     assert!(close(value(&m, "LeadChange"), 3.0 / 5.0));
@@ -136,7 +156,8 @@ fn a_match_with_lead_changes_gives_the_evaluation_metrics_by_hand() {
 
 /// Two matches: 2 of 8 positions repeated, and none of 4. Per match 1/4 and 0.
 #[test]
-fn positional_repetition_is_the_mean_share_of_repeated_positions_and_the_share_of_matches_with_one() {
+fn positional_repetition_is_the_mean_share_of_repeated_positions_and_the_share_of_matches_with_one()
+{
     let mut a = plain(0, Side::South, Some(Side::South));
     a.moves = 8;
     a.quality.repeated_positions = 2;
@@ -151,10 +172,14 @@ fn positional_repetition_is_the_mean_share_of_repeated_positions_and_the_share_o
 /// user's cache).
 pub(super) fn isolated_tables() -> std::sync::Arc<crate::exact::ExactStore> {
     use crate::exact::{ExactStore, StoreSettings};
-    static STORE: std::sync::OnceLock<(tempfile::TempDir, std::sync::Arc<ExactStore>)> = std::sync::OnceLock::new();
+    static STORE: std::sync::OnceLock<(tempfile::TempDir, std::sync::Arc<ExactStore>)> =
+        std::sync::OnceLock::new();
     let (_, store) = STORE.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let store = ExactStore::new(StoreSettings { tables: dir.path().to_path_buf(), ..StoreSettings::default() });
+        let store = ExactStore::new(StoreSettings {
+            tables: dir.path().to_path_buf(),
+            ..StoreSettings::default()
+        });
         (dir, std::sync::Arc::new(store))
     });
     store.clone()
@@ -187,16 +212,26 @@ fn the_streamed_tallies_equal_those_recomputed_from_the_move_rows() {
     ] {
         let cfg = RunConfig { north, ..config(rules, Detail::Move) };
         let batch = crate::sim::simulate_batch(&cfg, &Default::default(), 0).unwrap();
-        let (records, by_round) = rows::from_rows(&batch.matches, &batch.rounds, &batch.moves, &cfg.rules).unwrap();
-        let streamed: Vec<QualityRecord> = (0..batch.quality.len()).map(|i| quality_record(&batch.quality, i)).collect();
+        let (records, by_round) =
+            rows::from_rows(&batch.matches, &batch.rounds, &batch.moves, &cfg.rules).unwrap();
+        let streamed: Vec<QualityRecord> =
+            (0..batch.quality.len()).map(|i| quality_record(&batch.quality, i)).collect();
         assert_eq!(records, streamed, "rules {rules:?}");
         repeated += streamed.iter().map(|q| q.repeated_positions).sum::<u32>();
         assert_eq!(by_round, batch.by_round, "rules {rules:?}");
         assert!(streamed.iter().any(|q| q.lead_changes > 2 && q.decision_moves > 0));
         // The legal moves column is what the tallies saw.
-        assert_eq!(batch.moves.legal_moves.iter().map(|&l| l as u64).sum::<u64>(), streamed.iter().map(|q| q.legal_sum).sum::<u64>());
+        assert_eq!(
+            batch.moves.legal_moves.iter().map(|&l| l as u64).sum::<u64>(),
+            streamed.iter().map(|q| q.legal_sum).sum::<u64>()
+        );
         // The same matches at match detail stream the same tallies.
-        let whole = crate::sim::simulate_batch(&RunConfig { detail: Detail::Match, ..cfg }, &Default::default(), 0).unwrap();
+        let whole = crate::sim::simulate_batch(
+            &RunConfig { detail: Detail::Match, ..cfg },
+            &Default::default(),
+            0,
+        )
+        .unwrap();
         assert_eq!(whole.quality, batch.quality);
         assert_eq!(whole.by_round, batch.by_round);
     }
@@ -228,7 +263,10 @@ fn a_round_cut_before_its_end_adds_no_positions_and_rows_that_count_them_are_ref
         assert_eq!(records, streamed, "against {north}");
         let facts: Vec<MatchFacts> = (0..m.len()).map(|i| match_facts(m, i, streamed[i])).collect();
         let branching = value(&metrics_of(&facts, 0), "BranchingFactorAvg");
-        assert!((1.0..=4.0).contains(&branching), "against {north}: BranchingFactorAvg {branching}");
+        assert!(
+            (1.0..=4.0).contains(&branching),
+            "against {north}: BranchingFactorAvg {branching}"
+        );
         for i in 0..m.len() {
             counted_positions(m, q, i).unwrap();
             if m.winner[i].is_some() || m.rounds[i] >= 30 {
@@ -238,7 +276,11 @@ fn a_round_cut_before_its_end_adds_no_positions_and_rows_that_count_them_are_ref
             let mut older = q.clone();
             older.decisive_ply[i] += crate::sim::MAX_ROUND_MOVES as i64;
             let e = counted_positions(m, &older, i).unwrap_err();
-            assert!(e.contains(&format!("match {} counts", m.match_id[i])) && e.contains("simulate it again"), "{e}");
+            assert!(
+                e.contains(&format!("match {} counts", m.match_id[i]))
+                    && e.contains("simulate it again"),
+                "{e}"
+            );
         }
     }
     assert!(cut > 0, "perfect:match on 4x4 keeps some round going forever");
@@ -259,9 +301,15 @@ fn a_match_without_a_counted_position_is_left_out_of_the_per_position_means() {
         ..plain(2, Side::North, None)
     };
     let (alone, both) = (metrics_of(&[played], 0), metrics_of(&[played, cut], 0));
-    for name in
-        ["BranchingFactorAvg", "BranchingFactorMax", "DecisionMoves", "BoardCoverage", "PositionalRepetition", "LeadChange", "Stability"]
-    {
+    for name in [
+        "BranchingFactorAvg",
+        "BranchingFactorMax",
+        "DecisionMoves",
+        "BoardCoverage",
+        "PositionalRepetition",
+        "LeadChange",
+        "Stability",
+    ] {
         assert!(
             close(value(&alone, name), value(&both, name)),
             "{name}: {} alone, {} with the cut match",

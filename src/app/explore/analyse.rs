@@ -11,7 +11,10 @@ use super::game::Start;
 use crate::app::job::Job;
 use crate::app::FieldError;
 use crate::engine::{Outcome, Pit, PitSet, Position, Ruleset, Side};
-use crate::exact::{analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, RoundValuesError, Solution, SolveError};
+use crate::exact::{
+    analyse, Analysis, ExactStore, MatchOutlook, RoundContext, RoundMatch, RoundValuesError,
+    Solution, SolveError,
+};
 
 /// Which position to analyse.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,12 +81,17 @@ pub const MAX_MOVES: usize = 100_000;
 fn locate(rules: Ruleset, spec: &PositionSpec) -> Result<Located, AnalyseError> {
     let (start, moves) = (&spec.start, &spec.moves);
     if moves.len() > MAX_MOVES {
-        return Err(field("moves", format!("{} moves; at most {MAX_MOVES} are analysed", moves.len())));
+        return Err(field(
+            "moves",
+            format!("{} moves; at most {MAX_MOVES} are analysed", moves.len()),
+        ));
     }
     let from_field = |e: FieldError| AnalyseError::Field { field: e.field, message: e.message };
     let mut game = start.begin(rules).map_err(from_field)?;
     for (i, &pit) in moves.iter().enumerate() {
-        game.play(pit).map_err(|e| field("moves", format!("move {} (pit {pit}) cannot be played: {e}", i + 1)))?;
+        game.play(pit).map_err(|e| {
+            field("moves", format!("move {} (pit {pit}) cannot be played: {e}", i + 1))
+        })?;
     }
     let rs = game.round_start();
     // Inside a set-up round, what each side kept at the round's start is not known (R17 needs
@@ -117,20 +125,35 @@ fn round_of(pos: &Position, store: &ExactStore, job: &Job) -> Result<Arc<Solutio
     let (rules, open) = (*pos.rules(), pos.open().map(|set| set.len() as u8));
     let opts = store.settings().solve;
     job.stage("round values (R15)", 0);
-    let solution = store.round_solution_watched(rules, open, opts, &mut job.solve_watch("round values (R15)")).map_err(budget)?;
+    let solution = store
+        .round_solution_watched(rules, open, opts, &mut job.solve_watch("round values (R15)"))
+        .map_err(budget)?;
     if solution.value(pos).is_some() {
         return Ok(solution);
     }
-    Solution::solve_watched(&[*pos], opts, &mut job.solve_watch("the set-up position's values (R15)")).map(Arc::new).map_err(budget)
+    Solution::solve_watched(
+        &[*pos],
+        opts,
+        &mut job.solve_watch("the set-up position's values (R15)"),
+    )
+    .map(Arc::new)
+    .map_err(budget)
 }
 
 /// The match values (R17) of the round of `at`, or why there are none.
-fn round_match_of(rules: Ruleset, at: &Located, store: &ExactStore, job: &Job) -> Result<Result<RoundMatch, String>, AnalyseError> {
+fn round_match_of(
+    rules: Ruleset,
+    at: &Located,
+    store: &ExactStore,
+    job: &Job,
+) -> Result<Result<RoundMatch, String>, AnalyseError> {
     job.check().map_err(|_| AnalyseError::Cancelled)?;
     job.stage("match table (R17)", 0);
     let table = match store.match_table_cancellable(rules, &mut job.match_watch()) {
         Ok(table) => table,
-        Err(crate::exact::MatchError::Solve(SolveError::Cancelled)) => return Err(AnalyseError::Cancelled),
+        Err(crate::exact::MatchError::Solve(SolveError::Cancelled)) => {
+            return Err(AnalyseError::Cancelled)
+        }
         Err(e) => return Ok(Err(e.to_string())),
     };
     job.check().map_err(|_| AnalyseError::Cancelled)?;
@@ -158,7 +181,8 @@ pub fn run(request: &AnalyseRequest, store: &ExactStore, job: &Job) -> Result<Va
     } else {
         (None, None)
     };
-    let (analysis, why) = analyse(&at.pos, &solution, matches.as_ref()).map_err(|e| AnalyseError::Budget(e.to_string()))?;
+    let (analysis, why) = analyse(&at.pos, &solution, matches.as_ref())
+        .map_err(|e| AnalyseError::Budget(e.to_string()))?;
     Ok(report(&rules, &at, Some(&analysis), note.or(why.map(|w| format!("no match values: {w}")))))
 }
 
@@ -171,7 +195,12 @@ fn pits(set: PitSet) -> Vec<usize> {
 }
 
 /// The JSON object of an analysis (see docs/serve.md).
-fn report(rules: &Ruleset, at: &Located, analysis: Option<&Analysis>, note: Option<String>) -> Value {
+fn report(
+    rules: &Ruleset,
+    at: &Located,
+    analysis: Option<&Analysis>,
+    note: Option<String>,
+) -> Value {
     let pos = &at.pos;
     let moves: Vec<Value> = analysis.map_or(Vec::new(), |a| {
         a.moves
@@ -210,6 +239,8 @@ fn board_json(pos: &Position) -> Vec<Option<u8>> {
     pos.board()
         .iter()
         .enumerate()
-        .map(|(g, &n)| pos.open()[Side::from_index(g / p)].contains(Pit::new_unchecked(g % p)).then_some(n))
+        .map(|(g, &n)| {
+            pos.open()[Side::from_index(g / p)].contains(Pit::new_unchecked(g % p)).then_some(n)
+        })
         .collect()
 }

@@ -24,7 +24,9 @@ pub fn base_rules(record: &Record, extra: &[String]) -> Result<Ruleset, FieldErr
     for (field, items) in [("record rules", &record.rules), ("rules", &extra.to_vec())] {
         for text in items {
             let bad = |message: String| FieldError { field, message };
-            let (name, value) = text.split_once('=').ok_or_else(|| bad(format!("'{text}': expected name=value, e.g. pits_per_row=4")))?;
+            let (name, value) = text.split_once('=').ok_or_else(|| {
+                bad(format!("'{text}': expected name=value, e.g. pits_per_row=4"))
+            })?;
             if READING_SWITCHES.contains(&name.trim()) {
                 return Err(bad(format!(
                     "'{text}': {name} is one of the readings checked ({}); every value of it is tried",
@@ -40,7 +42,8 @@ pub fn base_rules(record: &Record, extra: &[String]) -> Result<Ruleset, FieldErr
 /// Replays the record under every reading: the JSON object `check-record --json` prints.
 pub fn run(request: &CheckRequest) -> Value {
     let all = readings(request.base);
-    let results: Vec<_> = all.par_iter().map(|rules| (rules, check(&request.record, *rules))).collect();
+    let results: Vec<_> =
+        all.par_iter().map(|rules| (rules, check(&request.record, *rules))).collect();
     let entries: Vec<Value> = results
         .iter()
         .map(|(rules, d)| {
@@ -64,8 +67,11 @@ pub fn run(request: &CheckRequest) -> Value {
 
 /// The readings' switches that differ from the defaults, as `name=value` (or "default").
 pub fn reading_label(rules: &Ruleset) -> String {
-    let v: Vec<String> =
-        rules.non_default().into_iter().filter(|s| READING_SWITCHES.iter().any(|r| s.starts_with(&format!("{r}=")))).collect();
+    let v: Vec<String> = rules
+        .non_default()
+        .into_iter()
+        .filter(|s| READING_SWITCHES.iter().any(|r| s.starts_with(&format!("{r}="))))
+        .collect();
     if v.is_empty() {
         "default".into()
     } else {

@@ -28,12 +28,19 @@ pub struct EvaluateRequest {
 /// "visits"}], "best", "depth", "max_nodes"}` (value: minimax's in its evaluation's units,
 /// MCTS's mean reward for the mover).
 /// The search ends soon after `stop` is set (its evaluation is then cut short: not an answer).
-pub fn run(request: &EvaluateRequest, stop: Option<Arc<AtomicBool>>) -> Result<Value, AnalyseError> {
+pub fn run(
+    request: &EvaluateRequest,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<Value, AnalyseError> {
     let pos = position_of(request.rules, &request.position)?;
     let mut rng = seat_rng(request.seed, 0, pos.turn());
     let e = evaluate_until(request.player.clone(), &pos, &mut rng, MAX_EVALUATION_NODES, stop)
         .map_err(|e| AnalyseError::Field { field: "player", message: e.to_string() })?;
-    let moves: Vec<Value> = e.moves.iter().map(|m| json!({ "pit": m.pit.index(), "value": m.value, "visits": m.visits })).collect();
+    let moves: Vec<Value> = e
+        .moves
+        .iter()
+        .map(|m| json!({ "pit": m.pit.index(), "value": m.value, "visits": m.visits }))
+        .collect();
     Ok(json!({
         "player": request.player.to_string(),
         "to_move": pos.turn(),

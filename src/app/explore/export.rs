@@ -29,7 +29,10 @@ pub fn replay_page(spec: &GameSpec, ply: Option<u32>) -> Result<String, FieldErr
     let film = spec.film()?;
     let ply = ply.unwrap_or(film.plies());
     if ply > film.plies() {
-        return Err(FieldError::new("ply", format!("{ply}: the game has {} moves (plies 0..={})", film.plies(), film.plies())));
+        return Err(FieldError::new(
+            "ply",
+            format!("{ply}: the game has {} moves (plies 0..={})", film.plies(), film.plies()),
+        ));
     }
     let mut info = match &spec.start {
         Start::Match { first } => moves_page_info(&spec.rules, *first, spec.moves.len(), &film),
@@ -41,8 +44,11 @@ pub fn replay_page(spec: &GameSpec, ply: Option<u32>) -> Result<String, FieldErr
 
 /// The title and lines of the replay page of `moves` moves from a match's start (`show --moves`).
 pub fn moves_page_info(rules: &Ruleset, first: Side, moves: usize, film: &Film) -> PageInfo {
-    let about =
-        vec![format!("{} moved first; {moves} moves given on the command line.", capital(first)), rules_line(rules), outcome_line(film)];
+    let about = vec![
+        format!("{} moved first; {moves} moves given on the command line.", capital(first)),
+        rules_line(rules),
+        outcome_line(film),
+    ];
     PageInfo { title: format!("Raja Pasu: a replay of {moves} moves"), about, initial_ply: 0 }
 }
 
@@ -52,7 +58,11 @@ fn set_up_page_info(rules: &Ruleset, moves: usize, film: &Film) -> PageInfo {
         rules_line(rules),
         outcome_line(film),
     ];
-    PageInfo { title: format!("Raja Pasu: {moves} moves from a set-up position"), about, initial_ply: 0 }
+    PageInfo {
+        title: format!("Raja Pasu: {moves} moves from a set-up position"),
+        about,
+        initial_ply: 0,
+    }
 }
 
 pub fn capital(side: Side) -> &'static str {
@@ -65,7 +75,11 @@ pub fn capital(side: Side) -> &'static str {
 /// The rules of a replay page: their hash and the switches that differ from the defaults.
 pub fn rules_line(rules: &Ruleset) -> String {
     let changed = rules.non_default();
-    let what = if changed.is_empty() { "the default rules".to_string() } else { format!("the default rules but {}", changed.join(", ")) };
+    let what = if changed.is_empty() {
+        "the default rules".to_string()
+    } else {
+        format!("the default rules but {}", changed.join(", "))
+    };
     format!("Rules {} ({what}).", rules.hash())
 }
 

@@ -76,7 +76,10 @@ fn first_player(start: &Start) -> Result<Side, FieldError> {
 fn check_seats(seats: &BySide<PlayedSeat>) -> Result<(), FieldError> {
     for side in Side::ALL {
         if let PlayedSeat::Player(AgentSpec::External(_) | AgentSpec::Host(_)) = seats[side] {
-            return Err(FieldError::new(side.name(), format!("{}: a seat is human or a built-in player", seats[side])));
+            return Err(FieldError::new(
+                side.name(),
+                format!("{}: a seat is human or a built-in player", seats[side]),
+            ));
         }
     }
     Ok(())
@@ -99,7 +102,11 @@ fn check_over(request: &DatasetRequest) -> Result<(), ExportError> {
 
 /// Plays the game, checking that each move of a built-in seat is its player's choice (its
 /// search stopped once the job is cancelled); the game at its end.
-fn play_checked(request: &DatasetRequest, players: &Resources, job: &Job) -> Result<Game, ExportError> {
+fn play_checked(
+    request: &DatasetRequest,
+    players: &Resources,
+    job: &Job,
+) -> Result<Game, ExportError> {
     let moves = &request.game.moves;
     job.stage("checking the built-in seats' moves", moves.len() as u64);
     request.game.walk(|game, i| {
@@ -137,11 +144,18 @@ fn seat_error(side: Side, e: PlayerError) -> ExportError {
 }
 
 /// The digest of the match table a perfect:match seat read (see [`Manifest::tables`]).
-fn tables_digest(request: &DatasetRequest, players: &Resources) -> Result<Option<String>, ExportError> {
+fn tables_digest(
+    request: &DatasetRequest,
+    players: &Resources,
+) -> Result<Option<String>, ExportError> {
     let perfect = AgentSpec::Perfect(PerfectKind::Match);
-    let Some(side) = Side::ALL.into_iter().find(|&s| request.seats[s] == perfect) else { return Ok(None) };
+    let Some(side) = Side::ALL.into_iter().find(|&s| request.seats[s] == perfect) else {
+        return Ok(None);
+    };
     let table = players.exact.match_table(request.game.rules).map_err(|e| match e {
-        MatchError::Io(_) | MatchError::Invalid(_) | MatchError::Checkpoint(_) => ExportError::Tables(format!("perfect:match: {e}")),
+        MatchError::Io(_) | MatchError::Invalid(_) | MatchError::Checkpoint(_) => {
+            ExportError::Tables(format!("perfect:match: {e}"))
+        }
         e => FieldError::new(side.name(), format!("perfect:match: {e}")).into(),
     })?;
     Ok(Some(table.digest()))
@@ -149,7 +163,13 @@ fn tables_digest(request: &DatasetRequest, players: &Resources) -> Result<Option
 
 /// Writes the game into `dir` (a new dataset) as one match; `command` is recorded in the
 /// manifest. The perfect seats read `players`' store, as they did when the game was played.
-pub fn write(request: &DatasetRequest, dir: &Path, players: &Resources, command: &str, job: &Job) -> Result<Manifest, ExportError> {
+pub fn write(
+    request: &DatasetRequest,
+    dir: &Path,
+    players: &Resources,
+    command: &str,
+    job: &Job,
+) -> Result<Manifest, ExportError> {
     let first = first_player(&request.game.start)?;
     check_seats(&request.seats)?;
     check_over(request)?;
@@ -170,7 +190,14 @@ pub fn write(request: &DatasetRequest, dir: &Path, players: &Resources, command:
     // The round cut (R17: a round not ended after 10,000 moves) ends a match the page plays on.
     replay_match(&cfg, 0, &pits, &mut batch).map_err(|e| FieldError::new("moves", e))?;
     let tables = tables_digest(request, players)?;
-    let writer = DatasetWriter::create_played(dir, &cfg, Played::new(&request.game.moves), tables, request.format, command)?;
+    let writer = DatasetWriter::create_played(
+        dir,
+        &cfg,
+        Played::new(&request.game.moves),
+        tables,
+        request.format,
+        command,
+    )?;
     writer.write(batch)?;
     Ok(writer.finish(true)?)
 }

@@ -36,19 +36,30 @@ impl Start {
                 check_holdings(*holdings, &rules).map_err(|e| FieldError::new("holdings", e))?;
                 Ok(Game::from_round_start(rules, *holdings, *starter))
             }
-            Start::Board { pits, reserve, to_move } => board_position(rules, pits, *reserve, *to_move).map(Game::from_position),
+            Start::Board { pits, reserve, to_move } => {
+                board_position(rules, pits, *reserve, *to_move).map(Game::from_position)
+            }
         }
     }
 }
 
 /// A position inside a round from its pits (global order, None: closed), reserves and side to
 /// move, validated (field `position`).
-pub fn board_position(rules: Ruleset, pits: &[Option<u8>], reserve: BySide<u32>, to_move: Side) -> Result<Position, FieldError> {
+pub fn board_position(
+    rules: Ruleset,
+    pits: &[Option<u8>],
+    reserve: BySide<u32>,
+    to_move: Side,
+) -> Result<Position, FieldError> {
     let p = rules.pits_per_row as usize;
     if pits.len() != 2 * p {
         return Err(FieldError::new(
             "position",
-            format!("{} pits given; this board has {} (2 x pits_per_row, global order)", pits.len(), 2 * p),
+            format!(
+                "{} pits given; this board has {} (2 x pits_per_row, global order)",
+                pits.len(),
+                2 * p
+            ),
         ));
     }
     let mut open = BySide::splat(PitSet::EMPTY);
@@ -58,10 +69,12 @@ pub fn board_position(rules: Ruleset, pits: &[Option<u8>], reserve: BySide<u32>,
         }
     }
     let board = pits.iter().map(|n| n.unwrap_or(0)).collect();
-    Position::from_setup(Setup { rules, board, open, reserve, turn: to_move }).map_err(|e| match e {
-        SetupError::Reserve { .. } => FieldError::new("reserve", e),
-        e => FieldError::new("position", e),
-    })
+    Position::from_setup(Setup { rules, board, open, reserve, turn: to_move }).map_err(
+        |e| match e {
+            SetupError::Reserve { .. } => FieldError::new("reserve", e),
+            e => FieldError::new("position", e),
+        },
+    )
 }
 
 /// A game: its rules, its start and the moves (local pits) played from there.
@@ -75,7 +88,10 @@ pub struct GameSpec {
 impl GameSpec {
     fn moves_error(&self, e: ReplayError) -> FieldError {
         let pit = self.moves[e.ply as usize - 1];
-        FieldError::new("moves", format!("move {} (pit {pit}) cannot be played: {}", e.ply, e.error))
+        FieldError::new(
+            "moves",
+            format!("move {} (pit {pit}) cannot be played: {}", e.ply, e.error),
+        )
     }
 
     /// The game after its moves, rounds ended where the side to move has none (R10).
@@ -85,13 +101,17 @@ impl GameSpec {
 
     /// [`GameSpec::game`], handing `before` the game before each move with the move's index
     /// (its error, of any type a [`FieldError`] converts into, stops the walk and is returned).
-    pub fn walk<E: From<FieldError>>(&self, mut before: impl FnMut(&Game, usize) -> Result<(), E>) -> Result<Game, E> {
+    pub fn walk<E: From<FieldError>>(
+        &self,
+        mut before: impl FnMut(&Game, usize) -> Result<(), E>,
+    ) -> Result<Game, E> {
         let mut game = self.start.begin(self.rules)?;
         while game.settle().is_some() {}
         for (i, &pit) in self.moves.iter().enumerate() {
             before(&game, i)?;
             let ply = game.ply() + 1;
-            game.play_checked_observed(pit, &mut ()).map_err(|error| self.moves_error(ReplayError { ply, error }))?;
+            game.play_checked_observed(pit, &mut ())
+                .map_err(|error| self.moves_error(ReplayError { ply, error }))?;
             while game.settle().is_some() {}
         }
         Ok(game)
@@ -101,11 +121,13 @@ impl GameSpec {
     /// `emit` as it happens.
     pub fn trace(&self, mut emit: impl FnMut(TraceEvent)) -> Result<Game, FieldError> {
         let game = self.start.begin(self.rules)?;
-        replay_from(game, &self.moves, &mut (), |event, _| emit(event)).map_err(|e| self.moves_error(e))
+        replay_from(game, &self.moves, &mut (), |event, _| emit(event))
+            .map_err(|e| self.moves_error(e))
     }
 
     /// The game as the replay page of `show` draws it.
     pub fn film(&self) -> Result<Film, FieldError> {
-        Film::replay_from(self.start.begin(self.rules)?, &self.moves).map_err(|e| self.moves_error(e))
+        Film::replay_from(self.start.begin(self.rules)?, &self.moves)
+            .map_err(|e| self.moves_error(e))
     }
 }

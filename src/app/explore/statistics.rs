@@ -41,7 +41,11 @@ pub struct StatisticsRequest {
 /// wins with 95% Wilson intervals. A continuation still going after `max_plies` moves, or
 /// unfinished at `max_rounds` (R14), counts as a win for neither. The job counts the
 /// continuations played and stops them once cancelled.
-pub fn run(request: &StatisticsRequest, resources: &Resources, job: &Job) -> Result<Vec<Value>, StatisticsError> {
+pub fn run(
+    request: &StatisticsRequest,
+    resources: &Resources,
+    job: &Job,
+) -> Result<Vec<Value>, StatisticsError> {
     let StatisticsRequest { game, first, ref players, matches, seed, max_plies } = *request;
     let mover = game.position().turn();
     let legal = game.legal_moves();
@@ -86,7 +90,9 @@ fn continuation(
     resources: &Resources,
     job: &Job,
 ) -> Result<Option<Side>, StatisticsError> {
-    let seat = |side: Side| Agent::seated(players[side.index()].clone(), seat_rng(seed, index, side), resources);
+    let seat = |side: Side| {
+        Agent::seated(players[side.index()].clone(), seat_rng(seed, index, side), resources)
+    };
     let mut agents = Side::ALL.map(|side| seat(side).stopped_by(job.stop_flag()));
     let start = game.ply();
     while !game.is_over() && game.ply() - start < max_plies {

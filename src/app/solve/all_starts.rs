@@ -49,15 +49,36 @@ pub fn starts_table(rules: &Ruleset, rows: &[Solved]) -> Table {
         name: STARTS.name,
         columns: vec![
             col("rules_hash", ColumnData::Text(rows.iter().map(|_| rules.hash()).collect())),
-            col("pits_per_row", ColumnData::I64(rows.iter().map(|_| rules.pits_per_row as i64).collect())),
-            col("seeds_per_pit", ColumnData::I64(rows.iter().map(|_| rules.seeds_per_pit as i64).collect())),
-            col("south_open", ColumnData::I64(rows.iter().map(|r| r.open[Side::South] as i64).collect())),
-            col("north_open", ColumnData::I64(rows.iter().map(|r| r.open[Side::North] as i64).collect())),
+            col(
+                "pits_per_row",
+                ColumnData::I64(rows.iter().map(|_| rules.pits_per_row as i64).collect()),
+            ),
+            col(
+                "seeds_per_pit",
+                ColumnData::I64(rows.iter().map(|_| rules.seeds_per_pit as i64).collect()),
+            ),
+            col(
+                "south_open",
+                ColumnData::I64(rows.iter().map(|r| r.open[Side::South] as i64).collect()),
+            ),
+            col(
+                "north_open",
+                ColumnData::I64(rows.iter().map(|r| r.open[Side::North] as i64).collect()),
+            ),
             col("starter", ColumnData::Sym(rows.iter().map(|r| Some(r.starter.name())).collect())),
             col("value", ColumnData::I64(rows.iter().map(|r| r.value as i64).collect())),
-            col("outcome", ColumnData::Text(rows.iter().map(|r| outcome(r.value).to_string()).collect())),
-            col("best_moves", ColumnData::Text(rows.iter().map(|r| r.best_moves.to_string()).collect())),
-            col("positions", ColumnData::I64(rows.iter().map(|r| r.stats.positions as i64).collect())),
+            col(
+                "outcome",
+                ColumnData::Text(rows.iter().map(|r| outcome(r.value).to_string()).collect()),
+            ),
+            col(
+                "best_moves",
+                ColumnData::Text(rows.iter().map(|r| r.best_moves.to_string()).collect()),
+            ),
+            col(
+                "positions",
+                ColumnData::I64(rows.iter().map(|r| r.stats.positions as i64).collect()),
+            ),
         ],
     }
 }
@@ -113,12 +134,17 @@ pub struct StartsSolved {
 }
 
 /// Solves every start of the request's board, telling `watch` as it goes, and writes the files.
-pub fn run(request: &StartsRequest, watch: &mut dyn FnMut(StartsEvent)) -> Result<StartsSolved, StartsError> {
+pub fn run(
+    request: &StartsRequest,
+    watch: &mut dyn FnMut(StartsEvent),
+) -> Result<StartsSolved, StartsError> {
     let (rules, dir) = (request.rules, &request.out);
     let p = rules.pits_per_row;
     // The largest start (every pit open) decides whether the board can be solved at all.
     crate::exact::check_board_size(2 * p as usize, rules.total_counters())?;
-    std::fs::create_dir_all(dir).map_err(|e| StartsError::Failed(format!("{}: cannot create the directory: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        StartsError::Failed(format!("{}: cannot create the directory: {e}", dir.display()))
+    })?;
     let started = Instant::now();
     let mut rows = Vec::new();
     for south in 1..=p {
@@ -126,20 +152,32 @@ pub fn run(request: &StartsRequest, watch: &mut dyn FnMut(StartsEvent)) -> Resul
             for starter in Side::ALL {
                 let open = BySide::new(south, north);
                 watch(StartsEvent::Solving { open, starter });
-                let solved = solve_start(rules, open, starter, request.opts, &mut |p| watch(StartsEvent::Progress(p)))?;
+                let solved = solve_start(rules, open, starter, request.opts, &mut |p| {
+                    watch(StartsEvent::Progress(p))
+                })?;
                 watch(StartsEvent::Solved(&solved));
                 rows.push(solved);
             }
         }
     }
     let failed = StartsError::Failed;
-    let mut written = write_table_formats(&starts_table(&rules, &rows), dir, request.format).map_err(|e| failed(e.to_string()))?;
+    let mut written = write_table_formats(&starts_table(&rules, &rows), dir, request.format)
+        .map_err(|e| failed(e.to_string()))?;
     let meta = json!({ "rules": rules, "rules_hash": rules.hash(), "table": STARTS });
     written.push(write_meta(&dir.join("solve.json"), &request.command, meta).map_err(failed)?);
-    let cells: Vec<crate::plot::exact::StartCell> =
-        rows.iter().map(|r| crate::plot::exact::StartCell { open: r.open, starter: r.starter, value: r.value }).collect();
-    let subtitle = format!("{p} pits a row, {} counters a pit; other rules: {}", rules.seeds_per_pit, other_rules(&rules));
-    written.extend(crate::plot::exact::plot_start_values(&cells, p, &subtitle, dir).map_err(|e| failed(e.to_string()))?);
+    let cells: Vec<crate::plot::exact::StartCell> = rows
+        .iter()
+        .map(|r| crate::plot::exact::StartCell { open: r.open, starter: r.starter, value: r.value })
+        .collect();
+    let subtitle = format!(
+        "{p} pits a row, {} counters a pit; other rules: {}",
+        rules.seeds_per_pit,
+        other_rules(&rules)
+    );
+    written.extend(
+        crate::plot::exact::plot_start_values(&cells, p, &subtitle, dir)
+            .map_err(|e| failed(e.to_string()))?,
+    );
     Ok(StartsSolved { rows, written, seconds: started.elapsed().as_secs_f64() })
 }
 
@@ -165,8 +203,14 @@ mod tests {
 
     #[test]
     fn the_data_docs_describe_the_starts_table() {
-        let docs = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md")).unwrap();
+        let docs = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md"),
+        )
+        .unwrap();
         let section = crate::cli::schema::table_markdown(&STARTS);
-        assert!(docs.contains(&section), "docs/data.md lacks the `starts` table as generated:\n{section}");
+        assert!(
+            docs.contains(&section),
+            "docs/data.md lacks the `starts` table as generated:\n{section}"
+        );
     }
 }

@@ -106,16 +106,51 @@ pub fn states_table(table: &MatchTable) -> Table {
         name: MATCH_STATES.name,
         columns: vec![
             col("rules_hash", ColumnData::Text(rows.iter().map(|_| rules.hash()).collect())),
-            col("pits_per_row", ColumnData::U32(rows.iter().map(|_| rules.pits_per_row as u32).collect())),
-            col("seeds_per_pit", ColumnData::U32(rows.iter().map(|_| rules.seeds_per_pit as u32).collect())),
-            col("south_holdings", ColumnData::U32(rows.iter().map(|(s, _)| s.holdings[Side::South]).collect())),
-            col("north_holdings", ColumnData::U32(rows.iter().map(|(s, _)| s.holdings[Side::North]).collect())),
-            col("starter", ColumnData::Sym(rows.iter().map(|(s, _)| Some(s.starter.name())).collect())),
-            col("south_open", ColumnData::U32(rows.iter().map(|(s, _)| open(s.holdings[Side::South])[Side::South] as u32).collect())),
-            col("north_open", ColumnData::U32(rows.iter().map(|(s, _)| open(s.holdings[Side::South])[Side::North] as u32).collect())),
-            col("value", ColumnData::Text(rows.iter().map(|(_, v)| v.value.name().to_string()).collect())),
+            col(
+                "pits_per_row",
+                ColumnData::U32(rows.iter().map(|_| rules.pits_per_row as u32).collect()),
+            ),
+            col(
+                "seeds_per_pit",
+                ColumnData::U32(rows.iter().map(|_| rules.seeds_per_pit as u32).collect()),
+            ),
+            col(
+                "south_holdings",
+                ColumnData::U32(rows.iter().map(|(s, _)| s.holdings[Side::South]).collect()),
+            ),
+            col(
+                "north_holdings",
+                ColumnData::U32(rows.iter().map(|(s, _)| s.holdings[Side::North]).collect()),
+            ),
+            col(
+                "starter",
+                ColumnData::Sym(rows.iter().map(|(s, _)| Some(s.starter.name())).collect()),
+            ),
+            col(
+                "south_open",
+                ColumnData::U32(
+                    rows.iter()
+                        .map(|(s, _)| open(s.holdings[Side::South])[Side::South] as u32)
+                        .collect(),
+                ),
+            ),
+            col(
+                "north_open",
+                ColumnData::U32(
+                    rows.iter()
+                        .map(|(s, _)| open(s.holdings[Side::South])[Side::North] as u32)
+                        .collect(),
+                ),
+            ),
+            col(
+                "value",
+                ColumnData::Text(rows.iter().map(|(_, v)| v.value.name().to_string()).collect()),
+            ),
             col("rounds", ColumnData::NullU32(rows.iter().map(|(_, v)| v.rounds).collect())),
-            col("best_moves", ColumnData::Text(rows.iter().map(|(_, v)| v.best_moves.to_string()).collect())),
+            col(
+                "best_moves",
+                ColumnData::Text(rows.iter().map(|(_, v)| v.best_moves.to_string()).collect()),
+            ),
         ],
     }
 }
@@ -131,11 +166,13 @@ pub fn run(
     check_max_iterations(request.max_iterations)?;
     let (rules, dir) = (request.rules, &request.out);
     let failed = MatchStatesError::Failed;
-    std::fs::create_dir_all(dir).map_err(|e| failed(format!("{}: cannot create the directory: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| failed(format!("{}: cannot create the directory: {e}", dir.display())))?;
     let started = Instant::now();
     let (table, cached, table_file) = match_table(store, rules, request.max_iterations, progress)?;
     let seconds = started.elapsed().as_secs_f64();
-    let mut written = write_table_formats(&states_table(&table), dir, request.format).map_err(|e| failed(e.to_string()))?;
+    let mut written = write_table_formats(&states_table(&table), dir, request.format)
+        .map_err(|e| failed(e.to_string()))?;
     let first = table.match_value(Side::South);
     let meta = json!({
         "rules": rules,
@@ -147,13 +184,18 @@ pub fn run(
         "peak_rss_bytes": crate::process::peak_rss(),
         "table": MATCH_STATES,
     });
-    written.push(write_meta(&dir.join("solve_match.json"), &request.command, meta).map_err(failed)?);
+    written
+        .push(write_meta(&dir.join("solve_match.json"), &request.command, meta).map_err(failed)?);
     written.extend(equity_chart(&table, &first, dir).map_err(failed)?);
     Ok(MatchStatesSolved { table, cached, table_file, first, seconds, written })
 }
 
 /// The match-equity chart of every state.
-fn equity_chart(table: &MatchTable, first: &StateValue, dir: &std::path::Path) -> Result<Vec<PathBuf>, String> {
+fn equity_chart(
+    table: &MatchTable,
+    first: &StateValue,
+    dir: &std::path::Path,
+) -> Result<Vec<PathBuf>, String> {
     let rules = table.rules();
     let cells: Vec<crate::plot::exact::EquityCell> = table
         .states()
@@ -200,9 +242,15 @@ mod tests {
 
     #[test]
     fn the_data_docs_describe_the_match_states_table() {
-        let docs = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md")).unwrap();
+        let docs = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data.md"),
+        )
+        .unwrap();
         let section = crate::cli::schema::table_markdown(&MATCH_STATES);
-        assert!(docs.contains(&section), "docs/data.md lacks the `match_states` table as generated:\n{section}");
+        assert!(
+            docs.contains(&section),
+            "docs/data.md lacks the `match_states` table as generated:\n{section}"
+        );
     }
 
     /// Every state of the 2x3 board is written, its match start the golden one (lost by its
@@ -210,12 +258,23 @@ mod tests {
     #[test]
     fn every_match_state_is_written_from_the_store() {
         let dir = tempfile::tempdir().unwrap();
-        let store = ExactStore::new(StoreSettings { tables: dir.path().join("tables"), ..StoreSettings::default() });
+        let store = ExactStore::new(StoreSettings {
+            tables: dir.path().join("tables"),
+            ..StoreSettings::default()
+        });
         let rules = crate::app::solve::board(2, 3);
-        let request =
-            MatchStatesRequest { rules, max_iterations: None, out: dir.path().join("out"), format: Formats::Csv, command: "test".into() };
-        let Err(MatchStatesError::Field(e)) = run(&store, &MatchStatesRequest { max_iterations: Some(0), ..request.clone() }, &mut |_| {})
-        else {
+        let request = MatchStatesRequest {
+            rules,
+            max_iterations: None,
+            out: dir.path().join("out"),
+            format: Formats::Csv,
+            command: "test".into(),
+        };
+        let Err(MatchStatesError::Field(e)) = run(
+            &store,
+            &MatchStatesRequest { max_iterations: Some(0), ..request.clone() },
+            &mut |_| {},
+        ) else {
             panic!("max_iterations 0 is accepted")
         };
         assert_eq!(e.field, "max_iterations");
@@ -228,7 +287,12 @@ mod tests {
             let open = open_pits(&rules, south);
             // A draw has no rounds (R17): an empty cell.
             let (v, k) = (value.value, value.rounds.map_or(String::new(), |k| k.to_string()));
-            let row = format!(",2,3,{south},{north},{},{},{},{v},{k},", state.starter, open[Side::South], open[Side::North]);
+            let row = format!(
+                ",2,3,{south},{north},{},{},{},{v},{k},",
+                state.starter,
+                open[Side::South],
+                open[Side::North]
+            );
             assert!(csv.contains(&row), "lacks {row}:\n{csv}");
         }
         let json = match_states_json(&rules, &solved);

@@ -10,7 +10,8 @@ use serde_json::json;
 use crate::app::FieldError;
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{
-    check_holdings, open_pits, table_path, ExactStore, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, StateValue,
+    check_holdings, open_pits, table_path, ExactStore, MatchError, MatchProgress, MatchState,
+    MatchStats, MatchTable, StateValue,
 };
 
 /// A match state to solve (R17), before it is checked.
@@ -29,11 +30,17 @@ impl MatchRequest {
     /// (`holdings`, `max_iterations`).
     pub fn validate(&self) -> Result<MatchJob, FieldError> {
         let holdings = match self.holdings {
-            Some(h) => check_holdings(h, &self.rules).map(|()| h).map_err(|e| FieldError::new("holdings", e))?,
+            Some(h) => check_holdings(h, &self.rules)
+                .map(|()| h)
+                .map_err(|e| FieldError::new("holdings", e))?,
             None => BySide::splat(self.rules.total_counters() / 2),
         };
         check_max_iterations(self.max_iterations)?;
-        Ok(MatchJob { rules: self.rules, state: MatchState { holdings, starter: self.starter }, max_iterations: self.max_iterations })
+        Ok(MatchJob {
+            rules: self.rules,
+            state: MatchState { holdings, starter: self.starter },
+            max_iterations: self.max_iterations,
+        })
     }
 }
 
@@ -48,7 +55,10 @@ pub struct MatchJob {
 /// A bound on the iterations of a match table's rounds loop: at least 1, or none (no limit).
 pub fn check_max_iterations(max_iterations: Option<u32>) -> Result<(), FieldError> {
     match max_iterations {
-        Some(0) => Err(FieldError::new("max_iterations", "0: the rounds loop needs at least 1 iteration (or none: no limit)")),
+        Some(0) => Err(FieldError::new(
+            "max_iterations",
+            "0: the rounds loop needs at least 1 iteration (or none: no limit)",
+        )),
         _ => Ok(()),
     }
 }
@@ -80,17 +90,32 @@ pub struct MatchSolved {
 
 /// Solves the match state of `job` from the table of its rules in `store`; an error that
 /// [`crate::app::BadInput::is_bad_input`] is a board too large or a tables directory not one's own.
-pub fn solve_match(store: &ExactStore, job: &MatchJob, progress: &mut dyn FnMut(MatchProgress)) -> Result<MatchSolved, MatchError> {
+pub fn solve_match(
+    store: &ExactStore,
+    job: &MatchJob,
+    progress: &mut dyn FnMut(MatchProgress),
+) -> Result<MatchSolved, MatchError> {
     let state = job.state;
     let started = Instant::now();
     let (table, cached, path) = match_table(store, job.rules, job.max_iterations, progress)?;
     let value = table.value(state).expect("checked holdings are a match state");
-    Ok(MatchSolved { state, value, stats: table.stats().clone(), table: path, cached, seconds: started.elapsed().as_secs_f64() })
+    Ok(MatchSolved {
+        state,
+        value,
+        stats: table.stats().clone(),
+        table: path,
+        cached,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }
 
 /// The JSON answer of one solved match state (`solve --match --json`, the Python package's
 /// `solve_match`).
-pub fn match_solved_json(rules: &Ruleset, solved: &MatchSolved, rss: Option<u64>) -> serde_json::Value {
+pub fn match_solved_json(
+    rules: &Ruleset,
+    solved: &MatchSolved,
+    rss: Option<u64>,
+) -> serde_json::Value {
     let MatchState { holdings, starter } = solved.state;
     let open = open_pits(rules, holdings[Side::South]);
     let best: Vec<usize> = solved.value.best_moves.iter().map(|p| p.index()).collect();
@@ -127,7 +152,9 @@ mod tests {
             (Some(BySide::new(1, 11)), None, "holdings", "fewer than seeds_per_pit"),
             (None, Some(0), "max_iterations", "at least 1"),
         ] {
-            let e = MatchRequest { rules: r, holdings, starter: Side::North, max_iterations }.validate().unwrap_err();
+            let e = MatchRequest { rules: r, holdings, starter: Side::North, max_iterations }
+                .validate()
+                .unwrap_err();
             assert_eq!(e.field, field, "{e}");
             assert!(e.message.contains(says) && !e.message.contains("--"), "{e}");
         }
@@ -138,8 +165,16 @@ mod tests {
     #[test]
     fn a_match_state_is_solved_through_the_store_once() {
         let dir = tempfile::tempdir().unwrap();
-        let store = ExactStore::new(StoreSettings { tables: dir.path().to_path_buf(), ..StoreSettings::default() });
-        let request = MatchRequest { rules: rules(2, 3), holdings: None, starter: Side::South, max_iterations: None };
+        let store = ExactStore::new(StoreSettings {
+            tables: dir.path().to_path_buf(),
+            ..StoreSettings::default()
+        });
+        let request = MatchRequest {
+            rules: rules(2, 3),
+            holdings: None,
+            starter: Side::South,
+            max_iterations: None,
+        };
         let job = request.validate().unwrap();
         let first = solve_match(&store, &job, &mut |_| {}).unwrap();
         assert!(!first.cached && first.table.starts_with(dir.path()) && first.table.is_file());
@@ -148,6 +183,9 @@ mod tests {
         assert!(again.cached);
         assert_eq!(store.counts().match_tables, 1);
         let json = match_solved_json(&request.rules, &again, None);
-        assert_eq!((json["holdings"].clone(), json["open"].clone()), (serde_json::json!([6, 6]), serde_json::json!([2, 2])));
+        assert_eq!(
+            (json["holdings"].clone(), json["open"].clone()),
+            (serde_json::json!([6, 6]), serde_json::json!([2, 2]))
+        );
     }
 }

@@ -15,5 +15,9 @@ pub mod spill;
 /// solve jobs.
 #[cfg(test)]
 fn board(pits: u8, seeds: u8) -> crate::engine::Ruleset {
-    crate::engine::Ruleset { pits_per_row: pits, seeds_per_pit: seeds, ..crate::engine::Ruleset::default() }
+    crate::engine::Ruleset {
+        pits_per_row: pits,
+        seeds_per_pit: seeds,
+        ..crate::engine::Ruleset::default()
+    }
 }

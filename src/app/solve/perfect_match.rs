@@ -7,21 +7,36 @@ use std::collections::HashMap;
 use serde_json::json;
 
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::{perfect_match, ChainOutcome, PerfectMatch, Solution, SolveError, SolveOptions, TieBreak};
+use crate::exact::{
+    perfect_match, ChainOutcome, PerfectMatch, Solution, SolveError, SolveOptions, TieBreak,
+};
 
 /// The two matches (lowest, then highest tie-break) of `rules` with `first` starting round 1,
 /// each played when it is asked for.
-pub fn play(rules: Ruleset, first: Side, opts: SolveOptions) -> impl Iterator<Item = Result<PerfectMatch, SolveError>> {
+pub fn play(
+    rules: Ruleset,
+    first: Side,
+    opts: SolveOptions,
+) -> impl Iterator<Item = Result<PerfectMatch, SolveError>> {
     let mut solved: HashMap<BySide<u8>, Solution> = HashMap::new();
-    [TieBreak::Lowest, TieBreak::Highest].into_iter().map(move |tie| perfect_match(rules, first, tie, opts, &mut solved))
+    [TieBreak::Lowest, TieBreak::Highest]
+        .into_iter()
+        .map(move |tie| perfect_match(rules, first, tie, opts, &mut solved))
 }
 
 /// How a match of perfectly played rounds ended, in words.
 pub fn describe_chain(outcome: ChainOutcome, first: Side) -> String {
     match outcome {
-        ChainOutcome::Won(side) => format!("{side} wins ({} player)", if side == first { "the first" } else { "the second" }),
-        ChainOutcome::Cycle { from, to } => format!("a cycle: round {to} starts as round {from} did (same holdings and starter)"),
-        ChainOutcome::EndlessRound { round } => format!("round {round} never ends (a position recurs under perfect play)"),
+        ChainOutcome::Won(side) => format!(
+            "{side} wins ({} player)",
+            if side == first { "the first" } else { "the second" }
+        ),
+        ChainOutcome::Cycle { from, to } => {
+            format!("a cycle: round {to} starts as round {from} did (same holdings and starter)")
+        }
+        ChainOutcome::EndlessRound { round } => {
+            format!("round {round} never ends (a position recurs under perfect play)")
+        }
         ChainOutcome::Unfinished => "unfinished at max_rounds (R14)".to_string(),
     }
 }
@@ -61,19 +76,30 @@ mod tests {
     fn both_tie_breaks_are_played_with_one_cache_of_rounds() {
         let rules = crate::app::solve::board(3, 2);
         let opts = SolveOptions::default();
-        let matches: Vec<PerfectMatch> = play(rules, Side::North, opts).collect::<Result<_, _>>().unwrap();
+        let matches: Vec<PerfectMatch> =
+            play(rules, Side::North, opts).collect::<Result<_, _>>().unwrap();
         assert_eq!(matches.iter().map(|m| m.tie.name()).collect::<Vec<_>>(), ["lowest", "highest"]);
         for m in &matches {
-            let alone = perfect_match(rules, Side::North, m.tie, opts, &mut HashMap::new()).unwrap();
-            assert_eq!((m.outcome.label(Side::North), m.rounds.len()), (alone.outcome.label(Side::North), alone.rounds.len()));
+            let alone =
+                perfect_match(rules, Side::North, m.tie, opts, &mut HashMap::new()).unwrap();
+            assert_eq!(
+                (m.outcome.label(Side::North), m.rounds.len()),
+                (alone.outcome.label(Side::North), alone.rounds.len())
+            );
         }
         let json = matches_json(&rules, &matches);
         assert_eq!(json["matches"][1]["tie_break"], "highest");
-        assert_eq!(json["matches"][0]["rounds"].as_array().map(Vec::len), Some(matches[0].rounds.len()));
+        assert_eq!(
+            json["matches"][0]["rounds"].as_array().map(Vec::len),
+            Some(matches[0].rounds.len())
+        );
     }
 
     #[test]
     fn a_won_chain_names_the_winner_and_its_seat() {
-        assert_eq!(describe_chain(ChainOutcome::Won(Side::North), Side::South), "north wins (the second player)");
+        assert_eq!(
+            describe_chain(ChainOutcome::Won(Side::North), Side::South),
+            "north wins (the second player)"
+        );
     }
 }

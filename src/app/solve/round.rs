@@ -4,7 +4,9 @@
 use serde_json::json;
 
 use crate::engine::{BySide, PitSet, Ruleset, Side};
-use crate::exact::{check_open, round_start, Progress, Solution, SolveError, SolveOptions, SolveStats};
+use crate::exact::{
+    check_open, round_start, Progress, Solution, SolveError, SolveOptions, SolveStats,
+};
 
 use crate::app::FieldError;
 
@@ -19,8 +21,11 @@ pub fn outcome(value: i32) -> &'static str {
 
 /// The switches other than the board size that differ from the default, or "default".
 pub fn other_rules(rules: &Ruleset) -> String {
-    let v: Vec<String> =
-        rules.non_default().into_iter().filter(|s| !s.starts_with("pits_per_row=") && !s.starts_with("seeds_per_pit=")).collect();
+    let v: Vec<String> = rules
+        .non_default()
+        .into_iter()
+        .filter(|s| !s.starts_with("pits_per_row=") && !s.starts_with("seeds_per_pit="))
+        .collect();
     if v.is_empty() {
         "default".to_string()
     } else {
@@ -41,7 +46,11 @@ impl RoundRequest {
     /// The round start to solve, or why its open pits are not a start of this board (field
     /// `open`).
     pub fn validate(&self) -> Result<RoundStart, FieldError> {
-        Ok(RoundStart { rules: self.rules, open: round_open(&self.rules, self.open)?, starter: self.starter })
+        Ok(RoundStart {
+            rules: self.rules,
+            open: round_open(&self.rules, self.open)?,
+            starter: self.starter,
+        })
     }
 }
 
@@ -55,7 +64,11 @@ pub struct RoundStart {
 
 impl RoundStart {
     /// Solves the start within `opts` ([`solve_start`]).
-    pub fn solve(&self, opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solved, SolveError> {
+    pub fn solve(
+        &self,
+        opts: SolveOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Solved, SolveError> {
         solve_start(self.rules, self.open, self.starter, opts, progress)
     }
 }
@@ -64,7 +77,9 @@ impl RoundStart {
 /// (field `open`).
 pub fn round_open(rules: &Ruleset, open: Option<BySide<u8>>) -> Result<BySide<u8>, FieldError> {
     match open {
-        Some(open) => check_open(rules, open).map(|()| open).map_err(|e| FieldError::new("open", e)),
+        Some(open) => {
+            check_open(rules, open).map(|()| open).map_err(|e| FieldError::new("open", e))
+        }
         None => Ok(BySide::splat(rules.pits_per_row)),
     }
 }
@@ -135,7 +150,11 @@ mod tests {
 
     #[test]
     fn a_bad_round_start_names_the_open_field() {
-        let request = RoundRequest { rules: rules(3, 2), open: Some(BySide::new(4, 1)), starter: Side::South };
+        let request = RoundRequest {
+            rules: rules(3, 2),
+            open: Some(BySide::new(4, 1)),
+            starter: Side::South,
+        };
         let e = request.validate().unwrap_err();
         assert_eq!(e.field, "open");
         assert!(e.message.contains("south opens 4 pits") && !e.message.contains("--"), "{e}");

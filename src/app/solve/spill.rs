@@ -77,15 +77,25 @@ pub struct SpillJob {
 
 /// The bounds of a solve with its levels on disk (a round's, or a match's round graphs), or the
 /// first that is not what it should be (`max_memory`, `max_disk`, `max_levels`). None: no bound.
-pub fn spill_options(max_memory: u64, max_disk: Option<u64>, max_levels: Option<u32>) -> Result<SpillOptions, FieldError> {
+pub fn spill_options(
+    max_memory: u64,
+    max_disk: Option<u64>,
+    max_levels: Option<u32>,
+) -> Result<SpillOptions, FieldError> {
     if max_memory == 0 {
         return Err(FieldError::new("max_memory", "0 bytes: a solve needs some memory"));
     }
     if max_disk == Some(0) {
-        return Err(FieldError::new("max_disk", "0 bytes: the level files need some disk (or none: no limit)"));
+        return Err(FieldError::new(
+            "max_disk",
+            "0 bytes: the level files need some disk (or none: no limit)",
+        ));
     }
     if max_levels == Some(0) {
-        return Err(FieldError::new("max_levels", "0: a run finishes at least 1 level (or none: no limit)"));
+        return Err(FieldError::new(
+            "max_levels",
+            "0: a run finishes at least 1 level (or none: no limit)",
+        ));
     }
     Ok(SpillOptions { max_memory, max_disk: max_disk.unwrap_or(u64::MAX), max_levels })
 }
@@ -93,7 +103,13 @@ pub fn spill_options(max_memory: u64, max_disk: Option<u64>, max_levels: Option<
 /// The directory of a round's level files within the tables directory.
 pub fn spill_dir(tables: &Path, rules: &Ruleset, open: BySide<u8>, starters: &[Side]) -> PathBuf {
     let who: Vec<String> = starters.iter().map(|s| s.to_string()).collect();
-    tables.join("rounds").join(format!("{}-{}x{}-{}", rules.hash(), open[Side::South], open[Side::North], who.join("+")))
+    tables.join("rounds").join(format!(
+        "{}-{}x{}-{}",
+        rules.hash(),
+        open[Side::South],
+        open[Side::North],
+        who.join("+")
+    ))
 }
 
 /// The value of one solved start.
@@ -131,7 +147,8 @@ impl SpillSolved {
 /// that [`crate::app::BadInput::is_bad_input`] is a board or a disk allowance too small, or a
 /// directory that is not this solve's.
 pub fn run(job: &SpillJob, progress: &mut dyn FnMut(Progress)) -> Result<SpillSolved, SpillError> {
-    let (rules, open, starters, opts, dir) = (job.rules, job.open, job.starters.clone(), job.opts, &job.dir);
+    let (rules, open, starters, opts, dir) =
+        (job.rules, job.open, job.starters.clone(), job.opts, &job.dir);
     let roots: Vec<_> = starters.iter().map(|&s| round_start(rules, open, s)).collect();
     let started = Instant::now();
     let round = if job.count_only {
@@ -244,8 +261,14 @@ mod tests {
         assert!(solved.dir.starts_with(dir.path().join("rounds")) && solved.disk_bytes > 0);
         assert_eq!(solved.starts.len(), 2);
         for s in &solved.starts {
-            let memory =
-                super::super::round::solve_start(request.rules, BySide::splat(3), s.starter, Default::default(), &mut |_| {}).unwrap();
+            let memory = super::super::round::solve_start(
+                request.rules,
+                BySide::splat(3),
+                s.starter,
+                Default::default(),
+                &mut |_| {},
+            )
+            .unwrap();
             assert_eq!((s.value, s.best_moves), (memory.value, memory.best_moves), "{}", s.starter);
         }
         let json = spill_json(&request.rules, &solved, None);
@@ -258,8 +281,17 @@ mod tests {
     fn a_disk_allowance_too_small_names_max_disk() {
         let dir = tempfile::tempdir().unwrap();
         let job = SpillRequest { max_disk: Some(100), ..request(dir.path()) }.validate().unwrap();
-        let Err(e) = run(&job, &mut |_| {}) else { panic!("a disk allowance of 100 bytes is enough") };
-        assert!(crate::app::BadInput::is_bad_input(&e) && e.to_string().contains("(max_disk 100 bytes)"), "{e}");
-        assert!(e.describe(&|s| format!("--{}", s.field())).contains("(--max_disk 100 bytes)"), "{e}");
+        let Err(e) = run(&job, &mut |_| {}) else {
+            panic!("a disk allowance of 100 bytes is enough")
+        };
+        assert!(
+            crate::app::BadInput::is_bad_input(&e)
+                && e.to_string().contains("(max_disk 100 bytes)"),
+            "{e}"
+        );
+        assert!(
+            e.describe(&|s| format!("--{}", s.field())).contains("(--max_disk 100 bytes)"),
+            "{e}"
+        );
     }
 }

@@ -135,7 +135,11 @@ impl Experiment {
             format!("line {}, field `{field}`: {what}", line_of(text, span.start))
         };
         if !valid_name(file.name.get_ref()) {
-            return Err(at(file.name.span(), "name", format!("'{}' is not a valid name (letters, digits, _ - .)", file.name.get_ref())));
+            return Err(at(
+                file.name.span(),
+                "name",
+                format!("'{}' is not a valid name (letters, digits, _ - .)", file.name.get_ref()),
+            ));
         }
         if file.arms.is_empty() {
             return Err("field `arms`: an experiment needs at least one [[arms]] table".into());
@@ -143,9 +147,17 @@ impl Experiment {
         let d = &file.defaults;
         let mut arms: Vec<Arm> = Vec::new();
         for (i, a) in file.arms.iter().enumerate() {
-            let name = a.name.as_ref().ok_or_else(|| format!("arm {}: field `name` is missing", i + 1))?;
+            let name =
+                a.name.as_ref().ok_or_else(|| format!("arm {}: field `name` is missing", i + 1))?;
             if !valid_name(name.get_ref()) {
-                return Err(at(name.span(), "name", format!("'{}' is not a valid arm name (letters, digits, _ - .)", name.get_ref())));
+                return Err(at(
+                    name.span(),
+                    "name",
+                    format!(
+                        "'{}' is not a valid arm name (letters, digits, _ - .)",
+                        name.get_ref()
+                    ),
+                ));
             }
             if STUDY_OUTPUTS.contains(&name.get_ref().as_str()) {
                 return Err(at(
@@ -159,17 +171,21 @@ impl Experiment {
                 ));
             }
             if arms.iter().any(|x| &x.name == name.get_ref()) {
-                return Err(at(name.span(), "name", format!("arm '{}' appears twice", name.get_ref())));
+                return Err(at(
+                    name.span(),
+                    "name",
+                    format!("arm '{}' appears twice", name.get_ref()),
+                ));
             }
-            let matches = a
-                .matches
-                .as_ref()
-                .or(d.matches.as_ref())
-                .ok_or_else(|| at(name.span(), "matches", "missing (in the arm or in [defaults])".into()))?;
+            let matches = a.matches.as_ref().or(d.matches.as_ref()).ok_or_else(|| {
+                at(name.span(), "matches", "missing (in the arm or in [defaults])".into())
+            })?;
             check_matches(*matches.get_ref()).map_err(|e| at(matches.span(), "matches", e))?;
             let detail = a.detail.or(d.detail).unwrap_or(Detail::Round);
             let batch_size = match a.batch_size.as_ref().or(d.batch_size.as_ref()) {
-                Some(b) => check_batch_size(*b.get_ref()).map_err(|e| at(b.span(), "batch_size", e))?,
+                Some(b) => {
+                    check_batch_size(*b.get_ref()).map_err(|e| at(b.span(), "batch_size", e))?
+                }
                 None => detail.default_batch_size(),
             };
             let mut rules = Ruleset::default();
@@ -190,7 +206,12 @@ impl Experiment {
                 rules,
             });
         }
-        Ok(Experiment { name: file.name.into_inner(), description: file.description, arms, source: text.to_string() })
+        Ok(Experiment {
+            name: file.name.into_inner(),
+            description: file.description,
+            arms,
+            source: text.to_string(),
+        })
     }
 }
 
@@ -226,10 +247,16 @@ final_four = "owner"
         assert_eq!(e.name, "demo");
         assert_eq!(e.arms.len(), 2);
         let (a, b) = (&e.arms[0], &e.arms[1]);
-        assert_eq!((a.matches, a.seed, &a.north, &a.south), (1000, 7, &AgentSpec::Greedy, &AgentSpec::Random));
+        assert_eq!(
+            (a.matches, a.seed, &a.north, &a.south),
+            (1000, 7, &AgentSpec::Greedy, &AgentSpec::Random)
+        );
         assert_eq!(a.rules, Ruleset::from_assignments(["final_four=stays"]).unwrap());
         assert_eq!(b.rules, Ruleset::from_assignments(["pits_per_row=5"]).unwrap());
-        assert_eq!((&b.south, b.first), (&"minimax:2".parse::<AgentSpec>().unwrap(), FirstPolicy::North));
+        assert_eq!(
+            (&b.south, b.first),
+            (&"minimax:2".parse::<AgentSpec>().unwrap(), FirstPolicy::North)
+        );
         assert_eq!(a.detail, Detail::Round);
     }
 
@@ -249,6 +276,8 @@ final_four = "owner"
             assert!(e.contains(needle), "{needle}: {e}");
             assert!(e.contains(&format!("line {line}")), "line {line}: {e}");
         }
-        assert!(Experiment::parse("name = \"x\"\narms = []\n").unwrap_err().contains("at least one"));
+        assert!(Experiment::parse("name = \"x\"\narms = []\n")
+            .unwrap_err()
+            .contains("at least one"));
     }
 }

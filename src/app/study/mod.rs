@@ -70,7 +70,14 @@ const STUDY_FILES: [(&str, &str, &[&str]); 2] = [
     (
         "experiment.toml",
         "rajapasu run",
-        &["summary.json", "summary.csv", "summary_by_round.csv", "summary.txt", "charts", "datapackage.json"],
+        &[
+            "summary.json",
+            "summary.csv",
+            "summary_by_round.csv",
+            "summary.txt",
+            "charts",
+            "datapackage.json",
+        ],
     ),
     (
         "tournament.toml",
@@ -116,9 +123,17 @@ pub fn open_study(
 
 /// The names in `dir`, each with whether it is a symbolic link.
 fn read_names(dir: &Path) -> Result<Vec<(String, bool)>, StudyError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| StudyError::failed(format!("{}: cannot read: {e}", dir.display())))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| StudyError::failed(format!("{}: cannot read: {e}", dir.display())))?;
     let entries = entries.filter_map(|e| e.ok());
-    Ok(entries.map(|e| (e.file_name().to_string_lossy().into_owned(), e.file_type().is_ok_and(|t| t.is_symlink()))).collect())
+    Ok(entries
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.file_type().is_ok_and(|t| t.is_symlink()),
+            )
+        })
+        .collect())
 }
 
 /// Refuses a study directory that holds another kind of study or files that are not this study's.
@@ -126,39 +141,60 @@ fn check_study_dir(dir: &Path, copy_as: &str, datasets: &[String]) -> Result<(),
     if !dir.is_dir() {
         return Err(StudyDirError::NotADirectory { dir: dir.to_path_buf() }.into());
     }
-    let (_, command, outputs) = STUDY_FILES.iter().find(|(file, _, _)| *file == copy_as).expect("a study file");
+    let (_, command, outputs) =
+        STUDY_FILES.iter().find(|(file, _, _)| *file == copy_as).expect("a study file");
     for (file, other_command, _) in STUDY_FILES.iter().filter(|(file, _, _)| *file != copy_as) {
         if dir.join(file).exists() {
-            return Err(StudyDirError::OtherStudy { dir: dir.to_path_buf(), file, other_command, command }.into());
+            return Err(StudyDirError::OtherStudy {
+                dir: dir.to_path_buf(),
+                file,
+                other_command,
+                command,
+            }
+            .into());
         }
     }
     // The study's own outputs, and those of the metrics job, which any study may hold.
-    let outputs: Vec<&str> = outputs.iter().copied().chain(crate::app::metrics::METRICS_FILES).collect();
+    let outputs: Vec<&str> =
+        outputs.iter().copied().chain(crate::app::metrics::METRICS_FILES).collect();
     let own = |name: &str| {
         name == copy_as
             || crate::io::lock::is_lock_name(name)
             || outputs.contains(&name)
             || datasets.iter().any(|d| d == name)
-            || crate::io::atomic::temporary_target(name).is_some_and(|t| t == copy_as || outputs.contains(&t))
+            || crate::io::atomic::temporary_target(name)
+                .is_some_and(|t| t == copy_as || outputs.contains(&t))
     };
     let names = read_names(dir)?;
     check_no_links(dir, &names, &outputs, datasets)?;
-    let mut foreign: Vec<String> = names.into_iter().map(|(name, _)| name).filter(|name| !own(name)).collect();
+    let mut foreign: Vec<String> =
+        names.into_iter().map(|(name, _)| name).filter(|name| !own(name)).collect();
     if foreign.is_empty() {
         return Ok(());
     }
     foreign.sort();
-    let what = if copy_as == "experiment.toml" { "arms of the experiment file" } else { "pairings of the tournament file" };
+    let what = if copy_as == "experiment.toml" {
+        "arms of the experiment file"
+    } else {
+        "pairings of the tournament file"
+    };
     Err(StudyDirError::Foreign { dir: dir.to_path_buf(), what, files: foreign }.into())
 }
 
 /// Refuses a study whose own outputs or dataset directories (of the directory's `names`) are
 /// symbolic links: writing through one would put the charts or an arm's dataset wherever the
 /// link points.
-fn check_no_links(dir: &Path, names: &[(String, bool)], outputs: &[&str], datasets: &[String]) -> Result<(), StudyError> {
+fn check_no_links(
+    dir: &Path,
+    names: &[(String, bool)],
+    outputs: &[&str],
+    datasets: &[String],
+) -> Result<(), StudyError> {
     let mut links: Vec<String> = names
         .iter()
-        .filter(|(name, link)| *link && (outputs.contains(&name.as_str()) || datasets.iter().any(|d| d == name)))
+        .filter(|(name, link)| {
+            *link && (outputs.contains(&name.as_str()) || datasets.iter().any(|d| d == name))
+        })
         .map(|(name, _)| name.clone())
         .collect();
     if links.is_empty() {
@@ -177,12 +213,17 @@ pub fn play(
     what: String,
     follow: &dyn Follow,
 ) -> Result<Simulated, StudyError> {
-    simulate::play(sim, players, command, label, follow).map_err(|error| StudyError::Play { what, error: Box::new(error) })
+    simulate::play(sim, players, command, label, follow)
+        .map_err(|error| StudyError::Play { what, error: Box::new(error) })
 }
 
 /// Writes a study's summary files, its data package (of `datasets`) and summary.txt; returns
 /// the summary's text.
-pub fn write_study_summary(study: &StudySummary, dir: &Path, datasets: &[String]) -> Result<String, StudyError> {
+pub fn write_study_summary(
+    study: &StudySummary,
+    dir: &Path,
+    datasets: &[String],
+) -> Result<String, StudyError> {
     write_summary(study, dir)?;
     let dirs: Vec<(String, PathBuf)> = datasets.iter().map(|d| (d.clone(), dir.join(d))).collect();
     crate::io::datapackage::write_study(dir, &dirs).map_err(StudyError::failed)?;
@@ -193,19 +234,31 @@ pub fn write_study_summary(study: &StudySummary, dir: &Path, datasets: &[String]
 
 /// Runs the study with what the players share (`players`); an arm already finished is kept,
 /// an interrupted one continues.
-pub fn run(request: &StudyRequest, players: &Resources, follow: &dyn Follow) -> Result<StudyRun, StudyError> {
+pub fn run(
+    request: &StudyRequest,
+    players: &Resources,
+    follow: &dyn Follow,
+) -> Result<StudyRun, StudyError> {
     let (experiment, options) = (&request.experiment, &request.options);
     let arms: Vec<String> = experiment.arms.iter().map(|a| a.name.clone()).collect();
-    let (dir, _lock) = open_study(options, &experiment.name, "experiment.toml", &experiment.source, &arms)?;
+    let (dir, _lock) =
+        open_study(options, &experiment.name, "experiment.toml", &experiment.source, &arms)?;
     for (i, arm) in experiment.arms.iter().enumerate() {
         let cfg = arm.run_config(options.matches.unwrap_or(arm.matches));
-        let sim = Simulation { cfg, out: dir.join(&arm.name), format: arm.format, threads: options.threads, resume: true };
+        let sim = Simulation {
+            cfg,
+            out: dir.join(&arm.name),
+            format: arm.format,
+            threads: options.threads,
+            resume: true,
+        };
         let label = format!("[{}/{}] {}", i + 1, experiment.arms.len(), arm.name);
         play(&sim, players, &options.command, &label, format!("arm `{}`", arm.name), follow)?;
     }
     let summary = summarize_path(&dir, Some(&arms))?;
     let text = write_study_summary(&summary, &dir, &arms)?;
-    let charts = crate::plot::plot_study(&summary, &dir.join("charts")).map_err(StudyError::failed)?;
+    let charts =
+        crate::plot::plot_study(&summary, &dir.join("charts")).map_err(StudyError::failed)?;
     Ok(StudyRun { dir, summary, text, charts })
 }
 
@@ -216,7 +269,10 @@ mod tests {
     #[test]
     fn every_output_of_a_study_is_a_name_no_arm_may_take() {
         for (file, _, outputs) in STUDY_FILES {
-            for name in std::iter::once(&file).chain(outputs.iter()).chain(crate::app::metrics::METRICS_FILES.iter()) {
+            for name in std::iter::once(&file)
+                .chain(outputs.iter())
+                .chain(crate::app::metrics::METRICS_FILES.iter())
+            {
                 assert!(super::experiment::STUDY_OUTPUTS.contains(name), "{name}");
             }
         }
@@ -233,16 +289,25 @@ mod tests {
         let text = "name = \"tiny\"\n[defaults]\nmatches = 4\n[[arms]]\nname = \"a\"\n";
         StudyRequest {
             experiment: Experiment::parse(text).unwrap(),
-            options: StudyOptions { out_root: root.to_path_buf(), threads, matches, command: "test".into() },
+            options: StudyOptions {
+                out_root: root.to_path_buf(),
+                threads,
+                matches,
+                command: "test".into(),
+            },
         }
     }
 
     #[test]
     fn a_bad_study_request_names_its_field() {
         let root = tempfile::tempdir().unwrap();
-        for (matches, threads, field) in [(Some(0), 1, "matches"), (None, simulate::MAX_THREADS + 1, "threads")] {
+        for (matches, threads, field) in
+            [(Some(0), 1, "matches"), (None, simulate::MAX_THREADS + 1, "threads")]
+        {
             match run(&request(root.path(), matches, threads), &Resources::default(), &Quiet) {
-                Err(StudyError::Field(e)) => assert!(e.field == field && !e.message.contains("--"), "{e}"),
+                Err(StudyError::Field(e)) => {
+                    assert!(e.field == field && !e.message.contains("--"), "{e}")
+                }
                 other => panic!("{field}: {:?}", other.map(|r| r.dir)),
             }
         }

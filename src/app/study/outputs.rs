@@ -10,7 +10,8 @@ use super::error::StudyError;
 
 /// Creates `dir` and its parents.
 pub fn create_dir(dir: &Path) -> Result<(), StudyError> {
-    std::fs::create_dir_all(dir).map_err(|e| StudyError::failed(format!("{}: cannot create: {e}", dir.display())))
+    std::fs::create_dir_all(dir)
+        .map_err(|e| StudyError::failed(format!("{}: cannot create: {e}", dir.display())))
 }
 
 /// A CSV file's text: the header, then one record per row.

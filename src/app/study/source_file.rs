@@ -34,7 +34,10 @@ pub fn read_study_file(path: &Path) -> Result<String, StudyFileError> {
 }
 
 /// The file at `path` read and parsed by `parse`.
-pub fn load<T>(path: &Path, parse: impl FnOnce(&str) -> Result<T, String>) -> Result<T, StudyFileError> {
+pub fn load<T>(
+    path: &Path,
+    parse: impl FnOnce(&str) -> Result<T, String>,
+) -> Result<T, StudyFileError> {
     let text = read_study_file(path)?;
     parse(&text).map_err(|message| StudyFileError { path: path.to_path_buf(), message })
 }
@@ -47,12 +50,19 @@ pub fn line_of(text: &str, offset: usize) -> usize {
 /// A study's, arm's or player's name: letters, digits, `_ - .`, not starting with a dot, at
 /// most 64 characters (it names a directory).
 pub fn valid_name(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) && !s.starts_with('.')
+    !s.is_empty()
+        && s.len() <= 64
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+        && !s.starts_with('.')
 }
 
 /// `text` parsed as a study file's TOML; a file that `other_kind` recognizes as the other kind
 /// of study file gets `hint` after the parser's message.
-pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, other_kind: impl Fn(&str) -> bool, hint: &str) -> Result<T, String> {
+pub fn parse_toml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    other_kind: impl Fn(&str) -> bool,
+    hint: &str,
+) -> Result<T, String> {
     toml::from_str(text).map_err(|e| {
         let message = e.to_string().trim_end().to_string();
         if text.lines().any(other_kind) {
@@ -65,13 +75,19 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, other_kind: impl F
 
 /// Sets the switches of a `[rules]` table of `text` in `rules`; an error names the line and
 /// the switch.
-pub fn set_rules(rules: &mut Ruleset, table: &Spanned<BTreeMap<String, toml::Value>>, text: &str) -> Result<(), String> {
+pub fn set_rules(
+    rules: &mut Ruleset,
+    table: &Spanned<BTreeMap<String, toml::Value>>,
+    text: &str,
+) -> Result<(), String> {
     for (k, v) in table.get_ref() {
         let value = match v {
             toml::Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        rules.set(k, &value).map_err(|e| format!("line {}, field `rules.{k}`: {e}", line_of(text, table.span().start)))?;
+        rules.set(k, &value).map_err(|e| {
+            format!("line {}, field `rules.{k}`: {e}", line_of(text, table.span().start))
+        })?;
     }
     Ok(())
 }

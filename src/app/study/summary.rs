@@ -28,7 +28,8 @@ fn p_value(p: f64, log10_p: f64) -> String {
     let exponent = log10_p.floor();
     let mantissa = 10f64.powf(log10_p - exponent);
     // 9.9996 would print as 10.000.
-    let (mantissa, exponent) = if mantissa >= 9.9995 { (1.0, exponent + 1.0) } else { (mantissa, exponent) };
+    let (mantissa, exponent) =
+        if mantissa >= 9.9995 { (1.0, exponent + 1.0) } else { (mantissa, exponent) };
     format!("{mantissa:.3}e{exponent}")
 }
 
@@ -46,7 +47,14 @@ fn prop(p: &Proportion) -> String {
 
 /// Points with unfinished matches as halves (R16): rate, interval, points of matches.
 fn points(p: &Points) -> String {
-    format!("{:>7} [{}, {}]  ({} of {} matches, unfinished = 1/2)", pct(p.rate), pct(p.ci_low), pct(p.ci_high), p.points, p.matches)
+    format!(
+        "{:>7} [{}, {}]  ({} of {} matches, unfinished = 1/2)",
+        pct(p.rate),
+        pct(p.ci_low),
+        pct(p.ci_high),
+        p.points,
+        p.matches
+    )
 }
 
 fn dist(d: &Distribution) -> String {
@@ -59,22 +67,41 @@ fn dist(d: &Distribution) -> String {
 /// The readable table of one arm.
 pub fn arm_text(a: &ArmSummary) -> String {
     let mut s = String::new();
-    let _ =
-        writeln!(s, "== {}: {} (South) vs {} (North), first {}, seed {}, detail {}", a.name, a.south, a.north, a.first, a.seed, a.detail);
+    let _ = writeln!(
+        s,
+        "== {}: {} (South) vs {} (North), first {}, seed {}, detail {}",
+        a.name, a.south, a.north, a.first, a.seed, a.detail
+    );
     let _ = writeln!(s, "   rules {} ({})", a.rules_hash, a.rules);
     let row = |s: &mut String, label: &str, v: String| {
         let _ = writeln!(s, "   {label:<24}{v}");
     };
-    row(&mut s, "matches", format!("{} ({} finished, {} unfinished)", a.matches, a.finished, a.unfinished));
-    row(&mut s, "first player wins", format!("{}  finished matches only", prop(&a.first_player_wins)));
+    row(
+        &mut s,
+        "matches",
+        format!("{} ({} finished, {} unfinished)", a.matches, a.finished, a.unfinished),
+    );
+    row(
+        &mut s,
+        "first player wins",
+        format!("{}  finished matches only", prop(&a.first_player_wins)),
+    );
     row(&mut s, "first player points", points(&a.first_player_points));
     row(&mut s, "South wins", prop(&a.seat_wins[Side::South]));
     row(&mut s, "North wins", prop(&a.seat_wins[Side::North]));
-    row(&mut s, "round starter wins", format!("{}  ({} tied rounds)", prop(&a.round_starter_wins), a.tied_rounds));
+    row(
+        &mut s,
+        "round starter wins",
+        format!("{}  ({} tied rounds)", prop(&a.round_starter_wins), a.tied_rounds),
+    );
     row(&mut s, "round 1 starter wins", prop(&a.round1_starter_wins));
     row(&mut s, "rounds per match", dist(&a.rounds_per_match));
     row(&mut s, "moves per match", dist(&a.moves_per_match));
-    row(&mut s, "moves per round", a.moves_per_round.as_ref().map_or("- (needs --detail round)".into(), dist));
+    row(
+        &mut s,
+        "moves per round",
+        a.moves_per_round.as_ref().map_or("- (needs --detail round)".into(), dist),
+    );
     row(&mut s, "laps per move", dist(&a.laps_per_move));
     row(&mut s, "lap length (counters)", dist(&a.lap_length));
     for side in Side::ALL {
@@ -83,7 +110,14 @@ pub fn arm_text(a: &ArmSummary) -> String {
         row(
             &mut s,
             &format!("captures by {side}"),
-            format!("pussa {}  own fours {}  gifted fours {}  remainder {}  ({} counters)", pct(p), pct(o), pct(g), pct(r), c.total()),
+            format!(
+                "pussa {}  own fours {}  gifted fours {}  remainder {}  ({} counters)",
+                pct(p),
+                pct(o),
+                pct(g),
+                pct(r),
+                c.total()
+            ),
         );
     }
     if a.open_pits.is_empty() {
@@ -92,7 +126,9 @@ pub fn arm_text(a: &ArmSummary) -> String {
         let picks: Vec<String> = a
             .open_pits
             .iter()
-            .filter(|o| [1, 2, 3, 5, 10, 20, 30, 40, 50].contains(&o.round) && o.matches * 100 >= a.matches)
+            .filter(|o| {
+                [1, 2, 3, 5, 10, 20, 30, 40, 50].contains(&o.round) && o.matches * 100 >= a.matches
+            })
             .map(|o| format!("r{} {:.2}/{:.2}", o.round, o.south_mean_open, o.north_mean_open))
             .collect();
         row(&mut s, "open pits S/N by round", picks.join("  "));
@@ -113,7 +149,11 @@ pub fn arm_text(a: &ArmSummary) -> String {
     row(
         &mut s,
         "endless moves",
-        format!("{} ({:.3} per 10,000 matches)", a.endless_moves, a.endless_moves as f64 * 1e4 / a.matches.max(1) as f64),
+        format!(
+            "{} ({:.3} per 10,000 matches)",
+            a.endless_moves,
+            a.endless_moves as f64 * 1e4 / a.matches.max(1) as f64
+        ),
     );
     s
 }
@@ -148,7 +188,13 @@ pub fn study_text(study: &StudySummary) -> String {
         let _ = writeln!(
             s,
             "{:<width$}  {:>9}  {:>26}  {:>11}  {:>26}  {:>8}  {:>7}",
-            "arm", "matches", "first player wins [95% CI]", "p", "first player pts [95% CI]", "round 1", "rounds"
+            "arm",
+            "matches",
+            "first player wins [95% CI]",
+            "p",
+            "first player pts [95% CI]",
+            "round 1",
+            "rounds"
         );
         for a in &study.arms {
             let f = &a.first_player_wins;
@@ -240,7 +286,9 @@ const SUMMARY_COLUMNS: &[SummaryColumn] = &[
     ("rounds_median", |a| a.rounds_per_match.median.to_string()),
     ("rounds_p99", |a| a.rounds_per_match.p99.to_string()),
     ("rounds_max", |a| a.rounds_per_match.max.to_string()),
-    ("moves_per_round_mean", |a| a.moves_per_round.as_ref().map_or(String::new(), |d| d.mean.to_string())),
+    ("moves_per_round_mean", |a| {
+        a.moves_per_round.as_ref().map_or(String::new(), |d| d.mean.to_string())
+    }),
     ("laps_per_move_mean", |a| a.laps_per_move.mean.to_string()),
     ("laps_per_move_p99", |a| a.laps_per_move.p99.to_string()),
     ("laps_per_move_max", |a| a.laps_per_move.max.to_string()),
@@ -291,10 +339,12 @@ const BY_ROUND_COLUMNS: &[ByRoundColumn] = &[
 /// One CSV row per arm and group of round numbers (round detail).
 pub fn by_round_csv(study: &StudySummary) -> Result<String, StudyError> {
     let header = std::iter::once("arm").chain(BY_ROUND_COLUMNS.iter().map(|(header, _)| *header));
-    let rows = study
-        .arms
-        .iter()
-        .flat_map(|a| a.by_round.iter().map(|g| std::iter::once(a.name.clone()).chain(BY_ROUND_COLUMNS.iter().map(|(_, value)| value(g)))));
+    let rows = study.arms.iter().flat_map(|a| {
+        a.by_round.iter().map(|g| {
+            std::iter::once(a.name.clone())
+                .chain(BY_ROUND_COLUMNS.iter().map(|(_, value)| value(g)))
+        })
+    });
     csv_text(header, rows)
 }
 

@@ -88,7 +88,9 @@ pub const DEFAULT_VIRTUAL_DRAWS: f64 = 1.0;
 
 /// `minimax:depth=4,eval=match` as `minimax-depth-4-eval-match`.
 fn slug(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || "_.".contains(c) { c } else { '-' }).collect()
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "_.".contains(c) { c } else { '-' })
+        .collect()
 }
 
 impl Tournament {
@@ -99,23 +101,41 @@ impl Tournament {
     /// Parses and validates; errors name the line and the field.
     pub fn parse(text: &str) -> Result<Tournament, String> {
         let hint = "(arms make an experiment file: run it with `rajapasu run`)";
-        let file: File = parse_toml(text, |l| l.starts_with("[[arms]]") || l.starts_with("[defaults"), hint)?;
-        let at = |span: Range<usize>, field: &str, what: String| format!("line {}, field `{field}`: {what}", line_of(text, span.start));
+        let file: File =
+            parse_toml(text, |l| l.starts_with("[[arms]]") || l.starts_with("[defaults"), hint)?;
+        let at = |span: Range<usize>, field: &str, what: String| {
+            format!("line {}, field `{field}`: {what}", line_of(text, span.start))
+        };
         if !valid_name(file.name.get_ref()) {
-            return Err(at(file.name.span(), "name", format!("'{}' is not a valid name (letters, digits, _ - .)", file.name.get_ref())));
+            return Err(at(
+                file.name.span(),
+                "name",
+                format!("'{}' is not a valid name (letters, digits, _ - .)", file.name.get_ref()),
+            ));
         }
         let mut players: Vec<Player> = Vec::new();
         for entry in file.players.get_ref() {
-            let player = parse_player(entry, &players, *file.matches_per_pair.get_ref(), &|what| at(entry.span(), "players", what))?;
+            let player =
+                parse_player(entry, &players, *file.matches_per_pair.get_ref(), &|what| {
+                    at(entry.span(), "players", what)
+                })?;
             players.push(player);
         }
         if players.len() < 2 {
-            return Err(at(file.players.span(), "players", format!("a tournament needs at least 2 players, not {}", players.len())));
+            return Err(at(
+                file.players.span(),
+                "players",
+                format!("a tournament needs at least 2 players, not {}", players.len()),
+            ));
         }
         let matches = &file.matches_per_pair;
         check_matches(*matches.get_ref()).map_err(|e| at(matches.span(), "matches_per_pair", e))?;
         if *matches.get_ref() > MAX_MATCHES_PER_PAIR {
-            return Err(at(matches.span(), "matches_per_pair", format!("{} is not in 1..={MAX_MATCHES_PER_PAIR}", matches.get_ref())));
+            return Err(at(
+                matches.span(),
+                "matches_per_pair",
+                format!("{} is not in 1..={MAX_MATCHES_PER_PAIR}", matches.get_ref()),
+            ));
         }
         let (anchor, virtual_draws, bootstrap) = rating_options(&file, &players, &at)?;
         let mut rules = Ruleset::default();
@@ -150,7 +170,8 @@ fn parse_player(
     bad: &dyn Fn(String) -> String,
 ) -> Result<Player, String> {
     let (name, spec_text) = name_and_spec(entry.get_ref(), bad)?;
-    let spec: AgentSpec = spec_text.parse().map_err(|e: crate::agents::SpecError| bad(e.to_string()))?;
+    let spec: AgentSpec =
+        spec_text.parse().map_err(|e: crate::agents::SpecError| bad(e.to_string()))?;
     let slug = slug(&name);
     if let Some(other) = earlier.iter().find(|p| p.name == name || p.slug == slug) {
         return Err(bad(format!(
@@ -160,7 +181,8 @@ fn parse_player(
     }
     // Pairing seeds derive from the specifications: two names for one specification
     // would play byte-identical datasets, counted as if they were independent.
-    if let Some(other) = earlier.iter().find(|p| player_identity(&p.spec) == player_identity(&spec)) {
+    if let Some(other) = earlier.iter().find(|p| player_identity(&p.spec) == player_identity(&spec))
+    {
         return Err(bad(format!(
             "players '{}' and '{name}' have the same specification ({spec}): they are one player, and their \
              pairings would play identical matches; list each player once (self-play already plays a player against itself)",
@@ -183,7 +205,10 @@ fn parse_player(
 /// The name and the specification's text of a player entry: a specification, or a table
 /// `{ name = ..., player = ..., matches_per_pair = ... }` (named by its specification when it has
 /// no name).
-fn name_and_spec(entry: &toml::Value, bad: &dyn Fn(String) -> String) -> Result<(String, String), String> {
+fn name_and_spec(
+    entry: &toml::Value,
+    bad: &dyn Fn(String) -> String,
+) -> Result<(String, String), String> {
     let t = match entry {
         toml::Value::String(s) => return Ok((s.clone(), s.clone())),
         toml::Value::Table(t) => t,
@@ -194,7 +219,9 @@ fn name_and_spec(entry: &toml::Value, bad: &dyn Fn(String) -> String) -> Result<
             )))
         }
     };
-    if let Some(key) = t.keys().find(|k| !["name", "player", "matches_per_pair"].contains(&k.as_str())) {
+    if let Some(key) =
+        t.keys().find(|k| !["name", "player", "matches_per_pair"].contains(&k.as_str()))
+    {
         return Err(bad(format!("unknown key `{key}` in a player table: allowed keys are name, player, matches_per_pair")));
     }
     let get = |key: &str| match t.get(key) {
@@ -202,10 +229,15 @@ fn name_and_spec(entry: &toml::Value, bad: &dyn Fn(String) -> String) -> Result<
         Some(_) => Err(bad(format!("`{key}` of a player table must be a string"))),
         None => Ok(None),
     };
-    let spec_text =
-        get("player")?.ok_or_else(|| bad("a player table needs `player`, as { name = \"deep\", player = \"minimax:5\" }".into()))?;
+    let spec_text = get("player")?.ok_or_else(|| {
+        bad("a player table needs `player`, as { name = \"deep\", player = \"minimax:5\" }".into())
+    })?;
     let name = match get("name")? {
-        Some(name) if !valid_name(&name) => return Err(bad(format!("'{name}' is not a valid player name (letters, digits, _ - .)"))),
+        Some(name) if !valid_name(&name) => {
+            return Err(bad(format!(
+                "'{name}' is not a valid player name (letters, digits, _ - .)"
+            )))
+        }
         Some(name) => name,
         None => spec_text.clone(),
     };
@@ -223,18 +255,34 @@ fn rating_options(
         None => None,
         Some(a) => Some(players.iter().position(|p| &p.name == a.get_ref()).ok_or_else(|| {
             let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-            at(a.span(), "anchor", format!("'{}' is not a player; the players are {}", a.get_ref(), names.join(", ")))
+            at(
+                a.span(),
+                "anchor",
+                format!("'{}' is not a player; the players are {}", a.get_ref(), names.join(", ")),
+            )
         })?),
     };
     let virtual_draws = match &file.virtual_draws {
         None => DEFAULT_VIRTUAL_DRAWS,
         Some(v) if v.get_ref().is_finite() && (0.0..=1000.0).contains(v.get_ref()) => *v.get_ref(),
-        Some(v) => return Err(at(v.span(), "virtual_draws", format!("{} is not a number in 0..=1000", v.get_ref()))),
+        Some(v) => {
+            return Err(at(
+                v.span(),
+                "virtual_draws",
+                format!("{} is not a number in 0..=1000", v.get_ref()),
+            ))
+        }
     };
     let bootstrap = match &file.bootstrap {
         None => DEFAULT_BOOTSTRAP,
         Some(b) if (1..=MAX_BOOTSTRAP).contains(b.get_ref()) => *b.get_ref(),
-        Some(b) => return Err(at(b.span(), "bootstrap", format!("{} is not in 1..={MAX_BOOTSTRAP}", b.get_ref()))),
+        Some(b) => {
+            return Err(at(
+                b.span(),
+                "bootstrap",
+                format!("{} is not in 1..={MAX_BOOTSTRAP}", b.get_ref()),
+            ))
+        }
     };
     Ok((anchor, virtual_draws, bootstrap))
 }
@@ -245,7 +293,9 @@ fn check_pairing_names(t: &Tournament) -> Result<(), String> {
     let pairings = schedule(t);
     for (i, p) in pairings.iter().enumerate() {
         if let Some(q) = pairings[..i].iter().find(|q| q.dir == p.dir) {
-            let pair = |x: &Pairing| format!("'{}' vs '{}'", t.players[x.south].name, t.players[x.north].name);
+            let pair = |x: &Pairing| {
+                format!("'{}' vs '{}'", t.players[x.south].name, t.players[x.north].name)
+            };
             return Err(format!(
                 "the pairings {} and {} would both be written to the directory {}; rename one of these players \
                  (as {{ name = \"...\", player = \"...\" }})",
@@ -312,7 +362,10 @@ pub fn schedule(t: &Tournament) -> Vec<Pairing> {
             if i == j && !t.self_play {
                 continue;
             }
-            let per_seat_order = [a.matches_per_pair, b.matches_per_pair].into_iter().flatten().fold(t.matches_per_pair, u64::min);
+            let per_seat_order = [a.matches_per_pair, b.matches_per_pair]
+                .into_iter()
+                .flatten()
+                .fold(t.matches_per_pair, u64::min);
             out.push(Pairing {
                 south: i,
                 north: j,
@@ -343,10 +396,16 @@ max_rounds = 200
     #[test]
     fn a_tournament_file_with_defaults() {
         let t = Tournament::parse(GOOD).unwrap();
-        assert_eq!(t.players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["random", "greedy", "mm2"]);
+        assert_eq!(
+            t.players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+            ["random", "greedy", "mm2"]
+        );
         assert_eq!(t.players[2].spec, "minimax:2".parse().unwrap());
         assert_eq!((t.matches_per_pair, t.seed, t.self_play, t.anchor), (20, 5, true, Some(0)));
-        assert_eq!((t.virtual_draws, t.bootstrap, t.detail), (DEFAULT_VIRTUAL_DRAWS, DEFAULT_BOOTSTRAP, Detail::Match));
+        assert_eq!(
+            (t.virtual_draws, t.bootstrap, t.detail),
+            (DEFAULT_VIRTUAL_DRAWS, DEFAULT_BOOTSTRAP, Detail::Match)
+        );
         assert_eq!(t.rules, Ruleset::from_assignments(["max_rounds=200"]).unwrap());
         assert_eq!(slug("minimax:depth=4,eval=match"), "minimax-depth-4-eval-match");
     }
@@ -358,21 +417,46 @@ max_rounds = 200
             (GOOD.replace("\"greedy\"", "\"random\""), "appears twice", 4),
             (GOOD.replace("player = \"minimax:2\"", "plyer = \"minimax:2\""), "plyer", 4),
             (GOOD.replace("matches_per_pair = 20", "matches_per_pair = 0"), "matches_per_pair", 5),
-            (GOOD.replace("matches_per_pair = 20", "matches_per_pair = \"20\""), "matches_per_pair", 5),
+            (
+                GOOD.replace("matches_per_pair = 20", "matches_per_pair = \"20\""),
+                "matches_per_pair",
+                5,
+            ),
             (GOOD.replace("seed = 5", "seeds = 5"), "seeds", 6),
             (GOOD.replace("anchor = \"random\"", "anchor = \"rnd\""), "'rnd' is not a player", 7),
             (GOOD.replace("max_rounds = 200", "max_rounds = 0"), "max_rounds", 8),
             (GOOD.replace("seed = 5", "seed = 5\nvirtual_draws = -1"), "virtual_draws", 7),
             (GOOD.replace("seed = 5", "seed = 5\nbootstrap = 0"), "bootstrap", 7),
             (GOOD.replace("[\"random\", ", "[\"random\"]\n#"), "at least 2 players", 4),
-            (GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = 0"), "in 1..=20", 4),
-            (GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = 21"), "lowers the tournament's", 4),
             (
-                GOOD.replace("player = \"minimax:2\"", "player = \"minimax:2\", matches_per_pair = \"5\""),
+                GOOD.replace(
+                    "player = \"minimax:2\"",
+                    "player = \"minimax:2\", matches_per_pair = 0",
+                ),
+                "in 1..=20",
+                4,
+            ),
+            (
+                GOOD.replace(
+                    "player = \"minimax:2\"",
+                    "player = \"minimax:2\", matches_per_pair = 21",
+                ),
+                "lowers the tournament's",
+                4,
+            ),
+            (
+                GOOD.replace(
+                    "player = \"minimax:2\"",
+                    "player = \"minimax:2\", matches_per_pair = \"5\"",
+                ),
                 "matches_per_pair` of player 'mm2'",
                 4,
             ),
-            (GOOD.replace("{ name = \"mm2\", player = \"minimax:2\" }", "{ name = \"mm2\" }"), "needs `player`", 4),
+            (
+                GOOD.replace("{ name = \"mm2\", player = \"minimax:2\" }", "{ name = \"mm2\" }"),
+                "needs `player`",
+                4,
+            ),
         ];
         for (text, needle, line) in cases {
             let e = Tournament::parse(&text).unwrap_err();
@@ -391,8 +475,15 @@ max_rounds = 200
         let s = schedule(&t);
         assert_eq!(s.len(), 9);
         let dirs: Vec<&str> = s.iter().map(|p| p.dir.as_str()).collect();
-        assert!(dirs.contains(&"greedy_vs_mcts-8") && dirs.contains(&"mcts-8_vs_greedy") && dirs.contains(&"random_vs_random"));
-        assert_eq!(s.iter().filter(|p| p.is_self_play()).map(|p| p.matches).collect::<Vec<_>>(), [20, 20, 20]);
+        assert!(
+            dirs.contains(&"greedy_vs_mcts-8")
+                && dirs.contains(&"mcts-8_vs_greedy")
+                && dirs.contains(&"random_vs_random")
+        );
+        assert_eq!(
+            s.iter().filter(|p| p.is_self_play()).map(|p| p.matches).collect::<Vec<_>>(),
+            [20, 20, 20]
+        );
         assert!(s.iter().filter(|p| !p.is_self_play()).all(|p| p.matches == 10));
         // Seeds differ between datasets and do not depend on the other players.
         let mut seeds: Vec<u64> = s.iter().map(|p| p.seed).collect();
@@ -411,15 +502,34 @@ max_rounds = 200
         let text = "name = \"t\"\nplayers = [\"random\", { player = \"mcts:8\", matches_per_pair = 3 }, \
                     { name = \"g\", player = \"greedy\", matches_per_pair = 5 }]\nmatches_per_pair = 10\nseed = 3\n";
         let t = Tournament::parse(text).unwrap();
-        assert_eq!(t.players[1].name, "mcts:8", "a table without a name is named by its specification");
+        assert_eq!(
+            t.players[1].name, "mcts:8",
+            "a table without a name is named by its specification"
+        );
         let count = |dir: &str| schedule(&t).into_iter().find(|p| p.dir == dir).unwrap().matches;
-        assert_eq!((count("random_vs_random"), count("mcts-8_vs_mcts-8"), count("g_vs_g")), (20, 6, 10));
-        assert_eq!((count("random_vs_mcts-8"), count("mcts-8_vs_random"), count("random_vs_g"), count("g_vs_random")), (3, 3, 5, 5));
+        assert_eq!(
+            (count("random_vs_random"), count("mcts-8_vs_mcts-8"), count("g_vs_g")),
+            (20, 6, 10)
+        );
+        assert_eq!(
+            (
+                count("random_vs_mcts-8"),
+                count("mcts-8_vs_random"),
+                count("random_vs_g"),
+                count("g_vs_random")
+            ),
+            (3, 3, 5, 5)
+        );
         // Two capped players: the fewer.
         assert_eq!((count("mcts-8_vs_g"), count("g_vs_mcts-8")), (3, 3));
         // The seeds do not depend on the counts: the datasets of a full run begin with the capped run's matches.
-        let plain = Tournament::parse("name = \"t\"\nplayers = [\"random\", \"mcts:8\"]\nmatches_per_pair = 10\nseed = 3\n").unwrap();
-        let seed = |t: &Tournament| schedule(t).into_iter().find(|p| p.dir == "random_vs_mcts-8").unwrap().seed;
+        let plain = Tournament::parse(
+            "name = \"t\"\nplayers = [\"random\", \"mcts:8\"]\nmatches_per_pair = 10\nseed = 3\n",
+        )
+        .unwrap();
+        let seed = |t: &Tournament| {
+            schedule(t).into_iter().find(|p| p.dir == "random_vs_mcts-8").unwrap().seed
+        };
         assert_eq!(seed(&t), seed(&plain));
     }
 }

@@ -39,15 +39,31 @@ pub struct TournamentRun {
 
 /// Plays the round robin (a pairing already finished is kept, an interrupted one continues),
 /// then rates the players.
-pub fn run(request: &TournamentRequest, players: &Resources, follow: &dyn Follow) -> Result<TournamentRun, StudyError> {
+pub fn run(
+    request: &TournamentRequest,
+    players: &Resources,
+    follow: &dyn Follow,
+) -> Result<TournamentRun, StudyError> {
     let (t, options) = (&request.tournament, &request.options);
     let pairings = schedule(t);
     let datasets: Vec<String> = pairings.iter().map(|p| p.dir.clone()).collect();
     let (dir, _lock) = open_study(options, &t.name, "tournament.toml", &t.source, &datasets)?;
     for (k, p) in pairings.iter().enumerate() {
         let full = p.matches;
-        let matches = options.matches.map_or(full, |m| if p.is_self_play() { (2 * m).min(full) } else { m.min(full) });
-        let label = format!("[{}/{}] {} vs {}", k + 1, pairings.len(), t.players[p.south].name, t.players[p.north].name);
+        let matches = options.matches.map_or(full, |m| {
+            if p.is_self_play() {
+                (2 * m).min(full)
+            } else {
+                m.min(full)
+            }
+        });
+        let label = format!(
+            "[{}/{}] {} vs {}",
+            k + 1,
+            pairings.len(),
+            t.players[p.south].name,
+            t.players[p.north].name
+        );
         let sim = Simulation {
             cfg: p.run_config(t, matches),
             out: dir.join(&p.dir),
@@ -66,13 +82,19 @@ pub fn run(request: &TournamentRequest, players: &Resources, follow: &dyn Follow
         .zip(results.self_play)
         .map(|(p, self_play)| Entrant { name: p.name.clone(), spec: p.spec.to_string(), self_play })
         .collect();
-    let options = RatingOptions { anchor: t.anchor, virtual_draws: t.virtual_draws, replicates: t.bootstrap, seed: t.seed };
-    let report =
-        rate(&t.name, &t.description, &entrants, &results.pairs, &options).map_err(|e| StudyError::Rejected(describe(&e, &entrants)))?;
+    let options = RatingOptions {
+        anchor: t.anchor,
+        virtual_draws: t.virtual_draws,
+        replicates: t.bootstrap,
+        seed: t.seed,
+    };
+    let report = rate(&t.name, &t.description, &entrants, &results.pairs, &options)
+        .map_err(|e| StudyError::Rejected(describe(&e, &entrants)))?;
     write_ratings(&report, &dir)?;
     let text = ratings_text(&report);
     write_text(&dir.join("ratings.txt"), &text)?;
-    let charts = crate::plot::plot_ratings(&report, &dir.join("charts")).map_err(StudyError::failed)?;
+    let charts =
+        crate::plot::plot_ratings(&report, &dir.join("charts")).map_err(StudyError::failed)?;
     Ok(TournamentRun { dir, report, text, charts })
 }
 
@@ -135,10 +157,18 @@ fn ratings_table(s: &mut String, r: &Report) {
         "self-play 1st pts (unfin.=1/2)"
     );
     for p in &r.ratings {
-        let self_unfinished = p.self_play.as_ref().map_or("-".to_string(), |sp| format!("{} of {}", sp.unfinished, sp.matches));
+        let self_unfinished = p
+            .self_play
+            .as_ref()
+            .map_or("-".to_string(), |sp| format!("{} of {}", sp.unfinished, sp.matches));
         let (wins, points) = match &p.self_play {
             Some(sp) => (
-                format!("{} [{}, {}]", pct(sp.first_player_wins.rate), pct(sp.first_player_wins.ci_low), pct(sp.first_player_wins.ci_high)),
+                format!(
+                    "{} [{}, {}]",
+                    pct(sp.first_player_wins.rate),
+                    pct(sp.first_player_wins.ci_low),
+                    pct(sp.first_player_wins.ci_high)
+                ),
                 format!(
                     "{} [{}, {}]",
                     pct(sp.first_player_points.rate),
@@ -229,12 +259,20 @@ pub fn write_ratings(r: &Report, dir: &Path) -> Result<(), StudyError> {
     for p in &r.ratings {
         let mut row = vec![p.rank.to_string(), p.player.clone(), p.spec.clone()];
         row.extend([p.rating, p.ci_low, p.ci_high].map(|x| x.to_string()));
-        row.extend([p.matches.to_string(), p.unfinished.to_string(), p.points.to_string(), p.score.to_string()]);
+        row.extend([
+            p.matches.to_string(),
+            p.unfinished.to_string(),
+            p.points.to_string(),
+            p.score.to_string(),
+        ]);
         match &p.self_play {
             Some(sp) => {
                 row.extend([sp.matches.to_string(), sp.unfinished.to_string()]);
                 let (w, pts) = (&sp.first_player_wins, &sp.first_player_points);
-                row.extend([w.rate, w.ci_low, w.ci_high, pts.rate, pts.ci_low, pts.ci_high].map(|x| x.to_string()));
+                row.extend(
+                    [w.rate, w.ci_low, w.ci_high, pts.rate, pts.ci_low, pts.ci_high]
+                        .map(|x| x.to_string()),
+                );
             }
             None => row.extend(std::iter::repeat_n(String::new(), 8)),
         }
@@ -258,9 +296,25 @@ pub fn write_ratings(r: &Report, dir: &Path) -> Result<(), StudyError> {
     ];
     let mut rows = Vec::new();
     for p in &r.pairs {
-        let mut row =
-            vec![p.a.clone(), p.b.clone(), p.matches.to_string(), p.a_wins.to_string(), p.b_wins.to_string(), p.unfinished.to_string()];
-        row.extend([p.a_points.points, p.a_points.rate, p.a_points.ci_low, p.a_points.ci_high, p.expected, p.z].map(|x| x.to_string()));
+        let mut row = vec![
+            p.a.clone(),
+            p.b.clone(),
+            p.matches.to_string(),
+            p.a_wins.to_string(),
+            p.b_wins.to_string(),
+            p.unfinished.to_string(),
+        ];
+        row.extend(
+            [
+                p.a_points.points,
+                p.a_points.rate,
+                p.a_points.ci_low,
+                p.a_points.ci_high,
+                p.expected,
+                p.z,
+            ]
+            .map(|x| x.to_string()),
+        );
         row.push(p.flagged.to_string());
         rows.push(row);
     }

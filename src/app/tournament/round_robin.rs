@@ -24,7 +24,8 @@ pub struct Results {
 }
 
 pub fn collect(t: &Tournament, pairings: &[Pairing], dir: &Path) -> Result<Results, StudyError> {
-    let mut results = Results { arms: Vec::new(), pairs: Vec::new(), self_play: vec![None; t.players.len()] };
+    let mut results =
+        Results { arms: Vec::new(), pairs: Vec::new(), self_play: vec![None; t.players.len()] };
     for p in pairings {
         let arm = summarize_dataset(&Dataset::open(&dir.join(&p.dir))?, &p.dir)?;
         if p.is_self_play() {

@@ -124,7 +124,14 @@ pub(super) enum Mode {
 
 impl Args {
     pub(super) fn mode(&self) -> Mode {
-        match (self.study, self.all_starts, self.perfect_match, self.match_, self.all_states, self.spill) {
+        match (
+            self.study,
+            self.all_starts,
+            self.perfect_match,
+            self.match_,
+            self.all_states,
+            self.spill,
+        ) {
             (true, ..) => Mode::Study,
             (_, true, ..) => Mode::AllStarts,
             (_, _, true, ..) => Mode::PerfectMatch,

@@ -30,7 +30,10 @@ pub(super) struct SolveBar {
 
 impl SolveBar {
     pub(super) fn new(label: &str, quiet: bool) -> SolveBar {
-        SolveBar { bar: crate::cli::progress::positions_bar(label, quiet), total_known: std::cell::Cell::new(false) }
+        SolveBar {
+            bar: crate::cli::progress::positions_bar(label, quiet),
+            total_known: std::cell::Cell::new(false),
+        }
     }
 
     pub(super) fn update(&self, p: Progress) {
@@ -52,20 +55,26 @@ pub(super) struct MatchBar {
 impl MatchBar {
     pub(super) fn new(rules: &Ruleset, quiet: bool) -> MatchBar {
         let label = format!("solve --match {}x{}", rules.pits_per_row, rules.seeds_per_pit);
-        MatchBar { bar: crate::cli::progress::positions_bar(&label, quiet), total_known: std::cell::Cell::new(false) }
+        MatchBar {
+            bar: crate::cli::progress::positions_bar(&label, quiet),
+            total_known: std::cell::Cell::new(false),
+        }
     }
 
     pub(super) fn update(&self, p: MatchProgress) {
         if !self.total_known.replace(true) {
             self.bar.set_style(
-                indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} round graphs, {msg}")
-                    .expect("valid template"),
+                indicatif::ProgressStyle::with_template(
+                    "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} round graphs, {msg}",
+                )
+                .expect("valid template"),
             );
         }
         self.bar.set_length(p.total);
         self.bar.set_position(p.done);
         self.bar.set_message(if p.phase == "enumerating" {
-            let level = p.level.map_or(String::new(), |n| format!(", level {n} (counters on the board)"));
+            let level =
+                p.level.map_or(String::new(), |n| format!(", level {n} (counters on the board)"));
             format!("enumerating open pits {},{}{level}", p.open.0, p.open.1)
         } else {
             format!("states won within {} rounds, open pits {},{}", p.round, p.open.0, p.open.1)
@@ -75,13 +84,26 @@ impl MatchBar {
 
 /// The progress bar's label of a solve of the round start with `open` pits.
 pub(super) fn start_label(rules: &Ruleset, open: BySide<u8>) -> String {
-    format!("solve {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North])
+    format!(
+        "solve {}x{} open {},{}",
+        rules.pits_per_row,
+        rules.seeds_per_pit,
+        open[Side::South],
+        open[Side::North]
+    )
 }
 
 /// Solves the round start (`open`, `starter`) with a progress bar.
-pub(super) fn solve_start(rules: Ruleset, open: BySide<u8>, starter: Side, opts: SolveOptions, quiet: bool) -> Result<Solved, SolveError> {
+pub(super) fn solve_start(
+    rules: Ruleset,
+    open: BySide<u8>,
+    starter: Side,
+    opts: SolveOptions,
+    quiet: bool,
+) -> Result<Solved, SolveError> {
     let bar = SolveBar::new(&start_label(&rules, open), quiet);
-    let solved = crate::app::solve::round::solve_start(rules, open, starter, opts, &mut |p| bar.update(p));
+    let solved =
+        crate::app::solve::round::solve_start(rules, open, starter, opts, &mut |p| bar.update(p));
     bar.bar.finish_and_clear();
     solved
 }
@@ -105,7 +127,11 @@ pub(super) fn spill_options(args: &Args) -> Result<SpillOptions, CliError> {
 }
 
 pub(super) fn options(args: &Args) -> SolveOptions {
-    SolveOptions { max_memory: args.max_memory.bytes(), keep_order: false, max_positions: args.max_positions.unwrap_or(u64::MAX) }
+    SolveOptions {
+        max_memory: args.max_memory.bytes(),
+        keep_order: false,
+        max_positions: args.max_positions.unwrap_or(u64::MAX),
+    }
 }
 
 pub(super) fn formats(args: &Args) -> Result<Formats, CliError> {

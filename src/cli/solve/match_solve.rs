@@ -22,9 +22,12 @@ fn parse_holdings(text: &str, rules: &Ruleset) -> Result<BySide<u32>, CliError> 
     let bad = |why: String| CliError::usage(format!("--holdings {text}: {why}"));
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     let [south, north] = parts.as_slice() else {
-        return Err(bad(format!("expected S,N, the holdings of South and North, summing to {total}")));
+        return Err(bad(format!(
+            "expected S,N, the holdings of South and North, summing to {total}"
+        )));
     };
-    let num = |x: &str| x.parse::<u32>().map_err(|_| bad(format!("'{x}' is not a number of counters")));
+    let num =
+        |x: &str| x.parse::<u32>().map_err(|_| bad(format!("'{x}' is not a number of counters")));
     Ok(BySide::new(num(south)?, num(north)?))
 }
 
@@ -38,7 +41,11 @@ fn match_store(args: &Args, opts: SolveOptions) -> Result<ExactStore, CliError> 
 
 /// Runs `solve` with a progress bar of a match table's solve on stderr when it is a terminal;
 /// `report` is its progress callback.
-fn with_bar<T>(rules: &Ruleset, quiet: bool, solve: impl FnOnce(&mut dyn FnMut(MatchProgress)) -> T) -> T {
+fn with_bar<T>(
+    rules: &Ruleset,
+    quiet: bool,
+    solve: impl FnOnce(&mut dyn FnMut(MatchProgress)) -> T,
+) -> T {
     let bar = MatchBar::new(rules, quiet);
     let result = solve(&mut |p| bar.update(p));
     bar.bar.finish_and_clear();
@@ -46,18 +53,26 @@ fn with_bar<T>(rules: &Ruleset, quiet: bool, solve: impl FnOnce(&mut dyn FnMut(M
 }
 
 /// One match state, or every state of the board (`mode` [`Mode::AllStates`]).
-pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions, mode: Mode) -> Result<(), CliError> {
+pub(super) fn run(
+    args: &Args,
+    rules: Ruleset,
+    opts: SolveOptions,
+    mode: Mode,
+) -> Result<(), CliError> {
     let holdings = args.holdings.as_deref().map(|text| parse_holdings(text, &rules)).transpose()?;
     let starter: Side = args.starter.parse().map_err(CliError::usage)?;
     let request = MatchRequest { rules, holdings, starter, max_iterations: args.max_iterations };
-    let job = request.validate().map_err(|e| crate::cli::given_field_error(e, args.holdings.as_deref().unwrap_or_default()))?;
+    let job = request.validate().map_err(|e| {
+        crate::cli::given_field_error(e, args.holdings.as_deref().unwrap_or_default())
+    })?;
     if mode == Mode::AllStates {
         return all_states(args, rules, opts);
     }
     let holdings = job.state.holdings;
     let store = match_store(args, opts)?;
     let solved =
-        with_bar(&rules, args.quiet || args.json, |report| solve_match(&store, &job, report)).map_err(|e| match_error(e, args.spill))?;
+        with_bar(&rules, args.quiet || args.json, |report| solve_match(&store, &job, report))
+            .map_err(|e| match_error(e, args.spill))?;
     let mut out = Output::lines();
     if args.json {
         out.line(format_args!("{}", match_solved_json(&rules, &solved, peak_rss())))?;
@@ -119,12 +134,14 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
         command: crate::cli::command_line(),
     };
     let store = match_store(args, opts)?;
-    let solved =
-        with_bar(&rules, args.quiet, |report| crate::app::solve::all_states::run(&store, &request, report)).map_err(|e| match e {
-            MatchStatesError::Field(e) => crate::cli::field_error(e),
-            MatchStatesError::Match(e) => match_error(e, args.spill),
-            e @ MatchStatesError::Failed(_) => CliError::of(&e, &e),
-        })?;
+    let solved = with_bar(&rules, args.quiet, |report| {
+        crate::app::solve::all_states::run(&store, &request, report)
+    })
+    .map_err(|e| match e {
+        MatchStatesError::Field(e) => crate::cli::field_error(e),
+        MatchStatesError::Match(e) => match_error(e, args.spill),
+        e @ MatchStatesError::Failed(_) => CliError::of(&e, &e),
+    })?;
     let mut out = Output::lines();
     if args.json {
         out.line(format_args!("{}", match_states_json(&rules, &solved)))?;
@@ -134,7 +151,11 @@ fn all_states(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), Cli
     out.line(format_args!(
         "{} match states solved ({}); the match: {} for the first player{}; wrote:",
         solved.table.states().len(),
-        if solved.cached { "table read from disk".to_string() } else { format!("{:.2} s", solved.seconds) },
+        if solved.cached {
+            "table read from disk".to_string()
+        } else {
+            format!("{:.2} s", solved.seconds)
+        },
         first.value,
         first.rounds.map_or(String::new(), |k| format!(" in {k} rounds"))
     ))?;
@@ -153,11 +174,22 @@ mod tests {
         let r = Ruleset { pits_per_row: 3, seeds_per_pit: 2, ..Ruleset::default() };
         assert_eq!(parse_holdings("5, 7", &r).unwrap(), BySide::new(5, 7));
         for (bad, why) in [("5", "expected S,N"), ("a,7", "'a' is not")] {
-            let Err(CliError::Usage(e)) = parse_holdings(bad, &r) else { panic!("{bad}: not a usage error") };
+            let Err(CliError::Usage(e)) = parse_holdings(bad, &r) else {
+                panic!("{bad}: not a usage error")
+            };
             assert!(e.contains(why) && e.starts_with(&format!("--holdings {bad}: ")), "{bad}: {e}");
         }
-        let request = MatchRequest { rules: r, holdings: Some(BySide::new(5, 6)), starter: Side::South, max_iterations: None };
-        let CliError::Usage(e) = crate::cli::given_field_error(request.validate().unwrap_err(), "5,6") else { panic!() };
+        let request = MatchRequest {
+            rules: r,
+            holdings: Some(BySide::new(5, 6)),
+            starter: Side::South,
+            max_iterations: None,
+        };
+        let CliError::Usage(e) =
+            crate::cli::given_field_error(request.validate().unwrap_err(), "5,6")
+        else {
+            panic!()
+        };
         assert!(e.starts_with("--holdings 5,6: the holdings sum to 11"), "{e}");
     }
 }

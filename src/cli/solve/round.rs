@@ -2,7 +2,10 @@
 //! heat map) and `--perfect-match` (a match of perfectly played rounds).
 
 use super::args::Args;
-use super::common::{formats, human_bytes, other_rules, solve_error, solve_start, spillable_solve_error, start_label, SolveBar};
+use super::common::{
+    formats, human_bytes, other_rules, solve_error, solve_start, spillable_solve_error,
+    start_label, SolveBar,
+};
 use crate::app::solve::all_starts::{starts_json, StartsError, StartsEvent, StartsRequest};
 use crate::app::solve::perfect_match::{describe_chain, matches_json};
 use crate::app::solve::round::{outcome, round_open, solved_json};
@@ -22,20 +25,34 @@ fn parse_pair(text: &str, rules: &Ruleset) -> Result<BySide<u8>, CliError> {
     let [s, n] = parts.as_slice() else {
         return Err(bad(format!("expected S,N, the open pits of South and North, each 1..={p}")));
     };
-    let num = |x: &str| x.parse::<u8>().map_err(|_| bad(format!("'{x}' is not a number of pits; each side opens 1..={p} pits")));
+    let num = |x: &str| {
+        x.parse::<u8>().map_err(|_| {
+            bad(format!("'{x}' is not a number of pits; each side opens 1..={p} pits"))
+        })
+    };
     Ok(BySide::new(num(s)?, num(n)?))
 }
 
 /// One round start: in memory, or with its levels on disk (`mode` [`Mode::Spill`]).
-pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions, mode: Mode) -> Result<(), CliError> {
+pub(super) fn run(
+    args: &Args,
+    rules: Ruleset,
+    opts: SolveOptions,
+    mode: Mode,
+) -> Result<(), CliError> {
     let open = args.open.as_deref().map(|text| parse_pair(text, &rules)).transpose()?;
-    let open = round_open(&rules, open).map_err(|e| crate::cli::given_field_error(e, args.open.as_deref().unwrap_or_default()))?;
+    let open = round_open(&rules, open)
+        .map_err(|e| crate::cli::given_field_error(e, args.open.as_deref().unwrap_or_default()))?;
     if mode == Mode::Spill {
         return super::spill::run(args, rules, open);
     }
-    let starter: Side = args.starter.parse().map_err(|_| CliError::usage("--starter both needs --spill; otherwise south or north"))?;
+    let starter: Side = args
+        .starter
+        .parse()
+        .map_err(|_| CliError::usage("--starter both needs --spill; otherwise south or north"))?;
     let p = rules.pits_per_row;
-    let solved = solve_start(rules, open, starter, opts, args.quiet || args.json).map_err(spillable_solve_error)?;
+    let solved = solve_start(rules, open, starter, opts, args.quiet || args.json)
+        .map_err(spillable_solve_error)?;
     let st = &solved.stats;
     let best: Vec<usize> = solved.best_moves.iter().map(|p| p.index()).collect();
     let rss = peak_rss();
@@ -76,15 +93,24 @@ pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions, mode: Mode) -
 
 /// `--perfect-match`: both tie-breaks' matches, each printed as it is played (the job:
 /// `app::solve::perfect_match`).
-pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
+pub(super) fn perfect_matches(
+    args: &Args,
+    rules: Ruleset,
+    opts: SolveOptions,
+) -> Result<(), CliError> {
     let first: Side = args.starter.parse().map_err(CliError::usage)?;
     let mut out = Output::lines();
     let mut all = Vec::new();
     for m in crate::app::solve::perfect_match::play(rules, first, opts) {
         let m = m.map_err(solve_error)?;
         if !args.json {
-            out.line(format_args!("ties broken by the {} local pit; {first} starts round 1", m.tie.name()))?;
-            out.line(format_args!("round starter open(S,N) holdings(S,N) value captured(S,N) moves"))?;
+            out.line(format_args!(
+                "ties broken by the {} local pit; {first} starts round 1",
+                m.tie.name()
+            ))?;
+            out.line(format_args!(
+                "round starter open(S,N) holdings(S,N) value captured(S,N) moves"
+            ))?;
             for r in &m.rounds {
                 out.line(format_args!(
                     "{} {} {},{} {},{} {:+} {},{} {}",
@@ -108,7 +134,10 @@ pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -
         out.line(format_args!("{}", matches_json(&rules, &all)))?;
     } else {
         let same = all[0].outcome.label(first) == all[1].outcome.label(first);
-        out.line(format_args!("the tie-break {} the outcome", if same { "does not change" } else { "changes" }))?;
+        out.line(format_args!(
+            "the tie-break {} the outcome",
+            if same { "does not change" } else { "changes" }
+        ))?;
     }
     out.finish()
 }
@@ -116,7 +145,13 @@ pub(super) fn perfect_matches(args: &Args, rules: Ruleset, opts: SolveOptions) -
 /// `--all-starts`: every start solved (the job: `app::solve::all_starts`), each printed as it is solved.
 pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let out_dir = args.out.clone().expect("clap requires --out");
-    let request = StartsRequest { rules, opts, out: out_dir, format: formats(args)?, command: crate::cli::command_line() };
+    let request = StartsRequest {
+        rules,
+        opts,
+        out: out_dir,
+        format: formats(args)?,
+        command: crate::cli::command_line(),
+    };
     let mut out = Output::progress();
     let mut bar: Option<SolveBar> = None;
     // The header comes once the board is known to be within the solver's limits.
@@ -124,7 +159,11 @@ pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Res
     let done = crate::app::solve::all_starts::run(&request, &mut |event| match event {
         StartsEvent::Solving { open, starter: _ } => {
             if let Err(None) = printed {
-                printed = out.line("south_open north_open starter value outcome best_moves positions seconds").map_err(Some);
+                printed = out
+                    .line(
+                        "south_open north_open starter value outcome best_moves positions seconds",
+                    )
+                    .map_err(Some);
             }
             bar = Some(SolveBar::new(&start_label(&rules, open), args.quiet));
         }
@@ -140,7 +179,11 @@ pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Res
                         solved.starter,
                         solved.value,
                         outcome(solved.value),
-                        if solved.best_moves.is_empty() { "-".into() } else { solved.best_moves.to_string() },
+                        if solved.best_moves.is_empty() {
+                            "-".into()
+                        } else {
+                            solved.best_moves.to_string()
+                        },
                         solved.stats.positions,
                         solved.stats.seconds()
                     ))
@@ -159,7 +202,11 @@ pub(super) fn all_starts(args: &Args, rules: Ruleset, opts: SolveOptions) -> Res
     if args.json {
         out.line(format_args!("{}", starts_json(&rules, &done)))?;
     } else {
-        out.line(format_args!("{} round starts solved in {:.2} s; wrote:", done.rows.len(), done.seconds))?;
+        out.line(format_args!(
+            "{} round starts solved in {:.2} s; wrote:",
+            done.rows.len(),
+            done.seconds
+        ))?;
         for w in &done.written {
             out.line(format_args!("  {}", w.display()))?;
         }

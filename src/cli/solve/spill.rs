@@ -38,7 +38,13 @@ fn request(args: &Args, rules: Ruleset, open: BySide<u8>) -> Result<SpillRequest
 pub(super) fn run(args: &Args, rules: Ruleset, open: BySide<u8>) -> Result<(), CliError> {
     let job = request(args, rules, open)?.validate()?;
     let bar = SolveBar::new(
-        &format!("solve --spill {}x{} open {},{}", rules.pits_per_row, rules.seeds_per_pit, open[Side::South], open[Side::North]),
+        &format!(
+            "solve --spill {}x{} open {},{}",
+            rules.pits_per_row,
+            rules.seeds_per_pit,
+            open[Side::South],
+            open[Side::North]
+        ),
         args.quiet || args.json,
     );
     let solved = crate::app::solve::spill::run(&job, &mut |p| bar.update(p));
@@ -62,7 +68,11 @@ fn print_text(out: &mut Output, solved: &SpillSolved, rss: Option<u64>) -> Resul
             s.starter,
             s.value,
             outcome(s.value).replace('_', " "),
-            if s.best_moves.is_empty() { "none (no legal move)".to_string() } else { s.best_moves.to_string() }
+            if s.best_moves.is_empty() {
+                "none (no legal move)".to_string()
+            } else {
+                s.best_moves.to_string()
+            }
         ))?;
     }
     out.line(format_args!("level positions(S,N) quiet_moves exits file_bytes bytes/position peak_memory enumerate_s solve_s"))?;

@@ -5,7 +5,9 @@ use std::ops::ControlFlow;
 
 use super::args::Args;
 use super::common::{formats, human_bytes, match_error_named, start_label, MatchBar, SolveBar};
-use crate::app::solve::perfect_play::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, PerfectPlayStudy};
+use crate::app::solve::perfect_play::{
+    BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, PerfectPlayStudy,
+};
 use crate::app::FieldError;
 use crate::cli::output::Output;
 use crate::cli::CliError;
@@ -47,17 +49,26 @@ fn study(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<PerfectPlayS
 pub(super) fn run(args: &Args, rules: Ruleset, opts: SolveOptions) -> Result<(), CliError> {
     let study = study(args, rules, opts)?;
     // Without a tables directory the study goes on without match values.
-    let store = crate::exact::tables_dir(args.tables.as_deref())
-        .ok()
-        .map(|tables| ExactStore::new(StoreSettings { tables, solve: study.request().solve_options(), ..StoreSettings::default() }));
+    let store = crate::exact::tables_dir(args.tables.as_deref()).ok().map(|tables| {
+        ExactStore::new(StoreSettings {
+            tables,
+            solve: study.request().solve_options(),
+            ..StoreSettings::default()
+        })
+    });
     let mut out = Output::progress();
     let (mut printed, mut round_bar, mut match_bar) = (Ok(()), None::<SolveBar>, None::<MatchBar>);
     let done = crate::app::solve::perfect_play::run(&study, store.as_ref(), &mut |event| {
         match event {
             PerfectPlayEvent::Started => printed = header(&mut out),
-            PerfectPlayEvent::Solving(r) => round_bar = Some(SolveBar::new(&start_label(&r, BySide::splat(r.pits_per_row)), args.quiet)),
+            PerfectPlayEvent::Solving(r) => {
+                round_bar =
+                    Some(SolveBar::new(&start_label(&r, BySide::splat(r.pits_per_row)), args.quiet))
+            }
             PerfectPlayEvent::Progress(p) => round_bar.iter().for_each(|b| b.update(p)),
-            PerfectPlayEvent::Solved => round_bar.take().iter().for_each(|b| b.bar.finish_and_clear()),
+            PerfectPlayEvent::Solved => {
+                round_bar.take().iter().for_each(|b| b.bar.finish_and_clear())
+            }
             PerfectPlayEvent::MatchTable(r) => match_bar = Some(MatchBar::new(&r, args.quiet)),
             PerfectPlayEvent::MatchProgress(p) => match_bar.iter().for_each(|b| b.update(p)),
             PerfectPlayEvent::Board { row, frontier } => {
@@ -96,8 +107,12 @@ fn header(out: &mut Output) -> Result<(), CliError> {
 /// A board's row of the table printed as the study goes.
 fn board_line(row: &BoardRow, frontier: Option<&FrontierRow>) -> String {
     let cell = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-    let chain = |c: Option<(&str, u32)>| cell(c.map(|(outcome, rounds)| format!("{outcome} ({rounds} rounds)")));
-    let perfect_match = row.match_value.map(|v| format!("{v}{}", row.match_rounds.map_or(String::new(), |k| format!(" ({k} rounds)"))));
+    let chain = |c: Option<(&str, u32)>| {
+        cell(c.map(|(outcome, rounds)| format!("{outcome} ({rounds} rounds)")))
+    };
+    let perfect_match = row.match_value.map(|v| {
+        format!("{v}{}", row.match_rounds.map_or(String::new(), |k| format!(" ({k} rounds)")))
+    });
     format!(
         "| {}x{} | {} | {} | {} | {} | {} | {:.1}% ({:.1}..{:.1}) | {} / {} | {} | {} |",
         row.pits_per_row,

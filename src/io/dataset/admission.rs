@@ -23,7 +23,8 @@ pub(super) fn open_destination(dir: &Path) -> Result<(), DatasetError> {
     if dir.exists() && !dir.is_dir() {
         return Err(refused(dir, Refusal::NotADirectory));
     }
-    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create the output directory", e))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| io_err(dir, "cannot create the output directory", e))?;
     if manifest_names(dir)?.is_empty() {
         refuse_foreign(dir)?;
     }
@@ -34,9 +35,16 @@ pub(super) fn open_destination(dir: &Path) -> Result<(), DatasetError> {
 /// all of this run, split the same way, and this shard's only when `resume` is set (then the
 /// manifest takes over its start time and seconds). Returns whether this shard's manifest was
 /// there.
-pub(super) fn admit(dir: &Path, manifest: &mut Manifest, manifest_path: &Path, resume: bool) -> Result<bool, DatasetError> {
+pub(super) fn admit(
+    dir: &Path,
+    manifest: &mut Manifest,
+    manifest_path: &Path,
+    resume: bool,
+) -> Result<bool, DatasetError> {
     let manifests = read_manifests(dir).map_err(|e| match e {
-        DatasetError::Manifest { path, problem } => refused(dir, Refusal::UntrustedManifest { path, problem }),
+        DatasetError::Manifest { path, problem } => {
+            refused(dir, Refusal::UntrustedManifest { path, problem })
+        }
         other => other,
     })?;
     if manifests.is_empty() {
@@ -56,7 +64,10 @@ pub(super) fn admit(dir: &Path, manifest: &mut Manifest, manifest_path: &Path, r
         }
         if path == manifest_path {
             if !resume {
-                return Err(refused(dir, Refusal::AlreadyWritten { complete: other.is_complete(), shard: other.shard }));
+                return Err(refused(
+                    dir,
+                    Refusal::AlreadyWritten { complete: other.is_complete(), shard: other.shard },
+                ));
             }
             manifest.started = other.started.clone();
             manifest.seconds = other.seconds;
@@ -69,7 +80,12 @@ pub(super) fn admit(dir: &Path, manifest: &mut Manifest, manifest_path: &Path, r
 /// Makes `layout`'s directory ready for the run's shard: refuses to resume a shard whose
 /// manifest was edited since its batches were written, creates the table directories, removes
 /// the shard's own temporary files, and refuses files the run would not write.
-pub(super) fn prepare<P>(layout: &Layout, cfg: &RunConfig<P>, manifest_path: &Path, resumed: bool) -> Result<(), DatasetError> {
+pub(super) fn prepare<P>(
+    layout: &Layout,
+    cfg: &RunConfig<P>,
+    manifest_path: &Path,
+    resumed: bool,
+) -> Result<(), DatasetError> {
     let dir = &layout.dir;
     if resumed {
         refuse_edited_manifest(layout, cfg, manifest_path)?;
@@ -85,7 +101,8 @@ pub(super) fn prepare<P>(layout: &Layout, cfg: &RunConfig<P>, manifest_path: &Pa
     remove_manifest_temporaries(dir, manifest_path)?;
     // Files this run would not write are the user's to sort out: resuming around them
     // would give a dataset that differs from an uninterrupted run's.
-    let strays = layout.strays(&Default::default(), false).map_err(|e| io_err(dir, "cannot read", e))?;
+    let strays =
+        layout.strays(&Default::default(), false).map_err(|e| io_err(dir, "cannot read", e))?;
     if !strays.is_empty() {
         return Err(refused(dir, Refusal::Strays { problems: strays }));
     }
@@ -109,13 +126,21 @@ fn shard_state(dir: &Path, m: &Manifest, held: crate::sim::Shard) -> ShardState 
 
 /// Refuses to resume a shard whose manifest no longer has the identity its batches were
 /// written under (the manifest agrees with itself, but not with its progress markers).
-fn refuse_edited_manifest<P>(layout: &Layout, cfg: &RunConfig<P>, manifest_path: &Path) -> Result<(), DatasetError> {
+fn refuse_edited_manifest<P>(
+    layout: &Layout,
+    cfg: &RunConfig<P>,
+    manifest_path: &Path,
+) -> Result<(), DatasetError> {
     let checked = layout.check_batches(cfg.shard_batches());
-    let markers: Vec<_> = checked.problems.into_iter().filter(|p| p.kind == ProblemKind::Identity).collect();
+    let markers: Vec<_> =
+        checked.problems.into_iter().filter(|p| p.kind == ProblemKind::Identity).collect();
     if markers.is_empty() {
         return Ok(());
     }
-    Err(refused(&layout.dir, Refusal::EditedManifest { path: PathBuf::from(manifest_path), markers }))
+    Err(refused(
+        &layout.dir,
+        Refusal::EditedManifest { path: PathBuf::from(manifest_path), markers },
+    ))
 }
 
 /// Refuses a directory without a manifest that holds anything but a dataset's own files.
@@ -147,10 +172,13 @@ fn refuse_foreign(dir: &Path) -> Result<(), DatasetError> {
 /// temporaries are theirs.
 fn remove_temporaries<P>(dir: &Path, cfg: &RunConfig<P>) -> Result<(), DatasetError> {
     let ours = cfg.shard_batches();
-    for entry in std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read", e))?.filter_map(|e| e.ok()) {
+    for entry in
+        std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read", e))?.filter_map(|e| e.ok())
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         if temporary_target(&name).and_then(batch_of).is_some_and(|b| ours.contains(&b)) {
-            std::fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), "cannot remove a stale temporary file", e))?;
+            std::fs::remove_file(entry.path())
+                .map_err(|e| io_err(&entry.path(), "cannot remove a stale temporary file", e))?;
         }
     }
     Ok(())
@@ -159,11 +187,15 @@ fn remove_temporaries<P>(dir: &Path, cfg: &RunConfig<P>) -> Result<(), DatasetEr
 /// Removes this shard's manifest left under a temporary name by a run killed while writing it
 /// (the writer lock is held: no other process writes this manifest).
 fn remove_manifest_temporaries(dir: &Path, manifest_path: &Path) -> Result<(), DatasetError> {
-    let ours = manifest_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    for entry in std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read", e))?.filter_map(|e| e.ok()) {
+    let ours =
+        manifest_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for entry in
+        std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read", e))?.filter_map(|e| e.ok())
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         if temporary_target(&name) == Some(ours.as_str()) {
-            std::fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), "cannot remove a stale temporary file", e))?;
+            std::fs::remove_file(entry.path())
+                .map_err(|e| io_err(&entry.path(), "cannot remove a stale temporary file", e))?;
         }
     }
     Ok(())

@@ -208,7 +208,10 @@ impl Refusal {
 }
 
 /// "`what` was edited: ...", from the progress markers (at least one) that record another identity.
-pub(super) fn edited_identity<P: std::borrow::Borrow<Problem>>(what: &str, markers: &[P]) -> String {
+pub(super) fn edited_identity<P: std::borrow::Borrow<Problem>>(
+    what: &str,
+    markers: &[P],
+) -> String {
     let example = markers[0].borrow();
     format!(
         "{what} was edited: its identity no longer matches the digest recorded by the batches \

@@ -120,13 +120,21 @@ human (a person's moves), or a built-in player each of whose moves was its choic
 
 impl Played {
     pub fn new(moves: &[usize]) -> Played {
-        Played { moves: moves.iter().map(usize::to_string).collect::<Vec<_>>().join(","), how: PLAYED_HOW.to_string() }
+        Played {
+            moves: moves.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+            how: PLAYED_HOW.to_string(),
+        }
     }
 
     /// The moves as local pits; the error names the item that is not a pit number.
     pub fn pits(&self) -> Result<Vec<u32>, String> {
         let items = self.moves.split(',').filter(|m| !m.is_empty());
-        items.enumerate().map(|(i, m)| m.parse::<u32>().map_err(|_| format!("item {}: '{m}' is not a local pit", i + 1))).collect()
+        items
+            .enumerate()
+            .map(|(i, m)| {
+                m.parse::<u32>().map_err(|_| format!("item {}: '{m}' is not a local pit", i + 1))
+            })
+            .collect()
     }
 }
 
@@ -175,8 +183,13 @@ impl Manifest {
             finished: None,
             seconds: 0.0,
             command: command.into(),
-            schema: serde_json::to_value(ALL_TABLES.iter().filter(|t| cfg.detail.tables().contains(&t.name)).collect::<Vec<_>>())
-                .expect("schemas serialize"),
+            schema: serde_json::to_value(
+                ALL_TABLES
+                    .iter()
+                    .filter(|t| cfg.detail.tables().contains(&t.name))
+                    .collect::<Vec<_>>(),
+            )
+            .expect("schemas serialize"),
             identity: BTreeMap::new(),
             tables: None,
             played: None,
@@ -238,13 +251,20 @@ impl Manifest {
         ];
         // Only runs with perfect:match players have it: the others' identity is as before.
         fields.extend(self.tables.clone().map(|t| ("tables", t)));
-        fields.extend(self.played.as_ref().map(|p| ("played", serde_json::to_string(p).expect("serializable"))));
+        fields.extend(
+            self.played
+                .as_ref()
+                .map(|p| ("played", serde_json::to_string(p).expect("serializable"))),
+        );
         fields
     }
 
     /// The identity of this manifest's fields as they are now (see [`Manifest::identity`]).
     pub fn current_identity(&self) -> BTreeMap<String, String> {
-        self.identity_fields().into_iter().map(|(k, v)| (k.to_string(), crate::engine::short_hash(&format!("{k}={v}")))).collect()
+        self.identity_fields()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), crate::engine::short_hash(&format!("{k}={v}"))))
+            .collect()
     }
 
     /// The digest of the recorded identity, as the progress markers record it.
@@ -273,7 +293,14 @@ impl Manifest {
             return field("batch_size", e);
         }
         if manifest_name(self.shard) != file_name {
-            return field("shard", format!("shard {} has the manifest {}, not {file_name}", self.shard, manifest_name(self.shard)));
+            return field(
+                "shard",
+                format!(
+                    "shard {} has the manifest {}, not {file_name}",
+                    self.shard,
+                    manifest_name(self.shard)
+                ),
+            );
         }
         self.check_derived()
     }
@@ -289,8 +316,17 @@ impl Manifest {
             });
         }
         let current = self.current_identity();
-        let edited: Vec<String> = current.iter().filter(|(k, v)| self.identity.get(*k) != Some(v)).map(|(k, _)| k.clone()).collect();
-        let unknown: Vec<&str> = self.identity.keys().filter(|k| !current.contains_key(*k)).map(String::as_str).collect();
+        let edited: Vec<String> = current
+            .iter()
+            .filter(|(k, v)| self.identity.get(*k) != Some(v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        let unknown: Vec<&str> = self
+            .identity
+            .keys()
+            .filter(|k| !current.contains_key(*k))
+            .map(String::as_str)
+            .collect();
         if !edited.is_empty() {
             return Err(ManifestProblem::Edited { file: file_name.to_string(), fields: edited });
         }
@@ -307,7 +343,14 @@ impl Manifest {
     fn check_derived(&self) -> Result<(), ManifestProblem> {
         let field = |field: &'static str, what: String| Err(ManifestProblem::Field { field, what });
         if self.rules_hash != self.rules.hash() {
-            return field("rules_hash", format!("{} is not the hash of the manifest's rules ({})", self.rules_hash, self.rules.hash()));
+            return field(
+                "rules_hash",
+                format!(
+                    "{} is not the hash of the manifest's rules ({})",
+                    self.rules_hash,
+                    self.rules.hash()
+                ),
+            );
         }
         let cfg = self.config();
         if self.run_id != self.expected_run_id() {
@@ -323,7 +366,13 @@ impl Manifest {
         self.check_played()?;
         if self.match_range != match_range(&cfg) {
             let [a, b] = match_range(&cfg);
-            return field("match_range", format!("{:?} is not the range of shard {} ([{a}, {b}])", self.match_range, self.shard));
+            return field(
+                "match_range",
+                format!(
+                    "{:?} is not the range of shard {} ([{a}, {b}])",
+                    self.match_range, self.shard
+                ),
+            );
         }
         Ok(())
     }
@@ -333,13 +382,23 @@ impl Manifest {
     fn check_played(&self) -> Result<(), ManifestProblem> {
         let field = |field: &'static str, what: String| Err(ManifestProblem::Field { field, what });
         let Some(played) = &self.played else {
-            return match [("south", &self.south), ("north", &self.north)].into_iter().find(|(_, seat)| **seat == PlayedSeat::Human) {
-                Some((seat, _)) => field(seat, "human: a person's seat is only in a match played from its moves (`played`)".into()),
+            return match [("south", &self.south), ("north", &self.north)]
+                .into_iter()
+                .find(|(_, seat)| **seat == PlayedSeat::Human)
+            {
+                Some((seat, _)) => field(
+                    seat,
+                    "human: a person's seat is only in a match played from its moves (`played`)"
+                        .into(),
+                ),
                 None => Ok(()),
             };
         };
         if self.matches != 1 {
-            return field("matches", format!("{}: a dataset played from its moves holds one match", self.matches));
+            return field(
+                "matches",
+                format!("{}: a dataset played from its moves holds one match", self.matches),
+            );
         }
         if let Err(e) = played.pits() {
             return field("played", format!("moves: {e}"));
@@ -375,7 +434,10 @@ impl Manifest {
 
 /// The digest of a manifest's identity (see [`Manifest::identity`]).
 pub fn identity_digest(identity: &BTreeMap<String, String>) -> String {
-    crate::engine::short_hash(&format!("identity-v1|{}", serde_json::to_string(identity).expect("serializable")))
+    crate::engine::short_hash(&format!(
+        "identity-v1|{}",
+        serde_json::to_string(identity).expect("serializable")
+    ))
 }
 
 /// The matches of a shard, [start, end).
@@ -391,8 +453,11 @@ pub(super) fn match_range<P>(cfg: &RunConfig<P>) -> [u64; 2] {
 /// What must agree between a new invocation and a dataset it writes into, and between the
 /// manifests of one dataset: (what, there, here) of the first difference.
 pub(super) fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<Mismatch> {
-    let versions = |m: &Manifest| m.versions.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
-    let rows_version = |m: &Manifest| m.versions.get("rows").cloned().unwrap_or_else(|| "none".into());
+    let versions = |m: &Manifest| {
+        m.versions.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+    };
+    let rows_version =
+        |m: &Manifest| m.versions.get("rows").cloned().unwrap_or_else(|| "none".into());
     let tables = |m: &Manifest| m.tables.clone().unwrap_or_else(|| "none".into());
     let checks: [(&str, String, String); 10] = [
         ("run (rules, players, first player, seed)", a.run_id.clone(), b.run_id.clone()),
@@ -409,7 +474,10 @@ pub(super) fn identity_mismatch(a: &Manifest, b: &Manifest) -> Option<Mismatch> 
     checks
         .into_iter()
         .find(|c| c.1 != c.2)
-        .or_else(|| (a.identity != b.identity).then(|| ("identity", identity_digest(&a.identity), identity_digest(&b.identity))))
+        .or_else(|| {
+            (a.identity != b.identity)
+                .then(|| ("identity", identity_digest(&a.identity), identity_digest(&b.identity)))
+        })
         .map(|(what, there, here)| Mismatch { what, there, here })
 }
 
@@ -420,11 +488,19 @@ pub const ROWS_VERSION: &str = "4";
 /// Versions recorded in every manifest. `rows` changes whenever the same run would give other
 /// rows; polars is pinned exactly in Cargo.toml.
 pub fn versions() -> BTreeMap<String, String> {
-    [("rajapasu", env!("CARGO_PKG_VERSION")), ("rows", ROWS_VERSION), ("rng", crate::engine::GENERATOR), ("polars", "0.55.2")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .chain([("parquet_compression".to_string(), format!("zstd level {}", crate::io::parquet::ENCODINGS.zstd_level))])
-        .collect()
+    [
+        ("rajapasu", env!("CARGO_PKG_VERSION")),
+        ("rows", ROWS_VERSION),
+        ("rng", crate::engine::GENERATOR),
+        ("polars", "0.55.2"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .chain([(
+        "parquet_compression".to_string(),
+        format!("zstd level {}", crate::io::parquet::ENCODINGS.zstd_level),
+    )])
+    .collect()
 }
 
 pub(super) fn now() -> String {

@@ -24,9 +24,13 @@ pub fn read_manifests(dir: &Path) -> Result<Vec<(PathBuf, Manifest)>, DatasetErr
 
 /// The names of the manifest files in `dir`, sorted (whether or not they can be read).
 pub fn manifest_names(dir: &Path) -> Result<Vec<String>, DatasetError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read the directory", e))?;
-    let mut names: Vec<String> =
-        entries.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).filter(|n| is_manifest_name(n)).collect();
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| io_err(dir, "cannot read the directory", e))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| is_manifest_name(n))
+        .collect();
     names.sort();
     Ok(names)
 }
@@ -34,10 +38,12 @@ pub fn manifest_names(dir: &Path) -> Result<Vec<String>, DatasetError> {
 /// Reads one manifest: someone else's file, so bounded in size, and every field checked
 /// ([`Manifest::check`]); a malformed field is an error naming it.
 pub fn read_manifest(path: &Path) -> Result<Manifest, DatasetError> {
-    let text = crate::io::verify::read_regular_file(path, MAX_MANIFEST_BYTES).map_err(|e| io_err(path, "cannot read", e))?;
-    let problem = |problem: ManifestProblem| DatasetError::Manifest { path: path.to_path_buf(), problem };
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| problem(ManifestProblem::Unreadable { field: None, what: e.to_string() }))?;
+    let text = crate::io::verify::read_regular_file(path, MAX_MANIFEST_BYTES)
+        .map_err(|e| io_err(path, "cannot read", e))?;
+    let problem =
+        |problem: ManifestProblem| DatasetError::Manifest { path: path.to_path_buf(), problem };
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| problem(ManifestProblem::Unreadable { field: None, what: e.to_string() }))?;
     let manifest: Manifest = serde_json::from_value(value.clone()).map_err(|e| {
         let what = e.to_string();
         problem(ManifestProblem::Unreadable { field: culprit_field(&value, &what), what })

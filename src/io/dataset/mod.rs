@@ -31,7 +31,8 @@ mod writer;
 
 pub use error::{problem_list, DatasetError, Refusal, ShardState, Wording};
 pub use manifest::{
-    identity_digest, manifest_name, versions, Formats, Manifest, ManifestProblem, Mismatch, Played, RunStatus, ROWS_VERSION,
+    identity_digest, manifest_name, versions, Formats, Manifest, ManifestProblem, Mismatch, Played,
+    RunStatus, ROWS_VERSION,
 };
 pub use manifest_io::{manifest_names, read_manifest, read_manifests, MAX_MANIFEST_BYTES};
 pub use played::played_problems;

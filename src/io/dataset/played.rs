@@ -22,7 +22,9 @@ pub fn played_problems(dataset: &Dataset) -> Result<Vec<String>, DatasetError> {
     let cfg = crate::sim::RunConfig { shard: Shard::WHOLE, ..m.config() };
     let mut batch = Batch::default();
     if let Err(e) = replay_match(&cfg, 0, &pits, &mut batch) {
-        return Ok(vec![format!("manifest.json: the played moves do not replay under its rules: {e}")]);
+        return Ok(vec![format!(
+            "manifest.json: the played moves do not replay under its rules: {e}"
+        )]);
     }
     let layout = dataset.layout();
     let mut problems = Vec::new();
@@ -32,7 +34,10 @@ pub fn played_problems(dataset: &Dataset) -> Result<Vec<String>, DatasetError> {
             let relative = std::path::Path::new(expected.name).join(layout.part_name(0, format));
             let found = read_table(&dataset.dir.join(&relative), spec)?;
             if let Some(what) = first_difference(&found, &expected) {
-                problems.push(format!("{}: {what} (the rows are not those of the manifest's moves)", relative.display()));
+                problems.push(format!(
+                    "{}: {what} (the rows are not those of the manifest's moves)",
+                    relative.display()
+                ));
             }
         }
     }
@@ -49,7 +54,13 @@ fn first_difference(found: &Table, expected: &Table) -> Option<String> {
             continue;
         }
         let row = (0..expected.rows()).find(|&i| f.data.show(i) != e.data.show(i)).unwrap_or(0);
-        return Some(format!("row {}, column `{}`: {}, the moves give {}", row + 1, e.name, f.data.show(row), e.data.show(row)));
+        return Some(format!(
+            "row {}, column `{}`: {}, the moves give {}",
+            row + 1,
+            e.name,
+            f.data.show(row),
+            e.data.show(row)
+        ));
     }
     None
 }

@@ -56,7 +56,12 @@ impl Dataset {
             }
             if !m.is_complete() {
                 let writer = DirLock::holder(dir, &writer_lock_name(m.shard));
-                return Err(DatasetError::Incomplete { path: path.clone(), shard: m.shard, status: m.status, writer });
+                return Err(DatasetError::Incomplete {
+                    path: path.clone(),
+                    shard: m.shard,
+                    status: m.status,
+                    writer,
+                });
             }
         }
         // Every shard of the run must be there: a study never summarizes part of a run unawares.
@@ -65,11 +70,16 @@ impl Dataset {
         if shards.iter().any(|s| s.count != count) {
             return Err(DatasetError::MixedShardCounts { dir: dir.to_path_buf() });
         }
-        let missing: Vec<_> = (1..=count).filter(|k| !shards.iter().any(|s| s.index == *k)).collect();
+        let missing: Vec<_> =
+            (1..=count).filter(|k| !shards.iter().any(|s| s.index == *k)).collect();
         if !missing.is_empty() {
             return Err(DatasetError::MissingShards { dir: dir.to_path_buf(), missing, count });
         }
-        Ok(Dataset { dir: dir.to_path_buf(), run_id: first.run_id.clone(), manifests: manifests.into_iter().map(|m| m.1).collect() })
+        Ok(Dataset {
+            dir: dir.to_path_buf(),
+            run_id: first.run_id.clone(),
+            manifests: manifests.into_iter().map(|m| m.1).collect(),
+        })
     }
 
     /// What the dataset's directory should hold.
@@ -97,15 +107,23 @@ impl Dataset {
             problems.extend(manifest_problems(shard, checked.problems));
             recorded.extend(checked.recorded);
             if checked.rows != m.rows {
-                let show = |r: &BTreeMap<String, u64>| r.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ");
+                let show = |r: &BTreeMap<String, u64>| {
+                    r.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ")
+                };
                 problems.push(Problem {
                     file: PathBuf::from(manifest_name(shard)),
                     kind: ProblemKind::Rows,
-                    what: format!("the manifest records {} rows; the progress markers record {}", show(&m.rows), show(&checked.rows)),
+                    what: format!(
+                        "the manifest records {} rows; the progress markers record {}",
+                        show(&m.rows),
+                        show(&checked.rows)
+                    ),
                 });
             }
         }
-        problems.extend(layout.strays(&recorded, true).map_err(|e| io_err(&self.dir, "cannot read", e))?);
+        problems.extend(
+            layout.strays(&recorded, true).map_err(|e| io_err(&self.dir, "cannot read", e))?,
+        );
         problems.sort_by(|a, b| (&a.file, a.kind).cmp(&(&b.file, b.kind)));
         Ok(problems)
     }
@@ -123,11 +141,18 @@ impl Dataset {
     pub fn parts(&self, table: &str) -> Result<Vec<PathBuf>, DatasetError> {
         let table_dir = self.dir.join(table);
         if !table_dir.is_dir() {
-            return Err(DatasetError::MissingTable { path: table_dir, table: table.to_string(), detail: self.detail() });
+            return Err(DatasetError::MissingTable {
+                path: table_dir,
+                table: table.to_string(),
+                detail: self.detail(),
+            });
         }
         let format = self.read_format();
         let mut parts = Vec::new();
-        for entry in std::fs::read_dir(&table_dir).map_err(|e| io_err(&table_dir, "cannot read", e))?.filter_map(|e| e.ok()) {
+        for entry in std::fs::read_dir(&table_dir)
+            .map_err(|e| io_err(&table_dir, "cannot read", e))?
+            .filter_map(|e| e.ok())
+        {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') {
                 continue;
@@ -137,7 +162,11 @@ impl Dataset {
             };
             let run = rest.split('-').next().unwrap_or("");
             if run != self.run_id {
-                return Err(DatasetError::ForeignPart { path: entry.path(), run: run.to_string(), dataset_run: self.run_id.clone() });
+                return Err(DatasetError::ForeignPart {
+                    path: entry.path(),
+                    run: run.to_string(),
+                    dataset_run: self.run_id.clone(),
+                });
             }
             if name.ends_with(&format!(".{}", format.extension())) {
                 parts.push(entry.path());
@@ -148,12 +177,17 @@ impl Dataset {
     }
 
     /// Reads a table's part files one at a time (bounded memory), in order.
-    pub fn for_each_part(&self, table: &str, mut f: impl FnMut(Table) -> Result<(), DatasetError>) -> Result<u64, DatasetError> {
+    pub fn for_each_part(
+        &self,
+        table: &str,
+        mut f: impl FnMut(Table) -> Result<(), DatasetError>,
+    ) -> Result<u64, DatasetError> {
         let spec: &TableSpec = table_spec(table).ok_or_else(|| self.unknown_table(table))?;
         let mut rows = 0;
         for part in self.parts(table)? {
             let t = read_table(&part, spec)?;
-            rows::check_part(&t, &rows::Limits::new(&self.manifest().rules)).map_err(|e| DatasetError::content(&part, e))?;
+            rows::check_part(&t, &rows::Limits::new(&self.manifest().rules))
+                .map_err(|e| DatasetError::content(&part, e))?;
             rows += t.rows() as u64;
             f(t)?;
         }
@@ -223,7 +257,12 @@ impl Dataset {
     /// not read.
     pub fn verify_batch(&self, batch: u64) -> Result<(), DatasetError> {
         let layout = self.layout();
-        let shard = self.manifests.iter().map(|m| m.shard).find(|s| s.batches(layout.batches).contains(&batch)).unwrap_or(Shard::WHOLE);
+        let shard = self
+            .manifests
+            .iter()
+            .map(|m| m.shard)
+            .find(|s| s.batches(layout.batches).contains(&batch))
+            .unwrap_or(Shard::WHOLE);
         let mut problems = layout.missing_tables();
         problems.extend(manifest_problems(shard, layout.check_batches(batch..batch + 1).problems));
         if !problems.is_empty() {
@@ -257,7 +296,8 @@ impl Dataset {
 /// The problems found in the batches of `shard`'s manifest, those of markers of another
 /// identity as one problem of the manifest (it was edited), not one per batch.
 fn manifest_problems(shard: Shard, problems: Vec<Problem>) -> Vec<Problem> {
-    let (other, mut rest): (Vec<Problem>, Vec<Problem>) = problems.into_iter().partition(|p| p.kind == ProblemKind::Identity);
+    let (other, mut rest): (Vec<Problem>, Vec<Problem>) =
+        problems.into_iter().partition(|p| p.kind == ProblemKind::Identity);
     if !other.is_empty() {
         rest.push(Problem {
             file: PathBuf::from(manifest_name(shard)),

@@ -64,7 +64,11 @@ impl Syncer {
             return Err(e);
         }
         // The thread ends only when the queue closes, so sending cannot fail while it runs.
-        self.queue.as_ref().expect("the queue is open until finish").send(batch).expect("the syncing thread runs");
+        self.queue
+            .as_ref()
+            .expect("the queue is open until finish")
+            .send(batch)
+            .expect("the syncing thread runs");
         Ok(())
     }
 

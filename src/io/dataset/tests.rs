@@ -33,9 +33,12 @@ fn the_manifest_holds_the_typed_run_and_reads_back_as_written() {
     assert_eq!(manifest.player_config(), Some(cfg));
     let text = std::fs::read_to_string(dir.path().join("manifest-shard-2-of-3.json")).unwrap();
     // Typed in memory, the same words in the file.
-    for field in
-        [r#""status": "complete""#, r#""south": "minimax:depth=2,nodes=unlimited,eval=match""#, r#""first": "north""#, r#""shard": "2/3""#]
-    {
+    for field in [
+        r#""status": "complete""#,
+        r#""south": "minimax:depth=2,nodes=unlimited,eval=match""#,
+        r#""first": "north""#,
+        r#""shard": "2/3""#,
+    ] {
         assert!(text.contains(field), "{field} in {text}");
     }
     let (_, back) = read_manifests(dir.path()).unwrap().pop().unwrap();
@@ -44,14 +47,25 @@ fn the_manifest_holds_the_typed_run_and_reads_back_as_written() {
 
 #[test]
 fn only_a_match_played_from_its_moves_has_a_human_seat() {
-    let cfg =
-        RunConfig { north: PlayedSeat::Human, matches: 1, batch_size: 1, shard: Shard::WHOLE, ..config().map_seats(PlayedSeat::from) };
+    let cfg = RunConfig {
+        north: PlayedSeat::Human,
+        matches: 1,
+        batch_size: 1,
+        shard: Shard::WHOLE,
+        ..config().map_seats(PlayedSeat::from)
+    };
     let simulated = Manifest::new(&cfg, Formats::Csv, "test");
     let problem = simulated.check("manifest.json").unwrap_err().to_string();
-    assert!(problem.starts_with("field `north`: human:") && problem.contains("played from its moves"), "{problem}");
+    assert!(
+        problem.starts_with("field `north`: human:") && problem.contains("played from its moves"),
+        "{problem}"
+    );
     let played = simulated.with_played(Played::new(&[0, 1]));
     assert_eq!(played.check("manifest.json"), Ok(()));
-    assert_eq!((played.south.to_string(), played.north.to_string()), ("minimax:depth=2,nodes=unlimited,eval=match".into(), "human".into()));
+    assert_eq!(
+        (played.south.to_string(), played.north.to_string()),
+        ("minimax:depth=2,nodes=unlimited,eval=match".into(), "human".into())
+    );
     assert_eq!(played.player_config(), None);
     let json = serde_json::to_value(&played).unwrap();
     assert_eq!(serde_json::from_value::<Manifest>(json).unwrap(), played);
@@ -60,11 +74,18 @@ fn only_a_match_played_from_its_moves_has_a_human_seat() {
 #[test]
 fn a_manifest_with_an_unknown_status_or_shard_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    DatasetWriter::create(dir.path(), &config(), Formats::Csv, false, "test").unwrap().finish(true).unwrap();
+    DatasetWriter::create(dir.path(), &config(), Formats::Csv, false, "test")
+        .unwrap()
+        .finish(true)
+        .unwrap();
     let path = dir.path().join("manifest-shard-2-of-3.json");
     let good = std::fs::read_to_string(&path).unwrap();
     for (from, to, says) in [
-        (r#""status": "complete""#, r#""status": "done""#, "unknown variant `done`, expected `running` or `complete`"),
+        (
+            r#""status": "complete""#,
+            r#""status": "done""#,
+            "unknown variant `done`, expected `running` or `complete`",
+        ),
         (r#""shard": "2/3""#, r#""shard": "4/3""#, "bad shard '4/3'"),
         (r#""first": "north""#, r#""first": "west""#, "unknown variant `west`"),
     ] {
@@ -102,7 +123,10 @@ fn a_failure_while_syncing_is_returned_naming_the_file_and_its_batch_is_not_mark
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
     // The syncing stopped at the failure: batch 1's other tables were not renamed either.
-    assert!(writer_batch_files(dir.path(), 1).iter().all(|f| f.is_dir()), "only the blocking directory has batch 1's name");
+    assert!(
+        writer_batch_files(dir.path(), 1).iter().all(|f| f.is_dir()),
+        "only the blocking directory has batch 1's name"
+    );
 }
 
 /// The files of every table named as batch `batch`'s part files.

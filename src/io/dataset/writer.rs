@@ -36,14 +36,18 @@ pub struct DatasetWriter {
 
 /// The digest of the match table a run's `perfect:match` players read (None without them): the
 /// table is read (or solved) now, as the players' first move would.
-pub fn tables_digest<P: PartialEq<AgentSpec>>(cfg: &RunConfig<P>) -> Result<Option<String>, DatasetError> {
+pub fn tables_digest<P: PartialEq<AgentSpec>>(
+    cfg: &RunConfig<P>,
+) -> Result<Option<String>, DatasetError> {
     let perfect = AgentSpec::Perfect(crate::exact::PerfectKind::Match);
     if cfg.south != perfect && cfg.north != perfect {
         return Ok(None);
     }
     // The default tables directory, as the players' store reads it.
     let store = crate::exact::ExactStore::new(crate::exact::StoreSettings::default());
-    let table = store.match_table(cfg.rules).map_err(|e| DatasetError::Tables(format!("perfect:match: {e}")))?;
+    let table = store
+        .match_table(cfg.rules)
+        .map_err(|e| DatasetError::Tables(format!("perfect:match: {e}")))?;
     Ok(Some(table.digest()))
 }
 
@@ -53,8 +57,15 @@ impl DatasetWriter {
     /// since its batches were written), one that already holds this shard unless `resume` is
     /// set, and one whose shard another process is writing (the lock is held until the writer
     /// is dropped).
-    pub fn create(dir: &Path, cfg: &RunConfig, format: Formats, resume: bool, command: &str) -> Result<DatasetWriter, DatasetError> {
-        let manifest = Manifest::new(&cfg.clone().map_seats(PlayedSeat::Player), format, command).with_tables(tables_digest(cfg)?);
+    pub fn create(
+        dir: &Path,
+        cfg: &RunConfig,
+        format: Formats,
+        resume: bool,
+        command: &str,
+    ) -> Result<DatasetWriter, DatasetError> {
+        let manifest = Manifest::new(&cfg.clone().map_seats(PlayedSeat::Player), format, command)
+            .with_tables(tables_digest(cfg)?);
         DatasetWriter::create_with(dir, manifest, resume)
     }
 
@@ -73,14 +84,22 @@ impl DatasetWriter {
         DatasetWriter::create_with(dir, manifest, false)
     }
 
-    fn create_with(dir: &Path, mut manifest: Manifest, resume: bool) -> Result<DatasetWriter, DatasetError> {
+    fn create_with(
+        dir: &Path,
+        mut manifest: Manifest,
+        resume: bool,
+    ) -> Result<DatasetWriter, DatasetError> {
         let cfg = manifest.config();
         admission::open_destination(dir)?;
         // Writers check the directory and write their manifest one at a time; each shard has
         // one writer for the whole run.
         let setup = DirLock::acquire(dir, SETUP_LOCK)?;
         // Not recorded until the run is admitted: a refused writer leaves the last one's details.
-        let mut lock = DirLock::try_acquire_unrecorded(dir, &writer_lock_name(cfg.shard), &format!("shard {} of this dataset", cfg.shard))?;
+        let mut lock = DirLock::try_acquire_unrecorded(
+            dir,
+            &writer_lock_name(cfg.shard),
+            &format!("shard {} of this dataset", cfg.shard),
+        )?;
         let format = manifest.format;
         let manifest_path = dir.join(manifest_name(cfg.shard));
         let resumed = admission::admit(dir, &mut manifest, &manifest_path, resume)?;
@@ -125,8 +144,8 @@ impl DatasetWriter {
         for b in self.cfg.shard_batches() {
             let path = self.marker(b);
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
-            let marker: Marker =
-                serde_json::from_str(&text).map_err(|e| DatasetError::Marker { path: path.clone(), what: e.to_string() })?;
+            let marker: Marker = serde_json::from_str(&text)
+                .map_err(|e| DatasetError::Marker { path: path.clone(), what: e.to_string() })?;
             for (t, n) in marker.rows {
                 *rows.entry(t).or_default() += n;
             }
@@ -177,9 +196,19 @@ impl BatchSink for DatasetWriter {
                 });
             }
         }
-        let marker = Marker { run_id: self.run_id.clone(), identity: self.layout.identity.clone(), batch: index, rows, files };
+        let marker = Marker {
+            run_id: self.run_id.clone(),
+            identity: self.layout.identity.clone(),
+            batch: index,
+            rows,
+            files,
+        };
         // Durable later, on the syncing thread; the tables' memory goes back to the workers now.
-        self.syncer.push(PendingBatch { parts, marker: self.marker(index), text: to_json(&marker) })?;
+        self.syncer.push(PendingBatch {
+            parts,
+            marker: self.marker(index),
+            text: to_json(&marker),
+        })?;
         Ok(Batch::recycle(tables))
     }
 }

@@ -8,11 +8,15 @@ use rajapasu_core::engine::Ruleset;
 pub fn board_rules(board: &str) -> Result<Ruleset, String> {
     let parts: Vec<&str> = board.split(',').collect();
     let number = |i: usize, what: &str| -> Result<u8, String> {
-        let part = parts.get(i).ok_or_else(|| format!("board {board:?} names no {what} (boards are \"P,S[,switch=value...]\")"))?;
-        part.parse().map_err(|_| format!("board {board:?}: {what} {part:?} is not a number from 0 to 255"))
+        let part = parts.get(i).ok_or_else(|| {
+            format!("board {board:?} names no {what} (boards are \"P,S[,switch=value...]\")")
+        })?;
+        part.parse()
+            .map_err(|_| format!("board {board:?}: {what} {part:?} is not a number from 0 to 255"))
     };
     let (p, s) = (number(0, "pits per row")?, number(1, "counters per pit")?);
-    let mut r = Ruleset::from_assignments(parts[2..].iter().copied()).map_err(|e| format!("board {board:?}: {e}"))?;
+    let mut r = Ruleset::from_assignments(parts[2..].iter().copied())
+        .map_err(|e| format!("board {board:?}: {e}"))?;
     r.pits_per_row = p;
     r.seeds_per_pit = s;
     Ok(r)

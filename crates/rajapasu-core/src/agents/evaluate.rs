@@ -40,7 +40,12 @@ pub struct NotASearchPlayer(pub String);
 
 /// Evaluates every legal move of `pos` with `spec` (minimax or MCTS); `max_nodes` bounds a
 /// minimax search that has no node budget of its own (and caps one that has a larger one).
-pub fn evaluate(spec: AgentSpec, pos: &Position, rng: &mut Rng, max_nodes: u64) -> Result<Evaluation, NotASearchPlayer> {
+pub fn evaluate(
+    spec: AgentSpec,
+    pos: &Position,
+    rng: &mut Rng,
+    max_nodes: u64,
+) -> Result<Evaluation, NotASearchPlayer> {
     evaluate_until(spec, pos, rng, max_nodes, None)
 }
 
@@ -63,7 +68,11 @@ pub fn evaluate_until(
             tree.choose(pos, rng);
             let moves: Vec<MoveScore> = tree
                 .children(0)
-                .map(|(_, n)| MoveScore { pit: n.pit, value: n.reward / n.visits.max(1) as f64, visits: Some(n.visits) })
+                .map(|(_, n)| MoveScore {
+                    pit: n.pit,
+                    value: n.reward / n.visits.max(1) as f64,
+                    visits: Some(n.visits),
+                })
                 .collect();
             let most = moves.iter().filter_map(|m| m.visits).max();
             let best = moves.iter().filter(|m| m.visits == most).fold(PitSet::EMPTY, |mut s, m| {
@@ -80,7 +89,12 @@ pub fn evaluate_until(
 
 /// Every root move searched with a full window, iteration by iteration up to the depth; the
 /// last iteration completed for every move within the nodes gives the values.
-fn minimax(params: MinimaxParams, pos: &Position, max_nodes: u64, stop: Option<Arc<AtomicBool>>) -> Evaluation {
+fn minimax(
+    params: MinimaxParams,
+    pos: &Position,
+    max_nodes: u64,
+    stop: Option<Arc<AtomicBool>>,
+) -> Evaluation {
     let nodes = Some(params.nodes.map_or(max_nodes, |n| n.min(max_nodes)));
     let mut searcher = Searcher::new(MinimaxParams { nodes, ..params });
     if let Some(stop) = stop {
@@ -104,7 +118,10 @@ fn minimax(params: MinimaxParams, pos: &Position, max_nodes: u64, stop: Option<A
             best.insert(pit);
         }
     }
-    let moves = values.into_iter().map(|(pit, v)| MoveScore { pit, value: v as f64, visits: None }).collect();
+    let moves = values
+        .into_iter()
+        .map(|(pit, v)| MoveScore { pit, value: v as f64, visits: None })
+        .collect();
     Evaluation { moves, best, depth }
 }
 
@@ -134,10 +151,17 @@ mod tests {
         for pos in positions().iter().filter(|p| p.has_legal_move()) {
             let spec = AgentSpec::Minimax(MinimaxParams::with_depth(3));
             let e = evaluate(spec.clone(), pos, &mut Rng::from_seed(1), u64::MAX).unwrap();
-            let want: Vec<(Pit, f64)> = plain_root_values(pos, 3, spec_eval(spec)).into_iter().map(|(p, v)| (p, v as f64)).collect();
+            let want: Vec<(Pit, f64)> = plain_root_values(pos, 3, spec_eval(spec))
+                .into_iter()
+                .map(|(p, v)| (p, v as f64))
+                .collect();
             let mut want = want;
             want.sort_by_key(|(p, _)| p.index());
-            assert_eq!(e.moves.iter().map(|m| (m.pit, m.value)).collect::<Vec<_>>(), want, "{pos:?}");
+            assert_eq!(
+                e.moves.iter().map(|m| (m.pit, m.value)).collect::<Vec<_>>(),
+                want,
+                "{pos:?}"
+            );
             assert_eq!(e.depth, Some(3));
             let top = want.iter().map(|w| w.1).fold(f64::MIN, f64::max);
             assert!(e.moves.iter().all(|m| e.best.contains(m.pit) == (m.value == top)));
@@ -155,10 +179,22 @@ mod tests {
     #[test]
     fn a_node_budget_keeps_the_last_complete_depth() {
         let pos = *Game::new(Ruleset::default(), Side::South).position();
-        let e = evaluate(AgentSpec::Minimax(MinimaxParams::with_depth(30)), &pos, &mut Rng::from_seed(1), 2_000).unwrap();
+        let e = evaluate(
+            AgentSpec::Minimax(MinimaxParams::with_depth(30)),
+            &pos,
+            &mut Rng::from_seed(1),
+            2_000,
+        )
+        .unwrap();
         let d = e.depth.unwrap();
         assert!((1..30).contains(&d), "{d}");
-        let want = evaluate(AgentSpec::Minimax(MinimaxParams::with_depth(d)), &pos, &mut Rng::from_seed(1), u64::MAX).unwrap();
+        let want = evaluate(
+            AgentSpec::Minimax(MinimaxParams::with_depth(d)),
+            &pos,
+            &mut Rng::from_seed(1),
+            u64::MAX,
+        )
+        .unwrap();
         assert_eq!(e.moves, want.moves);
     }
 
@@ -167,12 +203,21 @@ mod tests {
     #[test]
     fn mcts_reports_each_moves_visits_and_reward() {
         for pos in positions().iter().filter(|p| p.has_legal_move()) {
-            let e = evaluate(AgentSpec::Mcts(MctsParams::with_playouts(200)), pos, &mut Rng::from_seed(5), 0).unwrap();
+            let e = evaluate(
+                AgentSpec::Mcts(MctsParams::with_playouts(200)),
+                pos,
+                &mut Rng::from_seed(5),
+                0,
+            )
+            .unwrap();
             let legal: Vec<Pit> = pos.legal_moves().iter().collect();
             assert_eq!(e.moves.iter().map(|m| m.pit).collect::<Vec<_>>(), legal);
             // A playout is lost only where the root's expansion strikes out an endless candidate.
             let visits: u32 = e.moves.iter().map(|m| m.visits.unwrap()).sum();
-            assert!(visits <= 200 && visits + pos.candidates().len() as u32 >= 200, "{visits} {pos:?}");
+            assert!(
+                visits <= 200 && visits + pos.candidates().len() as u32 >= 200,
+                "{visits} {pos:?}"
+            );
             assert!(e.moves.iter().all(|m| (0.0..=1.0).contains(&m.value)));
             let most = e.moves.iter().map(|m| m.visits.unwrap()).max().unwrap();
             assert!(e.moves.iter().all(|m| e.best.contains(m.pit) == (m.visits == Some(most))));

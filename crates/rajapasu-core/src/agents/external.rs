@@ -47,7 +47,9 @@ pub enum ExternalError {
     Timeout { command: String, seconds: String, stderr: String },
     #[error("external player '{command}' answered {answer:?}, which is not a JSON object with an integer \"pit\" such as {{\"pit\":3}} ({reason})")]
     Garbage { command: String, answer: String, reason: String },
-    #[error("external player '{command}' played pit {pit}, which is not legal; legal pits: {legal}")]
+    #[error(
+        "external player '{command}' played pit {pit}, which is not legal; legal pits: {legal}"
+    )]
     Illegal { command: String, pit: i64, legal: String },
     #[error(
         "external player '{command}' wrote more than {ANSWER_BYTES} bytes on stdout without a newline; an answer is one short line \
@@ -97,7 +99,8 @@ enum Line {
 fn parse_answer(line: &[u8]) -> Result<i64, String> {
     let text = std::str::from_utf8(line).map_err(|e| format!("not UTF-8: {e}"))?;
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let object = value.as_object().ok_or_else(|| format!("a JSON {}, not an object", json_kind(&value)))?;
+    let object =
+        value.as_object().ok_or_else(|| format!("a JSON {}, not an object", json_kind(&value)))?;
     let pit = object.get("pit").ok_or("missing field `pit`")?;
     pit.as_i64().ok_or_else(|| format!("\"pit\" is a JSON {}, not an integer", json_kind(pit)))
 }
@@ -227,8 +230,11 @@ impl External {
         }
         let p = pos.rules().pits_per_row;
         let open = pos.open();
-        let closed =
-            (0..2 * p as usize).filter(|&g| !open[Side::from_index(g / p as usize)].contains(Pit::new_unchecked(g % p as usize))).collect();
+        let closed = (0..2 * p as usize)
+            .filter(|&g| {
+                !open[Side::from_index(g / p as usize)].contains(Pit::new_unchecked(g % p as usize))
+            })
+            .collect();
         let request = Request {
             protocol: PROTOCOL,
             rules: pos.rules(),
@@ -256,7 +262,11 @@ impl External {
                 .ok()
                 .and_then(|i| Pit::new(i, p))
                 .filter(|&pit| legal.contains(pit))
-                .ok_or_else(|| ExternalError::Illegal { command: self.command(), pit, legal: legal_list(legal) })
+                .ok_or_else(|| ExternalError::Illegal {
+                    command: self.command(),
+                    pit,
+                    legal: legal_list(legal),
+                })
         });
         if chosen.is_err() {
             // A program that failed once is not asked again.
@@ -274,12 +284,18 @@ impl External {
         match process.answers.try_recv() {
             Err(TryRecvError::Empty) => {}
             Ok(Line::Answer(extra)) => {
-                return Err(ExternalError::Unsolicited { command, answer: String::from_utf8_lossy(&extra).chars().take(SHOWN).collect() })
+                return Err(ExternalError::Unsolicited {
+                    command,
+                    answer: String::from_utf8_lossy(&extra).chars().take(SHOWN).collect(),
+                })
             }
             Ok(Line::TooLong) => return Err(ExternalError::TooLong { command }),
-            Ok(Line::Closed) | Err(TryRecvError::Disconnected) => return Err(process.exited(command)),
+            Ok(Line::Closed) | Err(TryRecvError::Disconnected) => {
+                return Err(process.exited(command))
+            }
         }
-        let written = process.stdin.as_mut().map(|s| s.write_all(line.as_bytes()).and_then(|_| s.flush()));
+        let written =
+            process.stdin.as_mut().map(|s| s.write_all(line.as_bytes()).and_then(|_| s.flush()));
         if !matches!(written, Some(Ok(()))) {
             return Err(process.exited(command));
         }
@@ -289,7 +305,11 @@ impl External {
             Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => Err(process.exited(command)),
             Err(RecvTimeoutError::Timeout) => {
                 process.group.end();
-                Err(ExternalError::Timeout { command, seconds: format!("{}", timeout.as_secs_f64()), stderr: process.stderr_tail() })
+                Err(ExternalError::Timeout {
+                    command,
+                    seconds: format!("{}", timeout.as_secs_f64()),
+                    stderr: process.stderr_tail(),
+                })
             }
         }
     }
@@ -309,7 +329,8 @@ impl Process {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        let status = status.map_or("closed its output, still running".to_string(), |s| s.to_string());
+        let status =
+            status.map_or("closed its output, still running".to_string(), |s| s.to_string());
         // The stderr reader may still be taking the last bytes.
         std::thread::sleep(Duration::from_millis(20));
         ExternalError::Exited { command, status, stderr: self.stderr_tail() }
@@ -330,7 +351,8 @@ impl Process {
             .map(|l| {
                 let chars: Vec<char> = l.chars().filter(|c| !c.is_control()).collect();
                 let from = chars.len().saturating_sub(2 * SHOWN);
-                (if from > 0 { "..." } else { "" }).to_string() + &chars[from..].iter().collect::<String>()
+                (if from > 0 { "..." } else { "" }).to_string()
+                    + &chars[from..].iter().collect::<String>()
             })
             .collect();
         format!("; its last stderr lines: {}", shown.join(" | "))
@@ -397,11 +419,14 @@ mod groups {
                 // SAFETY: plain sigaction calls on a zeroed struct; the handler is async-signal-safe.
                 unsafe {
                     let mut old: libc::sigaction = std::mem::zeroed();
-                    if libc::sigaction(signal, std::ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL {
+                    if libc::sigaction(signal, std::ptr::null(), &mut old) != 0
+                        || old.sa_sigaction != libc::SIG_DFL
+                    {
                         continue;
                     }
                     let mut action: libc::sigaction = std::mem::zeroed();
-                    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                    action.sa_sigaction =
+                        on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
                     action.sa_flags = libc::SA_RESETHAND;
                     libc::sigemptyset(&mut action.sa_mask);
                     libc::sigaction(signal, &action, std::ptr::null_mut());
@@ -420,7 +445,9 @@ mod groups {
 
     impl Registered {
         pub fn new(group: i32) -> Registered {
-            let slot = GROUPS.iter().position(|s| s.compare_exchange(0, group, Ordering::AcqRel, Ordering::Relaxed).is_ok());
+            let slot = GROUPS.iter().position(|s| {
+                s.compare_exchange(0, group, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+            });
             Registered { group, slot }
         }
 

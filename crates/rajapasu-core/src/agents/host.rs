@@ -18,7 +18,13 @@ pub struct HostParams {
 /// Chooses a local pit among the legal ones of `pos` (never asked without one). An `Err` is
 /// the host's own message (e.g. the exception a Python callable raised).
 pub trait HostPlayer: Send + Sync {
-    fn choose(&self, pos: &Position, round: Option<u32>, ply: Option<u32>, rng: &mut Rng) -> Result<i64, String>;
+    fn choose(
+        &self,
+        pos: &Position,
+        round: Option<u32>,
+        ply: Option<u32>,
+        rng: &mut Rng,
+    ) -> Result<i64, String>;
 }
 
 /// The host players of a run, by name: given by whoever starts the run (the Python module),
@@ -49,7 +55,9 @@ impl HostPlayers {
 pub fn check_name(name: &str) -> Result<&str, String> {
     let ok = |c: char| c.is_ascii_alphanumeric() || "_.-<>".contains(c);
     if name.is_empty() || name.len() > 64 || !name.chars().all(ok) {
-        return Err(format!("'{name}' is not a player name: use 1 to 64 letters, digits and _ . - < >"));
+        return Err(format!(
+            "'{name}' is not a player name: use 1 to 64 letters, digits and _ . - < >"
+        ));
     }
     Ok(name)
 }
@@ -74,7 +82,13 @@ impl Host {
         Host { name: params.name, player }
     }
 
-    pub(crate) fn choose(&self, pos: &Position, round: Option<u32>, ply: Option<u32>, rng: &mut Rng) -> Result<Option<Pit>, HostError> {
+    pub(crate) fn choose(
+        &self,
+        pos: &Position,
+        round: Option<u32>,
+        ply: Option<u32>,
+        rng: &mut Rng,
+    ) -> Result<Option<Pit>, HostError> {
         let legal = pos.legal_moves();
         if legal.is_empty() {
             return Ok(None);
@@ -86,9 +100,15 @@ impl Host {
             ));
         };
         let pit = player.choose(pos, round, ply, rng).map_err(error)?;
-        match usize::try_from(pit).ok().and_then(|i| Pit::new(i, pos.rules().pits_per_row)).filter(|&p| legal.contains(p)) {
+        match usize::try_from(pit)
+            .ok()
+            .and_then(|i| Pit::new(i, pos.rules().pits_per_row))
+            .filter(|&p| legal.contains(p))
+        {
             Some(p) => Ok(Some(p)),
-            None => Err(error(format!("played pit {pit}, which is not legal; legal pits: {legal}"))),
+            None => {
+                Err(error(format!("played pit {pit}, which is not legal; legal pits: {legal}")))
+            }
         }
     }
 }
@@ -103,7 +123,13 @@ mod tests {
     struct Highest(std::sync::atomic::AtomicU32);
 
     impl HostPlayer for Highest {
-        fn choose(&self, pos: &Position, _round: Option<u32>, _ply: Option<u32>, _rng: &mut Rng) -> Result<i64, String> {
+        fn choose(
+            &self,
+            pos: &Position,
+            _round: Option<u32>,
+            _ply: Option<u32>,
+            _rng: &mut Rng,
+        ) -> Result<i64, String> {
             self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             Ok(pos.legal_moves().iter().last().unwrap().index() as i64)
         }
@@ -124,36 +150,66 @@ mod tests {
     fn a_registered_player_is_asked_and_an_unregistered_one_is_an_error() {
         let pos = Position::opening(Ruleset::default(), Side::South);
         let spec: AgentSpec = "python:host_test_highest".parse().unwrap();
-        let e = Agent::new(spec.clone(), seat_rng(1, 0, Side::South)).choose(&pos).unwrap_err().to_string();
-        assert!(e.contains("python:host_test_highest") && e.contains("no such player is registered"), "{e}");
+        let e = Agent::new(spec.clone(), seat_rng(1, 0, Side::South))
+            .choose(&pos)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("python:host_test_highest") && e.contains("no such player is registered"),
+            "{e}"
+        );
         let player = Arc::new(Highest(Default::default()));
         let mut players = Resources::default();
         players.hosts.add("host_test_highest", player.clone()).unwrap();
-        assert!(players.hosts.add("host_test_highest", player.clone()).unwrap_err().contains("two Python players are named"));
+        assert!(players
+            .hosts
+            .add("host_test_highest", player.clone())
+            .unwrap_err()
+            .contains("two Python players are named"));
         let mut agent = Agent::seated(spec.clone(), seat_rng(1, 0, Side::South), &players);
         assert_eq!(agent.choose(&pos).unwrap().map(|p| p.index()), Some(6));
         assert_eq!(player.0.load(std::sync::atomic::Ordering::Relaxed), 1);
         // Another run's resources do not have it.
-        assert!(Agent::seated(spec, seat_rng(1, 0, Side::South), &Resources::default()).choose(&pos).is_err());
+        assert!(Agent::seated(spec, seat_rng(1, 0, Side::South), &Resources::default())
+            .choose(&pos)
+            .is_err());
     }
 
     struct Fixed(i64);
 
     impl HostPlayer for Fixed {
-        fn choose(&self, _pos: &Position, _round: Option<u32>, _ply: Option<u32>, _rng: &mut Rng) -> Result<i64, String> {
+        fn choose(
+            &self,
+            _pos: &Position,
+            _round: Option<u32>,
+            _ply: Option<u32>,
+            _rng: &mut Rng,
+        ) -> Result<i64, String> {
             Ok(self.0)
         }
     }
 
     #[test]
     fn an_illegal_answer_names_the_pit_and_the_legal_ones() {
-        let mut pos = Position::opening(Ruleset::from_assignments(["pits_per_row=3", "seeds_per_pit=2"]).unwrap(), Side::South);
+        let mut pos = Position::opening(
+            Ruleset::from_assignments(["pits_per_row=3", "seeds_per_pit=2"]).unwrap(),
+            Side::South,
+        );
         pos.play(0).unwrap();
         let mut players = Resources::default();
         players.hosts.add("host_test_fixed", Arc::new(Fixed(-1))).unwrap();
         let spec: AgentSpec = "python:host_test_fixed".parse().unwrap();
-        let e = Agent::seated(spec, seat_rng(1, 0, Side::North), &players).choose(&pos).unwrap_err().to_string();
-        assert!(e.contains(&format!("played pit -1, which is not legal; legal pits: {}", pos.legal_moves())), "{e}");
+        let e = Agent::seated(spec, seat_rng(1, 0, Side::North), &players)
+            .choose(&pos)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "played pit -1, which is not legal; legal pits: {}",
+                pos.legal_moves()
+            )),
+            "{e}"
+        );
         assert!(!pos.legal_moves().is_empty());
     }
 }

@@ -57,7 +57,15 @@ const STOP_EVERY: u32 = 64;
 
 impl Tree {
     pub(crate) fn new(params: MctsParams) -> Tree {
-        Tree { params, nodes: Vec::new(), spare: Vec::new(), played: NONE, moves: 0, old: Vec::new(), stop: None }
+        Tree {
+            params,
+            nodes: Vec::new(),
+            spare: Vec::new(),
+            played: NONE,
+            moves: 0,
+            old: Vec::new(),
+            stop: None,
+        }
     }
 
     /// Stops the playouts of every decision once `stop` is set.
@@ -66,7 +74,8 @@ impl Tree {
     }
 
     fn stopped(&self, playout: u32) -> bool {
-        playout.is_multiple_of(STOP_EVERY) && self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+        playout.is_multiple_of(STOP_EVERY)
+            && self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     pub(crate) fn choose(&mut self, root: &Position, rng: &mut Rng) -> Option<Pit> {
@@ -86,7 +95,9 @@ impl Tree {
             }
             // Selection: descend through fully expanded nodes by UCT.
             let mut node = 0u32;
-            while self.nodes[node as usize].untried.is_empty() && self.nodes[node as usize].first_child != NONE {
+            while self.nodes[node as usize].untried.is_empty()
+                && self.nodes[node as usize].first_child != NONE
+            {
                 node = self.best_uct_child(node, c);
             }
             // Expansion: one untried legal move.
@@ -147,10 +158,17 @@ impl Tree {
         if self.played == NONE || self.played as usize >= self.nodes.len() {
             return false;
         }
-        let Some((found, _)) = self.children(self.played).find(|(_, n)| n.pos == *root) else { return false };
+        let Some((found, _)) = self.children(self.played).find(|(_, n)| n.pos == *root) else {
+            return false;
+        };
         let mut out = std::mem::take(&mut self.spare);
         out.clear();
-        out.push(Node { parent: NONE, next_sibling: NONE, first_child: NONE, ..self.nodes[found as usize] });
+        out.push(Node {
+            parent: NONE,
+            next_sibling: NONE,
+            first_child: NONE,
+            ..self.nodes[found as usize]
+        });
         // `old[i]` is the index in the old tree of new node i.
         let mut old = std::mem::take(&mut self.old);
         old.clear();
@@ -161,7 +179,12 @@ impl Tree {
             let mut c = self.nodes[old[i] as usize].first_child;
             while c != NONE {
                 let id = out.len() as u32;
-                out.push(Node { parent: i as u32, first_child: NONE, next_sibling: NONE, ..self.nodes[c as usize] });
+                out.push(Node {
+                    parent: i as u32,
+                    first_child: NONE,
+                    next_sibling: NONE,
+                    ..self.nodes[c as usize]
+                });
                 old.push(c);
                 if last == NONE {
                     out[i].first_child = id;

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use super::eval::Eval;
 use super::spec::MinimaxParams;
-use crate::engine::{Endless, MoveSummary, Pit, PitSet, Position, Rng, Side, MAX_PITS, MAX_PITS_PER_ROW};
+use crate::engine::{
+    Endless, MoveSummary, Pit, PitSet, Position, Rng, Side, MAX_PITS, MAX_PITS_PER_ROW,
+};
 
 /// Entries of the transposition table (a power of two): 2^16 x 16 bytes = 1 MiB per player.
 const TABLE_BITS: u32 = 16;
@@ -38,7 +40,12 @@ static KEYS: Keys = {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    let mut keys = Keys { pit: [[0; 256]; MAX_PITS], open: [[0; MAX_PITS_PER_ROW]; 2], reserve: [0; 256], north_to_move: 0 };
+    let mut keys = Keys {
+        pit: [[0; 256]; MAX_PITS],
+        open: [[0; MAX_PITS_PER_ROW]; 2],
+        reserve: [0; 256],
+        north_to_move: 0,
+    };
     let mut g = 0;
     while g < MAX_PITS {
         let mut n = 1; // an empty pit adds nothing
@@ -191,7 +198,10 @@ impl Searcher {
     /// the table's best move first, then by immediate net gain, then by pit.
     fn children(&mut self, pos: &Position, first: u8, ply: usize) -> usize {
         if self.stack.len() <= ply {
-            self.stack.resize(ply + 1, [Child { pit: Pit::new_unchecked(0), pos: *pos, order: 0 }; MAX_PITS_PER_ROW]);
+            self.stack.resize(
+                ply + 1,
+                [Child { pit: Pit::new_unchecked(0), pos: *pos, order: 0 }; MAX_PITS_PER_ROW],
+            );
         }
         let mover = pos.turn();
         let mut n = 0;
@@ -199,7 +209,8 @@ impl Searcher {
             let mut child = *pos;
             self.used += 1;
             if let Some(summary) = child.play_if_legal_observed(pit, &mut ()) {
-                let order = if pit.index() as u8 + 1 == first { INF } else { gain(&summary, mover) };
+                let order =
+                    if pit.index() as u8 + 1 == first { INF } else { gain(&summary, mover) };
                 self.stack[ply][n] = Child { pit, pos: child, order };
                 n += 1;
             }
@@ -218,7 +229,14 @@ impl Searcher {
 
     /// Negamax value of `pos` for its side to move, searched `depth` plies (fail-soft
     /// alpha-beta over the window (alpha, beta)). Returns 0 with `aborted` set when the budget ran out.
-    fn negamax(&mut self, pos: &Position, ply: usize, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
         let me = pos.turn();
         if depth == 0 {
             // R10: the cheap legality test first; a move is simulated only if it cannot tell.
@@ -281,7 +299,14 @@ impl Searcher {
         } else {
             Bound::Exact
         };
-        self.table[slot] = Entry { key, value: best, depth: depth as u8, bound, best: best_pit.index() as u8 + 1, solved: !self.cut };
+        self.table[slot] = Entry {
+            key,
+            value: best,
+            depth: depth as u8,
+            bound,
+            best: best_pit.index() as u8 + 1,
+            solved: !self.cut,
+        };
         self.cut |= cut_before;
         best
     }
@@ -395,21 +420,32 @@ pub(crate) fn plain_value(pos: &Position, depth: u32, eval: Eval) -> i32 {
     if depth == 0 {
         return if pos.legal_moves().is_empty() { eval.stuck(pos, me) } else { eval.leaf(pos, me) };
     }
-    pos.legal_children().map(|(_, child, _)| -plain_value(&child, depth - 1, eval)).max().unwrap_or_else(|| eval.stuck(pos, me))
+    pos.legal_children()
+        .map(|(_, child, _)| -plain_value(&child, depth - 1, eval))
+        .max()
+        .unwrap_or_else(|| eval.stuck(pos, me))
 }
 
 /// Each legal root move with its plain minimax value, for tests.
 #[cfg(test)]
 pub(crate) fn plain_root_values(pos: &Position, depth: u32, eval: Eval) -> Vec<(Pit, i32)> {
-    pos.legal_children().map(|(pit, child, _)| (pit, -plain_value(&child, depth - 1, eval))).collect()
+    pos.legal_children()
+        .map(|(pit, child, _)| (pit, -plain_value(&child, depth - 1, eval)))
+        .collect()
 }
 
 /// The root values a searcher finds at exactly `depth` (every root move searched with a full
 /// window), for tests.
 #[cfg(test)]
-pub(crate) fn searched_root_values(searcher: &mut Searcher, pos: &Position, depth: u32) -> Vec<(Pit, i32)> {
+pub(crate) fn searched_root_values(
+    searcher: &mut Searcher,
+    pos: &Position,
+    depth: u32,
+) -> Vec<(Pit, i32)> {
     if searcher.table.is_empty() {
         searcher.table = vec![Entry::default(); 1 << TABLE_BITS];
     }
-    pos.legal_children().map(|(pit, child, _)| (pit, -searcher.negamax(&child, 1, depth - 1, -INF, INF))).collect()
+    pos.legal_children()
+        .map(|(pit, child, _)| (pit, -searcher.negamax(&child, 1, depth - 1, -INF, INF)))
+        .collect()
 }

@@ -18,7 +18,8 @@ pub use eval::{Eval, MATCH_WIN};
 pub use evaluate::{evaluate, evaluate_until, Evaluation, MoveScore, NotASearchPlayer};
 pub use external::{ExternalError, PROTOCOL};
 pub use spec::{
-    AgentSpec, ExternalParams, MctsParams, MinimaxParams, SpecError, ALLOWED, MAX_MCTS_PLAYOUTS, MAX_MINIMAX_DEPTH, MAX_MINIMAX_NODES,
+    AgentSpec, ExternalParams, MctsParams, MinimaxParams, SpecError, ALLOWED, MAX_MCTS_PLAYOUTS,
+    MAX_MINIMAX_DEPTH, MAX_MINIMAX_NODES,
 };
 
 use std::sync::atomic::AtomicBool;
@@ -77,7 +78,12 @@ impl Agent {
     /// resources ([`Agent::seated`]).
     pub fn new(spec: AgentSpec, rng: Rng) -> Agent {
         // The store is made only for a perfect player: the benchmarks seat players by the million.
-        Agent::with(spec, rng, || Arc::new(ExactStore::new(StoreSettings::default())), &host::HostPlayers::default())
+        Agent::with(
+            spec,
+            rng,
+            || Arc::new(ExactStore::new(StoreSettings::default())),
+            &host::HostPlayers::default(),
+        )
     }
 
     /// A player of a run, sharing the run's `resources`.
@@ -85,13 +91,20 @@ impl Agent {
         Agent::with(spec, rng, || resources.exact.clone(), &resources.hosts)
     }
 
-    fn with(spec: AgentSpec, rng: Rng, exact: impl FnOnce() -> Arc<ExactStore>, hosts: &host::HostPlayers) -> Agent {
+    fn with(
+        spec: AgentSpec,
+        rng: Rng,
+        exact: impl FnOnce() -> Arc<ExactStore>,
+        hosts: &host::HostPlayers,
+    ) -> Agent {
         let state = match spec.clone() {
             AgentSpec::Random | AgentSpec::Greedy => State::Stateless,
             AgentSpec::Minimax(p) => State::Minimax(minimax::Searcher::new(p)),
             AgentSpec::Mcts(p) => State::Mcts(mcts::Tree::new(p)),
             AgentSpec::External(p) => State::External(external::External::new(p)),
-            AgentSpec::Perfect(kind) => State::Perfect(crate::exact::PerfectPlayer::new(kind, exact())),
+            AgentSpec::Perfect(kind) => {
+                State::Perfect(crate::exact::PerfectPlayer::new(kind, exact()))
+            }
             AgentSpec::Host(p) => State::Host(host::Host::new(p, hosts)),
         };
         Agent { spec, rng, state }
@@ -118,7 +131,11 @@ impl Agent {
     /// Plays a move for the side to move, or returns None when it has no legal move (R10).
     /// The observer sees only the move that is played. Only an external, a perfect or a host
     /// player can fail.
-    pub fn play<O: MoveObserver>(&mut self, game: &mut Game, obs: &mut O) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+    pub fn play<O: MoveObserver>(
+        &mut self,
+        game: &mut Game,
+        obs: &mut O,
+    ) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
         if let AgentSpec::Random = self.spec {
             // Fast path: the move is drawn and played in place, in one simulation.
             return Ok(game.play_in_place(|pos| random::play(pos, &mut self.rng, obs)));
@@ -137,20 +154,28 @@ impl Agent {
     ) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
         debug_assert_eq!(candidates, game.position().candidates());
         if let AgentSpec::Random = self.spec {
-            return Ok(game.play_in_place(|pos| random::play_among(pos, candidates, &mut self.rng, obs)));
+            return Ok(
+                game.play_in_place(|pos| random::play_among(pos, candidates, &mut self.rng, obs))
+            );
         }
         self.play_deciding(game, obs)
     }
 
     /// [`Agent::play`] for every player but the random one.
-    fn play_deciding<O: MoveObserver>(&mut self, game: &mut Game, obs: &mut O) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
+    fn play_deciding<O: MoveObserver>(
+        &mut self,
+        game: &mut Game,
+        obs: &mut O,
+    ) -> Result<Option<(Pit, MoveSummary)>, PlayerError> {
         if let State::Perfect(player) = &self.state {
             // The round's start (kept reserves, starter) is part of a match position (R17).
             let pit = player.choose_in_game(game, &mut self.rng)?;
             return Ok(pit.map(|pit| (pit, game.play_unchecked_observed(pit, obs))));
         }
         let (round, ply) = (game.round(), game.ply() + 1);
-        let Some(pit) = self.decide(game.position(), Some(round), Some(ply))? else { return Ok(None) };
+        let Some(pit) = self.decide(game.position(), Some(round), Some(ply))? else {
+            return Ok(None);
+        };
         Ok(Some((pit, game.play_unchecked_observed(pit, obs))))
     }
 
@@ -159,13 +184,24 @@ impl Agent {
         self.decide(pos, None, None)
     }
 
-    fn decide(&mut self, pos: &Position, round: Option<u32>, ply: Option<u32>) -> Result<Option<Pit>, PlayerError> {
+    fn decide(
+        &mut self,
+        pos: &Position,
+        round: Option<u32>,
+        ply: Option<u32>,
+    ) -> Result<Option<Pit>, PlayerError> {
         Ok(match &mut self.state {
-            State::Stateless if self.spec == AgentSpec::Greedy => greedy::choose(pos, &mut self.rng),
-            State::Stateless => random::play(&mut { *pos }, &mut self.rng, &mut ()).map(|(pit, _)| pit),
+            State::Stateless if self.spec == AgentSpec::Greedy => {
+                greedy::choose(pos, &mut self.rng)
+            }
+            State::Stateless => {
+                random::play(&mut { *pos }, &mut self.rng, &mut ()).map(|(pit, _)| pit)
+            }
             State::Minimax(searcher) => searcher.choose(pos, &mut self.rng),
             State::Mcts(tree) => tree.choose(pos, &mut self.rng),
-            State::External(program) => return Ok(program.choose(pos, round, ply, &mut self.rng)?),
+            State::External(program) => {
+                return Ok(program.choose(pos, round, ply, &mut self.rng)?)
+            }
             State::Perfect(player) => player.choose(pos, &mut self.rng)?,
             State::Host(player) => return Ok(player.choose(pos, round, ply, &mut self.rng)?),
         })

@@ -7,7 +7,11 @@ use crate::engine::{MoveObserver, MoveSummary, Pit, PitSet, Position, Rng};
 /// This is uniform over the legal moves and costs one simulation per move in the common case.
 /// None: no legal move (R10), and `pos` is unchanged.
 #[inline(always)]
-pub(crate) fn play<O: MoveObserver>(pos: &mut Position, rng: &mut Rng, obs: &mut O) -> Option<(Pit, MoveSummary)> {
+pub(crate) fn play<O: MoveObserver>(
+    pos: &mut Position,
+    rng: &mut Rng,
+    obs: &mut O,
+) -> Option<(Pit, MoveSummary)> {
     play_among(pos, pos.candidates(), rng, obs)
 }
 

@@ -70,7 +70,12 @@ impl MctsParams {
     pub const DEFAULT_PLAYOUTS: u32 = 256;
     pub const DEFAULT_C_MILLI: u32 = 100;
     pub fn with_playouts(playouts: u32) -> MctsParams {
-        MctsParams { playouts, c_milli: MctsParams::DEFAULT_C_MILLI, eval: Eval::DEFAULT, reuse: true }
+        MctsParams {
+            playouts,
+            c_milli: MctsParams::DEFAULT_C_MILLI,
+            eval: Eval::DEFAULT,
+            reuse: true,
+        }
     }
     pub fn c(&self) -> f64 {
         self.c_milli as f64 / 1000.0
@@ -142,7 +147,12 @@ pub struct SpecError {
     pub reason: String,
 }
 
-fn integer<T: FromStr + PartialOrd + fmt::Display + Copy>(key: &str, value: &str, min: T, max: T) -> Result<T, String> {
+fn integer<T: FromStr + PartialOrd + fmt::Display + Copy>(
+    key: &str,
+    value: &str,
+    min: T,
+    max: T,
+) -> Result<T, String> {
     match value.parse::<T>() {
         Ok(v) if v >= min && v <= max => Ok(v),
         _ => Err(format!("{key}={value}: {key} must be an integer in {min}..={max}")),
@@ -160,9 +170,18 @@ fn short(key: &str, text: &str, min: u32, max: u32, form: &str) -> Result<u32, S
 
 /// A decimal with at most three places, in thousandths ("1.2" -> 1200).
 fn thousandths(key: &str, value: &str, max_milli: u32, unit: &str) -> Result<u32, String> {
-    let bad = || format!("{key}={value}: {key} must be a number{unit} in 0..={} with at most 3 decimals", max_milli / 1000);
+    let bad = || {
+        format!(
+            "{key}={value}: {key} must be a number{unit} in 0..={} with at most 3 decimals",
+            max_milli / 1000
+        )
+    };
     let (whole, frac) = value.split_once('.').unwrap_or((value, ""));
-    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+    if whole.is_empty()
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || frac.len() > 3
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
         return Err(bad());
     }
     let whole: u64 = whole.parse().map_err(|_| bad())?;
@@ -185,7 +204,11 @@ fn decimal(milli: u32) -> String {
 }
 
 /// `key=value` pairs separated by commas; each key at most once and one of `keys`.
-fn pairs<'a>(player: &str, text: &'a str, keys: &[&str]) -> Result<Vec<(&'a str, &'a str)>, String> {
+fn pairs<'a>(
+    player: &str,
+    text: &'a str,
+    keys: &[&str],
+) -> Result<Vec<(&'a str, &'a str)>, String> {
     let mut out: Vec<(&str, &str)> = Vec::new();
     for item in text.split(',') {
         let Some((k, v)) = item.split_once('=') else {
@@ -193,7 +216,10 @@ fn pairs<'a>(player: &str, text: &'a str, keys: &[&str]) -> Result<Vec<(&'a str,
         };
         let (k, v) = (k.trim(), v.trim());
         if !keys.contains(&k) {
-            return Err(format!("unknown key '{k}' for {player}; allowed keys: {}", keys.join(", ")));
+            return Err(format!(
+                "unknown key '{k}' for {player}; allowed keys: {}",
+                keys.join(", ")
+            ));
         }
         if out.iter().any(|(seen, _)| *seen == k) {
             return Err(format!("key '{k}' is given twice"));
@@ -217,12 +243,21 @@ fn parse_minimax(param: Option<&str>) -> Result<MinimaxParams, String> {
         match k {
             "depth" => depth = Some(integer("depth", v, 1, MAX_MINIMAX_DEPTH)?),
             "nodes" if v == "unlimited" => p.nodes = None,
-            "nodes" => p.nodes = Some(integer("nodes", v, 1, MAX_MINIMAX_NODES).map_err(|e| format!("{e} (or unlimited)"))?),
+            "nodes" => {
+                p.nodes = Some(
+                    integer("nodes", v, 1, MAX_MINIMAX_NODES)
+                        .map_err(|e| format!("{e} (or unlimited)"))?,
+                )
+            }
             _ => p.eval = v.parse().map_err(|e| format!("eval={v}: {e}"))?,
         }
     }
     // A node budget without a depth deepens as far as the budget allows.
-    p.depth = depth.unwrap_or(if p.nodes.is_some() { MAX_MINIMAX_DEPTH } else { MinimaxParams::DEFAULT_DEPTH });
+    p.depth = depth.unwrap_or(if p.nodes.is_some() {
+        MAX_MINIMAX_DEPTH
+    } else {
+        MinimaxParams::DEFAULT_DEPTH
+    });
     Ok(p)
 }
 
@@ -254,7 +289,10 @@ fn parse_external(param: Option<&str>) -> Result<ExternalParams, String> {
     let text = param.map(str::trim).unwrap_or("");
     let mut timeout_ms = ExternalParams::DEFAULT_TIMEOUT_MS;
     let first_word = text.split_whitespace().next().unwrap_or("");
-    let command = if first_word.starts_with("timeout=") || first_word.starts_with("cmd=") || first_word.contains(",cmd=") {
+    let command = if first_word.starts_with("timeout=")
+        || first_word.starts_with("cmd=")
+        || first_word.contains(",cmd=")
+    {
         // Keyed form: `cmd` comes last and takes the rest, commas included.
         let mut rest = text;
         loop {
@@ -266,9 +304,14 @@ fn parse_external(param: Option<&str>) -> Result<ExternalParams, String> {
             };
             match item.split_once('=') {
                 Some(("timeout", v)) => {
-                    timeout_ms = thousandths("timeout", v.trim(), MAX_TIMEOUT_MS, "").map_err(|_| timeout_error(v.trim()))?
+                    timeout_ms = thousandths("timeout", v.trim(), MAX_TIMEOUT_MS, "")
+                        .map_err(|_| timeout_error(v.trim()))?
                 }
-                _ => return Err(format!("unknown key in '{item}' for external; allowed keys: timeout, cmd (last)")),
+                _ => {
+                    return Err(format!(
+                        "unknown key in '{item}' for external; allowed keys: timeout, cmd (last)"
+                    ))
+                }
             }
             rest = after.trim_start();
         }
@@ -294,7 +337,8 @@ fn timeout_error(value: &str) -> String {
 /// nothing is expanded) and joined again with each word quoted only where needed, so a program
 /// path with spaces is written `'/my players/bot' --level 2`.
 pub fn canonical_command(text: &str) -> Result<String, String> {
-    let words = shlex::split(text).ok_or_else(|| format!("'{text}': an unclosed quote or a trailing backslash"))?;
+    let words = shlex::split(text)
+        .ok_or_else(|| format!("'{text}': an unclosed quote or a trailing backslash"))?;
     if words.is_empty() {
         return Err("external needs a program, as external:PROGRAM [ARGS]".into());
     }
@@ -308,13 +352,18 @@ pub fn canonical_command(text: &str) -> Result<String, String> {
 /// specially (blanks, quotes, a backslash, a leading `#`), then in quotes. `$` and the like are
 /// not special: nothing is expanded.
 fn quote_word(word: &str) -> String {
-    let plain = !word.is_empty() && !word.starts_with('#') && !word.chars().any(|c| c.is_whitespace() || "'\"\\".contains(c));
+    let plain = !word.is_empty()
+        && !word.starts_with('#')
+        && !word.chars().any(|c| c.is_whitespace() || "'\"\\".contains(c));
     if plain {
         word.to_string()
     } else if !word.contains('\'') {
         format!("'{word}'")
     } else {
-        let escaped: String = word.chars().flat_map(|c| if "\"\\$`".contains(c) { vec!['\\', c] } else { vec![c] }).collect();
+        let escaped: String = word
+            .chars()
+            .flat_map(|c| if "\"\\$`".contains(c) { vec!['\\', c] } else { vec![c] })
+            .collect();
         format!("\"{escaped}\"")
     }
 }
@@ -366,7 +415,14 @@ impl fmt::Display for AgentSpec {
                 }
                 write!(f, ",eval={}", p.eval)
             }
-            AgentSpec::Mcts(p) => write!(f, "mcts:playouts={},c={},eval={},reuse={}", p.playouts, decimal(p.c_milli), p.eval, p.reuse),
+            AgentSpec::Mcts(p) => write!(
+                f,
+                "mcts:playouts={},c={},eval={},reuse={}",
+                p.playouts,
+                decimal(p.c_milli),
+                p.eval,
+                p.reuse
+            ),
             // Without the timeout: it is not part of the player's identity.
             AgentSpec::External(p) => write!(f, "external:cmd={}", p.command),
             AgentSpec::Perfect(k) => write!(f, "perfect:{}", k.name()),

@@ -22,10 +22,16 @@ fn positions(rules: Ruleset, n: usize, seed: u64) -> Vec<Position> {
 }
 
 fn rulesets() -> Vec<Ruleset> {
-    [&[][..], &["final_four=stays"], &["endless=stop", "final_four=stays"], &["pits_per_row=4", "seeds_per_pit=3"], &["pussa_chain=true"]]
-        .iter()
-        .map(|s| Ruleset::from_assignments(s.iter().copied()).unwrap())
-        .collect()
+    [
+        &[][..],
+        &["final_four=stays"],
+        &["endless=stop", "final_four=stays"],
+        &["pits_per_row=4", "seeds_per_pit=3"],
+        &["pussa_chain=true"],
+    ]
+    .iter()
+    .map(|s| Ruleset::from_assignments(s.iter().copied()).unwrap())
+    .collect()
 }
 
 fn spec(s: &str) -> AgentSpec {
@@ -58,16 +64,44 @@ fn specs_print_every_parameter_and_parse_back() {
     assert_eq!(spec("minimax:3"), AgentSpec::Minimax(MinimaxParams::with_depth(3)));
     assert_eq!(spec("mcts:7"), AgentSpec::Mcts(MctsParams::with_playouts(7)));
     let AgentSpec::External(p) = spec("external:timeout=0.5,cmd=python3 x.py -v") else { panic!() };
-    assert_eq!((p.argv(), p.timeout_ms), (vec!["python3".to_string(), "x.py".into(), "-v".into()], 500));
-    let AgentSpec::External(p) = spec("external:timeout=600,cmd='/my players/bot' --name \"it's\" $HOME") else { panic!() };
-    assert_eq!(p.argv(), ["/my players/bot", "--name", "it's", "$HOME"], "quotes group words; nothing is expanded");
-    assert_eq!((p.timeout_ms, spec(&AgentSpec::External(p.clone()).to_string())), (600_000, AgentSpec::External(p)));
+    assert_eq!(
+        (p.argv(), p.timeout_ms),
+        (vec!["python3".to_string(), "x.py".into(), "-v".into()], 500)
+    );
+    let AgentSpec::External(p) =
+        spec("external:timeout=600,cmd='/my players/bot' --name \"it's\" $HOME")
+    else {
+        panic!()
+    };
+    assert_eq!(
+        p.argv(),
+        ["/my players/bot", "--name", "it's", "$HOME"],
+        "quotes group words; nothing is expanded"
+    );
+    assert_eq!(
+        (p.timeout_ms, spec(&AgentSpec::External(p.clone()).to_string())),
+        (600_000, AgentSpec::External(p))
+    );
     // Any word survives the canonical form: it splits back to the same words.
     let text = r#"bot 'a b' "it's" $x '#c' '' 'back\slash' 'q"uote' "mix ' \" \$ \`" a,b --k=v"#;
-    let words = ["bot", "a b", "it's", "$x", "#c", "", "back\\slash", "q\"uote", "mix ' \" $ `", "a,b", "--k=v"];
+    let words = [
+        "bot",
+        "a b",
+        "it's",
+        "$x",
+        "#c",
+        "",
+        "back\\slash",
+        "q\"uote",
+        "mix ' \" $ `",
+        "a,b",
+        "--k=v",
+    ];
     let AgentSpec::External(p) = spec(&format!("external:{text}")) else { panic!() };
     assert_eq!(p.argv(), words);
-    let AgentSpec::External(again) = spec(&AgentSpec::External(p.clone()).to_string()) else { panic!() };
+    let AgentSpec::External(again) = spec(&AgentSpec::External(p.clone()).to_string()) else {
+        panic!()
+    };
     assert_eq!(again.argv(), words, "{}", p.command);
 }
 
@@ -75,7 +109,8 @@ fn specs_print_every_parameter_and_parse_back() {
 fn an_external_players_timeout_is_not_part_of_its_identity() {
     // The canonical form (run id, manifest, rows, pairing seeds) and == leave
     // the timeout out, so a run can be resumed with a longer one.
-    let (short, long) = (spec("external:timeout=0.5,cmd=./bot -x"), spec("external:timeout=60,cmd=./bot  -x"));
+    let (short, long) =
+        (spec("external:timeout=0.5,cmd=./bot -x"), spec("external:timeout=60,cmd=./bot  -x"));
     assert_eq!(short.to_string(), long.to_string());
     assert_eq!(short.to_string(), "external:cmd=./bot -x");
     assert_eq!(short, long);
@@ -134,24 +169,36 @@ fn bad_specs_name_the_key_and_what_is_allowed() {
         for n in needles {
             assert!(e.contains(n), "{bad}: '{n}' missing in: {e}");
         }
-        assert!(e.contains(&format!("bad player '{bad}'")) && e.contains("allowed: random, greedy"), "{bad}: {e}");
+        assert!(
+            e.contains(&format!("bad player '{bad}'")) && e.contains("allowed: random, greedy"),
+            "{bad}: {e}"
+        );
     }
 }
 
 #[test]
 fn every_agent_plays_only_legal_moves_and_none_when_stuck() {
-    let specs: Vec<AgentSpec> =
-        ["random", "greedy", "minimax:2", "minimax:depth=3,eval=round", "minimax:nodes=300", "mcts:20", "mcts:playouts=20,eval=round"]
-            .iter()
-            .map(|s| spec(s))
-            .collect();
+    let specs: Vec<AgentSpec> = [
+        "random",
+        "greedy",
+        "minimax:2",
+        "minimax:depth=3,eval=round",
+        "minimax:nodes=300",
+        "mcts:20",
+        "mcts:playouts=20,eval=round",
+    ]
+    .iter()
+    .map(|s| spec(s))
+    .collect();
     for rules in rulesets() {
         for (i, pos) in positions(rules, 60, 5).into_iter().enumerate() {
             let legal = pos.legal_moves();
             for spec in &specs {
                 let mut agent = Agent::new(spec.clone(), Rng::from_seed(i as u64));
                 match agent.choose(&pos).unwrap() {
-                    Some(pit) => assert!(legal.contains(pit), "{spec} chose illegal {pit} in {pos:?}"),
+                    Some(pit) => {
+                        assert!(legal.contains(pit), "{spec} chose illegal {pit} in {pos:?}")
+                    }
                     None => assert!(legal.is_empty(), "{spec} found no move among {legal}"),
                 }
             }
@@ -173,7 +220,9 @@ fn the_cheap_first_lap_test_never_misjudges_a_move() {
                     assert_eq!((summary.laps, summary.endless), (1, false), "{pit} in {pos:?}");
                 }
             }
-            let simulated = pos.candidates().iter().any(|pit| rules.endless != crate::engine::Endless::Forbid || !pos.after(pit).1.endless);
+            let simulated = pos.candidates().iter().any(|pit| {
+                rules.endless != crate::engine::Endless::Forbid || !pos.after(pit).1.endless
+            });
             assert_eq!(pos.has_legal_move(), simulated, "{pos:?}");
         }
     }
@@ -202,7 +251,17 @@ fn greedy_takes_a_best_immediate_gain() {
             let mover = pos.turn();
             let gains: Vec<(Pit, i32)> = pos
                 .legal_children()
-                .map(|(pit, child, s)| (pit, s.net_gain(mover) + if child.legal_moves().is_empty() { child.on_board() as i32 } else { 0 }))
+                .map(|(pit, child, s)| {
+                    (
+                        pit,
+                        s.net_gain(mover)
+                            + if child.legal_moves().is_empty() {
+                                child.on_board() as i32
+                            } else {
+                                0
+                            },
+                    )
+                })
                 .collect();
             let Some(best) = gains.iter().map(|g| g.1).max() else { continue };
             let pit = greedy::choose(&pos, &mut Rng::from_seed(i as u64)).unwrap();
@@ -224,18 +283,33 @@ fn table_search_gives_the_values_and_best_moves_of_plain_minimax() {
     // (as in a match), against plain minimax without pruning or table.
     for rules in rulesets() {
         for eval in [Eval::Round, Eval::Match] {
-            let mut searcher = minimax::Searcher::new(MinimaxParams { depth: 3, nodes: None, eval });
+            let mut searcher =
+                minimax::Searcher::new(MinimaxParams { depth: 3, nodes: None, eval });
             for pos in positions(rules, 60, 13) {
                 if pos.legal_moves().is_empty() {
                     continue;
                 }
                 for depth in 1..=3 {
                     let plain = minimax::plain_root_values(&pos, depth, eval);
-                    assert_eq!(minimax::searched_root_values(&mut searcher, &pos, depth), plain, "{eval} depth {depth} {pos:?}");
-                    let mut fresh = minimax::Searcher::new(MinimaxParams { depth, nodes: None, eval });
-                    assert_eq!(fresh.best_moves(&pos), best_set(&plain), "{eval} depth {depth} {pos:?}");
-                    searcher = minimax::Searcher::new(MinimaxParams { depth, nodes: None, eval }).with_table_of(searcher);
-                    assert_eq!(searcher.best_moves(&pos), best_set(&plain), "reused table, {eval} depth {depth} {pos:?}");
+                    assert_eq!(
+                        minimax::searched_root_values(&mut searcher, &pos, depth),
+                        plain,
+                        "{eval} depth {depth} {pos:?}"
+                    );
+                    let mut fresh =
+                        minimax::Searcher::new(MinimaxParams { depth, nodes: None, eval });
+                    assert_eq!(
+                        fresh.best_moves(&pos),
+                        best_set(&plain),
+                        "{eval} depth {depth} {pos:?}"
+                    );
+                    searcher = minimax::Searcher::new(MinimaxParams { depth, nodes: None, eval })
+                        .with_table_of(searcher);
+                    assert_eq!(
+                        searcher.best_moves(&pos),
+                        best_set(&plain),
+                        "reused table, {eval} depth {depth} {pos:?}"
+                    );
                 }
             }
         }
@@ -252,7 +326,8 @@ fn round_evaluation_ranks_moves_as_the_round_capture_difference() {
         let base = pos.reserve()[me] as i32 - pos.reserve()[me.other()] as i32;
         for (pit, child, s) in pos.legal_children() {
             let v = -minimax::plain_value(&child, 0, Eval::Round);
-            let remainder = if child.legal_moves().is_empty() { child.on_board() as i32 } else { 0 };
+            let remainder =
+                if child.legal_moves().is_empty() { child.on_board() as i32 } else { 0 };
             assert_eq!(v - base, s.net_gain(me) + remainder, "{pit} {pos:?}");
         }
     }
@@ -268,7 +343,11 @@ fn a_tiny_node_budget_stops_after_the_first_iteration() {
                 continue;
             }
             let plain = best_set(&minimax::plain_root_values(&pos, 1, Eval::Match));
-            let mut s = minimax::Searcher::new(MinimaxParams { depth: 10, nodes: Some(1), eval: Eval::Match });
+            let mut s = minimax::Searcher::new(MinimaxParams {
+                depth: 10,
+                nodes: Some(1),
+                eval: Eval::Match,
+            });
             assert_eq!(s.best_moves(&pos), plain, "{pos:?}");
         }
     }
@@ -279,7 +358,11 @@ fn node_budgets_bound_the_search_and_grow_its_depth() {
     let pos = Position::opening(Ruleset::default(), Side::South);
     let mut used = Vec::new();
     for budget in [100, 1_000, 10_000] {
-        let mut s = minimax::Searcher::new(MinimaxParams { depth: 40, nodes: Some(budget), eval: Eval::Match });
+        let mut s = minimax::Searcher::new(MinimaxParams {
+            depth: 40,
+            nodes: Some(budget),
+            eval: Eval::Match,
+        });
         s.best_moves(&pos);
         // The budget is checked after each expansion: it overshoots by at most the children of
         // one node (9) and the legality tests of its leaves (9 x 9), then aborts at the next.
@@ -296,7 +379,14 @@ fn match_evaluations_value_a_match_won_above_everything() {
     let setup = |board: &[(usize, u8)], reserve: (u32, u32)| {
         let mut b = vec![0u8; 14];
         board.iter().for_each(|&(g, n)| b[g] = n);
-        Position::from_setup(Setup { rules, board: b, open, reserve: BySide::new(reserve.0, reserve.1), turn: Side::South }).unwrap()
+        Position::from_setup(Setup {
+            rules,
+            board: b,
+            open,
+            reserve: BySide::new(reserve.0, reserve.1),
+            turn: Side::South,
+        })
+        .unwrap()
     };
     // The round is over: South to move has no counters. North collects the 5 on the board;
     // South holds 6 < 7 and cannot open a pit next round (R14): North has won the match.
@@ -309,7 +399,10 @@ fn match_evaluations_value_a_match_won_above_everything() {
     assert_eq!(Eval::Round.stuck(&pos, Side::North), 92 - 6, "round: only the capture difference");
     let mut end = pos;
     end.collect_remainder();
-    assert_eq!((Eval::Match.reward(&end, Side::North), Eval::Match.reward(&end, Side::South)), (1.0, 0.0));
+    assert_eq!(
+        (Eval::Match.reward(&end, Side::North), Eval::Match.reward(&end, Side::South)),
+        (1.0, 0.0)
+    );
     assert_eq!(Eval::Round.reward(&end, Side::North), 0.5 + 86.0 / 196.0);
     // South keeps 7: the match goes on, and every evaluation scores the holdings difference.
     let pos = setup(&[(9, 5)], (7, 86));
@@ -429,8 +522,10 @@ fn mcts_with_many_playouts_beats_random_over_rounds() {
     let (mut mcts_total, mut random_total) = (0u32, 0u32);
     for m in 0..20u64 {
         let mut game = Game::new(rules, Side::from_index(m as usize % 2));
-        let mut agents =
-            [Agent::new(AgentSpec::Random, seat_rng(1, m, Side::South)), Agent::new(spec("mcts:200"), seat_rng(1, m, Side::North))];
+        let mut agents = [
+            Agent::new(AgentSpec::Random, seat_rng(1, m, Side::South)),
+            Agent::new(spec("mcts:200"), seat_rng(1, m, Side::North)),
+        ];
         loop {
             let side = game.position().turn();
             if agents[side.index()].play(&mut game, &mut ()).unwrap().is_none() {
@@ -448,8 +543,17 @@ fn mcts_with_many_playouts_beats_random_over_rounds() {
 fn deeper_search_beats_greedy_play() {
     // A real check of strength: minimax at depth 3 against greedy, eight matches on a small
     // board, seats and first player alternating.
-    let rules = Ruleset::from_assignments(["pits_per_row=5", "seeds_per_pit=4", "max_rounds=200"]).unwrap();
-    let bench = crate::sim::bench::bench_players(rules, spec("minimax:3"), AgentSpec::Greedy, 8, 5, &Default::default()).unwrap();
+    let rules =
+        Ruleset::from_assignments(["pits_per_row=5", "seeds_per_pit=4", "max_rounds=200"]).unwrap();
+    let bench = crate::sim::bench::bench_players(
+        rules,
+        spec("minimax:3"),
+        AgentSpec::Greedy,
+        8,
+        5,
+        &Default::default(),
+    )
+    .unwrap();
     assert!(bench.player_wins > bench.opponent_wins, "{bench:?}");
 }
 
@@ -473,7 +577,11 @@ fn the_example_player_plays_legal_moves_reproducibly() {
         for pos in positions(rules, 50, 3) {
             let legal = pos.legal_moves();
             let pit = agent.choose(&pos).unwrap();
-            assert_eq!(again.choose(&pos).unwrap(), pit, "the decision's seed makes it reproducible");
+            assert_eq!(
+                again.choose(&pos).unwrap(),
+                pit,
+                "the decision's seed makes it reproducible"
+            );
             match (pit, strategy) {
                 (None, _) => assert!(legal.is_empty()),
                 (Some(p), "first") => assert_eq!(p, legal.iter().next().unwrap()),
@@ -501,9 +609,17 @@ fn external_failures_are_clear_errors_not_hangs() {
             "read line; echo 'cannot think' >&2; exit 3",
             "exited (exit status: 3) without answering; its last stderr lines: cannot think",
         ),
-        ("garbage", "read line; echo 'pit three'", "answered \"pit three\", which is not a JSON object"),
+        (
+            "garbage",
+            "read line; echo 'pit three'",
+            "answered \"pit three\", which is not a JSON object",
+        ),
         ("nopit", "read line; echo '{\"move\": 3}'", "missing field `pit`"),
-        ("illegal", "read line; echo '{\"pit\": 9}'", "played pit 9, which is not legal; legal pits: 0,1,2,3,4,5,6"),
+        (
+            "illegal",
+            "read line; echo '{\"pit\": 9}'",
+            "played pit 9, which is not legal; legal pits: 0,1,2,3,4,5,6",
+        ),
         ("negative", "read line; echo '{\"pit\": -1}'", "played pit -1"),
         ("silent", "read line; sleep 30", "gave no answer within 0.3 s"),
         ("closed", "exec >&-; sleep 30", "exited"),
@@ -529,7 +645,14 @@ fn an_external_player_is_not_asked_without_a_legal_move() {
     let open = BySide::new(PitSet(0b111_1111), PitSet(0b111_1111));
     let mut board = vec![0u8; 14];
     board[9] = 5;
-    let pos = Position::from_setup(Setup { rules, board, open, reserve: BySide::new(40, 53), turn: Side::South }).unwrap();
+    let pos = Position::from_setup(Setup {
+        rules,
+        board,
+        open,
+        reserve: BySide::new(40, 53),
+        turn: Side::South,
+    })
+    .unwrap();
     let mut agent = Agent::new(external("/nonexistent/player", "1"), Rng::from_seed(1));
     assert_eq!(agent.choose(&pos), Ok(None));
 }
@@ -537,20 +660,26 @@ fn an_external_player_is_not_asked_without_a_legal_move() {
 // An external program's output is untrusted, and nothing it forks outlives it.
 
 fn misbehaving(mode: &str) -> String {
-    format!("python3 {}/tests/data/players/misbehaving_player.py {mode}", env!("CARGO_MANIFEST_DIR"))
+    format!(
+        "python3 {}/tests/data/players/misbehaving_player.py {mode}",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }
 
 /// Whether process `pid` is gone (a zombie waiting for a reaper counts as gone).
 fn gone(pid: &str) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Ok(stat) => {
+            stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        }
     }
 }
 
 /// Waits up to 20 s for every pid in `pidfile` to be gone; returns those that are not.
 fn survivors(pidfile: &std::path::Path) -> Vec<String> {
-    let pids: Vec<String> = std::fs::read_to_string(pidfile).unwrap_or_default().lines().map(str::to_string).collect();
+    let pids: Vec<String> =
+        std::fs::read_to_string(pidfile).unwrap_or_default().lines().map(str::to_string).collect();
     for _ in 0..200 {
         if pids.iter().all(|p| gone(p)) {
             return Vec::new();
@@ -579,7 +708,10 @@ fn an_external_players_answers_are_bounded_strict_and_one_per_request() {
         } else {
             script(&dir, "answer.sh", &format!("read line; {cmd}"))
         };
-        let e = Agent::new(external(&cmd, "5"), Rng::from_seed(1)).choose(&pos).unwrap_err().to_string();
+        let e = Agent::new(external(&cmd, "5"), Rng::from_seed(1))
+            .choose(&pos)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(needle), "{cmd}: {e}");
     }
     // A second line to one request is an error at the next request, not the next answer.
@@ -599,8 +731,15 @@ fn an_external_players_stderr_is_kept_as_bytes_and_only_its_end() {
         assert_eq!(agent.choose(&pos).unwrap(), Some(Pit::new(0, 7).unwrap()));
     }
     // A 20 MB line on stderr: the message keeps its last few KiB.
-    let e = Agent::new(external(&misbehaving("huge-stderr"), "5"), Rng::from_seed(1)).choose(&pos).unwrap_err().to_string();
-    assert!(e.contains("exited (exit status: 3)") && e.ends_with("the end of a huge line"), "{}", &e[..300.min(e.len())]);
+    let e = Agent::new(external(&misbehaving("huge-stderr"), "5"), Rng::from_seed(1))
+        .choose(&pos)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("exited (exit status: 3)") && e.ends_with("the end of a huge line"),
+        "{}",
+        &e[..300.min(e.len())]
+    );
     assert!(e.len() < 2 * super::external::STDERR_BYTES, "{} bytes", e.len());
 }
 
@@ -609,19 +748,36 @@ fn what_an_external_player_forks_ends_with_it() {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("pids");
     let pos = Position::opening(Ruleset::default(), Side::South);
-    let mut agent = Agent::new(external(&format!("{} {}", misbehaving("fork"), pidfile.display()), "5"), Rng::from_seed(1));
+    let mut agent = Agent::new(
+        external(&format!("{} {}", misbehaving("fork"), pidfile.display()), "5"),
+        Rng::from_seed(1),
+    );
     agent.choose(&pos).unwrap();
-    assert_eq!(std::fs::read_to_string(&pidfile).unwrap().lines().count(), 3, "two sleeps and the player");
+    assert_eq!(
+        std::fs::read_to_string(&pidfile).unwrap().lines().count(),
+        3,
+        "two sleeps and the player"
+    );
     let pids = std::fs::read_to_string(&pidfile).unwrap();
     assert!(pids.lines().all(|p| !gone(p)), "alive while the match goes on");
     drop(agent);
     assert_eq!(survivors(&pidfile), Vec::<String>::new());
     // A timeout ends the group too.
     let pidfile = dir.path().join("pids-silent");
-    let silent = script(&dir, "silent.sh", &format!("sleep 300 & echo $! >> {0}; echo $$ >> {0}; read line; sleep 300", pidfile.display()));
+    let silent = script(
+        &dir,
+        "silent.sh",
+        &format!(
+            "sleep 300 & echo $! >> {0}; echo $$ >> {0}; read line; sleep 300",
+            pidfile.display()
+        ),
+    );
     let mut agent = Agent::new(external(&silent, "0.3"), Rng::from_seed(1));
     let e = agent.choose(&pos).unwrap_err().to_string();
-    assert!(e.contains("gave no answer within 0.3 s") && e.contains("flush each answer line"), "{e}");
+    assert!(
+        e.contains("gave no answer within 0.3 s") && e.contains("flush each answer line"),
+        "{e}"
+    );
     assert_eq!(std::fs::read_to_string(&pidfile).unwrap().lines().count(), 2);
     assert_eq!(survivors(&pidfile), Vec::<String>::new());
 }
@@ -640,7 +796,11 @@ fn a_stop_flag_ends_a_search_at_once() {
         let mut agent = Agent::new(spec.clone(), Rng::from_seed(1)).stopped_by(stop.clone());
         let started = std::time::Instant::now();
         agent.play(&mut game, &mut ()).unwrap();
-        assert!(started.elapsed() < std::time::Duration::from_millis(500), "{spec}: {:?}", started.elapsed());
+        assert!(
+            started.elapsed() < std::time::Duration::from_millis(500),
+            "{spec}: {:?}",
+            started.elapsed()
+        );
         assert!(agent.search_nodes() < 100_000, "{spec}: {} nodes", agent.search_nodes());
     }
     let small = Ruleset { pits_per_row: 4, seeds_per_pit: 3, ..Ruleset::default() };

@@ -1,6 +1,8 @@
 //! A match: rounds (R10, R11, R12), the next starter (R13) and the match's end (R14).
 
-use super::{BySide, MoveObserver, MoveSummary, NextStarter, Pit, PitSet, PlayError, Position, Ruleset, Side};
+use super::{
+    BySide, MoveObserver, MoveSummary, NextStarter, Pit, PitSet, PlayError, Position, Ruleset, Side,
+};
 
 /// How a match ended (R14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -133,8 +135,22 @@ impl Game {
             holdings[Side::from_index(g / p)] += n as u32;
         }
         let open = position.open().map(|set| set.len() as u8);
-        let round_start = RoundStart { round: 1, starter: position.turn(), open, kept: position.reserve(), position };
-        Game { rules, first: position.turn(), position, round_start, ply: 0, outcome: None, holdings }
+        let round_start = RoundStart {
+            round: 1,
+            starter: position.turn(),
+            open,
+            kept: position.reserve(),
+            position,
+        };
+        Game {
+            rules,
+            first: position.turn(),
+            position,
+            round_start,
+            ply: 0,
+            outcome: None,
+            holdings,
+        }
     }
 
     fn start_round(&mut self, round: u32, starter: Side) {
@@ -186,7 +202,11 @@ impl Game {
     /// round: call [`Game::settle`] or, when the mover is known to have no legal move,
     /// [`Game::end_round`].
     #[inline]
-    pub fn play_unchecked_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
+    pub fn play_unchecked_observed<O: MoveObserver>(
+        &mut self,
+        pit: Pit,
+        obs: &mut O,
+    ) -> MoveSummary {
         debug_assert!(!self.is_over());
         self.ply += 1;
         self.position.play_unchecked_observed(pit, obs)
@@ -202,7 +222,11 @@ impl Game {
     }
 
     /// Plays a move after checking it, without ending the round (see [`Game::settle`]).
-    pub fn play_checked_observed<O: MoveObserver>(&mut self, pit: usize, obs: &mut O) -> Result<MoveSummary, GameError> {
+    pub fn play_checked_observed<O: MoveObserver>(
+        &mut self,
+        pit: usize,
+        obs: &mut O,
+    ) -> Result<MoveSummary, GameError> {
         if let Some(outcome) = self.outcome {
             return Err(GameError::Over(outcome));
         }
@@ -212,7 +236,11 @@ impl Game {
     }
 
     /// Plays a move after checking it, then ends the round if the next player has no legal move.
-    pub fn play_observed<O: MoveObserver>(&mut self, pit: usize, obs: &mut O) -> Result<(MoveSummary, Option<RoundEnd>), GameError> {
+    pub fn play_observed<O: MoveObserver>(
+        &mut self,
+        pit: usize,
+        obs: &mut O,
+    ) -> Result<(MoveSummary, Option<RoundEnd>), GameError> {
         let summary = self.play_checked_observed(pit, obs)?;
         Ok((summary, self.settle()))
     }
@@ -236,7 +264,10 @@ impl Game {
         let (collector, remainder) = self.position.collect_remainder();
         let holdings = self.position.reserve();
         let kept = self.round_start.kept;
-        let captured = BySide::new(holdings[Side::South] - kept[Side::South], holdings[Side::North] - kept[Side::North]);
+        let captured = BySide::new(
+            holdings[Side::South] - kept[Side::South],
+            holdings[Side::North] - kept[Side::North],
+        );
         let winner = match captured[Side::South].cmp(&captured[Side::North]) {
             std::cmp::Ordering::Greater => Some(Side::South),
             std::cmp::Ordering::Less => Some(Side::North),

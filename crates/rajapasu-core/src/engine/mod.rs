@@ -17,7 +17,9 @@ pub use perft::{perft, perft_divide};
 pub use pit::{Pit, PitSet, MAX_PITS, MAX_PITS_PER_ROW};
 pub use position::{Position, Setup, SetupError, UNCHECKED_LAPS};
 pub use rng::{Rng, GENERATOR};
-pub use rules::{short_hash, Endless, FinalFour, NextStarter, RuleError, Ruleset, MAX_ROUNDS_LIMIT, SWITCHES};
+pub use rules::{
+    short_hash, Endless, FinalFour, NextStarter, RuleError, Ruleset, MAX_ROUNDS_LIMIT, SWITCHES,
+};
 pub use side::{BySide, Side};
 pub use switches::{switch_doc, SwitchDoc, SwitchPart, SwitchValues, SWITCH_DOCS};
 

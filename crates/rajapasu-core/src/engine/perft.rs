@@ -23,5 +23,7 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
 
 /// perft of each legal move's subtree (depth ≥ 1).
 pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Pit, u64)> {
-    pos.legal_children().map(|(pit, child, _)| (pit, perft(&child, depth.saturating_sub(1)))).collect()
+    pos.legal_children()
+        .map(|(pit, child, _)| (pit, perft(&child, depth.saturating_sub(1))))
+        .collect()
 }

@@ -140,7 +140,11 @@ impl Position {
 
     /// The position at the start of a round (R12) from each side's holdings, and the counters
     /// each side keeps off the board. Each side fills as many pits as it can from its right end.
-    pub fn round_start(rules: Ruleset, holdings: BySide<u32>, starter: Side) -> (Position, BySide<u32>) {
+    pub fn round_start(
+        rules: Ruleset,
+        holdings: BySide<u32>,
+        starter: Side,
+    ) -> (Position, BySide<u32>) {
         let p = rules.pits_per_row as usize;
         let s = rules.seeds_per_pit as u32;
         let mut board = [0u8; SLOTS];
@@ -160,7 +164,14 @@ impl Position {
             board[base + 8] = ((set.0 >> 8) as u8 & 1) * s as u8;
             kept[side] = holdings[side] - filled as u32 * s;
         }
-        let pos = Position { rules, board, next: next_table(&rules, open), reserve: kept, open, turn: starter };
+        let pos = Position {
+            rules,
+            board,
+            next: next_table(&rules, open),
+            reserve: kept,
+            open,
+            turn: starter,
+        };
         (pos, kept)
     }
 
@@ -197,11 +208,20 @@ impl Position {
         if let Some(side) = Side::ALL.into_iter().find(|&side| setup.reserve[side] > want) {
             return Err(SetupError::Reserve { side, got: setup.reserve[side], want });
         }
-        let got = board.iter().map(|&n| n as u64).sum::<u64>() + setup.reserve[Side::South] as u64 + setup.reserve[Side::North] as u64;
+        let got = board.iter().map(|&n| n as u64).sum::<u64>()
+            + setup.reserve[Side::South] as u64
+            + setup.reserve[Side::North] as u64;
         if got != want as u64 {
             return Err(SetupError::Counters { got, want: rules.total_counters() });
         }
-        Ok(Position { rules, board, next: next_table(&rules, setup.open), reserve: setup.reserve, open: setup.open, turn: setup.turn })
+        Ok(Position {
+            rules,
+            board,
+            next: next_table(&rules, setup.open),
+            reserve: setup.reserve,
+            open: setup.open,
+            turn: setup.turn,
+        })
     }
 
     /// The same round (rules, open pits, reserves) with another board and side to move: exact
@@ -220,7 +240,13 @@ impl Position {
     }
 
     pub fn to_setup(&self) -> Setup {
-        Setup { rules: self.rules, board: self.board().to_vec(), open: self.open, reserve: self.reserve, turn: self.turn }
+        Setup {
+            rules: self.rules,
+            board: self.board().to_vec(),
+            open: self.open,
+            reserve: self.reserve,
+            turn: self.turn,
+        }
     }
 
     #[inline]
@@ -242,7 +268,9 @@ impl Position {
     #[inline(always)]
     pub fn board_words(&self) -> [u64; 3] {
         debug_assert!(self.board[self.rules.pits()..24].iter().all(|&n| n == 0));
-        let word = |i: usize| u64::from_le_bytes(self.board[8 * i..8 * i + 8].try_into().expect("eight bytes"));
+        let word = |i: usize| {
+            u64::from_le_bytes(self.board[8 * i..8 * i + 8].try_into().expect("eight bytes"))
+        };
         [word(0), word(1), word(2)]
     }
     /// Counters in a local pit of a side.
@@ -290,7 +318,9 @@ impl Position {
     /// Whether a candidate (an open, non-empty pit of the side to move) is legal: only an
     /// endless move under `endless = forbid` is not (R9), so only then is the move simulated.
     fn is_legal_candidate(&self, pit: Pit) -> bool {
-        self.rules.endless != Endless::Forbid || self.first_lap_ends(pit) || !self.after(pit).1.endless
+        self.rules.endless != Endless::Forbid
+            || self.first_lap_ends(pit)
+            || !self.after(pit).1.endless
     }
 
     /// Whether the move from candidate `pit` surely ends after its first lap, decided without
@@ -330,7 +360,8 @@ impl Position {
             return !candidates.is_empty();
         }
         // A candidate that surely ends after one lap answers without any simulation.
-        candidates.iter().any(|pit| self.first_lap_ends(pit)) || candidates.iter().any(|pit| !self.after(pit).1.endless)
+        candidates.iter().any(|pit| self.first_lap_ends(pit))
+            || candidates.iter().any(|pit| !self.after(pit).1.endless)
     }
 
     /// The position after a move and what it did, leaving `self` unchanged (no legality check).
@@ -381,7 +412,11 @@ impl Position {
     }
 
     /// [`Position::play`] with an observer of laps and captures.
-    pub fn play_observed<O: MoveObserver>(&mut self, pit: usize, obs: &mut O) -> Result<MoveSummary, PlayError> {
+    pub fn play_observed<O: MoveObserver>(
+        &mut self,
+        pit: usize,
+        obs: &mut O,
+    ) -> Result<MoveSummary, PlayError> {
         if let Some(reason) = self.check(pit) {
             return Err(PlayError { side: self.turn, pit, reason, legal: self.legal_moves() });
         }
@@ -402,7 +437,11 @@ impl Position {
     /// again from the start with every lap start remembered: it either ends, or stops at its
     /// first repeated lap start, exactly.
     #[inline(always)]
-    pub fn play_unchecked_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
+    pub fn play_unchecked_observed<O: MoveObserver>(
+        &mut self,
+        pit: Pit,
+        obs: &mut O,
+    ) -> MoveSummary {
         self.play_inner(pit, obs, false).expect("an endless move stops at the repeat")
     }
 
@@ -410,12 +449,21 @@ impl Position {
     /// `endless = forbid` an endless move (R9) leaves the position unchanged and gives None.
     /// Cheaper than checking first, since the move is simulated once.
     #[inline(always)]
-    pub fn play_if_legal_observed<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> Option<MoveSummary> {
+    pub fn play_if_legal_observed<O: MoveObserver>(
+        &mut self,
+        pit: Pit,
+        obs: &mut O,
+    ) -> Option<MoveSummary> {
         self.play_inner(pit, obs, self.rules.endless == Endless::Forbid)
     }
 
     #[inline(always)]
-    fn play_inner<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O, refuse_endless: bool) -> Option<MoveSummary> {
+    fn play_inner<O: MoveObserver>(
+        &mut self,
+        pit: Pit,
+        obs: &mut O,
+        refuse_endless: bool,
+    ) -> Option<MoveSummary> {
         let (board, reserve) = (self.board, self.reserve);
         let mut summary = MoveSummary::default();
         if let Sowing::Stopped = self.sow(pit, obs, &mut LapLimit::default(), &mut summary) {
@@ -435,13 +483,20 @@ impl Position {
     #[inline(never)]
     fn play_long_move<O: MoveObserver>(&mut self, pit: Pit, obs: &mut O) -> MoveSummary {
         let mut summary = MoveSummary::default();
-        summary.endless = matches!(self.sow(pit, obs, &mut AllStarts::default(), &mut summary), Sowing::Stopped);
+        summary.endless =
+            matches!(self.sow(pit, obs, &mut AllStarts::default(), &mut summary), Sowing::Stopped);
         summary
     }
 
     /// Sows the move from `pit` until it ends (R7, R8) or `repeats` stops it before a lap.
     #[inline(always)]
-    fn sow<O: MoveObserver, R: LapStarts>(&mut self, pit: Pit, obs: &mut O, repeats: &mut R, summary: &mut MoveSummary) -> Sowing {
+    fn sow<O: MoveObserver, R: LapStarts>(
+        &mut self,
+        pit: Pit,
+        obs: &mut O,
+        repeats: &mut R,
+        summary: &mut MoveSummary,
+    ) -> Sowing {
         let rules = self.rules;
         let p = rules.pits_per_row as usize;
         let mover = self.turn;
@@ -485,7 +540,12 @@ impl Position {
                         self.reserve[by] += 4;
                         summary.fours[by] += 4;
                         if O::DETAILS {
-                            obs.capture(Capture { kind: CaptureKind::Four, by, pit: at as u8, n: 4 });
+                            obs.capture(Capture {
+                                kind: CaptureKind::Four,
+                                by,
+                                pit: at as u8,
+                                n: 4,
+                            });
                         }
                     }
                 }
@@ -539,7 +599,9 @@ fn next_table(rules: &Ruleset, open: BySide<PitSet>) -> [u8; SLOTS] {
     // is one of a few hundred, made at compile time.
     let closed = open.map(|set| if set.is_empty() { p } else { set.0.trailing_zeros() as usize });
     let row = (1u16 << p) - 1;
-    if open[Side::South].0 == row & !((1 << closed[Side::South]) - 1) && open[Side::North].0 == row & !((1 << closed[Side::North]) - 1) {
+    if open[Side::South].0 == row & !((1 << closed[Side::South]) - 1)
+        && open[Side::North].0 == row & !((1 << closed[Side::North]) - 1)
+    {
         return NEXT_TABLES[p][closed[Side::South]][closed[Side::North]];
     }
     next_table_of(p, open[Side::South].0 as u32 | (open[Side::North].0 as u32) << p)
@@ -547,8 +609,10 @@ fn next_table(rules: &Ruleset, open: BySide<PitSet>) -> [u8; SLOTS] {
 
 /// NEXT_TABLES[p][c][d]: the next table of rows of p pits, South's first c pits closed and
 /// North's first d.
-static NEXT_TABLES: [[[[u8; SLOTS]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1] = {
-    let mut tables = [[[[0u8; SLOTS]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1];
+static NEXT_TABLES: [[[[u8; SLOTS]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1];
+    MAX_PITS_PER_ROW + 1] = {
+    let mut tables =
+        [[[[0u8; SLOTS]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1]; MAX_PITS_PER_ROW + 1];
     let mut p = 1;
     while p <= MAX_PITS_PER_ROW {
         let row = (1u32 << p) - 1;
@@ -644,7 +708,10 @@ mod tests {
                 let rules = Ruleset { pits_per_row: p, seeds_per_pit: s, ..Ruleset::default() };
                 for south in 0..=p as u32 {
                     for north in 0..=p as u32 {
-                        let holdings = BySide::new(south * s as u32 + (south % 3).min(s as u32 - 1), north * s as u32);
+                        let holdings = BySide::new(
+                            south * s as u32 + (south % 3).min(s as u32 - 1),
+                            north * s as u32,
+                        );
                         let (pos, kept) = Position::round_start(rules, holdings, Side::North);
                         let (p, open) = (p as usize, BySide::new(south as usize, north as usize));
                         let mut board = [0u8; SLOTS];
@@ -658,7 +725,10 @@ mod tests {
                         // next[g]: the first open pit after g, wrapping round (R2, R5, R12).
                         let is_open = |g: usize| g % p >= p - open[Side::from_index(g / p)];
                         for g in 0..2 * p {
-                            let want = (1..=2 * p).map(|k| (g + k) % (2 * p)).find(|&h| is_open(h)).map_or(32, |h| h as u8);
+                            let want = (1..=2 * p)
+                                .map(|k| (g + k) % (2 * p))
+                                .find(|&h| is_open(h))
+                                .map_or(32, |h| h as u8);
                             assert_eq!(pos.next[g], want, "p {p}, open {open:?}, pit {g}");
                         }
                         assert!(pos.next[2 * p..].iter().all(|&n| n == 0));

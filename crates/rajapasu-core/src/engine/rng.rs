@@ -27,8 +27,12 @@ impl Rng {
     /// that range share a sequence. Streams of one LCG that start from one state are related,
     /// so the starting state is drawn from `pcg64_mcg` seeded with the same key.
     pub fn for_stream(seed: u64, index: u64, stream: u64) -> Rng {
-        debug_assert!(index < 1 << 61 && stream < 4, "key out of range: index {index}, stream {stream}");
-        let key = (seed as u128) << 63 | ((index as u128) & ((1 << 61) - 1)) << 2 | (stream as u128 & 3);
+        debug_assert!(
+            index < 1 << 61 && stream < 4,
+            "key out of range: index {index}, stream {stream}"
+        );
+        let key =
+            (seed as u128) << 63 | ((index as u128) & ((1 << 61) - 1)) << 2 | (stream as u128 & 3);
         let mut mixer = Pcg64Mcg::new(key);
         let state = (mixer.next_u64() as u128) << 64 | mixer.next_u64() as u128;
         Rng(Pcg64::new(state, key))
@@ -74,7 +78,14 @@ mod tests {
         let got: Vec<u64> = (0..6).map(|_| r.next_u64()).collect();
         assert_eq!(
             got,
-            vec![0x86b1da1d72062b68, 0x1304aa46c9853d39, 0xa3670e9e0dd50358, 0xf9090e529a7dae00, 0xc85b9fd837996f2c, 0x606121f8e3919196]
+            vec![
+                0x86b1da1d72062b68,
+                0x1304aa46c9853d39,
+                0xa3670e9e0dd50358,
+                0xf9090e529a7dae00,
+                0xc85b9fd837996f2c,
+                0x606121f8e3919196
+            ]
         );
     }
 
@@ -113,7 +124,8 @@ mod tests {
     fn bounded_draws_are_exactly_uniform() {
         for n in [1u32, 2, 3, 6, 7, 10, 1000, 65_537, (1 << 31) + 1, u32::MAX] {
             let n64 = n as u64;
-            let sample: Vec<u64> = if n <= 1000 { (0..n64).collect() } else { vec![0, 1, n64 / 2, n64 - 2, n64 - 1] };
+            let sample: Vec<u64> =
+                if n <= 1000 { (0..n64).collect() } else { vec![0, 1, n64 / 2, n64 - 2, n64 - 1] };
             let counts = accepted_per_result(n, sample.into_iter());
             assert!(counts.iter().all(|&c| c == (1u64 << 32) / n64), "n {n}: {counts:?}");
         }

@@ -94,17 +94,30 @@ fn allowed(name: &str) -> &'static str {
     SWITCHES.iter().find(|s| s.0 == name).map(|s| s.1).unwrap_or("")
 }
 
-fn parse_int<T: std::str::FromStr + PartialOrd>(name: &str, value: &str, lo: T, hi: T) -> Result<T, RuleError> {
+fn parse_int<T: std::str::FromStr + PartialOrd>(
+    name: &str,
+    value: &str,
+    lo: T,
+    hi: T,
+) -> Result<T, RuleError> {
     match value.trim().parse::<T>() {
         Ok(v) if v >= lo && v <= hi => Ok(v),
-        _ => Err(RuleError::BadValue { name: name.into(), value: value.into(), allowed: allowed(name) }),
+        _ => Err(RuleError::BadValue {
+            name: name.into(),
+            value: value.into(),
+            allowed: allowed(name),
+        }),
     }
 }
 
 impl Ruleset {
     /// Sets one switch from its textual value.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), RuleError> {
-        let bad = || RuleError::BadValue { name: name.into(), value: value.into(), allowed: allowed(name) };
+        let bad = || RuleError::BadValue {
+            name: name.into(),
+            value: value.into(),
+            allowed: allowed(name),
+        };
         let v = value.trim();
         let parse_bool = |v: &str| match v {
             "true" => Ok(true),
@@ -145,16 +158,22 @@ impl Ruleset {
     }
 
     /// Applies `name=value` texts (as given to `--rule`) on top of `self`.
-    pub fn with_assignments<'a>(mut self, items: impl IntoIterator<Item = &'a str>) -> Result<Ruleset, RuleError> {
+    pub fn with_assignments<'a>(
+        mut self,
+        items: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Ruleset, RuleError> {
         for text in items {
-            let (name, value) = text.split_once('=').ok_or_else(|| RuleError::Malformed { text: text.into() })?;
+            let (name, value) =
+                text.split_once('=').ok_or_else(|| RuleError::Malformed { text: text.into() })?;
             self.set(name, value)?;
         }
         Ok(self)
     }
 
     /// Parses `name=value` texts on top of the default ruleset.
-    pub fn from_assignments<'a>(items: impl IntoIterator<Item = &'a str>) -> Result<Ruleset, RuleError> {
+    pub fn from_assignments<'a>(
+        items: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Ruleset, RuleError> {
         Ruleset::default().with_assignments(items)
     }
 
@@ -185,12 +204,17 @@ impl Ruleset {
     pub fn non_default(&self) -> Vec<String> {
         let mine = self.as_pairs();
         let default = Ruleset::default().as_pairs();
-        mine.into_iter().zip(default).filter(|(a, b)| a != b).map(|(a, _)| format!("{}={}", a.0, a.1)).collect()
+        mine.into_iter()
+            .zip(default)
+            .filter(|(a, b)| a != b)
+            .map(|(a, _)| format!("{}={}", a.0, a.1))
+            .collect()
     }
 
     /// Every switch as (name, value text), in canonical order.
     pub fn as_pairs(&self) -> Vec<(&'static str, String)> {
-        let json: BTreeMap<String, serde_json::Value> = serde_json::from_str(&self.to_json()).unwrap();
+        let json: BTreeMap<String, serde_json::Value> =
+            serde_json::from_str(&self.to_json()).unwrap();
         SWITCHES
             .iter()
             .map(|(name, _)| {
@@ -215,7 +239,8 @@ impl Ruleset {
 
 impl fmt::Display for Ruleset {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pairs: Vec<String> = self.as_pairs().into_iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let pairs: Vec<String> =
+            self.as_pairs().into_iter().map(|(n, v)| format!("{n}={v}")).collect();
         f.write_str(&pairs.join(" "))
     }
 }

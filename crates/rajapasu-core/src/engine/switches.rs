@@ -128,7 +128,9 @@ mod tests {
                     for v in values {
                         Ruleset::from_assignments([format!("{name}={v}").as_str()]).unwrap();
                     }
-                    assert!(Ruleset::from_assignments([format!("{name}=nonsense").as_str()]).is_err());
+                    assert!(
+                        Ruleset::from_assignments([format!("{name}=nonsense").as_str()]).is_err()
+                    );
                 }
                 SwitchValues::Range(lo, hi) => {
                     let set = |v: u64| Ruleset::from_assignments([format!("{name}={v}").as_str()]);
@@ -144,9 +146,17 @@ mod tests {
     fn each_explanation_is_in_the_rules_table_row_of_its_switch() {
         let rules = include_str!("../../../../docs/rules.md");
         for doc in SWITCH_DOCS {
-            let row = rules.lines().find(|l| l.starts_with(&format!("| `{}` |", doc.name))).unwrap_or_else(|| panic!("{}", doc.name));
+            let row = rules
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{}` |", doc.name)))
+                .unwrap_or_else(|| panic!("{}", doc.name));
             let plain = row.replace('`', "").to_lowercase();
-            assert!(plain.contains(&doc.explains.to_lowercase()), "{}: '{}' is not in its row: {row}", doc.name, doc.explains);
+            assert!(
+                plain.contains(&doc.explains.to_lowercase()),
+                "{}: '{}' is not in its row: {row}",
+                doc.name,
+                doc.explains
+            );
             assert!(plain.contains(&doc.rules.to_lowercase()), "{}: {row}", doc.name);
         }
     }

@@ -19,7 +19,11 @@ fn load_golden(name: &str) -> (Ruleset, Side, Vec<usize>, Vec<Value>) {
     assert_eq!(header["kind"], "header");
     let rules: Ruleset = serde_json::from_value(header["rules"].clone()).unwrap();
     let first: Side = serde_json::from_value(header["first"].clone()).unwrap();
-    let moves = lines.iter().filter(|l| l["kind"] == "move").map(|l| l["pit"].as_u64().unwrap() as usize).collect();
+    let moves = lines
+        .iter()
+        .filter(|l| l["kind"] == "move")
+        .map(|l| l["pit"].as_u64().unwrap() as usize)
+        .collect();
     (rules, first, moves, lines)
 }
 
@@ -39,7 +43,8 @@ fn every_golden_trace_replays_identically() {
     for name in golden_files() {
         let (rules, first, moves, expected) = load_golden(&name);
         let mut got = Vec::new();
-        replay(rules, first, &moves, |e| got.push(serde_json::to_value(&e).unwrap())).unwrap_or_else(|e| panic!("{name}: {e}"));
+        replay(rules, first, &moves, |e| got.push(serde_json::to_value(&e).unwrap()))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(got.len(), expected.len(), "{name}: line count");
         // The header may carry more keys (the hash); rules and first must agree.
         assert_eq!(got[0]["rules"], expected[0]["rules"], "{name}: header rules");
@@ -110,9 +115,17 @@ fn random_match(rules: Ruleset, first: Side, seed: u64) -> (Vec<usize>, Vec<Trac
         let captured: u32 = obs.captures.iter().map(|c| c.n as u32).sum();
         assert_eq!(before.on_board() - unchecked.on_board(), captured);
         if let Some(end) = end {
-            assert_eq!(end.holdings[Side::South] + end.holdings[Side::North], total, "R10: round end conserves");
+            assert_eq!(
+                end.holdings[Side::South] + end.holdings[Side::North],
+                total,
+                "R10: round end conserves"
+            );
             for side in Side::ALL {
-                assert_eq!(end.holdings[side], kept[side] + end.captured[side], "R12: holdings are kept plus captured");
+                assert_eq!(
+                    end.holdings[side],
+                    kept[side] + end.captured[side],
+                    "R12: holdings are kept plus captured"
+                );
             }
         }
         moves.push(pit);
@@ -163,7 +176,10 @@ fn random_matches_conserve_counters_and_replay_their_own_trace() {
                         round += 1;
                         assert_eq!(*r, round);
                         let on_board: u32 = board.iter().map(|&n| n as u32).sum();
-                        assert_eq!(on_board + reserve.0.iter().sum::<u32>(), rules.total_counters());
+                        assert_eq!(
+                            on_board + reserve.0.iter().sum::<u32>(),
+                            rules.total_counters()
+                        );
                     }
                     TraceEvent::RoundEnd { captured, holdings, .. } => {
                         assert_eq!(holdings.0.iter().sum::<u32>(), rules.total_counters());
@@ -206,7 +222,8 @@ fn legal_moves_are_the_candidates_minus_the_endless_ones() {
             // Partition: every local pit is exactly one of: no candidate, legal, endless-forbidden.
             for local in 0..rules.pits_per_row as usize {
                 let pit = Pit::new(local, rules.pits_per_row).unwrap();
-                let is_candidate = pos.open()[pos.turn()].contains(pit) && pos.count(pos.turn(), pit) > 0;
+                let is_candidate =
+                    pos.open()[pos.turn()].contains(pit) && pos.count(pos.turn(), pit) > 0;
                 assert_eq!(candidates.contains(pit), is_candidate);
                 let endless = is_candidate && pos.after(pit).1.endless;
                 let forbidden = endless && rules.endless == Endless::Forbid;
@@ -268,7 +285,10 @@ fn setup_validation_names_the_problem() {
     s.board[7] = 0;
     assert!(Position::from_setup(s.clone()).is_ok());
     s.open[Side::North] = PitSet(0b0111_1101);
-    assert!(matches!(Position::from_setup(s), Err(SetupError::OpenNotAtRightEnd { side: Side::North })));
+    assert!(matches!(
+        Position::from_setup(s),
+        Err(SetupError::OpenNotAtRightEnd { side: Side::North })
+    ));
     let mut s = good.clone();
     s.open[Side::South] = PitSet(0b0111_1110);
     assert!(matches!(Position::from_setup(s), Err(SetupError::ClosedPitNotEmpty { pit: 0, n: 7 })));
@@ -280,7 +300,10 @@ fn setup_totals_do_not_wrap_around() {
     let good = Position::opening(Ruleset::default(), Side::South).to_setup();
     let mut s = good.clone();
     s.reserve = BySide::new(u32::MAX, 1);
-    assert_eq!(Position::from_setup(s), Err(SetupError::Reserve { side: Side::South, got: u32::MAX, want: 98 }));
+    assert_eq!(
+        Position::from_setup(s),
+        Err(SetupError::Reserve { side: Side::South, got: u32::MAX, want: 98 })
+    );
     let mut s = good.clone();
     s.reserve = BySide::new(1, u32::MAX - 97);
     assert!(matches!(Position::from_setup(s), Err(SetupError::Reserve { side: Side::North, .. })));
@@ -332,8 +355,15 @@ fn exhaustive_move_generation_on_small_boards() {
             for pit in pos.candidates().iter() {
                 let (after, summary) = pos.after(pit);
                 endless += summary.endless as u32;
-                assert_eq!(legal.contains(pit), !(summary.endless && rules.endless == Endless::Forbid), "{case:?} {pos:?} {pit}");
-                assert_eq!(after.on_board() + after.reserve().0.iter().sum::<u32>(), rules.total_counters());
+                assert_eq!(
+                    legal.contains(pit),
+                    !(summary.endless && rules.endless == Endless::Forbid),
+                    "{case:?} {pos:?} {pit}"
+                );
+                assert_eq!(
+                    after.on_board() + after.reserve().0.iter().sum::<u32>(),
+                    rules.total_counters()
+                );
                 assert_eq!(after.turn(), pos.turn().other());
                 if legal.contains(pit) && seen.insert(key(&after)) {
                     queue.push_back(after);
@@ -346,7 +376,8 @@ fn exhaustive_move_generation_on_small_boards() {
             assert_eq!(pos.has_legal_move(), !legal.is_empty());
         }
         assert!(seen.len() > 40, "{case:?}: only {} positions", seen.len());
-        let expect_endless = case.contains(&"seeds_per_pit=6") && case.contains(&"final_four=stays");
+        let expect_endless =
+            case.contains(&"seeds_per_pit=6") && case.contains(&"final_four=stays");
         assert_eq!(endless > 0, expect_endless, "{case:?}: {endless} endless candidates");
     }
 }
@@ -369,9 +400,15 @@ fn a_set_up_match_plays_on_as_the_match_it_was_taken_from() {
     }
     let second = history.iter().position(|g| g.round() == 2).expect("the match reaches round 2");
     let mid = second / 2;
-    let at_round = Game::from_round_start(rules, history[second].holdings(), history[second].round_start().starter);
+    let at_round = Game::from_round_start(
+        rules,
+        history[second].holdings(),
+        history[second].round_start().starter,
+    );
     assert_eq!(at_round.position(), history[second].position());
-    for (from, mut game) in [(second, at_round), (mid, Game::from_position(*history[mid].position()))] {
+    for (from, mut game) in
+        [(second, at_round), (mid, Game::from_position(*history[mid].position()))]
+    {
         for (i, &pit) in moves[from..].iter().enumerate() {
             let (_, end) = game.play(pit).unwrap();
             let want = &history[from + i + 1];

@@ -2,7 +2,10 @@
 
 use serde::Serialize;
 
-use super::{BySide, Capture, CaptureKind, Game, GameError, MoveObserver, RoundEnd, RoundStart, Ruleset, Side};
+use super::{
+    BySide, Capture, CaptureKind, Game, GameError, MoveObserver, RoundEnd, RoundStart, Ruleset,
+    Side,
+};
 
 /// One line of a trace.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -115,7 +118,12 @@ pub struct ReplayError {
 /// Plays `moves` (local pits) from the start of a match and hands every trace event to `emit`
 /// as it happens: the header, round starts, moves, round ends and the match's end. Stops at the
 /// first illegal move (the events before it have been emitted) or when the moves run out.
-pub fn replay(rules: Ruleset, first: Side, moves: &[usize], mut emit: impl FnMut(TraceEvent)) -> Result<Game, ReplayError> {
+pub fn replay(
+    rules: Ruleset,
+    first: Side,
+    moves: &[usize],
+    mut emit: impl FnMut(TraceEvent),
+) -> Result<Game, ReplayError> {
     replay_observed(rules, first, moves, &mut (), |event, _| emit(event))
 }
 
@@ -150,7 +158,9 @@ pub fn replay_from<O: MoveObserver>(
         let round = game.round();
         let player = game.position().turn();
         let mut obs = (TraceObserver::default(), &mut *observer);
-        let summary = game.play_checked_observed(pit, &mut obs).map_err(|error| ReplayError { ply, error })?;
+        let summary = game
+            .play_checked_observed(pit, &mut obs)
+            .map_err(|error| ReplayError { ply, error })?;
         let (trace, _) = obs;
         let pos = game.position();
         emit(
@@ -179,7 +189,14 @@ fn settle<O>(game: &mut Game, emit: &mut impl FnMut(TraceEvent, &O), observer: &
         emit(TraceEvent::round_end(&end), observer);
         match end.outcome {
             Some(outcome) => {
-                emit(TraceEvent::MatchEnd { winner: outcome.winner(), rounds: end.round, holdings: end.holdings }, observer);
+                emit(
+                    TraceEvent::MatchEnd {
+                        winner: outcome.winner(),
+                        rounds: end.round,
+                        holdings: end.holdings,
+                    },
+                    observer,
+                );
                 return;
             }
             None => emit(TraceEvent::round_start(game.round_start()), observer),

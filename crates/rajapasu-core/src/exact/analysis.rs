@@ -61,11 +61,18 @@ pub struct Analysis {
 /// from the round's start with either side to move, or, when `pos` is not one of those (a
 /// set-up position), every position reachable from `pos`. Solved with the order kept, for the
 /// line of play.
-pub fn round_solution(pos: &Position, opts: SolveOptions, progress: &mut dyn FnMut(super::Progress)) -> Result<Solution, SolveError> {
+pub fn round_solution(
+    pos: &Position,
+    opts: SolveOptions,
+    progress: &mut dyn FnMut(super::Progress),
+) -> Result<Solution, SolveError> {
     let opts = SolveOptions { keep_order: true, ..opts };
     let open = pos.open().map(|set| set.len() as u8);
     let rules = *pos.rules();
-    let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
+    let roots = [
+        super::round_start(rules, open, Side::South),
+        super::round_start(rules, open, Side::North),
+    ];
     let solution = Solution::solve(&roots, opts, progress)?;
     if solution.value(pos).is_some() {
         return Ok(solution);
@@ -89,7 +96,10 @@ pub struct RoundMatch {
 
 impl std::fmt::Debug for RoundMatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RoundMatch").field("open", &self.values.graph.open).field("bytes", &self.bytes()).finish()
+        f.debug_struct("RoundMatch")
+            .field("open", &self.values.graph.open)
+            .field("bytes", &self.bytes())
+            .finish()
     }
 }
 
@@ -117,13 +127,22 @@ impl RoundMatch {
     /// The position's match value for its mover and each legal move's (by local pit), or why
     /// they are not known.
     fn of(&self, pos: &Position) -> Result<(MatchOutlook, Vec<(Pit, MatchOutlook)>), String> {
-        let node = self.values.graph.node(pos).ok_or("the position is not reachable from its round's start")?;
+        let node = self
+            .values
+            .graph
+            .node(pos)
+            .ok_or("the position is not reachable from its round's start")?;
         let off = pos.reserve()[Side::South];
         if !self.values.covers(off) {
             return Err(format!("South's reserve {off} is not one South can hold in this round"));
         }
         let mover = pos.turn();
-        let moves = self.values.graph.moves_of(node).map(|(pit, child, gain)| (pit, self.outlook(mover, child, off + gain))).collect();
+        let moves = self
+            .values
+            .graph
+            .moves_of(node)
+            .map(|(pit, child, gain)| (pit, self.outlook(mover, child, off + gain)))
+            .collect();
         Ok((self.outlook(mover, node, off), moves))
     }
 }
@@ -137,7 +156,11 @@ pub enum AnalysisError {
 
 /// Analyses `pos` from its round's solution and, when given, its round's match values; a
 /// failed match source leaves the match values unknown (the caller keeps its reason).
-pub fn analyse(pos: &Position, round: &Solution, matches: Option<&RoundMatch>) -> Result<(Analysis, Option<String>), AnalysisError> {
+pub fn analyse(
+    pos: &Position,
+    round: &Solution,
+    matches: Option<&RoundMatch>,
+) -> Result<(Analysis, Option<String>), AnalysisError> {
     let value = round.value(pos).ok_or(AnalysisError::NotSolved)?;
     let mover = pos.turn();
     let mut moves: Vec<MoveAnalysis> = pos
@@ -168,7 +191,10 @@ pub fn analyse(pos: &Position, round: &Solution, matches: Option<&RoundMatch>) -
         None => {}
     }
     let line = perfect_line(pos, round);
-    Ok((Analysis { to_move: mover, value, moves, best_round, match_outlook, best_match, line }, note))
+    Ok((
+        Analysis { to_move: mover, value, moves, best_round, match_outlook, best_match, line },
+        note,
+    ))
 }
 
 /// Up to [`LINE_MOVES`] moves of perfect round play from `pos` (see [`Analysis::line`]).
@@ -196,8 +222,15 @@ mod tests {
     #[test]
     fn move_values_follow_the_positions_after_them() {
         let dir = tempfile::tempdir().unwrap();
-        let store = ExactStore::new(StoreSettings { tables: dir.path().to_path_buf(), ..StoreSettings::default() });
-        for r in [rules(3, 2, &[]), rules(3, 3, &["final_four=sower"]), rules(3, 2, &["next_starter=round_winner"])] {
+        let store = ExactStore::new(StoreSettings {
+            tables: dir.path().to_path_buf(),
+            ..StoreSettings::default()
+        });
+        for r in [
+            rules(3, 2, &[]),
+            rules(3, 3, &["final_four=sower"]),
+            rules(3, 2, &["next_starter=round_winner"]),
+        ] {
             let table = store.match_table(r).unwrap();
             let mut rng = crate::engine::Rng::from_seed(7);
             for _ in 0..6 {
@@ -208,20 +241,28 @@ mod tests {
                     }
                     let pos = *game.position();
                     let rs = game.round_start();
-                    let context = RoundContext { kept_south: rs.kept[Side::South], starter: rs.starter };
-                    let solution = round_solution(&pos, SolveOptions::default(), &mut |_| {}).unwrap();
+                    let context =
+                        RoundContext { kept_south: rs.kept[Side::South], starter: rs.starter };
+                    let solution =
+                        round_solution(&pos, SolveOptions::default(), &mut |_| {}).unwrap();
                     let open = pos.open().map(|s| s.len() as u8);
                     let matches = store.round_match(&table, open, Some(context)).unwrap();
                     let (a, note) = analyse(&pos, &solution, Some(&matches)).unwrap();
                     assert_eq!(note, None);
                     // The value is the best move's, and the best moves are those reaching it.
                     assert_eq!(a.moves.iter().map(|m| m.round_value).max(), Some(a.value));
-                    assert!(a.moves.iter().all(|m| a.best_round.contains(m.pit) == (m.round_value == a.value)));
+                    assert!(a
+                        .moves
+                        .iter()
+                        .all(|m| a.best_round.contains(m.pit) == (m.round_value == a.value)));
                     assert_eq!(a.line.first().map(|p| a.best_round.contains(*p)), Some(true));
                     if pos == rs.position {
                         let state = MatchState { holdings: game.holdings(), starter: rs.starter };
                         let want = table.value(state).unwrap();
-                        assert_eq!(a.match_outlook, Some(MatchOutlook { value: want.value, rounds: want.rounds }));
+                        assert_eq!(
+                            a.match_outlook,
+                            Some(MatchOutlook { value: want.value, rounds: want.rounds })
+                        );
                         assert_eq!(a.best_match, want.best_moves);
                     }
                     let legal = game.legal_moves();

@@ -20,7 +20,11 @@ impl Tuning {
     /// Buckets of a 64th of the memory bound's keys: a bucket's children (repeats included, about
     /// twice its new positions) sorted in place take about a quarter of the bound.
     pub(crate) fn for_memory(max_memory: u64) -> Tuning {
-        Tuning { bucket_keys: (max_memory / 64).max(1 << 10), min_buckets: 1, stop_after_buckets: None }
+        Tuning {
+            bucket_keys: (max_memory / 64).max(1 << 10),
+            min_buckets: 1,
+            stop_after_buckets: None,
+        }
     }
 }
 

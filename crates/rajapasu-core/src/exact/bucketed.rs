@@ -58,7 +58,12 @@ fn run_path(dir: &Path, round: u32, bucket: usize) -> PathBuf {
 impl Run {
     /// Enumerates level `n`: its positions file, the captures' positions appended to the lower
     /// levels' pending files. Continues the level where `state` says a killed run left it.
-    pub(super) fn enumerate_level(&mut self, n: u32, state: &mut State, progress: &mut dyn FnMut(Progress)) -> Result<(), SpillError> {
+    pub(super) fn enumerate_level(
+        &mut self,
+        n: u32,
+        state: &mut State,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SpillError> {
         let dir = work_dir(&self.dir, n);
         let mut work = match state.work.take() {
             Some(w) if w.level == n => w,
@@ -140,8 +145,12 @@ impl Run {
         }
         let mut out = Children::new(dir, work.buckets, n, self.opts.max_memory);
         if work.round == 0 {
-            let roots: Vec<u64> =
-                state.roots.iter().filter(|&&(level, _)| level == n).map(|&(_, key)| Key::from_word(key).ordered()).collect();
+            let roots: Vec<u64> = state
+                .roots
+                .iter()
+                .filter(|&&(level, _)| level == n)
+                .map(|&(_, key)| Key::from_word(key).ordered())
+                .collect();
             out.add_in_level(&roots);
             self.seed_from_pending(n, &mut out)?;
         } else {
@@ -165,7 +174,9 @@ impl Run {
             let got = read_full(&mut f, &mut buf).map_err(|e| io_error(&pending, e, 0, 0))?;
             let keys: Vec<u64> = buf[..got - got % 8]
                 .chunks_exact(8)
-                .map(|w| Key::from_word(u64::from_le_bytes(w.try_into().expect("8 bytes"))).ordered())
+                .map(|w| {
+                    Key::from_word(u64::from_le_bytes(w.try_into().expect("8 bytes"))).ordered()
+                })
                 .collect();
             out.add_in_level(&keys);
             out.flush_if_full(self)?;
@@ -192,7 +203,8 @@ impl Run {
             let run = self.open_run(&run_path(dir, work.round - 1, b))?;
             for keys in run.keys().chunks(wave) {
                 let codec = &self.codec;
-                let parts: Vec<(Vec<u8>, Vec<Key>, u64, u64)> = keys.par_chunks(CHUNK).map(|chunk| expand_chunk(codec, n, chunk)).collect();
+                let parts: Vec<(Vec<u8>, Vec<Key>, u64, u64)> =
+                    keys.par_chunks(CHUNK).map(|chunk| expand_chunk(codec, n, chunk)).collect();
                 for (levels, children, quiet, exits) in parts {
                     work.quiet += quiet;
                     work.exits += exits;
@@ -206,7 +218,9 @@ impl Run {
                 }
                 out.flush_if_full(self)?;
                 let buffered: usize = lower.iter().map(Vec::len).sum();
-                let working = out.bytes() + lower.iter().map(|v| v.capacity() as u64 * 8).sum::<u64>() + keys.len() as u64 * 36;
+                let working = out.bytes()
+                    + lower.iter().map(|v| v.capacity() as u64 * 8).sum::<u64>()
+                    + keys.len() as u64 * 36;
                 out.peak = out.peak.max(self.check_memory(working, n, 0, "enumerated")?);
                 if buffered >= flush_keys {
                     self.flush_pending(&mut lower, state)?;
@@ -230,7 +244,12 @@ impl Run {
             }
             let mut keys = read_children(&children_path(dir, b), length)?;
             let working = keys.capacity() as u64 * 8;
-            work.peak = work.peak.max(self.check_memory(working, work.level, keys.len() as u64, "enumerated")?);
+            work.peak = work.peak.max(self.check_memory(
+                working,
+                work.level,
+                keys.len() as u64,
+                "enumerated",
+            )?);
             keys.par_sort_unstable();
             keys.dedup();
             for r in 0..work.round {
@@ -240,8 +259,11 @@ impl Run {
                 subtract(&mut keys, self.open_run(&run_path(dir, r, b))?.keys());
             }
             let estimate = keys.len() as u64 * 8 + 64;
-            self.check_disk(estimate, || format!("a bucket of level {} of about {estimate} bytes", work.level))?;
-            let bytes = write_keys(&path, &keys).map_err(|e| io_error(&path, e, self.disk, estimate))?;
+            self.check_disk(estimate, || {
+                format!("a bucket of level {} of about {estimate} bytes", work.level)
+            })?;
+            let bytes =
+                write_keys(&path, &keys).map_err(|e| io_error(&path, e, self.disk, estimate))?;
             self.disk += bytes;
             self.checked.insert(path);
             new += keys.len() as u64;
@@ -265,7 +287,14 @@ impl Run {
 
     /// Merges the level's runs into its positions file, records the level and drops its work
     /// directory and pending file.
-    fn finish_level(&mut self, n: u32, dir: &Path, mut work: Work, state: &mut State, clock: Instant) -> Result<(), SpillError> {
+    fn finish_level(
+        &mut self,
+        n: u32,
+        dir: &Path,
+        mut work: Work,
+        state: &mut State,
+        clock: Instant,
+    ) -> Result<(), SpillError> {
         let mut runs = Vec::new();
         for r in 0..=work.round {
             for b in 0..work.buckets as usize {
@@ -276,9 +305,13 @@ impl Run {
             }
         }
         let universe = self.codec.comps.count(n as usize).expect("checked by check_board_size");
-        let south: usize = runs.iter().map(|r| r.keys().partition_point(|&k| Key::from_ordered(k).side() == 0)).sum();
+        let south: usize = runs
+            .iter()
+            .map(|r| r.keys().partition_point(|&k| Key::from_ordered(k).side() == 0))
+            .sum();
         let total: usize = runs.iter().map(|r| r.keys().len()).sum();
-        let mut shapes = [RankSetShape::new(south, universe), RankSetShape::new(total - south, universe)];
+        let mut shapes =
+            [RankSetShape::new(south, universe), RankSetShape::new(total - south, universe)];
         for run in &runs {
             for &k in run.keys() {
                 let key = Key::from_ordered(k);
@@ -288,15 +321,23 @@ impl Run {
         for s in &mut shapes {
             s.finish_counts();
         }
-        let working = shapes.iter().map(|s| s.bucket.len() as u64 * 4).sum::<u64>() + runs.len() as u64 * 64;
+        let working =
+            shapes.iter().map(|s| s.bucket.len() as u64 * 4).sum::<u64>() + runs.len() as u64 * 64;
         work.peak = work.peak.max(self.check_memory(working, n, total as u64, "enumerated")?);
         let path = positions_path(&self.dir, n);
         let estimate = total as u64 * 8 + 4096;
-        self.check_disk(estimate, || format!("level {n}'s positions file of at most {estimate} bytes"))?;
+        self.check_disk(estimate, || {
+            format!("level {n}'s positions file of at most {estimate} bytes")
+        })?;
         let keys: Vec<&[u64]> = runs.iter().map(|r| r.keys()).collect();
         let mut merged = Merge::new(&keys);
-        let (bytes, _) =
-            write_positions_streamed(&path, &self.id(n), [&shapes[0], &shapes[1]], work.quiet, work.exits, &mut |side, push| {
+        let (bytes, _) = write_positions_streamed(
+            &path,
+            &self.id(n),
+            [&shapes[0], &shapes[1]],
+            work.quiet,
+            work.exits,
+            &mut |side, push| {
                 while let Some(key) = merged.peek().map(Key::from_ordered) {
                     if key.side() != side {
                         break;
@@ -305,8 +346,9 @@ impl Run {
                     merged.next();
                 }
                 Ok(())
-            })
-            .map_err(|e| io_error(&path, e, self.disk, estimate))?;
+            },
+        )
+        .map_err(|e| io_error(&path, e, self.disk, estimate))?;
         self.disk += bytes;
         drop(runs);
         state.levels.insert(
@@ -333,7 +375,8 @@ impl Run {
         self.checked.clear();
         let pending = pending_path(&self.dir, n);
         if pending.exists() {
-            self.disk = self.disk.saturating_sub(std::fs::metadata(&pending).map(|m| m.len()).unwrap_or(0));
+            self.disk =
+                self.disk.saturating_sub(std::fs::metadata(&pending).map(|m| m.len()).unwrap_or(0));
             std::fs::remove_file(&pending).map_err(|e| io_error(&pending, e, 0, 0))?;
         }
         Ok(())
@@ -402,8 +445,14 @@ impl Children {
             let len = bytes.len() as u64;
             run.check_disk(len, || format!("{len} more bytes of level {}'s children", self.level))?;
             let used = run.disk;
-            let mut f = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| io_error(&path, e, used, len))?;
-            f.write_all(&bytes).and_then(|_| f.sync_data()).map_err(|e| io_error(&path, e, used, len))?;
+            let mut f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| io_error(&path, e, used, len))?;
+            f.write_all(&bytes)
+                .and_then(|_| f.sync_data())
+                .map_err(|e| io_error(&path, e, used, len))?;
             run.disk += len;
             self.lengths[b] += len;
             *keys = Vec::new();
@@ -423,7 +472,8 @@ impl Children {
 /// The children of positions of level `n` (keys): each child's level and key, the quiet moves
 /// and the exits (a position without a move is an exit: the round ends).
 fn expand_chunk(codec: &Codec, n: u32, chunk: &[u64]) -> (Vec<u8>, Vec<Key>, u64, u64) {
-    let (mut levels, mut keys) = (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
+    let (mut levels, mut keys) =
+        (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
     let (mut quiet, mut exits) = (0u64, 0u64);
     for &order in chunk {
         let mut any = false;
@@ -465,7 +515,9 @@ fn read_children(path: &Path, length: u64) -> Result<Vec<u64>, SpillError> {
     while left > 0 {
         let take = left.min(buf.len());
         f.read_exact(&mut buf[..take]).map_err(|e| io_error(path, e, 0, 0))?;
-        keys.extend(buf[..take].chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))));
+        keys.extend(
+            buf[..take].chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))),
+        );
         left -= take;
     }
     Ok(keys)
@@ -501,7 +553,12 @@ struct Merge<'a> {
 
 impl<'a> Merge<'a> {
     fn new(slices: &[&'a [u64]]) -> Merge<'a> {
-        let heap = slices.iter().enumerate().filter(|(_, s)| !s.is_empty()).map(|(i, s)| Reverse((s[0], i))).collect();
+        let heap = slices
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(i, s)| Reverse((s[0], i)))
+            .collect();
         Merge { slices: slices.to_vec(), heap, at: vec![0; slices.len()] }
     }
 
@@ -539,7 +596,8 @@ mod tests {
         for keys in [vec![0u64, 1, 2, 3, 29_997, 30_000], (0..5000).collect::<Vec<u64>>()] {
             let mut got = keys.clone();
             subtract(&mut got, &known);
-            let want: Vec<u64> = keys.iter().copied().filter(|k| known.binary_search(k).is_err()).collect();
+            let want: Vec<u64> =
+                keys.iter().copied().filter(|k| known.binary_search(k).is_err()).collect();
             assert_eq!(got, want);
         }
     }

@@ -78,17 +78,32 @@ pub fn perfect_match(
         let rs = *game.round_start();
         let holdings = game.holdings();
         if let Some(&from) = starts.get(&(holdings[Side::South], rs.starter)) {
-            return Ok(PerfectMatch { first, tie, rounds, outcome: ChainOutcome::Cycle { from, to: rs.round } });
+            return Ok(PerfectMatch {
+                first,
+                tie,
+                rounds,
+                outcome: ChainOutcome::Cycle { from, to: rs.round },
+            });
         }
         starts.insert((holdings[Side::South], rs.starter), rs.round);
         if let std::collections::hash_map::Entry::Vacant(e) = cache.entry(rs.open) {
-            let roots = [round_start(rules, rs.open, Side::South), round_start(rules, rs.open, Side::North)];
+            let roots = [
+                round_start(rules, rs.open, Side::South),
+                round_start(rules, rs.open, Side::North),
+            ];
             e.insert(Solution::solve(&roots, opts, &mut |_| {})?);
         }
         let solution = &cache[&rs.open];
         let value = solution.value(&rs.position).expect("the round's start is a root");
-        let mut record =
-            RoundRecord { round: rs.round, starter: rs.starter, open: rs.open, holdings, value, captured: BySide::splat(0), moves: 0 };
+        let mut record = RoundRecord {
+            round: rs.round,
+            starter: rs.starter,
+            open: rs.open,
+            holdings,
+            value,
+            captured: BySide::splat(0),
+            moves: 0,
+        };
         let mut seen = HashSet::new();
         let end = loop {
             if let Some(end) = game.settle() {
@@ -97,9 +112,15 @@ pub fn perfect_match(
             let pos = *game.position();
             if !seen.insert((pos.board().to_vec(), pos.turn())) {
                 rounds.push(record);
-                return Ok(PerfectMatch { first, tie, rounds, outcome: ChainOutcome::EndlessRound { round: rs.round } });
+                return Ok(PerfectMatch {
+                    first,
+                    tie,
+                    rounds,
+                    outcome: ChainOutcome::EndlessRound { round: rs.round },
+                });
             }
-            let pit = solution.choose(&pos, tie).expect("a position with a legal move has a best move");
+            let pit =
+                solution.choose(&pos, tie).expect("a position with a legal move has a best move");
             let (_, end) = game.play(pit.index()).expect("a best move is legal");
             record.moves += 1;
             if let Some(end) = end {
@@ -109,8 +130,12 @@ pub fn perfect_match(
         record.captured = end.captured;
         rounds.push(record);
         match end.outcome {
-            Some(Outcome::Won(side)) => return Ok(PerfectMatch { first, tie, rounds, outcome: ChainOutcome::Won(side) }),
-            Some(Outcome::Unfinished) => return Ok(PerfectMatch { first, tie, rounds, outcome: ChainOutcome::Unfinished }),
+            Some(Outcome::Won(side)) => {
+                return Ok(PerfectMatch { first, tie, rounds, outcome: ChainOutcome::Won(side) })
+            }
+            Some(Outcome::Unfinished) => {
+                return Ok(PerfectMatch { first, tie, rounds, outcome: ChainOutcome::Unfinished })
+            }
             None => {}
         }
     }

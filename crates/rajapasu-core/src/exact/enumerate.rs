@@ -85,7 +85,9 @@ impl FoundLevel {
 
     pub(crate) fn bytes(&self) -> u64 {
         (self.sets[0].bytes() + self.sets[1].bytes()) as u64
-            + (self.node_of.capacity() + self.number_of.capacity() + self.expanded_at.capacity()) as u64 * 4
+            + (self.node_of.capacity() + self.number_of.capacity() + self.expanded_at.capacity())
+                as u64
+                * 4
             + self.move_start.capacity() as u64 * 8
             + self.moves.capacity() as u64 * 8
             + self.values.capacity() as u64
@@ -159,7 +161,10 @@ struct Children {
 
 impl Children {
     fn bytes(&self) -> u64 {
-        (self.counts.capacity() + self.levels.capacity() + self.gains.capacity() + self.shards.capacity()) as u64
+        (self.counts.capacity()
+            + self.levels.capacity()
+            + self.gains.capacity()
+            + self.shards.capacity()) as u64
             + self.keys.capacity() as u64 * 8
             + self.by_shard.capacity() as u64 * 4
     }
@@ -206,7 +211,12 @@ struct Enumeration<'c> {
 
 /// Enumerates every position reachable from `roots` (all of `codec`'s rules and open pits),
 /// recording the moves when `record` is set. Returns the levels, index = counters on the board.
-pub(crate) fn enumerate(codec: &Codec, roots: &[Position], record: bool, bounds: &mut Bounds) -> Result<Vec<FoundLevel>, SolveError> {
+pub(crate) fn enumerate(
+    codec: &Codec,
+    roots: &[Position],
+    record: bool,
+    bounds: &mut Bounds,
+) -> Result<Vec<FoundLevel>, SolveError> {
     let top = roots.iter().map(Position::on_board).max().unwrap_or(0) as usize;
     let found = (0..SHARDS).map(|_| (0..=top).map(|_| Shard::default()).collect()).collect();
     let mut e = Enumeration { codec, found, record };
@@ -221,7 +231,8 @@ pub(crate) fn enumerate(codec: &Codec, roots: &[Position], record: bool, bounds:
         let (level, expanded) = e.expand_level(n, done, finished_bytes, bounds)?;
         // Renumbering holds a (key, number) pair of 16 bytes a position beside the level.
         let found: u64 = e.found.iter().map(|levels| levels[n].keys.len() as u64).sum();
-        let renumbering = e.shard_bytes() + level.bytes() + expanded.capacity() as u64 * 4 + 16 * found;
+        let renumbering =
+            e.shard_bytes() + level.bytes() + expanded.capacity() as u64 * 4 + 16 * found;
         (bounds.memory)(finished_bytes + renumbering, n as u32, done + found)?;
         levels[n] = e.number_level(n, level, &expanded);
 
@@ -241,7 +252,10 @@ impl Enumeration<'_> {
         finished_bytes: u64,
         bounds: &mut Bounds,
     ) -> Result<(FoundLevel, Vec<u32>), SolveError> {
-        let mut level = FoundLevel { move_start: if self.record { vec![0] } else { Vec::new() }, ..FoundLevel::default() };
+        let mut level = FoundLevel {
+            move_start: if self.record { vec![0] } else { Vec::new() },
+            ..FoundLevel::default()
+        };
         let mut expanded: Vec<u32> = Vec::new();
         let mut cursor = [0usize; SHARDS];
         loop {
@@ -250,28 +264,51 @@ impl Enumeration<'_> {
                 return Ok((level, expanded));
             }
             expanded.extend(wave.iter().map(|&(number, _)| number));
-            let parts: Vec<Children> = wave.par_chunks(CHUNK).map(|chunk| self.expand(n as u32, chunk)).collect();
-            let buffered: u64 = parts.iter().map(Children::bytes).sum::<u64>() + wave.len() as u64 * 16;
+            let parts: Vec<Children> =
+                wave.par_chunks(CHUNK).map(|chunk| self.expand(n as u32, chunk)).collect();
+            let buffered: u64 =
+                parts.iter().map(Children::bytes).sum::<u64>() + wave.len() as u64 * 16;
             // Checked before the maps grow, as if every child were new: the bound holds at the
             // peak, not only after it.
-            let found_before = done + self.found.iter().map(|levels| levels[n].keys.len() as u64).sum::<u64>();
+            let found_before =
+                done + self.found.iter().map(|levels| levels[n].keys.len() as u64).sum::<u64>();
             let growing = self.shard_bytes() + self.growth(&parts);
-            (bounds.memory)(finished_bytes + growing + level.bytes() + expanded.capacity() as u64 * 4 + buffered, n as u32, found_before)?;
+            (bounds.memory)(
+                finished_bytes
+                    + growing
+                    + level.bytes()
+                    + expanded.capacity() as u64 * 4
+                    + buffered,
+                n as u32,
+                found_before,
+            )?;
             let numbers = self.intern(&parts);
             if self.record {
                 record_moves(&parts, &numbers, &mut level);
             }
 
-            let in_hand = done + self.found.iter().map(|levels| levels[n].keys.len() as u64).sum::<u64>();
+            let in_hand =
+                done + self.found.iter().map(|levels| levels[n].keys.len() as u64).sum::<u64>();
             if in_hand > bounds.max_positions {
                 return Err(SolveError::PositionLimit { limit: bounds.max_positions });
             }
             (bounds.memory)(
-                finished_bytes + self.shard_bytes() + level.bytes() + expanded.capacity() as u64 * 4 + buffered,
+                finished_bytes
+                    + self.shard_bytes()
+                    + level.bytes()
+                    + expanded.capacity() as u64 * 4
+                    + buffered,
                 n as u32,
                 in_hand,
             )?;
-            if (bounds.watch)(Progress { phase: "enumerating", level: n as u32, done: in_hand, total: 0 }).is_break() {
+            if (bounds.watch)(Progress {
+                phase: "enumerating",
+                level: n as u32,
+                done: in_hand,
+                total: 0,
+            })
+            .is_break()
+            {
                 return Err(SolveError::Cancelled);
             }
         }
@@ -357,7 +394,8 @@ impl Enumeration<'_> {
             .par_iter_mut()
             .enumerate()
             .map(|(s, levels)| {
-                let mut numbers = Vec::with_capacity(parts.iter().map(|part| part.of_shard(s).len()).sum());
+                let mut numbers =
+                    Vec::with_capacity(parts.iter().map(|part| part.of_shard(s).len()).sum());
                 for part in parts {
                     for &j in part.of_shard(s) {
                         let j = j as usize;
@@ -371,18 +409,30 @@ impl Enumeration<'_> {
 
     /// Renumbers a finished level in the solver's order: South to move first, each side by rank.
     fn number_level(&mut self, n: usize, mut level: FoundLevel, expanded: &[u32]) -> FoundLevel {
-        let shards: Vec<Vec<u64>> = self.found.iter_mut().map(|levels| std::mem::take(&mut levels[n]).keys).collect();
+        let shards: Vec<Vec<u64>> =
+            self.found.iter_mut().map(|levels| std::mem::take(&mut levels[n]).keys).collect();
         let span = shards.iter().map(Vec::len).max().unwrap_or(0) * SHARDS;
         let mut by_key: Vec<(u64, u32)> = Vec::with_capacity(shards.iter().map(Vec::len).sum());
         for (s, keys) in shards.iter().enumerate() {
-            by_key.extend(keys.iter().enumerate().map(|(local, &k)| (Key::from_word(k).ordered(), (local * SHARDS + s) as u32)));
+            by_key.extend(
+                keys.iter()
+                    .enumerate()
+                    .map(|(local, &k)| (Key::from_word(k).ordered(), (local * SHARDS + s) as u32)),
+            );
         }
         drop(shards);
         by_key.par_sort_unstable();
-        let universe = self.codec.comps.count(n).expect("ranks of a board of at most 127 counters fit 63 bits");
+        let universe = self
+            .codec
+            .comps
+            .count(n)
+            .expect("ranks of a board of at most 127 counters fit 63 bits");
         let south_count = by_key.partition_point(|&(k, _)| k >> 63 == 0);
         let ranks: Vec<u64> = by_key.iter().map(|&(k, _)| k & (u64::MAX >> 1)).collect();
-        level.sets = [RankSet::new(&ranks[..south_count], universe), RankSet::new(&ranks[south_count..], universe)];
+        level.sets = [
+            RankSet::new(&ranks[..south_count], universe),
+            RankSet::new(&ranks[south_count..], universe),
+        ];
         drop(ranks);
         level.number_of = by_key.into_iter().map(|(_, number)| number).collect();
         level.node_of = vec![u32::MAX; span];
@@ -419,7 +469,11 @@ fn record_moves(parts: &[Children], numbers: &[Vec<u32>], level: &mut FoundLevel
             for (j, &s) in part.shards.iter().enumerate() {
                 let local = numbers[s as usize][next[s as usize] as usize] as usize;
                 next[s as usize] += 1;
-                moves.push(Move::new((local * SHARDS + s as usize) as u32, part.levels[j], part.gains[j]));
+                moves.push(Move::new(
+                    (local * SHARDS + s as usize) as u32,
+                    part.levels[j],
+                    part.gains[j],
+                ));
             }
             moves
         })

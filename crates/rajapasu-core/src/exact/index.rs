@@ -25,7 +25,8 @@ impl Compositions {
         for a in 0..=MAX_A {
             binom[a][0] = 1;
             for b in 1..18.min(a + 1) {
-                binom[a][b] = binom[a - 1][b - 1].saturating_add(if b < a { binom[a - 1][b] } else { 0 });
+                binom[a][b] =
+                    binom[a - 1][b - 1].saturating_add(if b < a { binom[a - 1][b] } else { 0 });
             }
         }
         Compositions { k, binom }
@@ -120,7 +121,12 @@ impl RankSet {
 
     /// The set as borrowed parts, the form a level file maps from disk.
     pub(crate) fn view(&self) -> RankSetRef<'_> {
-        RankSetRef { len: self.len, bucket: &self.bucket, low_bits: self.low_bits, lows: &self.lows }
+        RankSetRef {
+            len: self.len,
+            bucket: &self.bucket,
+            low_bits: self.low_bits,
+            lows: &self.lows,
+        }
     }
 
     /// The member at position `i` (sorted order).
@@ -161,7 +167,11 @@ impl RankSetShape {
         assert!(len < u32::MAX as usize, "a level holds fewer than 2^32 positions");
         let universe_bits = 64 - universe.saturating_sub(1).leading_zeros();
         let high_bits = (len / PER_BUCKET).max(1).ilog2().min(universe_bits);
-        RankSetShape { len, low_bits: universe_bits - high_bits, bucket: vec![0u32; (1usize << high_bits) + 1] }
+        RankSetShape {
+            len,
+            low_bits: universe_bits - high_bits,
+            bucket: vec![0u32; (1usize << high_bits) + 1],
+        }
     }
 
     #[inline]
@@ -237,14 +247,25 @@ impl<'a> RankSetRef<'a> {
     /// Parts read from an untrusted file, checked so that no lookup can index out of bounds:
     /// the bucket table starts at 0, never decreases, ends at `len`, and the lows hold `len`
     /// members of `low_bits` (plus the spare word the writer adds).
-    pub(crate) fn from_parts(len: usize, bucket: &'a [u32], low_bits: u32, lows: &'a [u64]) -> Result<RankSetRef<'a>, String> {
+    pub(crate) fn from_parts(
+        len: usize,
+        bucket: &'a [u32],
+        low_bits: u32,
+        lows: &'a [u64],
+    ) -> Result<RankSetRef<'a>, String> {
         if low_bits > 63 {
             return Err(format!("{low_bits} low bits a member; at most 63"));
         }
         if bucket.len() < 2 || !bucket.len().saturating_sub(1).is_power_of_two() {
-            return Err(format!("a bucket table of {} entries; expected a power of two plus one", bucket.len()));
+            return Err(format!(
+                "a bucket table of {} entries; expected a power of two plus one",
+                bucket.len()
+            ));
         }
-        if bucket[0] != 0 || bucket[bucket.len() - 1] as usize != len || bucket.windows(2).any(|w| w[0] > w[1]) {
+        if bucket[0] != 0
+            || bucket[bucket.len() - 1] as usize != len
+            || bucket.windows(2).any(|w| w[0] > w[1])
+        {
             return Err(format!("the bucket table is not a count of {len} members"));
         }
         if lows.len() != (len * low_bits as usize).div_ceil(64) + 1 {
@@ -258,7 +279,12 @@ impl<'a> RankSetRef<'a> {
     }
 
     /// Parts already checked by [`RankSetRef::from_parts`].
-    pub(crate) fn from_checked_parts(len: usize, bucket: &'a [u32], low_bits: u32, lows: &'a [u64]) -> RankSetRef<'a> {
+    pub(crate) fn from_checked_parts(
+        len: usize,
+        bucket: &'a [u32],
+        low_bits: u32,
+        lows: &'a [u64],
+    ) -> RankSetRef<'a> {
         RankSetRef { len, bucket, low_bits, lows }
     }
 
@@ -400,7 +426,10 @@ pub(crate) struct Codec {
 impl Codec {
     pub fn new(template: Position) -> Codec {
         let p = template.rules().pits_per_row;
-        let pits: Vec<usize> = Side::ALL.iter().flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p))).collect();
+        let pits: Vec<usize> = Side::ALL
+            .iter()
+            .flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p)))
+            .collect();
         let comps = Compositions::new(pits.len());
         Codec { template, pits, comps }
     }
@@ -424,7 +453,8 @@ impl Codec {
         for (i, &g) in self.pits.iter().enumerate() {
             board[g] = parts[i];
         }
-        self.template.with_board(&board[..self.template.rules().pits()], Side::from_index(key.side()))
+        self.template
+            .with_board(&board[..self.template.rules().pits()], Side::from_index(key.side()))
     }
 }
 
@@ -472,7 +502,14 @@ mod tests {
 
     #[test]
     fn keys_keep_rank_and_side_and_order_south_first() {
-        for (rank, side) in [(0u64, 0usize), (0, 1), (1, 0), (12345, 1), ((u64::MAX >> 2) - 1, 0), (u64::MAX >> 2, 1)] {
+        for (rank, side) in [
+            (0u64, 0usize),
+            (0, 1),
+            (1, 0),
+            (12345, 1),
+            ((u64::MAX >> 2) - 1, 0),
+            (u64::MAX >> 2, 1),
+        ] {
             let key = Key::new(rank, side);
             assert_eq!((key.rank(), key.side()), (rank, side));
             assert_eq!(Key::from_word(key.word()), key);
@@ -485,7 +522,14 @@ mod tests {
     #[test]
     fn rank_set_finds_members_and_only_them() {
         let mut x = 12345u64;
-        for (len, universe) in [(0usize, 10u64), (1, 1), (5, 100), (1000, 1 << 40), (5000, 6000), (3000, u64::MAX >> 1)] {
+        for (len, universe) in [
+            (0usize, 10u64),
+            (1, 1),
+            (5, 100),
+            (1000, 1 << 40),
+            (5000, 6000),
+            (3000, u64::MAX >> 1),
+        ] {
             let mut ranks: Vec<u64> = (0..len)
                 .map(|_| {
                     x ^= x << 13;

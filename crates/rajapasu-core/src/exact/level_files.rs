@@ -72,9 +72,16 @@ impl LevelId {
 /// Writes the positions of a level atomically (a temporary name, synced, renamed); returns the
 /// file's size and SHA-256. The streamed writer's reference.
 #[cfg(test)]
-pub(crate) fn write_positions(path: &Path, id: &LevelId, sets: [&RankSet; 2], quiet: u64, exits: u64) -> std::io::Result<(u64, [u8; 32])> {
+pub(crate) fn write_positions(
+    path: &Path,
+    id: &LevelId,
+    sets: [&RankSet; 2],
+    quiet: u64,
+    exits: u64,
+) -> std::io::Result<(u64, [u8; 32])> {
     let views = sets.map(|s| s.view().parts());
-    let shapes = views.map(|(len, bucket, low_bits, lows)| (len, low_bits, bucket.len(), lows.len()));
+    let shapes =
+        views.map(|(len, bucket, low_bits, lows)| (len, low_bits, bucket.len(), lows.len()));
     write_positions_with(path, id, shapes, quiet, exits, |w, side| {
         let (_, bucket, _, lows) = views[side];
         write_words32(w, bucket)?;
@@ -227,7 +234,11 @@ struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or("the file is shorter than its header")?;
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or("the file is shorter than its header")?;
         let s = &self.bytes[self.at..end];
         self.at = end;
         Ok(s)
@@ -249,11 +260,21 @@ impl<'a> Fields<'a> {
         }
         let json = self.take(len)?;
         if json != id.rules.to_json().as_bytes() {
-            return Err(format!("it is for other rules ({}), not {}", String::from_utf8_lossy(json), id.rules.to_json()));
+            return Err(format!(
+                "it is for other rules ({}), not {}",
+                String::from_utf8_lossy(json),
+                id.rules.to_json()
+            ));
         }
         let open = self.take(2)?;
         if open != [id.open[Side::South], id.open[Side::North]] {
-            return Err(format!("it is for open pits {},{}, not {},{}", open[0], open[1], id.open[Side::South], id.open[Side::North]));
+            return Err(format!(
+                "it is for open pits {},{}, not {},{}",
+                open[0],
+                open[1],
+                id.open[Side::South],
+                id.open[Side::North]
+            ));
         }
         let level = self.u32()?;
         if level != id.level {
@@ -332,7 +353,10 @@ impl PositionsFile {
         let mut at = f.at.div_ceil(8) * 8;
         let mut sets = [SetParts { len: 0, low_bits: 0, bucket: (0, 0), lows: (0, 0) }; 2];
         for (side, &(len, low_bits, buckets, words)) in heads.iter().enumerate() {
-            let bucket_bytes = buckets.checked_mul(4).map(|b| b.div_ceil(8) * 8).ok_or("a bucket table too large")?;
+            let bucket_bytes = buckets
+                .checked_mul(4)
+                .map(|b| b.div_ceil(8) * 8)
+                .ok_or("a bucket table too large")?;
             let lows_bytes = words.checked_mul(8).ok_or("too many low bits")?;
             let bucket = (at, buckets as usize);
             at = at.checked_add(bucket_bytes as usize).ok_or("sizes overflow")?;
@@ -341,7 +365,11 @@ impl PositionsFile {
             sets[side] = SetParts { len: len as usize, low_bits, bucket, lows };
         }
         if at != body.len() {
-            return Err(format!("its header implies {} bytes, the file holds {}", at + TRAILER, map.len()));
+            return Err(format!(
+                "its header implies {} bytes, the file holds {}",
+                at + TRAILER,
+                map.len()
+            ));
         }
         let file = PositionsFile { map, sets, quiet, exits, digest };
         for side in 0..2 {
@@ -354,14 +382,17 @@ impl PositionsFile {
         let p = self.sets[side];
         let words32 = cast_u32(&self.map[p.bucket.0..p.bucket.0 + p.bucket.1 * 4])?;
         let words64 = cast_u64(&self.map[p.lows.0..p.lows.0 + p.lows.1 * 8])?;
-        RankSetRef::from_parts(p.len, words32, p.low_bits, words64).map_err(|e| format!("{} set: {e}", Side::from_index(side)))
+        RankSetRef::from_parts(p.len, words32, p.low_bits, words64)
+            .map_err(|e| format!("{} set: {e}", Side::from_index(side)))
     }
 
     /// The positions with `side` (0 South, 1 North) to move, as composition ranks.
     pub(crate) fn set(&self, side: usize) -> RankSetRef<'_> {
         let p = self.sets[side];
-        let bucket = cast_u32(&self.map[p.bucket.0..p.bucket.0 + p.bucket.1 * 4]).expect("checked when opened");
-        let lows = cast_u64(&self.map[p.lows.0..p.lows.0 + p.lows.1 * 8]).expect("checked when opened");
+        let bucket = cast_u32(&self.map[p.bucket.0..p.bucket.0 + p.bucket.1 * 4])
+            .expect("checked when opened");
+        let lows =
+            cast_u64(&self.map[p.lows.0..p.lows.0 + p.lows.1 * 8]).expect("checked when opened");
         RankSetRef::from_checked_parts(p.len, bucket, p.low_bits, lows)
     }
 
@@ -403,7 +434,11 @@ pub(crate) struct ValuesFile {
 
 impl ValuesFile {
     /// Opens the values of the level whose positions are `positions`.
-    pub(crate) fn open(path: &Path, id: &LevelId, positions: &PositionsFile) -> Result<ValuesFile, String> {
+    pub(crate) fn open(
+        path: &Path,
+        id: &LevelId,
+        positions: &PositionsFile,
+    ) -> Result<ValuesFile, String> {
         Self::read(path, id, positions).map_err(|why| refused(path, why))
     }
 
@@ -414,7 +449,11 @@ impl ValuesFile {
         f.identity(VALUES_MAGIC, id)?;
         let counts = [f.u64()?, f.u64()?];
         if counts != positions.counts() {
-            return Err(format!("it holds values of {:?} positions; the level holds {:?}", counts, positions.counts()));
+            return Err(format!(
+                "it holds values of {:?} positions; the level holds {:?}",
+                counts,
+                positions.counts()
+            ));
         }
         if f.take(32)? != positions.digest {
             return Err("it was computed from another positions file of this level".into());
@@ -422,13 +461,20 @@ impl ValuesFile {
         let len = (counts[0] + counts[1]) as usize;
         let bytes = packed_bytes(len, id.level);
         if body.len() - f.at != bytes {
-            return Err(format!("it holds {} bytes of values; {len} positions at level {} take {bytes}", body.len() - f.at, id.level));
+            return Err(format!(
+                "it holds {} bytes of values; {len} positions at level {} take {bytes}",
+                body.len() - f.at,
+                id.level
+            ));
         }
         let start = f.at;
         let file = ValuesFile { map, start, len, level: id.level, bits: value_bits(id.level) };
         let bound = id.level as i32;
         if let Some(i) = (0..len).find(|&i| file.get(i).abs() > bound) {
-            return Err(format!("value {} at position {i} is outside -{bound}..={bound}", file.get(i)));
+            return Err(format!(
+                "value {} at position {i} is outside -{bound}..={bound}",
+                file.get(i)
+            ));
         }
         if file.map[file.start + bytes - 1] != 0 {
             return Err("its values do not end with a zero byte".into());
@@ -491,7 +537,13 @@ mod packing_tests {
         let dir = tempfile::tempdir().unwrap();
         let id = LevelId { rules: Ruleset::default(), open: BySide::splat(7), level: 20 };
         let mut x = 99u64;
-        for (lens, universe) in [([0usize, 0], 10u64), ([1, 0], 1), ([5, 300], 1000), ([20_000, 7_000], 1 << 40), ([3000, 2999], 6000)] {
+        for (lens, universe) in [
+            ([0usize, 0], 10u64),
+            ([1, 0], 1),
+            ([5, 300], 1000),
+            ([20_000, 7_000], 1 << 40),
+            ([3000, 2999], 6000),
+        ] {
             let sets = lens.map(|len| {
                 let mut ranks: Vec<u64> = (0..len)
                     .map(|_| {
@@ -506,34 +558,57 @@ mod packing_tests {
                 ranks
             });
             let reference = dir.path().join("reference.pos");
-            write_positions(&reference, &id, [&RankSet::new(&sets[0], universe), &RankSet::new(&sets[1], universe)], 3, 4).unwrap();
+            write_positions(
+                &reference,
+                &id,
+                [&RankSet::new(&sets[0], universe), &RankSet::new(&sets[1], universe)],
+                3,
+                4,
+            )
+            .unwrap();
             let mut shapes = sets.clone().map(|s| RankSetShape::new(s.len(), universe));
             for side in 0..2 {
                 sets[side].iter().for_each(|&r| shapes[side].count(r));
                 shapes[side].finish_counts();
             }
             let streamed = dir.path().join("streamed.pos");
-            write_positions_streamed(&streamed, &id, [&shapes[0], &shapes[1]], 3, 4, &mut |side, push| {
-                sets[side].iter().for_each(|&r| push(r));
-                Ok(())
-            })
+            write_positions_streamed(
+                &streamed,
+                &id,
+                [&shapes[0], &shapes[1]],
+                3,
+                4,
+                &mut |side, push| {
+                    sets[side].iter().for_each(|&r| push(r));
+                    Ok(())
+                },
+            )
             .unwrap();
-            assert_eq!(std::fs::read(&streamed).unwrap(), std::fs::read(&reference).unwrap(), "{lens:?} below {universe}");
+            assert_eq!(
+                std::fs::read(&streamed).unwrap(),
+                std::fs::read(&reference).unwrap(),
+                "{lens:?} below {universe}"
+            );
         }
     }
 
     #[test]
     fn values_pack_into_the_bits_of_their_level_and_back() {
-        assert_eq!((value_bits(0), value_bits(1), value_bits(2), value_bits(3), value_bits(4)), (1, 2, 3, 3, 4));
+        assert_eq!(
+            (value_bits(0), value_bits(1), value_bits(2), value_bits(3), value_bits(4)),
+            (1, 2, 3, 3, 4)
+        );
         assert_eq!((value_bits(63), value_bits(64), value_bits(127)), (7, 8, 8));
         for level in [0u32, 1, 2, 3, 7, 8, 30, 63, 64, 127] {
             let span = 2 * level as i32 + 1;
-            let values: Vec<i8> = (0..1000).map(|i| ((i * 7919 + i / 3) % span - level as i32) as i8).collect();
+            let values: Vec<i8> =
+                (0..1000).map(|i| ((i * 7919 + i / 3) % span - level as i32) as i8).collect();
             let packed = pack_values(&values, level);
             assert_eq!(packed.len(), (values.len() * value_bits(level) as usize).div_ceil(8) + 1);
             assert_eq!(*packed.last().unwrap(), 0, "level {level}");
-            let back: Vec<i8> =
-                (0..values.len()).map(|i| (unpack_value(&packed, i, value_bits(level)) as i32 - level as i32) as i8).collect();
+            let back: Vec<i8> = (0..values.len())
+                .map(|i| (unpack_value(&packed, i, value_bits(level)) as i32 - level as i32) as i8)
+                .collect();
             assert_eq!(back, values, "level {level}");
         }
     }
@@ -577,16 +652,30 @@ pub(crate) struct Move {
 
 impl Move {
     pub(crate) fn encode(self) -> u64 {
-        self.index as u64 | (self.level as u64) << 32 | (self.gain as u64) << 40 | (self.pit as u64) << 48
+        self.index as u64
+            | (self.level as u64) << 32
+            | (self.gain as u64) << 40
+            | (self.pit as u64) << 48
     }
     #[inline]
     pub(crate) fn decode(word: u64) -> Move {
-        Move { index: word as u32, level: (word >> 32) as u8 as u32, gain: (word >> 40) as u8 as u32, pit: (word >> 48) as u8 }
+        Move {
+            index: word as u32,
+            level: (word >> 32) as u8 as u32,
+            gain: (word >> 40) as u8 as u32,
+            pit: (word >> 48) as u8,
+        }
     }
 }
 
 /// Writes a level's moves atomically; `degrees` by position, `moves` encoded ([`Move::encode`]).
-pub(crate) fn write_moves(path: &Path, id: &LevelId, positions: &PositionsFile, degrees: &[u8], moves: &[u64]) -> std::io::Result<u64> {
+pub(crate) fn write_moves(
+    path: &Path,
+    id: &LevelId,
+    positions: &PositionsFile,
+    degrees: &[u8],
+    moves: &[u64],
+) -> std::io::Result<u64> {
     let counts = positions.counts();
     let mut head = id.header(MOVES_MAGIC);
     head.extend_from_slice(&counts[0].to_le_bytes());
@@ -621,18 +710,31 @@ pub(crate) struct MovesFile {
 impl MovesFile {
     /// Opens the moves of the level whose positions are `positions`; `counts[l]` is the
     /// positions of each lower level l (a successor's index is checked against them).
-    pub(crate) fn open(path: &Path, id: &LevelId, positions: &PositionsFile, counts: &[u64]) -> Result<MovesFile, String> {
+    pub(crate) fn open(
+        path: &Path,
+        id: &LevelId,
+        positions: &PositionsFile,
+        counts: &[u64],
+    ) -> Result<MovesFile, String> {
         Self::read(path, id, positions, counts).map_err(|why| refused(path, why))
     }
 
-    fn read(path: &Path, id: &LevelId, positions: &PositionsFile, counts: &[u64]) -> Result<MovesFile, String> {
+    fn read(
+        path: &Path,
+        id: &LevelId,
+        positions: &PositionsFile,
+        counts: &[u64],
+    ) -> Result<MovesFile, String> {
         let (map, _) = map_checked(path)?;
         let body = &map[..map.len() - TRAILER];
         let mut f = Fields { bytes: body, at: 0 };
         f.identity(MOVES_MAGIC, id)?;
         let sides = [f.u64()?, f.u64()?];
         if sides != positions.counts() {
-            return Err(format!("it holds the moves of {sides:?} positions; the level holds {:?}", positions.counts()));
+            return Err(format!(
+                "it holds the moves of {sides:?} positions; the level holds {:?}",
+                positions.counts()
+            ));
         }
         let total = f.u64()?;
         if f.take(32)? != positions.digest {
@@ -641,9 +743,16 @@ impl MovesFile {
         let m = (sides[0] + sides[1]) as usize;
         let start = f.at.div_ceil(8) * 8;
         let moves_at = start.checked_add(m.div_ceil(8) * 8).ok_or("sizes overflow")?;
-        let end = total.checked_mul(8).and_then(|b| (moves_at as u64).checked_add(b)).ok_or("sizes overflow")?;
+        let end = total
+            .checked_mul(8)
+            .and_then(|b| (moves_at as u64).checked_add(b))
+            .ok_or("sizes overflow")?;
         if end != body.len() as u64 {
-            return Err(format!("its header implies {} bytes, the file holds {}", end + TRAILER as u64, map.len()));
+            return Err(format!(
+                "its header implies {} bytes, the file holds {}",
+                end + TRAILER as u64,
+                map.len()
+            ));
         }
         let file = MovesFile { map, degrees: (start, m), moves: (moves_at, total as usize) };
         let sum: u64 = file.degrees().iter().map(|&d| d as u64).sum();
@@ -652,10 +761,16 @@ impl MovesFile {
         }
         let mut here = counts.to_vec();
         here.push(sides[0] + sides[1]);
-        if let Some(bad) =
-            file.moves().iter().map(|&w| Move::decode(w)).find(|mv| here.get(mv.level as usize).is_none_or(|&c| mv.index as u64 >= c))
+        if let Some(bad) = file
+            .moves()
+            .iter()
+            .map(|&w| Move::decode(w))
+            .find(|mv| here.get(mv.level as usize).is_none_or(|&c| mv.index as u64 >= c))
         {
-            return Err(format!("a move leads to position {} of level {}, which does not exist", bad.index, bad.level));
+            return Err(format!(
+                "a move leads to position {} of level {}, which does not exist",
+                bad.index, bad.level
+            ));
         }
         Ok(file)
     }
@@ -695,7 +810,12 @@ pub(crate) fn masks_bytes(id: &LevelId, count: u64) -> u64 {
 /// Writes a level's masks for `forcer`; the file's size. Masks are scratch, rewritten by every
 /// attractor and never resumed from, so they are neither synced nor renamed: a file cut short by
 /// a crash fails its checksum when read.
-pub(crate) fn write_masks(path: &Path, id: &LevelId, forcer: Side, masks: &[u128]) -> std::io::Result<u64> {
+pub(crate) fn write_masks(
+    path: &Path,
+    id: &LevelId,
+    forcer: Side,
+    masks: &[u128],
+) -> std::io::Result<u64> {
     let head = masks_head(id, forcer, masks.len() as u64);
     let mut f = std::fs::File::create(path)?;
     let mut w = HashingWriter::new(&mut f);
@@ -716,7 +836,12 @@ pub(crate) struct MasksFile {
 
 impl MasksFile {
     /// Opens the masks of `forcer` at the level of `id`, which holds `count` positions.
-    pub(crate) fn open(path: &Path, id: &LevelId, forcer: Side, count: u64) -> Result<MasksFile, String> {
+    pub(crate) fn open(
+        path: &Path,
+        id: &LevelId,
+        forcer: Side,
+        count: u64,
+    ) -> Result<MasksFile, String> {
         Self::read(path, id, forcer, count).map_err(|why| refused(path, why))
     }
 
@@ -727,7 +852,10 @@ impl MasksFile {
         f.identity(MASKS_MAGIC, id)?;
         let side = f.take(1)?[0];
         if side != forcer.index() as u8 {
-            return Err(format!("it holds the masks of {}, not {forcer}", if side == 0 { Side::South } else { Side::North }));
+            return Err(format!(
+                "it holds the masks of {}, not {forcer}",
+                if side == 0 { Side::South } else { Side::North }
+            ));
         }
         f.at = f.at.div_ceil(8) * 8;
         let len = f.u64()?;
@@ -736,7 +864,11 @@ impl MasksFile {
         }
         let start = f.at;
         if (body.len() - start) as u64 != 16 * count {
-            return Err(format!("it holds {} bytes of masks; {count} positions take {}", body.len() - start, 16 * count));
+            return Err(format!(
+                "it holds {} bytes of masks; {count} positions take {}",
+                body.len() - start,
+                16 * count
+            ));
         }
         Ok(MasksFile { map, start, len: count as usize })
     }
@@ -793,8 +925,14 @@ impl KeysFile {
             return Err(format!("it does not start with {}", String::from_utf8_lossy(KEYS_MAGIC)));
         }
         let len = u64::from_le_bytes(map[8..16].try_into().expect("8 bytes"));
-        if len.checked_mul(8).and_then(|b| b.checked_add((16 + TRAILER) as u64)) != Some(map.len() as u64) {
-            return Err(format!("it holds {} bytes; {len} keys take {}", map.len(), len as u128 * 8 + 16 + TRAILER as u128));
+        if len.checked_mul(8).and_then(|b| b.checked_add((16 + TRAILER) as u64))
+            != Some(map.len() as u64)
+        {
+            return Err(format!(
+                "it holds {} bytes; {len} keys take {}",
+                map.len(),
+                len as u128 * 8 + 16 + TRAILER as u128
+            ));
         }
         let file = KeysFile { map, len: len as usize };
         if check && file.keys().windows(2).any(|w| w[0] >= w[1]) {

@@ -205,15 +205,30 @@ impl MatchCheckpoint {
         }
         let total = rules.total_counters();
         if total > super::MAX_COUNTERS {
-            return bad(format!("its board holds {total} counters, more than {}", super::MAX_COUNTERS));
+            return bad(format!(
+                "its board holds {total} counters, more than {}",
+                super::MAX_COUNTERS
+            ));
         }
         let len = total as usize + 1;
         if self.wins.iter().any(|w| w.len() != len) || self.child.iter().any(|c| c.len() != len) {
-            return bad(format!("field wins or child does not have {len} rows (holdings 0..={total})"));
+            return bad(format!(
+                "field wins or child does not have {len} rows (holdings 0..={total})"
+            ));
         }
         let valid = |w: u32| w == NEVER || w <= self.iterations;
-        if self.wins.iter().flatten().flatten().chain(self.child.iter().flatten().flatten().flatten()).any(|&w| !valid(w)) {
-            return bad(format!("field wins or child has a rounds value above its {} iterations", self.iterations));
+        if self
+            .wins
+            .iter()
+            .flatten()
+            .flatten()
+            .chain(self.child.iter().flatten().flatten().flatten())
+            .any(|&w| !valid(w))
+        {
+            return bad(format!(
+                "field wins or child has a rounds value above its {} iterations",
+                self.iterations
+            ));
         }
         Ok(())
     }
@@ -247,8 +262,14 @@ pub fn state_holdings(rules: &Ruleset) -> std::ops::RangeInclusive<u32> {
 /// South's reserves possible in a round whose states keep `kept` off the board at its start
 /// (R12) with `on_board` counters in play: from the least kept reserve to the largest plus
 /// every capture, at most the board's `total`. None for no states.
-pub(crate) fn reserve_span(kept: impl Iterator<Item = u32>, on_board: u32, total: u32) -> Option<std::ops::RangeInclusive<u32>> {
-    let (lo, hi) = kept.fold(None, |span: Option<(u32, u32)>, k| Some(span.map_or((k, k), |(lo, hi)| (lo.min(k), hi.max(k)))))?;
+pub(crate) fn reserve_span(
+    kept: impl Iterator<Item = u32>,
+    on_board: u32,
+    total: u32,
+) -> Option<std::ops::RangeInclusive<u32>> {
+    let (lo, hi) = kept.fold(None, |span: Option<(u32, u32)>, k| {
+        Some(span.map_or((k, k), |(lo, hi)| (lo.min(k), hi.max(k))))
+    })?;
     Some(lo..=(hi + on_board).min(total))
 }
 
@@ -264,7 +285,14 @@ pub(crate) enum Ending {
 
 /// The next match state after a round's end with `left` counters on the board, `mover` unable
 /// to move and South holding `off` off the board: (South's holdings, next starter).
-pub(crate) fn next_state(rules: &Ruleset, ending: Ending, round_counters: u32, left: u32, mover: Side, off: u32) -> Option<(u32, Side)> {
+pub(crate) fn next_state(
+    rules: &Ruleset,
+    ending: Ending,
+    round_counters: u32,
+    left: u32,
+    mover: Side,
+    off: u32,
+) -> Option<(u32, Side)> {
     let collector = mover.other();
     let south = off + if collector == Side::South { left } else { 0 };
     let next = match ending {
@@ -284,14 +312,21 @@ pub(crate) fn next_state(rules: &Ruleset, ending: Ending, round_counters: u32, l
 }
 
 /// The labels of one attractor: which round ends lead to a state in a target set.
-pub(crate) fn end_masks(rules: &Ruleset, ending: Ending, round_counters: u32, target: &dyn Fn(u32, Side) -> bool) -> Vec<[Mask; 2]> {
+pub(crate) fn end_masks(
+    rules: &Ruleset,
+    ending: Ending,
+    round_counters: u32,
+    target: &dyn Fn(u32, Side) -> bool,
+) -> Vec<[Mask; 2]> {
     let total = rules.total_counters();
     (0..=round_counters)
         .map(|left| {
             let mut m = [0 as Mask; 2];
             for mover in Side::ALL {
                 for off in 0..=total - left {
-                    if let Some((h, next)) = next_state(rules, ending, round_counters, left, mover, off) {
+                    if let Some((h, next)) =
+                        next_state(rules, ending, round_counters, left, mover, off)
+                    {
                         if target(h, next) {
                             m[mover.index()] |= 1 << off;
                         }
@@ -323,8 +358,13 @@ pub(crate) struct Config {
 impl Config {
     /// South's reserves possible in this configuration's rounds: how many.
     fn reserves(&self, rules: &Ruleset) -> u64 {
-        let kept = self.holdings.iter().map(|&h| h - self.open[Side::South] as u32 * rules.seeds_per_pit as u32);
-        reserve_span(kept, self.on_board, rules.total_counters()).expect("a configuration has states").count() as u64
+        let kept = self
+            .holdings
+            .iter()
+            .map(|&h| h - self.open[Side::South] as u32 * rules.seeds_per_pit as u32);
+        reserve_span(kept, self.on_board, rules.total_counters())
+            .expect("a configuration has states")
+            .count() as u64
     }
 }
 
@@ -353,7 +393,10 @@ pub(crate) fn configurations(rules: &Ruleset) -> Vec<Config> {
                 NextStarter::Collector => {
                     vec![Labelling {
                         ending: Ending::Collector,
-                        states: holdings.iter().flat_map(|&h| Side::ALL.map(|st| (h, st))).collect(),
+                        states: holdings
+                            .iter()
+                            .flat_map(|&h| Side::ALL.map(|st| (h, st)))
+                            .collect(),
                     }]
                 }
                 NextStarter::RoundWinner => holdings
@@ -366,14 +409,22 @@ pub(crate) fn configurations(rules: &Ruleset) -> Vec<Config> {
                     })
                     .collect(),
             };
-            Config { open: BySide::new(south, north), on_board: (south as u32 + north as u32) * s, labels, holdings }
+            Config {
+                open: BySide::new(south, north),
+                on_board: (south as u32 + north as u32) * s,
+                labels,
+                holdings,
+            }
         })
         .collect()
 }
 
 /// Where the rounds loop starts: `resume` once checked, else no iteration done (A_0: the states
 /// whose opponent cannot open a pit, R14).
-pub(crate) fn starting_point(rules: Ruleset, resume: Option<MatchCheckpoint>) -> Result<MatchCheckpoint, MatchError> {
+pub(crate) fn starting_point(
+    rules: Ruleset,
+    resume: Option<MatchCheckpoint>,
+) -> Result<MatchCheckpoint, MatchError> {
     if let Some(cp) = resume {
         cp.check(&rules)?;
         return Ok(cp);
@@ -388,7 +439,8 @@ pub(crate) fn starting_point(rules: Ruleset, resume: Option<MatchCheckpoint>) ->
             wins[Side::South.index()][h as usize] = [0; 2];
         }
     }
-    let child = [vec![[[NEVER; 9]; 2]; total as usize + 1], vec![[[NEVER; 9]; 2]; total as usize + 1]];
+    let child =
+        [vec![[[NEVER; 9]; 2]; total as usize + 1], vec![[[NEVER; 9]; 2]; total as usize + 1]];
     Ok(MatchCheckpoint { rules, iterations: 0, wins, child, complete: false, stats: None })
 }
 
@@ -452,22 +504,35 @@ fn iteration<E: From<MatchError>>(
     let mut updates = Vec::new();
     for (gi, config) in configs.iter().enumerate() {
         let open = (config.open[Side::South], config.open[Side::North]);
-        let at = MatchProgress { phase: "solving", round: k, done: gi as u64, total: configs.len() as u64, open, level: None };
+        let at = MatchProgress {
+            phase: "solving",
+            round: k,
+            done: gi as u64,
+            total: configs.len() as u64,
+            open,
+            level: None,
+        };
         let n0 = config.on_board;
         let kept_of = |h: u32| h - config.open[Side::South] as u32 * s;
         for label in &config.labels {
             // Heard before each attractor: a labelling's attractors on a large graph take a while.
             heard(progress, at)?;
-            let (lo, hi) =
-                reserve_span(label.states.iter().map(|&(h, _)| kept_of(h)), n0, total).expect("a labelling has states").into_inner();
+            let (lo, hi) = reserve_span(label.states.iter().map(|&(h, _)| kept_of(h)), n0, total)
+                .expect("a labelling has states")
+                .into_inner();
             let need = Side::ALL.map(|f| {
                 let fi = f.index();
                 changed[fi][lo as usize..=hi as usize].iter().any(|&c| c)
-                    && label.states.iter().any(|&(h, st)| cp.wins[fi][h as usize][st.index()] == NEVER)
+                    && label
+                        .states
+                        .iter()
+                        .any(|&(h, st)| cp.wins[fi][h as usize][st.index()] == NEVER)
             });
             let request = Side::ALL.map(|f| {
                 let wins = &cp.wins[f.index()];
-                need[f.index()].then(|| end_masks(rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k))
+                need[f.index()].then(|| {
+                    end_masks(rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k)
+                })
             });
             let found = attract(gi, request)?;
             for f in Side::ALL {
@@ -567,9 +632,16 @@ impl MatchTable {
                 phase: "solved",
             }));
         }
-        rounds_loop(&rules, &configs, &mut cp, &mut stats, max_iterations, progress, checkpoint, &mut |gi, request| {
-            Ok::<_, MatchError>(attract_in_memory(&graphs[gi], request))
-        })?;
+        rounds_loop(
+            &rules,
+            &configs,
+            &mut cp,
+            &mut stats,
+            max_iterations,
+            progress,
+            checkpoint,
+            &mut |gi, request| Ok::<_, MatchError>(attract_in_memory(&graphs[gi], request)),
+        )?;
         stats.solve_seconds = start.elapsed().as_secs_f64();
         Ok(MatchTable::finish(rules, &configs, cp, stats, checkpoint))
     }
@@ -584,8 +656,11 @@ impl MatchTable {
         checkpoint: &mut dyn FnMut(&MatchCheckpoint),
     ) -> MatchTable {
         stats.iterations = cp.iterations;
-        stats.match_positions =
-            configs.iter().zip(&stats.graph_positions).map(|(c, &(_, _, positions))| positions * c.reserves(&rules)).sum();
+        stats.match_positions = configs
+            .iter()
+            .zip(&stats.graph_positions)
+            .map(|(c, &(_, _, positions))| positions * c.reserves(&rules))
+            .sum();
         cp.stats = Some(stats.clone());
         checkpoint(&cp);
         MatchTable { rules, wins: cp.wins, child: cp.child, iterations: cp.iterations, stats }
@@ -595,9 +670,18 @@ impl MatchTable {
     pub fn from_checkpoint(cp: MatchCheckpoint) -> Result<MatchTable, MatchError> {
         cp.check(&cp.rules)?;
         if !cp.complete {
-            return Err(MatchError::Checkpoint(format!("it is not complete ({} iterations done)", cp.iterations)));
+            return Err(MatchError::Checkpoint(format!(
+                "it is not complete ({} iterations done)",
+                cp.iterations
+            )));
         }
-        Ok(MatchTable { rules: cp.rules, wins: cp.wins, child: cp.child, iterations: cp.iterations, stats: cp.stats.unwrap_or_default() })
+        Ok(MatchTable {
+            rules: cp.rules,
+            wins: cp.wins,
+            child: cp.child,
+            iterations: cp.iterations,
+            stats: cp.stats.unwrap_or_default(),
+        })
     }
 
     /// The table in its saved form.
@@ -639,7 +723,8 @@ impl MatchTable {
     /// The least k within which `side` can force the match won from `state` (0: won already),
     /// None if it cannot.
     pub fn wins_within(&self, side: Side, state: MatchState) -> Option<u32> {
-        let w = self.wins[side.index()].get(state.holdings[Side::South] as usize)?[state.starter.index()];
+        let w = self.wins[side.index()].get(state.holdings[Side::South] as usize)?
+            [state.starter.index()];
         (w != NEVER).then_some(w)
     }
 
@@ -647,7 +732,9 @@ impl MatchTable {
     /// board's total or the match is already over (a side below `seeds_per_pit`, R14).
     pub fn value(&self, state: MatchState) -> Option<StateValue> {
         let h = state.holdings[Side::South];
-        if h + state.holdings[Side::North] != self.rules.total_counters() || !state_holdings(&self.rules).contains(&h) {
+        if h + state.holdings[Side::North] != self.rules.total_counters()
+            || !state_holdings(&self.rules).contains(&h)
+        {
             return None;
         }
         let st = state.starter;
@@ -668,7 +755,9 @@ impl MatchTable {
             let keeps = match value {
                 MatchValue::Win => children(me)[pit.index()] == mine,
                 MatchValue::Loss => children(them)[pit.index()] == theirs,
-                MatchValue::Draw => children(me)[pit.index()] == NEVER && children(them)[pit.index()] == NEVER,
+                MatchValue::Draw => {
+                    children(me)[pit.index()] == NEVER && children(them)[pit.index()] == NEVER
+                }
             };
             if keeps {
                 best.insert(pit);
@@ -682,7 +771,9 @@ impl MatchTable {
     pub fn states(&self) -> Vec<(MatchState, StateValue)> {
         let total = self.rules.total_counters();
         state_holdings(&self.rules)
-            .flat_map(|h| Side::ALL.map(|starter| MatchState { holdings: BySide::new(h, total - h), starter }))
+            .flat_map(|h| {
+                Side::ALL.map(|starter| MatchState { holdings: BySide::new(h, total - h), starter })
+            })
             .map(|st| (st, self.value(st).expect("a match state")))
             .collect()
     }
@@ -690,7 +781,8 @@ impl MatchTable {
     /// The value of the match (R17): its first state, each side holding P x S, `first` starting.
     pub fn match_value(&self, first: Side) -> StateValue {
         let half = self.rules.total_counters() / 2;
-        self.value(MatchState { holdings: BySide::splat(half), starter: first }).expect("the match's start is a match state")
+        self.value(MatchState { holdings: BySide::splat(half), starter: first })
+            .expect("the match's start is a match state")
     }
 }
 
@@ -708,9 +800,20 @@ fn build_graphs(
     let mut largest = 0u64;
     for (i, config) in configs.iter().enumerate() {
         let open = (config.open[Side::South], config.open[Side::North]);
-        let at = MatchProgress { phase: "enumerating", round: 0, done: i as u64, total: configs.len() as u64, open, level: None };
+        let at = MatchProgress {
+            phase: "enumerating",
+            round: 0,
+            done: i as u64,
+            total: configs.len() as u64,
+            open,
+            level: None,
+        };
         heard(progress, at)?;
-        let budget = GraphBudget { held: stats.graph_bytes, reserved_nodes: largest, mask_bytes: ATTRACTOR_BYTES };
+        let budget = GraphBudget {
+            held: stats.graph_bytes,
+            reserved_nodes: largest,
+            mask_bytes: ATTRACTOR_BYTES,
+        };
         // The largest graphs take seconds: the watch is heard within each (and can stop it).
         let g = RoundGraph::build_watched(rules, config.open, opts, budget, &mut |_| progress(at))?;
         stats.peak_bytes = stats.peak_bytes.max(budget.needed(g.bytes(), g.nodes() as u64));
@@ -734,7 +837,13 @@ fn attract_in_memory(graph: &RoundGraph, request: AttractorRequest) -> [Option<O
         let win = graph.attract(f, &|left: u32, mover: Side| masks[left as usize][mover.index()]);
         Some(Side::ALL.map(|st| {
             let root = graph.root(st);
-            (win[root as usize], graph.moves_of(root).map(|(pit, child, gain)| (pit, win[child as usize], gain)).collect())
+            (
+                win[root as usize],
+                graph
+                    .moves_of(root)
+                    .map(|(pit, child, gain)| (pit, win[child as usize], gain))
+                    .collect(),
+            )
         }))
     };
     let (a, b) = rayon::join(|| run(Side::South), || run(Side::North));

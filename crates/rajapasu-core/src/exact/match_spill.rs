@@ -19,11 +19,12 @@ use rayon::prelude::*;
 
 use super::index::{Codec, Key};
 use super::level_files::{
-    masks_bytes, masks_path, moves_path, write_masks, write_moves, LevelId, MasksFile, Move, MovesFile, PositionsFile,
+    masks_bytes, masks_path, moves_path, write_masks, write_moves, LevelId, MasksFile, Move,
+    MovesFile, PositionsFile,
 };
 use super::match_solver::{
-    configurations, rounds_loop, starting_point, AttractorRequest, MatchCheckpoint, MatchError, MatchProgress, MatchStats, MatchTable,
-    Openings,
+    configurations, rounds_loop, starting_point, AttractorRequest, MatchCheckpoint, MatchError,
+    MatchProgress, MatchStats, MatchTable, Openings,
 };
 use super::round_graph::{join, reserves, unit, Mask};
 use super::solver::SolveError;
@@ -51,17 +52,35 @@ struct Budget {
 }
 
 impl Budget {
-    fn check_memory(&mut self, working: u64, level: usize, found: u64, phase: &'static str) -> Result<(), SpillError> {
+    fn check_memory(
+        &mut self,
+        working: u64,
+        level: usize,
+        found: u64,
+        phase: &'static str,
+    ) -> Result<(), SpillError> {
         self.peak = self.peak.max(working);
         if working > self.opts.max_memory {
             let limit = self.opts.max_memory;
-            return Err(SolveError::MemoryLimit { limit, needed: working, positions: found, counters: level as u32, phase }.into());
+            return Err(SolveError::MemoryLimit {
+                limit,
+                needed: working,
+                positions: found,
+                counters: level as u32,
+                phase,
+            }
+            .into());
         }
         Ok(())
     }
 
     /// Checks that `more` bytes (replacing `less`) fit the disk bound.
-    fn check_disk(&self, more: u64, less: u64, what: impl FnOnce() -> String) -> Result<(), SpillError> {
+    fn check_disk(
+        &self,
+        more: u64,
+        less: u64,
+        what: impl FnOnce() -> String,
+    ) -> Result<(), SpillError> {
         let needed = (self.disk + more).saturating_sub(less);
         if needed > self.opts.max_disk {
             return Err(SpillError::DiskLimit { limit: self.opts.max_disk, needed, what: what() });
@@ -71,7 +90,9 @@ impl Budget {
 
     fn stop_if_asked(&self, next: usize) -> Result<(), SpillError> {
         match self.opts.max_levels {
-            Some(max) if self.finished >= max => Err(SpillError::Interrupted { levels: self.finished, next: next as u32 }),
+            Some(max) if self.finished >= max => {
+                Err(SpillError::Interrupted { levels: self.finished, next: next as u32 })
+            }
             _ => Ok(()),
         }
     }
@@ -112,7 +133,11 @@ impl DiskGraph {
             }
             Err(SpillError::DiskLimit { needed, what, .. }) => {
                 let (limit, needed) = (budget.opts.max_disk, needed + elsewhere);
-                return Err(SpillError::DiskLimit { limit, needed, what: format!("{what} for open pits {:?}", open.0) });
+                return Err(SpillError::DiskLimit {
+                    limit,
+                    needed,
+                    what: format!("{what} for open pits {:?}", open.0),
+                });
             }
             other => other?,
         };
@@ -132,10 +157,18 @@ impl DiskGraph {
                 progress(n as u32);
                 write_level_moves(&codec, &positions, n, &id, &path, budget)?;
             }
-            moves.push(MovesFile::open(&path, &id, &positions[n], &counts).map_err(SpillError::BadFile)?);
+            moves.push(
+                MovesFile::open(&path, &id, &positions[n], &counts).map_err(SpillError::BadFile)?,
+            );
             counts.push(positions[n].counts().iter().sum());
         }
-        Ok(DiskGraph { dir: dir.to_path_buf(), rules, open, levels: positions.into_iter().zip(moves).collect(), roots })
+        Ok(DiskGraph {
+            dir: dir.to_path_buf(),
+            rules,
+            open,
+            levels: positions.into_iter().zip(moves).collect(),
+            roots,
+        })
     }
 
     fn id(&self, level: usize) -> LevelId {
@@ -158,7 +191,12 @@ impl DiskGraph {
     /// The attractor of `forcer` towards the round's ends labelled by `ends` (by counters left,
     /// by mover; [`super::round_graph::RoundGraph::attract`]), level by level: what the rounds
     /// loop needs of it.
-    fn attract(&self, forcer: Side, ends: &[[Mask; 2]], budget: &mut Budget) -> Result<Openings, SpillError> {
+    fn attract(
+        &self,
+        forcer: Side,
+        ends: &[[Mask; 2]],
+        budget: &mut Budget,
+    ) -> Result<Openings, SpillError> {
         let top = self.levels.len() - 1;
         let mut lower: Vec<MasksFile> = Vec::with_capacity(top);
         for n in 0..top {
@@ -182,13 +220,22 @@ impl DiskGraph {
         }))
     }
 
-    fn write_level_masks(&self, n: usize, forcer: Side, masks: &[Mask], budget: &mut Budget) -> Result<MasksFile, SpillError> {
+    fn write_level_masks(
+        &self,
+        n: usize,
+        forcer: Side,
+        masks: &[Mask],
+        budget: &mut Budget,
+    ) -> Result<MasksFile, SpillError> {
         let id = self.id(n);
         let path = masks_path(&self.dir, forcer, n as u32);
         let bytes = masks_bytes(&id, masks.len() as u64);
         let old = std::fs::metadata(&path).map_or(0, |m| m.len());
-        budget.check_disk(bytes, old, || format!("level {n}'s masks of {} bytes for open pits {:?}", bytes, self.open.0))?;
-        let written = write_masks(&path, &id, forcer, masks).map_err(|e| io_error(&path, e, budget.disk, bytes))?;
+        budget.check_disk(bytes, old, || {
+            format!("level {n}'s masks of {} bytes for open pits {:?}", bytes, self.open.0)
+        })?;
+        let written = write_masks(&path, &id, forcer, masks)
+            .map_err(|e| io_error(&path, e, budget.disk, bytes))?;
         budget.disk = (budget.disk + written).saturating_sub(old);
         MasksFile::open(&path, &id, forcer, masks.len() as u64).map_err(SpillError::BadFile)
     }
@@ -230,9 +277,15 @@ impl DiskGraph {
                     return ends[n][mover(x).index()] & valid;
                 }
                 let forcer_moves = mover(x) == forcer;
-                let exits = out.iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize != n);
-                exits
-                    .fold(unit(forcer_moves), |acc, mv| join(forcer_moves, acc, lower[mv.level as usize].get(mv.index as usize) >> mv.gain))
+                let exits =
+                    out.iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize != n);
+                exits.fold(unit(forcer_moves), |acc, mv| {
+                    join(
+                        forcer_moves,
+                        acc,
+                        lower[mv.level as usize].get(mv.index as usize) >> mv.gain,
+                    )
+                })
             })
             .collect();
         let eval = |win: &[Mask], x: usize| -> Mask {
@@ -242,10 +295,13 @@ impl DiskGraph {
             }
             let forcer_moves = mover(x) == forcer;
             let quiet = out.iter().filter(|&&w| in_level(w)).map(|&w| Move::decode(w));
-            quiet.fold(base[x], |acc, mv| join(forcer_moves, acc, win[mv.index as usize] >> mv.gain)) & valid
+            quiet
+                .fold(base[x], |acc, mv| join(forcer_moves, acc, win[mv.index as usize] >> mv.gain))
+                & valid
         };
         let zeros = vec![0 as Mask; m];
-        let mut win: Vec<Mask> = (0..m).into_par_iter().with_min_len(CHUNK).map(|x| eval(&zeros, x)).collect();
+        let mut win: Vec<Mask> =
+            (0..m).into_par_iter().with_min_len(CHUNK).map(|x| eval(&zeros, x)).collect();
         drop(zeros);
         let (pred_start, preds) = in_level_predecessors(n, m, &starts, moves);
         let mut stack: Vec<u32> = (0..m as u32).filter(|&x| win[x as usize] != 0).collect();
@@ -263,7 +319,12 @@ impl DiskGraph {
 }
 
 /// The predecessors within level n of each of its m positions, CSR.
-fn in_level_predecessors(n: usize, m: usize, starts: &[u32], moves: &[u64]) -> (Vec<u32>, Vec<u32>) {
+fn in_level_predecessors(
+    n: usize,
+    m: usize,
+    starts: &[u32],
+    moves: &[u64],
+) -> (Vec<u32>, Vec<u32>) {
     let mut pred_start = vec![0u32; m + 1];
     for mv in moves.iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize == n) {
         pred_start[mv.index as usize + 1] += 1;
@@ -274,7 +335,11 @@ fn in_level_predecessors(n: usize, m: usize, starts: &[u32], moves: &[u64]) -> (
     let mut fill = pred_start.clone();
     let mut preds = vec![0u32; pred_start[m] as usize];
     for x in 0..m {
-        for mv in moves[starts[x] as usize..starts[x + 1] as usize].iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize == n) {
+        for mv in moves[starts[x] as usize..starts[x + 1] as usize]
+            .iter()
+            .map(|&w| Move::decode(w))
+            .filter(|mv| mv.level as usize == n)
+        {
             preds[fill[mv.index as usize] as usize] = x as u32;
             fill[mv.index as usize] += 1;
         }
@@ -295,13 +360,16 @@ fn write_level_moves(
     let m = file.counts()[0] + file.counts()[1];
     let most = file.quiet + file.exits;
     budget.check_memory(m + 8 * most, n, m, "enumerated")?;
-    let (mut degrees, mut moves) = (Vec::with_capacity(m as usize), Vec::with_capacity(most as usize));
+    let (mut degrees, mut moves) =
+        (Vec::with_capacity(m as usize), Vec::with_capacity(most as usize));
     for side in 0..2 {
         let set = file.set(side);
         for start in (0..set.len()).step_by(WAVE) {
             let ranks: Vec<u64> = set.range(start, (start + WAVE).min(set.len())).collect();
-            let parts: Vec<(Vec<u8>, Vec<u64>)> =
-                ranks.par_chunks(CHUNK).map(|chunk| chunk_moves(codec, positions, n as u32, side, chunk)).collect();
+            let parts: Vec<(Vec<u8>, Vec<u64>)> = ranks
+                .par_chunks(CHUNK)
+                .map(|chunk| chunk_moves(codec, positions, n as u32, side, chunk))
+                .collect();
             for (d, mv) in parts {
                 degrees.extend_from_slice(&d);
                 moves.extend_from_slice(&mv);
@@ -309,16 +377,25 @@ fn write_level_moves(
         }
     }
     let estimate = m + 8 * moves.len() as u64 + 4096;
-    budget.check_disk(estimate, 0, || format!("level {n}'s moves file of about {estimate} bytes"))?;
-    let bytes = write_moves(path, id, file, &degrees, &moves).map_err(|e| io_error(path, e, budget.disk, estimate))?;
+    budget
+        .check_disk(estimate, 0, || format!("level {n}'s moves file of about {estimate} bytes"))?;
+    let bytes = write_moves(path, id, file, &degrees, &moves)
+        .map_err(|e| io_error(path, e, budget.disk, estimate))?;
     budget.disk += bytes;
     budget.finished += 1;
     Ok(())
 }
 
 /// The moves of positions of one side of level n: their degrees and moves, encoded.
-fn chunk_moves(codec: &Codec, positions: &[PositionsFile], n: u32, side: usize, ranks: &[u64]) -> (Vec<u8>, Vec<u64>) {
-    let (mut degrees, mut moves) = (Vec::with_capacity(ranks.len()), Vec::with_capacity(ranks.len() * 4));
+fn chunk_moves(
+    codec: &Codec,
+    positions: &[PositionsFile],
+    n: u32,
+    side: usize,
+    ranks: &[u64],
+) -> (Vec<u8>, Vec<u64>) {
+    let (mut degrees, mut moves) =
+        (Vec::with_capacity(ranks.len()), Vec::with_capacity(ranks.len() * 4));
     for &rank in ranks {
         let pos = codec.position(n, Key::new(rank, side));
         let mut d = 0u8;
@@ -326,7 +403,10 @@ fn chunk_moves(codec: &Codec, positions: &[PositionsFile], n: u32, side: usize, 
             let key = codec.key(&child);
             let (cs, level) = (key.side(), child.on_board());
             let f = &positions[level as usize];
-            let i = f.set(cs).index(key.rank()).expect("children of enumerated positions are enumerated");
+            let i = f
+                .set(cs)
+                .index(key.rank())
+                .expect("children of enumerated positions are enumerated");
             let index = (i + if cs == 1 { f.counts()[0] as usize } else { 0 }) as u32;
             let gain = summary.captured_by(Side::South, pos.turn());
             moves.push(Move { index, level, gain, pit: pit.index() as u8 }.encode());
@@ -380,7 +460,8 @@ impl MatchTable {
                     level: Some(level),
                 })
             };
-            let g = DiskGraph::build(rules, c.open, &config_dir(dir, c.open), &mut budget, &mut heard)?;
+            let g =
+                DiskGraph::build(rules, c.open, &config_dir(dir, c.open), &mut budget, &mut heard)?;
             stats.positions += g.positions();
             stats.moves += g.moves();
             stats.graph_bytes += g.bytes();

@@ -26,12 +26,22 @@ fn assert_same(memory: &MatchTable, disk: &MatchTable, what: &str) {
     assert_eq!((a.iterations, &a.wins, &a.child), (b.iterations, &b.wins, &b.child), "{what}");
     assert_eq!(disk.digest(), memory.digest(), "{what}");
     let (sa, sb) = (memory.stats(), disk.stats());
-    assert_eq!((sa.graphs, sa.positions, sa.moves, sa.match_positions), (sb.graphs, sb.positions, sb.moves, sb.match_positions), "{what}");
+    assert_eq!(
+        (sa.graphs, sa.positions, sa.moves, sa.match_positions),
+        (sb.graphs, sb.positions, sb.moves, sb.match_positions),
+        "{what}"
+    );
     assert_eq!(&sa.graph_positions, &sb.graph_positions, "{what}");
 }
 
-const READINGS: [&[&str]; 6] =
-    [&[], &["final_four=stays"], &["skip_origin=true"], &["pussa_chain=true"], &["next_starter=round_winner"], &["endless=stop"]];
+const READINGS: [&[&str]; 6] = [
+    &[],
+    &["final_four=stays"],
+    &["skip_origin=true"],
+    &["pussa_chain=true"],
+    &["next_starter=round_winner"],
+    &["endless=stop"],
+];
 
 #[test]
 fn the_spilled_match_table_is_the_in_memory_one_on_small_boards_under_every_reading() {
@@ -60,21 +70,41 @@ fn a_memory_bound_the_in_memory_solver_refuses_makes_the_match_solver_spill() {
         let r = rules(4, 3, extra);
         let memory = table(r);
         let bound = memory.stats().peak_bytes / 3;
-        let refused =
-            MatchTable::solve(r, SolveOptions { max_memory: bound, ..SolveOptions::default() }, None, None, &mut |_| {}, &mut |_| {});
-        assert!(matches!(refused, Err(MatchError::Solve(SolveError::MemoryLimit { .. }))), "{extra:?}: the in-memory solver fits {bound}");
+        let refused = MatchTable::solve(
+            r,
+            SolveOptions { max_memory: bound, ..SolveOptions::default() },
+            None,
+            None,
+            &mut |_| {},
+            &mut |_| {},
+        );
+        assert!(
+            matches!(refused, Err(MatchError::Solve(SolveError::MemoryLimit { .. }))),
+            "{extra:?}: the in-memory solver fits {bound}"
+        );
         let sub = dir.path().join(extra.len().to_string() + extra.first().unwrap_or(&""));
         let disk = spilled(r, &sub, SpillOptions { max_memory: bound, ..unbounded() }).unwrap();
-        assert!(disk.stats().peak_bytes <= bound && disk.stats().peak_bytes > 0, "{extra:?}: {} > {bound}", disk.stats().peak_bytes);
+        assert!(
+            disk.stats().peak_bytes <= bound && disk.stats().peak_bytes > 0,
+            "{extra:?}: {} > {bound}",
+            disk.stats().peak_bytes
+        );
         assert_same(&memory, &disk, &format!("{extra:?}"));
         // What was kept on disk: every configuration's levels, their moves, and masks.
         for &(s, n, _) in &memory.stats().graph_positions {
             let c = sub.join(format!("open-{s}-{n}"));
             let top = (s as usize + n as usize) * 3;
             for level in 0..=top {
-                assert!(c.join(format!("level-{level:03}.pos")).is_file() && c.join(format!("moves-{level:03}.mov")).is_file(), "{c:?}");
+                assert!(
+                    c.join(format!("level-{level:03}.pos")).is_file()
+                        && c.join(format!("moves-{level:03}.mov")).is_file(),
+                    "{c:?}"
+                );
             }
-            assert!(c.join("masks-S-000.msk").is_file() || c.join("masks-N-000.msk").is_file(), "{c:?}");
+            assert!(
+                c.join("masks-S-000.msk").is_file() || c.join("masks-N-000.msk").is_file(),
+                "{c:?}"
+            );
         }
     }
 }
@@ -82,8 +112,13 @@ fn a_memory_bound_the_in_memory_solver_refuses_makes_the_match_solver_spill() {
 #[test]
 fn a_spilled_match_solve_stopped_at_every_level_and_iteration_resumes_to_the_same_table() {
     let tmp = tempfile::tempdir().unwrap();
-    for (i, r) in
-        [rules(3, 3, &[]), rules(3, 2, &["next_starter=round_winner"]), rules(3, 3, &["final_four=stays"])].into_iter().enumerate()
+    for (i, r) in [
+        rules(3, 3, &[]),
+        rules(3, 2, &["next_starter=round_winner"]),
+        rules(3, 3, &["final_four=stays"]),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let memory = table(r);
         assert!(memory.stats().iterations >= 3, "{r:?}: too few iterations to interrupt");
@@ -94,10 +129,20 @@ fn a_spilled_match_solve_stopped_at_every_level_and_iteration_resumes_to_the_sam
             runs += 1;
             assert!(runs < 1000, "no progress");
             // One level, or one iteration, a run; the checkpoint through its saved form.
-            let resume = saved.as_ref().map(|cp| serde_json::from_str(&serde_json::to_string(cp).unwrap()).unwrap());
+            let resume = saved
+                .as_ref()
+                .map(|cp| serde_json::from_str(&serde_json::to_string(cp).unwrap()).unwrap());
             let opts = SpillOptions { max_levels: Some(1), ..unbounded() };
             let stop = saved.as_ref().map_or(1, |cp| cp.iterations + 1);
-            match MatchTable::solve_spilled(r, opts, &dir, resume, Some(stop), &mut |_| {}, &mut |cp| saved = Some(cp.clone())) {
+            match MatchTable::solve_spilled(
+                r,
+                opts,
+                &dir,
+                resume,
+                Some(stop),
+                &mut |_| {},
+                &mut |cp| saved = Some(cp.clone()),
+            ) {
                 Ok(t) => break t,
                 Err(MatchError::Spill(SpillError::Interrupted { levels: 1, .. })) => levels += 1,
                 Err(MatchError::Interrupted { iterations: k }) => {
@@ -112,7 +157,16 @@ fn a_spilled_match_solve_stopped_at_every_level_and_iteration_resumes_to_the_sam
         assert_eq!(iterations + 1, memory.stats().iterations, "{r:?}: every iteration is a run");
         assert_same(&memory, &done, &format!("{r:?} resumed"));
         // A complete checkpoint is the table, with no work.
-        let again = MatchTable::solve_spilled(r, unbounded(), &dir, saved, None, &mut |_| panic!("no work"), &mut |_| {}).unwrap();
+        let again = MatchTable::solve_spilled(
+            r,
+            unbounded(),
+            &dir,
+            saved,
+            None,
+            &mut |_| panic!("no work"),
+            &mut |_| {},
+        )
+        .unwrap();
         assert_same(&memory, &again, "complete");
     }
 }
@@ -172,9 +226,17 @@ fn a_disk_bound_stops_the_match_solve_with_what_is_needed_and_more_disk_continue
     for limit in [20_000, 50_000] {
         match spilled(r, dir.path(), SpillOptions { max_disk: limit, ..unbounded() }) {
             Err(MatchError::Spill(SpillError::DiskLimit { limit: l, needed, what })) => {
-                assert!(l == limit && needed > limit && (what.contains("level") || what.contains("masks")), "{needed} {what}")
+                assert!(
+                    l == limit
+                        && needed > limit
+                        && (what.contains("level") || what.contains("masks")),
+                    "{needed} {what}"
+                )
             }
-            other => panic!("expected the disk limit at {limit}, got {:?}", other.map(|t| t.stats().clone())),
+            other => panic!(
+                "expected the disk limit at {limit}, got {:?}",
+                other.map(|t| t.stats().clone())
+            ),
         }
     }
     let done = spilled(r, dir.path(), unbounded()).unwrap();
@@ -203,11 +265,13 @@ fn progress_names_each_configuration_and_its_levels() {
         &mut |_| {},
     )
     .unwrap();
-    let configs = table(r).stats().graph_positions.iter().map(|&(s, n, _)| (s, n)).collect::<Vec<_>>();
+    let configs =
+        table(r).stats().graph_positions.iter().map(|&(s, n, _)| (s, n)).collect::<Vec<_>>();
     let mut named: Vec<(u8, u8)> = heard.iter().map(|&(open, _)| open).collect();
     named.dedup();
     assert_eq!(named, configs);
-    let full: Vec<u32> = heard.iter().filter(|&&(open, _)| open == (3, 3)).map(|&(_, level)| level).collect();
+    let full: Vec<u32> =
+        heard.iter().filter(|&&(open, _)| open == (3, 3)).map(|&(_, level)| level).collect();
     // Enumerated from the top level down to level 0, then each level's moves from 0 up.
     let bottom = full.iter().position(|&l| l == 0).expect("level 0 reached");
     assert_eq!((full.first(), full.last()), (Some(&12), Some(&12)), "{full:?}");

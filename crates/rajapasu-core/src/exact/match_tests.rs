@@ -10,7 +10,15 @@ use crate::engine::{NextStarter, Pit, PitSet};
 use crate::exact::test_rules::rules;
 
 pub(super) fn table(r: Ruleset) -> MatchTable {
-    MatchTable::solve(r, SolveOptions { max_memory: 1 << 30, ..SolveOptions::default() }, None, None, &mut |_| {}, &mut |_| {}).unwrap()
+    MatchTable::solve(
+        r,
+        SolveOptions { max_memory: 1 << 30, ..SolveOptions::default() },
+        None,
+        None,
+        &mut |_| {},
+        &mut |_| {},
+    )
+    .unwrap()
 }
 
 const GOLDEN: &str = include_str!("../../tests/data/golden/solve_match.json");
@@ -41,7 +49,8 @@ fn golden_match_values_rounds_and_best_moves() {
         assert_eq!(got.value.name(), case["value"].as_str().unwrap(), "{case}");
         assert_eq!(got.rounds.map(u64::from), case["rounds"].as_u64(), "{case}");
         let best: Vec<u64> = got.best_moves.iter().map(|p| p.index() as u64).collect();
-        let want: Vec<u64> = case["best_moves"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        let want: Vec<u64> =
+            case["best_moves"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
         assert_eq!(best, want, "{case}");
         kinds.insert(got.value);
     }
@@ -70,7 +79,14 @@ struct ProductGraph {
 
 fn key(pos: &Position, kept: BySide<u32>, starter: Side) -> Key {
     let o = pos.open();
-    (pos.board().to_vec(), [o[Side::South].0, o[Side::North].0], pos.turn(), pos.reserve().0, kept.0, starter)
+    (
+        pos.board().to_vec(),
+        [o[Side::South].0, o[Side::North].0],
+        pos.turn(),
+        pos.reserve().0,
+        kept.0,
+        starter,
+    )
 }
 
 /// Every node reachable from every match state's start, by the engine's moves, with the round
@@ -80,7 +96,12 @@ fn product_graph(r: Ruleset) -> (ProductGraph, HashMap<(u32, Side), usize>) {
     let s = r.seeds_per_pit as u32;
     let mut g = ProductGraph { next: Vec::new(), movers: Vec::new(), index: HashMap::new() };
     let mut queue: Vec<(Position, BySide<u32>, Side)> = Vec::new();
-    let intern = |g: &mut ProductGraph, queue: &mut Vec<_>, pos: Position, kept: BySide<u32>, starter: Side| -> usize {
+    let intern = |g: &mut ProductGraph,
+                  queue: &mut Vec<_>,
+                  pos: Position,
+                  kept: BySide<u32>,
+                  starter: Side|
+     -> usize {
         let k = key(&pos, kept, starter);
         if let Some(&i) = g.index.get(&k) {
             return i;
@@ -108,10 +129,14 @@ fn product_graph(r: Ruleset) -> (ProductGraph, HashMap<(u32, Side), usize>) {
             let collector = pos.turn().other();
             let mut holdings = pos.reserve();
             holdings[collector] += pos.on_board();
-            let captured = BySide::new(holdings[Side::South] - kept[Side::South], holdings[Side::North] - kept[Side::North]);
+            let captured = BySide::new(
+                holdings[Side::South] - kept[Side::South],
+                holdings[Side::North] - kept[Side::North],
+            );
             let next_starter = match r.next_starter {
                 NextStarter::Collector => collector,
-                NextStarter::RoundWinner => match captured[Side::South].cmp(&captured[Side::North]) {
+                NextStarter::RoundWinner => match captured[Side::South].cmp(&captured[Side::North])
+                {
                     std::cmp::Ordering::Greater => Side::South,
                     std::cmp::Ordering::Less => Side::North,
                     std::cmp::Ordering::Equal => starter,
@@ -126,7 +151,12 @@ fn product_graph(r: Ruleset) -> (ProductGraph, HashMap<(u32, Side), usize>) {
                 Next::Round(intern(&mut g, &mut queue, start, kept, next_starter))
             }
         } else {
-            Next::Moves(children.into_iter().map(|(p, c)| (p, intern(&mut g, &mut queue, c, kept, starter))).collect())
+            Next::Moves(
+                children
+                    .into_iter()
+                    .map(|(p, c)| (p, intern(&mut g, &mut queue, c, kept, starter)))
+                    .collect(),
+            )
         };
         g.next[me] = next;
     }
@@ -262,13 +292,18 @@ fn an_interrupted_solve_resumed_from_its_checkpoint_gives_the_same_table() {
         assert!(whole.stats().iterations >= 3, "{r:?}: too few iterations to interrupt");
         for stop in 1..whole.stats().iterations {
             let mut saved = None;
-            let e = MatchTable::solve(r, opts, None, Some(stop), &mut |_| {}, &mut |cp| saved = Some(cp.clone())).unwrap_err();
+            let e = MatchTable::solve(r, opts, None, Some(stop), &mut |_| {}, &mut |cp| {
+                saved = Some(cp.clone())
+            })
+            .unwrap_err();
             assert_eq!(e, MatchError::Interrupted { iterations: stop });
             let cp = saved.unwrap();
             assert_eq!((cp.iterations, cp.complete), (stop, false));
             // Through its saved form, as a file would hold it.
-            let cp: MatchCheckpoint = serde_json::from_str(&serde_json::to_string(&cp).unwrap()).unwrap();
-            let resumed = MatchTable::solve(r, opts, Some(cp), None, &mut |_| {}, &mut |_| {}).unwrap();
+            let cp: MatchCheckpoint =
+                serde_json::from_str(&serde_json::to_string(&cp).unwrap()).unwrap();
+            let resumed =
+                MatchTable::solve(r, opts, Some(cp), None, &mut |_| {}, &mut |_| {}).unwrap();
             assert_eq!(resumed.states(), whole.states(), "{r:?} stopped after {stop}");
             assert_eq!(resumed.to_checkpoint().wins, whole.to_checkpoint().wins);
         }
@@ -277,7 +312,10 @@ fn an_interrupted_solve_resumed_from_its_checkpoint_gives_the_same_table() {
         assert_eq!(back.states(), whole.states());
         let mut other = whole.to_checkpoint();
         other.rules.pits_per_row += 1;
-        assert!(matches!(MatchTable::solve(r, opts, Some(other), None, &mut |_| {}, &mut |_| {}), Err(MatchError::Checkpoint(_))));
+        assert!(matches!(
+            MatchTable::solve(r, opts, Some(other), None, &mut |_| {}, &mut |_| {}),
+            Err(MatchError::Checkpoint(_))
+        ));
         let mut bad = whole.to_checkpoint();
         bad.wins[0][3][0] = bad.iterations + 5;
         assert!(matches!(MatchTable::from_checkpoint(bad), Err(MatchError::Checkpoint(_))));
@@ -287,7 +325,14 @@ fn an_interrupted_solve_resumed_from_its_checkpoint_gives_the_same_table() {
 #[test]
 fn a_board_too_large_for_the_memory_allowance_is_an_error() {
     let r = rules(5, 4, &[]);
-    let e = MatchTable::solve(r, SolveOptions { max_memory: 200_000, ..SolveOptions::default() }, None, None, &mut |_| {}, &mut |_| {})
-        .unwrap_err();
+    let e = MatchTable::solve(
+        r,
+        SolveOptions { max_memory: 200_000, ..SolveOptions::default() },
+        None,
+        None,
+        &mut |_| {},
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert!(matches!(e, MatchError::Solve(SolveError::MemoryLimit { .. })), "{e:?}");
 }

@@ -33,25 +33,29 @@ mod test_rules;
 #[cfg(test)]
 mod tests;
 
-pub use analysis::{analyse, round_solution, Analysis, AnalysisError, MatchOutlook, MoveAnalysis, RoundContext, RoundMatch, LINE_MOVES};
+pub use analysis::{
+    analyse, round_solution, Analysis, AnalysisError, MatchOutlook, MoveAnalysis, RoundContext,
+    RoundMatch, LINE_MOVES,
+};
 pub use chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
 pub use index::{Compositions, RankSet};
 pub use match_solver::{
-    open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats, MatchTable, MatchValue, MatchWatch,
-    StateValue, NEVER,
+    open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats,
+    MatchTable, MatchValue, MatchWatch, StateValue, NEVER,
 };
 pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
 pub use round_values::RoundValuesError;
 pub use setting::{Naming, Setting};
 pub use solver::{
-    check_board_size, Progress, SendWatch, Solution, SolveError, SolveOptions, SolveStats, TieBreak, Watch, DEFAULT_MAX_MEMORY,
-    MAX_COUNTERS,
+    check_board_size, Progress, SendWatch, Solution, SolveError, SolveOptions, SolveStats,
+    TieBreak, Watch, DEFAULT_MAX_MEMORY, MAX_COUNTERS,
 };
 pub use spill::{LevelFigures, SpillError, SpillOptions, SpilledRound};
 pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
 pub use tables::{
-    default_tables_dir, load_or_solve, load_or_solve_spilled, load_or_solve_watched, match_spill_dir, read_checkpoint, stamp_checkpoint,
-    table_path, table_stored, tables_dir, write_checkpoint, NoTablesDir, Stamped, MAX_TABLE_BYTES, TABLES_ENV,
+    default_tables_dir, load_or_solve, load_or_solve_spilled, load_or_solve_watched,
+    match_spill_dir, read_checkpoint, stamp_checkpoint, table_path, table_stored, tables_dir,
+    write_checkpoint, NoTablesDir, Stamped, MAX_TABLE_BYTES, TABLES_ENV,
 };
 pub use temporaries::remove_stale_temporaries;
 
@@ -69,7 +73,10 @@ pub fn check_open(rules: &Ruleset, open: BySide<u8>) -> Result<(), String> {
     let p = rules.pits_per_row;
     for side in Side::ALL {
         if !(1..=p).contains(&open[side]) {
-            return Err(format!("{side} opens {} pits; each side opens 1..={p} pits on a {p}-pit row (R12)", open[side]));
+            return Err(format!(
+                "{side} opens {} pits; each side opens 1..={p} pits on a {p}-pit row (R12)",
+                open[side]
+            ));
         }
     }
     Ok(())
@@ -85,7 +92,10 @@ pub fn check_holdings(h: BySide<u32>, rules: &Ruleset) -> Result<(), String> {
         return Err(format!("the holdings sum to {sum}; this board has {total} counters (2 x pits_per_row x seeds_per_pit)"));
     }
     match Side::ALL.into_iter().find(|&side| h[side] < s) {
-        Some(side) => Err(format!("{side} holds {} counters, fewer than seeds_per_pit = {s}: the match is over (R14)", h[side])),
+        Some(side) => Err(format!(
+            "{side} holds {} counters, fewer than seeds_per_pit = {s}: the match is over (R14)",
+            h[side]
+        )),
         None => Ok(()),
     }
 }

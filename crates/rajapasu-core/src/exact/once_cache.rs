@@ -39,11 +39,19 @@ impl<K: Hash + Eq + Clone, V> OnceCache<K, V> {
     /// A cache keeping at most `budget` bytes of values (one value larger than that is kept
     /// alone).
     pub(crate) fn new(budget: u64) -> OnceCache<K, V> {
-        OnceCache { entries: Mutex::new(Entries { map: HashMap::new(), clock: 0, bytes: 0 }), budget, computed: AtomicU64::new(0) }
+        OnceCache {
+            entries: Mutex::new(Entries { map: HashMap::new(), clock: 0, bytes: 0 }),
+            budget,
+            computed: AtomicU64::new(0),
+        }
     }
 
     /// The value of `key`, computed by `compute` (the value and its bytes) if no caller has.
-    pub(crate) fn get_or_compute<E>(&self, key: &K, compute: impl FnOnce() -> Result<(V, u64), E>) -> Result<Arc<V>, E> {
+    pub(crate) fn get_or_compute<E>(
+        &self,
+        key: &K,
+        compute: impl FnOnce() -> Result<(V, u64), E>,
+    ) -> Result<Arc<V>, E> {
         let cell = self.cell(key);
         let mut slot = locked(&cell);
         if let Some(value) = slot.as_ref() {
@@ -77,7 +85,11 @@ impl<K: Hash + Eq + Clone, V> OnceCache<K, V> {
         let mut entries = locked(&self.entries);
         entries.clock += 1;
         let used = entries.clock;
-        let entry = entries.map.entry(key.clone()).or_insert_with(|| Entry { cell: Arc::default(), bytes: 0, used });
+        let entry = entries.map.entry(key.clone()).or_insert_with(|| Entry {
+            cell: Arc::default(),
+            bytes: 0,
+            used,
+        });
         entry.used = used;
         entry.cell.clone()
     }
@@ -93,7 +105,12 @@ impl<K: Hash + Eq + Clone, V> OnceCache<K, V> {
         }
         entries.bytes += bytes;
         while entries.bytes > self.budget {
-            let oldest = entries.map.iter().filter(|(k, e)| *k != key && e.bytes > 0).min_by_key(|(_, e)| e.used).map(|(k, _)| k.clone());
+            let oldest = entries
+                .map
+                .iter()
+                .filter(|(k, e)| *k != key && e.bytes > 0)
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| k.clone());
             let Some(oldest) = oldest else { break };
             let dropped = entries.map.remove(&oldest).expect("present");
             entries.bytes -= dropped.bytes;
@@ -185,7 +202,9 @@ mod tests {
         assert_eq!(cache.computed(), 3, "key 1 stayed");
         cache.get_or_compute(&2, ok(2)).unwrap();
         assert_eq!(cache.computed(), 4, "key 2 computed again");
-        assert!(cache.get_or_compute(&9, || -> Result<(u32, u64), String> { Err("no".into()) }).is_err());
+        assert!(cache
+            .get_or_compute(&9, || -> Result<(u32, u64), String> { Err("no".into()) })
+            .is_err());
         assert_eq!(*cache.get_or_compute(&9, ok(9)).unwrap(), 9, "an error is not kept");
     }
 }

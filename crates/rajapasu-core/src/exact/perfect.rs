@@ -114,13 +114,18 @@ impl PerfectPlayer {
     }
 
     /// The moves this player chooses among (before the random tie-break).
-    pub fn candidates(&self, pos: &Position, context: Option<(u32, Side)>) -> Result<PitSet, PerfectError> {
+    pub fn candidates(
+        &self,
+        pos: &Position,
+        context: Option<(u32, Side)>,
+    ) -> Result<PitSet, PerfectError> {
         if !pos.has_legal_move() {
             return Ok(PitSet::EMPTY);
         }
         let rules = *pos.rules();
         let open = pos.open().map(|set| set.len() as u8);
-        let err = |kind: PerfectKind, e: String| PerfectError::Table { kind: kind.name(), error: e };
+        let err =
+            |kind: PerfectKind, e: String| PerfectError::Table { kind: kind.name(), error: e };
         match self.kind {
             PerfectKind::Round => {
                 let opts = SolveOptions { keep_order: true, ..self.store.settings().solve };
@@ -134,32 +139,47 @@ impl PerfectPlayer {
             PerfectKind::Match => {
                 let table = match &self.stop {
                     // Solved in memory, so that it can stop; only a complete table is written.
-                    Some(_) => self.store.match_table_cancellable(rules, &mut |_| going_on(&self.stop)),
+                    Some(_) => {
+                        self.store.match_table_cancellable(rules, &mut |_| going_on(&self.stop))
+                    }
                     None => self.store.match_table(rules),
                 }
                 .map_err(|e| table_error(self.kind, e))?;
                 let ending = match (rules.next_starter, context) {
                     (NextStarter::Collector, _) => Ending::Collector,
-                    (NextStarter::RoundWinner, Some((kept, starter))) => Ending::RoundWinner { kept, starter },
+                    (NextStarter::RoundWinner, Some((kept, starter))) => {
+                        Ending::RoundWinner { kept, starter }
+                    }
                     (NextStarter::RoundWinner, None) => return Err(PerfectError::NoContext),
                 };
                 let stop = self.stop.clone();
                 let values = self
                     .store
-                    .round_values_watched(rules, open, ending, &table, &mut move |_| going_on(&stop))
+                    .round_values_watched(rules, open, ending, &table, &mut move |_| {
+                        going_on(&stop)
+                    })
                     .map_err(|e| err(self.kind, e.to_string()))?;
-                let node =
-                    values.graph.node(pos).ok_or_else(|| err(self.kind, "the position is not reachable from its round's start".into()))?;
+                let node = values.graph.node(pos).ok_or_else(|| {
+                    err(self.kind, "the position is not reachable from its round's start".into())
+                })?;
                 let off = pos.reserve()[Side::South];
                 if !values.covers(off) {
-                    return Err(err(self.kind, format!("South's reserve {off} is not one of this round's")));
+                    return Err(err(
+                        self.kind,
+                        format!("South's reserve {off} is not one of this round's"),
+                    ));
                 }
                 Ok(values.best(node, off, pos.turn()))
             }
         }
     }
 
-    fn decide(&self, pos: &Position, context: Option<(u32, Side)>, rng: &mut Rng) -> Result<Option<Pit>, PerfectError> {
+    fn decide(
+        &self,
+        pos: &Position,
+        context: Option<(u32, Side)>,
+        rng: &mut Rng,
+    ) -> Result<Option<Pit>, PerfectError> {
         let set = self.candidates(pos, context)?;
         if set.is_empty() && pos.has_legal_move() {
             // Only tables that are not a solution can say so; never end a round for a player.
@@ -188,10 +208,14 @@ pub(crate) mod tests {
     /// The store of these tests: its tables live in one temporary directory, never in the
     /// user's cache, and are shared by the tests (each solved once).
     pub(crate) fn isolated() -> Arc<ExactStore> {
-        static STORE: std::sync::OnceLock<(tempfile::TempDir, Arc<ExactStore>)> = std::sync::OnceLock::new();
+        static STORE: std::sync::OnceLock<(tempfile::TempDir, Arc<ExactStore>)> =
+            std::sync::OnceLock::new();
         let (_, store) = STORE.get_or_init(|| {
             let dir = tempfile::tempdir().unwrap();
-            let settings = crate::exact::StoreSettings { tables: dir.path().to_path_buf(), ..Default::default() };
+            let settings = crate::exact::StoreSettings {
+                tables: dir.path().to_path_buf(),
+                ..Default::default()
+            };
             (dir, Arc::new(ExactStore::new(settings)))
         });
         store.clone()
@@ -211,7 +235,8 @@ pub(crate) mod tests {
     fn perfect_match_never_does_worse_than_the_table_says() {
         let store = isolated();
         let players = Resources::new(store.clone());
-        let opponents = ["random", "greedy", "minimax:2", "mcts:16", "perfect:round", "perfect:match"];
+        let opponents =
+            ["random", "greedy", "minimax:2", "mcts:16", "perfect:round", "perfect:match"];
         let mut seen = std::collections::HashSet::new();
         for r in [
             rules(3, 2, &[]),
@@ -234,8 +259,16 @@ pub(crate) mod tests {
                             [other.clone(), AgentSpec::Perfect(PerfectKind::Match)]
                         };
                         let mut agents = [
-                            Agent::seated(specs[0].clone(), seat_rng(9, index, Side::South), &players),
-                            Agent::seated(specs[1].clone(), seat_rng(9, index, Side::North), &players),
+                            Agent::seated(
+                                specs[0].clone(),
+                                seat_rng(9, index, Side::South),
+                                &players,
+                            ),
+                            Agent::seated(
+                                specs[1].clone(),
+                                seat_rng(9, index, Side::North),
+                                &players,
+                            ),
                         ];
                         let (mut value, mut rounds) = promise(&table, &game, me);
                         seen.insert(value);
@@ -251,8 +284,16 @@ pub(crate) mod tests {
                             if let Some(outcome) = end.outcome {
                                 let winner = outcome.winner();
                                 match value {
-                                    MatchValue::Win => assert_eq!(winner, Some(me), "{r:?} vs {opponent}: a won match lost or drawn"),
-                                    MatchValue::Draw => assert_ne!(winner, Some(me.other()), "{r:?} vs {opponent}: a draw lost"),
+                                    MatchValue::Win => assert_eq!(
+                                        winner,
+                                        Some(me),
+                                        "{r:?} vs {opponent}: a won match lost or drawn"
+                                    ),
+                                    MatchValue::Draw => assert_ne!(
+                                        winner,
+                                        Some(me.other()),
+                                        "{r:?} vs {opponent}: a draw lost"
+                                    ),
                                     MatchValue::Loss => {}
                                 }
                                 break;
@@ -261,24 +302,47 @@ pub(crate) mod tests {
                             match value {
                                 // Never lose a won state, never let its rounds grow.
                                 MatchValue::Win => {
-                                    assert_eq!(v, MatchValue::Win, "{r:?} vs {opponent}, round {}: a won state lost", end.round);
-                                    assert!(k.unwrap() < rounds.unwrap(), "{r:?} vs {opponent}, round {}: the rounds grew", end.round);
+                                    assert_eq!(
+                                        v,
+                                        MatchValue::Win,
+                                        "{r:?} vs {opponent}, round {}: a won state lost",
+                                        end.round
+                                    );
+                                    assert!(
+                                        k.unwrap() < rounds.unwrap(),
+                                        "{r:?} vs {opponent}, round {}: the rounds grew",
+                                        end.round
+                                    );
                                 }
-                                MatchValue::Draw => assert_ne!(v, MatchValue::Loss, "{r:?} vs {opponent}: a draw became a loss"),
+                                MatchValue::Draw => assert_ne!(
+                                    v,
+                                    MatchValue::Loss,
+                                    "{r:?} vs {opponent}: a draw became a loss"
+                                ),
                                 // A loss is held out: the opponent never wins sooner than the table says.
                                 MatchValue::Loss if v == MatchValue::Loss => {
-                                    assert!(k.unwrap() + 1 >= rounds.unwrap(), "{r:?} vs {opponent}")
+                                    assert!(
+                                        k.unwrap() + 1 >= rounds.unwrap(),
+                                        "{r:?} vs {opponent}"
+                                    )
                                 }
                                 MatchValue::Loss => {}
                             }
                             (value, rounds) = (v, k);
                         }
-                        assert!(value != MatchValue::Win || game.is_over(), "{r:?} vs {opponent}: a won match did not end");
+                        assert!(
+                            value != MatchValue::Win || game.is_over(),
+                            "{r:?} vs {opponent}: a won match did not end"
+                        );
                     }
                 }
             }
         }
-        assert_eq!(seen.len(), 3, "the boards put the perfect player in won, drawn and lost states");
+        assert_eq!(
+            seen.len(),
+            3,
+            "the boards put the perfect player in won, drawn and lost states"
+        );
     }
 
     #[test]
@@ -294,8 +358,16 @@ pub(crate) mod tests {
             }
             let open = game.round_start().open;
             let sol = solutions.entry(open).or_insert_with(|| {
-                let roots = [super::super::round_start(r, open, Side::South), super::super::round_start(r, open, Side::North)];
-                Solution::solve(&roots, SolveOptions { keep_order: true, ..SolveOptions::default() }, &mut |_| {}).unwrap()
+                let roots = [
+                    super::super::round_start(r, open, Side::South),
+                    super::super::round_start(r, open, Side::North),
+                ];
+                Solution::solve(
+                    &roots,
+                    SolveOptions { keep_order: true, ..SolveOptions::default() },
+                    &mut |_| {},
+                )
+                .unwrap()
             });
             let pos = *game.position();
             match player.choose_in_game(&game, &mut rng).unwrap() {

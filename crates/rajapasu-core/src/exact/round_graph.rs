@@ -77,8 +77,14 @@ pub(crate) struct RoundGraph {
 impl RoundGraph {
     /// Enumerates the round of `open` pits and builds its graph.
     #[cfg(test)]
-    pub fn build(rules: Ruleset, open: BySide<u8>, opts: SolveOptions) -> Result<RoundGraph, SolveError> {
-        RoundGraph::build_watched(rules, open, opts, GraphBudget::default(), &mut |_| std::ops::ControlFlow::Continue(()))
+    pub fn build(
+        rules: Ruleset,
+        open: BySide<u8>,
+        opts: SolveOptions,
+    ) -> Result<RoundGraph, SolveError> {
+        RoundGraph::build_watched(rules, open, opts, GraphBudget::default(), &mut |_| {
+            std::ops::ControlFlow::Continue(())
+        })
     }
 
     /// [`RoundGraph::build`], `watch` hearing the enumeration of its positions and able to stop
@@ -91,8 +97,16 @@ impl RoundGraph {
         budget: GraphBudget,
         watch: &mut Watch,
     ) -> Result<RoundGraph, SolveError> {
-        let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
-        let positions = Solution::enumerated_watched(&roots, opts, &|working, found| budget.needed(working, found), watch)?;
+        let roots = [
+            super::round_start(rules, open, Side::South),
+            super::round_start(rules, open, Side::North),
+        ];
+        let positions = Solution::enumerated_watched(
+            &roots,
+            opts,
+            &|working, found| budget.needed(working, found),
+            watch,
+        )?;
         let layout = Layout::of(&positions);
         let nodes = *layout.level_start.last().expect("a level") as u64;
         let held = positions.stats().table_bytes;
@@ -110,12 +124,15 @@ impl RoundGraph {
             Ok(())
         };
         let (succ_start, succ, gain, pit) = successors(&positions, &layout, &check)?;
-        let ends: Vec<u32> = (0..nodes as u32).filter(|&x| succ_start[x as usize] == succ_start[x as usize + 1]).collect();
+        let ends: Vec<u32> = (0..nodes as u32)
+            .filter(|&x| succ_start[x as usize] == succ_start[x as usize + 1])
+            .collect();
         let moves_bytes = 4 * succ_start.capacity() + 6 * succ.capacity() + 4 * ends.capacity();
         // Offsets, their running copy and the predecessors themselves.
         check((moves_bytes + 8 * succ_start.len() + 4 * succ.len()) as u64, positions.top_level())?;
         let (pred_start, preds) = predecessors(&succ_start, &succ);
-        let slot = |r: &Position| layout.id(positions.slot_of(r).expect("the roots are enumerated"));
+        let slot =
+            |r: &Position| layout.id(positions.slot_of(r).expect("the roots are enumerated"));
         let roots = BySide::new(slot(&roots[0]), slot(&roots[1]));
         let on_board = positions.top_level() as u32;
         let Layout { level_start, south_end } = layout;
@@ -157,7 +174,10 @@ impl RoundGraph {
     /// Bytes the graph holds (the position sets included).
     pub fn bytes(&self) -> u64 {
         (self.positions.stats().table_bytes as usize
-            + 4 * (self.level_start.len() + self.south_end.len() + self.succ_start.len() + self.succ.len())
+            + 4 * (self.level_start.len()
+                + self.south_end.len()
+                + self.succ_start.len()
+                + self.succ.len())
             + self.gain.len()
             + self.pit.len()
             + 4 * (self.pred_start.len() + self.preds.len() + self.ends.len())) as u64
@@ -173,7 +193,9 @@ impl RoundGraph {
     /// The moves of node x: (local pit, successor, South's captures).
     pub fn moves_of(&self, x: u32) -> impl Iterator<Item = (Pit, u32, u32)> + '_ {
         let r = self.succ_start[x as usize] as usize..self.succ_start[x as usize + 1] as usize;
-        r.map(move |e| (Pit::new_unchecked(self.pit[e] as usize), self.succ[e], self.gain[e] as u32))
+        r.map(move |e| {
+            (Pit::new_unchecked(self.pit[e] as usize), self.succ[e], self.gain[e] as u32)
+        })
     }
 
     /// Levels (counters on the board) 0..=on_board.
@@ -213,7 +235,12 @@ impl RoundGraph {
     /// in the order they join: a forcer's bit always joins after the successor's bit that
     /// brought it, so the order is a progress measure (a perfect player converts a win by
     /// moving to a successor whose bit joined earlier).
-    pub fn attract_observed(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync), mut added: impl FnMut(u32, Mask)) -> Vec<Mask> {
+    pub fn attract_observed(
+        &self,
+        forcer: Side,
+        end: &(dyn Fn(u32, Side) -> Mask + Sync),
+        mut added: impl FnMut(u32, Mask),
+    ) -> Vec<Mask> {
         let mut win = vec![0 as Mask; self.nodes()];
         let mut stack = Vec::new();
         for n in 0..=self.on_board as usize {
@@ -229,7 +256,9 @@ impl RoundGraph {
             }
             let level_end = self.level_start[n + 1];
             while let Some(y) = stack.pop() {
-                for &p in &self.preds[self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize] {
+                for &p in &self.preds
+                    [self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize]
+                {
                     if p >= level_end {
                         // A higher level: its sweep comes later.
                         continue;
@@ -251,7 +280,15 @@ impl RoundGraph {
     /// from `end`, else the union over the forcer's moves or the intersection over the
     /// opponent's, each successor's mask shifted by the counters South gains on the way.
     #[inline(always)]
-    fn eval(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync), win: &[Mask], n: usize, valid: Mask, x: u32) -> Mask {
+    fn eval(
+        &self,
+        forcer: Side,
+        end: &(dyn Fn(u32, Side) -> Mask + Sync),
+        win: &[Mask],
+        n: usize,
+        valid: Mask,
+        x: u32,
+    ) -> Mask {
         let moves = self.succ_start[x as usize] as usize..self.succ_start[x as usize + 1] as usize;
         let mover = self.mover(n, x);
         if moves.is_empty() {
@@ -297,8 +334,12 @@ impl RoundGraph {
         win: &mut [Mask],
         mut added: impl FnMut(u32, usize, Mask, u32),
     ) -> u32 {
-        assert!(!self.preds.is_empty() || self.nodes() <= 1, "the attractor needs the predecessors");
-        let eval = |win: &[Mask], x: u32, n: usize| self.eval(forcer, end, win, n, self.valid(n), x);
+        assert!(
+            !self.preds.is_empty() || self.nodes() <= 1,
+            "the attractor needs the predecessors"
+        );
+        let eval =
+            |win: &[Mask], x: u32, n: usize| self.eval(forcer, end, win, n, self.valid(n), x);
         let mut frontier = Vec::new();
         for &x in &self.ends {
             let n = self.level_of(x);
@@ -316,7 +357,9 @@ impl RoundGraph {
             layer += 1;
             candidates.clear();
             for &y in &frontier {
-                for &p in &self.preds[self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize] {
+                for &p in &self.preds
+                    [self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize]
+                {
                     if queued[p as usize] != layer {
                         queued[p as usize] = layer;
                         candidates.push(p);
@@ -387,10 +430,15 @@ fn successors(
         for side in 0..2 {
             let len = positions.level_len(n, side);
             let starts: Vec<usize> = (0..len).step_by(CHUNK).collect();
-            let parts: Vec<ChunkMoves> =
-                starts.par_iter().map(|&start| chunk_moves(positions, layout, n, side, start..(start + CHUNK).min(len))).collect();
+            let parts: Vec<ChunkMoves> = starts
+                .par_iter()
+                .map(|&start| {
+                    chunk_moves(positions, layout, n, side, start..(start + CHUNK).min(len))
+                })
+                .collect();
             let added: usize = parts.iter().map(|part| part.1.len()).sum();
-            let parts_bytes = parts.iter().map(|part| part.0.len() + 6 * part.1.len()).sum::<usize>();
+            let parts_bytes =
+                parts.iter().map(|part| part.0.len() + 6 * part.1.len()).sum::<usize>();
             let capacity = grown(succ.capacity(), succ.len() + added);
             let moving = if capacity > succ.capacity() { 6 * succ.capacity() } else { 0 };
             check((4 * succ_start.capacity() + 6 * capacity + moving + parts_bytes) as u64, n)?;
@@ -422,13 +470,20 @@ fn grown(capacity: usize, needed: usize) -> usize {
 }
 
 /// The moves of the positions `range` of level n and one side.
-fn chunk_moves(positions: &Solution, layout: &Layout, n: usize, side: usize, range: std::ops::Range<usize>) -> ChunkMoves {
+fn chunk_moves(
+    positions: &Solution,
+    layout: &Layout,
+    n: usize,
+    side: usize,
+    range: std::ops::Range<usize>,
+) -> ChunkMoves {
     let mut part = (Vec::with_capacity(range.len()), Vec::new(), Vec::new(), Vec::new());
     for pos in positions.level_positions(n, side, range.start, range.end) {
         let mover = pos.turn();
         let mut degree = 0u8;
         for (p, child, summary) in pos.legal_children() {
-            let slot = positions.slot_of(&child).expect("children of enumerated positions are enumerated");
+            let slot =
+                positions.slot_of(&child).expect("children of enumerated positions are enumerated");
             part.1.push(layout.id(slot));
             part.2.push(summary.captured_by(Side::South, mover) as u8);
             part.3.push(p.index() as u8);

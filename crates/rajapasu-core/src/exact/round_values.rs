@@ -98,7 +98,14 @@ impl RoundValues {
     }
 
     /// The first cell of node x (of level n) and its number of cells, one a reserve `lo..`.
-    fn node_cells(level_cells: &[u64], starts: &[u32], lo: u32, hi: u32, n: usize, x: u32) -> (u64, u64) {
+    fn node_cells(
+        level_cells: &[u64],
+        starts: &[u32],
+        lo: u32,
+        hi: u32,
+        n: usize,
+        x: u32,
+    ) -> (u64, u64) {
         let width = RoundValues::width(lo, hi, n);
         (level_cells[n] + (x - starts[n]) as u64 * width, width)
     }
@@ -126,7 +133,9 @@ impl RoundValues {
         lo: u32,
         hi: u32,
     ) -> Result<RoundValues, RoundValuesError> {
-        RoundValues::compute_watched(graph, table, ending, (lo, hi), &mut |_| std::ops::ControlFlow::Continue(()))
+        RoundValues::compute_watched(graph, table, ending, (lo, hi), &mut |_| {
+            std::ops::ControlFlow::Continue(())
+        })
     }
 
     /// [`RoundValues::compute`], `watch` hearing each step of the two sides' attractors (a
@@ -146,13 +155,16 @@ impl RoundValues {
         let mut layer = vec![0u8; cells];
         let top = table.max_rounds() + 1;
         if top >= NORTH_BIT as u32 {
-            return Err(format!("a match won within {top} rounds does not fit the values' byte").into());
+            return Err(
+                format!("a match won within {top} rounds does not fit the values' byte").into()
+            );
         }
         let starts = graph.level_starts();
         // The two sides' attractors are independent and write disjoint cells (at most one side
         // forces a win), so they run at once, one per core, writing through atomics.
         let (shared_wins, shared_layer) = (as_atomic(&mut wins), as_atomic(&mut layer));
-        let (watch, steps, stopped) = (Mutex::new(watch), AtomicU64::new(0), AtomicBool::new(false));
+        let (watch, steps, stopped) =
+            (Mutex::new(watch), AtomicU64::new(0), AtomicBool::new(false));
         // One side's step `t` done: the watch hears it, and may stop both sides.
         let stepped = |t: u32| -> bool {
             let done = steps.fetch_add(1, Ordering::Relaxed) + 1;
@@ -168,37 +180,49 @@ impl RoundValues {
             let mut win = vec![0 as Mask; graph.nodes()];
             let (mut far, mut conflict) = (HashMap::new(), None);
             for t in 1..=top {
-                let masks = end_masks(&rules, ending, graph.on_board(), &|h, st| wins_of[h as usize][st.index()] < t);
-                graph.attract_layered(f, &|left, mover| masks[left as usize][mover.index()], &mut win, |x, n, bits, depth| {
-                    let (first, width) = RoundValues::node_cells(&level_cells, starts, lo, hi, n, x);
-                    let mut b = bits >> lo;
-                    while b != 0 {
-                        let i = b.trailing_zeros() as u64;
-                        b &= b - 1;
-                        if i >= width {
-                            break;
-                        }
-                        let cell = first + i;
-                        let c = cell as usize;
-                        if shared_wins[c].compare_exchange(0, tag(t), Ordering::Relaxed, Ordering::Relaxed).is_err() {
-                            conflict.get_or_insert((x, lo + i as u32));
-                            continue;
-                        }
-                        if depth < FAR as u32 {
-                            shared_layer[c].store(depth as u8, Ordering::Relaxed);
-                        } else {
-                            shared_layer[c].store(FAR, Ordering::Relaxed);
-                            far.insert(cell, depth);
-                        }
-                    }
+                let masks = end_masks(&rules, ending, graph.on_board(), &|h, st| {
+                    wins_of[h as usize][st.index()] < t
                 });
+                graph.attract_layered(
+                    f,
+                    &|left, mover| masks[left as usize][mover.index()],
+                    &mut win,
+                    |x, n, bits, depth| {
+                        let (first, width) =
+                            RoundValues::node_cells(&level_cells, starts, lo, hi, n, x);
+                        let mut b = bits >> lo;
+                        while b != 0 {
+                            let i = b.trailing_zeros() as u64;
+                            b &= b - 1;
+                            if i >= width {
+                                break;
+                            }
+                            let cell = first + i;
+                            let c = cell as usize;
+                            if shared_wins[c]
+                                .compare_exchange(0, tag(t), Ordering::Relaxed, Ordering::Relaxed)
+                                .is_err()
+                            {
+                                conflict.get_or_insert((x, lo + i as u32));
+                                continue;
+                            }
+                            if depth < FAR as u32 {
+                                shared_layer[c].store(depth as u8, Ordering::Relaxed);
+                            } else {
+                                shared_layer[c].store(FAR, Ordering::Relaxed);
+                                far.insert(cell, depth);
+                            }
+                        }
+                    },
+                );
                 if stepped(t) {
                     break;
                 }
             }
             (far, conflict)
         };
-        let ((mut far, south_conflict), (north_far, north_conflict)) = rayon::join(|| side(Side::South), || side(Side::North));
+        let ((mut far, south_conflict), (north_far, north_conflict)) =
+            rayon::join(|| side(Side::South), || side(Side::North));
         if stopped.load(Ordering::SeqCst) {
             return Err(RoundValuesError::Cancelled);
         }
@@ -214,7 +238,8 @@ impl RoundValues {
     }
 
     pub(crate) fn bytes(&self) -> u64 {
-        (self.wins.len() + self.layer.len() + self.far.len() * 16 + self.level_cells.len() * 8) as u64
+        (self.wins.len() + self.layer.len() + self.far.len() * 16 + self.level_cells.len() * 8)
+            as u64
     }
 
     /// Whether values of `cells` cells fit `limit` bytes; else why not, with the figures
@@ -237,7 +262,14 @@ impl RoundValues {
     /// The cell of a node and South's reserve, None outside the values.
     fn cell(&self, node: u32, south_reserve: u32) -> Option<u64> {
         let n = self.graph.level_of(node);
-        let (first, width) = RoundValues::node_cells(&self.level_cells, self.graph.level_starts(), self.lo, self.hi, n, node);
+        let (first, width) = RoundValues::node_cells(
+            &self.level_cells,
+            self.graph.level_starts(),
+            self.lo,
+            self.hi,
+            n,
+            node,
+        );
         let i = south_reserve.checked_sub(self.lo)? as u64;
         (i < width).then_some(first + i)
     }
@@ -294,11 +326,18 @@ pub(crate) const SAVED_CELLS: u64 = 1 << 24;
 const MAGIC: &[u8; 8] = b"RJPVALS2";
 
 /// The file of a round's values in the tables directory.
-pub(crate) fn values_path(dir: &Path, rules: &Ruleset, open: BySide<u8>, ending: Ending) -> PathBuf {
+pub(crate) fn values_path(
+    dir: &Path,
+    rules: &Ruleset,
+    open: BySide<u8>,
+    ending: Ending,
+) -> PathBuf {
     let (s, n) = (open[Side::South], open[Side::North]);
     dir.join(match ending {
         Ending::Collector => format!("values-{}-{s}x{n}.bin", rules.hash()),
-        Ending::RoundWinner { kept, starter } => format!("values-{}-{s}x{n}-kept{kept}-{starter}.bin", rules.hash()),
+        Ending::RoundWinner { kept, starter } => {
+            format!("values-{}-{s}x{n}-kept{kept}-{starter}.bin", rules.hash())
+        }
     })
 }
 
@@ -332,7 +371,15 @@ impl<R: Read> Read for Hashing<R> {
 
 /// The header: what the values are of (and of which match table), so that a file is never read
 /// for another round or table.
-fn header(graph: &RoundGraph, table: &str, rules: &Ruleset, ending: Ending, (lo, hi): (u32, u32), cells: u64, far: u64) -> Vec<u8> {
+fn header(
+    graph: &RoundGraph,
+    table: &str,
+    rules: &Ruleset,
+    ending: Ending,
+    (lo, hi): (u32, u32),
+    cells: u64,
+    far: u64,
+) -> Vec<u8> {
     let mut h = MAGIC.to_vec();
     h.extend_from_slice(table.as_bytes());
     let rules_json = rules.to_json();
@@ -355,15 +402,30 @@ fn header(graph: &RoundGraph, table: &str, rules: &Ruleset, ending: Ending, (lo,
 impl RoundValues {
     /// Writes the values to `path` atomically (a temporary name, synced, renamed); `table` is
     /// the digest of the match table they were computed from.
-    pub(crate) fn save(&self, path: &Path, table: &str, rules: &Ruleset, ending: Ending) -> std::io::Result<()> {
+    pub(crate) fn save(
+        &self,
+        path: &Path,
+        table: &str,
+        rules: &Ruleset,
+        ending: Ending,
+    ) -> std::io::Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         let mut far: Vec<(u64, u32)> = self.far.iter().map(|(&c, &l)| (c, l)).collect();
         far.sort_unstable();
         files::write_atomically(path, |f| {
-            let mut w = Hashing { inner: BufWriter::with_capacity(1 << 20, f), hash: Sha256::new() };
-            w.write_all(&header(&self.graph, table, rules, ending, (self.lo, self.hi), self.wins.len() as u64, far.len() as u64))?;
+            let mut w =
+                Hashing { inner: BufWriter::with_capacity(1 << 20, f), hash: Sha256::new() };
+            w.write_all(&header(
+                &self.graph,
+                table,
+                rules,
+                ending,
+                (self.lo, self.hi),
+                self.wins.len() as u64,
+                far.len() as u64,
+            ))?;
             w.write_all(&self.wins)?;
             w.write_all(&self.layer)?;
             for (cell, layer) in far {
@@ -395,13 +457,25 @@ impl RoundValues {
         let saved = cells >= SAVED_CELLS;
         let digest = table.digest();
         if saved {
-            if let Some(v) = RoundValues::load(&path, &digest, graph.clone(), &rules, ending, lo, hi, table.max_rounds() + 1)? {
+            if let Some(v) = RoundValues::load(
+                &path,
+                &digest,
+                graph.clone(),
+                &rules,
+                ending,
+                lo,
+                hi,
+                table.max_rounds() + 1,
+            )? {
                 return Ok(v);
             }
         }
         let v = RoundValues::compute_watched(graph, table, ending, (lo, hi), watch)?;
         if let Err(e) = saved.then(|| v.save(&path, &digest, &rules, ending)).transpose() {
-            eprintln!("warning: {}: cannot save the round's values ({e}); going on with them in memory", path.display());
+            eprintln!(
+                "warning: {}: cannot save the round's values ({e}); going on with them in memory",
+                path.display()
+            );
         }
         Ok(v)
     }
@@ -420,7 +494,9 @@ impl RoundValues {
         hi: u32,
         top: u32,
     ) -> Result<Option<RoundValues>, String> {
-        let bad = |what: &str| format!("{}: {what}; delete the file to compute the values again", path.display());
+        let bad = |what: &str| {
+            format!("{}: {what}; delete the file to compute the values again", path.display())
+        };
         let file = match files::open_regular(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -447,11 +523,15 @@ impl RoundValues {
             )));
         }
         if got[..far_at] != probe[..far_at] {
-            return Err(bad("not the values of this round (rules, open pits, ending, graph or reserves differ)"));
+            return Err(bad(
+                "not the values of this round (rules, open pits, ending, graph or reserves differ)",
+            ));
         }
         let far_len = u64::from_le_bytes(got[far_at..].try_into().expect("8 bytes"));
         if far_len > cells || len != probe.len() as u64 + 2 * cells + 12 * far_len + TRAILER {
-            return Err(bad(&format!("{len} bytes, not the size its header and the round's {cells} cells give")));
+            return Err(bad(&format!(
+                "{len} bytes, not the size its header and the round's {cells} cells give"
+            )));
         }
         let mut wins = vec![0u8; cells as usize];
         r.read_exact(&mut wins).map_err(io)?;
@@ -464,19 +544,30 @@ impl RoundValues {
         let mut recorded = [0u8; TRAILER as usize];
         r.inner.read_exact(&mut recorded).map_err(io)?;
         if recorded[..] != digest[..] {
-            return Err(bad("its bytes do not match the SHA-256 it ends with (the file was changed or damaged)"));
+            return Err(bad(
+                "its bytes do not match the SHA-256 it ends with (the file was changed or damaged)",
+            ));
         }
         let mut far = HashMap::with_capacity(far_len as usize);
         for pair in pairs.chunks_exact(12) {
             let cell = u64::from_le_bytes(pair[..8].try_into().expect("8 bytes"));
             let l = u32::from_le_bytes(pair[8..].try_into().expect("4 bytes"));
-            if cell >= cells || layer[cell as usize] != FAR || l < FAR as u32 || far.insert(cell, l).is_some() {
-                return Err(bad(&format!("a deep layer entry ({cell}, {l}) that is not one of a cell marked deep")));
+            if cell >= cells
+                || layer[cell as usize] != FAR
+                || l < FAR as u32
+                || far.insert(cell, l).is_some()
+            {
+                return Err(bad(&format!(
+                    "a deep layer entry ({cell}, {l}) that is not one of a cell marked deep"
+                )));
             }
         }
         for (c, (&w, &l)) in wins.iter().zip(&layer).enumerate() {
             let rounds = (w & !NORTH_BIT) as u32;
-            if (w == 0 && l != 0) || (w != 0 && !(1..=top).contains(&rounds)) || (l == FAR && !far.contains_key(&(c as u64))) {
+            if (w == 0 && l != 0)
+                || (w != 0 && !(1..=top).contains(&rounds))
+                || (l == FAR && !far.contains_key(&(c as u64)))
+            {
                 return Err(bad(&format!("cell {c} holds {w}, layer {l}: not a value of a match won within 1..={top} rounds")));
             }
         }
@@ -501,8 +592,9 @@ mod tests {
         assert_eq!(RoundValues::fits(1_797_844_538, 22_239_436, open, 6 << 30), Ok(()));
         let err = RoundValues::fits(1_797_844_538, 22_239_436, open, 3 << 30).unwrap_err();
         assert!(
-            err.contains("7,7 pits open need 3595689076 bytes (22239436 positions, 1797844538 pairs")
-                && err.contains("more than the 3221225472 allowed"),
+            err.contains(
+                "7,7 pits open need 3595689076 bytes (22239436 positions, 1797844538 pairs"
+            ) && err.contains("more than the 3221225472 allowed"),
             "{err}"
         );
         assert_eq!(RoundValues::fits(1000, 100, open, 2000), Ok(()));
@@ -512,18 +604,28 @@ mod tests {
     /// The values by the first method (each threshold's attractor from nothing, by
     /// [`RoundGraph::attract_observed`]): the rounds within which f wins, per node and reserve
     /// `lo..=hi` (u8::MAX: never).
-    fn reference_rounds(graph: &RoundGraph, table: &MatchTable, ending: Ending, lo: u32, hi: u32) -> [Vec<u8>; 2] {
+    fn reference_rounds(
+        graph: &RoundGraph,
+        table: &MatchTable,
+        ending: Ending,
+        lo: u32,
+        hi: u32,
+    ) -> [Vec<u8>; 2] {
         let rules = *table.rules();
         let width = (hi - lo + 1) as usize;
         let mut dist = [vec![u8::MAX; graph.nodes() * width], vec![u8::MAX; graph.nodes() * width]];
         for f in Side::ALL {
             let wins = table.wins_of(f);
             for t in 1..=table.max_rounds() + 1 {
-                let masks = end_masks(&rules, ending, graph.on_board(), &|h, st| wins[h as usize][st.index()] < t);
+                let masks = end_masks(&rules, ending, graph.on_board(), &|h, st| {
+                    wins[h as usize][st.index()] < t
+                });
                 let win = graph.attract(f, &|left, mover| masks[left as usize][mover.index()]);
                 for (x, m) in win.iter().enumerate() {
                     for i in 0..width {
-                        if (m >> (lo as usize + i)) & 1 == 1 && dist[f.index()][x * width + i] == u8::MAX {
+                        if (m >> (lo as usize + i)) & 1 == 1
+                            && dist[f.index()][x * width + i] == u8::MAX
+                        {
                             dist[f.index()][x * width + i] = t as u8;
                         }
                     }
@@ -553,12 +655,15 @@ mod tests {
                     let kept = h - open[Side::South] as u32 * r.seeds_per_pit as u32;
                     let ending = match r.next_starter {
                         NextStarter::Collector => Ending::Collector,
-                        NextStarter::RoundWinner => Ending::RoundWinner { kept, starter: state.starter },
+                        NextStarter::RoundWinner => {
+                            Ending::RoundWinner { kept, starter: state.starter }
+                        }
                     };
                     (open, ending, kept)
                 })
                 .collect();
-            configs.sort_by_key(|c| (c.0[Side::South], c.0[Side::North], c.2, format!("{:?}", c.1)));
+            configs
+                .sort_by_key(|c| (c.0[Side::South], c.0[Side::North], c.2, format!("{:?}", c.1)));
             configs.dedup_by_key(|c| (c.0, c.1, c.2));
             for (open, ending, kept) in configs {
                 let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
@@ -581,8 +686,13 @@ mod tests {
                         if graph.moves_of(x).next().is_some() {
                             // Whoever moves, won, lost or drawn, has a move that keeps the value.
                             let side = graph.mover_of(x);
-                            assert!(!values.best(x, off, side).is_empty(), "{r:?} {open:?} node {x} reserve {off}: no perfect move");
-                            decided += (values.at(side, x, off).0.is_some() || values.at(side.other(), x, off).0.is_some()) as u32;
+                            assert!(
+                                !values.best(x, off, side).is_empty(),
+                                "{r:?} {open:?} node {x} reserve {off}: no perfect move"
+                            );
+                            decided += (values.at(side, x, off).0.is_some()
+                                || values.at(side.other(), x, off).0.is_some())
+                                as u32;
                         }
                     }
                 }
@@ -593,7 +703,12 @@ mod tests {
 
     #[test]
     fn round_values_at_each_round_start_equal_the_match_table() {
-        for r in [rules(3, 2, &[]), rules(4, 2, &[]), rules(3, 4, &[]), rules(3, 2, &["next_starter=round_winner"])] {
+        for r in [
+            rules(3, 2, &[]),
+            rules(4, 2, &[]),
+            rules(3, 4, &[]),
+            rules(3, 2, &["next_starter=round_winner"]),
+        ] {
             let table = isolated().match_table(r).unwrap();
             for (state, v) in table.states() {
                 let h = state.holdings[Side::South];
@@ -602,13 +717,25 @@ mod tests {
                 let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
                 let ending = match r.next_starter {
                     NextStarter::Collector => Ending::Collector,
-                    NextStarter::RoundWinner => Ending::RoundWinner { kept, starter: state.starter },
+                    NextStarter::RoundWinner => {
+                        Ending::RoundWinner { kept, starter: state.starter }
+                    }
                 };
-                let values =
-                    RoundValues::compute(graph.clone(), &table, ending, kept, (kept + graph.on_board()).min(r.total_counters())).unwrap();
+                let values = RoundValues::compute(
+                    graph.clone(),
+                    &table,
+                    ending,
+                    kept,
+                    (kept + graph.on_board()).min(r.total_counters()),
+                )
+                .unwrap();
                 let root = graph.root(state.starter);
                 for f in Side::ALL {
-                    assert_eq!(values.at(f, root, kept).0, table.wins_within(f, state), "{r:?} {state:?} {f}");
+                    assert_eq!(
+                        values.at(f, root, kept).0,
+                        table.wins_within(f, state),
+                        "{r:?} {state:?} {f}"
+                    );
                 }
                 // The player's moves at the round's start are among the state's best moves.
                 if !v.best_moves.is_empty() {
@@ -627,26 +754,48 @@ mod tests {
     fn values_saved_and_loaded_are_equal_and_a_damaged_file_is_refused_by_name() {
         let r = rules(4, 2, &[]);
         let dir = tempfile::tempdir().unwrap();
-        let table = MatchTable::solve(r, SolveOptions::default(), None, None, &mut |_| {}, &mut |_| {}).unwrap();
+        let table =
+            MatchTable::solve(r, SolveOptions::default(), None, None, &mut |_| {}, &mut |_| {})
+                .unwrap();
         let digest = table.digest();
         let open = BySide::new(4, 4);
         let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
         let (lo, hi) = (0, graph.on_board());
         let top = table.max_rounds() + 1;
-        let mut values = RoundValues::compute(graph.clone(), &table, Ending::Collector, lo, hi).unwrap();
+        let mut values =
+            RoundValues::compute(graph.clone(), &table, Ending::Collector, lo, hi).unwrap();
         // One deep layer, as the real board has, to carry the far entries through the file.
         let deep = values.wins.iter().position(|&w| w != 0).unwrap();
         values.layer[deep] = FAR;
         values.far.insert(deep as u64, 300);
         let path = values_path(dir.path(), &r, open, Ending::Collector);
         values.save(&path, &digest, &r, Ending::Collector).unwrap();
-        let load = |table: &str| RoundValues::load(&path, table, graph.clone(), &r, Ending::Collector, lo, hi, top);
+        let load = |table: &str| {
+            RoundValues::load(&path, table, graph.clone(), &r, Ending::Collector, lo, hi, top)
+        };
         let loaded = load(&digest).unwrap().unwrap();
-        assert!(loaded.wins == values.wins && loaded.layer == values.layer && loaded.far == values.far);
+        assert!(
+            loaded.wins == values.wins && loaded.layer == values.layer && loaded.far == values.far
+        );
         let none = dir.path().join("none.bin");
-        assert!(RoundValues::load(&none, &digest, graph.clone(), &r, Ending::Collector, lo, hi, top).unwrap().is_none());
+        assert!(RoundValues::load(
+            &none,
+            &digest,
+            graph.clone(),
+            &r,
+            Ending::Collector,
+            lo,
+            hi,
+            top
+        )
+        .unwrap()
+        .is_none());
         let other = load(&"0".repeat(64)).err().unwrap();
-        assert!(other.contains(&path.display().to_string()) && other.contains("computed from another match table"), "{other}");
+        assert!(
+            other.contains(&path.display().to_string())
+                && other.contains("computed from another match table"),
+            "{other}"
+        );
         let good = std::fs::read(&path).unwrap();
         let damaged = |bytes: &[u8]| {
             std::fs::write(&path, bytes).unwrap();
@@ -654,11 +803,20 @@ mod tests {
         };
         // Any changed byte of the body is found by the digest, the file named.
         let body = good.len() - 32 - 12 - 2 * values.wins.len();
-        for (at, bit) in [(body + deep, 0x80), (body + deep, 0x01), (body + values.wins.len() + deep, 0x02), (good.len() - 40, 0x10)] {
+        for (at, bit) in [
+            (body + deep, 0x80),
+            (body + deep, 0x01),
+            (body + values.wins.len() + deep, 0x02),
+            (good.len() - 40, 0x10),
+        ] {
             let mut flipped = good.clone();
             flipped[at] ^= bit;
             let e = damaged(&flipped);
-            assert!(e.starts_with(&path.display().to_string()) && e.contains("do not match the SHA-256"), "byte {at}: {e}");
+            assert!(
+                e.starts_with(&path.display().to_string())
+                    && e.contains("do not match the SHA-256"),
+                "byte {at}: {e}"
+            );
         }
         // A changed value with the digest made again is still checked value by value.
         let resealed = |mut bytes: Vec<u8>| {

@@ -166,14 +166,23 @@ impl Solution {
     /// assert_eq!(best, [0, 1]);
     /// assert_eq!(solution.stats().positions, 11);
     /// ```
-    pub fn solve(roots: &[Position], opts: SolveOptions, progress: &mut dyn FnMut(Progress)) -> Result<Solution, SolveError> {
+    pub fn solve(
+        roots: &[Position],
+        opts: SolveOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Solution, SolveError> {
         Solution::solve_watched(roots, opts, &mut listening(progress))
     }
 
     /// [`Solution::solve`], stopped with [`SolveError::Cancelled`] as soon as `watch` breaks
     /// (it hears the progress after every wave of positions).
-    pub fn solve_watched(roots: &[Position], opts: SolveOptions, watch: &mut Watch) -> Result<Solution, SolveError> {
-        let (mut solution, found) = Solution::enumerate_from(roots, opts, true, &|working, _| working, watch)?;
+    pub fn solve_watched(
+        roots: &[Position],
+        opts: SolveOptions,
+        watch: &mut Watch,
+    ) -> Result<Solution, SolveError> {
+        let (mut solution, found) =
+            Solution::enumerate_from(roots, opts, true, &|working, _| working, watch)?;
         let start = Instant::now();
         solution.solve_levels(found, opts, watch)?;
         solution.stats.solve_seconds = start.elapsed().as_secs_f64();
@@ -213,7 +222,10 @@ impl Solution {
         let mut solution = Solution {
             codec,
             levels: (0..=top).map(|_| Level::default()).collect(),
-            stats: SolveStats { level_positions: vec![0; top as usize + 1], ..SolveStats::default() },
+            stats: SolveStats {
+                level_positions: vec![0; top as usize + 1],
+                ..SolveStats::default()
+            },
         };
         let start = Instant::now();
         let found = solution.enumerate(roots, opts, record, in_use, watch)?;
@@ -235,8 +247,12 @@ impl Solution {
     }
 
     fn table_bytes(&self) -> u64 {
-        self.levels.iter().flat_map(|l| (0..2).map(move |s| l.sets[s].bytes() + l.values[s].len() + l.order[s].len() * 4)).sum::<usize>()
-            as u64
+        self.levels
+            .iter()
+            .flat_map(|l| {
+                (0..2).map(move |s| l.sets[s].bytes() + l.values[s].len() + l.order[s].len() * 4)
+            })
+            .sum::<usize>() as u64
     }
 
     /// Slot of a position within its level and side, if reachable.
@@ -261,7 +277,8 @@ impl Solution {
         let mover = pos.turn();
         pos.legal_children()
             .map(|(pit, child, summary)| {
-                let v = self.value(&child).expect("the children of a reachable position are reachable");
+                let v =
+                    self.value(&child).expect("the children of a reachable position are reachable");
                 (pit, summary.net_gain(mover) - v)
             })
             .collect()
@@ -289,7 +306,10 @@ impl Solution {
     pub fn choose(&self, pos: &Position, tie: TieBreak) -> Option<Pit> {
         let (level, side, i) = self.slot(pos)?;
         let l = &self.levels[level as usize];
-        assert!(!l.order[side].is_empty() || l.values[side][i] == 0 || level == 0, "choose needs a solve with keep_order");
+        assert!(
+            !l.order[side].is_empty() || l.values[side][i] == 0 || level == 0,
+            "choose needs a solve with keep_order"
+        );
         let moves = self.progress_moves(pos);
         match tie {
             TieBreak::Lowest => moves.iter().next(),
@@ -309,11 +329,24 @@ impl Solution {
         }
     }
 
-    fn check_memory(&mut self, opts: &SolveOptions, working: u64, level: u32, found: u64, phase: &'static str) -> Result<(), SolveError> {
+    fn check_memory(
+        &mut self,
+        opts: &SolveOptions,
+        working: u64,
+        level: u32,
+        found: u64,
+        phase: &'static str,
+    ) -> Result<(), SolveError> {
         let needed = self.table_bytes() + working;
         self.stats.peak_bytes = self.stats.peak_bytes.max(needed);
         if needed > opts.max_memory {
-            return Err(SolveError::MemoryLimit { limit: opts.max_memory, needed, positions: found, counters: level, phase });
+            return Err(SolveError::MemoryLimit {
+                limit: opts.max_memory,
+                needed,
+                positions: found,
+                counters: level,
+                phase,
+            });
         }
         Ok(())
     }
@@ -333,12 +366,19 @@ impl Solution {
             let needed = in_use(working, positions);
             *peak = (*peak).max(needed);
             if needed > limit {
-                return Err(SolveError::MemoryLimit { limit, needed, positions, counters, phase: "enumerated" });
+                return Err(SolveError::MemoryLimit {
+                    limit,
+                    needed,
+                    positions,
+                    counters,
+                    phase: "enumerated",
+                });
             }
             Ok(())
         };
         let mut watch = |p: Progress| watch(p);
-        let mut bounds = Bounds { max_positions: opts.max_positions, memory: &mut memory, watch: &mut watch };
+        let mut bounds =
+            Bounds { max_positions: opts.max_positions, memory: &mut memory, watch: &mut watch };
         let mut found = enumerate(&self.codec, roots, record, &mut bounds)?;
         let mut positions = 0;
         for (n, level) in found.iter_mut().enumerate() {
@@ -354,7 +394,12 @@ impl Solution {
     }
 
     /// Step 2: the values, level by level from the bottom, from the moves recorded in step 1.
-    fn solve_levels(&mut self, mut found: Vec<FoundLevel>, opts: SolveOptions, watch: &mut Watch) -> Result<(), SolveError> {
+    fn solve_levels(
+        &mut self,
+        mut found: Vec<FoundLevel>,
+        opts: SolveOptions,
+        watch: &mut Watch,
+    ) -> Result<(), SolveError> {
         let total = self.stats.positions;
         let mut done = 0u64;
         for n in 0..self.levels.len() {
@@ -365,7 +410,8 @@ impl Solution {
             self.stats.exits += scan.exits;
             let LevelScan { exit, degree, succ, .. } = scan;
             let recorded: u64 = found.iter().map(FoundLevel::bytes).sum();
-            let working = level_working_bytes(m, succ.capacity(), succ.len(), opts.keep_order) + recorded;
+            let working =
+                level_working_bytes(m, succ.capacity(), succ.len(), opts.keep_order) + recorded;
             self.check_memory(&opts, working, n as u32, total, "solved")?;
             let (u, order) = level_values(n, south_count, &exit, &degree, succ, opts.keep_order);
             let level = &mut self.levels[n];
@@ -379,7 +425,9 @@ impl Solution {
             }
             found[n].solved(|x| if x < south_count { u[x] as i8 } else { -u[x] as i8 });
         }
-        if watch(Progress { phase: "solving", level: self.levels.len() as u32 - 1, done, total }).is_break() {
+        if watch(Progress { phase: "solving", level: self.levels.len() as u32 - 1, done, total })
+            .is_break()
+        {
             return Err(SolveError::Cancelled);
         }
         Ok(())
@@ -388,14 +436,28 @@ impl Solution {
     /// The moves of every position of level `n`: the best exit of each in South's terms (the
     /// max for South to move, the min for North), and the in-level successors, by node. Chunks
     /// of nodes run in parallel and are joined in order.
-    fn scan_level(&self, n: usize, found: &[FoundLevel], done: &mut u64, total: u64, watch: &mut Watch) -> Result<LevelScan, SolveError> {
+    fn scan_level(
+        &self,
+        n: usize,
+        found: &[FoundLevel],
+        done: &mut u64,
+        total: u64,
+        watch: &mut Watch,
+    ) -> Result<LevelScan, SolveError> {
         let m = found[n].len();
-        let mut scan = LevelScan { exit: Vec::with_capacity(m), degree: Vec::with_capacity(m), succ: Vec::new(), exits: 0 };
+        let mut scan = LevelScan {
+            exit: Vec::with_capacity(m),
+            degree: Vec::with_capacity(m),
+            succ: Vec::new(),
+            exits: 0,
+        };
         let mut start = 0;
         while start < m {
             let end = (start + WAVE).min(m);
-            let chunks: Vec<(usize, usize)> = (start..end).step_by(CHUNK).map(|s| (s, (s + CHUNK).min(end))).collect();
-            let parts: Vec<LevelScan> = chunks.par_iter().map(|&(s, e)| self.scan_nodes(n, found, s, e)).collect();
+            let chunks: Vec<(usize, usize)> =
+                (start..end).step_by(CHUNK).map(|s| (s, (s + CHUNK).min(end))).collect();
+            let parts: Vec<LevelScan> =
+                chunks.par_iter().map(|&(s, e)| self.scan_nodes(n, found, s, e)).collect();
             for part in parts {
                 scan.exit.extend_from_slice(&part.exit);
                 scan.degree.extend_from_slice(&part.degree);
@@ -403,7 +465,8 @@ impl Solution {
                 scan.exits += part.exits;
             }
             *done += (end - start) as u64;
-            if watch(Progress { phase: "solving", level: n as u32, done: *done, total }).is_break() {
+            if watch(Progress { phase: "solving", level: n as u32, done: *done, total }).is_break()
+            {
                 return Err(SolveError::Cancelled);
             }
             start = end;
@@ -413,8 +476,12 @@ impl Solution {
 
     /// [`Solution::scan_level`] for the nodes `start..end` of level `n`.
     fn scan_nodes(&self, n: usize, found: &[FoundLevel], start: usize, end: usize) -> LevelScan {
-        let mut scan =
-            LevelScan { exit: Vec::with_capacity(end - start), degree: Vec::with_capacity(end - start), succ: Vec::new(), exits: 0 };
+        let mut scan = LevelScan {
+            exit: Vec::with_capacity(end - start),
+            degree: Vec::with_capacity(end - start),
+            succ: Vec::new(),
+            exits: 0,
+        };
         let south_count = self.levels[n].sets[0].len();
         let here = &found[n];
         for x in start..end {
@@ -453,8 +520,14 @@ impl Solution {
 /// The working bytes of solving a level of `m` positions and `quiet` in-level moves (their
 /// buffer's capacity `succ_capacity`): the best exits, degrees, successors and predecessors,
 /// the values and their order.
-pub(crate) fn level_working_bytes(m: usize, succ_capacity: usize, quiet: usize, keep_order: bool) -> u64 {
-    (m * 2 + m + succ_capacity * 4 + quiet * 4 + (m + 1) * 4) as u64 + m as u64 * (2 + 1 + if keep_order { 4 } else { 0 })
+pub(crate) fn level_working_bytes(
+    m: usize,
+    succ_capacity: usize,
+    quiet: usize,
+    keep_order: bool,
+) -> u64 {
+    (m * 2 + m + succ_capacity * 4 + quiet * 4 + (m + 1) * 4) as u64
+        + m as u64 * (2 + 1 + if keep_order { 4 } else { 0 })
 }
 
 /// The values of one level in South's terms and the order in which they were settled, from
@@ -489,7 +562,14 @@ pub(crate) fn level_values(
     }
     drop(fill);
     drop(succ);
-    let attractor = Attractor { n: n as i32, south_count, exit, degree, pred_start: &pred_start, preds: &preds };
+    let attractor = Attractor {
+        n: n as i32,
+        south_count,
+        exit,
+        degree,
+        pred_start: &pred_start,
+        preds: &preds,
+    };
     attractor.run(keep_order)
 }
 
@@ -533,7 +613,8 @@ impl Attractor<'_> {
         let is_forcer = |x: usize| (x < self.south_count) == (forcer == Side::South);
         // The best exit of the forcer's nodes and the worst of the others, in the forcer's terms.
         let exit_value = |x: usize| sign * self.exit[x] as i32;
-        let mut left: Vec<u8> = (0..m).map(|x| if is_forcer(x) { 0 } else { self.degree[x] }).collect();
+        let mut left: Vec<u8> =
+            (0..m).map(|x| if is_forcer(x) { 0 } else { self.degree[x] }).collect();
         let mut bucket: Vec<Vec<u32>> = vec![Vec::new(); self.n as usize + 1];
         for x in 0..m {
             let f = exit_value(x);
@@ -554,7 +635,8 @@ impl Attractor<'_> {
                     order[x] = *counter;
                 }
                 *counter += 1;
-                for &p in &self.preds[self.pred_start[x] as usize..self.pred_start[x + 1] as usize] {
+                for &p in &self.preds[self.pred_start[x] as usize..self.pred_start[x + 1] as usize]
+                {
                     let p = p as usize;
                     if u[p] != 0 {
                         continue;
@@ -592,8 +674,16 @@ impl Solution {
     }
 
     /// The positions of level `n` with `side` to move, `start..end` in set order.
-    pub(crate) fn level_positions(&self, n: usize, side: usize, start: usize, end: usize) -> impl Iterator<Item = Position> + '_ {
-        self.levels[n].sets[side].range(start, end).map(move |rank| self.codec.position(n as u32, Key::new(rank, side)))
+    pub(crate) fn level_positions(
+        &self,
+        n: usize,
+        side: usize,
+        start: usize,
+        end: usize,
+    ) -> impl Iterator<Item = Position> + '_ {
+        self.levels[n].sets[side]
+            .range(start, end)
+            .map(move |rank| self.codec.position(n as u32, Key::new(rank, side)))
     }
 
     /// Every move that [`Solution::choose`] may make (before its tie-break): the best moves,
@@ -610,7 +700,8 @@ impl Solution {
             if summary.net_gain(pos.turn()) - c.values[cs][ci] as i32 != value {
                 continue;
             }
-            if value > 0 && cl == level && c.order[cs].get(ci).copied().unwrap_or(u32::MAX) >= order {
+            if value > 0 && cl == level && c.order[cs].get(ci).copied().unwrap_or(u32::MAX) >= order
+            {
                 continue;
             }
             set.insert(pit);

@@ -24,7 +24,9 @@ use serde::{Deserialize, Serialize};
 
 use super::bucket_state::{work_dir, Tuning, Work};
 use super::index::{Codec, Key, RankSetRef};
-use super::level_files::{packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile};
+use super::level_files::{
+    packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile,
+};
 use super::setting::{Naming, Setting};
 use super::solver::{check_board_size, level_values, level_working_bytes, Progress, SolveError};
 use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
@@ -67,7 +69,9 @@ pub enum SpillError {
     DiskFull { path: PathBuf, bytes: u64, used: u64 },
     #[error("{}", disk_limit(*.limit, *.needed, .what, &Setting::default_name))]
     DiskLimit { limit: u64, needed: u64, what: String },
-    #[error("{dir} holds a solve of other roots or rules ({found}); use another directory or remove it")]
+    #[error(
+        "{dir} holds a solve of other roots or rules ({found}); use another directory or remove it"
+    )]
     OtherSolve { dir: PathBuf, found: String },
     #[error("stopped after {levels} levels as asked; run again to continue from level {next}")]
     Interrupted { levels: u32, next: u32 },
@@ -78,7 +82,9 @@ impl SpillError {
     pub fn describe(&self, name: Naming) -> String {
         match self {
             SpillError::Solve(e) => e.describe(name),
-            SpillError::DiskLimit { limit, needed, what } => disk_limit(*limit, *needed, what, name),
+            SpillError::DiskLimit { limit, needed, what } => {
+                disk_limit(*limit, *needed, what, name)
+            }
             e => e.to_string(),
         }
     }
@@ -176,7 +182,13 @@ impl SpilledRound {
         opts: SpillOptions,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<SpilledRound, SpillError> {
-        SpilledRound::enumerate_tuned(roots, dir, opts, Tuning::for_memory(opts.max_memory), progress)
+        SpilledRound::enumerate_tuned(
+            roots,
+            dir,
+            opts,
+            Tuning::for_memory(opts.max_memory),
+            progress,
+        )
     }
 
     /// [`SpilledRound::enumerate`] with the levels split as `tuning` says.
@@ -197,7 +209,8 @@ impl SpilledRound {
         let open = template.open().map(|s| s.len() as u8);
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
         super::temporaries::remove_stale_temporaries(dir);
-        let mut roots_keys: Vec<(u32, u64)> = roots.iter().map(|r| (r.on_board(), codec.key(r).word())).collect();
+        let mut roots_keys: Vec<(u32, u64)> =
+            roots.iter().map(|r| (r.on_board(), codec.key(r).word())).collect();
         roots_keys.sort_unstable();
         roots_keys.dedup();
         let fresh = State {
@@ -212,7 +225,8 @@ impl SpilledRound {
         };
         let mut run = Run::new(dir, codec, opts, tuning, *template.rules(), open);
         let mut state = run.load_state(fresh)?;
-        run.disk = dir_bytes(dir) + state.work.as_ref().map_or(0, |w| dir_bytes(&work_dir(dir, w.level)));
+        run.disk =
+            dir_bytes(dir) + state.work.as_ref().map_or(0, |w| dir_bytes(&work_dir(dir, w.level)));
         while let Some(n) = state.next {
             run.stop_if_asked(n)?;
             run.enumerate_level(n, &mut state, progress)?;
@@ -222,7 +236,8 @@ impl SpilledRound {
         let mut figures = Vec::with_capacity(top as usize + 1);
         for n in 0..=top {
             let id = run.id(n);
-            let file = PositionsFile::open(&positions_path(dir, n), &id).map_err(SpillError::BadFile)?;
+            let file =
+                PositionsFile::open(&positions_path(dir, n), &id).map_err(SpillError::BadFile)?;
             figures.push(state.levels.get(&n).cloned().unwrap_or_else(|| LevelFigures {
                 level: n,
                 positions: file.counts(),
@@ -269,9 +284,19 @@ impl SpilledRound {
         Ok(round)
     }
 
-    fn solve_levels(&mut self, opts: SpillOptions, progress: &mut dyn FnMut(Progress)) -> Result<(), SpillError> {
-        let mut run =
-            Run::new(&self.dir, Codec::new(self.codec.template), opts, Tuning::for_memory(opts.max_memory), self.rules, self.open);
+    fn solve_levels(
+        &mut self,
+        opts: SpillOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SpillError> {
+        let mut run = Run::new(
+            &self.dir,
+            Codec::new(self.codec.template),
+            opts,
+            Tuning::for_memory(opts.max_memory),
+            self.rules,
+            self.open,
+        );
         run.disk = dir_bytes(&self.dir);
         run.peak = self.peak_bytes;
         run.finished = self.finished;
@@ -282,7 +307,8 @@ impl SpilledRound {
             let path = values_path(&self.dir, n as u32);
             let count: u64 = self.levels[n].0.counts().iter().sum();
             if path.exists() {
-                let values = ValuesFile::open(&path, &id, &self.levels[n].0).map_err(SpillError::BadFile)?;
+                let values =
+                    ValuesFile::open(&path, &id, &self.levels[n].0).map_err(SpillError::BadFile)?;
                 self.figures[n].values_bytes = values.bytes();
                 self.levels[n].1 = Some(values);
                 done += count;
@@ -293,11 +319,16 @@ impl SpilledRound {
             let (below, here) = self.levels.split_at(n);
             let lower = Lower {
                 sets: below.iter().map(|(p, _)| [p.set(0), p.set(1)]).collect(),
-                values: below.iter().map(|(_, v)| v.as_ref().expect("lower levels are solved first")).collect(),
+                values: below
+                    .iter()
+                    .map(|(_, v)| v.as_ref().expect("lower levels are solved first"))
+                    .collect(),
             };
-            let (values, peak) = run.solve_level(n as u32, &here[0].0, &lower, &mut done, total, progress)?;
+            let (values, peak) =
+                run.solve_level(n as u32, &here[0].0, &lower, &mut done, total, progress)?;
             let bytes = run.write_values(&path, &id, &here[0].0, &values)?;
-            let file = ValuesFile::open(&path, &id, &self.levels[n].0).map_err(SpillError::BadFile)?;
+            let file =
+                ValuesFile::open(&path, &id, &self.levels[n].0).map_err(SpillError::BadFile)?;
             self.levels[n].1 = Some(file);
             let f = &mut self.figures[n];
             f.values_bytes = bytes;
@@ -427,12 +458,25 @@ fn state_path(dir: &Path) -> PathBuf {
 
 pub(crate) fn dir_bytes(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
-        .map(|entries| entries.filter_map(|e| e.ok()?.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
         .unwrap_or(0)
 }
 
 impl Run {
-    fn new(dir: &Path, codec: Codec, opts: SpillOptions, tuning: Tuning, rules: Ruleset, open: BySide<u8>) -> Run {
+    fn new(
+        dir: &Path,
+        codec: Codec,
+        opts: SpillOptions,
+        tuning: Tuning,
+        rules: Ruleset,
+        open: BySide<u8>,
+    ) -> Run {
         Run {
             dir: dir.to_path_buf(),
             codec,
@@ -454,22 +498,39 @@ impl Run {
 
     fn stop_if_asked(&self, next: u32) -> Result<(), SpillError> {
         match self.opts.max_levels {
-            Some(max) if self.finished >= max => Err(SpillError::Interrupted { levels: self.finished, next }),
+            Some(max) if self.finished >= max => {
+                Err(SpillError::Interrupted { levels: self.finished, next })
+            }
             _ => Ok(()),
         }
     }
 
-    pub(super) fn check_memory(&mut self, working: u64, level: u32, found: u64, phase: &'static str) -> Result<u64, SpillError> {
+    pub(super) fn check_memory(
+        &mut self,
+        working: u64,
+        level: u32,
+        found: u64,
+        phase: &'static str,
+    ) -> Result<u64, SpillError> {
         self.peak = self.peak.max(working);
         if working > self.opts.max_memory {
-            return Err(
-                SolveError::MemoryLimit { limit: self.opts.max_memory, needed: working, positions: found, counters: level, phase }.into()
-            );
+            return Err(SolveError::MemoryLimit {
+                limit: self.opts.max_memory,
+                needed: working,
+                positions: found,
+                counters: level,
+                phase,
+            }
+            .into());
         }
         Ok(working)
     }
 
-    pub(super) fn check_disk(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), SpillError> {
+    pub(super) fn check_disk(
+        &self,
+        bytes: u64,
+        what: impl FnOnce() -> String,
+    ) -> Result<(), SpillError> {
         let needed = self.disk.saturating_add(bytes);
         if needed > self.opts.max_disk {
             return Err(SpillError::DiskLimit { limit: self.opts.max_disk, needed, what: what() });
@@ -491,22 +552,31 @@ impl Run {
             self.save_state(&fresh)?;
             return Ok(fresh);
         }
-        let text = files::read_regular_file(&path, 1 << 20).map_err(|e| io_error(&path, e, 0, 0))?;
-        let state: State = serde_json::from_str(&text).map_err(|e| SpillError::BadFile(super::level_files::refused(&path, e)))?;
+        let text =
+            files::read_regular_file(&path, 1 << 20).map_err(|e| io_error(&path, e, 0, 0))?;
+        let state: State = serde_json::from_str(&text)
+            .map_err(|e| SpillError::BadFile(super::level_files::refused(&path, e)))?;
         if state.rules != fresh.rules || state.open != fresh.open || state.roots != fresh.roots {
             return Err(SpillError::OtherSolve {
                 dir: self.dir.clone(),
-                found: format!("rules {}, open {:?}, roots {:?}", state.rules, state.open, state.roots),
+                found: format!(
+                    "rules {}, open {:?}, roots {:?}",
+                    state.rules, state.open, state.roots
+                ),
             });
         }
         for n in 0..=state.next.unwrap_or(0) {
             let p = pending_path(&self.dir, n);
             let keep = state.pending.get(&n).copied().unwrap_or(0);
             if p.exists() {
-                let f = OpenOptions::new().write(true).open(&p).map_err(|e| io_error(&p, e, 0, 0))?;
+                let f =
+                    OpenOptions::new().write(true).open(&p).map_err(|e| io_error(&p, e, 0, 0))?;
                 f.set_len(keep).map_err(|e| io_error(&p, e, 0, 0))?;
             } else if keep > 0 && state.next.is_some() {
-                return Err(SpillError::BadFile(super::level_files::refused(&p, format!("it is missing; the state records {keep} bytes"))));
+                return Err(SpillError::BadFile(super::level_files::refused(
+                    &p,
+                    format!("it is missing; the state records {keep} bytes"),
+                )));
             }
         }
         Ok(state)
@@ -515,12 +585,17 @@ impl Run {
     pub(super) fn save_state(&self, state: &State) -> Result<(), SpillError> {
         let path = state_path(&self.dir);
         let text = serde_json::to_string_pretty(state).expect("the state serializes");
-        files::write_atomically(&path, |f| f.write_all(text.as_bytes())).map_err(|e| io_error(&path, e, self.disk, text.len() as u64))
+        files::write_atomically(&path, |f| f.write_all(text.as_bytes()))
+            .map_err(|e| io_error(&path, e, self.disk, text.len() as u64))
     }
 
     /// Appends each lower level's buffered keys, sorted and deduplicated, to its pending file
     /// (synced, so that the state written after a level never records bytes not on disk).
-    pub(super) fn flush_pending(&mut self, out: &mut [Vec<u64>], state: &mut State) -> Result<(), SpillError> {
+    pub(super) fn flush_pending(
+        &mut self,
+        out: &mut [Vec<u64>],
+        state: &mut State,
+    ) -> Result<(), SpillError> {
         for (m, keys) in out.iter_mut().enumerate() {
             if keys.is_empty() {
                 continue;
@@ -532,8 +607,14 @@ impl Run {
             let len = bytes.len() as u64;
             self.check_disk(len, || format!("{len} more bytes of level {m}'s pending positions"))?;
             let used = self.disk;
-            let mut f = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| io_error(&path, e, used, len))?;
-            f.write_all(&bytes).and_then(|_| f.sync_data()).map_err(|e| io_error(&path, e, used, len))?;
+            let mut f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| io_error(&path, e, used, len))?;
+            f.write_all(&bytes)
+                .and_then(|_| f.sync_data())
+                .map_err(|e| io_error(&path, e, used, len))?;
             self.disk += len;
             *state.pending.entry(m as u32).or_default() += len;
             *keys = Vec::new();
@@ -554,22 +635,26 @@ impl Run {
         let sets = [file.set(0), file.set(1)];
         let south_count = sets[0].len();
         let m = south_count + sets[1].len();
-        let (mut exit, mut degree, mut succ) = (Vec::with_capacity(m), Vec::with_capacity(m), Vec::new());
+        let (mut exit, mut degree, mut succ) =
+            (Vec::with_capacity(m), Vec::with_capacity(m), Vec::new());
         let mut peak = 0;
         for (side, set) in sets.iter().enumerate() {
             let mut start = 0;
             while start < set.len() {
                 let end = (start + WAVE).min(set.len());
                 let ranks: Vec<u64> = set.range(start, end).collect();
-                let parts: Vec<(Vec<i16>, Vec<u8>, Vec<u32>)> =
-                    ranks.par_chunks(CHUNK).map(|chunk| self.scan_chunk(n, side, chunk, &sets, lower)).collect();
+                let parts: Vec<(Vec<i16>, Vec<u8>, Vec<u32>)> = ranks
+                    .par_chunks(CHUNK)
+                    .map(|chunk| self.scan_chunk(n, side, chunk, &sets, lower))
+                    .collect();
                 for (e, d, s) in parts {
                     exit.extend_from_slice(&e);
                     degree.extend_from_slice(&d);
                     succ.extend_from_slice(&s);
                 }
                 *done += (end - start) as u64;
-                let working = (exit.capacity() * 2 + degree.capacity() + succ.capacity() * 4) as u64;
+                let working =
+                    (exit.capacity() * 2 + degree.capacity() + succ.capacity() * 4) as u64;
                 peak = self.check_memory(working, n, *done, "solved")?.max(peak);
                 progress(Progress { phase: "solving", level: n, done: *done, total });
                 start = end;
@@ -578,13 +663,25 @@ impl Run {
         let working = level_working_bytes(m, succ.capacity(), succ.len(), false);
         peak = self.check_memory(working, n, *done, "solved")?.max(peak);
         let (u, _) = level_values(n as usize, south_count, &exit, &degree, succ, false);
-        let values = u.iter().enumerate().map(|(x, &v)| if x < south_count { v as i8 } else { -v as i8 }).collect();
+        let values = u
+            .iter()
+            .enumerate()
+            .map(|(x, &v)| if x < south_count { v as i8 } else { -v as i8 })
+            .collect();
         Ok((values, peak))
     }
 
     /// The best exit in South's terms and the in-level successors of positions of one side.
-    fn scan_chunk(&self, n: u32, side: usize, ranks: &[u64], sets: &[RankSetRef; 2], lower: &Lower) -> (Vec<i16>, Vec<u8>, Vec<u32>) {
-        let (mut exit, mut degree, mut succ) = (Vec::with_capacity(ranks.len()), Vec::with_capacity(ranks.len()), Vec::new());
+    fn scan_chunk(
+        &self,
+        n: u32,
+        side: usize,
+        ranks: &[u64],
+        sets: &[RankSetRef; 2],
+        lower: &Lower,
+    ) -> (Vec<i16>, Vec<u8>, Vec<u32>) {
+        let (mut exit, mut degree, mut succ) =
+            (Vec::with_capacity(ranks.len()), Vec::with_capacity(ranks.len()), Vec::new());
         let mover = Side::from_index(side);
         let sign: i32 = if side == 0 { 1 } else { -1 };
         let south_count = sets[0].len();
@@ -599,12 +696,16 @@ impl Run {
                 let (cs, crank) = (key.side(), key.rank());
                 let cl = child.on_board();
                 if cl == n {
-                    let ci = sets[cs].index(crank).expect("children of enumerated positions are enumerated");
+                    let ci = sets[cs]
+                        .index(crank)
+                        .expect("children of enumerated positions are enumerated");
                     succ.push((ci + cs * south_count) as u32);
                     d += 1;
                 } else {
                     let l = cl as usize;
-                    let ci = lower.sets[l][cs].index(crank).expect("children of enumerated positions are enumerated");
+                    let ci = lower.sets[l][cs]
+                        .index(crank)
+                        .expect("children of enumerated positions are enumerated");
                     let at = ci + if cs == 1 { lower.sets[l][0].len() } else { 0 };
                     let v = summary.net_gain(mover) - lower.values[l].get(at);
                     best = Some(best.map_or(v, |b| b.max(v)));
@@ -623,10 +724,19 @@ impl Run {
         (exit, degree, succ)
     }
 
-    fn write_values(&mut self, path: &Path, id: &LevelId, file: &PositionsFile, values: &[i8]) -> Result<u64, SpillError> {
+    fn write_values(
+        &mut self,
+        path: &Path,
+        id: &LevelId,
+        file: &PositionsFile,
+        values: &[i8],
+    ) -> Result<u64, SpillError> {
         let estimate = packed_bytes(values.len(), id.level) as u64 + 4096;
-        self.check_disk(estimate, || format!("level {}'s values file of about {estimate} bytes", id.level))?;
-        let bytes = write_values(path, id, file.counts(), &file.digest, values).map_err(|e| io_error(path, e, self.disk, estimate))?;
+        self.check_disk(estimate, || {
+            format!("level {}'s values file of about {estimate} bytes", id.level)
+        })?;
+        let bytes = write_values(path, id, file.counts(), &file.digest, values)
+            .map_err(|e| io_error(path, e, self.disk, estimate))?;
         self.disk += bytes;
         Ok(bytes)
     }
@@ -634,8 +744,10 @@ impl Run {
     /// Records a solved level's figures in the state.
     fn record_solved(&self, n: u32, figures: &LevelFigures) -> Result<(), SpillError> {
         let path = state_path(&self.dir);
-        let text = files::read_regular_file(&path, 1 << 20).map_err(|e| io_error(&path, e, 0, 0))?;
-        let mut state: State = serde_json::from_str(&text).map_err(|e| SpillError::BadFile(super::level_files::refused(&path, e)))?;
+        let text =
+            files::read_regular_file(&path, 1 << 20).map_err(|e| io_error(&path, e, 0, 0))?;
+        let mut state: State = serde_json::from_str(&text)
+            .map_err(|e| SpillError::BadFile(super::level_files::refused(&path, e)))?;
         state.levels.insert(n, figures.clone());
         self.save_state(&state)
     }

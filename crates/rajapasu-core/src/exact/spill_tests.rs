@@ -14,7 +14,12 @@ fn roots(r: Ruleset, open: (u8, u8), starters: &[Side]) -> Vec<Position> {
 }
 
 fn in_memory(roots: &[Position]) -> Solution {
-    Solution::solve(roots, SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: u64::MAX }, &mut |_| {}).unwrap()
+    Solution::solve(
+        roots,
+        SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: u64::MAX },
+        &mut |_| {},
+    )
+    .unwrap()
 }
 
 fn spill(roots: &[Position], dir: &Path, opts: SpillOptions) -> Result<SpilledRound, SpillError> {
@@ -48,23 +53,33 @@ fn assert_same(memory: &Solution, spilled: &SpilledRound, what: &str) {
     assert_eq!(seen, count, "{what}");
 }
 
-const READINGS: [&[&str]; 6] =
-    [&[], &["final_four=stays"], &["skip_origin=true"], &["pussa_chain=true"], &["next_starter=round_winner"], &["endless=stop"]];
+const READINGS: [&[&str]; 6] = [
+    &[],
+    &["final_four=stays"],
+    &["skip_origin=true"],
+    &["pussa_chain=true"],
+    &["next_starter=round_winner"],
+    &["endless=stop"],
+];
 
 #[test]
 fn spilled_values_are_the_in_memory_values_on_every_small_board_and_reading() {
     let dir = tempfile::tempdir().unwrap();
     for extra in READINGS {
-        for (p, s, opens) in
-            [(2u8, 3u8, vec![(2u8, 2u8), (1, 2)]), (3, 2, vec![(3, 3), (2, 3), (3, 1)]), (3, 3, vec![(3, 3)]), (4, 2, vec![(4, 4), (3, 4)])]
-        {
+        for (p, s, opens) in [
+            (2u8, 3u8, vec![(2u8, 2u8), (1, 2)]),
+            (3, 2, vec![(3, 3), (2, 3), (3, 1)]),
+            (3, 3, vec![(3, 3)]),
+            (4, 2, vec![(4, 4), (3, 4)]),
+        ] {
             let r = rules(p, s, extra);
             for open in opens {
                 for starters in [&[Side::South][..], &[Side::North], &Side::ALL] {
                     let what = format!("{p}x{s} {extra:?} open {open:?} {starters:?}");
                     let rs = roots(r, open, starters);
                     let memory = in_memory(&rs);
-                    let sub: PathBuf = dir.path().join(what.replace([' ', '"', '[', ']', '(', ')', ','], "_"));
+                    let sub: PathBuf =
+                        dir.path().join(what.replace([' ', '"', '[', ']', '(', ')', ','], "_"));
                     let spilled = spill(&rs, &sub, unbounded()).unwrap();
                     assert_same(&memory, &spilled, &what);
                 }
@@ -75,7 +90,8 @@ fn spilled_values_are_the_in_memory_values_on_every_small_board_and_reading() {
 
 #[test]
 fn the_golden_values_come_out_of_the_spilled_solver() {
-    let cases: Vec<serde_json::Value> = serde_json::from_str(include_str!("../../tests/data/golden/solve.json")).unwrap();
+    let cases: Vec<serde_json::Value> =
+        serde_json::from_str(include_str!("../../tests/data/golden/solve.json")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     for (i, case) in cases.iter().enumerate() {
         let extra: Vec<String> = case["rules"]
@@ -91,10 +107,15 @@ fn the_golden_values_come_out_of_the_spilled_solver() {
         );
         let open = case["open"].as_array().unwrap();
         let starter: Side = case["starter"].as_str().unwrap().parse().unwrap();
-        let rs = roots(r, (open[0].as_u64().unwrap() as u8, open[1].as_u64().unwrap() as u8), &[starter]);
+        let rs = roots(
+            r,
+            (open[0].as_u64().unwrap() as u8, open[1].as_u64().unwrap() as u8),
+            &[starter],
+        );
         let spilled = spill(&rs, &dir.path().join(i.to_string()), unbounded()).unwrap();
         let best: Vec<u64> = spilled.best_moves(&rs[0]).iter().map(|p| p.index() as u64).collect();
-        let want: Vec<u64> = case["best_moves"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        let want: Vec<u64> =
+            case["best_moves"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
         assert_eq!(spilled.value(&rs[0]), Some(case["value"].as_i64().unwrap() as i32), "{case}");
         assert_eq!(best, want, "{case}");
         assert_eq!(spilled.positions(), case["positions"].as_u64().unwrap(), "{case}");
@@ -111,14 +132,28 @@ fn a_memory_bound_too_small_for_the_round_makes_the_solver_spill() {
         let rs = roots(rules(5, 4, extra), (5, 5), &Side::ALL);
         let memory = in_memory(&rs);
         let bound = memory.stats().peak_bytes * 3 / 4;
-        let refused = Solution::solve(&rs, SolveOptions { max_memory: bound, keep_order: false, max_positions: u64::MAX }, &mut |_| {});
-        assert!(matches!(refused, Err(SolveError::MemoryLimit { .. })), "{extra:?}: the in-memory solver fits {bound} bytes");
+        let refused = Solution::solve(
+            &rs,
+            SolveOptions { max_memory: bound, keep_order: false, max_positions: u64::MAX },
+            &mut |_| {},
+        );
+        assert!(
+            matches!(refused, Err(SolveError::MemoryLimit { .. })),
+            "{extra:?}: the in-memory solver fits {bound} bytes"
+        );
         let sub = dir.path().join(extra.len().to_string());
         let spilled = spill(&rs, &sub, SpillOptions { max_memory: bound, ..unbounded() }).unwrap();
-        assert!(spilled.peak_bytes() <= bound && spilled.peak_bytes() > 0, "{extra:?}: {} > {bound}", spilled.peak_bytes());
+        assert!(
+            spilled.peak_bytes() <= bound && spilled.peak_bytes() > 0,
+            "{extra:?}: {} > {bound}",
+            spilled.peak_bytes()
+        );
         // What was kept on disk: every level's positions and values.
         for n in 0..spilled.figures().len() {
-            assert!(sub.join(format!("level-{n:03}.pos")).is_file() && sub.join(format!("level-{n:03}.val")).is_file());
+            assert!(
+                sub.join(format!("level-{n:03}.pos")).is_file()
+                    && sub.join(format!("level-{n:03}.val")).is_file()
+            );
         }
         assert_same(&memory, &spilled, &format!("{extra:?}"));
     }
@@ -130,7 +165,9 @@ fn level_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "pos" || x == "val"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .map(|p| {
+            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+        })
         .collect();
     v.sort();
     v
@@ -160,8 +197,11 @@ fn a_solve_stopped_at_every_level_and_damaged_between_runs_resumes_to_the_same_f
         // A writer killed mid-level: bytes appended to a pending file after the state was
         // saved, and a temporary file left behind.
         rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let pending: Vec<PathBuf> =
-            std::fs::read_dir(&parts).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "keys")).collect();
+        let pending: Vec<PathBuf> = std::fs::read_dir(&parts)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "keys"))
+            .collect();
         if let Some(p) = pending.get((rng >> 33) as usize % pending.len().max(1)) {
             let mut bytes = std::fs::read(p).unwrap();
             bytes.extend_from_slice(&[0xAB; 13]);
@@ -213,7 +253,9 @@ fn a_disk_bound_stops_with_what_is_needed_and_more_disk_continues() {
     let rs = roots(rules(4, 2, &[]), (4, 4), &Side::ALL);
     let limited = SpillOptions { max_disk: 6000, ..unbounded() };
     match spill(&rs, dir.path(), limited) {
-        Err(SpillError::DiskLimit { limit: 6000, needed, what }) => assert!(needed > 6000 && what.contains("level"), "{needed} {what}"),
+        Err(SpillError::DiskLimit { limit: 6000, needed, what }) => {
+            assert!(needed > 6000 && what.contains("level"), "{needed} {what}")
+        }
         other => panic!("expected the disk limit, got {:?}", other.map(|r| r.positions())),
     }
     let done = spill(&rs, dir.path(), unbounded()).unwrap();
@@ -237,20 +279,28 @@ fn every_level_split_into_buckets_gives_the_same_values_and_files_under_every_re
     let dir = tempfile::tempdir().unwrap();
     let mut most_rounds = 0;
     for extra in READINGS {
-        for (p, s, open) in [(2u8, 3u8, (2u8, 2u8)), (3, 2, (2, 3)), (3, 3, (3, 3)), (4, 2, (4, 4))] {
+        for (p, s, open) in [(2u8, 3u8, (2u8, 2u8)), (3, 2, (2, 3)), (3, 3, (3, 3)), (4, 2, (4, 4))]
+        {
             let what = format!("{p}x{s} {extra:?} open {open:?}");
             let rs = roots(rules(p, s, extra), open, &Side::ALL);
             let name = what.replace([' ', '"', '[', ']', '(', ')', ','], "_");
-            let (whole, parts) = (dir.path().join(format!("{name}-whole")), dir.path().join(format!("{name}-split")));
+            let (whole, parts) = (
+                dir.path().join(format!("{name}-whole")),
+                dir.path().join(format!("{name}-split")),
+            );
             let one = spill(&rs, &whole, unbounded()).unwrap();
             let split = spill_tuned(&rs, &parts, split()).unwrap();
             assert_same(&in_memory(&rs), &split, &what);
             assert_eq!(split.splits().len(), split.figures().len(), "{what}");
             for (level, &(buckets, rounds)) in split.splits() {
-                assert!(buckets >= 4 && rounds >= 1, "{what}: level {level} in {buckets} buckets, {rounds} rounds");
+                assert!(
+                    buckets >= 4 && rounds >= 1,
+                    "{what}: level {level} in {buckets} buckets, {rounds} rounds"
+                );
                 assert_eq!(one.splits()[level], (1, rounds), "{what}: level {level}");
             }
-            most_rounds = split.splits().values().map(|&(_, rounds)| rounds).max().unwrap().max(most_rounds);
+            most_rounds =
+                split.splits().values().map(|&(_, rounds)| rounds).max().unwrap().max(most_rounds);
             assert_eq!(level_files(&parts), level_files(&whole), "{what}");
         }
     }
@@ -263,7 +313,9 @@ fn every_level_split_into_buckets_gives_the_same_values_and_files_under_every_re
 #[test]
 fn a_solve_killed_after_every_few_buckets_resumes_to_the_same_files() {
     let dir = tempfile::tempdir().unwrap();
-    for (i, extra) in [&[][..], &["final_four=stays"], &["pussa_chain=true"]].into_iter().enumerate() {
+    for (i, extra) in
+        [&[][..], &["final_four=stays"], &["pussa_chain=true"]].into_iter().enumerate()
+    {
         let rs = roots(rules(4, 2, extra), (4, 4), &Side::ALL);
         let whole = dir.path().join(format!("whole-{i}"));
         spill_tuned(&rs, &whole, split()).unwrap();
@@ -293,8 +345,12 @@ fn a_solve_killed_after_every_few_buckets_resumes_to_the_same_files() {
                 .filter(|p| p.extension().is_some_and(|x| x == "keys"))
                 .collect();
             for w in &work {
-                victims
-                    .extend(std::fs::read_dir(w).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "raw")));
+                victims.extend(
+                    std::fs::read_dir(w)
+                        .unwrap()
+                        .map(|e| e.unwrap().path())
+                        .filter(|p| p.extension().is_some_and(|x| x == "raw")),
+                );
                 std::fs::write(w.join(".run-0000-00000.keys.tmp-killed"), b"half a run").unwrap();
             }
             if let Some(p) = victims.get((rng >> 40) as usize % victims.len().max(1)) {
@@ -318,13 +374,21 @@ fn a_damaged_bucket_file_is_refused_naming_it() {
         .find_map(|after| {
             let _ = std::fs::remove_dir_all(dir.path());
             let stop = Tuning { stop_after_buckets: Some(after), ..split() };
-            assert!(matches!(spill_tuned(&rs, dir.path(), stop), Err(SpillError::Interrupted { .. })));
-            let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("state.json")).unwrap()).unwrap();
+            assert!(matches!(
+                spill_tuned(&rs, dir.path(), stop),
+                Err(SpillError::Interrupted { .. })
+            ));
+            let state: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.path().join("state.json")).unwrap(),
+            )
+            .unwrap();
             let work = dir.path().join(format!("work-{:03}", state["work"]["level"].as_u64()?));
             let round = state["work"]["round"].as_u64()?;
             let lengths = state["work"]["children"].as_array()?;
-            let bucket = (0..lengths.len())
-                .find(|&b| lengths[b].as_u64() > Some(8) && !work.join(format!("run-{round:04}-{b:05}.keys")).exists())?;
+            let bucket = (0..lengths.len()).find(|&b| {
+                lengths[b].as_u64() > Some(8)
+                    && !work.join(format!("run-{round:04}-{b:05}.keys")).exists()
+            })?;
             let run = (0..lengths.len())
                 .map(|b| work.join(format!("run-{round:04}-{b:05}.keys")))
                 .find(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 48))?;

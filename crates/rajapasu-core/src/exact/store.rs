@@ -91,7 +91,11 @@ impl ExactStore {
 
     /// What was computed so far (the rest was found in memory).
     pub fn counts(&self) -> StoreCounts {
-        StoreCounts { match_tables: self.tables.computed(), round_solutions: self.rounds.computed(), round_values: self.values.computed() }
+        StoreCounts {
+            match_tables: self.tables.computed(),
+            round_solutions: self.rounds.computed(),
+            round_values: self.values.computed(),
+        }
     }
 
     /// The match table of `rules`: in memory, else from the tables directory, else solved there.
@@ -124,7 +128,9 @@ impl ExactStore {
             let dir = &self.settings.tables;
             let (table, read) = match self.settings.spill {
                 None => super::load_or_solve(rules, dir, opts, max_iterations, progress)?,
-                Some(spill) => super::load_or_solve_spilled(rules, dir, spill, max_iterations, progress)?,
+                Some(spill) => {
+                    super::load_or_solve_spilled(rules, dir, spill, max_iterations, progress)?
+                }
             };
             found = read;
             Ok((table, 0))
@@ -136,13 +142,18 @@ impl ExactStore {
     /// (never spilled) stopped once `watch` breaks ([`SolveError::Cancelled`]) or beyond the
     /// store's memory ([`SolveError::MemoryLimit`]); nothing is kept or written of a solve that
     /// stops, and the next caller solves again.
-    pub fn match_table_cancellable(&self, rules: Ruleset, watch: &mut super::MatchWatch) -> Result<Arc<MatchTable>, MatchError> {
+    pub fn match_table_cancellable(
+        &self,
+        rules: Ruleset,
+        watch: &mut super::MatchWatch,
+    ) -> Result<Arc<MatchTable>, MatchError> {
         self.tables.get_or_compute(&rules, || -> Result<_, MatchError> {
             let opts = SolveOptions { keep_order: false, ..self.settings.solve };
             if self.settings.tables.as_os_str().is_empty() {
                 super::default_tables_dir().map_err(|e| MatchError::Invalid(e.to_string()))?;
             }
-            let (table, _) = super::load_or_solve_watched(rules, &self.settings.tables, opts, watch)?;
+            let (table, _) =
+                super::load_or_solve_watched(rules, &self.settings.tables, opts, watch)?;
             Ok((table, 0))
         })
     }
@@ -150,7 +161,12 @@ impl ExactStore {
     /// The R15 solution of the round with `open` pits per side (both starters), solved within
     /// `opts` if it is not cached (a solution that keeps its order serves a caller that does
     /// not need it).
-    pub fn round_solution(&self, rules: Ruleset, open: BySide<u8>, opts: SolveOptions) -> Result<Arc<Solution>, SolveError> {
+    pub fn round_solution(
+        &self,
+        rules: Ruleset,
+        open: BySide<u8>,
+        opts: SolveOptions,
+    ) -> Result<Arc<Solution>, SolveError> {
         self.round_solution_watched(rules, open, opts, &mut |_| std::ops::ControlFlow::Continue(()))
     }
 
@@ -169,7 +185,10 @@ impl ExactStore {
             }
         }
         self.rounds.get_or_compute(&(rules, open, opts.keep_order), || {
-            let roots = [super::round_start(rules, open, Side::South), super::round_start(rules, open, Side::North)];
+            let roots = [
+                super::round_start(rules, open, Side::South),
+                super::round_start(rules, open, Side::North),
+            ];
             let solution = Solution::solve_watched(&roots, opts, watch)?;
             let bytes = solution.stats().table_bytes;
             Ok((solution, bytes))
@@ -180,7 +199,12 @@ impl ExactStore {
     /// `next_starter = round_winner` a round's ends lead to states that depend on its start, so
     /// `context` is needed there. Fails with a message naming the figures when the values would
     /// need more than the solver's memory or the round more than its positions.
-    pub fn round_match(&self, table: &MatchTable, open: BySide<u8>, context: Option<RoundContext>) -> Result<RoundMatch, RoundValuesError> {
+    pub fn round_match(
+        &self,
+        table: &MatchTable,
+        open: BySide<u8>,
+        context: Option<RoundContext>,
+    ) -> Result<RoundMatch, RoundValuesError> {
         self.round_match_watched(table, open, context, &mut |_| ControlFlow::Continue(()))
     }
 
@@ -226,7 +250,14 @@ impl ExactStore {
             let (lo, hi) = reserve_range(&rules, open, ending, &graph)?;
             let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
             RoundValues::fits(cells, graph.nodes() as u64, open, self.settings.solve.max_memory)?;
-            let mut values = RoundValues::load_or_compute(&self.settings.tables, graph, table, ending, (lo, hi), watch)?;
+            let mut values = RoundValues::load_or_compute(
+                &self.settings.tables,
+                graph,
+                table,
+                ending,
+                (lo, hi),
+                watch,
+            )?;
             let mut bytes = values.bytes();
             if let Some(g) = Arc::get_mut(&mut values.graph) {
                 g.forget_predecessors();
@@ -268,16 +299,25 @@ impl ExactStore {
 
 /// South's reserves in a round: its kept reserve (R12) plus captures. None: no match reaches a
 /// round with these open pits (a set-up position may name one), so it has no match values.
-fn reserve_range(rules: &Ruleset, open: BySide<u8>, ending: Ending, graph: &RoundGraph) -> Result<(u32, u32), String> {
+fn reserve_range(
+    rules: &Ruleset,
+    open: BySide<u8>,
+    ending: Ending,
+    graph: &RoundGraph,
+) -> Result<(u32, u32), String> {
     let total = rules.total_counters();
     let seeds = rules.seeds_per_pit as u32;
     let span = match ending {
         Ending::Collector => reserve_span(
-            super::state_holdings(rules).filter(|&h| super::open_pits(rules, h) == open).map(|h| h - open[Side::South] as u32 * seeds),
+            super::state_holdings(rules)
+                .filter(|&h| super::open_pits(rules, h) == open)
+                .map(|h| h - open[Side::South] as u32 * seeds),
             graph.on_board(),
             total,
         ),
-        Ending::RoundWinner { kept, .. } => reserve_span(std::iter::once(kept), graph.on_board(), total),
+        Ending::RoundWinner { kept, .. } => {
+            reserve_span(std::iter::once(kept), graph.on_board(), total)
+        }
     };
     span.map(|r| r.into_inner()).ok_or_else(|| {
         format!(
@@ -293,7 +333,10 @@ mod tests {
     use super::*;
 
     fn store(dir: &std::path::Path) -> Arc<ExactStore> {
-        Arc::new(ExactStore::new(StoreSettings { tables: dir.to_path_buf(), ..StoreSettings::default() }))
+        Arc::new(ExactStore::new(StoreSettings {
+            tables: dir.to_path_buf(),
+            ..StoreSettings::default()
+        }))
     }
 
     fn ordered() -> SolveOptions {
@@ -311,14 +354,19 @@ mod tests {
         let store = store(dir.path());
         let open = BySide::new(3, 3);
         let solutions: Vec<Arc<Solution>> = std::thread::scope(|s| {
-            let threads: Vec<_> = (0..4).map(|_| s.spawn(|| store.round_solution(rules(3, 3), open, ordered()).unwrap())).collect();
+            let threads: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| store.round_solution(rules(3, 3), open, ordered()).unwrap()))
+                .collect();
             threads.into_iter().map(|t| t.join().unwrap()).collect()
         });
         assert_eq!(store.counts().round_solutions, 1);
         assert!(solutions.iter().all(|s| Arc::ptr_eq(s, &solutions[0])));
         // Without the order, the solution kept with it serves.
         let unordered = SolveOptions { keep_order: false, ..ordered() };
-        assert!(Arc::ptr_eq(&store.round_solution(rules(3, 3), open, unordered).unwrap(), &solutions[0]));
+        assert!(Arc::ptr_eq(
+            &store.round_solution(rules(3, 3), open, unordered).unwrap(),
+            &solutions[0]
+        ));
         store.round_solution(rules(3, 2), BySide::new(3, 3), ordered()).unwrap();
         assert_eq!(store.counts().round_solutions, 2);
     }
@@ -331,7 +379,10 @@ mod tests {
         first.match_table(rules(3, 2)).unwrap();
         first.match_table(rules(3, 2)).unwrap();
         assert_eq!((first.counts().match_tables, second.counts().match_tables), (1, 0));
-        assert!(crate::exact::table_path(a.path(), &rules(3, 2)).is_file(), "solved into its own tables directory");
+        assert!(
+            crate::exact::table_path(a.path(), &rules(3, 2)).is_file(),
+            "solved into its own tables directory"
+        );
         assert!(!crate::exact::table_path(b.path(), &rules(3, 2)).exists());
     }
 }

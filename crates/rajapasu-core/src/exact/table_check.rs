@@ -48,13 +48,18 @@ impl MatchCheckpoint {
         // Each iteration but the last adds a state of one side: at most 2 x 2 x (total + 1).
         let most = 4 * (total + 1) + 1;
         if self.iterations > most {
-            return Err(format!("{} iterations, more than the {most} a board of {total} counters can take", self.iterations));
+            return Err(format!(
+                "{} iterations, more than the {most} a board of {total} counters can take",
+                self.iterations
+            ));
         }
         let mut seen = vec![false; self.iterations as usize + 1];
         for h in 0..=total {
             for starter in Side::ALL {
                 let st = starter.index();
-                let at = |what: String| format!("the state where South holds {h} and {starter} starts: {what}");
+                let at = |what: String| {
+                    format!("the state where South holds {h} and {starter} starts: {what}")
+                };
                 let wins = Side::ALL.map(|f| self.wins[f.index()][h as usize][st]);
                 let child = Side::ALL.map(|f| self.child[f.index()][h as usize][st]);
                 if !state_holdings(rules).contains(&h) {
@@ -67,8 +72,12 @@ impl MatchCheckpoint {
                 } else {
                     self.check_live(h, starter, wins, child).map_err(at)?;
                 }
-                let mirror = Side::ALL.map(|f| self.wins[f.other().index()][(total - h) as usize][starter.other().index()]);
-                let mirror_child = Side::ALL.map(|f| self.child[f.other().index()][(total - h) as usize][starter.other().index()]);
+                let mirror = Side::ALL.map(|f| {
+                    self.wins[f.other().index()][(total - h) as usize][starter.other().index()]
+                });
+                let mirror_child = Side::ALL.map(|f| {
+                    self.child[f.other().index()][(total - h) as usize][starter.other().index()]
+                });
                 if wins != mirror || child != mirror_child {
                     return Err(at(format!(
                         "its values differ from the mirrored state's (North holding {h}, {} starting), though the rules treat both seats alike",
@@ -95,15 +104,27 @@ impl MatchCheckpoint {
 
 impl MatchCheckpoint {
     /// The invariants of a live state (both sides can open a pit).
-    fn check_live(&self, h: u32, starter: Side, wins: [u32; 2], child: [[u32; 9]; 2]) -> Result<(), String> {
+    fn check_live(
+        &self,
+        h: u32,
+        starter: Side,
+        wins: [u32; 2],
+        child: [[u32; 9]; 2],
+    ) -> Result<(), String> {
         if wins.iter().all(|&w| w != NEVER) {
-            return Err(format!("both sides win (South within {}, North within {})", wins[0], wins[1]));
+            return Err(format!(
+                "both sides win (South within {}, North within {})",
+                wins[0], wins[1]
+            ));
         }
         if let Some(f) = Side::ALL.into_iter().find(|f| wins[f.index()] == 0) {
             return Err(format!("{f} wins in 0 rounds, but both sides can open a pit (R14)"));
         }
-        let legal = super::round_start(self.rules, open_pits(&self.rules, h), starter).legal_moves();
-        if let Some(pit) = (0..9).find(|&i| !legal.iter().any(|p| p.index() == i) && child.iter().any(|c| c[i] != NEVER)) {
+        let legal =
+            super::round_start(self.rules, open_pits(&self.rules, h), starter).legal_moves();
+        if let Some(pit) = (0..9)
+            .find(|&i| !legal.iter().any(|p| p.index() == i) && child.iter().any(|c| c[i] != NEVER))
+        {
             return Err(format!("local pit {pit}, not a legal opening move, has a value"));
         }
         check_moves(&wins, &child, starter, legal)
@@ -111,18 +132,29 @@ impl MatchCheckpoint {
 }
 
 /// The opening moves' values against the state's (see the module's documentation).
-fn check_moves(wins: &[u32; 2], child: &[[u32; 9]; 2], starter: Side, legal: PitSet) -> Result<(), String> {
-    let shown = |v: u32| if v == NEVER { "never".to_string() } else { format!("within {v} rounds") };
+fn check_moves(
+    wins: &[u32; 2],
+    child: &[[u32; 9]; 2],
+    starter: Side,
+    legal: PitSet,
+) -> Result<(), String> {
+    let shown =
+        |v: u32| if v == NEVER { "never".to_string() } else { format!("within {v} rounds") };
     for f in Side::ALL {
         let (fi, w) = (f.index(), wins[f.index()]);
         let values = legal.iter().map(|p| child[fi][p.index()]);
-        let (got, how) =
-            if f == starter { (values.min(), "its best opening move") } else { (values.max(), "the starter's most stubborn move") };
+        let (got, how) = if f == starter {
+            (values.min(), "its best opening move")
+        } else {
+            (values.max(), "the starter's most stubborn move")
+        };
         if let Some(got) = got.filter(|&g| g != w) {
             return Err(format!("{f} wins {}, but after {how} {f} wins {}", shown(w), shown(got)));
         }
     }
-    if wins.iter().all(|&w| w == NEVER) && !legal.iter().any(|p| child.iter().all(|c| c[p.index()] == NEVER)) {
+    if wins.iter().all(|&w| w == NEVER)
+        && !legal.iter().any(|p| child.iter().all(|c| c[p.index()] == NEVER))
+    {
         return Err("a draw, but every opening move lets a side force the win".into());
     }
     Ok(())
@@ -137,13 +169,24 @@ mod tests {
     use crate::engine::Ruleset;
 
     fn solved(extra: &[&str]) -> MatchCheckpoint {
-        let r = Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=4"].iter().chain(extra).copied()).unwrap();
-        MatchTable::solve(r, SolveOptions::default(), None, None, &mut |_| {}, &mut |_| {}).unwrap().to_checkpoint()
+        let r = Ruleset::from_assignments(
+            ["pits_per_row=4", "seeds_per_pit=4"].iter().chain(extra).copied(),
+        )
+        .unwrap();
+        MatchTable::solve(r, SolveOptions::default(), None, None, &mut |_| {}, &mut |_| {})
+            .unwrap()
+            .to_checkpoint()
     }
 
     #[test]
     fn solved_tables_keep_every_invariant_and_their_digest() {
-        for extra in [&[][..], &["next_starter=round_winner"], &["pussa_chain=true"], &["final_four=sower"], &["skip_origin=true"]] {
+        for extra in [
+            &[][..],
+            &["next_starter=round_winner"],
+            &["pussa_chain=true"],
+            &["final_four=sower"],
+            &["skip_origin=true"],
+        ] {
             let cp = solved(extra);
             assert_eq!(cp.check_invariants(), Ok(()), "{extra:?}");
             let dir = tempfile::tempdir().unwrap();
@@ -167,18 +210,29 @@ mod tests {
         let e = edit(&|cp| cp.wins[n][16][s] = 2);
         assert!(e.contains("South holds 16 and south starts: both sides win"), "{e}");
         let e = edit(&|cp| cp.wins[s][16][s] = 2);
-        assert!(e.contains("South holds 16 and south starts") && e.contains("south wins within 2 rounds, but after its best"), "{e}");
+        assert!(
+            e.contains("South holds 16 and south starts")
+                && e.contains("south wins within 2 rounds, but after its best"),
+            "{e}"
+        );
         let e = edit(&|cp| cp.wins[s][16][s] = 4294967294);
         assert!(e.contains("rounds value above its"), "{e}");
         let e = edit(&|cp| {
             cp.wins[n][16][s] = 0;
             cp.wins[s][16][s] = NEVER;
         });
-        assert!(e.contains("South holds 16 and south starts") && e.contains("north wins in 0 rounds"), "{e}");
+        assert!(
+            e.contains("South holds 16 and south starts") && e.contains("north wins in 0 rounds"),
+            "{e}"
+        );
         let e = edit(&|cp| cp.wins[s][2][s] = 1);
         assert!(e.contains("South holds 2") && e.contains("the match is over (R14)"), "{e}");
         let e = edit(&|cp| cp.child[s][16][s] = [NEVER; 9]);
-        assert!(e.contains("South holds 16") && e.contains("after its best opening move south wins never"), "{e}");
+        assert!(
+            e.contains("South holds 16")
+                && e.contains("after its best opening move south wins never"),
+            "{e}"
+        );
         let e = edit(&|cp| cp.iterations = 1 << 30);
         assert!(e.contains("iterations, more than"), "{e}");
         // A state's values changed consistently, its mirror's not: the seats differ.
@@ -188,7 +242,10 @@ mod tests {
             cp.child[n][h][s] = [NEVER; 9];
             cp.check_invariants().err().filter(|e| e.contains("mirrored state"))
         });
-        assert!(asymmetric.is_some(), "a state North wins, made a draw for it alone, is refused by its mirror");
+        assert!(
+            asymmetric.is_some(),
+            "a state North wins, made a draw for it alone, is refused by its mirror"
+        );
     }
 
     #[test]
@@ -198,7 +255,10 @@ mod tests {
         // A checkpoint of the rounds loop stopped after 2 iterations.
         let r = Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=4"]).unwrap();
         let mut partial = None;
-        let stopped = MatchTable::solve(r, SolveOptions::default(), None, Some(2), &mut |_| {}, &mut |cp| partial = Some(cp.clone()));
+        let stopped =
+            MatchTable::solve(r, SolveOptions::default(), None, Some(2), &mut |_| {}, &mut |cp| {
+                partial = Some(cp.clone())
+            });
         assert!(stopped.is_err());
         let cp = partial.unwrap();
         assert!(!cp.complete && cp.iterations == 2);
@@ -210,19 +270,30 @@ mod tests {
         let changed = text.replacen("\"complete\":false", "\"complete\":true", 1);
         std::fs::write(&path, &changed).unwrap();
         let e = read_checkpoint(&path).unwrap_err().to_string();
-        assert!(e.starts_with(&path.display().to_string()) && e.contains("do not match its sha256"), "{e}");
+        assert!(
+            e.starts_with(&path.display().to_string()) && e.contains("do not match its sha256"),
+            "{e}"
+        );
         // Without a digest (a table written before digests, or one whose digest was dropped)
         // it is refused, naming the way to check and stamp it.
         let undigested = text.replace(&format!(",\"sha256\":\"{}\"", cp.digest()), "");
         std::fs::write(&path, &undigested).unwrap();
         let e = read_checkpoint(&path).unwrap_err().to_string();
-        assert!(e.starts_with(&path.display().to_string()) && e.contains("no sha256") && e.contains("--stamp-digests"), "{e}");
+        assert!(
+            e.starts_with(&path.display().to_string())
+                && e.contains("no sha256")
+                && e.contains("--stamp-digests"),
+            "{e}"
+        );
         // Stamping checks its invariants: an edit that breaks one is refused and left as it was.
         let mut json: serde_json::Value = serde_json::from_str(&undigested).unwrap();
         json["wins"][0][16][0] = 1.into();
         std::fs::write(&path, json.to_string()).unwrap();
         let e = stamp_checkpoint(&path).unwrap_err().to_string();
-        assert!(e.starts_with(&path.display().to_string()) && e.contains("not a possible match table"), "{e}");
+        assert!(
+            e.starts_with(&path.display().to_string()) && e.contains("not a possible match table"),
+            "{e}"
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), json.to_string());
         // A table whose invariants hold is stamped, then read; stamping again only checks it.
         std::fs::write(&path, &undigested).unwrap();
@@ -231,6 +302,9 @@ mod tests {
         assert_eq!(read_checkpoint(&path).unwrap().unwrap(), cp);
         assert_eq!(stamp_checkpoint(&path).unwrap(), Stamped::Checked);
         std::fs::write(&path, &changed).unwrap();
-        assert!(stamp_checkpoint(&path).unwrap_err().to_string().contains("do not match its sha256"));
+        assert!(stamp_checkpoint(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("do not match its sha256"));
     }
 }

@@ -122,9 +122,15 @@ fn read_unchecked(path: &Path) -> Result<Option<(MatchCheckpoint, Option<String>
     let text = match files::read_regular_file(path, MAX_TABLE_BYTES) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(MatchError::Io(format!("{}: cannot read the match table: {e}", path.display()))),
+        Err(e) => {
+            return Err(MatchError::Io(format!(
+                "{}: cannot read the match table: {e}",
+                path.display()
+            )))
+        }
     };
-    let not_a_table = |e: serde_json::Error| invalid_table(path, format!("not a match table ({e})"));
+    let not_a_table =
+        |e: serde_json::Error| invalid_table(path, format!("not a match table ({e})"));
     let cp: MatchCheckpoint = serde_json::from_str(&text).map_err(not_a_table)?;
     let stamp: Stamp = serde_json::from_str(&text).map_err(not_a_table)?;
     Ok(Some((cp, stamp.sha256)))
@@ -149,14 +155,17 @@ pub fn stamp_checkpoint(path: &Path) -> Result<Stamped, MatchError> {
     if recorded.is_some() {
         return read_checkpoint(path).map(|_| Stamped::Checked);
     }
-    cp.check_invariants().map_err(|e| invalid_table(path, format!("not a possible match table: {e}")))?;
+    cp.check_invariants()
+        .map_err(|e| invalid_table(path, format!("not a possible match table: {e}")))?;
     write_checkpoint(path, &cp)?;
     Ok(Stamped::Stamped)
 }
 
 /// Writes a table file atomically (a temporary name, synced, then renamed), with its digest.
 pub fn write_checkpoint(path: &Path, cp: &MatchCheckpoint) -> Result<(), MatchError> {
-    let io = |what: &str, e: std::io::Error| MatchError::Io(format!("{}: cannot {what} the match table: {e}", path.display()));
+    let io = |what: &str, e: std::io::Error| {
+        MatchError::Io(format!("{}: cannot {what} the match table: {e}", path.display()))
+    };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| io("create the directory of", e))?;
     }
@@ -176,7 +185,9 @@ pub fn load_or_solve(
     max_iterations: Option<u32>,
     progress: &mut dyn FnMut(MatchProgress),
 ) -> Result<(MatchTable, bool), MatchError> {
-    load_or(rules, dir, true, |resume, checkpoint| MatchTable::solve(rules, opts, resume, max_iterations, progress, checkpoint))
+    load_or(rules, dir, true, |resume, checkpoint| {
+        MatchTable::solve(rules, opts, resume, max_iterations, progress, checkpoint)
+    })
 }
 
 /// [`load_or_solve`], the solve stopped once `watch` breaks ([`MatchTable::solve_watched`]):
@@ -188,7 +199,9 @@ pub fn load_or_solve_watched(
     opts: SolveOptions,
     watch: &mut super::match_solver::MatchWatch,
 ) -> Result<(MatchTable, bool), MatchError> {
-    load_or(rules, dir, false, |resume, checkpoint| MatchTable::solve_watched(rules, opts, resume, None, watch, checkpoint))
+    load_or(rules, dir, false, |resume, checkpoint| {
+        MatchTable::solve_watched(rules, opts, resume, None, watch, checkpoint)
+    })
 }
 
 /// [`load_or_solve`] with the round graphs on disk ([`MatchTable::solve_spilled`]), in

@@ -9,8 +9,12 @@ use crate::files;
 /// [`files::Temporary`]): `.NAME.tmp-…` for a match table (`match-HASH.json`), round values
 /// (`values-HASH-….bin`), or a spilled solve's level, moves, masks or state file.
 fn is_table_temporary(name: &str) -> bool {
-    let Some((target, _)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) else { return false };
-    let named = |prefix: &str, extensions: &[&str]| target.starts_with(prefix) && extensions.iter().any(|e| target.ends_with(e));
+    let Some((target, _)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) else {
+        return false;
+    };
+    let named = |prefix: &str, extensions: &[&str]| {
+        target.starts_with(prefix) && extensions.iter().any(|e| target.ends_with(e))
+    };
     named("match-", &[".json"])
         || named("values-", &[".bin"])
         || named("level-", &[".pos", ".val"])
@@ -58,7 +62,10 @@ mod tests {
             std::fs::write(dir.path().join(name), b"x").unwrap();
         }
         remove_stale_temporaries(dir.path());
-        let mut left: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
         left.sort();
         let mut expected: Vec<String> = kept.iter().map(|s| s.to_string()).collect();
         expected.sort();

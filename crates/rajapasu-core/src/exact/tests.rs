@@ -9,7 +9,12 @@ use crate::engine::{PitSet, Setup};
 use crate::exact::test_rules::rules;
 
 fn solve(roots: &[Position]) -> Solution {
-    Solution::solve(roots, SolveOptions { max_memory: 1 << 30, keep_order: true, max_positions: u64::MAX }, &mut |_| {}).unwrap()
+    Solution::solve(
+        roots,
+        SolveOptions { max_memory: 1 << 30, keep_order: true, max_positions: u64::MAX },
+        &mut |_| {},
+    )
+    .unwrap()
 }
 
 fn solve_round(r: Ruleset, open: (u8, u8), starter: Side) -> (Solution, Position) {
@@ -38,9 +43,14 @@ fn golden_values_best_moves_and_position_counts() {
         );
         let open = case["open"].as_array().unwrap();
         let starter: Side = case["starter"].as_str().unwrap().parse().unwrap();
-        let (sol, root) = solve_round(r, (open[0].as_u64().unwrap() as u8, open[1].as_u64().unwrap() as u8), starter);
+        let (sol, root) = solve_round(
+            r,
+            (open[0].as_u64().unwrap() as u8, open[1].as_u64().unwrap() as u8),
+            starter,
+        );
         let best: Vec<u64> = sol.best_moves(&root).iter().map(|p| p.index() as u64).collect();
-        let want_best: Vec<u64> = case["best_moves"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        let want_best: Vec<u64> =
+            case["best_moves"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
         assert_eq!(sol.value(&root), Some(case["value"].as_i64().unwrap() as i32), "{case}");
         assert_eq!(best, want_best, "{case}");
         assert_eq!(sol.stats().positions, case["positions"].as_u64().unwrap(), "{case}");
@@ -107,12 +117,23 @@ fn value_iteration(sol: &Solution) -> HashMap<(Vec<u8>, Side), i32> {
     // (gain, child) per move; a position without moves is worth minus its counters.
     let moves: Vec<Vec<(i32, usize)>> = nodes
         .iter()
-        .map(|pos| pos.legal_children().map(|(_, c, m)| (m.net_gain(pos.turn()), index[&(c.board().to_vec(), c.turn())])).collect())
+        .map(|pos| {
+            pos.legal_children()
+                .map(|(_, c, m)| (m.net_gain(pos.turn()), index[&(c.board().to_vec(), c.turn())]))
+                .collect()
+        })
         .collect();
     let mut v = vec![0i32; nodes.len()];
     for _ in 0..=nodes.len() + 1 {
-        let next: Vec<i32> =
-            (0..nodes.len()).map(|x| moves[x].iter().map(|&(g, c)| g - v[c]).max().unwrap_or(-(nodes[x].on_board() as i32))).collect();
+        let next: Vec<i32> = (0..nodes.len())
+            .map(|x| {
+                moves[x]
+                    .iter()
+                    .map(|&(g, c)| g - v[c])
+                    .max()
+                    .unwrap_or(-(nodes[x].on_board() as i32))
+            })
+            .collect();
         if next == v {
             return index.into_iter().map(|(k, i)| (k, v[i])).collect();
         }
@@ -125,8 +146,11 @@ fn value_iteration(sol: &Solution) -> HashMap<(Vec<u8>, Side), i32> {
 fn has_cycle(sol: &Solution) -> bool {
     let mut nodes = Vec::new();
     sol.for_each(|pos, _| nodes.push(*pos));
-    let index: HashMap<(Vec<u8>, Side), usize> = nodes.iter().enumerate().map(|(i, p)| ((p.board().to_vec(), p.turn()), i)).collect();
-    let children = |x: usize| -> Vec<usize> { nodes[x].legal_children().map(|(_, c, _)| index[&(c.board().to_vec(), c.turn())]).collect() };
+    let index: HashMap<(Vec<u8>, Side), usize> =
+        nodes.iter().enumerate().map(|(i, p)| ((p.board().to_vec(), p.turn()), i)).collect();
+    let children = |x: usize| -> Vec<usize> {
+        nodes[x].legal_children().map(|(_, c, _)| index[&(c.board().to_vec(), c.turn())]).collect()
+    };
     // 0: unseen, 1: on the current path, 2: done.
     let mut state = vec![0u8; nodes.len()];
     for start in 0..nodes.len() {
@@ -175,7 +199,9 @@ fn cyclic_boards_equal_value_iteration_at_every_position() {
         let (sol, root) = solve_round(r, open, Side::South);
         let iterated = value_iteration(&sol);
         assert_eq!(iterated.len() as u64, sol.stats().positions);
-        sol.for_each(|pos, v| assert_eq!(iterated[&(pos.board().to_vec(), pos.turn())], v, "{p}x{s} {extra:?}\n{pos}"));
+        sol.for_each(|pos, v| {
+            assert_eq!(iterated[&(pos.board().to_vec(), pos.turn())], v, "{p}x{s} {extra:?}\n{pos}")
+        });
         cyclic += has_cycle(&sol) as usize;
         let _ = root;
     }
@@ -189,12 +215,18 @@ fn mirror(pos: &Position) -> Position {
     let board: Vec<u8> = (0..2 * p).map(|g| pos.board()[(g + p) % (2 * p)]).collect();
     let open = BySide::new(pos.open()[Side::North], pos.open()[Side::South]);
     let reserve = BySide::new(r.total_counters() - pos.on_board(), 0);
-    Position::from_setup(Setup { rules: r, board, open, reserve, turn: pos.turn().other() }).unwrap()
+    Position::from_setup(Setup { rules: r, board, open, reserve, turn: pos.turn().other() })
+        .unwrap()
 }
 
 #[test]
 fn a_position_and_its_mirror_have_the_same_value() {
-    for (p, s, extra, open) in [(3, 2, &[][..], (3, 2)), (4, 3, &[], (3, 4)), (3, 2, &["final_four=stays"], (3, 3)), (5, 2, &[], (5, 5))] {
+    for (p, s, extra, open) in [
+        (3, 2, &[][..], (3, 2)),
+        (4, 3, &[], (3, 4)),
+        (3, 2, &["final_four=stays"], (3, 3)),
+        (5, 2, &[], (5, 5)),
+    ] {
         let r = rules(p, s, extra);
         let (sol, _) = solve_round(r, open, Side::South);
         let (mirrored, _) = solve_round(r, (open.1, open.0), Side::North);
@@ -223,14 +255,27 @@ fn round_start_and_open_checks() {
 #[test]
 fn memory_limit_is_an_error_naming_the_limit() {
     let root = round_start(rules(5, 4, &[]), BySide::new(5, 5), Side::South);
-    let e = Solution::solve(&[root], SolveOptions { max_memory: 200_000, keep_order: false, max_positions: u64::MAX }, &mut |_| {})
-        .unwrap_err();
+    let e = Solution::solve(
+        &[root],
+        SolveOptions { max_memory: 200_000, keep_order: false, max_positions: u64::MAX },
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert!(matches!(e, SolveError::MemoryLimit { limit: 200_000, .. }), "{e}");
-    assert!(e.to_string().contains("200000 bytes, max_memory)") && !e.to_string().contains("--"), "{e}");
+    assert!(
+        e.to_string().contains("200000 bytes, max_memory)") && !e.to_string().contains("--"),
+        "{e}"
+    );
     assert_eq!(e.setting(), Some(Setting::MaxMemory));
-    assert!(e.describe(&|s| format!("<{}>", s.field())).contains("200000 bytes, <max_memory>)"), "{e}");
+    assert!(
+        e.describe(&|s| format!("<{}>", s.field())).contains("200000 bytes, <max_memory>)"),
+        "{e}"
+    );
     let big = round_start(rules(9, 8, &[]), BySide::new(9, 9), Side::South);
-    assert_eq!(Solution::solve(&[big], SolveOptions::default(), &mut |_| {}).err(), Some(SolveError::TooManyCounters { counters: 144 }));
+    assert_eq!(
+        Solution::solve(&[big], SolveOptions::default(), &mut |_| {}).err(),
+        Some(SolveError::TooManyCounters { counters: 144 })
+    );
 }
 
 #[test]
@@ -246,10 +291,16 @@ fn perfect_play_realizes_each_rounds_value() {
                 let m = perfect_match(r, first, tie, SolveOptions::default(), &mut cache).unwrap();
                 assert_eq!(m.rounds[0].starter, first);
                 for (i, round) in m.rounds.iter().enumerate() {
-                    let endless = matches!(m.outcome, ChainOutcome::EndlessRound { .. }) && i + 1 == m.rounds.len();
+                    let endless = matches!(m.outcome, ChainOutcome::EndlessRound { .. })
+                        && i + 1 == m.rounds.len();
                     if !endless {
-                        let diff = round.captured[round.starter] as i32 - round.captured[round.starter.other()] as i32;
-                        assert_eq!(diff, round.value, "{p}x{s} {first} {tie:?} round {}", round.round);
+                        let diff = round.captured[round.starter] as i32
+                            - round.captured[round.starter.other()] as i32;
+                        assert_eq!(
+                            diff, round.value,
+                            "{p}x{s} {first} {tie:?} round {}",
+                            round.round
+                        );
                         rounds += 1;
                     }
                 }
@@ -275,7 +326,11 @@ fn list_cyclic() {
             for s in 1..=5u8 {
                 let (sol, root) = solve_round(rules(p, s, extra), (p, p), Side::South);
                 if sol.stats().positions < 3000 && has_cycle(&sol) {
-                    println!("{p}x{s} {extra:?}: {} positions, value {:?}", sol.stats().positions, sol.value(&root));
+                    println!(
+                        "{p}x{s} {extra:?}: {} positions, value {:?}",
+                        sol.stats().positions,
+                        sol.value(&root)
+                    );
                 }
             }
         }
@@ -293,14 +348,17 @@ fn speed() {
         let (p, s): (u8, u8) = (p.parse().unwrap(), s.parse().unwrap());
         let root = round_start(rules(p, s, &[]), BySide::new(p, p), Side::South);
         let start = std::time::Instant::now();
-        let sol =
-            match Solution::solve(&[root], SolveOptions { max_memory: 3 << 30, keep_order: false, max_positions: u64::MAX }, &mut |_| {}) {
-                Ok(sol) => sol,
-                Err(e) => {
-                    println!("{b}: {e} after {:.1}s", start.elapsed().as_secs_f64());
-                    continue;
-                }
-            };
+        let sol = match Solution::solve(
+            &[root],
+            SolveOptions { max_memory: 3 << 30, keep_order: false, max_positions: u64::MAX },
+            &mut |_| {},
+        ) {
+            Ok(sol) => sol,
+            Err(e) => {
+                println!("{b}: {e} after {:.1}s", start.elapsed().as_secs_f64());
+                continue;
+            }
+        };
         let st = sol.stats();
         println!(
             "{b}: value {:?} best {} positions {} enumerate {:.2}s solve {:.2}s {:.0} pos/s tables {:.2} B/pos peak {:.1} MB quiet {} exits {}",
@@ -327,7 +385,9 @@ fn endless_moves_forbidden_or_stopped_match_value_iteration() {
         let r = rules(4, 6, &["final_four=stays", endless]);
         let (sol, _) = solve_round(r, (4, 4), Side::South);
         let iterated = value_iteration(&sol);
-        sol.for_each(|pos, v| assert_eq!(iterated[&(pos.board().to_vec(), pos.turn())], v, "{endless}\n{pos}"));
+        sol.for_each(|pos, v| {
+            assert_eq!(iterated[&(pos.board().to_vec(), pos.turn())], v, "{endless}\n{pos}")
+        });
         positions.push(sol.stats().positions);
     }
     assert_ne!(positions[0], positions[1], "no endless move was met");

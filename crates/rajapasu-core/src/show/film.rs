@@ -19,7 +19,8 @@ pub enum Source {
 }
 
 impl Source {
-    pub const ALL: [Source; 4] = [Source::Pussa, Source::OwnFour, Source::GiftedFour, Source::Remainder];
+    pub const ALL: [Source; 4] =
+        [Source::Pussa, Source::OwnFour, Source::GiftedFour, Source::Remainder];
 
     /// The name used by the charts and the summary.
     pub const fn name(self) -> &'static str {
@@ -58,7 +59,8 @@ impl Source {
 
 /// Pussa, own fours, gifted fours, remainder: the colours of the capture-sources chart
 /// (`plot`), which checks that it draws with these.
-pub const SOURCE_COLOURS: [[u8; 3]; 4] = [[0, 114, 178], [0, 158, 115], [230, 159, 0], [190, 190, 190]];
+pub const SOURCE_COLOURS: [[u8; 3]; 4] =
+    [[0, 114, 178], [0, 158, 115], [230, 159, 0], [190, 190, 190]];
 
 /// One lap of a move (R7): the global pit it lifts and the counters it sows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,21 +184,29 @@ impl Film {
     fn record(&mut self, event: TraceEvent, recorder: &LapRecorder) {
         match event {
             TraceEvent::Header { .. } => {}
-            TraceEvent::RoundStart { round, starter, open, reserve, board } => self.rounds.push(FilmRound {
-                round,
-                starter,
-                open,
-                kept: reserve,
-                board,
-                plies_before: self.moves.len() as u32,
-                moves: 0,
-                over: None,
-            }),
+            TraceEvent::RoundStart { round, starter, open, reserve, board } => {
+                self.rounds.push(FilmRound {
+                    round,
+                    starter,
+                    open,
+                    kept: reserve,
+                    board,
+                    plies_before: self.moves.len() as u32,
+                    moves: 0,
+                    over: None,
+                })
+            }
             TraceEvent::Move { round, ply, player, pit, endless, board, reserve, .. } => {
                 let captures = recorder
                     .captures
                     .iter()
-                    .map(|&(lap, c)| MoveCapture { lap, source: Source::of(&c, player), by: c.by, pit: c.pit, n: c.n })
+                    .map(|&(lap, c)| MoveCapture {
+                        lap,
+                        source: Source::of(&c, player),
+                        by: c.by,
+                        pit: c.pit,
+                        n: c.n,
+                    })
                     .collect();
                 self.moves.push(FilmMove {
                     round,
@@ -212,9 +222,12 @@ impl Film {
                 self.current_round().moves += 1;
             }
             TraceEvent::RoundEnd { collector, remainder, captured, holdings, .. } => {
-                self.current_round().over = Some(RoundOver { collector, remainder, captured, holdings });
+                self.current_round().over =
+                    Some(RoundOver { collector, remainder, captured, holdings });
             }
-            TraceEvent::MatchEnd { winner, rounds, holdings } => self.over = Some(MatchOver { winner, rounds, holdings }),
+            TraceEvent::MatchEnd { winner, rounds, holdings } => {
+                self.over = Some(MatchOver { winner, rounds, holdings })
+            }
         }
     }
 
@@ -253,7 +266,9 @@ impl Film {
         };
         let mut highlights = Vec::new();
         if let Some(m) = last_move {
-            highlights.extend(m.captures.iter().filter(|c| c.source == Source::Pussa).map(|c| (c.pit, c.source)));
+            highlights.extend(
+                m.captures.iter().filter(|c| c.source == Source::Pussa).map(|c| (c.pit, c.source)),
+            );
         }
         let caption = match last_move {
             None => format!("Round 1, ply 0: the start of the match, {} to move", self.first),

@@ -6,8 +6,14 @@ mod film;
 mod page;
 mod svg;
 
-pub use film::{BoardState, Film, FilmMove, FilmRound, Lap, MatchOver, MoveCapture, RoundOver, Source, SOURCE_COLOURS};
-pub use page::{board_style, page_data, page_html, palette_css, state_svg, PageInfo, BOARD_CSS, BOARD_SCRIPT, DATA_VERSION};
+pub use film::{
+    BoardState, Film, FilmMove, FilmRound, Lap, MatchOver, MoveCapture, RoundOver, Source,
+    SOURCE_COLOURS,
+};
+pub use page::{
+    board_style, page_data, page_html, palette_css, state_svg, PageInfo, BOARD_CSS, BOARD_SCRIPT,
+    DATA_VERSION,
+};
 pub use svg::{board_svg, describe, dot_positions, pit_centre, MAX_DOTS};
 
 #[cfg(test)]

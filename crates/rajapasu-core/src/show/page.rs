@@ -123,7 +123,8 @@ pub fn page_data(film: &Film, info: &PageInfo) -> Value {
 /// The page: one HTML file with everything inline. The board is drawn in the state after
 /// `info.initial_ply`, so that it shows something before the script runs.
 pub fn page_html(film: &Film, info: &PageInfo) -> String {
-    let state: BoardState = film.state_after(info.initial_ply.min(film.plies())).expect("ply within the match");
+    let state: BoardState =
+        film.state_after(info.initial_ply.min(film.plies())).expect("ply within the match");
     // `<` escaped: the data cannot close its script element.
     let data = page_data(film, info).to_string().replace('<', "\\u003c");
     let about: String = info.about.iter().map(|line| format!("<p>{}</p>", escape(line))).collect();
@@ -144,16 +145,23 @@ pub fn page_html(film: &Film, info: &PageInfo) -> String {
 /// A standalone SVG of the state after `ply`, in the page's drawing.
 pub fn state_svg(film: &Film, ply: u32) -> Option<String> {
     let state = film.state_after(ply)?;
-    Some(format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n", board_svg(&state, Some(&board_style()))))
+    Some(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
+        board_svg(&state, Some(&board_style()))
+    ))
 }
 
 /// Replaces each placeholder, which must occur exactly once, in one pass (a value is never
 /// searched for placeholders).
 fn fill(template: &str, values: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
+    let mut out =
+        String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
     let mut rest = template;
     loop {
-        let next = values.iter().filter_map(|(key, value)| rest.find(key).map(|at| (at, *key, *value))).min_by_key(|x| x.0);
+        let next = values
+            .iter()
+            .filter_map(|(key, value)| rest.find(key).map(|at| (at, *key, *value)))
+            .min_by_key(|x| x.0);
         let Some((at, key, value)) = next else { break };
         out.push_str(&rest[..at]);
         out.push_str(value);
@@ -185,12 +193,25 @@ mod tests {
     #[test]
     fn the_page_has_no_external_reference() {
         let film = Film::replay(Default::default(), Side::South, &[0, 3]).unwrap();
-        let html = page_html(&film, &PageInfo { title: "t </script> & <b>".into(), about: vec!["x < y".into()], initial_ply: 1 });
+        let html = page_html(
+            &film,
+            &PageInfo {
+                title: "t </script> & <b>".into(),
+                about: vec!["x < y".into()],
+                initial_ply: 1,
+            },
+        );
         for needle in ["http://", "https://", " src=", "<link", "@import", "url(http"] {
-            let allowed = needle == "http://" && html.matches(needle).count() == html.matches("http://www.w3.org/2000/svg").count();
+            let allowed = needle == "http://"
+                && html.matches(needle).count()
+                    == html.matches("http://www.w3.org/2000/svg").count();
             assert!(!html.contains(needle) || allowed, "{needle}");
         }
-        assert_eq!(html.matches("</script>").count(), 2, "the data must not close its script element");
+        assert_eq!(
+            html.matches("</script>").count(),
+            2,
+            "the data must not close its script element"
+        );
         assert!(html.contains("t &lt;/script&gt; &amp; &lt;b&gt;"));
     }
 

@@ -36,7 +36,8 @@ fn rows_left(pits_per_row: u8) -> f64 {
 pub fn dot_positions() -> [(f64, f64); MAX_DOTS] {
     let mut out = [(0.0, 0.0); MAX_DOTS];
     for (i, slot) in out.iter_mut().enumerate().skip(1) {
-        let (radius, k, n, offset) = if i <= 6 { (14.0, i - 1, 6.0, -90.0) } else { (28.5, i - 7, 12.0, -75.0) };
+        let (radius, k, n, offset) =
+            if i <= 6 { (14.0, i - 1, 6.0, -90.0) } else { (28.5, i - 7, 12.0, -75.0) };
         let angle = (offset + 360.0 * k as f64 / n).to_radians();
         *slot = (radius * angle.cos(), radius * angle.sin());
     }
@@ -137,7 +138,10 @@ pub fn board_svg(state: &BoardState, style: Option<&str>) -> String {
                 let _ = write!(class, " src-{}", source.key());
             }
         }
-        let _ = write!(s, r#"<g class="{class}" data-pit="{g}" data-count="{n}" transform="translate({x} {y})">"#);
+        let _ = write!(
+            s,
+            r#"<g class="{class}" data-pit="{g}" data-count="{n}" transform="translate({x} {y})">"#
+        );
         let _ = write!(s, r#"<circle class="bowl" r="{BOWL_RADIUS}"/>"#);
         let _ = write!(s, r#"<path class="closed-mark" d="M-20 -20L20 20M20 -20L-20 20"/>"#);
         s.push_str(r#"<g class="dots">"#);
@@ -152,11 +156,20 @@ pub fn board_svg(state: &BoardState, style: Option<&str>) -> String {
         let label_y = sign * (BOWL_RADIUS + 62.0) + if side == Side::South { 0.0 } else { 10.0 };
         let _ = write!(s, r#"<text class="count" y="{count_y}">{n}</text>"#);
         let _ = write!(s, r#"<text class="closed-text" y="{count_y}">closed</text>"#);
-        let _ =
-            write!(s, r#"<text class="pit-label" y="{label_y}">pit {g} · {}{local}</text>"#, if side == Side::South { "S" } else { "N" });
+        let _ = write!(
+            s,
+            r#"<text class="pit-label" y="{label_y}">pit {g} · {}{local}</text>"#,
+            if side == Side::South { "S" } else { "N" }
+        );
         s.push_str("</g>");
     }
-    let _ = write!(s, r#"<text class="caption" x="{}" y="{}">{}</text>"#, width / 2.0, height - 14.0, escape(&state.caption));
+    let _ = write!(
+        s,
+        r#"<text class="caption" x="{}" y="{}">{}</text>"#,
+        width / 2.0,
+        height - 14.0,
+        escape(&state.caption)
+    );
     s.push_str("</svg>");
     s
 }
@@ -172,11 +185,20 @@ fn side_band(s: &mut String, state: &BoardState, side: Side, width: f64) {
         Side::North => "North",
     };
     let n = state.reserve[side];
-    let _ = write!(s, r#"<g class="side side-{}" data-side="{}" transform="translate(0 {y})">"#, side.name(), side.name());
+    let _ = write!(
+        s,
+        r#"<g class="side side-{}" data-side="{}" transform="translate(0 {y})">"#,
+        side.name(),
+        side.name()
+    );
     let _ = write!(s, r#"<text class="side-name" x="{MARGIN}" y="38">{name}</text>"#);
     let _ = write!(s, r#"<text class="to-move" x="{}" y="38">to move</text>"#, MARGIN + 110.0);
     let x = width - MARGIN - 250.0;
-    let _ = write!(s, r#"<g class="reserve" data-reserve="{}" data-count="{n}" transform="translate({x} 0)">"#, side.name());
+    let _ = write!(
+        s,
+        r#"<g class="reserve" data-reserve="{}" data-count="{n}" transform="translate({x} 0)">"#,
+        side.name()
+    );
     s.push_str(r#"<rect class="reserve-box" width="250" height="52" rx="10"/>"#);
     s.push_str(r#"<text class="reserve-label" x="16" y="34">reserve</text>"#);
     let _ = write!(s, r#"<text class="reserve-count" x="234" y="37">{n}</text>"#);

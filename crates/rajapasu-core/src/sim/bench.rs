@@ -22,11 +22,17 @@ pub fn bench_engine(rules: Ruleset, matches: u64, seed: u64) -> EngineBench {
     let (mut moves, mut rounds) = (0u64, 0u64);
     for i in 0..matches {
         let mut game = Game::new(rules, Side::from_index((i % 2) as usize));
-        let mut agents =
-            [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
+        let mut agents = [
+            Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)),
+            Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North)),
+        ];
         while !game.is_over() {
             let side = game.position().turn();
-            if agents[side.index()].play(&mut game, &mut ()).expect("random players never fail").is_some() {
+            if agents[side.index()]
+                .play(&mut game, &mut ())
+                .expect("random players never fail")
+                .is_some()
+            {
                 moves += 1;
             } else {
                 game.end_round();
@@ -35,7 +41,14 @@ pub fn bench_engine(rules: Ruleset, matches: u64, seed: u64) -> EngineBench {
         }
     }
     let seconds = start.elapsed().as_secs_f64();
-    EngineBench { matches, moves, rounds, seconds, matches_per_second: matches as f64 / seconds, moves_per_second: moves as f64 / seconds }
+    EngineBench {
+        matches,
+        moves,
+        rounds,
+        seconds,
+        matches_per_second: matches as f64 / seconds,
+        moves_per_second: moves as f64 / seconds,
+    }
 }
 
 /// Search players measured in full matches on one thread (see [`bench_players`]).
@@ -92,7 +105,8 @@ pub fn bench_players(
         let a_side = Side::from_index((i / 2 % 2) as usize);
         let spec = |side: Side| if side == a_side { a.clone() } else { b.clone() };
         let mut game = Game::new(rules, first);
-        let mut agents = Side::ALL.map(|side| Agent::seated(spec(side), seat_rng(seed, i, side), players));
+        let mut agents =
+            Side::ALL.map(|side| Agent::seated(spec(side), seat_rng(seed, i, side), players));
         while !game.is_over() {
             let side = game.position().turn();
             let ply = game.ply() + 1;
@@ -101,7 +115,9 @@ pub fn bench_players(
                 Ok(None) => {
                     game.end_round();
                 }
-                Err(error) => return Err(MatchError { match_index: i, ply, side, error: error.into() }),
+                Err(error) => {
+                    return Err(MatchError { match_index: i, ply, side, error: error.into() })
+                }
             }
         }
         out.nodes += agents.iter().map(Agent::search_nodes).sum::<u64>();
@@ -139,7 +155,12 @@ pub struct MetricsCost {
 /// The batch memory is reused by every run and warmed by a first, untimed run; then each batch
 /// is played without, with, with and without the metrics, so that a drift of the machine's
 /// speed (other processes) cancels out to first order within a fraction of a second.
-pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64, players: &Resources) -> MetricsCost {
+pub fn bench_metrics_cost(
+    rules: Ruleset,
+    matches: u64,
+    seed: u64,
+    players: &Resources,
+) -> MetricsCost {
     use super::{simulate_batch_for_bench, Batch, Detail, FirstPolicy, RunConfig, Shard};
     let cfg = RunConfig {
         rules,
@@ -155,7 +176,8 @@ pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64, players: &Res
     let mut batch = Batch::default();
     let mut time = |b: u64, metrics: bool| {
         let start = Instant::now();
-        batch = simulate_batch_for_bench(&cfg, players, b, std::mem::take(&mut batch), metrics).expect("random players never fail");
+        batch = simulate_batch_for_bench(&cfg, players, b, std::mem::take(&mut batch), metrics)
+            .expect("random players never fail");
         start.elapsed().as_secs_f64()
     };
     (0..cfg.batches()).for_each(|b| _ = time(b, true));
@@ -165,5 +187,10 @@ pub fn bench_metrics_cost(rules: Ruleset, matches: u64, seed: u64, players: &Res
         with += time(b, true) + time(b, true);
         without += time(b, false);
     }
-    MetricsCost { matches, seconds_without: without / 2.0, seconds_with: with / 2.0, cost: 1.0 - without / with }
+    MetricsCost {
+        matches,
+        seconds_without: without / 2.0,
+        seconds_with: with / 2.0,
+        cost: 1.0 - without / with,
+    }
 }

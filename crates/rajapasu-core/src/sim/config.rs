@@ -136,9 +136,13 @@ impl Shard {
 impl FromStr for Shard {
     type Err = String;
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("bad shard '{s}': expected K/N with 1 <= K <= N <= {}, e.g. 3/8", u32::MAX);
+        let bad =
+            || format!("bad shard '{s}': expected K/N with 1 <= K <= N <= {}, e.g. 3/8", u32::MAX);
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let (index, count) = (k.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?);
+        let (index, count) = (
+            k.trim().parse::<u32>().map_err(|_| bad())?,
+            n.trim().parse::<u32>().map_err(|_| bad())?,
+        );
         if index == 0 || count == 0 || index > count {
             return Err(bad());
         }
@@ -213,8 +217,19 @@ pub struct RunConfig<P = AgentSpec> {
 impl<P> RunConfig<P> {
     /// The same run with each seat mapped by `seat`.
     pub fn map_seats<Q>(self, mut seat: impl FnMut(P) -> Q) -> RunConfig<Q> {
-        let RunConfig { rules, south, north, first, seed, matches, detail, batch_size, shard } = self;
-        RunConfig { rules, south: seat(south), north: seat(north), first, seed, matches, detail, batch_size, shard }
+        let RunConfig { rules, south, north, first, seed, matches, detail, batch_size, shard } =
+            self;
+        RunConfig {
+            rules,
+            south: seat(south),
+            north: seat(north),
+            first,
+            seed,
+            matches,
+            detail,
+            batch_size,
+            shard,
+        }
     }
 
     pub fn batches(&self) -> u64 {
@@ -247,7 +262,12 @@ impl<P: fmt::Display> RunConfig<P> {
     /// part files of one run carry it in their names, so mixed runs are detected.
     pub fn run_id(&self) -> String {
         let (south, north) = (player_identity(&self.south), player_identity(&self.north));
-        let key = format!("rows-v2|{}|{south}|{north}|{}|{}", self.rules.to_json(), self.first, self.seed);
+        let key = format!(
+            "rows-v2|{}|{south}|{north}|{}|{}",
+            self.rules.to_json(),
+            self.first,
+            self.seed
+        );
         crate::engine::short_hash(&key)
     }
 }

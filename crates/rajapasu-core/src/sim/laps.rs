@@ -26,7 +26,13 @@ const SHORT_MOVE: usize = crate::engine::UNCHECKED_LAPS as usize;
 
 impl Default for LapLog {
     fn default() -> LapLog {
-        LapLog { lap_length: [0; 256], laps_per_move: [0; SHORT_MOVE], laps: [(0, 0); SHORT_MOVE], long: Vec::new(), count: 0 }
+        LapLog {
+            lap_length: [0; 256],
+            laps_per_move: [0; SHORT_MOVE],
+            laps: [(0, 0); SHORT_MOVE],
+            long: Vec::new(),
+            count: 0,
+        }
     }
 }
 
@@ -65,9 +71,10 @@ impl LapLog {
         if self.count > 0 {
             self.forget();
         }
-        for (bins, counts) in
-            [(&mut histograms.lap_length, &mut self.lap_length[..]), (&mut histograms.laps_per_move, &mut self.laps_per_move[..])]
-        {
+        for (bins, counts) in [
+            (&mut histograms.lap_length, &mut self.lap_length[..]),
+            (&mut histograms.laps_per_move, &mut self.laps_per_move[..]),
+        ] {
             for (value, count) in counts.iter_mut().enumerate().filter(|(_, c)| **c > 0) {
                 Histograms::add(bins, value, *count as u64);
                 *count = 0;
@@ -115,7 +122,10 @@ impl Histograms {
     }
 
     pub fn merge(&mut self, other: &Histograms) {
-        for (mine, theirs) in [(&mut self.lap_length, &other.lap_length), (&mut self.laps_per_move, &other.laps_per_move)] {
+        for (mine, theirs) in [
+            (&mut self.lap_length, &other.lap_length),
+            (&mut self.laps_per_move, &other.laps_per_move),
+        ] {
             if mine.len() < theirs.len() {
                 mine.resize(theirs.len(), 0);
             }
@@ -127,7 +137,10 @@ impl Histograms {
 
     pub fn to_columns(&self) -> HistogramColumns {
         let mut out = HistogramColumns::default();
-        for (metric, bins) in [(HistogramMetric::LapLength, &self.lap_length), (HistogramMetric::LapsPerMove, &self.laps_per_move)] {
+        for (metric, bins) in [
+            (HistogramMetric::LapLength, &self.lap_length),
+            (HistogramMetric::LapsPerMove, &self.laps_per_move),
+        ] {
             for (value, &count) in bins.iter().enumerate().filter(|(_, &c)| c > 0) {
                 out.push(&HistogramRecord { metric, value: value as u64, count });
             }

@@ -69,7 +69,8 @@ impl PositionKey {
         assert!(board.len() <= MAX_PITS, "a board has at most {MAX_PITS} pits");
         let mut bytes = [0u8; 24];
         bytes[..board.len()].copy_from_slice(board);
-        let word = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("eight bytes"));
+        let word =
+            |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("eight bytes"));
         PositionKey([word(0), word(1), word(2) | (reserve[Side::South] as u64) << 32])
     }
 }
@@ -95,14 +96,21 @@ const LINEAR: usize = 32;
 
 impl Default for Repeats {
     fn default() -> Repeats {
-        Repeats { recent: [PositionKey([0; 3]); LINEAR], len: 0, many: HashSet::new(), reserves: u32::MAX }
+        Repeats {
+            recent: [PositionKey([0; 3]); LINEAR],
+            len: 0,
+            many: HashSet::new(),
+            reserves: u32::MAX,
+        }
     }
 }
 
 /// The positions kept, not what the array holds past them.
 impl PartialEq for Repeats {
     fn eq(&self, other: &Repeats) -> bool {
-        self.recent[..self.len] == other.recent[..other.len] && self.many == other.many && self.reserves == other.reserves
+        self.recent[..self.len] == other.recent[..other.len]
+            && self.many == other.many
+            && self.reserves == other.reserves
     }
 }
 
@@ -179,7 +187,8 @@ struct RoundMark {
 
 impl<'a> QualityTally<'a> {
     pub fn new(match_id: u64, scratch: &'a mut QualityScratch) -> QualityTally<'a> {
-        let (mut leads, mut legal) = (std::mem::take(&mut scratch.leads), std::mem::take(&mut scratch.legal));
+        let (mut leads, mut legal) =
+            (std::mem::take(&mut scratch.leads), std::mem::take(&mut scratch.legal));
         leads.clear();
         legal.clear();
         let mut repeats = std::mem::take(&mut scratch.repeats);
@@ -233,8 +242,11 @@ impl<'a> QualityTally<'a> {
             let deficit = h[side.other()].saturating_sub(h[side]);
             self.record.round_deficit[side] = self.record.round_deficit[side].max(deficit);
         }
-        self.round_start =
-            RoundMark { positions: self.legal.len().max(self.leads.len()), repeated: self.record.repeated_positions, played: self.played };
+        self.round_start = RoundMark {
+            positions: self.legal.len().max(self.leads.len()),
+            repeated: self.record.repeated_positions,
+            played: self.played,
+        };
     }
 
     /// The current round was cut before its end (play that never ends, R17, at the
@@ -290,8 +302,12 @@ impl<'a> QualityTally<'a> {
             // vectorizes), then the lead within it.
             let beyond = |lead: i16| sign * lead as i32 > threshold;
             let mut blocks = leads.chunks(64).enumerate();
-            if let Some((b, block)) = blocks.find(|(_, block)| block.iter().fold(false, |any, &lead| any | beyond(lead))) {
-                r.decisive_ply = (b * 64 + block.iter().position(|&lead| beyond(lead)).expect("the block holds one")) as u32;
+            if let Some((b, block)) =
+                blocks.find(|(_, block)| block.iter().fold(false, |any, &lead| any | beyond(lead)))
+            {
+                r.decisive_ply = (b * 64
+                    + block.iter().position(|&lead| beyond(lead)).expect("the block holds one"))
+                    as u32;
             }
         }
         self.scratch.leads = self.leads;
@@ -330,7 +346,8 @@ impl LeadSums {
         let sign = |l: i16| (l > 0) as i8 - (l < 0) as i8;
         let mut previous = leads.first().map_or(0, |&l| sign(l));
         for block in leads.chunks(block) {
-            let (mut sum, mut squares, mut ahead, mut below, mut above) = (0i32, 0i32, 0i32, 0u32, 0u32);
+            let (mut sum, mut squares, mut ahead, mut below, mut above) =
+                (0i32, 0i32, 0i32, 0u32, 0u32);
             for &lead in block {
                 sum += lead as i32;
                 squares += lead as i32 * lead as i32;
@@ -393,7 +410,14 @@ impl ByRound {
     /// Round `round` of a match whose first player is `first`: its starter, open pits at its
     /// start and winner (None: tied).
     #[inline]
-    pub fn add(&mut self, first: Side, round: u32, starter: Side, open: BySide<u8>, winner: Option<Side>) {
+    pub fn add(
+        &mut self,
+        first: Side,
+        round: u32,
+        starter: Side,
+        open: BySide<u8>,
+        winner: Option<Side>,
+    ) {
         let i = round as usize - 1;
         if i >= self.rounds.len() {
             self.rounds.resize_with(i + 1, Default::default);
@@ -444,15 +468,22 @@ mod tests {
     fn a_match_with_lead_changes_gives_its_tallies() {
         let mut scratch = QualityScratch::default();
         let mut t = QualityTally::new(7, &mut scratch);
-        for (legal, r, pit) in
-            [(7, reserve(0, 0), 3), (1, reserve(4, 0), 9), (3, reserve(4, 4), 3), (2, reserve(2, 8), 12), (5, reserve(0, 10), 0)]
-        {
+        for (legal, r, pit) in [
+            (7, reserve(0, 0), 3),
+            (1, reserve(4, 0), 9),
+            (3, reserve(4, 4), 3),
+            (2, reserve(2, 8), 12),
+            (5, reserve(0, 10), 0),
+        ] {
             at(&mut t, legal, &[7; 14], r);
             t.moved(pit);
         }
         let r = t.finish(Outcome::Won(Side::North));
         assert_eq!(r.match_id, 7);
-        assert_eq!((r.decision_moves, r.legal_sum, r.legal_max, r.legal_first, r.legal_last), (4, 18, 7, 7, 5));
+        assert_eq!(
+            (r.decision_moves, r.legal_sum, r.legal_max, r.legal_first, r.legal_last),
+            (4, 18, 7, 7, 5)
+        );
         assert_eq!(r.pits_played, 4, "pits 3, 9, 12 and 0");
         // Leaders: none, South, none, North, North: three changes.
         assert_eq!(r.lead_changes, 3);
@@ -476,7 +507,11 @@ mod tests {
         let mut t = QualityTally::new(0, &mut scratch);
         at(&mut t, 2, &[1; 4], reserve(0, 0));
         at(&mut t, 2, &[1; 4], reserve(5, 0));
-        assert_eq!(t.finish(Outcome::Won(Side::North)).decisive_ply, 2, "North never leads by more than 5");
+        assert_eq!(
+            t.finish(Outcome::Won(Side::North)).decisive_ply,
+            2,
+            "North never leads by more than 5"
+        );
     }
 
     /// Boards A, B, A, A, then a capture (reserves 0+0 -> 1+0) and A again (not a repeat: the
@@ -487,7 +522,9 @@ mod tests {
         let (a, b) = ([3u8, 0, 2, 1], [2u8, 1, 0, 3]);
         let mut scratch = QualityScratch::default();
         let mut t = QualityTally::new(0, &mut scratch);
-        for (board, r) in [(a, reserve(0, 0)), (b, reserve(0, 0)), (a, reserve(0, 0)), (a, reserve(0, 0))] {
+        for (board, r) in
+            [(a, reserve(0, 0)), (b, reserve(0, 0)), (a, reserve(0, 0)), (a, reserve(0, 0))]
+        {
             at(&mut t, 2, &board, r);
         }
         assert_eq!(t.record.repeated_positions, 2);
@@ -527,25 +564,37 @@ mod tests {
     fn position_keys_from_the_engine_equal_those_of_the_board_and_tell_positions_apart() {
         use crate::agents::{seat_rng, Agent, AgentSpec};
         use crate::engine::{Game, Ruleset};
-        for rules in [Ruleset::default(), Ruleset { pits_per_row: 9, seeds_per_pit: 12, ..Ruleset::default() }] {
+        for rules in [
+            Ruleset::default(),
+            Ruleset { pits_per_row: 9, seeds_per_pit: 12, ..Ruleset::default() },
+        ] {
             let mut seen: HashMap<PositionKey, (Vec<u8>, u32)> = HashMap::new();
             let mut positions = 0;
             for i in 0..20 {
                 let mut game = Game::new(rules, Side::from_index(i % 2));
-                let mut agents = Side::ALL.map(|side| Agent::new(AgentSpec::Random, seat_rng(5, i as u64, side)));
+                let mut agents = Side::ALL
+                    .map(|side| Agent::new(AgentSpec::Random, seat_rng(5, i as u64, side)));
                 while !game.is_over() {
                     let pos = *game.position();
                     let key = PositionKey::of(&pos);
                     assert_eq!(key, PositionKey::new(pos.board(), pos.reserve()));
                     let here = (pos.board().to_vec(), pos.reserve()[Side::South]);
-                    assert_eq!(seen.entry(key).or_insert_with(|| here.clone()), &here, "one key, one position");
+                    assert_eq!(
+                        seen.entry(key).or_insert_with(|| here.clone()),
+                        &here,
+                        "one key, one position"
+                    );
                     positions += 1;
                     if agents[pos.turn().index()].play(&mut game, &mut ()).unwrap().is_none() {
                         game.end_round();
                     }
                 }
             }
-            assert!(seen.len() > 1000 && positions > seen.len(), "{} keys of {positions} positions", seen.len());
+            assert!(
+                seen.len() > 1000 && positions > seen.len(),
+                "{} keys of {positions} positions",
+                seen.len()
+            );
         }
     }
 
@@ -599,7 +648,17 @@ mod tests {
         let mut rng = crate::engine::Rng::from_seed(11);
         let mut scratch = QualityScratch::default();
         let mut draw = |n: u32| rng.below(n) as i32;
-        for (len, spread) in [(0, 3), (1, 3), (63, 5), (64, 5), (65, 5), (129, 1), (5_000, 12), (70_000, 216), (3_000, 4_590)] {
+        for (len, spread) in [
+            (0, 3),
+            (1, 3),
+            (63, 5),
+            (64, 5),
+            (65, 5),
+            (129, 1),
+            (5_000, 12),
+            (70_000, 216),
+            (3_000, 4_590),
+        ] {
             // Leads that drift, as a match's do, with runs of equal ones; legal moves 0..=9.
             let mut lead = 0i32;
             let leads: Vec<i32> = (0..len)
@@ -611,7 +670,9 @@ mod tests {
                 })
                 .collect();
             let legal: Vec<u8> = (0..len).map(|_| draw(10) as u8).collect();
-            for outcome in [Outcome::Won(Side::South), Outcome::Won(Side::North), Outcome::Unfinished] {
+            for outcome in
+                [Outcome::Won(Side::South), Outcome::Won(Side::North), Outcome::Unfinished]
+            {
                 let mut t = QualityTally::new(3, &mut scratch);
                 for (i, (&lead, &n)) in leads.iter().zip(&legal).enumerate() {
                     t.legal_and_repeat(n as u32, PositionKey([i as u64, 0, 0]), 0);
@@ -637,7 +698,9 @@ mod tests {
     fn a_round_cut_before_its_end_is_forgotten_whole() {
         let mut scratch = QualityScratch::default();
         let round1 = |t: &mut QualityTally| {
-            for (i, (lead, legal, pit)) in [(0, 3, 2), (4, 1, 5), (4, 2, 7), (-2, 3, 1)].into_iter().enumerate() {
+            for (i, (lead, legal, pit)) in
+                [(0, 3, 2), (4, 1, 5), (4, 2, 7), (-2, 3, 1)].into_iter().enumerate()
+            {
                 // Positions 2 and 3 repeat positions 0 and 1.
                 t.legal_and_repeat(legal, PositionKey([(i % 2) as u64, 0, 0]), 10);
                 t.lead(lead);
@@ -664,6 +727,9 @@ mod tests {
         first.legal_and_repeat(2, PositionKey([0, 0, 0]), 0);
         first.lead(5);
         first.round_cut();
-        assert_eq!(first.finish(Outcome::Unfinished), QualityRecord { match_id: 1, ..QualityRecord::default() });
+        assert_eq!(
+            first.finish(Outcome::Unfinished),
+            QualityRecord { match_id: 1, ..QualityRecord::default() }
+        );
     }
 }

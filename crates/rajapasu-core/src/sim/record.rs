@@ -15,7 +15,11 @@ pub trait Symbol: Copy + PartialEq + 'static {
     /// The name written for this value.
     #[inline]
     fn name(self) -> Option<&'static str> {
-        Self::NAMES.iter().find(|(v, _)| *v == self).map(|&(_, n)| n).expect("every value of a symbol type has a name")
+        Self::NAMES
+            .iter()
+            .find(|(v, _)| *v == self)
+            .map(|&(_, n)| n)
+            .expect("every value of a symbol type has a name")
     }
 
     /// The value written as `name`, or None when `name` is not one of this type's.
@@ -30,7 +34,8 @@ pub trait Symbol: Copy + PartialEq + 'static {
 }
 
 impl Symbol for Side {
-    const NAMES: &'static [(Side, Option<&'static str>)] = &[(Side::South, Some("south")), (Side::North, Some("north"))];
+    const NAMES: &'static [(Side, Option<&'static str>)] =
+        &[(Side::South, Some("south")), (Side::North, Some("north"))];
 }
 
 /// A match's winner: null when it is unfinished (R14).
@@ -102,8 +107,10 @@ pub enum HistogramMetric {
 }
 
 impl Symbol for HistogramMetric {
-    const NAMES: &'static [(HistogramMetric, Option<&'static str>)] =
-        &[(HistogramMetric::LapLength, Some("lap_length")), (HistogramMetric::LapsPerMove, Some("laps_per_move"))];
+    const NAMES: &'static [(HistogramMetric, Option<&'static str>)] = &[
+        (HistogramMetric::LapLength, Some("lap_length")),
+        (HistogramMetric::LapsPerMove, Some("laps_per_move")),
+    ];
 }
 
 /// Counters a side captured, by source (R6, R8, R10).
@@ -139,7 +146,12 @@ impl CaptureCounts<u64> {
     /// Shares of the total, in the order pussa, own fours, gifted fours, remainder.
     pub fn shares(&self) -> [f64; 4] {
         let t = self.total().max(1) as f64;
-        [self.pussa as f64 / t, self.own_fours as f64 / t, self.gifted_fours as f64 / t, self.remainder as f64 / t]
+        [
+            self.pussa as f64 / t,
+            self.own_fours as f64 / t,
+            self.gifted_fours as f64 / t,
+            self.remainder as f64 / t,
+        ]
     }
 }
 

@@ -11,7 +11,9 @@ use super::quality::{ByRound, PositionKey, QualityScratch, QualityTally};
 use super::record::*;
 use super::schema::*;
 use crate::agents::{seat_rng, Agent, Resources};
-use crate::engine::{BySide, Game, MoveSummary, Outcome, Pit, PitSet, RoundEnd, RoundStart, Ruleset, Side};
+use crate::engine::{
+    BySide, Game, MoveSummary, Outcome, Pit, PitSet, RoundEnd, RoundStart, Ruleset, Side,
+};
 
 /// The records of one batch of matches.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -251,14 +253,26 @@ impl Recorder for LapRecorder<'_> {
     fn moved(&mut self, e: &MoveEvent) {
         let m = &e.record;
         for (i, (start_pit, sown)) in e.laps.current().enumerate() {
-            self.rows.push(&LapRecord { match_id: m.match_id, round: m.round, ply: m.ply, lap: i as u32 + 1, start_pit, sown });
+            self.rows.push(&LapRecord {
+                match_id: m.match_id,
+                round: m.round,
+                ply: m.ply,
+                lap: i as u32 + 1,
+                start_pit,
+                sown,
+            });
         }
     }
 }
 
 /// Plays match `index` of the run and appends its records to `batch`. Fails only when a
 /// player cannot decide (an external program); `batch` then holds part of the match.
-pub fn play_match(cfg: &RunConfig, players: &Resources, index: u64, batch: &mut Batch) -> Result<(), MatchError> {
+pub fn play_match(
+    cfg: &RunConfig,
+    players: &Resources,
+    index: u64,
+    batch: &mut Batch,
+) -> Result<(), MatchError> {
     record_match(cfg, index, &mut match_agents(cfg, players, index), batch)
 }
 
@@ -276,11 +290,20 @@ pub fn match_agents(cfg: &RunConfig, players: &Resources, index: u64) -> [Agent;
 /// instead of its players, so that no player (no external program) runs, and appends its
 /// records to `batch` as [`play_match`] would. Fails when a recorded move is not legal, or
 /// the moves end before the match or go on after it.
-pub fn replay_match<P: std::fmt::Display>(cfg: &RunConfig<P>, index: u64, moves: &[u32], batch: &mut Batch) -> Result<(), String> {
+pub fn replay_match<P: std::fmt::Display>(
+    cfg: &RunConfig<P>,
+    index: u64,
+    moves: &[u32],
+    batch: &mut Batch,
+) -> Result<(), String> {
     let mut recorded = Recorded { moves, next: 0 };
     record_match(cfg, index, &mut recorded, batch).map_err(|e| e.to_string())?;
     if recorded.next < moves.len() {
-        return Err(format!("match {index}: {} moves are recorded but the match ends after {}", moves.len(), recorded.next));
+        return Err(format!(
+            "match {index}: {} moves are recorded but the match ends after {}",
+            moves.len(),
+            recorded.next
+        ));
     }
     Ok(())
 }
@@ -297,19 +320,34 @@ pub fn play_match_observed(
     batch: &mut Batch,
     observe: &mut dyn FnMut(&Game) -> Result<(), String>,
 ) -> Result<(), MatchError> {
-    record_match(cfg, index, &mut Observed { agents: match_agents(cfg, players, index), observe }, batch)
+    record_match(
+        cfg,
+        index,
+        &mut Observed { agents: match_agents(cfg, players, index), observe },
+        batch,
+    )
 }
 
 /// Who plays the moves of a match: its two players, or the moves a dataset recorded.
 trait Movers {
     /// Plays a move for the side to move, or None when it has no legal move (R10).
     /// `candidates` are the position's (R4), which the game loop counts anyway.
-    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, MoveError>;
+    fn play(
+        &mut self,
+        game: &mut Game,
+        candidates: PitSet,
+        log: &mut LapLog,
+    ) -> Result<Option<(Pit, MoveSummary)>, MoveError>;
 }
 
 impl Movers for [Agent; 2] {
     #[inline(always)]
-    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, MoveError> {
+    fn play(
+        &mut self,
+        game: &mut Game,
+        candidates: PitSet,
+        log: &mut LapLog,
+    ) -> Result<Option<(Pit, MoveSummary)>, MoveError> {
         Ok(self[game.position().turn().index()].play_among(game, candidates, log)?)
     }
 }
@@ -321,7 +359,12 @@ struct Observed<'a> {
 }
 
 impl Movers for Observed<'_> {
-    fn play(&mut self, game: &mut Game, candidates: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, MoveError> {
+    fn play(
+        &mut self,
+        game: &mut Game,
+        candidates: PitSet,
+        log: &mut LapLog,
+    ) -> Result<Option<(Pit, MoveSummary)>, MoveError> {
         if !candidates.is_empty() {
             (self.observe)(game).map_err(MoveError::Observer)?;
         }
@@ -335,19 +378,28 @@ struct Recorded<'a> {
 }
 
 impl Movers for Recorded<'_> {
-    fn play(&mut self, game: &mut Game, _: PitSet, log: &mut LapLog) -> Result<Option<(Pit, MoveSummary)>, MoveError> {
+    fn play(
+        &mut self,
+        game: &mut Game,
+        _: PitSet,
+        log: &mut LapLog,
+    ) -> Result<Option<(Pit, MoveSummary)>, MoveError> {
         // R10 (no simulation of every candidate): the recorded move's legality is checked below.
         if !game.position().has_legal_move() {
             return Ok(None);
         }
         let ply = self.next + 1;
-        let &pit = self
-            .moves
-            .get(self.next)
-            .ok_or_else(|| MoveError::Recorded(format!("the recorded moves end after {} moves, before the match does", self.next)))?;
-        let summary = game
-            .play_checked_observed(pit as usize, log)
-            .map_err(|e| MoveError::Recorded(format!("the recorded move of ply {ply}, pit {pit}, cannot be played: {e}")))?;
+        let &pit = self.moves.get(self.next).ok_or_else(|| {
+            MoveError::Recorded(format!(
+                "the recorded moves end after {} moves, before the match does",
+                self.next
+            ))
+        })?;
+        let summary = game.play_checked_observed(pit as usize, log).map_err(|e| {
+            MoveError::Recorded(format!(
+                "the recorded move of ply {ply}, pit {pit}, cannot be played: {e}"
+            ))
+        })?;
         self.next += 1;
         Ok(Some((Pit::new_unchecked(pit as usize), summary)))
     }
@@ -382,10 +434,33 @@ fn record_match_with<P: std::fmt::Display, M: Movers, const METRICS: bool>(
         LapRecorder { rows: laps },
     );
     let (outcome, holdings) = match cfg.detail {
-        Detail::Match => game_loop::<_, M, _, METRICS>(cfg, index, first, movers, &mut whole, &mut tallies)?,
-        Detail::Round => game_loop::<_, M, _, METRICS>(cfg, index, first, movers, &mut (&mut whole, round), &mut tallies)?,
-        Detail::Move => game_loop::<_, M, _, true>(cfg, index, first, movers, &mut (&mut whole, (round, moved)), &mut tallies)?,
-        Detail::Lap => game_loop::<_, M, _, true>(cfg, index, first, movers, &mut (&mut whole, (round, (moved, lapped))), &mut tallies)?,
+        Detail::Match => {
+            game_loop::<_, M, _, METRICS>(cfg, index, first, movers, &mut whole, &mut tallies)?
+        }
+        Detail::Round => game_loop::<_, M, _, METRICS>(
+            cfg,
+            index,
+            first,
+            movers,
+            &mut (&mut whole, round),
+            &mut tallies,
+        )?,
+        Detail::Move => game_loop::<_, M, _, true>(
+            cfg,
+            index,
+            first,
+            movers,
+            &mut (&mut whole, (round, moved)),
+            &mut tallies,
+        )?,
+        Detail::Lap => game_loop::<_, M, _, true>(
+            cfg,
+            index,
+            first,
+            movers,
+            &mut (&mut whole, (round, (moved, lapped))),
+            &mut tallies,
+        )?,
     };
     if METRICS {
         quality.push(&tallies.quality.finish(outcome));
@@ -458,14 +533,19 @@ fn game_loop<P, M: Movers, R: Recorder, const METRICS: bool>(
             let position = game.position();
             tallies.quality.position(legal, PositionKey::of(position), position.reserve());
         }
-        let played =
-            movers.play(&mut game, candidates, &mut log).map_err(|error| MatchError { match_index: index, ply, side: mover, error })?;
+        let played = movers.play(&mut game, candidates, &mut log).map_err(|error| MatchError {
+            match_index: index,
+            ply,
+            side: mover,
+            error,
+        })?;
         if let Some((pit, summary)) = played {
             tally.add_move(mover, &summary);
             if METRICS {
                 tallies.quality.moved(pit.global(mover, pits));
             }
-            let record = MoveRecord { match_id: index, round, ply: game.ply(), mover, pit, legal, summary };
+            let record =
+                MoveRecord { match_id: index, round, ply: game.ply(), mover, pit, legal, summary };
             recorder.moved(&MoveEvent { record, laps: &log });
             log.take(histograms);
             continue;
@@ -489,7 +569,13 @@ fn game_loop<P, M: Movers, R: Recorder, const METRICS: bool>(
 
 /// Plays batch `b` of the run into `batch`'s memory, with or without the game-quality tallies
 /// (the benchmark of their cost; at most round detail, else with).
-pub fn simulate_batch_for_bench(cfg: &RunConfig, players: &Resources, b: u64, batch: Batch, metrics: bool) -> Result<Batch, MatchError> {
+pub fn simulate_batch_for_bench(
+    cfg: &RunConfig,
+    players: &Resources,
+    b: u64,
+    batch: Batch,
+    metrics: bool,
+) -> Result<Batch, MatchError> {
     let mut batch = prepare(cfg, b, batch);
     for i in cfg.batch_range(b) {
         let mut agents = match_agents(cfg, players, i);
@@ -508,7 +594,12 @@ pub fn simulate_batch(cfg: &RunConfig, players: &Resources, b: u64) -> Result<Ba
 }
 
 /// Plays batch `b` of the run into `batch`'s memory (its rows are discarded first).
-pub fn simulate_batch_into(cfg: &RunConfig, players: &Resources, b: u64, batch: Batch) -> Result<Batch, MatchError> {
+pub fn simulate_batch_into(
+    cfg: &RunConfig,
+    players: &Resources,
+    b: u64,
+    batch: Batch,
+) -> Result<Batch, MatchError> {
     let mut batch = prepare(cfg, b, batch);
     play_range(cfg, players, cfg.batch_range(b), &mut batch, &Halt::never())?;
     Ok(batch)
@@ -575,7 +666,14 @@ fn play_range(
 
 /// Plays batch `b` in `pieces` contiguous parts in parallel, joined in match order: the rows
 /// are those of the batch played whole (each match depends on its index only). None: halted.
-fn play_batch(cfg: &RunConfig, players: &Resources, b: u64, spare: Batch, pieces: u64, halt: &Halt) -> Result<Option<Batch>, MatchError> {
+fn play_batch(
+    cfg: &RunConfig,
+    players: &Resources,
+    b: u64,
+    spare: Batch,
+    pieces: u64,
+    halt: &Halt,
+) -> Result<Option<Batch>, MatchError> {
     let range = cfg.batch_range(b);
     let n = range.end - range.start;
     let pieces = pieces.clamp(1, n.max(1));
@@ -588,14 +686,18 @@ fn play_batch(cfg: &RunConfig, players: &Resources, b: u64, spare: Batch, pieces
     let parts: Vec<Result<Option<Batch>, MatchError>> = std::thread::scope(|scope| {
         let pieces: Vec<_> = (0..pieces)
             .map(|k| {
-                let (start, end) = (range.start + k * n / pieces, range.start + (k + 1) * n / pieces);
+                let (start, end) =
+                    (range.start + k * n / pieces, range.start + (k + 1) * n / pieces);
                 scope.spawn(move || -> Result<Option<Batch>, MatchError> {
                     let mut part = Batch::default();
                     Ok(play_range(cfg, players, start..end, &mut part, halt)?.then_some(part))
                 })
             })
             .collect();
-        pieces.into_iter().map(|p| p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        pieces
+            .into_iter()
+            .map(|p| p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
     });
     // Any error first (a halted part may come before the part that failed).
     let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
@@ -641,7 +743,8 @@ pub fn run<S: BatchSink>(
     let halt = Halt { stop: Some(stop), failed: AtomicBool::new(false) };
     let counts = pool.install(|| {
         let batches: Vec<u64> = cfg.shard_batches().collect();
-        let done: Vec<bool> = batches.par_iter().with_max_len(1).map(|&b| sink.is_done(b)).collect();
+        let done: Vec<bool> =
+            batches.par_iter().with_max_len(1).map(|&b| sink.is_done(b)).collect();
         let mut counts = RunCounts::default();
         let mut todo = Vec::new();
         for (&b, done) in batches.iter().zip(done) {
@@ -660,7 +763,9 @@ pub fn run<S: BatchSink>(
                     return Ok(RunCounts::default());
                 }
                 // A failed batch is never handed to the sink: nothing of it is written.
-                let Some(batch) = play_batch(cfg, players, b, SPARE.take(), pieces, &halt).map_err(RunError::Match)? else {
+                let Some(batch) = play_batch(cfg, players, b, SPARE.take(), pieces, &halt)
+                    .map_err(RunError::Match)?
+                else {
                     return Ok(RunCounts::default());
                 };
                 SPARE.set(sink.write(batch).map_err(|e| halt.fail(RunError::Sink(e)))?);
@@ -692,7 +797,11 @@ pub struct RunCounts {
 
 impl RunCounts {
     fn add(self, o: RunCounts) -> RunCounts {
-        RunCounts { written: self.written + o.written, skipped: self.skipped + o.skipped, matches: self.matches + o.matches }
+        RunCounts {
+            written: self.written + o.written,
+            skipped: self.skipped + o.skipped,
+            matches: self.matches + o.matches,
+        }
     }
 }
 
@@ -716,15 +825,29 @@ mod tests {
         for b in [0, 1] {
             let whole = simulate_batch(&cfg, &Resources::default(), b).unwrap();
             for pieces in [1, 2, 3, 7, 23, 40] {
-                let played = play_batch(&cfg, &Resources::default(), b, Batch::default(), pieces, &Halt::never()).unwrap();
+                let played = play_batch(
+                    &cfg,
+                    &Resources::default(),
+                    b,
+                    Batch::default(),
+                    pieces,
+                    &Halt::never(),
+                )
+                .unwrap();
                 // The tables, not the scratch buffer of leads that the last match left behind.
                 let tables = played.map(|p| p.into_tables(cfg.detail));
-                assert!(tables == Some(whole.clone().into_tables(cfg.detail)), "batch {b} in {pieces} pieces");
+                assert!(
+                    tables == Some(whole.clone().into_tables(cfg.detail)),
+                    "batch {b} in {pieces} pieces"
+                );
             }
         }
         // Halted (another worker failed): nothing of the batch is handed back.
         let halt = Halt::never();
         halt.failed.store(true, Ordering::Relaxed);
-        assert_eq!(play_batch(&cfg, &Resources::default(), 0, Batch::default(), 3, &halt).unwrap(), None);
+        assert_eq!(
+            play_batch(&cfg, &Resources::default(), 0, Batch::default(), 3, &halt).unwrap(),
+            None
+        );
     }
 }

@@ -78,7 +78,11 @@ impl ColumnValue for i64 {
                 Some(x) => Err(format!("holds {x}: counts are never negative")),
                 None => Ok(v),
             },
-            other => Err(format!("holds {:?} values, expected {:?}", other.column_type(), ColumnType::I64)),
+            other => Err(format!(
+                "holds {:?} values, expected {:?}",
+                other.column_type(),
+                ColumnType::I64
+            )),
         }
     }
 }
@@ -92,7 +96,11 @@ impl<S: Symbol> ColumnValue for S {
         match data {
             ColumnData::Sym(v) => v
                 .into_iter()
-                .map(|name| S::from_name(name).ok_or_else(|| format!("{:?} is not one of {}", name.unwrap_or("null"), S::allowed())))
+                .map(|name| {
+                    S::from_name(name).ok_or_else(|| {
+                        format!("{:?} is not one of {}", name.unwrap_or("null"), S::allowed())
+                    })
+                })
                 .collect(),
             other => Err(format!("holds {:?} values, expected symbols", other.column_type())),
         }
@@ -349,7 +357,8 @@ impl RoundColumns {
 }
 
 /// Every table, in dependency order.
-pub const ALL_TABLES: [TableSpec; 7] = [MATCHES, ROUNDS, MOVES, LAPS, HISTOGRAMS, QUALITY, BY_ROUND];
+pub const ALL_TABLES: [TableSpec; 7] =
+    [MATCHES, ROUNDS, MOVES, LAPS, HISTOGRAMS, QUALITY, BY_ROUND];
 
 pub fn table_spec(name: &str) -> Option<&'static TableSpec> {
     ALL_TABLES.iter().find(|t| t.name == name)
@@ -371,7 +380,14 @@ pub fn table_symbols(name: &str) -> Vec<(&'static str, Vec<Option<&'static str>>
 
 /// Converts the name/type pairs of a table to an empty [`Table`] of that schema.
 pub fn empty_table(spec: &TableSpec) -> Table {
-    Table { name: spec.name, columns: spec.columns.iter().map(|c| Column { name: c.name, data: ColumnData::new(c.ty) }).collect() }
+    Table {
+        name: spec.name,
+        columns: spec
+            .columns
+            .iter()
+            .map(|c| Column { name: c.name, data: ColumnData::new(c.ty) })
+            .collect(),
+    }
 }
 
 /// Every name a Sym column may hold: the names of every [`Symbol`] type, each once.
@@ -423,10 +439,19 @@ mod tests {
 
     #[test]
     fn records_become_named_columns_and_read_back_typed() {
-        let summary = MoveSummary { laps: 3, sown: 11, pussa: 2, fours: BySide::new(4, 8), endless: true };
+        let summary =
+            MoveSummary { laps: 3, sown: 11, pussa: 2, fours: BySide::new(4, 8), endless: true };
         let pit = crate::engine::Pit::new(5, 7).unwrap();
         let mut b = MoveColumns::default();
-        b.push(&MoveRecord { match_id: 9, round: 2, ply: 17, mover: Side::North, pit, legal: 3, summary });
+        b.push(&MoveRecord {
+            match_id: 9,
+            round: 2,
+            ply: 17,
+            mover: Side::North,
+            pit,
+            legal: 3,
+            summary,
+        });
         let t = b.clone().into_table();
         // Fours are relative to the mover; the side is written by its name.
         assert_eq!(t.column("fours_mover"), Some(&ColumnData::I64(vec![8])));
@@ -447,7 +472,10 @@ mod tests {
             m.push(&MatchRecord {
                 match_id: 0,
                 seed: 1,
-                players: BySide::new("random".into(), "minimax:depth=2,nodes=unlimited,eval=match".into()),
+                players: BySide::new(
+                    "random".into(),
+                    "minimax:depth=2,nodes=unlimited,eval=match".into(),
+                ),
                 first: Side::North,
                 outcome,
                 holdings: BySide::new(90, 8),
@@ -456,10 +484,19 @@ mod tests {
             });
         }
         let t = m.clone().into_table();
-        assert_eq!(t.column("outcome"), Some(&ColumnData::Sym(vec![Some("win"), Some("unfinished")])));
+        assert_eq!(
+            t.column("outcome"),
+            Some(&ColumnData::Sym(vec![Some("win"), Some("unfinished")]))
+        );
         assert_eq!(t.column("winner"), Some(&ColumnData::Sym(vec![Some("south"), None])));
-        assert_eq!(t.column("round1_winner"), Some(&ColumnData::Sym(vec![Some("tie"), Some("north")])));
-        assert_eq!(t.column("north_player"), Some(&ColumnData::Text(vec!["minimax:depth=2,nodes=unlimited,eval=match".into(); 2])));
+        assert_eq!(
+            t.column("round1_winner"),
+            Some(&ColumnData::Sym(vec![Some("tie"), Some("north")]))
+        );
+        assert_eq!(
+            t.column("north_player"),
+            Some(&ColumnData::Text(vec!["minimax:depth=2,nodes=unlimited,eval=match".into(); 2]))
+        );
         assert_eq!(t.column("south_holdings"), Some(&ColumnData::I64(vec![90, 90])));
         assert_eq!(t.column("north_gifted_fours"), Some(&ColumnData::I64(vec![7, 7])));
         let back = MatchColumns::read(t).unwrap();
@@ -489,7 +526,10 @@ mod tests {
                 c.data = ColumnData::I64(vec![-3]);
             }
         }
-        assert_eq!(RoundColumns::read(t).unwrap_err(), "column `north_kept`: holds -3: counts are never negative");
+        assert_eq!(
+            RoundColumns::read(t).unwrap_err(),
+            "column `north_kept`: holds -3: counts are never negative"
+        );
     }
 
     #[test]
@@ -499,8 +539,12 @@ mod tests {
             for c in spec.columns {
                 let identifier = ["match_id", "seed"].contains(&c.name);
                 match c.ty {
-                    ColumnType::U32 | ColumnType::U64 => assert!(identifier, "{}.{} is unsigned", spec.name, c.name),
-                    ColumnType::I64 => assert!(!identifier, "{}.{} is an identifier", spec.name, c.name),
+                    ColumnType::U32 | ColumnType::U64 => {
+                        assert!(identifier, "{}.{} is unsigned", spec.name, c.name)
+                    }
+                    ColumnType::I64 => {
+                        assert!(!identifier, "{}.{} is an identifier", spec.name, c.name)
+                    }
                     _ => {}
                 }
             }
@@ -530,7 +574,10 @@ mod tests {
     fn the_symbol_list_holds_every_name_once() {
         let mut names = symbols().to_vec();
         names.sort();
-        assert_eq!(names, ["lap_length", "laps_per_move", "north", "south", "tie", "unfinished", "win"]);
+        assert_eq!(
+            names,
+            ["lap_length", "laps_per_move", "north", "south", "tie", "unfinished", "win"]
+        );
         assert_eq!(intern_sym("tie"), Some("tie"));
         assert_eq!(intern_sym("draw"), None);
     }

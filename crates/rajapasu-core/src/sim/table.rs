@@ -30,7 +30,14 @@ pub enum ColumnType {
 impl ColumnType {
     /// Whether a value of the column may be absent.
     pub fn nullable(self) -> bool {
-        matches!(self, ColumnType::Sym | ColumnType::NullU32 | ColumnType::NullI64 | ColumnType::NullF64 | ColumnType::NullText)
+        matches!(
+            self,
+            ColumnType::Sym
+                | ColumnType::NullU32
+                | ColumnType::NullI64
+                | ColumnType::NullF64
+                | ColumnType::NullText
+        )
     }
 }
 
@@ -117,7 +124,9 @@ impl ColumnData {
             (ColumnData::NullI64(a), ColumnData::NullI64(b)) => a.extend_from_slice(b),
             (ColumnData::NullF64(a), ColumnData::NullF64(b)) => a.extend_from_slice(b),
             (ColumnData::NullText(a), ColumnData::NullText(b)) => a.extend_from_slice(b),
-            (a, b) => panic!("column type mismatch: {:?} vs {:?}", a.column_type(), b.column_type()),
+            (a, b) => {
+                panic!("column type mismatch: {:?} vs {:?}", a.column_type(), b.column_type())
+            }
         }
     }
 
@@ -194,7 +203,12 @@ impl Table {
 
     /// Appends the rows of a table with the same columns.
     pub fn append(&mut self, other: &Table) {
-        assert_eq!(self.columns.len(), other.columns.len(), "appending table {} with other columns", other.name);
+        assert_eq!(
+            self.columns.len(),
+            other.columns.len(),
+            "appending table {} with other columns",
+            other.name
+        );
         for (a, b) in self.columns.iter_mut().zip(&other.columns) {
             assert_eq!(a.name, b.name);
             a.data.extend(&b.data);

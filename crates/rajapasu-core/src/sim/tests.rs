@@ -42,7 +42,8 @@ impl BatchSink for MemorySink {
 impl MemorySink {
     /// All rows of every table, concatenated in batch order, and the merged histograms.
     fn merged(&self) -> Merged {
-        let mut tables: Vec<Table> = [MATCHES, ROUNDS, MOVES, LAPS, QUALITY].iter().map(schema::empty_table).collect();
+        let mut tables: Vec<Table> =
+            [MATCHES, ROUNDS, MOVES, LAPS, QUALITY].iter().map(schema::empty_table).collect();
         let mut histograms = Histograms::default();
         let mut by_round = quality::ByRound::default();
         for b in self.batches.lock().unwrap().values() {
@@ -108,7 +109,10 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
     // The comparison covers every column of every table, each holding rows.
     assert!(a.by_round.played().count() > 5);
     for (t, spec) in a.tables.iter().zip([MATCHES, ROUNDS, MOVES, LAPS, QUALITY]) {
-        assert_eq!(t.columns.iter().map(|c| c.name).collect::<Vec<_>>(), spec.columns.iter().map(|c| c.name).collect::<Vec<_>>());
+        assert_eq!(
+            t.columns.iter().map(|c| c.name).collect::<Vec<_>>(),
+            spec.columns.iter().map(|c| c.name).collect::<Vec<_>>()
+        );
         assert!(t.rows() >= 60, "{} has {} rows", t.name, t.rows());
     }
     assert_eq!(a.table("matches").column("match_id"), Some(&ColumnData::U64((0..60).collect())));
@@ -120,16 +124,21 @@ fn rows_do_not_depend_on_threads_batches_or_shards() {
 #[test]
 fn totals_agree_across_tables_and_counters_are_conserved() {
     for endless in ["endless=stop", "endless=forbid"] {
-        let cfg = RunConfig { rules: Ruleset::from_assignments(["final_four=stays", endless]).unwrap(), ..config(40, Detail::Lap, 40) };
+        let cfg = RunConfig {
+            rules: Ruleset::from_assignments(["final_four=stays", endless]).unwrap(),
+            ..config(40, Detail::Lap, 40)
+        };
         tables_agree(&simulate_batch(&cfg, &players(), 0).unwrap(), &cfg.rules);
     }
 }
 
 fn tables_agree(b: &Batch, rules: &Ruleset) {
-    let (total, seeds, pits) = (rules.total_counters() as i64, rules.seeds_per_pit as i64, rules.pits_per_row as i64);
+    let (total, seeds, pits) =
+        (rules.total_counters() as i64, rules.seeds_per_pit as i64, rules.pits_per_row as i64);
     for i in 0..b.matches.len() {
         let id = b.matches.match_id[i];
-        let rounds: Vec<usize> = (0..b.rounds.len()).filter(|&r| b.rounds.match_id[r] == id).collect();
+        let rounds: Vec<usize> =
+            (0..b.rounds.len()).filter(|&r| b.rounds.match_id[r] == id).collect();
         assert_eq!(rounds.len() as i64, b.matches.rounds[i]);
         let sum = |col: &Vec<i64>| rounds.iter().map(|&r| col[r]).sum::<i64>();
         assert_eq!(sum(&b.rounds.moves), b.matches.moves[i]);
@@ -140,15 +149,33 @@ fn tables_agree(b: &Batch, rules: &Ruleset) {
         for &r in &rounds {
             // A side's total is the sum of its sources; both totals plus what was kept is everything.
             let rr = &b.rounds;
-            assert_eq!(rr.south_total[r], rr.south_pussa[r] + rr.south_own_fours[r] + rr.south_gifted_fours[r] + rr.south_remainder[r]);
-            assert_eq!(rr.north_total[r], rr.north_pussa[r] + rr.north_own_fours[r] + rr.north_gifted_fours[r] + rr.north_remainder[r]);
-            assert_eq!(rr.south_total[r] + rr.north_total[r] + rr.south_kept[r] + rr.north_kept[r], total);
+            assert_eq!(
+                rr.south_total[r],
+                rr.south_pussa[r]
+                    + rr.south_own_fours[r]
+                    + rr.south_gifted_fours[r]
+                    + rr.south_remainder[r]
+            );
+            assert_eq!(
+                rr.north_total[r],
+                rr.north_pussa[r]
+                    + rr.north_own_fours[r]
+                    + rr.north_gifted_fours[r]
+                    + rr.north_remainder[r]
+            );
+            assert_eq!(
+                rr.south_total[r] + rr.north_total[r] + rr.south_kept[r] + rr.north_kept[r],
+                total
+            );
             // Holdings at the round's start (R12): filled pits of `seeds` counters plus what was kept.
             assert_eq!(rr.first[r], b.matches.first[i]);
             assert_eq!(rr.south_holdings[r], seeds * rr.south_open[r] + rr.south_kept[r]);
             assert_eq!(rr.north_holdings[r], seeds * rr.north_open[r] + rr.north_kept[r]);
             assert_eq!(rr.south_holdings[r] + rr.north_holdings[r], total);
-            assert_eq!((rr.south_closed[r] + rr.south_open[r], rr.north_closed[r] + rr.north_open[r]), (pits, pits));
+            assert_eq!(
+                (rr.south_closed[r] + rr.south_open[r], rr.north_closed[r] + rr.north_open[r]),
+                (pits, pits)
+            );
         }
         // Each round starts with what the last one left: kept plus captured (R12).
         for pair in rounds.windows(2) {
@@ -160,7 +187,10 @@ fn tables_agree(b: &Batch, rules: &Ruleset) {
         let moves: Vec<usize> = (0..b.moves.len()).filter(|&m| b.moves.match_id[m] == id).collect();
         assert_eq!(moves.len() as i64, b.matches.moves[i]);
         assert_eq!(moves.iter().map(|&m| b.moves.laps[m]).sum::<i64>(), b.matches.laps[i]);
-        assert_eq!(moves.iter().filter(|&&m| b.moves.endless[m]).count() as i64, b.matches.endless_moves[i]);
+        assert_eq!(
+            moves.iter().filter(|&&m| b.moves.endless[m]).count() as i64,
+            b.matches.endless_moves[i]
+        );
     }
     // Laps rows, histograms and moves agree.
     assert_eq!(b.laps.len() as i64, b.matches.laps.iter().sum::<i64>());
@@ -173,11 +203,22 @@ fn tables_agree(b: &Batch, rules: &Ruleset) {
 #[test]
 fn recycled_batches_are_emptied_keep_their_memory_and_give_the_same_rows() {
     let cfg = config(40, Detail::Lap, 20);
-    let (first, second) = (simulate_batch(&cfg, &players(), 0).unwrap(), simulate_batch(&cfg, &players(), 1).unwrap());
+    let (first, second) = (
+        simulate_batch(&cfg, &players(), 0).unwrap(),
+        simulate_batch(&cfg, &players(), 1).unwrap(),
+    );
     let recycled = Batch::recycle(first.clone().into_tables(Detail::Lap));
-    assert!(recycled.matches.is_empty() && recycled.rounds.is_empty() && recycled.moves.is_empty() && recycled.laps.is_empty());
+    assert!(
+        recycled.matches.is_empty()
+            && recycled.rounds.is_empty()
+            && recycled.moves.is_empty()
+            && recycled.laps.is_empty()
+    );
     assert_eq!(recycled.histograms, Histograms::default());
-    assert!(recycled.laps.start_pit.capacity() >= first.laps.len() && recycled.rounds.south_total.capacity() >= first.rounds.len());
+    assert!(
+        recycled.laps.start_pit.capacity() >= first.laps.len()
+            && recycled.rounds.south_total.capacity() >= first.rounds.len()
+    );
     assert_eq!(simulate_batch_into(&cfg, &players(), 1, recycled).unwrap(), second);
     // A batch still holding rows is emptied first.
     assert_eq!(simulate_batch_into(&cfg, &players(), 0, second).unwrap(), first);
@@ -254,7 +295,12 @@ fn recording_cost() {
         let bare = engine.matches_per_second;
         let mut line = format!("bare {bare:.0}/s");
         for detail in [Detail::Match, Detail::Round, Detail::Move] {
-            let cfg = RunConfig { south: AgentSpec::Random, north: AgentSpec::Random, seed: 1, ..config(n, detail, n) };
+            let cfg = RunConfig {
+                south: AgentSpec::Random,
+                north: AgentSpec::Random,
+                seed: 1,
+                ..config(n, detail, n)
+            };
             let start = std::time::Instant::now();
             let batch = std::hint::black_box(simulate_batch(&cfg, &players(), 0).unwrap());
             let rate = n as f64 / start.elapsed().as_secs_f64();
@@ -277,7 +323,10 @@ impl crate::engine::MoveObserver for CaptureHash {
     }
     fn capture(&mut self, c: crate::engine::Capture) {
         let kind = matches!(c.kind, crate::engine::CaptureKind::Pussa) as u64;
-        self.0 = mix(self.0, 2 << 32 | kind << 24 | (c.by.index() as u64) << 16 | (c.pit as u64) << 8 | c.n as u64);
+        self.0 = mix(
+            self.0,
+            2 << 32 | kind << 24 | (c.by.index() as u64) << 16 | (c.pit as u64) << 8 | c.n as u64,
+        );
     }
 }
 
@@ -290,23 +339,37 @@ fn mix(h: u64, x: u64) -> u64 {
 type Fingerprint = (u64, u64, u64, u64, u64);
 
 /// Random-vs-random matches as in `bench_engine`.
-fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u64, seed: u64, obs: &mut O) -> Fingerprint {
+fn random_fingerprint<O: crate::engine::MoveObserver>(
+    rules: Ruleset,
+    matches: u64,
+    seed: u64,
+    obs: &mut O,
+) -> Fingerprint {
     use crate::agents::{seat_rng, Agent};
     use crate::engine::Game;
-    let (mut moves, mut rounds, mut first_wins, mut endless, mut h) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut moves, mut rounds, mut first_wins, mut endless, mut h) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
     for i in 0..matches {
         let first = Side::from_index((i % 2) as usize);
         let mut game = Game::new(rules, first);
-        let mut agents =
-            [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
+        let mut agents = [
+            Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)),
+            Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North)),
+        ];
         while !game.is_over() {
             let side = game.position().turn();
-            if let Some((pit, s)) = agents[side.index()].play(&mut game, obs).expect("random players never fail") {
+            if let Some((pit, s)) =
+                agents[side.index()].play(&mut game, obs).expect("random players never fail")
+            {
                 moves += 1;
                 endless += s.endless as u64;
                 h = mix(
                     h,
-                    pit.index() as u64 | (s.laps as u64) << 8 | (s.sown as u64) << 24 | (s.pussa as u64) << 40 | (s.endless as u64) << 56,
+                    pit.index() as u64
+                        | (s.laps as u64) << 8
+                        | (s.sown as u64) << 24
+                        | (s.pussa as u64) << 40
+                        | (s.endless as u64) << 56,
                 );
                 h = mix(h, s.fours[Side::South] as u64 | (s.fours[Side::North] as u64) << 32);
             } else {
@@ -324,7 +387,10 @@ fn random_fingerprint<O: crate::engine::MoveObserver>(rules: Ruleset, matches: u
 /// consumption shows here.
 #[test]
 fn random_play_is_pinned() {
-    assert_eq!(random_fingerprint(Ruleset::default(), 2000, 1, &mut ()), (1_267_589, 78_720, 1067, 0, 7_178_135_245_016_566_269));
+    assert_eq!(
+        random_fingerprint(Ruleset::default(), 2000, 1, &mut ()),
+        (1_267_589, 78_720, 1067, 0, 7_178_135_245_016_566_269)
+    );
     // (rules, matches): 3,000 matches under endless=stop with final_four=stays hold endless
     // moves (R9), played and stopped at the repeat.
     let variants: &[(&[&str], u64)] = &[
@@ -357,7 +423,12 @@ fn random_play_is_pinned() {
     assert_eq!(got, want);
     // The same matches under endless=forbid: the endless candidates are struck out (R9), so
     // no move is endless and the play differs from the first endless move on.
-    let forbid = random_fingerprint(Ruleset::from_assignments(["final_four=stays"]).unwrap(), 3000, 7, &mut ());
+    let forbid = random_fingerprint(
+        Ruleset::from_assignments(["final_four=stays"]).unwrap(),
+        3000,
+        7,
+        &mut (),
+    );
     assert_eq!(forbid.3, 0);
     assert_ne!(forbid.4, got[4].0 .4);
 }
@@ -464,7 +535,10 @@ mod plain {
 
 /// The seat streams of match `i` (seed 1), as `bench_engine` and the players use them.
 fn plain_streams(i: u64) -> [crate::engine::Rng; 2] {
-    [crate::agents::seat_rng(1, i, crate::engine::Side::South), crate::agents::seat_rng(1, i, crate::engine::Side::North)]
+    [
+        crate::agents::seat_rng(1, i, crate::engine::Side::South),
+        crate::agents::seat_rng(1, i, crate::engine::Side::North),
+    ]
 }
 
 /// The plain engine is an independent implementation of the default rules (R1-R14 without the
@@ -473,7 +547,8 @@ fn plain_streams(i: u64) -> [crate::engine::Rng; 2] {
 #[test]
 fn a_plain_engine_plays_the_same_random_matches() {
     let n = 300;
-    let plain: u64 = (0..n).map(|i| plain::Match::random((i % 2) as usize, &mut plain_streams(i))).sum();
+    let plain: u64 =
+        (0..n).map(|i| plain::Match::random((i % 2) as usize, &mut plain_streams(i))).sum();
     let ours = bench::bench_engine(Ruleset::default(), n, 1);
     assert_eq!(plain, ours.moves);
     assert!(plain > 100 * n, "{plain} moves");
@@ -513,10 +588,18 @@ fn batches(cfg: &RunConfig, threads: usize) -> Vec<Batch> {
 fn search_players_give_the_same_rows_on_any_thread_count() {
     // Node budgets, tables kept across moves and trees kept between moves are per player and
     // match: the rows are the same on one thread and two.
-    let rules = Ruleset::from_assignments(["pits_per_row=5", "seeds_per_pit=4", "max_rounds=60"]).unwrap();
-    for (south, north) in [("minimax:nodes=3000", "mcts:playouts=40,c=1.2"), ("minimax:depth=3,eval=rows", "minimax:nodes=500,eval=round")]
-    {
-        let cfg = RunConfig { rules, south: south.parse().unwrap(), north: north.parse().unwrap(), ..config(12, Detail::Move, 3) };
+    let rules =
+        Ruleset::from_assignments(["pits_per_row=5", "seeds_per_pit=4", "max_rounds=60"]).unwrap();
+    for (south, north) in [
+        ("minimax:nodes=3000", "mcts:playouts=40,c=1.2"),
+        ("minimax:depth=3,eval=rows", "minimax:nodes=500,eval=round"),
+    ] {
+        let cfg = RunConfig {
+            rules,
+            south: south.parse().unwrap(),
+            north: north.parse().unwrap(),
+            ..config(12, Detail::Move, 3)
+        };
         let one = batches(&cfg, 1);
         assert_eq!(one, batches(&cfg, 2), "{south} vs {north}");
         assert_eq!(one.iter().map(|b| b.matches.len()).sum::<usize>(), 12);
@@ -531,24 +614,39 @@ fn a_player_that_fails_stops_the_run_before_its_batch_is_written() {
     let south = format!("external:timeout=5,cmd=sh {}", script.display()).parse().unwrap();
     let cfg = RunConfig { south, first: FirstPolicy::South, ..config(6, Detail::Move, 2) };
     let sink = MemorySink::default();
-    let Err(RunError::Match(e)) = run(&cfg, &players(), 1, &sink, &|_| {}, &AtomicBool::new(false)) else { panic!("the run must fail") };
+    let Err(RunError::Match(e)) = run(&cfg, &players(), 1, &sink, &|_| {}, &AtomicBool::new(false))
+    else {
+        panic!("the run must fail")
+    };
     assert_eq!((e.match_index, e.ply, e.side), (0, 1, crate::engine::Side::South));
     assert!(e.to_string().starts_with("match 0, ply 1 (south to move): external player"), "{e}");
     assert!(e.to_string().contains("exit status: 7"), "{e}");
-    assert!(sink.batches.lock().unwrap().is_empty(), "nothing of the failed batch reaches the sink");
+    assert!(
+        sink.batches.lock().unwrap().is_empty(),
+        "nothing of the failed batch reaches the sink"
+    );
     assert!(matches!(simulate_batch(&cfg, &players(), 2), Err(MatchError { match_index: 4, .. })));
 }
 
 /// The first position of random play (match index, ply) where R9 forbids an endless move
 /// among the candidates, and the numbers of candidates and of legal moves there.
-fn first_forbidden_endless_move(rules: Ruleset, seed: u64, matches: u64) -> Option<(u64, u32, u32, u32)> {
+fn first_forbidden_endless_move(
+    rules: Ruleset,
+    seed: u64,
+    matches: u64,
+) -> Option<(u64, u32, u32, u32)> {
     use crate::agents::{seat_rng, Agent};
     for i in 0..matches {
         let mut game = crate::engine::Game::new(rules, FirstPolicy::Alternate.for_match(i));
-        let mut agents =
-            [Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)), Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North))];
+        let mut agents = [
+            Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::South)),
+            Agent::new(AgentSpec::Random, seat_rng(seed, i, Side::North)),
+        ];
         while !game.is_over() {
-            let (candidates, legal) = (game.position().candidates().len() as u32, game.position().legal_moves().len() as u32);
+            let (candidates, legal) = (
+                game.position().candidates().len() as u32,
+                game.position().legal_moves().len() as u32,
+            );
             if legal > 0 && legal < candidates {
                 return Some((i, game.ply() + 1, candidates, legal));
             }
@@ -568,7 +666,8 @@ fn first_forbidden_endless_move(rules: Ruleset, seed: u64, matches: u64) -> Opti
 fn legal_moves_count_the_moves_of_r4_where_r9_forbids_one() {
     let rules = Ruleset::from_assignments(["final_four=stays"]).unwrap();
     let seed = 5;
-    let (index, ply, candidates, legal) = first_forbidden_endless_move(rules, seed, 20_000).expect("an endless candidate in random play");
+    let (index, ply, candidates, legal) = first_forbidden_endless_move(rules, seed, 20_000)
+        .expect("an endless candidate in random play");
     assert!(legal < candidates);
     let cfg = RunConfig {
         rules,
@@ -583,7 +682,10 @@ fn legal_moves_count_the_moves_of_r4_where_r9_forbids_one() {
     };
     let batch = simulate_batch(&cfg, &players(), index).unwrap();
     let row = batch.moves.ply.iter().position(|&p| p == ply as i64).expect("the move of that ply");
-    assert_eq!(batch.moves.legal_moves[row], candidates as i64, "match {index}, ply {ply}: {legal} legal under R9");
+    assert_eq!(
+        batch.moves.legal_moves[row], candidates as i64,
+        "match {index}, ply {ply}: {legal} legal under R9"
+    );
     // The quality tallies saw the same counts.
     assert_eq!(batch.quality.legal_sum[0], batch.moves.legal_moves.iter().sum::<i64>());
 }
@@ -592,10 +694,16 @@ fn legal_moves_count_the_moves_of_r4_where_r9_forbids_one() {
 fn a_round_that_never_ends_leaves_its_match_unfinished_after_max_round_moves() {
     // On 4x4, perfect match play that cannot win keeps some rounds going forever against
     // greedy and random players, which cannot force their end (R17: a draw).
-    let rules = Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=4", "max_rounds=30"]).unwrap();
+    let rules =
+        Ruleset::from_assignments(["pits_per_row=4", "seeds_per_pit=4", "max_rounds=30"]).unwrap();
     let mut capped = 0;
     for other in ["greedy", "random"] {
-        let cfg = RunConfig { rules, south: "perfect:match".parse().unwrap(), north: other.parse().unwrap(), ..config(6, Detail::Move, 3) };
+        let cfg = RunConfig {
+            rules,
+            south: "perfect:match".parse().unwrap(),
+            north: other.parse().unwrap(),
+            ..config(6, Detail::Move, 3)
+        };
         let merged = run_all(&cfg, 2).merged();
         let m = merged.matches();
         let moves = schema::MoveColumns::read(merged.table("moves").clone()).unwrap();
@@ -604,25 +712,49 @@ fn a_round_that_never_ends_leaves_its_match_unfinished_after_max_round_moves() {
         for i in 0..m.match_id.len() {
             let id = m.match_id[i];
             let played = m.rounds[i];
-            let endless = (0..moves.match_id.len()).filter(|&j| moves.match_id[j] == id && moves.round[j] == played + 1).count();
+            let endless = (0..moves.match_id.len())
+                .filter(|&j| moves.match_id[j] == id && moves.round[j] == played + 1)
+                .count();
             if endless == 0 {
                 continue;
             }
             capped += 1;
-            assert_eq!(endless as u32, MAX_ROUND_MOVES, "{other} match {id}: the endless round is cut at MAX_ROUND_MOVES");
-            assert!(played < 30 && m.winner[i].is_none(), "{other} match {id}: unfinished before max_rounds");
+            assert_eq!(
+                endless as u32, MAX_ROUND_MOVES,
+                "{other} match {id}: the endless round is cut at MAX_ROUND_MOVES"
+            );
             assert!(
-                !(0..rounds.match_id.len()).any(|j| rounds.match_id[j] == id && rounds.round[j] > played),
+                played < 30 && m.winner[i].is_none(),
+                "{other} match {id}: unfinished before max_rounds"
+            );
+            assert!(
+                !(0..rounds.match_id.len())
+                    .any(|j| rounds.match_id[j] == id && rounds.round[j] > played),
                 "no row for a round without an end"
             );
-            let ended_moves = (0..moves.match_id.len()).filter(|&j| moves.match_id[j] == id && moves.round[j] <= played).count();
-            assert_eq!(m.moves[i], ended_moves as i64, "{other} match {id}: `moves` counts the rounds that ended");
+            let ended_moves = (0..moves.match_id.len())
+                .filter(|&j| moves.match_id[j] == id && moves.round[j] <= played)
+                .count();
+            assert_eq!(
+                m.moves[i], ended_moves as i64,
+                "{other} match {id}: `moves` counts the rounds that ended"
+            );
             // Unfinished, decisive_ply counts the positions of the quality table: those of the
             // rounds that ended, as `moves` counts them.
             let q = (0..quality.match_id.len()).find(|&j| quality.match_id[j] == id).unwrap();
-            assert_eq!(quality.decisive_ply[q], m.moves[i], "{other} match {id}: the cut round's positions are not counted");
-            assert!(quality.legal_sum[q] <= 4 * m.moves[i], "{other} match {id}: legal moves of the counted positions only");
-            assert_eq!(m.round1_winner[i] == RoundResult::Unfinished, played == 0, "round 1 is unfinished only if it never ended");
+            assert_eq!(
+                quality.decisive_ply[q], m.moves[i],
+                "{other} match {id}: the cut round's positions are not counted"
+            );
+            assert!(
+                quality.legal_sum[q] <= 4 * m.moves[i],
+                "{other} match {id}: legal moves of the counted positions only"
+            );
+            assert_eq!(
+                m.round1_winner[i] == RoundResult::Unfinished,
+                played == 0,
+                "round 1 is unfinished only if it never ended"
+            );
         }
     }
     assert!(capped > 0, "the boards give an endless round");

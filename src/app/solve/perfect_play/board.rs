@@ -9,10 +9,15 @@ use rayon::prelude::*;
 use crate::agents::AgentSpec;
 use crate::analysis::stats::{proportion, Proportion};
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::{perfect_match, ChainOutcome, ExactStore, SolveError, SolveOptions, StateValue, TieBreak};
+use crate::exact::{
+    perfect_match, ChainOutcome, ExactStore, SolveError, SolveOptions, StateValue, TieBreak,
+};
 use crate::sim::{simulate_batch, Detail, FirstPolicy, RunConfig, Shard};
 
-use super::{BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS};
+use super::{
+    BoardRow, FrontierRow, PerfectPlayError, PerfectPlayEvent, PerfectPlayRequest,
+    CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS,
+};
 use crate::app::solve::match_value::match_table;
 use crate::app::solve::round::{outcome, solve_start, Solved};
 use crate::app::BadInput;
@@ -27,9 +32,10 @@ pub(super) fn board(
 ) -> Result<(BoardRow, Option<FrontierRow>), PerfectPlayError> {
     let opts = request.solve_options();
     let _ = watch(PerfectPlayEvent::Solving(rules));
-    let solved = solve_start(rules, BySide::splat(rules.pits_per_row), Side::South, opts, &mut |p| {
-        let _ = watch(PerfectPlayEvent::Progress(p));
-    });
+    let solved =
+        solve_start(rules, BySide::splat(rules.pits_per_row), Side::South, opts, &mut |p| {
+            let _ = watch(PerfectPlayEvent::Progress(p));
+        });
     let _ = watch(PerfectPlayEvent::Solved);
     let solved = match solved {
         Ok(solved) => Some(solved),
@@ -50,12 +56,22 @@ pub(super) fn board(
         _ => (None, None),
     };
     let match_solved = match (&solved, store) {
-        (Some(x), Some(store)) if x.stats.positions <= MATCH_MAX_POSITIONS || store.has_match_table(&rules) => {
+        (Some(x), Some(store))
+            if x.stats.positions <= MATCH_MAX_POSITIONS || store.has_match_table(&rules) =>
+        {
             match_value(store, rules, watch)?
         }
         _ => None,
     };
-    let row = board_row(rules, solved.as_ref(), request.matches, wins, rate, [lowest, highest], match_solved);
+    let row = board_row(
+        rules,
+        solved.as_ref(),
+        request.matches,
+        wins,
+        rate,
+        [lowest, highest],
+        match_solved,
+    );
     Ok((row, solved.as_ref().map(|x| frontier_row(rules, x))))
 }
 
@@ -127,13 +143,18 @@ fn random_round1(rules: Ruleset, matches: u64, seed: u64) -> u64 {
         .map(|b| {
             let batch = simulate_batch(&cfg, &players, b).expect("random players always decide");
             let m = &batch.matches;
-            m.first.iter().zip(&m.round1_winner).filter(|(f, w)| w.winner() == Some(**f)).count() as u64
+            m.first.iter().zip(&m.round1_winner).filter(|(f, w)| w.winner() == Some(**f)).count()
+                as u64
         })
         .sum()
 }
 
 /// A match under perfect round play, South first: its outcome and rounds.
-fn chain(rules: Ruleset, tie: TieBreak, opts: SolveOptions) -> Result<(&'static str, u32), SolveError> {
+fn chain(
+    rules: Ruleset,
+    tie: TieBreak,
+    opts: SolveOptions,
+) -> Result<(&'static str, u32), SolveError> {
     let mut cache = HashMap::new();
     let m = perfect_match(rules, Side::South, tie, opts, &mut cache)?;
     let rounds = match m.outcome {

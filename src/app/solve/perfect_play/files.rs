@@ -11,15 +11,29 @@ use crate::plot::exact::{plot_perfect_play, BoardPoint};
 use crate::plot::thousands;
 use crate::sim::table::{Column, ColumnData, Table};
 
-use super::{round_answer, BoardRow, FrontierRow, PerfectPlayError, PerfectPlayRequest, CHAIN_MAX_POSITIONS, MATCH_MAX_POSITIONS};
+use super::{
+    round_answer, BoardRow, FrontierRow, PerfectPlayError, PerfectPlayRequest, CHAIN_MAX_POSITIONS,
+    MATCH_MAX_POSITIONS,
+};
 
 /// Writes the study's files into the request's directory; the files written.
-pub(super) fn write(request: &PerfectPlayRequest, rows: &[BoardRow], frontier: &[FrontierRow]) -> Result<Vec<PathBuf>, PerfectPlayError> {
+pub(super) fn write(
+    request: &PerfectPlayRequest,
+    rows: &[BoardRow],
+    frontier: &[FrontierRow],
+) -> Result<Vec<PathBuf>, PerfectPlayError> {
     let dir = &request.out;
     let failed = PerfectPlayError::Failed;
-    let mut written = write_table_formats(&summary_table(rows), dir, request.format).map_err(|e| failed(e.to_string()))?;
-    written.extend(write_table_formats(&frontier_table(frontier), dir, Formats::Csv).map_err(|e| failed(e.to_string()))?);
-    written.push(write_meta(&dir.join("summary.json"), &request.command, summary_json(request, rows)).map_err(failed)?);
+    let mut written = write_table_formats(&summary_table(rows), dir, request.format)
+        .map_err(|e| failed(e.to_string()))?;
+    written.extend(
+        write_table_formats(&frontier_table(frontier), dir, Formats::Csv)
+            .map_err(|e| failed(e.to_string()))?,
+    );
+    written.push(
+        write_meta(&dir.join("summary.json"), &request.command, summary_json(request, rows))
+            .map_err(failed)?,
+    );
     written.extend(chart(request, rows).map_err(failed)?);
     Ok(written)
 }
@@ -27,8 +41,11 @@ pub(super) fn write(request: &PerfectPlayRequest, rows: &[BoardRow], frontier: &
 /// The summary: a board not solved within the study's bounds has its exact columns absent
 /// (empty cells, Parquet nulls), never 0, "" or NaN; so has a drawn match's rounds (R17).
 fn summary_table(rows: &[BoardRow]) -> Table {
-    let opt_i64 = |f: &dyn Fn(&BoardRow) -> Option<i64>| ColumnData::NullI64(rows.iter().map(f).collect());
-    let opt_text = |f: &dyn Fn(&BoardRow) -> Option<String>| ColumnData::NullText(rows.iter().map(f).collect());
+    let opt_i64 =
+        |f: &dyn Fn(&BoardRow) -> Option<i64>| ColumnData::NullI64(rows.iter().map(f).collect());
+    let opt_text = |f: &dyn Fn(&BoardRow) -> Option<String>| {
+        ColumnData::NullText(rows.iter().map(f).collect())
+    };
     let int = |f: &dyn Fn(&BoardRow) -> i64| ColumnData::I64(rows.iter().map(f).collect());
     let float = |f: &dyn Fn(&BoardRow) -> f64| ColumnData::F64(rows.iter().map(f).collect());
     let text = |f: &dyn Fn(&BoardRow) -> String| ColumnData::Text(rows.iter().map(f).collect());
@@ -105,7 +122,9 @@ fn chart(request: &PerfectPlayRequest, rows: &[BoardRow]) -> Result<Vec<PathBuf>
                 seeds_per_pit: r.seeds_per_pit,
                 random_win_rate: r.random_round1_starter_win_rate,
                 perfect_share: r.value_share?,
-                match_differs: r.match_value.is_some_and(|m| Some(m) != r.outcome.map(round_answer)),
+                match_differs: r
+                    .match_value
+                    .is_some_and(|m| Some(m) != r.outcome.map(round_answer)),
             })
         })
         .collect();

@@ -64,20 +64,32 @@ impl PerfectPlayRequest {
 
     fn check(&self) -> Result<(), FieldError> {
         if !(2..=9).contains(&self.max_pits_per_row) {
-            return Err(FieldError::new("max_pits_per_row", format!("{} is not in 2..=9", self.max_pits_per_row)));
+            return Err(FieldError::new(
+                "max_pits_per_row",
+                format!("{} is not in 2..=9", self.max_pits_per_row),
+            ));
         }
         if !(1..=12).contains(&self.max_seeds_per_pit) {
-            return Err(FieldError::new("max_seeds_per_pit", format!("{} is not in 1..=12", self.max_seeds_per_pit)));
+            return Err(FieldError::new(
+                "max_seeds_per_pit",
+                format!("{} is not in 1..=12", self.max_seeds_per_pit),
+            ));
         }
         if self.max_memory == 0 {
             return Err(FieldError::new("max_memory", "0 bytes: a solve needs some memory"));
         }
-        crate::sim::check_matches(self.matches).map(|_| ()).map_err(|e| FieldError::new("matches", e))
+        crate::sim::check_matches(self.matches)
+            .map(|_| ())
+            .map_err(|e| FieldError::new("matches", e))
     }
 
     /// The limits of every solve of the study, match tables' included.
     pub fn solve_options(&self) -> SolveOptions {
-        SolveOptions { max_memory: self.max_memory, keep_order: false, max_positions: self.max_positions.unwrap_or(STUDY_MAX_POSITIONS) }
+        SolveOptions {
+            max_memory: self.max_memory,
+            keep_order: false,
+            max_positions: self.max_positions.unwrap_or(STUDY_MAX_POSITIONS),
+        }
     }
 }
 
@@ -198,7 +210,9 @@ impl crate::app::BadInput for PerfectPlayError {
         match self {
             PerfectPlayError::Field(_) => true,
             PerfectPlayError::Match(e) => crate::app::BadInput::is_bad_input(e),
-            PerfectPlayError::Solve(_) | PerfectPlayError::Stopped | PerfectPlayError::Failed(_) => false,
+            PerfectPlayError::Solve(_)
+            | PerfectPlayError::Stopped
+            | PerfectPlayError::Failed(_) => false,
         }
     }
 }

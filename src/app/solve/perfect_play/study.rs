@@ -22,7 +22,9 @@ pub fn run(
 ) -> Result<PerfectPlayRun, PerfectPlayError> {
     let request = study.request();
     let dir = &request.out;
-    std::fs::create_dir_all(dir).map_err(|e| PerfectPlayError::Failed(format!("{}: cannot create the directory: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        PerfectPlayError::Failed(format!("{}: cannot create the directory: {e}", dir.display()))
+    })?;
     let started = Instant::now();
     if watch(PerfectPlayEvent::Started).is_break() {
         return Err(PerfectPlayError::Stopped);
@@ -88,28 +90,47 @@ mod tests {
     #[test]
     fn the_study_reports_every_board_and_stops_when_asked() {
         let dir = tempfile::tempdir().unwrap();
-        let store = ExactStore::new(StoreSettings { tables: dir.path().join("tables"), ..StoreSettings::default() });
+        let store = ExactStore::new(StoreSettings {
+            tables: dir.path().join("tables"),
+            ..StoreSettings::default()
+        });
         let (mut boards, mut solving) = (Vec::new(), 0);
-        let done = run(&request(&dir.path().join("with")).validate().unwrap(), Some(&store), &mut |event| {
-            match event {
-                PerfectPlayEvent::Solving(_) => solving += 1,
-                PerfectPlayEvent::Board { row, .. } => boards.push((row.pits_per_row, row.seeds_per_pit)),
-                _ => {}
-            }
-            ControlFlow::Continue(())
-        })
+        let done = run(
+            &request(&dir.path().join("with")).validate().unwrap(),
+            Some(&store),
+            &mut |event| {
+                match event {
+                    PerfectPlayEvent::Solving(_) => solving += 1,
+                    PerfectPlayEvent::Board { row, .. } => {
+                        boards.push((row.pits_per_row, row.seeds_per_pit))
+                    }
+                    _ => {}
+                }
+                ControlFlow::Continue(())
+            },
+        )
         .unwrap();
         assert_eq!((boards, solving), (vec![(2, 1), (2, 2)], 2));
         let values: Vec<_> = done.rows.iter().map(|r| (r.value, r.match_value)).collect();
         assert_eq!(values, [(Some(4), Some("win")), (Some(8), Some("win"))]);
         assert_eq!((done.boards_solved(), done.frontier.len()), (2, 2));
-        assert!(done.written.iter().all(|p| p.is_file()) && done.written.len() == 5, "{:?}", done.written);
-        let alone = run(&request(&dir.path().join("alone")).validate().unwrap(), None, &mut |_| ControlFlow::Continue(())).unwrap();
+        assert!(
+            done.written.iter().all(|p| p.is_file()) && done.written.len() == 5,
+            "{:?}",
+            done.written
+        );
+        let alone = run(&request(&dir.path().join("alone")).validate().unwrap(), None, &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .unwrap();
         assert!(alone.rows.iter().all(|r| r.match_value.is_none() && r.value.is_some()));
-        let stopped = run(&request(&dir.path().join("stopped")).validate().unwrap(), None, &mut |event| match event {
-            PerfectPlayEvent::Board { .. } => ControlFlow::Break(()),
-            _ => ControlFlow::Continue(()),
-        });
+        let stopped =
+            run(&request(&dir.path().join("stopped")).validate().unwrap(), None, &mut |event| {
+                match event {
+                    PerfectPlayEvent::Board { .. } => ControlFlow::Break(()),
+                    _ => ControlFlow::Continue(()),
+                }
+            });
         assert!(matches!(stopped, Err(PerfectPlayError::Stopped)));
         assert!(!dir.path().join("stopped/summary.json").exists());
     }
