@@ -262,10 +262,20 @@ fn bad_requests_get_a_400_naming_the_field() {
 
 /// Peak resident memory of a process (Linux VmHWM), in bytes.
 pub fn peak_rss(pid: u32) -> u64 {
+    status_bytes(pid, "VmHWM:")
+}
+
+/// Resident memory of a process (Linux VmRSS), in bytes.
+pub fn rss(pid: u32) -> u64 {
+    status_bytes(pid, "VmRSS:")
+}
+
+/// A figure in KiB of the process's /proc status, in bytes.
+fn status_bytes(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
         .unwrap()
         * 1024

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use rajapasu::engine::{Game, Rng, Ruleset, Side};
 use serde_json::Value;
 
-use super::serve::Server;
+use super::serve::{rss, Server};
 use crate::common::*;
 
 const LARGE: &str = "rule=pits_per_row=9&rule=seeds_per_pit=12";
@@ -284,17 +284,6 @@ fn a_body_that_stalls_is_answered_408_after_its_time() {
             && waited < rajapasu::server::BODY_TIMEOUT + Duration::from_secs(10),
         "{waited:?}"
     );
-}
-
-/// Resident memory of a process (Linux VmRSS), in bytes.
-fn rss(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .unwrap()
-        * 1024
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::serve::Server;
+use super::serve::{rss, Server};
 
 /// An answer: status, head (lower case) and body.
 struct Answer {
@@ -346,17 +346,6 @@ fn refusals_of_the_http_layer_are_json_naming_what_was_wrong() {
             && text.contains("\"field\":\"x"),
         "{text:.300}"
     );
-}
-
-/// Resident memory of a process (Linux VmRSS), in bytes.
-fn rss(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .unwrap()
-        * 1024
 }
 
 /// Asks for a player that would run a program of 60,000 bytes (or a host's callable): a 400.
