@@ -39,7 +39,7 @@ def wait(condition, what, seconds=60):
         if value:
             return value
         time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
+    raise AssertionError("timed out waiting for " + (what() if callable(what) else what))
 
 
 def ready():
@@ -81,7 +81,11 @@ def play_to_the_end(fragment, limit=400):
             return body("over")
         ply = body("ply")
         click_pit()
-        wait(lambda: ready() and (body("ply") != ply or body("over")), "the next move after ply " + ply)
+        # Under a loaded machine an engine's move can queue behind the analysis' jobs; a stall
+        # names what the page said.
+        wait(lambda: ready() and (body("ply") != ply or body("over")),
+             lambda: "the next move after ply %s (status %r, message %r, ready %r)" % (ply, text("status"), text("message"), body("ready")),
+             seconds=120)
     raise AssertionError("the match did not end within %d moves" % limit)
 
 
