@@ -12,9 +12,10 @@
 //! rank: [`RankSet`]).
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use super::index::{Codec, Key, RankSet};
+use super::key_table::{capacity_for, intern_all, KeyTable, SLOT_BYTES};
+use super::prefetch::prefetch;
 use super::solve_error::{Progress, SolveError, Watch};
 use crate::engine::Position;
 
@@ -83,6 +84,25 @@ impl FoundLevel {
         &self.moves[self.move_start[e] as usize..self.move_start[e + 1] as usize]
     }
 
+    /// Fetches into the cache where node `x`'s moves start, for a reader that will want them
+    /// soon (the solver reads nodes in order, the moves lie in the order expanded).
+    #[inline]
+    pub(crate) fn prefetch_start(&self, x: usize) {
+        if let Some(&e) = self.expanded_at.get(x) {
+            prefetch(&self.move_start[e as usize]);
+        }
+    }
+
+    /// Fetches node `x`'s moves into the cache (best after [`FoundLevel::prefetch_start`]).
+    #[inline]
+    pub(crate) fn prefetch_moves(&self, x: usize) {
+        if let Some(&e) = self.expanded_at.get(x) {
+            if let Some(mv) = self.moves.get(self.move_start[e as usize] as usize) {
+                prefetch(mv);
+            }
+        }
+    }
+
     pub(crate) fn bytes(&self) -> u64 {
         (self.sets[0].bytes() + self.sets[1].bytes()) as u64
             + (self.node_of.capacity() + self.number_of.capacity() + self.expanded_at.capacity())
@@ -112,37 +132,7 @@ impl FoundLevel {
 
 /// The positions of one shard of a level found so far (by the levels above, then by its own
 /// expansion): local numbers in the order found.
-#[derive(Default)]
-struct Shard {
-    number: FxHashMap<u64, u32>,
-    keys: Vec<u64>,
-}
-
-impl Shard {
-    #[inline]
-    fn intern(&mut self, key: u64) -> u32 {
-        let next = self.keys.len() as u32;
-        let n = *self.number.entry(key).or_insert(next);
-        if n == next {
-            self.keys.push(key);
-        }
-        n
-    }
-
-    fn bytes(&self) -> u64 {
-        // hashbrown: a (key, number) pair of 16 bytes and a control byte a bucket.
-        self.number.capacity() as u64 * 17 + self.keys.capacity() as u64 * 8
-    }
-}
-
-/// The buckets of a hashbrown map that holds `items` (7 of 8 buckets used, a power of two).
-fn hash_buckets(items: usize) -> usize {
-    if items < 8 {
-        8
-    } else {
-        (items * 8).div_ceil(7).next_power_of_two()
-    }
-}
+type Shard = KeyTable;
 
 /// The children of a chunk of positions: for each position its count, then for each child its
 /// level, key, the mover's net captures and the key's shard.
@@ -179,7 +169,8 @@ impl Children {
             start[s + 1] += start[s];
         }
         self.shard_start = start;
-        self.by_shard = vec![0; self.shards.len()];
+        self.by_shard.clear();
+        self.by_shard.resize(self.shards.len(), 0);
         let mut fill = start;
         for (j, &s) in self.shards.iter().enumerate() {
             self.by_shard[fill[s as usize] as usize] = j as u32;
@@ -190,6 +181,31 @@ impl Children {
     /// The children of shard `s`, in order.
     fn of_shard(&self, s: usize) -> &[u32] {
         &self.by_shard[self.shard_start[s] as usize..self.shard_start[s + 1] as usize]
+    }
+
+    /// Replaces these children with those of each position of `chunk` (numbers and keys of
+    /// level `n`), in the engine's order.
+    fn expand(&mut self, codec: &Codec, n: u32, chunk: &[(u32, u64)]) {
+        self.counts.clear();
+        self.levels.clear();
+        self.keys.clear();
+        self.gains.clear();
+        self.shards.clear();
+        for &(_, key) in chunk {
+            let pos = codec.position(n, Key::from_word(key));
+            let mover = pos.turn();
+            let mut count = 0u8;
+            for (_, child, summary) in pos.legal_children() {
+                let key = codec.key(&child).word();
+                self.levels.push(child.on_board() as u8);
+                self.keys.push(key);
+                self.gains.push(summary.net_gain(mover) as i8);
+                self.shards.push(shard_of(key));
+                count += 1;
+            }
+            self.counts.push(count);
+        }
+        self.group();
     }
 }
 
@@ -207,6 +223,11 @@ struct Enumeration<'c> {
     codec: &'c Codec,
     found: Vec<Vec<Shard>>,
     record: bool,
+    /// Buffers kept from wave to wave, so that their pages are not handed back to the system
+    /// and faulted in again: a wave's chunks' children, and each shard's lookups and numbers.
+    parts: Vec<Children>,
+    lookups: Vec<Vec<(u8, u64)>>,
+    numbers: Vec<Vec<u32>>,
 }
 
 /// Enumerates every position reachable from `roots` (all of `codec`'s rules and open pits),
@@ -219,7 +240,14 @@ pub(crate) fn enumerate(
 ) -> Result<Vec<FoundLevel>, SolveError> {
     let top = roots.iter().map(Position::on_board).max().unwrap_or(0) as usize;
     let found = (0..SHARDS).map(|_| (0..=top).map(|_| Shard::default()).collect()).collect();
-    let mut e = Enumeration { codec, found, record };
+    let mut e = Enumeration {
+        codec,
+        found,
+        record,
+        parts: (0..WAVE / CHUNK).map(|_| Children::default()).collect(),
+        lookups: vec![Vec::new(); SHARDS],
+        numbers: vec![Vec::new(); SHARDS],
+    };
     for r in roots {
         let key = codec.key(r).word();
         e.found[shard_of(key) as usize][r.on_board() as usize].intern(key);
@@ -230,7 +258,7 @@ pub(crate) fn enumerate(
     for n in (0..=top).rev() {
         let (level, expanded) = e.expand_level(n, done, finished_bytes, bounds)?;
         // Renumbering holds a (key, number) pair of 16 bytes a position beside the level.
-        let found: u64 = e.found.iter().map(|levels| levels[n].keys.len() as u64).sum();
+        let found: u64 = e.found.iter().map(|levels| levels[n].len() as u64).sum();
         let renumbering =
             e.shard_bytes() + level.bytes() + expanded.capacity() as u64 * 4 + 16 * found;
         (bounds.memory)(finished_bytes + renumbering, n as u32, done + found)?;
@@ -264,15 +292,22 @@ impl Enumeration<'_> {
                 return Ok((level, expanded));
             }
             expanded.extend(wave.iter().map(|&(number, _)| number));
-            let parts: Vec<Children> =
-                wave.par_chunks(CHUNK).map(|chunk| self.expand(n as u32, chunk)).collect();
-            let buffered: u64 =
-                parts.iter().map(Children::bytes).sum::<u64>() + wave.len() as u64 * 16;
+            let codec = self.codec;
+            let chunks = wave.len().div_ceil(CHUNK);
+            self.parts[..chunks]
+                .par_iter_mut()
+                .zip(wave.par_chunks(CHUNK))
+                .for_each(|(part, chunk)| part.expand(codec, n as u32, chunk));
+            // Taken while the shards are numbered, and put back for the next wave.
+            let mut parts = std::mem::take(&mut self.parts);
+            let buffered: u64 = parts.iter().map(Children::bytes).sum::<u64>()
+                + self.lookups.iter().map(|l| l.capacity() as u64 * 16).sum::<u64>()
+                + wave.len() as u64 * 16;
             // Checked before the maps grow, as if every child were new: the bound holds at the
             // peak, not only after it.
             let found_before =
-                done + self.found.iter().map(|levels| levels[n].keys.len() as u64).sum::<u64>();
-            let growing = self.shard_bytes() + self.growth(&parts);
+                done + self.found.iter().map(|levels| levels[n].len() as u64).sum::<u64>();
+            let growing = self.shard_bytes() + self.growth(&parts[..chunks]);
             (bounds.memory)(
                 finished_bytes
                     + growing
@@ -282,13 +317,14 @@ impl Enumeration<'_> {
                 n as u32,
                 found_before,
             )?;
-            let numbers = self.intern(&parts);
+            self.intern(&parts[..chunks]);
             if self.record {
-                record_moves(&parts, &numbers, &mut level);
+                record_moves(&parts[..chunks], &self.numbers, &mut level);
             }
+            self.parts = std::mem::take(&mut parts);
 
             let in_hand =
-                done + self.found.iter().map(|levels| levels[n].keys.len() as u64).sum::<u64>();
+                done + self.found.iter().map(|levels| levels[n].len() as u64).sum::<u64>();
             if in_hand > bounds.max_positions {
                 return Err(SolveError::PositionLimit { limit: bounds.max_positions });
             }
@@ -332,12 +368,12 @@ impl Enumeration<'_> {
         let mut bytes = 0u64;
         for (i, &a) in added.iter().enumerate().filter(|(_, &a)| a > 0) {
             let shard = &self.found[i % SHARDS][i / SHARDS];
-            let needed = shard.keys.len() + a;
-            if needed > shard.number.capacity() {
-                bytes += hash_buckets(needed) as u64 * 17;
+            let needed = shard.len() + a;
+            if needed * 4 > shard.capacity() * 3 {
+                bytes += capacity_for(needed).max(2 * shard.capacity()) as u64 * SLOT_BYTES;
             }
-            if needed > shard.keys.capacity() {
-                bytes += needed.max(2 * shard.keys.capacity()) as u64 * 8;
+            if needed > shard.key_capacity() {
+                bytes += needed.max(2 * shard.key_capacity()) as u64 * 8;
             }
             bytes += a as u64 * 4;
         }
@@ -349,7 +385,7 @@ impl Enumeration<'_> {
     fn next_wave(&self, n: usize, cursor: &mut [usize; SHARDS]) -> Vec<(u32, u64)> {
         let mut wave = Vec::new();
         for (s, levels) in self.found.iter().enumerate() {
-            let keys = &levels[n].keys;
+            let keys = levels[n].keys();
             let end = keys.len().min(cursor[s] + WAVE / SHARDS);
             wave.extend((cursor[s]..end).map(|local| ((local * SHARDS + s) as u32, keys[local])));
             cursor[s] = end;
@@ -357,60 +393,32 @@ impl Enumeration<'_> {
         wave
     }
 
-    /// The children of each position of `chunk` (numbers and keys of level `n`), in the
-    /// engine's order.
-    fn expand(&self, n: u32, chunk: &[(u32, u64)]) -> Children {
-        let codec = self.codec;
-        let mut c = Children {
-            counts: Vec::with_capacity(chunk.len()),
-            levels: Vec::with_capacity(chunk.len() * 4),
-            keys: Vec::with_capacity(chunk.len() * 4),
-            gains: Vec::with_capacity(chunk.len() * 4),
-            shards: Vec::with_capacity(chunk.len() * 4),
-            ..Children::default()
-        };
-        for &(_, key) in chunk {
-            let pos = codec.position(n, Key::from_word(key));
-            let mover = pos.turn();
-            let mut count = 0u8;
-            for (_, child, summary) in pos.legal_children() {
-                let key = codec.key(&child).word();
-                c.levels.push(child.on_board() as u8);
-                c.keys.push(key);
-                c.gains.push(summary.net_gain(mover) as i8);
-                c.shards.push(shard_of(key));
-                count += 1;
-            }
-            c.counts.push(count);
-        }
-        c.group();
-        c
-    }
-
     /// Numbers the children of a wave in their levels, each shard in parallel and in the
-    /// children's order. Returns each shard's local numbers in that order.
-    fn intern(&mut self, parts: &[Children]) -> Vec<Vec<u32>> {
-        self.found
-            .par_iter_mut()
+    /// children's order, into each shard's `numbers` in that order.
+    fn intern(&mut self, parts: &[Children]) {
+        (&mut self.found, &mut self.lookups, &mut self.numbers)
+            .into_par_iter()
             .enumerate()
-            .map(|(s, levels)| {
-                let mut numbers =
-                    Vec::with_capacity(parts.iter().map(|part| part.of_shard(s).len()).sum());
+            .for_each(|(s, (levels, lookups, numbers))| {
+                lookups.clear();
                 for part in parts {
-                    for &j in part.of_shard(s) {
+                    lookups.extend(part.of_shard(s).iter().map(|&j| {
                         let j = j as usize;
-                        numbers.push(levels[part.levels[j] as usize].intern(part.keys[j]));
-                    }
+                        (part.levels[j], part.keys[j])
+                    }));
                 }
-                numbers
-            })
-            .collect()
+                numbers.clear();
+                intern_all(levels, lookups, numbers);
+            });
     }
 
     /// Renumbers a finished level in the solver's order: South to move first, each side by rank.
     fn number_level(&mut self, n: usize, mut level: FoundLevel, expanded: &[u32]) -> FoundLevel {
-        let shards: Vec<Vec<u64>> =
-            self.found.iter_mut().map(|levels| std::mem::take(&mut levels[n]).keys).collect();
+        let shards: Vec<Vec<u64>> = self
+            .found
+            .iter_mut()
+            .map(|levels| std::mem::take(&mut levels[n]).into_keys())
+            .collect();
         let span = shards.iter().map(Vec::len).max().unwrap_or(0) * SHARDS;
         let mut by_key: Vec<(u64, u32)> = Vec::with_capacity(shards.iter().map(Vec::len).sum());
         for (s, keys) in shards.iter().enumerate() {
@@ -451,7 +459,8 @@ impl Enumeration<'_> {
 }
 
 /// Records the moves of a wave's positions, in order, with their children's numbers (the
-/// parts in parallel, each from where its children's numbers start in each shard's list).
+/// parts in parallel, each into its own stretch of the level's moves, from where its children's
+/// numbers start in each shard's list).
 fn record_moves(parts: &[Children], numbers: &[Vec<u32>], level: &mut FoundLevel) {
     let mut firsts = Vec::with_capacity(parts.len());
     let mut next = [0u32; SHARDS];
@@ -461,29 +470,29 @@ fn record_moves(parts: &[Children], numbers: &[Vec<u32>], level: &mut FoundLevel
             *first += part.of_shard(s).len() as u32;
         }
     }
-    let recorded: Vec<Vec<Move>> = parts
-        .par_iter()
-        .zip(firsts)
-        .map(|(part, mut next)| {
-            let mut moves = Vec::with_capacity(part.keys.len());
-            for (j, &s) in part.shards.iter().enumerate() {
-                let local = numbers[s as usize][next[s as usize] as usize] as usize;
-                next[s as usize] += 1;
-                moves.push(Move::new(
-                    (local * SHARDS + s as usize) as u32,
-                    part.levels[j],
-                    part.gains[j],
-                ));
-            }
-            moves
-        })
-        .collect();
-    for (part, moves) in parts.iter().zip(recorded) {
-        let mut at = level.moves.len() as u64;
+    let old = level.moves.len();
+    let added: usize = parts.iter().map(|part| part.keys.len()).sum();
+    level.moves.resize(old + added, Move(0));
+    let mut stretches = Vec::with_capacity(parts.len());
+    let mut rest = &mut level.moves[old..];
+    for part in parts {
+        let (stretch, tail) = rest.split_at_mut(part.keys.len());
+        stretches.push(stretch);
+        rest = tail;
+    }
+    parts.par_iter().zip(firsts).zip(stretches).for_each(|((part, mut next), stretch)| {
+        for (j, &s) in part.shards.iter().enumerate() {
+            let local = numbers[s as usize][next[s as usize] as usize] as usize;
+            next[s as usize] += 1;
+            stretch[j] =
+                Move::new((local * SHARDS + s as usize) as u32, part.levels[j], part.gains[j]);
+        }
+    });
+    let mut at = old as u64;
+    for part in parts {
         for &count in &part.counts {
             at += count as u64;
             level.move_start.push(at);
         }
-        level.moves.extend_from_slice(&moves);
     }
 }

@@ -22,6 +22,7 @@ use rayon::prelude::*;
 
 use super::enumerate::{enumerate, Bounds, FoundLevel};
 use super::index::{Codec, Compositions, Key, RankSet};
+use super::prefetch::prefetch;
 pub use super::solve_error::{Progress, SendWatch, SolveError, Watch, MAX_COUNTERS};
 use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
 
@@ -485,6 +486,17 @@ impl Solution {
         let south_count = self.levels[n].sets[0].len();
         let here = &found[n];
         for x in start..end {
+            here.prefetch_start(x + 16);
+            here.prefetch_moves(x + 8);
+            if x + 4 < end {
+                for &mv in here.moves_of_node(x + 4) {
+                    if mv.level() == n {
+                        prefetch(&here.node_of[mv.number()]);
+                    } else {
+                        prefetch(&found[mv.level()].values[mv.number()]);
+                    }
+                }
+            }
             let sign: i32 = if x < south_count { 1 } else { -1 };
             // The mover's best exit, in the mover's terms.
             let mut best: Option<i32> = None;
