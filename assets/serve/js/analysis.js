@@ -46,7 +46,7 @@ function renderEstimate(e) {
     });
   });
   $("analysis").dataset.source = "estimate";
-  $("analysis-caption").textContent = "Estimates by " + e.player + "'s search (not exact values), until the solve ends";
+  $("analysis-caption").textContent = "Estimates by " + STAND_IN + " (a search's evaluation in its own units, not exact values), until the solve ends";
   document.body.dataset.analysisSource = "estimate";
   document.body.dataset.estimated = JSON.stringify({ player: e.player, moves: e.moves.map(function (m) { return [m.pit, m.value]; }) });
 }
