@@ -85,7 +85,10 @@ impl Estimates {
         let solved = after.round_solutions > before.round_solutions;
         // Solved by this job, the round is in the store's memory: asking for it reads it.
         let positions = if solved {
-            store.round_solution(key.0, key.1, store.settings().solve).ok().map(|s| s.stats().positions)
+            store
+                .round_solution(key.0, key.1, store.settings().solve)
+                .ok()
+                .map(|s| s.stats().positions)
         } else {
             None
         };
@@ -115,7 +118,10 @@ impl Estimates {
         let m = self.measured();
         let (rate, rate_basis) = match m.rate {
             Some(r) => (r, "this server's last solve".to_string()),
-            None => (REFERENCE_RATE, "a reference: the real board's round 1 on a development machine".to_string()),
+            None => (
+                REFERENCE_RATE,
+                "a reference: the real board's round 1 on a development machine".to_string(),
+            ),
         };
         let known = m.rounds.get(&key).copied();
         let (positions, basis) = match known {

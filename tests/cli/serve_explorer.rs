@@ -389,11 +389,16 @@ fn the_explorer_keeps_a_finished_round_says_its_waits_and_reads_clearly() {
     assert!(
         meanwhile["source"] == "estimate"
             && meanwhile["caption"].as_str().unwrap().starts_with("Estimates by minimax:4")
-            && meanwhile["rows"].as_array().unwrap().iter().all(|r| r["round"].as_str().unwrap().starts_with('~')),
+            && meanwhile["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["round"].as_str().unwrap().starts_with('~')),
         "{meanwhile}"
     );
     let pairs = |moves: &Value, pair: &dyn Fn(&Value) -> (&Value, &Value)| -> Vec<(u64, f64)> {
-        let numbers = |(pit, value): (&Value, &Value)| (pit.as_u64().unwrap(), value.as_f64().unwrap());
+        let numbers =
+            |(pit, value): (&Value, &Value)| (pit.as_u64().unwrap(), value.as_f64().unwrap());
         moves.as_array().unwrap().iter().map(|m| numbers(pair(m))).collect()
     };
     assert_eq!(
@@ -417,6 +422,9 @@ fn the_explorer_keeps_a_finished_round_says_its_waits_and_reads_clearly() {
     let samples = streams["samples"].as_array().unwrap();
     assert!(samples.len() >= 8, "{streams}");
     assert!(streams["page_max"].as_u64() <= Some(2), "{streams}");
-    assert!(samples.iter().all(|s| s["page"].as_u64() <= Some(2) && s["server"].as_u64() <= Some(2)), "{streams}");
+    assert!(
+        samples.iter().all(|s| s["page"].as_u64() <= Some(2) && s["server"].as_u64() <= Some(2)),
+        "{streams}"
+    );
     assert_eq!(streams["after"]["streams"], 0, "{streams}");
 }
