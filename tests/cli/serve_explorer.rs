@@ -428,3 +428,32 @@ fn the_explorer_keeps_a_finished_round_says_its_waits_and_reads_clearly() {
     );
     assert_eq!(streams["after"]["streams"], 0, "{streams}");
 }
+
+/// The estimate before an analysis: a round not yet solved is not at hand, its reference count
+/// and the seconds at the reference rate given; once analysed it is at hand with the positions
+/// the server counted; a bad position is a 400 naming its field.
+#[test]
+fn the_estimate_before_an_analysis_says_what_is_at_hand() {
+    let tables = tempfile::tempdir().unwrap();
+    let server = Server::start(tables.path());
+    let board = "rule=pits_per_row=5&rule=seeds_per_pit=4";
+    let (status, before) = server.get_json(&format!("/api/estimate?{board}&match=false"));
+    assert_eq!(status, 200, "{before}");
+    let round = &before["round"];
+    assert!(round["at_hand"] == false && round["positions"] == 55_393, "{before}");
+    let seconds = round["seconds"].as_f64().unwrap();
+    assert!((seconds - 55_393.0 / round["rate"].as_f64().unwrap()).abs() < 1e-9, "{before}");
+    assert_eq!(before["match"], Value::Null);
+    let (status, _) = server.get_json(&format!("/api/analyse?{board}&match=false"));
+    assert_eq!(status, 200);
+    let (_, after) = server.get_json(&format!("/api/estimate?{board}&moves=0"));
+    let round = &after["round"];
+    assert!(round["at_hand"] == true && round["seconds"] == 0.0, "{after}");
+    assert!(round["positions"].as_u64() >= Some(55_393), "{after}");
+    assert_eq!(after["match"]["at_hand"], false, "{after}");
+    // A board no reference counts: the positions are not known before the solve.
+    let (_, unknown) = server.get_json("/api/estimate?rule=pits_per_row=4&rule=seeds_per_pit=5");
+    assert!(unknown["round"]["positions"].is_null() && unknown["round"]["seconds"].is_null());
+    let (status, bad) = server.get_json(&format!("/api/estimate?{board}&moves=9"));
+    assert_eq!((status, bad["field"].as_str()), (400, Some("moves")), "{bad}");
+}
