@@ -108,7 +108,7 @@ async function announceWait(at, roundOnly, mine, requests) {
   if (est.round.at_hand || (est.round.seconds !== null && est.round.seconds < LONG_SOLVE)) return;
   try {
     const e = await api("/api/evaluate", query({ player: STAND_IN }), null, requests.signal);
-    // The exact values, come first, are not replaced.
+    // Exact values that came first are not replaced.
     if (mine === generation && !analysis) renderEstimate(e);
   } catch (e) {
     // The exact values come regardless; the stand-in was only meanwhile.
@@ -128,9 +128,9 @@ function finishedRoundAt() {
 async function showFinishedRound(roundOnly, mine) {
   const at = finishedRoundAt();
   $("finished-round").hidden = true;
-  if (!at) return;
+  if (!at) return null;
   const answer = await analyseStage(at, !roundOnly);
-  if (mine !== generation || answer.refused) return;
+  if (mine !== generation || answer.refused) return answer;
   const a = answer.result, played = moves[moves.length - 1];
   fillRows($("finished").tBodies[0], a, true);
   const row = $("finished").querySelector('tr[data-pit="' + played + '"]');
@@ -140,6 +140,7 @@ async function showFinishedRound(roundOnly, mine) {
   $("finished-line").textContent = a.line.length ? "Perfect round play from there: " + a.line.join(" ") : "";
   $("finished-round").hidden = false;
   $("finished-round").dataset.at = at;
+  return answer;
 }
 function clearAnalysis() {
   analysis = null;
@@ -166,8 +167,10 @@ async function analyse() {
     $("analysis-again").hidden = !answer.cancelled;
     document.body.dataset.analysed = "true";
   };
-  await showFinishedRound(roundOnly, mine);
+  const finished = await showFinishedRound(roundOnly, mine);
   if (mine !== generation) return;
+  // A Cancel while the finished round was analysed stops the analysis there.
+  if (finished && finished.cancelled) return stop(finished);
   announceWait(at, roundOnly, mine, requests);
   const first = await analyseStage(at, false);
   if (mine !== generation) return;
