@@ -9,6 +9,7 @@ let analysis = null;
 const STAND_IN = "minimax:4";
 // Solves estimated to take longer than this (seconds) get the stand-in's evaluation meanwhile.
 const LONG_SOLVE = 2;
+const MANY_COUNTERS = 48;
 // Requests of the analysis (the estimate, the stand-in's evaluation) dropped when superseded.
 let analysisRequests = null;
 function fillRows(tbody, a, final) {
@@ -105,7 +106,9 @@ async function announceWait(at, roundOnly, mine, requests) {
   $("analysis-wait").textContent = words;
   $("analysis-wait").hidden = !words;
   document.body.dataset.waitSeconds = est.round.at_hand ? "0" : String(est.round.seconds);
-  if (est.round.at_hand || (est.round.seconds !== null && est.round.seconds < LONG_SOLVE)) return;
+  // A round of unknown size: long on a board of many counters (6x4's takes seconds).
+  const many = game && game.rules.pits_per_row * game.rules.seeds_per_pit * 2 >= MANY_COUNTERS;
+  if (est.round.at_hand || (est.round.seconds === null ? !many : est.round.seconds < LONG_SOLVE)) return;
   try {
     const e = await api("/api/evaluate", query({ player: STAND_IN }), null, requests.signal);
     // Exact values that came first are not replaced.
@@ -225,7 +228,8 @@ document.querySelectorAll(".evaluate").forEach(function (b) {
 // A set-up position no game reaches from its round's start: a perfect:match seat cannot play
 // there, said before it is asked to.
 function warnUnreached(a) {
-  if (!/not reachable/.test(a.match_note || "")) return;
+  // The engine's own refusal, said first, is the more precise word.
+  if (!/not reachable/.test(a.match_note || "") || $("message").textContent) return;
   const seats = ["south", "north"].filter(function (side) { return seatOf(side) === "perfect:match"; });
   if (!seats.length) return;
   $("message").textContent = seats.map(function (side) { return side === "south" ? "South" : "North"; }).join(" and ") +
