@@ -20,7 +20,7 @@ use super::readings::{FINDINGS, FINDINGS_PATH};
 use super::set_up_play::set_up_move;
 use super::state::{App, BODY_TIMEOUT, MAX_BODIES_BYTES, MAX_BODY_BYTES};
 use crate::agents::{seat_rng, Agent, AgentSpec, PlayerError};
-use crate::app::explore::analyse::{run as analyse, AnalyseError};
+use crate::app::explore::analyse::{position_of, run as analyse, AnalyseError};
 use crate::app::explore::check_record::{base_rules, run as check_record, CheckRequest};
 use crate::app::explore::evaluate::{run as evaluate, EvaluateRequest};
 use crate::app::explore::export::replay_page;
@@ -38,6 +38,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/rules", get(rules_route))
         .route("/api/board", get(board_route))
         .route("/api/analyse", get(analyse_route))
+        .route("/api/estimate", get(estimate_route))
         .route("/api/game", get(game_route))
         .route("/api/show", get(show_route))
         .route("/api/play", get(play_route))
@@ -94,10 +95,32 @@ async fn analyse_route(
 ) -> Result<Response, ApiError> {
     let request = Params::parse(&query, &game_params(&["match"]))?.analyse_request()?;
     let work = move |app: &App, job: &crate::app::job::Job| {
-        analyse(&request, app.store(), job).map_err(analyse_error)
+        let (before, started) = (app.store().counts(), std::time::Instant::now());
+        let answer = analyse(&request, app.store(), job).map_err(analyse_error)?;
+        // What the solve measured, for the estimates of the analyses that follow.
+        if let Ok(pos) = position_of(request.rules, &request.position) {
+            let with_match_values = answer["match_note"].is_null();
+            app.estimates.record(
+                app.store(),
+                (&request, &pos),
+                before,
+                started.elapsed(),
+                with_match_values,
+            );
+        }
+        Ok(answer)
     };
     let bound = app.solve_bound();
     Ok(app.answer(&headers, ("analyse", bound), work).await)
+}
+
+/// How long the analysis of a position would take, said before it is asked for: whether its
+/// round's values and match values are at hand, and if not the positions and seconds
+/// expected at this server's measured rate ([`super::estimate`]).
+async fn estimate_route(State(app): State<Arc<App>>, Query(query): Query) -> Reply {
+    let request = Params::parse(&query, &game_params(&["match"]))?.analyse_request()?;
+    let pos = position_of(request.rules, &request.position).map_err(analyse_error)?;
+    Ok(Json(app.estimates.estimate(app.store(), &request, &pos)))
 }
 
 /// A search player's evaluation of every legal move (offered where the exact values are beyond

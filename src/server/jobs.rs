@@ -41,6 +41,24 @@ pub struct Jobs {
     running: Mutex<Vec<Running>>,
     finished: AtomicU64,
     cancelled: AtomicU64,
+    /// Streamed answers open now (a client's stream held open counts until it is closed).
+    streams: Arc<AtomicUsize>,
+}
+
+/// Counts a streamed answer open while it lives.
+struct OpenStream(Arc<AtomicUsize>);
+
+impl OpenStream {
+    fn new(count: &Arc<AtomicUsize>) -> OpenStream {
+        count.fetch_add(1, Ordering::SeqCst);
+        OpenStream(count.clone())
+    }
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Cancels its job when dropped armed: the request's future went away before the job's end.
@@ -75,6 +93,7 @@ impl Jobs {
             running: Mutex::new(Vec::new()),
             finished: AtomicU64::new(0),
             cancelled: AtomicU64::new(0),
+            streams: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -92,6 +111,7 @@ impl Jobs {
             "waiting": self.waiting.load(Ordering::SeqCst),
             "finished": self.finished.load(Ordering::SeqCst),
             "cancelled": self.cancelled.load(Ordering::SeqCst),
+            "streams": self.streams.load(Ordering::SeqCst),
         })
     }
 
@@ -194,8 +214,8 @@ impl Jobs {
             tokio::spawn(async move { jobs.run_job(worker, kind, work).await.and_then(|r| r) });
         let started = Instant::now();
         // The guard lives in the stream's state: dropped with the stream, it cancels the job.
-        let state = (Some(task), CancelOnDrop(Some(job)));
-        stream::unfold(state, move |(task, mut guard)| async move {
+        let state = (Some(task), CancelOnDrop(Some(job)), OpenStream::new(&self.streams));
+        stream::unfold(state, move |(task, mut guard, open)| async move {
             let mut task = task?;
             let job = guard.0.clone().expect("armed until the end");
             tokio::select! {
@@ -206,11 +226,11 @@ impl Jobs {
                         Ok(Err(e)) => Event::default().event("error").data(e.json().to_string()),
                         Err(e) => Event::default().event("error").data(json!({ "error": format!("the work failed: {e}"), "status": 500 }).to_string()),
                     };
-                    Some((Ok(event), (None, guard)))
+                    Some((Ok(event), (None, guard, open)))
                 }
                 _ = tokio::time::sleep(PROGRESS_EVERY) => {
                     let data = json!({ "progress": job.progress(), "seconds": started.elapsed().as_secs_f64() });
-                    Some((Ok(Event::default().event("progress").data(data.to_string())), (Some(task), guard)))
+                    Some((Ok(Event::default().event("progress").data(data.to_string())), (Some(task), guard, open)))
                 }
             }
         })

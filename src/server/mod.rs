@@ -15,6 +15,7 @@
 mod api;
 mod connections;
 mod error;
+mod estimate;
 mod export;
 mod guard;
 mod head;

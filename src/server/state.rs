@@ -53,6 +53,8 @@ pub struct App {
     /// The players' resources, whose exact store the analysis reads too.
     pub resources: Resources,
     pub jobs: Arc<Jobs>,
+    /// What this server measured of its solves, for the estimates of analyses to come.
+    pub estimates: super::estimate::Estimates,
     /// The bytes of request bodies being read now ([`MAX_BODIES_BYTES`] permits).
     pub bodies: Arc<tokio::sync::Semaphore>,
     /// The tables directory: the only place requests write (the exact store's files, and a
@@ -76,6 +78,7 @@ impl App {
         App {
             resources: Resources::new(Arc::new(store)),
             jobs: Arc::new(Jobs::new(HEAVY_AT_ONCE, HEAVY_QUEUED)),
+            estimates: Default::default(),
             bodies: Arc::new(tokio::sync::Semaphore::new(MAX_BODIES_BYTES)),
             tables: config.tables.clone(),
         }

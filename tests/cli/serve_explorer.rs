@@ -277,3 +277,183 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
             .unwrap();
     }
 }
+
+/// `analyse --json` of a position given by its rules, first player and moves.
+fn analysed(tables: &Path, rules: &[&str], first: &str, moves: &str, with_match: bool) -> Value {
+    let mut args = vec![
+        "analyse".to_string(),
+        "--json".into(),
+        "--quiet".into(),
+        format!("--tables={}", tables.display()),
+        format!("--first={first}"),
+        format!("--moves={moves}"),
+    ];
+    args.extend(rules.iter().map(|r| format!("--rule={r}")));
+    if !with_match {
+        args.push("--no-match".into());
+    }
+    serde_json::from_str(ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).trim()).unwrap()
+}
+
+/// The rows the page shows for `analyse --json`'s answer `a` (`played`: the pit marked played).
+fn shown_rows(a: &Value, with_match: bool, played: Option<u64>) -> Value {
+    let outlook = |o: &Value| match (o["value"].as_str(), o["rounds"].as_u64()) {
+        (Some(v), Some(k)) => format!("{v} in {k}"),
+        (Some(v), None) => v.to_string(),
+        _ => "-".into(),
+    };
+    let rows: Vec<Value> = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "pit": m["pit"],
+                "round": m["round_value"].to_string(),
+                "match": if with_match { outlook(&m["match"]) } else { "-".into() },
+                "played": played == m["pit"].as_u64(),
+            })
+        })
+        .collect();
+    Value::from(rows)
+}
+
+#[test]
+fn the_explorer_keeps_a_finished_round_says_its_waits_and_reads_clearly() {
+    let Some(python) = super::serve_page::selenium_python() else {
+        browser_missing(
+            module_path!(),
+            "needs $RAJAPASU_SELENIUM_PYTHON (a Python with selenium), /usr/bin/chromium and /usr/bin/chromedriver, as .ci/run installs",
+        );
+        return;
+    };
+    let tables = tempfile::tempdir().unwrap();
+    let shots = tempfile::tempdir().unwrap();
+    let server = Server::start(tables.path());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/explorer_panels.py");
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(&server.addr)
+        .arg(shots.path())
+        .output()
+        .expect("python runs");
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "the browser script failed:\n{stderr}\n{stdout}");
+    let report: Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(report["console_errors"], serde_json::json!([]), "{report}");
+
+    // A round's end: the finished round's last position (before the move that ended it) as
+    // analyse --json has it, the move played marked, its perfect line; the next round analysed.
+    let sower = ["pits_per_row=5", "seeds_per_pit=3", "final_four=sower"];
+    let before = analysed(tables.path(), &sower, "north", "4,0,4", true);
+    let kept = &report["round_end"];
+    assert_eq!(kept["rows"], shown_rows(&before, true, Some(2)), "{kept}");
+    let line: Vec<String> =
+        before["line"].as_array().unwrap().iter().map(|p| p.to_string()).collect();
+    assert_eq!(kept["line"], format!("Perfect round play from there: {}", line.join(" ")));
+    assert!(
+        kept["summary"].as_str().unwrap().starts_with(&format!(
+            "Round 1's last position (ply 3), south to move: round value {}",
+            before["value"]
+        )),
+        "{kept}"
+    );
+    assert!(!kept["current"].as_array().unwrap().is_empty(), "{kept}");
+    // The match's end: its last round's last position stays shown.
+    let moves: Vec<String> =
+        report["match_moves"].as_array().unwrap().iter().map(|m| m.to_string()).collect();
+    let (last, earlier) = moves.split_last().unwrap();
+    let board = ["pits_per_row=5", "seeds_per_pit=3"];
+    let before = analysed(tables.path(), &board, "south", &earlier.join(","), true);
+    let kept = &report["match_end"];
+    assert_eq!(kept["rows"], shown_rows(&before, true, last.parse().ok()), "{kept}");
+    assert!(kept["event"].as_str().unwrap().contains("The match is over"), "{kept}");
+
+    // Every text readable against its background at both sizes.
+    for (name, c) in report["contrast"].as_object().unwrap() {
+        assert!(c["checked"].as_u64() > Some(30), "{name}: {c}");
+        assert_eq!(c["failing"], serde_json::json!([]), "{name}");
+    }
+
+    // The wait said before the solve, a search player's estimate meanwhile, then the exact
+    // values (analyse --json's), the estimate's numbers those of /api/evaluate.
+    let words = report["wait_words"].as_str().unwrap();
+    assert!(
+        words.starts_with("Solving this round's values (R15) takes about")
+            && words.contains("positions a second"),
+        "{words}"
+    );
+    let meanwhile = &report["estimate_shown"];
+    assert!(
+        meanwhile["source"] == "estimate"
+            && meanwhile["caption"].as_str().unwrap().starts_with("Estimates by minimax:4")
+            && meanwhile["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["round"].as_str().unwrap().starts_with('~')),
+        "{meanwhile}"
+    );
+    let pairs = |moves: &Value, pair: &dyn Fn(&Value) -> (&Value, &Value)| -> Vec<(u64, f64)> {
+        let numbers =
+            |(pit, value): (&Value, &Value)| (pit.as_u64().unwrap(), value.as_f64().unwrap());
+        moves.as_array().unwrap().iter().map(|m| numbers(pair(m))).collect()
+    };
+    assert_eq!(
+        pairs(&report["estimated"]["moves"], &|m| (&m[0], &m[1])),
+        pairs(&report["evaluate"]["moves"], &|m| (&m["pit"], &m["value"])),
+        "{report}"
+    );
+    let big = ["pits_per_row=6", "seeds_per_pit=4"];
+    let exact = analysed(tables.path(), &big, "south", "", false);
+    let shown = &report["exact"];
+    assert_eq!(shown["rows"], shown_rows(&exact, false, None), "{shown}");
+    assert!(shown["source"] == "exact" && shown["caption"] == "" && shown["wait_shown"] == false);
+    // Once solved, the round is at hand, its positions counted by the server.
+    let after = &report["estimate_after"]["round"];
+    assert!(after["at_hand"] == true && after["positions"].as_u64() > Some(1_000_000), "{after}");
+
+    // Moves made faster than the analysis: the streams of a superseded analysis are closed, so
+    // the page holds at most two (the analysis', the statistics'), and the server has at most
+    // one more (a closed stream is noticed at its next progress event, within 250 ms).
+    let streams = &report["streams"];
+    let samples = streams["samples"].as_array().unwrap();
+    assert!(samples.len() >= 8, "{streams}");
+    assert!(streams["page_max"].as_u64() <= Some(2), "{streams}");
+    assert!(
+        samples.iter().all(|s| s["page"].as_u64() <= Some(2) && s["server"].as_u64() <= Some(2)),
+        "{streams}"
+    );
+    assert_eq!(streams["after"]["streams"], 0, "{streams}");
+}
+
+/// The estimate before an analysis: a round not yet solved is not at hand, its reference count
+/// and the seconds at the reference rate given; once analysed it is at hand with the positions
+/// the server counted; a bad position is a 400 naming its field.
+#[test]
+fn the_estimate_before_an_analysis_says_what_is_at_hand() {
+    let tables = tempfile::tempdir().unwrap();
+    let server = Server::start(tables.path());
+    let board = "rule=pits_per_row=5&rule=seeds_per_pit=4";
+    let (status, before) = server.get_json(&format!("/api/estimate?{board}&match=false"));
+    assert_eq!(status, 200, "{before}");
+    let round = &before["round"];
+    assert!(round["at_hand"] == false && round["positions"] == 55_393, "{before}");
+    let seconds = round["seconds"].as_f64().unwrap();
+    assert!((seconds - 55_393.0 / round["rate"].as_f64().unwrap()).abs() < 1e-9, "{before}");
+    assert_eq!(before["match"], Value::Null);
+    let (status, _) = server.get_json(&format!("/api/analyse?{board}&match=false"));
+    assert_eq!(status, 200);
+    let (_, after) = server.get_json(&format!("/api/estimate?{board}&moves=0"));
+    let round = &after["round"];
+    assert!(round["at_hand"] == true && round["seconds"] == 0.0, "{after}");
+    assert!(round["positions"].as_u64() >= Some(55_393), "{after}");
+    assert_eq!(after["match"]["at_hand"], false, "{after}");
+    // A board no reference counts: the positions are not known before the solve.
+    let (_, unknown) = server.get_json("/api/estimate?rule=pits_per_row=4&rule=seeds_per_pit=5");
+    assert!(unknown["round"]["positions"].is_null() && unknown["round"]["seconds"].is_null());
+    let (status, bad) = server.get_json(&format!("/api/estimate?{board}&moves=9"));
+    assert_eq!((status, bad["field"].as_str()), (400, Some("moves")), "{bad}");
+}

@@ -1,9 +1,12 @@
 // --- The game: the status, the board, the analysis; the engine's seats; the controls.
 // `how.animate`: animate the last move; `how.engine`: an engine to move moves (after a forward
 // move or a change of seats, not after a take back: then it waits for "Let the engine move").
+// The engine's move being asked for, dropped when the game changes before it comes.
+let engineRequest = null;
 async function refresh(how) {
   const opts = how || {};
   const mine = ++generation;
+  if (engineRequest) { engineRequest.abort(); engineRequest = null; }
   document.body.dataset.ready = "false";
   saveAddress();
   showReading();
@@ -49,7 +52,8 @@ async function refresh(how) {
 async function engineMove(mine) {
   try {
     const who = seatOf(game.to_move);
-    const r = await api("/api/play", query({ player: who, seed: seed }));
+    engineRequest = new AbortController();
+    const r = await api("/api/play", query({ player: who, seed: seed }), null, engineRequest.signal);
     if (mine !== generation || r.pit === null) return;
     // The board of this state is drawn first, then the move.
     while (document.body.dataset.ready !== "true") {
@@ -58,7 +62,7 @@ async function engineMove(mine) {
     }
     play(r.pit, who);
   } catch (e) {
-    if (mine === generation) $("message").textContent = e.message;
+    if (mine === generation && e.name !== "AbortError") $("message").textContent = e.message;
   }
 }
 function play(local, who) {
