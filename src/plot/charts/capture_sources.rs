@@ -8,24 +8,23 @@ use crate::analysis::summary::{CaptureSources, StudySummary};
 use crate::engine::Side;
 use crate::plot::layout::*;
 
-pub(in crate::plot) const CAPTURE_SOURCES_TITLE: &str =
+pub(crate) const CAPTURE_SOURCES_TITLE: &str =
     "Capture sources: shares of the counters each seat captured";
 
 /// Colours of pussa, own fours, gifted fours and remainder, and whether a label on them is white.
-pub(in crate::plot) const SOURCE_COLOURS: [(RGBColor, bool); 4] = [
+pub(crate) const SOURCE_COLOURS: [(RGBColor, bool); 4] = [
     (RGBColor(0, 114, 178), true),
     (RGBColor(0, 158, 115), true),
     (RGBColor(230, 159, 0), false),
     (RGBColor(190, 190, 190), false),
 ];
-pub(in crate::plot) const SOURCE_NAMES: [&str; 4] =
-    ["pussa", "own fours", "gifted fours", "remainder"];
+pub(crate) const SOURCE_NAMES: [&str; 4] = ["pussa", "own fours", "gifted fours", "remainder"];
 
 /// How far each seat's bar stands from its arm's centre, and half a bar's width (x units).
 const SEAT_OFFSET: f64 = 0.21;
 const HALF_BAR: f64 = 0.17;
 
-pub(in crate::plot) fn capture_sources<DB: DrawingBackend>(
+pub(crate) fn capture_sources<DB: DrawingBackend>(
     root: &Area<DB>,
     study: &StudySummary,
 ) -> AreaResult<(), DB> {

@@ -12,12 +12,12 @@ use crate::plot::rounds::RoundRange;
 /// A panel of the closed-pits chart: its label and the mean it plots.
 type Measure = (&'static str, fn(&OpenPits) -> f64);
 
-pub(in crate::plot) const CLOSED_PITS_TITLE: &str =
+pub(crate) const CLOSED_PITS_TITLE: &str =
     "Open pits at the start of each round (the others are closed, R12)";
 
 /// The rounds of an arm shown on the closed-pits chart: those reached by at least 1% of the
 /// matches that reached round 1 (the most-reached round).
-pub(in crate::plot) fn shown_rounds(open_pits: &[OpenPits]) -> Vec<OpenPits> {
+pub(crate) fn shown_rounds(open_pits: &[OpenPits]) -> Vec<OpenPits> {
     let reached = open_pits.iter().map(|p| p.matches).max().unwrap_or(0);
     let mut rounds: Vec<OpenPits> =
         open_pits.iter().copied().filter(|p| p.matches > 0 && p.matches * 100 >= reached).collect();
@@ -88,7 +88,7 @@ const PITS_MEASURES: [Measure; 3] = [
     ("the round's starter", |p| p.starter_mean_open),
 ];
 
-pub(in crate::plot) fn closed_pits<DB: DrawingBackend>(
+pub(crate) fn closed_pits<DB: DrawingBackend>(
     root: &Area<DB>,
     study: &StudySummary,
     range: RoundRange,

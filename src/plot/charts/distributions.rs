@@ -10,10 +10,10 @@ use crate::analysis::summary::{ArmSummary, StudySummary};
 use crate::plot::layout::*;
 
 /// The note on a gap in a distribution chart's values, from its series (value, share) per arm.
-pub(in crate::plot) type GapNote = fn(&[Vec<(f64, f64)>]) -> Option<String>;
+pub(crate) type GapNote = fn(&[Vec<(f64, f64)>]) -> Option<String>;
 
 /// A distribution chart: one line per arm, the share of observations at each value.
-pub(in crate::plot) struct DistributionChart {
+pub(crate) struct DistributionChart {
     pub title: &'static str,
     pub x_desc: &'static str,
     pub y_desc: &'static str,
@@ -25,7 +25,7 @@ pub(in crate::plot) struct DistributionChart {
     pub gap_note: GapNote,
 }
 
-pub(in crate::plot) const LAP_LENGTH: DistributionChart = DistributionChart {
+pub(crate) const LAP_LENGTH: DistributionChart = DistributionChart {
     title: "Lap length: counters sown per lap",
     x_desc: "lap length (counters sown)",
     y_desc: "share of laps (%, log scale)",
@@ -35,7 +35,7 @@ pub(in crate::plot) const LAP_LENGTH: DistributionChart = DistributionChart {
     gap_note: lap_length_gap_note,
 };
 
-pub(in crate::plot) const LAPS_PER_MOVE: DistributionChart = DistributionChart {
+pub(crate) const LAPS_PER_MOVE: DistributionChart = DistributionChart {
     title: "Laps per move",
     x_desc: "laps per move",
     y_desc: "share of moves (%, log scale)",
@@ -45,7 +45,7 @@ pub(in crate::plot) const LAPS_PER_MOVE: DistributionChart = DistributionChart {
     gap_note: |_| None,
 };
 
-pub(in crate::plot) const ROUNDS_PER_MATCH: DistributionChart = DistributionChart {
+pub(crate) const ROUNDS_PER_MATCH: DistributionChart = DistributionChart {
     title: "Rounds per match",
     x_desc: "rounds per match",
     y_desc: "share of matches (%)",
@@ -69,7 +69,7 @@ impl DistributionChart {
         points
     }
 
-    pub(in crate::plot) fn draw<DB: DrawingBackend>(
+    pub(crate) fn draw<DB: DrawingBackend>(
         &self,
         root: &Area<DB>,
         study: &StudySummary,

@@ -10,8 +10,7 @@ use crate::analysis::stats::Proportion;
 use crate::analysis::summary::{ArmSummary, StudySummary};
 use crate::plot::layout::*;
 
-pub(in crate::plot) const FIRST_PLAYER_TITLE: &str =
-    "First-player advantage: win rates with 95% intervals";
+pub(crate) const FIRST_PLAYER_TITLE: &str = "First-player advantage: win rates with 95% intervals";
 
 /// A series of the first-player chart: the (low, rate, high) of an arm, None when it has no data
 /// (or, for the points series, when they equal the wins over finished matches).
@@ -57,7 +56,7 @@ fn first_player_series(study: &StudySummary) -> Vec<RateSeries> {
     series
 }
 
-pub(in crate::plot) fn first_player_win_rate<DB: DrawingBackend>(
+pub(crate) fn first_player_win_rate<DB: DrawingBackend>(
     root: &Area<DB>,
     study: &StudySummary,
 ) -> AreaResult<(), DB> {

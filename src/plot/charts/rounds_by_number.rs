@@ -10,8 +10,7 @@ use crate::analysis::summary::{RoundsByNumber, StudySummary};
 use crate::plot::layout::*;
 use crate::plot::rounds::{RoundRange, Rounds};
 
-pub(in crate::plot) const ROUNDS_BY_NUMBER_TITLE: &str =
-    "Round wins by round number, with 95% intervals";
+pub(crate) const ROUNDS_BY_NUMBER_TITLE: &str = "Round wins by round number, with 95% intervals";
 
 /// A panel of the round-number chart: its title and the rate it plots.
 type RoundRate = (&'static str, fn(&RoundsByNumber) -> &Proportion);
@@ -22,7 +21,7 @@ const ROUND_PANELS: [RoundRate; 2] = [
     ("won by the match's first player", |g| &g.first_player_wins),
 ];
 
-pub(in crate::plot) fn rounds_by_number<DB: DrawingBackend>(
+pub(crate) fn rounds_by_number<DB: DrawingBackend>(
     root: &Area<DB>,
     study: &StudySummary,
     range: RoundRange,
