@@ -3,7 +3,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
 use super::schema::{LAPS, MATCHES, MOVES, QUALITY, ROUNDS};
-use super::table::{ColumnData, Table};
+use super::table::{ColumnData, ColumnType, Table};
 use super::*;
 use crate::agents::{AgentSpec, Resources};
 use crate::engine::{Ruleset, Side};
@@ -610,4 +610,22 @@ fn a_round_that_never_ends_leaves_its_match_unfinished_after_max_round_moves() {
         }
     }
     assert!(capped > 0, "the boards give an endless round");
+}
+
+#[test]
+fn a_nullable_column_keeps_its_absent_values_through_extend_and_row() {
+    let mut a = ColumnData::or_null([Some(3u32), None]);
+    a.extend(&ColumnData::or_null([None, Some(5u32)]));
+    assert_eq!(a.column_type(), ColumnType::NullU32);
+    assert_eq!((0..4).map(|i| a.show(i)).collect::<Vec<_>>(), ["3", "null", "null", "5"]);
+    assert_eq!(a.row(3), ColumnData::or_null([Some(5u32)]));
+    let ColumnData::OrNull(n) = &a else { panic!("{a:?}") };
+    assert_eq!(n.iter::<u32>().collect::<Vec<_>>(), [Some(&3), None, None, Some(&5)]);
+    assert_eq!(n.values(), &ColumnData::U32(vec![3, 0, 0, 5]), "an absent value holds 0");
+    let text = ColumnData::or_null([None, Some("x".to_string())]);
+    assert_eq!(
+        (text.column_type(), text.show(0), text.show(1)),
+        (ColumnType::NullText, "null".into(), "'x'".into())
+    );
+    assert_eq!(ColumnData::new(ColumnType::NullF64), ColumnData::or_null::<f64>([]));
 }
