@@ -290,9 +290,8 @@ impl ColumnData {
             ColumnData::Bool(v) => v[i].to_string(),
             ColumnData::Sym(v) => or_null(v[i]),
             ColumnData::Text(v) => format!("'{}'", v[i]),
-            ColumnData::OrNull(n) => {
-                n.present[i].then(|| n.values.show(i)).unwrap_or_else(|| "null".into())
-            }
+            ColumnData::OrNull(n) if n.present[i] => n.values.show(i),
+            ColumnData::OrNull(_) => "null".into(),
         }
     }
 
