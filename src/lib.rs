@@ -6,7 +6,8 @@
 //! - [`agents`]: players (random, greedy, minimax, MCTS, external, host, perfect);
 //! - [`exact`]: exact perfect-play values of rounds (R15) and matches (R17), beside the players;
 //! - [`sim`]: seeded batch simulation into record batches, no file formats;
-//! - [`show`]: the replay page of a match (built from the engine alone).
+//! - [`show`]: the replay page of a match (built from the engine alone);
+//! - [`game_record`]: a recorded game checked against the readings of the rules.
 //!
 //! In this crate: [`io`] (Parquet, CSV, manifests), [`analysis`] and beside it [`ratings`]
 //! (Bradley-Terry ratings of a tournament), [`plot`], then [`app`] (the jobs users run, typed)
@@ -14,7 +15,7 @@
 //! python/. Two leaves that import nothing of the crate serve every floor: [`process`] (the
 //! peak memory of this process) and [`size`] (sizes as the front ends take them, e.g. 4G).
 
-pub use rajapasu_core::{agents, engine, exact, files, record, show, sim};
+pub use rajapasu_core::{agents, engine, exact, files, game_record, show, sim};
 
 pub mod analysis;
 pub mod app;

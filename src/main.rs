@@ -6,19 +6,30 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 fn main() {
-    // By default mimalloc hands freed pages back to the system 10 ms after they are freed, and a
-    // batch's column buffers, freed and allocated again for the next batch, are then faulted in
-    // again: 0.4-0.75 s of system time per 50,000 round-detail matches on one thread (2.1 s of
-    // user time), against 0.07-0.2 s with purging off, for 9 MB more resident memory.
-    //
-    // The commands bounded by --max-memory hand them back at once: their solves free large
-    // tables and build others of other sizes, and the pages kept would put the process above
-    // its bound (9x1 under round_winner, refused at 200M: 280 MB resident with purging off,
-    // 216 MB so, for the same CPU time). MIMALLOC_PURGE_DELAY overrides either (`set_default`
-    // yields to it).
-    let bounded = matches!(std::env::args().nth(1).as_deref(), Some("solve" | "serve" | "analyse"));
-    let delay = if bounded { 0 } else { -1 };
-    // SAFETY: sets an option of the allocator; no other thread exists yet.
+    std::process::exit(rajapasu::cli::main(set_purge_delay));
+}
+
+/// Chooses when mimalloc hands freed pages back to the system, from the parsed command.
+///
+/// By default mimalloc hands them back 10 ms after they are freed, and a batch's column
+/// buffers, freed and allocated again for the next batch, are then faulted in again: 0.4-0.75 s
+/// of system time per 50,000 round-detail matches on one thread (2.1 s of user time), against
+/// 0.07-0.2 s with purging off, for 9 MB more resident memory.
+///
+/// The commands bounded by --max-memory hand them back at once: their solves free large
+/// tables and build others of other sizes, and the pages kept would put the process above its
+/// bound (9x1 under round_winner, refused at 200M: 280 MB resident with purging off, 216 MB
+/// so, for the same CPU time). MIMALLOC_PURGE_DELAY overrides either (`set_default` yields to
+/// it).
+///
+/// Setting it after the arguments are parsed is in time: mimalloc reads its options from the
+/// environment when the process loads, and reads the purge delay again at every free that
+/// may purge, so only the few pages that parsing freed were scheduled under its default.
+fn set_purge_delay(memory: rajapasu::cli::MemoryUse) {
+    let delay = match memory {
+        rajapasu::cli::MemoryUse::Bounded => 0,
+        rajapasu::cli::MemoryUse::Reused => -1,
+    };
+    // SAFETY: sets an option of the allocator (a plain store); no other thread exists yet.
     unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, delay) };
-    std::process::exit(rajapasu::cli::main());
 }

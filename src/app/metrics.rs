@@ -229,8 +229,9 @@ pub struct MetricsRequest {
 }
 
 impl MetricsRequest {
-    /// Err naming the field that is not what it should be.
-    pub fn validate(&self) -> Result<(), FieldError> {
+    /// The metrics to compute, or the first field that is not what it should be (`resamples`,
+    /// `max_memory`).
+    pub fn validate(self) -> Result<MetricsJob, FieldError> {
         if self.resamples > MAX_RESAMPLES {
             return Err(FieldError::new(
                 "resamples",
@@ -240,13 +241,31 @@ impl MetricsRequest {
                 ),
             ));
         }
-        match self.exact {
-            Some(SolveOptions { max_memory: 0, .. }) => {
-                Err(FieldError::new("max_memory", "0 bytes: a solve needs some memory"))
-            }
-            _ => Ok(()),
+        if let Some(SolveOptions { max_memory: 0, .. }) = self.exact {
+            return Err(FieldError::new("max_memory", "0 bytes: a solve needs some memory"));
         }
+        Ok(MetricsJob {
+            out: self.out.unwrap_or_else(|| self.dir.clone()),
+            dir: self.dir,
+            resamples: self.resamples,
+            seed: self.seed,
+            exact: self.exact,
+        })
     }
+}
+
+/// The metrics of a dataset or study, checked: what [`run`] computes.
+#[derive(Clone, Debug)]
+pub struct MetricsJob {
+    /// A dataset directory, or a study directory holding one dataset per arm.
+    pub dir: PathBuf,
+    /// Where the files are written.
+    pub out: PathBuf,
+    /// Bootstrap replicates per interval, at most [`MAX_RESAMPLES`] (0: no intervals).
+    pub resamples: u32,
+    pub seed: u64,
+    /// The exact round value's solve limits (some memory); None: not computed.
+    pub exact: Option<SolveOptions>,
 }
 
 /// The metrics computed and the charts written.
@@ -255,13 +274,12 @@ pub struct MetricsRun {
     pub charts: Vec<PathBuf>,
 }
 
-/// Computes the metrics of the request, with the exact results of `players`' store, and writes
+/// Computes the metrics of the job, with the exact results of `players`' store, and writes
 /// their files.
-pub fn run(request: &MetricsRequest, players: &Resources) -> Result<MetricsRun, StudyError> {
-    request.validate()?;
-    let exact = request.exact.map(|solve| ExactOptions { solve, store: players.exact.clone() });
-    let metrics = metrics_path(&request.dir, request.resamples, request.seed, exact)?;
-    let charts = write_metrics(&metrics, request.out.as_deref().unwrap_or(&request.dir))?;
+pub fn run(job: &MetricsJob, players: &Resources) -> Result<MetricsRun, StudyError> {
+    let exact = job.exact.map(|solve| ExactOptions { solve, store: players.exact.clone() });
+    let metrics = metrics_path(&job.dir, job.resamples, job.seed, exact)?;
+    let charts = write_metrics(&metrics, &job.out)?;
     Ok(MetricsRun { metrics, charts })
 }
 
@@ -290,15 +308,14 @@ mod tests {
                 "max_memory",
             ),
         ] {
-            match run(&request, &Resources::default()) {
-                Err(StudyError::Field(e)) => {
-                    assert!(e.field == field && !e.message.contains("--"), "{e}")
-                }
-                Err(other) => panic!("{field}: {other}"),
-                Ok(_) => panic!("{field}: accepted"),
+            match request.validate() {
+                Err(e) => assert!(e.field == field && !e.message.contains("--"), "{e}"),
+                Ok(job) => panic!("{field}: accepted {job:?}"),
             }
         }
         // A good request over an empty directory fails on the directory, not on a field.
-        assert!(matches!(run(&good, &Resources::default()), Err(StudyError::Dataset(_))));
+        let job = good.validate().unwrap();
+        assert_eq!(job.out, job.dir, "written beside the dataset by default");
+        assert!(matches!(run(&job, &Resources::default()), Err(StudyError::Dataset(_))));
     }
 }

@@ -9,7 +9,7 @@ use super::output::Output;
 use super::CliError;
 use crate::app::explore::check_record::{base_rules, reading_label, run as check, CheckRequest};
 use crate::engine::{Ruleset, Side};
-use crate::record::{Record, MAX_RECORD_BYTES};
+use crate::game_record::{Record, MAX_RECORD_BYTES};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -44,14 +44,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
         keep_order: false,
         max_positions: args.max_positions,
     };
-    let request = MetricsRequest {
+    let job = MetricsRequest {
         dir: args.dir,
         out: args.out,
         resamples: args.resamples,
         seed: args.seed,
         exact: args.exact.then_some(solve),
-    };
-    let done = crate::app::metrics::run(&request, &crate::agents::Resources::default())?;
+    }
+    .validate()?;
+    let done = crate::app::metrics::run(&job, &crate::agents::Resources::default())?;
     let mut out = Output::lines();
     if args.json {
         out.line(serde_json::to_string_pretty(&to_json(&done.metrics)).map_err(CliError::failed)?)?;

@@ -81,8 +81,33 @@ pub enum Command {
     Serve(serve::Args),
 }
 
-/// Runs the command line; returns the process exit code.
-pub fn main() -> i32 {
+/// How a command's memory comes and goes, for the allocator settings the binary chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryUse {
+    /// Bounded by `--max-memory` (solve, analyse, serve): large tables freed and others of other
+    /// sizes built, so freed memory must go back to the system at once to stay within the bound.
+    Bounded,
+    /// Anything else: buffers freed and allocated again at the same sizes (a run's batches),
+    /// cheaper kept than handed back and faulted in again.
+    Reused,
+}
+
+impl Command {
+    /// How this command uses memory.
+    pub fn memory_use(&self) -> MemoryUse {
+        match self {
+            Command::Solve(_) | Command::Analyse(_) => MemoryUse::Bounded,
+            #[cfg(feature = "cli")]
+            Command::Serve(_) => MemoryUse::Bounded,
+            _ => MemoryUse::Reused,
+        }
+    }
+}
+
+/// Runs the command line; returns the process exit code. `before_work` gets the parsed
+/// command's memory use before its work starts, on the only thread (the binary sets its
+/// allocator's options there); it is not called when the arguments are not a command.
+pub fn main(before_work: impl FnOnce(MemoryUse)) -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -90,6 +115,7 @@ pub fn main() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    before_work(cli.command.memory_use());
     let result = match cli.command {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft::run(a),

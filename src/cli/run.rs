@@ -50,9 +50,9 @@ impl StudyArgs {
 pub fn run(args: Args) -> Result<(), CliError> {
     let experiment = Experiment::load(&args.file)?;
     let name = experiment.name.clone();
-    let request = StudyRequest { experiment, options: args.study.options() };
+    let job = StudyRequest { experiment, options: args.study.options() }.validate()?;
     let bars = Bars::new(args.study.quiet);
-    let done = crate::app::study::run(&request, &crate::agents::Resources::default(), &bars)?;
+    let done = crate::app::study::run(&job, &crate::agents::Resources::default(), &bars)?;
     if !args.study.quiet {
         eprintln!(
             "{name}: summary.json, summary.csv, summary.txt and {} chart files in {}",

@@ -22,9 +22,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let tournament = Tournament::load(&args.file)?;
     let name = tournament.name.clone();
-    let request = TournamentRequest { tournament, options: args.study.options() };
+    let job = TournamentRequest { tournament, options: args.study.options() }.validate()?;
     let bars = Bars::new(args.study.quiet);
-    let done = crate::app::tournament::run(&request, &crate::agents::Resources::default(), &bars)?;
+    let done = crate::app::tournament::run(&job, &crate::agents::Resources::default(), &bars)?;
     if !args.study.quiet {
         eprintln!(
             "{name}: ratings.json, ratings.csv, pairs.csv, ratings.txt, summary.* and {} chart files in {}",

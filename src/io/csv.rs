@@ -33,26 +33,33 @@ pub fn write_csv_unsynced(table: &Table, path: &Path) -> Result<(Unsynced, FileD
         for row in 0..table.rows() {
             for c in &table.columns {
                 field.clear();
-                match &c.data {
-                    ColumnData::U32(v) => write!(field, "{}", v[row]),
-                    ColumnData::U64(v) => write!(field, "{}", v[row]),
-                    ColumnData::I64(v) => write!(field, "{}", v[row]),
-                    ColumnData::F64(v) => write!(field, "{}", v[row]),
-                    ColumnData::Bool(v) => write!(field, "{}", v[row]),
-                    ColumnData::Sym(v) => write!(field, "{}", v[row].unwrap_or("")),
-                    ColumnData::Text(v) => write!(field, "{}", v[row]),
-                    ColumnData::NullU32(v) => v[row].map_or(Ok(()), |x| write!(field, "{x}")),
-                    ColumnData::NullI64(v) => v[row].map_or(Ok(()), |x| write!(field, "{x}")),
-                    ColumnData::NullF64(v) => v[row].map_or(Ok(()), |x| write!(field, "{x}")),
-                    ColumnData::NullText(v) => write!(field, "{}", v[row].as_deref().unwrap_or("")),
-                }
-                .expect("formatting into a String cannot fail");
+                write_value(&mut field, &c.data, row);
                 out.write_field(&field).map_err(csv_error)?;
             }
             out.write_record(None::<&[u8]>).map_err(csv_error)?;
         }
         out.flush().map_err(|e| IoError::file(path, "cannot write", e))
     })
+}
+
+/// Row `row` of `data` as its CSV cell, into `field`: an absent value is an empty cell.
+fn write_value(field: &mut String, data: &ColumnData, row: usize) {
+    match data {
+        ColumnData::U32(v) => write!(field, "{}", v[row]),
+        ColumnData::U64(v) => write!(field, "{}", v[row]),
+        ColumnData::I64(v) => write!(field, "{}", v[row]),
+        ColumnData::F64(v) => write!(field, "{}", v[row]),
+        ColumnData::Bool(v) => write!(field, "{}", v[row]),
+        ColumnData::Sym(v) => write!(field, "{}", v[row].unwrap_or("")),
+        ColumnData::Text(v) => write!(field, "{}", v[row]),
+        ColumnData::OrNull(n) => {
+            if n.is_present(row) {
+                write_value(field, n.values(), row);
+            }
+            Ok(())
+        }
+    }
+    .expect("formatting into a String cannot fail");
 }
 
 /// Reads a CSV file written by [`write_csv`], checking its header names exactly the columns of
@@ -100,16 +107,22 @@ pub fn read_csv(path: &Path, spec: &TableSpec) -> Result<Table, IoError> {
                     s => Some(intern_sym(s).ok_or_else(|| bad(format!("unknown symbol {s:?}")))?),
                 }),
                 ColumnData::Text(v) => v.push(field.to_string()),
-                ColumnData::NullU32(v) => v.push(absent_or(field, |f| {
-                    f.parse().map_err(|_| parse_error(ColumnType::NullU32))
-                })?),
-                ColumnData::NullI64(v) => v.push(absent_or(field, |f| {
-                    f.parse().map_err(|_| parse_error(ColumnType::NullI64))
-                })?),
-                ColumnData::NullF64(v) => v.push(absent_or(field, |f| {
-                    f.parse().map_err(|_| parse_error(ColumnType::NullF64))
-                })?),
-                ColumnData::NullText(v) => v.push((!field.is_empty()).then(|| field.to_string())),
+                ColumnData::OrNull(n) => {
+                    let ty = n.values().column_type();
+                    let error = || parse_error(ty.or_null().unwrap_or(ty));
+                    match ty {
+                        ColumnType::U32 => {
+                            n.push(absent_or(field, str::parse::<u32>).map_err(|_| error())?)
+                        }
+                        ColumnType::I64 => {
+                            n.push(absent_or(field, str::parse::<i64>).map_err(|_| error())?)
+                        }
+                        ColumnType::F64 => {
+                            n.push(absent_or(field, str::parse::<f64>).map_err(|_| error())?)
+                        }
+                        _ => n.push((!field.is_empty()).then(|| field.to_string())),
+                    }
+                }
             }
         }
     }

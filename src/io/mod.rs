@@ -93,19 +93,19 @@ pub(crate) mod tests {
                 ),
                 col(
                     "a_null_u32",
-                    ColumnData::NullU32(vec![None, Some(0), Some(u32::MAX), None, Some(3)]),
+                    ColumnData::or_null(vec![None, Some(0), Some(u32::MAX), None, Some(3)]),
                 ),
                 col(
                     "a_null_i64",
-                    ColumnData::NullI64(vec![Some(i64::MIN), None, Some(0), Some(-4), None]),
+                    ColumnData::or_null(vec![Some(i64::MIN), None, Some(0), Some(-4), None]),
                 ),
                 col(
                     "a_null_f64",
-                    ColumnData::NullF64(vec![None, Some(-0.5), Some(1e300), None, Some(0.0)]),
+                    ColumnData::or_null(vec![None, Some(-0.5), Some(1e300), None, Some(0.0)]),
                 ),
                 col(
                     "a_null_text",
-                    ColumnData::NullText(vec![
+                    ColumnData::or_null::<String>(vec![
                         Some("2,3".into()),
                         None,
                         Some("a, \"b\"".into()),

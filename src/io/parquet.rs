@@ -27,7 +27,7 @@ use super::error::IoError;
 use super::parquet_pages::{dictionary_pages, symbol_pages, PageCompressor};
 use super::verify::FileDigest;
 use crate::sim::schema::{intern_sym, symbols, TableSpec};
-use crate::sim::table::{Column, ColumnData, ColumnType, Table};
+use crate::sim::table::{Column, ColumnData, ColumnType, Nullable, NullableValue, Table};
 
 /// How columns are encoded (the test `encodings` compares the choices on a real batch).
 #[derive(Clone, Copy, Debug)]
@@ -149,8 +149,8 @@ impl FallibleStreamingIterator for Pages {
     }
 }
 
-/// The column's type in the file: symbols are strings; symbols and the `Null*` columns are
-/// nullable, everything else is required.
+/// The column's type in the file: symbols are strings; symbols and the columns whose values may
+/// be absent are nullable, everything else is required.
 fn arrow_field(column: &Column) -> Field {
     let (dtype, nullable) = match &column.data {
         ColumnData::U32(_) => (ArrowDataType::UInt32, false),
@@ -160,10 +160,12 @@ fn arrow_field(column: &Column) -> Field {
         ColumnData::Bool(_) => (ArrowDataType::Boolean, false),
         ColumnData::Text(_) => (ArrowDataType::Utf8View, false),
         ColumnData::Sym(_) => (ArrowDataType::Utf8View, true),
-        ColumnData::NullU32(_) => (ArrowDataType::UInt32, true),
-        ColumnData::NullI64(_) => (ArrowDataType::Int64, true),
-        ColumnData::NullF64(_) => (ArrowDataType::Float64, true),
-        ColumnData::NullText(_) => (ArrowDataType::Utf8View, true),
+        ColumnData::OrNull(n) => match n.values().column_type() {
+            ColumnType::U32 => (ArrowDataType::UInt32, true),
+            ColumnType::I64 => (ArrowDataType::Int64, true),
+            ColumnType::F64 => (ArrowDataType::Float64, true),
+            _ => (ArrowDataType::Utf8View, true),
+        },
     };
     Field::new(PlSmallStr::from_static(column.name), dtype, nullable)
 }
@@ -180,11 +182,22 @@ fn arrow_array(column: &Column, enc: Encodings) -> (Box<dyn Array>, Encoding) {
             (Utf8ViewArray::from_slice_values(v).boxed(), Encoding::RleDictionary)
         }
         ColumnData::Sym(v) => (Utf8ViewArray::from_slice(v).boxed(), Encoding::RleDictionary),
-        ColumnData::NullU32(v) => (PrimitiveArray::from(v.clone()).boxed(), enc.ints),
-        ColumnData::NullI64(v) => (PrimitiveArray::from(v.clone()).boxed(), enc.ints),
-        ColumnData::NullF64(v) => (PrimitiveArray::from(v.clone()).boxed(), Encoding::Plain),
-        ColumnData::NullText(v) => (Utf8ViewArray::from_slice(v).boxed(), Encoding::RleDictionary),
+        // Built from the values with their absences, as arrow makes a nullable array.
+        ColumnData::OrNull(n) => match n.values().column_type() {
+            ColumnType::U32 => (PrimitiveArray::from(copied::<u32>(n)).boxed(), enc.ints),
+            ColumnType::I64 => (PrimitiveArray::from(copied::<i64>(n)).boxed(), enc.ints),
+            ColumnType::F64 => (PrimitiveArray::from(copied::<f64>(n)).boxed(), Encoding::Plain),
+            _ => {
+                let text: Vec<Option<&String>> = n.iter::<String>().collect();
+                (Utf8ViewArray::from_slice(&text).boxed(), Encoding::RleDictionary)
+            }
+        },
     }
+}
+
+/// The values of a column that may be absent, None where absent.
+fn copied<T: NullableValue + Copy>(n: &Nullable) -> Vec<Option<T>> {
+    n.iter::<T>().map(|v| v.copied()).collect()
 }
 
 /// Reads a Parquet file written by [`write_parquet`], checking it has exactly the columns of
@@ -297,17 +310,11 @@ fn from_polars(
                 .map(|v| v.expect(NO_NULLS).to_string())
                 .collect(),
         ),
-        ColumnType::NullU32 => {
-            ColumnData::NullU32(column.u32().map_err(wrong_type)?.iter().collect())
-        }
-        ColumnType::NullI64 => {
-            ColumnData::NullI64(column.i64().map_err(wrong_type)?.iter().collect())
-        }
-        ColumnType::NullF64 => {
-            ColumnData::NullF64(column.f64().map_err(wrong_type)?.iter().collect())
-        }
-        ColumnType::NullText => ColumnData::NullText(
-            column.str().map_err(wrong_type)?.iter().map(|v| v.map(str::to_string)).collect(),
+        ColumnType::NullU32 => ColumnData::or_null(column.u32().map_err(wrong_type)?.iter()),
+        ColumnType::NullI64 => ColumnData::or_null(column.i64().map_err(wrong_type)?.iter()),
+        ColumnType::NullF64 => ColumnData::or_null(column.f64().map_err(wrong_type)?.iter()),
+        ColumnType::NullText => ColumnData::or_null(
+            column.str().map_err(wrong_type)?.iter().map(|v| v.map(str::to_string)),
         ),
         ColumnType::Sym => {
             let values = column.str().map_err(wrong_type)?;

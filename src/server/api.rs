@@ -29,7 +29,7 @@ use crate::app::explore::statistics::run as statistics;
 use crate::app::explore::statistics::{StatisticsError, StatisticsRequest};
 use crate::engine::trace::TraceEvent;
 use crate::engine::{Game, Side};
-use crate::record::Record;
+use crate::game_record::Record;
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()

@@ -3,7 +3,7 @@
 
 use rajapasu::engine::trace::{replay, TraceEvent};
 use rajapasu::engine::{Game, Rng, Ruleset, Side};
-use rajapasu::record::readings;
+use rajapasu::game_record::readings;
 use serde_json::Value;
 
 use crate::common::*;

@@ -493,7 +493,7 @@ const FLOORS: &[(&str, u32, &str)] = &[
     ("crates/rajapasu-core/src/engine/", 1, "engine"),
     ("crates/rajapasu-core/src/exact/", 2, "exact"),
     ("crates/rajapasu-core/src/show/", 2, "show"),
-    ("crates/rajapasu-core/src/record.rs", 2, "record"),
+    ("crates/rajapasu-core/src/game_record.rs", 2, "game_record"),
     ("crates/rajapasu-core/src/agents/", 3, "agents"),
     ("crates/rajapasu-core/src/sim/", 4, "sim"),
     ("crates/rajapasu-core/src/lib.rs", 5, "the core crate's root"),

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use crate::engine::Ruleset;
-use crate::record::{check, readings, Record, READING_SWITCHES};
+use crate::game_record::{check, readings, Record, READING_SWITCHES};
 
 /// A validated check: the record and the rules every reading shares (board size, round limit).
 #[derive(Clone, Debug, PartialEq, Eq)]

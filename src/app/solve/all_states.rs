@@ -146,7 +146,7 @@ pub fn states_table(table: &MatchTable) -> Table {
                 "value",
                 ColumnData::Text(rows.iter().map(|(_, v)| v.value.name().to_string()).collect()),
             ),
-            col("rounds", ColumnData::NullU32(rows.iter().map(|(_, v)| v.rounds).collect())),
+            col("rounds", ColumnData::or_null(rows.iter().map(|(_, v)| v.rounds))),
             col(
                 "best_moves",
                 ColumnData::Text(rows.iter().map(|(_, v)| v.best_moves.to_string()).collect()),

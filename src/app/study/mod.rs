@@ -38,8 +38,9 @@ pub struct StudyOptions {
 }
 
 impl StudyOptions {
-    /// Err naming the field that is not what it should be.
-    pub fn validate(&self) -> Result<(), FieldError> {
+    /// Err naming the field that is not what it should be: the check of the requests of the
+    /// jobs that take these options.
+    pub(crate) fn check(&self) -> Result<(), FieldError> {
         simulate::check_threads(self.threads).map_err(|e| FieldError::new("threads", e))?;
         if let Some(m) = self.matches {
             crate::sim::check_matches(m).map_err(|e| FieldError::new("matches", e))?;
@@ -48,9 +49,25 @@ impl StudyOptions {
     }
 }
 
-/// A study to run: the experiment and the options.
+/// A study to run: the experiment and the options, before they are checked.
 #[derive(Clone, Debug)]
 pub struct StudyRequest {
+    pub experiment: Experiment,
+    pub options: StudyOptions,
+}
+
+impl StudyRequest {
+    /// The study to run, or the first field that is not what it should be (`threads`,
+    /// `matches`).
+    pub fn validate(self) -> Result<StudyJob, FieldError> {
+        self.options.check()?;
+        Ok(StudyJob { experiment: self.experiment, options: self.options })
+    }
+}
+
+/// A study whose options are checked: what [`run`] runs.
+#[derive(Clone, Debug)]
+pub struct StudyJob {
     pub experiment: Experiment,
     pub options: StudyOptions,
 }
@@ -97,7 +114,7 @@ const STUDY_FILES: [(&str, &str, &[&str]); 2] = [
     ),
 ];
 
-/// Checks the options and creates the study's directory `out_root/name`, locked for this
+/// Creates the study's directory `out_root/name` (the options checked), locked for this
 /// process (one run of a study at a time; each dataset is also locked by its writer), with
 /// the file it was run from copied in as `copy_as` (`experiment.toml` or `tournament.toml`).
 /// A directory that holds another kind of study, or files that are not this study's
@@ -110,7 +127,6 @@ pub fn open_study(
     source: &str,
     datasets: &[String],
 ) -> Result<(PathBuf, DirLock), StudyError> {
-    options.validate()?;
     let dir = options.out_root.join(name);
     if dir.exists() {
         check_study_dir(&dir, copy_as, datasets)?;
@@ -235,11 +251,11 @@ pub fn write_study_summary(
 /// Runs the study with what the players share (`players`); an arm already finished is kept,
 /// an interrupted one continues.
 pub fn run(
-    request: &StudyRequest,
+    job: &StudyJob,
     players: &Resources,
     follow: &dyn Follow,
 ) -> Result<StudyRun, StudyError> {
-    let (experiment, options) = (&request.experiment, &request.options);
+    let (experiment, options) = (&job.experiment, &job.options);
     let arms: Vec<String> = experiment.arms.iter().map(|a| a.name.clone()).collect();
     let (dir, _lock) =
         open_study(options, &experiment.name, "experiment.toml", &experiment.source, &arms)?;
@@ -304,11 +320,9 @@ mod tests {
         for (matches, threads, field) in
             [(Some(0), 1, "matches"), (None, simulate::MAX_THREADS + 1, "threads")]
         {
-            match run(&request(root.path(), matches, threads), &Resources::default(), &Quiet) {
-                Err(StudyError::Field(e)) => {
-                    assert!(e.field == field && !e.message.contains("--"), "{e}")
-                }
-                other => panic!("{field}: {:?}", other.map(|r| r.dir)),
+            match request(root.path(), matches, threads).validate() {
+                Err(e) => assert!(e.field == field && !e.message.contains("--"), "{e}"),
+                Ok(job) => panic!("{field}: accepted {:?}", job.options),
             }
         }
         assert!(!root.path().join("tiny").exists(), "nothing is written for a bad request");
@@ -319,7 +333,8 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(root.path().join("tiny")).unwrap();
         std::fs::write(root.path().join("tiny/notes.txt"), "mine").unwrap();
-        let e = run(&request(root.path(), None, 1), &Resources::default(), &Quiet).unwrap_err();
+        let job = request(root.path(), None, 1).validate().unwrap();
+        let e = run(&job, &Resources::default(), &Quiet).unwrap_err();
         match &e {
             StudyError::Directory(d @ StudyDirError::Foreign { files, .. }) => {
                 assert_eq!(files, &["notes.txt"]);

@@ -19,11 +19,28 @@ use crate::app::simulate::{Follow, Simulation};
 use crate::app::study::outputs::{csv_text, write_json, write_text};
 use crate::app::study::StudyError;
 use crate::app::study::{open_study, play, write_study_summary, StudyOptions};
+use crate::app::FieldError;
 use file::{schedule, Tournament};
 
-/// A tournament to play: the tournament and the options.
+/// A tournament to play: the tournament and the options, before they are checked.
 #[derive(Clone, Debug)]
 pub struct TournamentRequest {
+    pub tournament: Tournament,
+    pub options: StudyOptions,
+}
+
+impl TournamentRequest {
+    /// The tournament to play, or the first field that is not what it should be (`threads`,
+    /// `matches`).
+    pub fn validate(self) -> Result<TournamentJob, FieldError> {
+        self.options.check()?;
+        Ok(TournamentJob { tournament: self.tournament, options: self.options })
+    }
+}
+
+/// A tournament whose options are checked: what [`run`] plays.
+#[derive(Clone, Debug)]
+pub struct TournamentJob {
     pub tournament: Tournament,
     pub options: StudyOptions,
 }
@@ -40,11 +57,11 @@ pub struct TournamentRun {
 /// Plays the round robin (a pairing already finished is kept, an interrupted one continues),
 /// then rates the players.
 pub fn run(
-    request: &TournamentRequest,
+    job: &TournamentJob,
     players: &Resources,
     follow: &dyn Follow,
 ) -> Result<TournamentRun, StudyError> {
-    let (t, options) = (&request.tournament, &request.options);
+    let (t, options) = (&job.tournament, &job.options);
     let pairings = schedule(t);
     let datasets: Vec<String> = pairings.iter().map(|p| p.dir.clone()).collect();
     let (dir, _lock) = open_study(options, &t.name, "tournament.toml", &t.source, &datasets)?;

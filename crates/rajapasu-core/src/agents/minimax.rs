@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::eval::Eval;
+use super::heuristic::Eval;
 use super::spec::MinimaxParams;
 use crate::engine::{
     Endless, MoveSummary, Pit, PitSet, Position, Rng, Side, MAX_PITS, MAX_PITS_PER_ROW,

@@ -3,20 +3,20 @@
 //! the batch or the shard.
 
 mod error;
-mod eval;
-mod evaluate;
 mod external;
 mod greedy;
+mod heuristic;
 pub mod host;
 mod mcts;
 mod minimax;
+mod move_scores;
 mod random;
 mod spec;
 
 pub use error::PlayerError;
-pub use eval::{Eval, MATCH_WIN};
-pub use evaluate::{evaluate, evaluate_until, Evaluation, MoveScore, NotASearchPlayer};
 pub use external::{ExternalError, PROTOCOL};
+pub use heuristic::{Eval, MATCH_WIN};
+pub use move_scores::{evaluate, evaluate_until, Evaluation, MoveScore, NotASearchPlayer};
 pub use spec::{
     AgentSpec, ExternalParams, MctsParams, MinimaxParams, SpecError, ALLOWED, MAX_MCTS_PLAYOUTS,
     MAX_MINIMAX_DEPTH, MAX_MINIMAX_NODES,

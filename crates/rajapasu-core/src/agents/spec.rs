@@ -19,7 +19,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use super::eval::Eval;
+use super::heuristic::Eval;
 
 /// Deepest minimax search (iterative deepening stops earlier when the round is solved).
 pub const MAX_MINIMAX_DEPTH: u32 = 40;

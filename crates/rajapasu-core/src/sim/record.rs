@@ -1,4 +1,4 @@
-//! Typed records: what the recorders of [`super::runner`] produce, one record type per table.
+//! Typed records: what the recorders (`recorders.rs`) produce, one record type per table.
 //!
 //! Records keep the engine's vocabulary ([`Side`], [`BySide`], [`Outcome`], [`MoveSummary`]);
 //! the schema ([`super::schema`]) lays them out as columns and turns symbol values into the
@@ -71,7 +71,7 @@ impl Symbol for MatchOutcome {
 pub enum RoundResult {
     Won(Side),
     Tie,
-    /// The round never ended (see [`super::runner::MAX_ROUND_MOVES`]).
+    /// The round never ended (see [`super::MAX_ROUND_MOVES`]).
     Unfinished,
 }
 

@@ -39,6 +39,30 @@ impl ColumnType {
                 | ColumnType::NullText
         )
     }
+
+    /// The type of the values of a column of this type where a value may be absent (`NullU32`:
+    /// `U32`); None for a type whose values are all present (and for `Sym`, whose absent
+    /// value is one of its symbols).
+    pub fn present(self) -> Option<ColumnType> {
+        match self {
+            ColumnType::NullU32 => Some(ColumnType::U32),
+            ColumnType::NullI64 => Some(ColumnType::I64),
+            ColumnType::NullF64 => Some(ColumnType::F64),
+            ColumnType::NullText => Some(ColumnType::Text),
+            _ => None,
+        }
+    }
+
+    /// This type where a value may be absent (`U32`: `NullU32`), if it has one.
+    pub fn or_null(self) -> Option<ColumnType> {
+        match self {
+            ColumnType::U32 => Some(ColumnType::NullU32),
+            ColumnType::I64 => Some(ColumnType::NullI64),
+            ColumnType::F64 => Some(ColumnType::NullF64),
+            ColumnType::Text => Some(ColumnType::NullText),
+            _ => None,
+        }
+    }
 }
 
 /// One column's values.
@@ -51,14 +75,120 @@ pub enum ColumnData {
     Bool(Vec<bool>),
     Sym(Vec<Option<&'static str>>),
     Text(Vec<String>),
-    NullU32(Vec<Option<u32>>),
-    NullI64(Vec<Option<i64>>),
-    NullF64(Vec<Option<f64>>),
-    NullText(Vec<Option<String>>),
+    /// Values that may be absent (`NullU32`, `NullI64`, `NullF64`, `NullText`).
+    OrNull(Nullable),
+}
+
+/// A column whose values may be absent: the values, and beside them which are present. An
+/// absent value's place holds its type's default (0, empty text), never read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Nullable {
+    present: Vec<bool>,
+    /// A column of `U32`, `I64`, `F64` or `Text`.
+    values: Box<ColumnData>,
+}
+
+impl Nullable {
+    /// An empty column of `ty` (`U32`, `I64`, `F64` or `Text`).
+    fn new(ty: ColumnType) -> Nullable {
+        assert!(ty.or_null().is_some(), "{ty:?} has no type where a value may be absent");
+        Nullable { present: Vec::new(), values: Box::new(ColumnData::new(ty)) }
+    }
+
+    /// Whether row `i` has a value.
+    pub fn is_present(&self, i: usize) -> bool {
+        self.present[i]
+    }
+
+    /// The values, an absent one's place holding its type's default.
+    pub fn values(&self) -> &ColumnData {
+        &self.values
+    }
+
+    /// Which rows have a value.
+    pub fn present(&self) -> &[bool] {
+        &self.present
+    }
+
+    pub fn len(&self) -> usize {
+        self.present.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.present.is_empty()
+    }
+
+    /// Appends a value, or an absent one.
+    pub fn push<T: NullableValue>(&mut self, value: Option<T>) {
+        self.present.push(value.is_some());
+        T::values(&mut self.values).push(value.unwrap_or_default());
+    }
+
+    /// The value of row `i`, None where absent.
+    pub fn get<T: NullableValue>(&self, i: usize) -> Option<&T> {
+        let values: &[T] = T::slice(&self.values);
+        self.present[i].then(|| &values[i])
+    }
+
+    /// Every value in order, None where absent.
+    pub fn iter<T: NullableValue>(&self) -> impl Iterator<Item = Option<&T>> + '_ {
+        T::slice(&self.values).iter().zip(&self.present).map(|(v, &p)| p.then_some(v))
+    }
+}
+
+/// A type whose values a [`Nullable`] column may hold: u32, i64, f64 or text.
+pub trait NullableValue: Default + Sized + 'static {
+    /// The column type of these values (`U32`, ...).
+    const TYPE: ColumnType;
+    /// The values of `column`; panics when it holds another type.
+    fn values(column: &mut ColumnData) -> &mut Vec<Self>;
+    /// [`NullableValue::values`], to read.
+    fn slice(column: &ColumnData) -> &[Self];
+}
+
+macro_rules! nullable_value {
+    ($t:ty, $variant:ident) => {
+        impl NullableValue for $t {
+            const TYPE: ColumnType = ColumnType::$variant;
+            fn values(column: &mut ColumnData) -> &mut Vec<$t> {
+                match column {
+                    ColumnData::$variant(v) => v,
+                    other => {
+                        panic!("a {:?} column holds no {}", other.column_type(), stringify!($t))
+                    }
+                }
+            }
+            fn slice(column: &ColumnData) -> &[$t] {
+                match column {
+                    ColumnData::$variant(v) => v,
+                    other => {
+                        panic!("a {:?} column holds no {}", other.column_type(), stringify!($t))
+                    }
+                }
+            }
+        }
+    };
+}
+nullable_value!(u32, U32);
+nullable_value!(i64, I64);
+nullable_value!(f64, F64);
+nullable_value!(String, Text);
+
+impl<T: NullableValue> FromIterator<Option<T>> for Nullable {
+    fn from_iter<I: IntoIterator<Item = Option<T>>>(iter: I) -> Nullable {
+        let mut column = Nullable::new(T::TYPE);
+        for value in iter {
+            column.push(value);
+        }
+        column
+    }
 }
 
 impl ColumnData {
     pub fn new(ty: ColumnType) -> ColumnData {
+        if let Some(present) = ty.present() {
+            return ColumnData::OrNull(Nullable::new(present));
+        }
         match ty {
             ColumnType::U32 => ColumnData::U32(Vec::new()),
             ColumnType::U64 => ColumnData::U64(Vec::new()),
@@ -67,11 +197,13 @@ impl ColumnData {
             ColumnType::Bool => ColumnData::Bool(Vec::new()),
             ColumnType::Sym => ColumnData::Sym(Vec::new()),
             ColumnType::Text => ColumnData::Text(Vec::new()),
-            ColumnType::NullU32 => ColumnData::NullU32(Vec::new()),
-            ColumnType::NullI64 => ColumnData::NullI64(Vec::new()),
-            ColumnType::NullF64 => ColumnData::NullF64(Vec::new()),
-            ColumnType::NullText => ColumnData::NullText(Vec::new()),
+            nullable => unreachable!("{nullable:?} is made above"),
         }
+    }
+
+    /// A column of values that may be absent.
+    pub fn or_null<T: NullableValue>(values: impl IntoIterator<Item = Option<T>>) -> ColumnData {
+        ColumnData::OrNull(values.into_iter().collect())
     }
 
     pub fn column_type(&self) -> ColumnType {
@@ -83,10 +215,9 @@ impl ColumnData {
             ColumnData::Bool(_) => ColumnType::Bool,
             ColumnData::Sym(_) => ColumnType::Sym,
             ColumnData::Text(_) => ColumnType::Text,
-            ColumnData::NullU32(_) => ColumnType::NullU32,
-            ColumnData::NullI64(_) => ColumnType::NullI64,
-            ColumnData::NullF64(_) => ColumnType::NullF64,
-            ColumnData::NullText(_) => ColumnType::NullText,
+            ColumnData::OrNull(n) => {
+                n.values.column_type().or_null().expect("a nullable column's values have a type")
+            }
         }
     }
 
@@ -99,10 +230,7 @@ impl ColumnData {
             ColumnData::Bool(v) => v.len(),
             ColumnData::Sym(v) => v.len(),
             ColumnData::Text(v) => v.len(),
-            ColumnData::NullU32(v) => v.len(),
-            ColumnData::NullI64(v) => v.len(),
-            ColumnData::NullF64(v) => v.len(),
-            ColumnData::NullText(v) => v.len(),
+            ColumnData::OrNull(n) => n.len(),
         }
     }
 
@@ -120,10 +248,12 @@ impl ColumnData {
             (ColumnData::Bool(a), ColumnData::Bool(b)) => a.extend_from_slice(b),
             (ColumnData::Sym(a), ColumnData::Sym(b)) => a.extend_from_slice(b),
             (ColumnData::Text(a), ColumnData::Text(b)) => a.extend_from_slice(b),
-            (ColumnData::NullU32(a), ColumnData::NullU32(b)) => a.extend_from_slice(b),
-            (ColumnData::NullI64(a), ColumnData::NullI64(b)) => a.extend_from_slice(b),
-            (ColumnData::NullF64(a), ColumnData::NullF64(b)) => a.extend_from_slice(b),
-            (ColumnData::NullText(a), ColumnData::NullText(b)) => a.extend_from_slice(b),
+            (ColumnData::OrNull(a), ColumnData::OrNull(b))
+                if a.values.column_type() == b.values.column_type() =>
+            {
+                a.present.extend_from_slice(&b.present);
+                a.values.extend(&b.values);
+            }
             (a, b) => {
                 panic!("column type mismatch: {:?} vs {:?}", a.column_type(), b.column_type())
             }
@@ -140,10 +270,10 @@ impl ColumnData {
             ColumnData::Bool(v) => ColumnData::Bool(vec![v[i]]),
             ColumnData::Sym(v) => ColumnData::Sym(vec![v[i]]),
             ColumnData::Text(v) => ColumnData::Text(vec![v[i].clone()]),
-            ColumnData::NullU32(v) => ColumnData::NullU32(vec![v[i]]),
-            ColumnData::NullI64(v) => ColumnData::NullI64(vec![v[i]]),
-            ColumnData::NullF64(v) => ColumnData::NullF64(vec![v[i]]),
-            ColumnData::NullText(v) => ColumnData::NullText(vec![v[i].clone()]),
+            ColumnData::OrNull(n) => ColumnData::OrNull(Nullable {
+                present: vec![n.present[i]],
+                values: Box::new(n.values.row(i)),
+            }),
         }
     }
 
@@ -160,10 +290,8 @@ impl ColumnData {
             ColumnData::Bool(v) => v[i].to_string(),
             ColumnData::Sym(v) => or_null(v[i]),
             ColumnData::Text(v) => format!("'{}'", v[i]),
-            ColumnData::NullU32(v) => or_null(v[i]),
-            ColumnData::NullI64(v) => or_null(v[i]),
-            ColumnData::NullF64(v) => or_null(v[i]),
-            ColumnData::NullText(v) => or_null(v[i].as_ref().map(|t| format!("'{t}'"))),
+            ColumnData::OrNull(n) if n.present[i] => n.values.show(i),
+            ColumnData::OrNull(_) => "null".into(),
         }
     }
 

@@ -3,7 +3,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
 use super::schema::{LAPS, MATCHES, MOVES, QUALITY, ROUNDS};
-use super::table::{ColumnData, Table};
+use super::table::{ColumnData, ColumnType, Table};
 use super::*;
 use crate::agents::{AgentSpec, Resources};
 use crate::engine::{Ruleset, Side};
@@ -283,36 +283,6 @@ fn random_play_matches_the_reference_figures_roughly() {
     assert!((0.51..0.59).contains(&first_wins), "first player wins {first_wins}");
 }
 
-/// What recording costs, without any file: the bare engine against `simulate_batch` at each
-/// detail, run alternately on the same matches (`cargo test --release -p rajapasu-core
-/// recording_cost -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn recording_cost() {
-    let n = 20_000;
-    for _ in 0..3 {
-        let engine = bench::bench_engine(Ruleset::default(), n, 1);
-        let bare = engine.matches_per_second;
-        let mut line = format!("bare {bare:.0}/s");
-        for detail in [Detail::Match, Detail::Round, Detail::Move] {
-            let cfg = RunConfig {
-                south: AgentSpec::Random,
-                north: AgentSpec::Random,
-                seed: 1,
-                ..config(n, detail, n)
-            };
-            let start = std::time::Instant::now();
-            let batch = std::hint::black_box(simulate_batch(&cfg, &players(), 0).unwrap());
-            let rate = n as f64 / start.elapsed().as_secs_f64();
-            // The same matches as the bare engine's, all recorded.
-            assert_eq!(batch.matches.moves.iter().map(|&m| m as u64).sum::<u64>(), engine.moves);
-            drop(batch);
-            line += &format!(", {detail:?} {rate:.0}/s ({:.0}%)", 100.0 * rate / bare);
-        }
-        eprintln!("{line}");
-    }
-}
-
 /// Hashes every capture event in order, so a change in what an observer sees is caught.
 #[derive(Default)]
 struct CaptureHash(u64);
@@ -433,112 +403,19 @@ fn random_play_is_pinned() {
     assert_ne!(forbid.4, got[4].0 .4);
 }
 
-/// A plain fixed-array engine for default rules (no R9 check, no observers, modulo stepping),
-/// the kind of implementation the speed target was set against: a check of the engine's results
-/// (same streams, same matches) and a speed reference.
-mod plain {
-    use crate::engine::Rng;
+/// An independent engine of the default rules, shared with the benchmark example
+/// `plain_engine_speed`.
+#[path = "plain.rs"]
+mod plain;
 
-    pub struct Match {
-        board: [u8; 14],
-        open: [bool; 14],
-        reserve: [u32; 2],
-        turn: usize,
-    }
-
-    impl Match {
-        fn fill(holdings: [u32; 2], starter: usize) -> Match {
-            let mut m = Match { board: [0; 14], open: [false; 14], reserve: [0; 2], turn: starter };
-            for (side, &held) in holdings.iter().enumerate() {
-                let filled = (held / 7).min(7) as usize;
-                for local in 7 - filled..7 {
-                    m.board[side * 7 + local] = 7;
-                    m.open[side * 7 + local] = true;
-                }
-                m.reserve[side] = held - 7 * filled as u32;
-            }
-            m
-        }
-
-        fn next(&self, mut at: usize) -> usize {
-            loop {
-                at = (at + 1) % 14;
-                if self.open[at] {
-                    return at;
-                }
-            }
-        }
-
-        fn play(&mut self, local: usize) {
-            let mover = self.turn;
-            let mut start = mover * 7 + local;
-            loop {
-                let mut hand = self.board[start];
-                self.board[start] = 0;
-                let mut at = start;
-                while hand > 0 {
-                    at = self.next(at);
-                    self.board[at] += 1;
-                    hand -= 1;
-                    if self.board[at] == 4 {
-                        self.board[at] = 0;
-                        self.reserve[at / 7] += 4;
-                    }
-                }
-                let next = self.next(at);
-                if self.board[next] > 0 {
-                    start = next;
-                    continue;
-                }
-                let beyond = self.next(next);
-                self.reserve[mover] += self.board[beyond] as u32;
-                self.board[beyond] = 0;
-                break;
-            }
-            self.turn = 1 - mover;
-        }
-
-        /// Plays a random match, each seat drawing from its own stream; returns the moves played.
-        pub fn random(first: usize, rngs: &mut [Rng; 2]) -> u64 {
-            let mut holdings = [49u32, 49];
-            let mut starter = first;
-            let mut moves = 0;
-            for _round in 0..1000 {
-                let mut m = Match::fill(holdings, starter);
-                loop {
-                    let mut legal = [0usize; 7];
-                    let mut n = 0;
-                    for local in 0..7 {
-                        if m.board[m.turn * 7 + local] > 0 {
-                            legal[n] = local;
-                            n += 1;
-                        }
-                    }
-                    if n == 0 {
-                        break;
-                    }
-                    m.play(legal[rngs[m.turn].below(n as u32) as usize]);
-                    moves += 1;
-                }
-                let collector = 1 - m.turn;
-                m.reserve[collector] += m.board.iter().map(|&c| c as u32).sum::<u32>();
-                holdings = m.reserve;
-                starter = collector;
-                if holdings[0] < 7 || holdings[1] < 7 {
-                    break;
-                }
-            }
-            moves
-        }
-    }
-}
-
-/// The seat streams of match `i` (seed 1), as `bench_engine` and the players use them.
-fn plain_streams(i: u64) -> [crate::engine::Rng; 2] {
-    [
+/// The draws of the seats of match `i` (seed 1) from their streams, as `bench_engine` and the
+/// players use them.
+fn plain_draws(i: u64) -> impl FnMut(usize, u32) -> u32 {
+    let mut streams = [
         crate::agents::seat_rng(1, i, crate::engine::Side::South),
         crate::agents::seat_rng(1, i, crate::engine::Side::North),
-    ]
+    ];
+    move |seat, n| streams[seat].below(n)
 }
 
 /// The plain engine is an independent implementation of the default rules (R1-R14 without the
@@ -548,35 +425,10 @@ fn plain_streams(i: u64) -> [crate::engine::Rng; 2] {
 fn a_plain_engine_plays_the_same_random_matches() {
     let n = 300;
     let plain: u64 =
-        (0..n).map(|i| plain::Match::random((i % 2) as usize, &mut plain_streams(i))).sum();
+        (0..n).map(|i| plain::random_match((i % 2) as usize, &mut plain_draws(i))).sum();
     let ours = bench::bench_engine(Ruleset::default(), n, 1);
     assert_eq!(plain, ours.moves);
     assert!(plain > 100 * n, "{plain} moves");
-}
-
-/// Speed against the plain engine (`cargo test --release -p rajapasu-core
-/// compare_with_a_plain_engine -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn compare_with_a_plain_engine() {
-    use std::time::Instant;
-    let n = 100_000u64;
-    for _ in 0..3 {
-        let t = Instant::now();
-        let mut moves = 0;
-        for i in 0..n {
-            moves += plain::Match::random((i % 2) as usize, &mut plain_streams(i));
-        }
-        let plain = n as f64 / t.elapsed().as_secs_f64();
-        let ours = bench::bench_engine(Ruleset::default(), n, 1);
-        assert_eq!(moves, ours.moves, "the same matches");
-        eprintln!(
-            "plain: {plain:.0} matches/s ({:.0} moves/match); rajapasu: {:.0} matches/s ({:.0} moves/match)",
-            moves as f64 / n as f64,
-            ours.matches_per_second,
-            ours.moves as f64 / n as f64
-        );
-    }
 }
 
 /// Every batch of a run, whole (every column of every table).
@@ -758,4 +610,22 @@ fn a_round_that_never_ends_leaves_its_match_unfinished_after_max_round_moves() {
         }
     }
     assert!(capped > 0, "the boards give an endless round");
+}
+
+#[test]
+fn a_nullable_column_keeps_its_absent_values_through_extend_and_row() {
+    let mut a = ColumnData::or_null([Some(3u32), None]);
+    a.extend(&ColumnData::or_null([None, Some(5u32)]));
+    assert_eq!(a.column_type(), ColumnType::NullU32);
+    assert_eq!((0..4).map(|i| a.show(i)).collect::<Vec<_>>(), ["3", "null", "null", "5"]);
+    assert_eq!(a.row(3), ColumnData::or_null([Some(5u32)]));
+    let ColumnData::OrNull(n) = &a else { panic!("{a:?}") };
+    assert_eq!(n.iter::<u32>().collect::<Vec<_>>(), [Some(&3), None, None, Some(&5)]);
+    assert_eq!(n.values(), &ColumnData::U32(vec![3, 0, 0, 5]), "an absent value holds 0");
+    let text = ColumnData::or_null([None, Some("x".to_string())]);
+    assert_eq!(
+        (text.column_type(), text.show(0), text.show(1)),
+        (ColumnType::NullText, "null".into(), "'x'".into())
+    );
+    assert_eq!(ColumnData::new(ColumnType::NullF64), ColumnData::or_null::<f64>([]));
 }

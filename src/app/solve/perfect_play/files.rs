@@ -41,11 +41,9 @@ pub(super) fn write(
 /// The summary: a board not solved within the study's bounds has its exact columns absent
 /// (empty cells, Parquet nulls), never 0, "" or NaN; so has a drawn match's rounds (R17).
 fn summary_table(rows: &[BoardRow]) -> Table {
-    let opt_i64 =
-        |f: &dyn Fn(&BoardRow) -> Option<i64>| ColumnData::NullI64(rows.iter().map(f).collect());
-    let opt_text = |f: &dyn Fn(&BoardRow) -> Option<String>| {
-        ColumnData::NullText(rows.iter().map(f).collect())
-    };
+    let opt_i64 = |f: &dyn Fn(&BoardRow) -> Option<i64>| ColumnData::or_null(rows.iter().map(f));
+    let opt_text =
+        |f: &dyn Fn(&BoardRow) -> Option<String>| ColumnData::or_null(rows.iter().map(f));
     let int = |f: &dyn Fn(&BoardRow) -> i64| ColumnData::I64(rows.iter().map(f).collect());
     let float = |f: &dyn Fn(&BoardRow) -> f64| ColumnData::F64(rows.iter().map(f).collect());
     let text = |f: &dyn Fn(&BoardRow) -> String| ColumnData::Text(rows.iter().map(f).collect());
@@ -59,7 +57,7 @@ fn summary_table(rows: &[BoardRow]) -> Table {
             col("status", text(&|r| r.status.to_string())),
             col("value", opt_i64(&|r| r.value.map(i64::from))),
             col("outcome", opt_text(&|r| r.outcome.map(str::to_string))),
-            col("value_share", ColumnData::NullF64(rows.iter().map(|r| r.value_share).collect())),
+            col("value_share", ColumnData::or_null(rows.iter().map(|r| r.value_share))),
             col("best_moves", opt_text(&|r| r.best_moves.clone())),
             col("positions", opt_i64(&|r| r.positions.map(|p| p as i64))),
             col("random_matches", int(&|r| r.random_matches as i64)),

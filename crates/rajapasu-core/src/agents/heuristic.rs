@@ -1,4 +1,5 @@
-//! Evaluations of a position for the search players (docs/players.md).
+//! The search players' static evaluations of a position (docs/players.md): a score read off
+//! the position itself, with no search.
 //!
 //! Each is an absolute score of a position for one side, so a search compares positions by it
 //! and a transposition table can store it (the table's key includes the reserves).
