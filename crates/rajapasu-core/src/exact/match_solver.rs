@@ -623,15 +623,14 @@ impl MatchTable {
         // minutes against 30 s), and it needed the masks of every labelling kept.
         let largest = graphs.iter().map(|g| g.nodes() as u64).max().unwrap_or(0);
         stats.peak_bytes = stats.peak_bytes.max(stats.graph_bytes + ATTRACTOR_BYTES * largest);
-        if stats.peak_bytes > opts.max_memory {
-            return Err(MatchError::Solve(SolveError::MemoryLimit {
-                limit: opts.max_memory,
-                needed: stats.peak_bytes,
-                positions: stats.positions,
-                counters: total,
-                phase: "solved",
-            }));
-        }
+        SolveError::within_memory(
+            opts.max_memory,
+            stats.peak_bytes,
+            stats.positions,
+            total,
+            "solved",
+        )
+        .map_err(MatchError::Solve)?;
         rounds_loop(
             &rules,
             &configs,

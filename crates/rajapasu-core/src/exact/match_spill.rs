@@ -60,18 +60,7 @@ impl Budget {
         phase: &'static str,
     ) -> Result<(), SpillError> {
         self.peak = self.peak.max(working);
-        if working > self.opts.max_memory {
-            let limit = self.opts.max_memory;
-            return Err(SolveError::MemoryLimit {
-                limit,
-                needed: working,
-                positions: found,
-                counters: level as u32,
-                phase,
-            }
-            .into());
-        }
-        Ok(())
+        Ok(SolveError::within_memory(self.opts.max_memory, working, found, level as u32, phase)?)
     }
 
     /// Checks that `more` bytes (replacing `less`) fit the disk bound.

@@ -112,16 +112,7 @@ impl RoundGraph {
         let held = positions.stats().table_bytes;
         let check = |arrays: u64, level: usize| {
             let needed = budget.needed(held + arrays, nodes);
-            if needed > opts.max_memory {
-                return Err(SolveError::MemoryLimit {
-                    limit: opts.max_memory,
-                    needed,
-                    positions: nodes,
-                    counters: level as u32,
-                    phase: "enumerated",
-                });
-            }
-            Ok(())
+            SolveError::within_memory(opts.max_memory, needed, nodes, level as u32, "enumerated")
         };
         let (succ_start, succ, gain, pit) = successors(&positions, &layout, &check)?;
         let ends: Vec<u32> = (0..nodes as u32)

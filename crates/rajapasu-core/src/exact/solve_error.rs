@@ -37,6 +37,21 @@ pub enum SolveError {
 }
 
 impl SolveError {
+    /// The one memory check of every solve: `Err(MemoryLimit)` when the `needed` bytes exceed
+    /// `limit`, naming the positions, the level (`counters`) and the step (`phase`) reached.
+    pub(crate) fn within_memory(
+        limit: u64,
+        needed: u64,
+        positions: u64,
+        counters: u32,
+        phase: &'static str,
+    ) -> Result<(), SolveError> {
+        if needed > limit {
+            return Err(SolveError::MemoryLimit { limit, needed, positions, counters, phase });
+        }
+        Ok(())
+    }
+
     /// The setting whose limit the solve met, if it met one.
     pub fn setting(&self) -> Option<Setting> {
         match self {

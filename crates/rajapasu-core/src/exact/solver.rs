@@ -340,16 +340,7 @@ impl Solution {
     ) -> Result<(), SolveError> {
         let needed = self.table_bytes() + working;
         self.stats.peak_bytes = self.stats.peak_bytes.max(needed);
-        if needed > opts.max_memory {
-            return Err(SolveError::MemoryLimit {
-                limit: opts.max_memory,
-                needed,
-                positions: found,
-                counters: level,
-                phase,
-            });
-        }
-        Ok(())
+        SolveError::within_memory(opts.max_memory, needed, found, level, phase)
     }
 
     /// Step 1: the reachable positions, level by level from the top ([`enumerate`]), their
@@ -366,16 +357,7 @@ impl Solution {
         let mut memory = |working: u64, counters: u32, positions: u64| {
             let needed = in_use(working, positions);
             *peak = (*peak).max(needed);
-            if needed > limit {
-                return Err(SolveError::MemoryLimit {
-                    limit,
-                    needed,
-                    positions,
-                    counters,
-                    phase: "enumerated",
-                });
-            }
-            Ok(())
+            SolveError::within_memory(limit, needed, positions, counters, "enumerated")
         };
         let mut watch = |p: Progress| watch(p);
         let mut bounds =
