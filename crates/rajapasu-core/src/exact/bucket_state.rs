@@ -14,6 +14,12 @@ pub(crate) struct Tuning {
     pub min_buckets: u32,
     /// Stop, as if killed, after this many buckets were merged in this run.
     pub stop_after_buckets: Option<u64>,
+    /// A lower level's appended pending batches are merged into its run once they hold this
+    /// many bytes and at least as many as the run.
+    pub pending_merge_bytes: u64,
+    /// Stop, as if killed, after this many pending merges of this run have written their run
+    /// (before the state records it).
+    pub stop_after_merges: Option<u64>,
 }
 
 impl Tuning {
@@ -24,6 +30,8 @@ impl Tuning {
             bucket_keys: (max_memory / 64).max(1 << 10),
             min_buckets: 1,
             stop_after_buckets: None,
+            pending_merge_bytes: (max_memory / 64).max(1 << 20),
+            stop_after_merges: None,
         }
     }
 }

@@ -15,6 +15,7 @@ mod match_spill_tests;
 #[cfg(test)]
 mod match_tests;
 mod once_cache;
+mod pending;
 pub(crate) mod perfect;
 mod round_graph;
 mod round_values;
