@@ -56,3 +56,32 @@ pub(crate) struct Work {
 pub(super) fn work_dir(dir: &Path, level: u32) -> PathBuf {
     dir.join(format!("work-{level:03}"))
 }
+
+/// A level's merged run, as `state.json` records it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Merged {
+    pub generation: u32,
+    pub keys: u64,
+    pub bytes: u64,
+}
+
+/// The pending files of the levels below, when a level was finished (for the figures).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PendingFigures {
+    /// Bytes of every pending file (batches and merged runs) when the level was finished.
+    pub bytes: u64,
+    /// The most bytes of pending files seen at a checkpoint of the level.
+    pub peak_bytes: u64,
+    /// Merges made while enumerating the level, and their seconds.
+    pub merges: u32,
+    pub merge_seconds: f64,
+}
+
+/// A refused pending file: its path and why. Unlike a level file it cannot be rebuilt from the
+/// levels finished: the captures of the levels above made it.
+pub(super) fn pending_refused(path: &Path, why: impl std::fmt::Display) -> String {
+    format!(
+        "{} is not a valid pending file of this solve: {why}; it holds positions found by the levels above, which were not kept: start the solve again in an empty directory",
+        path.display()
+    )
+}

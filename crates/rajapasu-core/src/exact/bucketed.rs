@@ -27,10 +27,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::bucket_state::{work_dir, Work};
+use super::bucket_state::{work_dir, Merged, PendingFigures, Work};
 use super::index::{Codec, Key, RankSetShape};
 use super::level_files::{positions_path, write_keys, write_positions_streamed, KeysFile};
-use super::pending::{self, Merged, PendingFigures, RunReader};
+use super::pending::{self, RunReader};
 use super::solver::Progress;
 use super::spill::{io_error, pending_path, LevelFigures, Run, SpillError, State};
 use crate::files;

@@ -24,45 +24,17 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::bucket_state::{pending_refused as refused, Merged};
 use super::spill::{io_error, pending_path, Run, SpillError, State};
 use crate::files;
 
 const MAGIC: &[u8; 8] = b"RJPPEND1";
 
-/// A refused pending file: its path and why. Unlike a level file it cannot be rebuilt from the
-/// levels finished: the captures of the levels above made it.
-pub(super) fn refused(path: &Path, why: impl std::fmt::Display) -> String {
-    format!(
-        "{} is not a valid pending file of this solve: {why}; it holds positions found by the levels above, which were not kept: start the solve again in an empty directory",
-        path.display()
-    )
-}
 const HEAD: u64 = 16;
 /// The count and the SHA-256.
 const TAIL: u64 = 8 + 32;
-
-/// A level's merged run, as `state.json` records it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Merged {
-    pub generation: u32,
-    pub keys: u64,
-    pub bytes: u64,
-}
-
-/// The pending files of the levels below, when a level was finished (for the figures).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct PendingFigures {
-    /// Bytes of every pending file (batches and merged runs) when the level was finished.
-    pub bytes: u64,
-    /// The most bytes of pending files seen at a checkpoint of the level.
-    pub peak_bytes: u64,
-    /// Merges made while enumerating the level, and their seconds.
-    pub merges: u32,
-    pub merge_seconds: f64,
-}
 
 pub(crate) fn run_path(dir: &Path, level: u32, generation: u32) -> PathBuf {
     dir.join(format!("pending-{level:03}.{generation:05}.run"))

@@ -23,12 +23,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::bucket_state::{work_dir, Tuning, Work};
+use super::bucket_state::{pending_refused, work_dir, Merged, PendingFigures, Tuning, Work};
 use super::index::{Codec, Key, RankSetRef};
 use super::level_files::{
     packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile,
 };
-use super::pending::{Merged, PendingFigures};
 use super::setting::{Naming, Setting};
 use super::solver::{check_board_size, level_values, level_working_bytes, Progress, SolveError};
 use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
@@ -590,14 +589,14 @@ impl Run {
                     OpenOptions::new().write(true).open(&p).map_err(|e| io_error(&p, e, 0, 0))?;
                 let len = f.metadata().map_err(|e| io_error(&p, e, 0, 0))?.len();
                 if len < keep {
-                    return Err(SpillError::BadFile(super::pending::refused(
+                    return Err(SpillError::BadFile(pending_refused(
                         &p,
                         format!("it holds {len} bytes; the state records {keep}"),
                     )));
                 }
                 f.set_len(keep).map_err(|e| io_error(&p, e, 0, 0))?;
             } else if keep > 0 && state.next.is_some() {
-                return Err(SpillError::BadFile(super::pending::refused(
+                return Err(SpillError::BadFile(pending_refused(
                     &p,
                     format!("it is missing; the state records {keep} bytes"),
                 )));
