@@ -14,6 +14,12 @@ pub(crate) struct Tuning {
     pub min_buckets: u32,
     /// Stop, as if killed, after this many buckets were merged in this run.
     pub stop_after_buckets: Option<u64>,
+    /// A lower level's appended pending batches are merged into its run once they hold this
+    /// many bytes and at least as many as the run.
+    pub pending_merge_bytes: u64,
+    /// Stop, as if killed, after this many pending merges of this run have written their run
+    /// (before the state records it).
+    pub stop_after_merges: Option<u64>,
 }
 
 impl Tuning {
@@ -24,6 +30,8 @@ impl Tuning {
             bucket_keys: (max_memory / 64).max(1 << 10),
             min_buckets: 1,
             stop_after_buckets: None,
+            pending_merge_bytes: (max_memory / 64).max(1 << 20),
+            stop_after_merges: None,
         }
     }
 }
@@ -47,4 +55,33 @@ pub(crate) struct Work {
 
 pub(super) fn work_dir(dir: &Path, level: u32) -> PathBuf {
     dir.join(format!("work-{level:03}"))
+}
+
+/// A level's merged run, as `state.json` records it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Merged {
+    pub generation: u32,
+    pub keys: u64,
+    pub bytes: u64,
+}
+
+/// The pending files of the levels below, when a level was finished (for the figures).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PendingFigures {
+    /// Bytes of every pending file (batches and merged runs) when the level was finished.
+    pub bytes: u64,
+    /// The most bytes of pending files seen at a checkpoint of the level.
+    pub peak_bytes: u64,
+    /// Merges made while enumerating the level, and their seconds.
+    pub merges: u32,
+    pub merge_seconds: f64,
+}
+
+/// A refused pending file: its path and why. Unlike a level file it cannot be rebuilt from the
+/// levels finished: the captures of the levels above made it.
+pub(super) fn pending_refused(path: &Path, why: impl std::fmt::Display) -> String {
+    format!(
+        "{} is not a valid pending file of this solve: {why}; it holds positions found by the levels above, which were not kept: start the solve again in an empty directory",
+        path.display()
+    )
 }

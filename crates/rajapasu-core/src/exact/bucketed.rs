@@ -27,9 +27,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::bucket_state::{work_dir, Work};
+use super::bucket_state::{work_dir, Merged, PendingFigures, Work};
 use super::index::{Codec, Key, RankSetShape};
 use super::level_files::{positions_path, write_keys, write_positions_streamed, KeysFile};
+use super::pending::{self, RunReader};
 use super::solver::Progress;
 use super::spill::{io_error, pending_path, LevelFigures, Run, SpillError, State};
 use crate::files;
@@ -86,14 +87,17 @@ impl Run {
         };
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e, 0, 0))?;
         super::temporaries::remove_stale_temporaries(&dir);
+        self.pending = PendingFigures::default();
         let mut clock = Instant::now();
         loop {
             if work.children.is_none() {
                 self.expand_round(&dir, &mut work, state, progress)?;
                 work.seconds += clock.elapsed().as_secs_f64();
-                clock = Instant::now();
                 state.work = Some(work.clone());
                 self.save_state(state)?;
+                // A checkpoint: the pending files' lengths are recorded.
+                self.merge_pending(n, state)?;
+                clock = Instant::now();
             }
             let new = self.merge_round(&dir, &mut work)?;
             work.found += new;
@@ -119,7 +123,8 @@ impl Run {
     /// Buckets for level `n`: enough for the level's estimate (what captures reached it, or
     /// twice the level above, whichever is more) at the planned bucket size.
     fn buckets_for(&self, n: u32, state: &State) -> u32 {
-        let pending = state.pending.get(&n).copied().unwrap_or(0) / 8;
+        let pending = state.pending.get(&n).copied().unwrap_or(0) / 8
+            + state.merged.get(&n).map_or(0, |r| r.keys);
         let above = state.levels.get(&(n + 1)).map_or(0, LevelFigures::count);
         let estimate = pending.max(2 * above).max(1);
         let wanted = estimate.div_ceil(self.tuning.bucket_keys).min(MAX_BUCKETS as u64) as u32;
@@ -152,7 +157,7 @@ impl Run {
                 .map(|&(_, key)| Key::from_word(key).ordered())
                 .collect();
             out.add_in_level(&roots);
-            self.seed_from_pending(n, &mut out)?;
+            self.seed_from_pending(n, state.merged.get(&n).copied(), &mut out)?;
         } else {
             self.expand_runs(dir, work, &mut out, state, progress)?;
         }
@@ -162,8 +167,23 @@ impl Run {
         Ok(())
     }
 
-    /// Round 0's children from the level's pending file.
-    fn seed_from_pending(&mut self, n: u32, out: &mut Children) -> Result<(), SpillError> {
+    /// Round 0's children from the level's pending files: its merged run and the batches
+    /// appended since.
+    fn seed_from_pending(
+        &mut self,
+        n: u32,
+        merged: Option<Merged>,
+        out: &mut Children,
+    ) -> Result<(), SpillError> {
+        if let Some(run) = merged {
+            let path = pending::run_path(&self.dir, n, run.generation);
+            let reader = RunReader::open(&path, n, READ_CHUNK / 8).map_err(SpillError::BadFile)?;
+            reader.for_each_block(&path, |keys| {
+                let keys: Vec<u64> = keys.iter().map(|&k| Key::from_word(k).ordered()).collect();
+                out.add_in_level(&keys);
+                out.flush_if_full(self)
+            })?;
+        }
         let pending = pending_path(&self.dir, n);
         if !pending.exists() {
             return Ok(());
@@ -367,8 +387,15 @@ impl Run {
         state.buckets.insert(n, (work.buckets, work.round + 1));
         state.next = n.checked_sub(1);
         state.pending.remove(&n);
+        let merged = state.merged.remove(&n);
         state.work = None;
+        self.note_pending(state);
+        state.pending_figures.insert(n, self.pending);
         self.save_state(state)?;
+        if let Some(run) = merged {
+            pending::remove_if_there(&pending::run_path(&self.dir, n, run.generation))?;
+            self.disk = self.disk.saturating_sub(run.bytes);
+        }
         let removed = super::spill::dir_bytes(dir);
         std::fs::remove_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
         self.disk = self.disk.saturating_sub(removed);

@@ -16,6 +16,7 @@ mod match_spill_tests;
 #[cfg(test)]
 mod match_tests;
 mod once_cache;
+mod pending;
 pub(crate) mod perfect;
 mod prefetch;
 mod round_graph;

@@ -5,10 +5,11 @@
 //! 1. Enumeration, from the highest level down, by buckets on disk ([`super::bucketed`]: delayed
 //!    duplicate detection, no set of the level in memory); the positions its captures reach in
 //!    lower levels are appended, sorted and deduplicated by batch, to that level's
-//!    `pending-NNN.keys` file, read back when the enumeration comes down to it. `state.json`
-//!    records, after each round of a level's expansion, the length of each pending file, so that
-//!    an interrupted run drops what it appended since and redoes at most one round's expansion or
-//!    one bucket.
+//!    `pending-NNN.keys` file, merged with the level's earlier batches into one sorted run once
+//!    they grow ([`super::pending`]), and read back when the enumeration comes down to it.
+//!    `state.json` records, after each round of a level's expansion, the length of each pending
+//!    file and each merged run, so that an interrupted run drops what it appended since and
+//!    redoes at most one round's expansion, one bucket or one merge.
 //! 2. Solving, from level 0 up: the level's positions and its in-level moves in memory, its
 //!    exits read from the lower levels' files, mapped; the values by the in-memory solver's own
 //!    attractor ([`super::solver::level_values`]), so they are the same.
@@ -22,7 +23,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::bucket_state::{work_dir, Tuning, Work};
+use super::bucket_state::{pending_refused, work_dir, Merged, PendingFigures, Tuning, Work};
 use super::index::{Codec, Key, RankSetRef};
 use super::level_files::{
     packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile,
@@ -149,6 +150,12 @@ pub(super) struct State {
     /// The buckets each enumerated level was split into, and its rounds of expansion.
     #[serde(default)]
     pub(super) buckets: BTreeMap<u32, (u32, u32)>,
+    /// Each lower level's merged run of pending positions ([`super::pending`]).
+    #[serde(default)]
+    pub(super) merged: BTreeMap<u32, Merged>,
+    /// The pending files while each level was enumerated.
+    #[serde(default)]
+    pub(super) pending_figures: BTreeMap<u32, PendingFigures>,
 }
 
 /// A round whose levels are on disk, solved or only enumerated.
@@ -222,6 +229,8 @@ impl SpilledRound {
             levels: BTreeMap::new(),
             work: None,
             buckets: BTreeMap::new(),
+            merged: BTreeMap::new(),
+            pending_figures: BTreeMap::new(),
         };
         let mut run = Run::new(dir, codec, opts, tuning, *template.rules(), open);
         let mut state = run.load_state(fresh)?;
@@ -444,6 +453,10 @@ pub(super) struct Run {
     pub(super) buckets_merged: u64,
     /// The level's runs whose checksums this run has checked.
     pub(super) checked: HashSet<PathBuf>,
+    /// Pending merges made in this run (for [`Tuning::stop_after_merges`]).
+    pub(super) merges: u64,
+    /// The pending files while the level in hand is enumerated.
+    pub(super) pending: PendingFigures,
     rules: Ruleset,
     open: BySide<u8>,
 }
@@ -487,6 +500,8 @@ impl Run {
             finished: 0,
             buckets_merged: 0,
             checked: HashSet::new(),
+            merges: 0,
+            pending: PendingFigures::default(),
             rules,
             open,
         }
@@ -549,6 +564,7 @@ impl Run {
                     std::fs::remove_file(&p).map_err(|e| io_error(&p, e, 0, 0))?;
                 }
             }
+            self.tidy_merged(&fresh)?;
             self.save_state(&fresh)?;
             return Ok(fresh);
         }
@@ -571,14 +587,22 @@ impl Run {
             if p.exists() {
                 let f =
                     OpenOptions::new().write(true).open(&p).map_err(|e| io_error(&p, e, 0, 0))?;
+                let len = f.metadata().map_err(|e| io_error(&p, e, 0, 0))?.len();
+                if len < keep {
+                    return Err(SpillError::BadFile(pending_refused(
+                        &p,
+                        format!("it holds {len} bytes; the state records {keep}"),
+                    )));
+                }
                 f.set_len(keep).map_err(|e| io_error(&p, e, 0, 0))?;
             } else if keep > 0 && state.next.is_some() {
-                return Err(SpillError::BadFile(super::level_files::refused(
+                return Err(SpillError::BadFile(pending_refused(
                     &p,
                     format!("it is missing; the state records {keep} bytes"),
                 )));
             }
         }
+        self.tidy_merged(&state)?;
         Ok(state)
     }
 

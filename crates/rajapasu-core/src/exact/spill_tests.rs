@@ -263,9 +263,27 @@ fn a_disk_bound_stops_with_what_is_needed_and_more_disk_continues() {
     assert_same(&in_memory(&rs), &done, "continued");
 }
 
-/// Buckets of at most 256 keys, at least 4 a level: every level split.
+/// Buckets of at most 256 keys, at least 4 a level: every level split; pending batches merged
+/// whenever they hold as many bytes as the level's merged run.
 fn split() -> Tuning {
-    Tuning { bucket_keys: 256, min_buckets: 4, stop_after_buckets: None }
+    Tuning {
+        bucket_keys: 256,
+        min_buckets: 4,
+        stop_after_buckets: None,
+        pending_merge_bytes: 0,
+        stop_after_merges: None,
+    }
+}
+
+fn state_of(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap()
+}
+
+/// The pending merges the state records, over every level enumerated.
+fn merges_recorded(dir: &Path) -> u64 {
+    let state = state_of(dir);
+    let figures = state["pending_figures"].as_object().unwrap();
+    figures.values().map(|f| f["merges"].as_u64().unwrap()).sum()
 }
 
 fn spill_tuned(roots: &[Position], dir: &Path, tuning: Tuning) -> Result<SpilledRound, SpillError> {
@@ -409,4 +427,105 @@ fn a_damaged_bucket_file_is_refused_naming_it() {
     assert!(e.contains(&name(&run)) && e.contains("SHA-256"), "{e}");
     std::fs::write(&run, &original).unwrap();
     assert_same(&in_memory(&rs), &spill_tuned(&rs, dir.path(), split()).unwrap(), "repaired");
+}
+
+/// Killed in a pending merge (its run written, the state not yet saved), with a temporary run
+/// left behind, and started again: the files of a run never stopped, and of one that never
+/// merged.
+#[test]
+fn a_solve_killed_in_pending_merges_resumes_to_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let boards =
+        [(4u8, 2u8, &[][..]), (4, 2, &["final_four=stays"]), (4, 3, &["final_four=stays"])];
+    let mut all_merges = 0;
+    for (i, (p, s, extra)) in boards.into_iter().enumerate() {
+        let rs = roots(rules(p, s, extra), (p, p), &Side::ALL);
+        let unmerged = dir.path().join(format!("unmerged-{i}"));
+        spill(&rs, &unmerged, unbounded()).unwrap();
+        assert_eq!(merges_recorded(&unmerged), 0, "{extra:?}: merged at the default threshold");
+        let whole = dir.path().join(format!("whole-{i}"));
+        spill_tuned(&rs, &whole, split()).unwrap();
+        let merges = merges_recorded(&whole);
+        assert!(merges >= 3, "{extra:?}: only {merges} merges");
+        all_merges += merges;
+        let parts = dir.path().join(format!("parts-{i}"));
+        let (mut runs, mut rng) = (0, 19u64);
+        loop {
+            runs += 1;
+            assert!(runs < 5000, "no progress");
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let stop = Tuning { stop_after_merges: Some(1 + (rng >> 33) % 3), ..split() };
+            match spill_tuned(&rs, &parts, stop) {
+                Ok(done) => {
+                    assert_same(&in_memory(&rs), &done, "resumed");
+                    break;
+                }
+                Err(SpillError::Interrupted { .. }) => {}
+                Err(e) => panic!("{e}"),
+            }
+            let runs_left: Vec<String> = std::fs::read_dir(&parts)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| n.ends_with(".run"))
+                .collect();
+            let named = state_of(&parts)["merged"].as_object().unwrap().len();
+            assert_eq!(
+                runs_left.len(),
+                named + 1,
+                "{extra:?}: the killed merge's run {runs_left:?}"
+            );
+            std::fs::write(parts.join(".pending-001.00009.run.tmp-killed"), b"half").unwrap();
+        }
+        assert!(runs > 2, "{extra:?}: stopped only {runs} times");
+        assert_eq!(level_files(&parts), level_files(&whole), "{extra:?}");
+        assert_eq!(level_files(&parts), level_files(&unmerged), "{extra:?}");
+        let left: Vec<String> = std::fs::read_dir(&parts)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.contains("pending"))
+            .collect();
+        assert!(left.is_empty(), "{extra:?}: {left:?} left");
+    }
+    assert!(all_merges > 10, "only {all_merges} merges");
+}
+
+/// A merged pending run that the state names, damaged or removed between runs, is refused
+/// naming it.
+#[test]
+fn a_damaged_pending_run_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let rs = roots(rules(4, 2, &["final_four=stays"]), (4, 4), &Side::ALL);
+    let run = (1..200)
+        .find_map(|after| {
+            let _ = std::fs::remove_dir_all(dir.path());
+            let stop = Tuning { stop_after_buckets: Some(after), ..split() };
+            assert!(matches!(
+                spill_tuned(&rs, dir.path(), stop),
+                Err(SpillError::Interrupted { .. })
+            ));
+            let state = state_of(dir.path());
+            let (level, run) =
+                state["merged"].as_object()?.iter().find(|(_, r)| r["keys"].as_u64() > Some(4))?;
+            let generation = run["generation"].as_u64()?;
+            Some(
+                dir.path().join(format!(
+                    "pending-{:03}.{generation:05}.run",
+                    level.parse::<u32>().unwrap()
+                )),
+            )
+        })
+        .expect("a stop with a merged run of a few keys");
+    let name = run.file_name().unwrap().to_string_lossy().into_owned();
+    let original = std::fs::read(&run).unwrap();
+    // The last key raised by one: still in order, but not what was written.
+    let mut altered = original.clone();
+    let last = altered.len() - 48;
+    let key = u64::from_le_bytes(altered[last..last + 8].try_into().unwrap()) + 1;
+    altered[last..last + 8].copy_from_slice(&key.to_le_bytes());
+    std::fs::write(&run, &altered).unwrap();
+    let e = spill_tuned(&rs, dir.path(), split()).err().expect("refused").to_string();
+    assert!(e.contains(&name) && e.contains("SHA-256"), "{e}");
+    std::fs::remove_file(&run).unwrap();
+    let e = spill_tuned(&rs, dir.path(), split()).err().expect("refused").to_string();
+    assert!(e.contains(&name) && e.contains("missing"), "{e}");
 }

@@ -21,6 +21,7 @@ fn is_table_temporary(name: &str) -> bool {
         || named("moves-", &[".mov"])
         || named("masks-", &[".msk"])
         || named("run-", &[".keys"])
+        || named("pending-", &[".run"])
         || target == "state.json"
 }
 
@@ -56,6 +57,7 @@ mod tests {
             ".moves-007.mov.tmp-4",
             ".masks-S-007.msk.tmp-5",
             ".state.json.tmp-6",
+            ".pending-030.00002.run.tmp-8",
         ];
         let kept = ["match-abc.json", ".notes.txt.tmp-7", "moves-007.mov", ".moves-007.mov"];
         for name in names.iter().chain(&kept) {

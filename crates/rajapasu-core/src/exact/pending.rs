@@ -1,0 +1,485 @@
+//! The captures of a solve bounded by disk ([`super::spill`]) that land in a lower level, kept
+//! until the enumeration comes down to that level, merged so that their volume is bounded by the
+//! distinct positions the level receives, not by the captures.
+//!
+//! A lower level's pending positions are two files: `pending-NNN.keys`, the batches appended
+//! since the last merge (each batch sorted and deduplicated on its own, raw little-endian key
+//! words one after the other, its length recorded in `state.json` at each checkpoint), and
+//! `pending-NNN.GGGGG.run`, the merged run of generation G: every key appended before, sorted
+//! and deduplicated. A merge reads the run and the batches together (an external merge of sorted
+//! runs, a block of each in memory) into the run of the next generation, written under a
+//! temporary name, synced and renamed; `state.json` then records the new generation with no
+//! batches, and the old run and the batches are removed. A run killed anywhere in a merge finds
+//! either the old generation and its batches (the new run, named by no state, is removed) or
+//! the new one (the old files are removed): the merge is a checkpoint.
+//!
+//! A merged run, `pending-NNN.GGGGG.run`: `RJPPEND1`, the level (u32), four zero bytes; the keys
+//! (u64 each, strictly increasing); their count (u64); the SHA-256 of every byte before it.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use sha2::{Digest, Sha256};
+
+use super::bucket_state::{pending_refused as refused, Merged};
+use super::spill::{io_error, pending_path, Run, SpillError, State};
+use crate::files;
+
+const MAGIC: &[u8; 8] = b"RJPPEND1";
+
+const HEAD: u64 = 16;
+/// The count and the SHA-256.
+const TAIL: u64 = 8 + 32;
+
+pub(crate) fn run_path(dir: &Path, level: u32, generation: u32) -> PathBuf {
+    dir.join(format!("pending-{level:03}.{generation:05}.run"))
+}
+
+/// The level and generation of a merged run's file name.
+pub(crate) fn parse_run_name(name: &str) -> Option<(u32, u32)> {
+    let rest = name.strip_prefix("pending-")?.strip_suffix(".run")?;
+    let (level, generation) = rest.split_once('.')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(level) || !digits(generation) {
+        return None;
+    }
+    Some((level.parse().ok()?, generation.parse().ok()?))
+}
+
+/// The bytes of a merged run of `keys` keys.
+pub(crate) fn run_bytes(keys: u64) -> u64 {
+    HEAD + 8 * keys + TAIL
+}
+
+/// Sorted keys from a file, a block at a time.
+trait Source {
+    /// The keys of the next block; empty when the source is exhausted.
+    fn fill(&mut self, block: &mut Vec<u64>) -> Result<(), String>;
+}
+
+/// One batch of the appended file: the words in `[start, end)` bytes.
+struct Batch<'a> {
+    file: &'a File,
+    at: u64,
+    end: u64,
+    block_keys: usize,
+    bytes: Vec<u8>,
+}
+
+impl Source for Batch<'_> {
+    fn fill(&mut self, block: &mut Vec<u64>) -> Result<(), String> {
+        block.clear();
+        let take = ((self.end - self.at) as usize).min(self.block_keys * 8);
+        self.bytes.resize(take, 0);
+        self.file
+            .read_exact_at(&mut self.bytes, self.at)
+            .map_err(|e| format!("cannot read it: {e}"))?;
+        self.at += take as u64;
+        block.extend(
+            self.bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8"))),
+        );
+        Ok(())
+    }
+}
+
+/// A merged run, read from the start, its order, count and SHA-256 checked as it goes (the
+/// last check when its last key is read).
+pub(crate) struct RunReader {
+    file: File,
+    hash: Sha256,
+    left: u64,
+    count: u64,
+    at: u64,
+    last: Option<u64>,
+    block_keys: usize,
+    bytes: Vec<u8>,
+}
+
+impl RunReader {
+    /// Opens the merged run of `level`; the reasons it is refused unprefixed (see [`refused`]).
+    fn open_inner(path: &Path, level: u32, block_keys: usize) -> Result<RunReader, String> {
+        let file = files::open_regular(path).map_err(|e| format!("cannot open it: {e}"))?;
+        let len = file.metadata().map_err(|e| format!("cannot read it: {e}"))?.len();
+        if len < HEAD + TAIL {
+            return Err(format!("it holds {len} bytes, fewer than a run's header and trailer"));
+        }
+        let mut head = [0u8; HEAD as usize];
+        file.read_exact_at(&mut head, 0).map_err(|e| format!("cannot read it: {e}"))?;
+        if &head[..8] != MAGIC {
+            return Err(format!("it does not start with {}", String::from_utf8_lossy(MAGIC)));
+        }
+        let found = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes"));
+        if found != level {
+            return Err(format!("it is for level {found}, not {level}"));
+        }
+        let mut count = [0u8; 8];
+        file.read_exact_at(&mut count, len - TAIL).map_err(|e| format!("cannot read it: {e}"))?;
+        let count = u64::from_le_bytes(count);
+        if count.checked_mul(8).and_then(|b| b.checked_add(HEAD + TAIL)) != Some(len) {
+            return Err(format!(
+                "it holds {len} bytes; {count} keys take {} (truncated or altered)",
+                count as u128 * 8 + (HEAD + TAIL) as u128
+            ));
+        }
+        let mut hash = Sha256::new();
+        hash.update(head);
+        Ok(RunReader {
+            file,
+            hash,
+            left: count,
+            count,
+            at: HEAD,
+            last: None,
+            block_keys,
+            bytes: Vec::new(),
+        })
+    }
+
+    pub(crate) fn open(path: &Path, level: u32, block_keys: usize) -> Result<RunReader, String> {
+        RunReader::open_inner(path, level, block_keys).map_err(|why| refused(path, why))
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        let mut tail = [0u8; TAIL as usize];
+        self.file.read_exact_at(&mut tail, self.at).map_err(|e| format!("cannot read it: {e}"))?;
+        self.hash.update(&tail[..8]);
+        let digest: [u8; 32] = std::mem::take(&mut self.hash).finalize().into();
+        if digest[..] != tail[8..] {
+            return Err("its SHA-256 does not match its contents (truncated or altered)".into());
+        }
+        Ok(())
+    }
+
+    /// The keys of the run, `block` at a time, to `each`.
+    pub(crate) fn for_each_block(
+        mut self,
+        path: &Path,
+        mut each: impl FnMut(&[u64]) -> Result<(), SpillError>,
+    ) -> Result<u64, SpillError> {
+        let mut block = Vec::new();
+        loop {
+            self.fill(&mut block).map_err(|why| SpillError::BadFile(refused(path, why)))?;
+            if block.is_empty() {
+                return Ok(self.count);
+            }
+            each(&block)?;
+        }
+    }
+}
+
+impl Source for RunReader {
+    fn fill(&mut self, block: &mut Vec<u64>) -> Result<(), String> {
+        block.clear();
+        if self.left == 0 {
+            if self.at != u64::MAX {
+                self.finish()?;
+                self.at = u64::MAX;
+            }
+            return Ok(());
+        }
+        let take = self.left.min(self.block_keys as u64) as usize;
+        self.bytes.resize(take * 8, 0);
+        self.file
+            .read_exact_at(&mut self.bytes, self.at)
+            .map_err(|e| format!("cannot read it: {e}"))?;
+        self.hash.update(&self.bytes);
+        self.at += take as u64 * 8;
+        self.left -= take as u64;
+        for w in self.bytes.chunks_exact(8) {
+            let k = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            if self.last.is_some_and(|l| l >= k) {
+                return Err("its keys are not strictly increasing".into());
+            }
+            self.last = Some(k);
+            block.push(k);
+        }
+        Ok(())
+    }
+}
+
+/// Where the ascending batches of an appended file start: a batch ends where a key is not
+/// above the one before (consecutive batches that happen to ascend together merge as one).
+fn batch_starts(file: &File, len: u64) -> std::io::Result<Vec<u64>> {
+    let mut starts = vec![0u64];
+    let mut buf = vec![0u8; 1 << 23];
+    let mut reader = file;
+    let mut at = 0u64;
+    let mut last: Option<u64> = None;
+    while at < len {
+        let take = ((len - at) as usize).min(buf.len());
+        reader.read_exact(&mut buf[..take])?;
+        for (i, w) in buf[..take].chunks_exact(8).enumerate() {
+            let k = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            if last.is_some_and(|l| k <= l) {
+                starts.push(at + 8 * i as u64);
+            }
+            last = Some(k);
+        }
+        at += take as u64;
+    }
+    Ok(starts)
+}
+
+/// A merged run being written: its temporary file, hashed as written.
+struct RunWriter {
+    tmp: files::Temporary,
+    hash: Sha256,
+    buf: Vec<u8>,
+    count: u64,
+}
+
+impl RunWriter {
+    fn create(path: &Path, level: u32) -> std::io::Result<RunWriter> {
+        files::check_destination(path)?;
+        let tmp = files::Temporary::create(path)?;
+        let mut w =
+            RunWriter { tmp, hash: Sha256::new(), buf: Vec::with_capacity(1 << 20), count: 0 };
+        w.put(MAGIC)?;
+        w.put(&level.to_le_bytes())?;
+        w.put(&[0u8; 4])?;
+        Ok(w)
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.hash.update(bytes);
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= 1 << 20 {
+            self.drain()?;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self) -> std::io::Result<()> {
+        let f = self.tmp.file().expect("open while writing");
+        f.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    #[inline]
+    fn key(&mut self, k: u64) -> std::io::Result<()> {
+        self.count += 1;
+        self.put(&k.to_le_bytes())
+    }
+
+    /// Ends the run (count, checksum), synced and renamed to `path`; the keys and bytes.
+    fn finish(mut self, path: &Path) -> std::io::Result<(u64, u64)> {
+        let count = self.count;
+        self.put(&count.to_le_bytes())?;
+        let digest: [u8; 32] = std::mem::take(&mut self.hash).finalize().into();
+        self.buf.extend_from_slice(&digest);
+        self.drain()?;
+        let f = self.tmp.file().expect("open while writing");
+        f.sync_all()?;
+        self.tmp.rename_to(path)?;
+        Ok((count, run_bytes(count)))
+    }
+}
+
+/// Why a merge failed: a source refused (its path and why), or an error writing.
+#[derive(Debug)]
+pub(crate) enum MergeError {
+    Refused(String),
+    Write(std::io::Error),
+}
+
+/// What a merge wrote: the run's keys and bytes, and the memory its blocks took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Written {
+    pub keys: u64,
+    pub bytes: u64,
+    pub working: u64,
+}
+
+/// Merges the run `old` (if any) and the first `appended_len` bytes of the appended file into
+/// the run at `out`, every key once, in increasing order. Memory: a block a source, `memory`
+/// bytes shared between them (at least a thousand keys a source).
+pub(crate) fn merge(
+    level: u32,
+    old: Option<&Path>,
+    appended: &Path,
+    appended_len: u64,
+    out: &Path,
+    memory: u64,
+) -> Result<Written, MergeError> {
+    let refuse = |path: &Path, why: String| MergeError::Refused(refused(path, why));
+    let file = if appended_len > 0 {
+        let f = files::open_regular(appended)
+            .map_err(|e| refuse(appended, format!("cannot open it: {e}")))?;
+        let len = f.metadata().map_err(|e| refuse(appended, e.to_string()))?.len();
+        if len < appended_len || !appended_len.is_multiple_of(8) {
+            return Err(refuse(
+                appended,
+                format!(
+                    "it holds {len} bytes; the state records {appended_len}, a whole number of keys"
+                ),
+            ));
+        }
+        Some(f)
+    } else {
+        None
+    };
+    let mut starts = match &file {
+        Some(f) => batch_starts(f, appended_len)
+            .map_err(|e| refuse(appended, format!("cannot read it: {e}")))?,
+        None => Vec::new(),
+    };
+    starts.push(appended_len);
+    let count = starts.len() - 1 + usize::from(old.is_some());
+    // A block's keys and its bytes as read: 16 bytes a key.
+    let block_keys = (memory / 16 / count.max(1) as u64).clamp(1 << 10, 1 << 17) as usize;
+    let mut sources: Vec<(Box<dyn Source + '_>, &Path)> = Vec::with_capacity(count);
+    if let Some(old) = old {
+        let reader = RunReader::open_inner(old, level, block_keys).map_err(|w| refuse(old, w))?;
+        sources.push((Box::new(reader), old));
+    }
+    if let Some(f) = &file {
+        for w in starts.windows(2) {
+            let batch = Batch { file: f, at: w[0], end: w[1], block_keys, bytes: Vec::new() };
+            sources.push((Box::new(batch), appended));
+        }
+    }
+    let mut writer = RunWriter::create(out, level).map_err(MergeError::Write)?;
+    let mut blocks: Vec<(Vec<u64>, usize)> = vec![(Vec::new(), 0); sources.len()];
+    let mut heap = BinaryHeap::with_capacity(sources.len());
+    for (i, (source, path)) in sources.iter_mut().enumerate() {
+        source.fill(&mut blocks[i].0).map_err(|w| refuse(path, w))?;
+        if let Some(&k) = blocks[i].0.first() {
+            heap.push(Reverse((k, i)));
+        }
+    }
+    let mut last: Option<u64> = None;
+    while let Some(Reverse((k, i))) = heap.pop() {
+        if last != Some(k) {
+            writer.key(k).map_err(MergeError::Write)?;
+            last = Some(k);
+        }
+        let (block, at) = &mut blocks[i];
+        *at += 1;
+        if *at == block.len() {
+            let (source, path) = &mut sources[i];
+            source.fill(block).map_err(|w| refuse(path, w))?;
+            *at = 0;
+        }
+        if let Some(&next) = block.get(*at) {
+            heap.push(Reverse((next, i)));
+        }
+    }
+    let (keys, bytes) = writer.finish(out).map_err(MergeError::Write)?;
+    let working = (sources.len() * block_keys * 16 + (1 << 20)) as u64;
+    Ok(Written { keys, bytes, working })
+}
+
+impl Run {
+    /// Merges the pending files of each level below `n` whose appended batches hold at least
+    /// the tuning's threshold and as many bytes as the level's run, so that the batches never
+    /// hold more than the run (and the threshold): merging costs at most twice what was
+    /// appended, and the pending files hold at most about twice the distinct positions.
+    pub(super) fn merge_pending(&mut self, n: u32, state: &mut State) -> Result<(), SpillError> {
+        self.note_pending(state);
+        let due: Vec<u32> = state
+            .pending
+            .iter()
+            .filter(|&(&m, &len)| {
+                let run = state.merged.get(&m).map_or(0, |r| r.bytes);
+                m < n && len > 0 && len >= run.max(self.tuning.pending_merge_bytes)
+            })
+            .map(|(&m, _)| m)
+            .collect();
+        for m in due {
+            self.merge_level(n, m, state)?;
+        }
+        Ok(())
+    }
+
+    /// Records the pending files' bytes among the level's figures.
+    pub(super) fn note_pending(&mut self, state: &State) {
+        let bytes = pending_bytes(state);
+        self.pending.peak_bytes = self.pending.peak_bytes.max(bytes);
+        self.pending.bytes = bytes;
+    }
+
+    fn merge_level(&mut self, n: u32, m: u32, state: &mut State) -> Result<(), SpillError> {
+        let clock = Instant::now();
+        let appended_len = state.pending[&m];
+        let old = state.merged.get(&m).copied();
+        let generation = old.map_or(1, |r| r.generation + 1);
+        let out = run_path(&self.dir, m, generation);
+        let estimate = run_bytes(old.map_or(0, |r| r.keys) + appended_len / 8);
+        self.check_disk(estimate, || {
+            format!("level {m}'s pending positions merged into a run of at most {estimate} bytes")
+        })?;
+        let old_path = old.map(|r| run_path(&self.dir, m, r.generation));
+        let appended = pending_path(&self.dir, m);
+        let memory = self.opts.max_memory / 8;
+        let written = merge(m, old_path.as_deref(), &appended, appended_len, &out, memory)
+            .map_err(|e| match e {
+                MergeError::Refused(why) => SpillError::BadFile(why),
+                MergeError::Write(e) => io_error(&out, e, self.disk, estimate),
+            })?;
+        self.check_memory(written.working, n, 0, "enumerated")?;
+        self.disk += written.bytes;
+        self.merges += 1;
+        if self.tuning.stop_after_merges.is_some_and(|stop| self.merges >= stop) {
+            return Err(SpillError::Interrupted { levels: self.finished, next: n });
+        }
+        state.merged.insert(m, Merged { generation, keys: written.keys, bytes: written.bytes });
+        state.pending.remove(&m);
+        self.save_state(state)?;
+        for path in old_path.iter().chain([&appended]) {
+            let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            remove_if_there(path)?;
+            self.disk = self.disk.saturating_sub(len);
+        }
+        self.pending.merges += 1;
+        self.pending.merge_seconds += clock.elapsed().as_secs_f64();
+        self.note_pending(state);
+        Ok(())
+    }
+
+    /// Removes the merged runs that `state` does not name (left by a merge killed before its
+    /// state was saved, or by a level finished since); refuses a missing run it names.
+    pub(super) fn tidy_merged(&self, state: &State) -> Result<(), SpillError> {
+        let entries = std::fs::read_dir(&self.dir).map_err(|e| io_error(&self.dir, e, 0, 0))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some((level, generation)) = name.to_str().and_then(parse_run_name) else {
+                continue;
+            };
+            if state.merged.get(&level).map(|r| r.generation) != Some(generation) {
+                remove_if_there(&entry.path())?;
+            }
+        }
+        for (&m, run) in &state.merged {
+            let path = run_path(&self.dir, m, run.generation);
+            if !path.exists() {
+                return Err(SpillError::BadFile(refused(
+                    &path,
+                    format!("it is missing; the state records a run of {} keys", run.keys),
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Bytes of every pending file the state records.
+fn pending_bytes(state: &State) -> u64 {
+    state.pending.values().sum::<u64>() + state.merged.values().map(|r| r.bytes).sum::<u64>()
+}
+
+pub(super) fn remove_if_there(path: &Path) -> Result<(), SpillError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_error(path, e, 0, 0)),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+#[path = "pending_tests.rs"]
+mod tests;
