@@ -528,16 +528,7 @@ impl Run {
         phase: &'static str,
     ) -> Result<u64, SpillError> {
         self.peak = self.peak.max(working);
-        if working > self.opts.max_memory {
-            return Err(SolveError::MemoryLimit {
-                limit: self.opts.max_memory,
-                needed: working,
-                positions: found,
-                counters: level,
-                phase,
-            }
-            .into());
-        }
+        SolveError::within_memory(self.opts.max_memory, working, found, level, phase)?;
         Ok(working)
     }
 
