@@ -14,72 +14,22 @@ import time
 import urllib.parse
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from page import SIZES, Page
+
 ADDRESS, OUT = sys.argv[1], sys.argv[2]
 # A board whose matches end (R14) within a newcomer's patience.
 BOARD = "pits_per_row=5&seeds_per_pit=3"
-SIZES = {"laptop": (1280, 800, False), "phone": (390, 844, True)}
 
 
-def browser():
-    options = webdriver.ChromeOptions()
-    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1100", "--disable-dev-shm-usage"]:
-        options.add_argument(arg)
-    options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-
-
-driver = browser()
-driver.set_page_load_timeout(60)
-
-
-def viewport(name):
-    """The page's viewport exactly at the named size (the window's own bars aside)."""
-    width, height, mobile = SIZES[name]
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
-
-
-def wait(condition, what, seconds=60):
-    end = time.time() + seconds
-    while time.time() < end:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
-
-
-def body(name):
-    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-" + name)
-
-
-def ready():
-    return body("ready") == "true"
-
-
-def open_state(fragment):
-    driver.get("about:blank")
-    driver.get("http://" + ADDRESS + "/#" + fragment)
-    wait(ready, "the page of " + fragment)
-
-
-def text(element_id):
-    return driver.find_element(By.ID, element_id).text
-
-
-def api(path):
-    with urllib.request.urlopen("http://" + ADDRESS + path) as r:
-        return json.loads(r.read())
-
-
-def console_errors():
-    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+page = Page(ADDRESS)
+driver = page.driver
+wait, body, ready, open_state, text, api, console_errors, viewport = (
+    page.wait, page.body, page.ready, page.open_state, page.text, page.api, page.console_errors,
+    page.viewport)
 
 
 def rect(element):

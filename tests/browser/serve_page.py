@@ -12,52 +12,17 @@ import os
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+from page import Page
 
 ADDRESS, OUT = sys.argv[1], sys.argv[2]
 SMALL = "pits_per_row=3&seeds_per_pit=2"
 
 
-def browser():
-    options = webdriver.ChromeOptions()
-    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1100", "--disable-dev-shm-usage"]:
-        options.add_argument(arg)
-    options.binary_location = "/usr/bin/chromium"
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-
-
-driver = browser()
-driver.set_page_load_timeout(60)
-
-
-def wait(condition, what, seconds=60):
-    end = time.time() + seconds
-    while time.time() < end:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + (what() if callable(what) else what))
-
-
-def ready():
-    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true"
-
-
-def body(name):
-    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-" + name)
-
-
-def open_state(fragment):
-    driver.get("about:blank")
-    driver.get("http://" + ADDRESS + "/#" + fragment)
-    wait(ready, "the page of " + fragment)
-
-
-def text(element_id):
-    return driver.find_element(By.ID, element_id).text
+page = Page(ADDRESS)
+driver = page.driver
+wait, body, ready, open_state, text = page.wait, page.body, page.ready, page.open_state, page.text
 
 
 def value(element_id):

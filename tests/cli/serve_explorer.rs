@@ -7,7 +7,6 @@
 //! the answers of `check-record`.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -59,18 +58,7 @@ fn the_explorer_fits_its_board_explains_its_rules_and_plays_from_the_keyboard() 
     let tables = tempfile::tempdir().unwrap();
     let shots = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/explorer.py");
-    let out = Command::new(python)
-        .arg(&script)
-        .arg(&server.addr)
-        .arg(shots.path())
-        .output()
-        .expect("python runs");
-    let (stdout, stderr) =
-        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "the browser script failed:\n{stderr}\n{stdout}");
-    let report: Value =
-        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let report = super::serve_page::run_script(&python, "explorer.py", &server.addr, shots.path());
     assert_eq!(report["console_errors"], serde_json::json!([]), "{report}");
 
     // The panels beside the board on a laptop, below it on a phone.
@@ -330,18 +318,8 @@ fn the_explorer_keeps_a_finished_round_says_its_waits_and_reads_clearly() {
     let tables = tempfile::tempdir().unwrap();
     let shots = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/explorer_panels.py");
-    let out = Command::new(python)
-        .arg(&script)
-        .arg(&server.addr)
-        .arg(shots.path())
-        .output()
-        .expect("python runs");
-    let (stdout, stderr) =
-        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "the browser script failed:\n{stderr}\n{stdout}");
-    let report: Value =
-        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let report =
+        super::serve_page::run_script(&python, "explorer_panels.py", &server.addr, shots.path());
     assert_eq!(report["console_errors"], serde_json::json!([]), "{report}");
 
     // A round's end: the finished round's last position (before the move that ended it) as

@@ -15,6 +15,17 @@ use super::serve::Server;
 use crate::common::*;
 
 /// The Python with selenium, when this machine has it and the browser and driver.
+/// Runs tests/browser/`script` with `python` against the server at `addr`, its screenshots
+/// into `shots`: the JSON report it prints, once it has succeeded.
+pub(super) fn run_script(python: &Path, script: &str, addr: &str, shots: &Path) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser").join(script);
+    let out = Command::new(python).arg(&script).arg(addr).arg(shots).output().expect("python runs");
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "the browser script failed:\n{stderr}\n{stdout}");
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
 pub(super) fn selenium_python() -> Option<PathBuf> {
     let python = PathBuf::from(std::env::var_os("RAJAPASU_SELENIUM_PYTHON")?);
     let present =
@@ -77,18 +88,7 @@ fn the_page_plays_analyses_and_checks_records_in_a_real_browser() {
     let tables = tempfile::tempdir().unwrap();
     let shots = tempfile::tempdir().unwrap();
     let server = Server::start(tables.path());
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/serve_page.py");
-    let out = Command::new(python)
-        .arg(&script)
-        .arg(&server.addr)
-        .arg(shots.path())
-        .output()
-        .expect("python runs");
-    let (stdout, stderr) =
-        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "the browser script failed:\n{stderr}\n{stdout}");
-    let report: Value =
-        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let report = run_script(&python, "serve_page.py", &server.addr, shots.path());
     eprintln!("page ready in {:.2} s", report["page_ready_seconds"].as_f64().unwrap());
     // The dataset links of two matches played to their end: datasets that verify replays, the
     // seats as played (a person's clicks, the engine's moves with the server's seed).

@@ -15,20 +15,17 @@ use rajapasu_core::exact::{load_or_solve, SolveOptions};
 
 mod common;
 
-use common::{board_rules, peak_rss};
+use common::{board_list, peak_rss};
 
 fn main() -> ExitCode {
     let (dir, boards) = match (env("RAJAPASU_TABLES"), env("RAJAPASU_SOLVE_BOARDS")) {
         (Ok(dir), Ok(boards)) => (PathBuf::from(dir), boards),
         (Err(e), _) | (_, Err(e)) => return usage(&e),
     };
-    let mut parsed = Vec::new();
-    for board in boards.split(';') {
-        match board_rules(board) {
-            Ok(r) => parsed.push((board, r)),
-            Err(e) => return usage(&e),
-        }
-    }
+    let parsed = match board_list(&boards) {
+        Ok(parsed) => parsed,
+        Err(e) => return usage(&e),
+    };
     for (board, r) in parsed {
         let t0 = Instant::now();
         let opts = SolveOptions { max_memory: 8 << 30, ..SolveOptions::default() };

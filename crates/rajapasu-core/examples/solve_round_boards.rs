@@ -15,19 +15,16 @@ use rajapasu_core::exact::{round_start, Solution, SolveOptions};
 
 mod common;
 
-use common::{board_rules, peak_rss};
+use common::{board_list, peak_rss};
 
 fn main() -> ExitCode {
     let Ok(boards) = std::env::var("RAJAPASU_SOLVE_BOARDS") else {
         return usage("RAJAPASU_SOLVE_BOARDS is not set");
     };
-    let mut parsed = Vec::new();
-    for board in boards.split(';') {
-        match board_rules(board) {
-            Ok(r) => parsed.push((board, r)),
-            Err(e) => return usage(&e),
-        }
-    }
+    let parsed = match board_list(&boards) {
+        Ok(parsed) => parsed,
+        Err(e) => return usage(&e),
+    };
     for (board, r) in parsed {
         let p = r.pits_per_row;
         let root = round_start(r, BySide::new(p, p), Side::South);

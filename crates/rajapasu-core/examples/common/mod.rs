@@ -22,6 +22,12 @@ pub fn board_rules(board: &str) -> Result<Ruleset, String> {
     Ok(r)
 }
 
+/// The boards of "P,S[,switch=value...];...", each with its name.
+#[allow(dead_code)] // Not every example names several boards.
+pub fn board_list(boards: &str) -> Result<Vec<(&str, Ruleset)>, String> {
+    boards.split(';').map(|board| board_rules(board).map(|r| (board, r))).collect()
+}
+
 /// The process's peak resident memory as the kernel reports it ("VmHWM: ... kB").
 pub fn peak_rss() -> String {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
