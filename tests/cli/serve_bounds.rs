@@ -322,9 +322,10 @@ fn four_hundred_uploads_at_the_limit_hold_no_more_than_the_bodies_budget() {
         400 - count("400") - count("503")
     );
     // A refused client that goes on sending may find its connection reset before it reads the
-    // 503 (the server drains 2 s of what follows a refusal, then closes).
+    // 503 (the server drains 2 s of what follows a refusal, then closes): on a loaded machine,
+    // where the 400 clients send slowly, every refused one may.
     assert_eq!(count("400") + count("503") + count(""), 400, "{codes:?}");
-    assert!(count("400") >= 57 && count("503") > 0, "{codes:?}");
+    assert!(count("400") >= 57 && count("503") + count("") > 0, "{codes:?}");
     // The bodies' 64 MiB, and the buffers of the 256 connections open at once.
     let budget = (rajapasu::server::MAX_BODIES_BYTES
         + rajapasu::server::MAX_CONNECTIONS * (512 << 10)) as u64;
