@@ -26,6 +26,7 @@ mod show;
 mod simulate;
 mod solve;
 mod solve_match_spill;
+mod spill_in_steps;
 mod summarize;
 mod tables;
 mod tournament;

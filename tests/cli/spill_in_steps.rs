@@ -1,0 +1,112 @@
+//! scripts/spill_in_steps.sh (a long spilled solve one level a run) and scripts/spill_figures.py
+//! (its figures by level), run as a person runs them, on a small board.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+const BOARD: [&str; 4] = [
+    "--rule=pits_per_row=3",
+    "--rule=seeds_per_pit=3",
+    "--rule=final_four=stays",
+    "--starter=both",
+];
+
+fn script(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join(name)
+}
+
+/// Runs the stepping script on `dir` with `args`; returns its exit code.
+fn in_steps(dir: &Path, args: &[&str]) -> i32 {
+    let status = Command::new("bash")
+        .arg(script("spill_in_steps.sh"))
+        .arg(dir)
+        .args(args)
+        .env("RAJAPASU", env!("CARGO_BIN_EXE_rajapasu"))
+        .env("NICE", "0")
+        .status()
+        .expect("bash runs");
+    status.code().unwrap_or(-1)
+}
+
+/// Every level and values file of a tables directory, by name, with its bytes.
+fn level_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for round in std::fs::read_dir(dir.join("rounds")).unwrap() {
+        for f in std::fs::read_dir(round.unwrap().path()).unwrap() {
+            let path = f.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".pos") || name.ends_with(".val") {
+                files.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn a_solve_in_steps_counts_then_solves_to_the_files_of_one_run() {
+    let stepped = tempfile::tempdir().unwrap();
+    let count: Vec<&str> = BOARD.iter().copied().chain(["--count-only"]).collect();
+    assert_eq!(in_steps(stepped.path(), &count), 0);
+    let log = std::fs::read_to_string(stepped.path().join("levels.log")).unwrap();
+    let runs = log.matches("\n== ").count() + usize::from(log.starts_with("== "));
+    // Levels 18 down to 0, a run each: the last one finishes the count rather than stopping.
+    assert_eq!(runs, 19, "{log}");
+    assert_eq!(log.matches("levels as asked").count(), 18, "{log}");
+    assert!(log.contains("Maximum resident set size"), "time -v figures are logged:\n{log}");
+    assert_eq!(in_steps(stepped.path(), &BOARD), 0);
+
+    let once = tempfile::tempdir().unwrap();
+    let tables = format!("--tables={}", s(once.path()));
+    let whole: Value = serde_json::from_str(
+        ok(&[&["solve", "--spill", "--json", &tables][..], &BOARD].concat()).trim(),
+    )
+    .unwrap();
+    assert_eq!(level_files(stepped.path()), level_files(once.path()));
+    let last = std::fs::read_to_string(stepped.path().join("levels.log.last")).unwrap();
+    for (start, starter) in whole["starts"].as_array().unwrap().iter().zip(["south", "north"]) {
+        let line = format!("{starter} starts: value {}", start["value"]);
+        assert!(last.contains(&line), "lacks {line:?}:\n{last}");
+    }
+
+    // The figures by level: one row a level, its positions those of the solve.
+    let out = Command::new("python3")
+        .arg(script("spill_figures.py"))
+        .arg(stepped.path())
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let levels = whole["level_positions"].as_array().unwrap();
+    for (level, positions) in levels.iter().enumerate() {
+        let row = format!("| {level} | {} |", positions.as_u64().unwrap());
+        assert!(text.contains(&row), "lacks {row:?}:\n{text}");
+    }
+}
+
+#[test]
+fn a_solve_in_steps_stops_when_asked_and_reports_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("STOP"), "").unwrap();
+    assert_eq!(in_steps(dir.path(), &BOARD), 0);
+    assert!(!dir.path().join("rounds").exists(), "no level is solved once STOP is there");
+
+    let bad = tempfile::tempdir().unwrap();
+    let code = in_steps(bad.path(), &["--rule=pits_per_row=9"]);
+    assert_eq!(code, 2, "a usage error ends the steps with its exit code");
+    let last = std::fs::read_to_string(bad.path().join("levels.log.last")).unwrap();
+    assert!(last.contains("pits_per_row"), "{last}");
+
+    let figures = Command::new("python3")
+        .arg(script("spill_figures.py"))
+        .arg(bad.path())
+        .output()
+        .expect("python3 runs");
+    assert_eq!(figures.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&figures.stderr).contains("not a tables directory"));
+}
