@@ -13,8 +13,12 @@
 //! either the old generation and its batches (the new run, named by no state, is removed) or
 //! the new one (the old files are removed): the merge is a checkpoint.
 //!
-//! A merged run, `pending-NNN.GGGGG.run`: `RJPPEND1`, the level (u32), four zero bytes; the keys
-//! (u64 each, strictly increasing); their count (u64); the SHA-256 of every byte before it.
+//! A merged run, `pending-NNN.GGGGG.run`: `RJPPEND2`, the level (u32), four zero bytes; the keys,
+//! strictly increasing, each as the LEB128 varint of its difference from the key before (the
+//! first from 0): about 2 bytes a key where 8 were raw, since a level's keys are dense; their
+//! count (u64); the SHA-256 of every byte before it. Runs of the earlier format, `RJPPEND1` (the
+//! keys as raw u64 words), are still read, so a solve continues across the change; a merge
+//! writes the new one.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -30,7 +34,11 @@ use super::bucket_state::{pending_refused as refused, Merged};
 use super::spill::{io_error, pending_path, Run, SpillError, State};
 use crate::files;
 
-const MAGIC: &[u8; 8] = b"RJPPEND1";
+const MAGIC: &[u8; 8] = b"RJPPEND2";
+/// The earlier format: the keys as raw little-endian words.
+const MAGIC_RAW: &[u8; 8] = b"RJPPEND1";
+/// The most bytes a LEB128 varint of a u64 takes.
+const VARINT_MAX: u64 = 10;
 
 const HEAD: u64 = 16;
 /// The count and the SHA-256.
@@ -51,9 +59,10 @@ pub(crate) fn parse_run_name(name: &str) -> Option<(u32, u32)> {
     Some((level.parse().ok()?, generation.parse().ok()?))
 }
 
-/// The bytes of a merged run of `keys` keys.
-pub(crate) fn run_bytes(keys: u64) -> u64 {
-    HEAD + 8 * keys + TAIL
+/// The most bytes of a run merged from a run of `old_bytes` (0: none) and `added` keys more: a
+/// key inserted between two others splits one difference in two, each no longer than it was.
+pub(crate) fn merged_bytes_at_most(old_bytes: u64, added: u64) -> u64 {
+    old_bytes.max(HEAD + TAIL) + VARINT_MAX * added
 }
 
 /// Sorted keys from a file, a block at a time.
@@ -87,17 +96,32 @@ impl Source for Batch<'_> {
     }
 }
 
+/// How a run's keys are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Coding {
+    /// LEB128 differences (`RJPPEND2`).
+    Delta,
+    /// Raw u64 words (`RJPPEND1`).
+    Raw,
+}
+
 /// A merged run, read from the start, its order, count and SHA-256 checked as it goes (the
 /// last check when its last key is read).
 pub(crate) struct RunReader {
     file: File,
+    coding: Coding,
     hash: Sha256,
+    /// Keys still to read, of `count`.
     left: u64,
     count: u64,
+    /// The next byte to read from the file, and where the keys end (u64::MAX once finished).
     at: u64,
+    end: u64,
     last: Option<u64>,
     block_keys: usize,
+    /// Bytes read and not yet decoded: `bytes[used..]`.
     bytes: Vec<u8>,
+    used: usize,
 }
 
 impl RunReader {
@@ -110,9 +134,17 @@ impl RunReader {
         }
         let mut head = [0u8; HEAD as usize];
         file.read_exact_at(&mut head, 0).map_err(|e| format!("cannot read it: {e}"))?;
-        if &head[..8] != MAGIC {
-            return Err(format!("it does not start with {}", String::from_utf8_lossy(MAGIC)));
-        }
+        let coding = match &head[..8] {
+            m if m == MAGIC => Coding::Delta,
+            m if m == MAGIC_RAW => Coding::Raw,
+            _ => {
+                return Err(format!(
+                    "it does not start with {} (or the earlier {})",
+                    String::from_utf8_lossy(MAGIC),
+                    String::from_utf8_lossy(MAGIC_RAW)
+                ))
+            }
+        };
         let found = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes"));
         if found != level {
             return Err(format!("it is for level {found}, not {level}"));
@@ -120,23 +152,31 @@ impl RunReader {
         let mut count = [0u8; 8];
         file.read_exact_at(&mut count, len - TAIL).map_err(|e| format!("cannot read it: {e}"))?;
         let count = u64::from_le_bytes(count);
-        if count.checked_mul(8).and_then(|b| b.checked_add(HEAD + TAIL)) != Some(len) {
+        let payload = len - HEAD - TAIL;
+        let (least, most) = match coding {
+            Coding::Delta => (count, count.saturating_mul(VARINT_MAX)),
+            Coding::Raw => (count.saturating_mul(8), count.saturating_mul(8)),
+        };
+        if payload < least || payload > most {
             return Err(format!(
-                "it holds {len} bytes; {count} keys take {} (truncated or altered)",
-                count as u128 * 8 + (HEAD + TAIL) as u128
+                "it holds {payload} bytes of keys; {count} keys take {least} to {most} \
+                 (truncated or altered)"
             ));
         }
         let mut hash = Sha256::new();
         hash.update(head);
         Ok(RunReader {
             file,
+            coding,
             hash,
             left: count,
             count,
             at: HEAD,
+            end: len - TAIL,
             last: None,
             block_keys,
             bytes: Vec::new(),
+            used: 0,
         })
     }
 
@@ -145,6 +185,9 @@ impl RunReader {
     }
 
     fn finish(&mut self) -> Result<(), String> {
+        if self.at != self.end || self.used != self.bytes.len() {
+            return Err(format!("it holds bytes past its {} keys (altered)", self.count));
+        }
         let mut tail = [0u8; TAIL as usize];
         self.file.read_exact_at(&mut tail, self.at).map_err(|e| format!("cannot read it: {e}"))?;
         self.hash.update(&tail[..8]);
@@ -170,6 +213,52 @@ impl RunReader {
             each(&block)?;
         }
     }
+
+    /// Reads more of the keys' bytes after those not yet decoded (at most a block's raw size,
+    /// so that a block of either coding takes no more memory than a raw one).
+    fn read_more(&mut self) -> Result<(), String> {
+        self.bytes.drain(..self.used);
+        self.used = 0;
+        let have = self.bytes.len();
+        let take = (self.end - self.at).min((self.block_keys * 8) as u64) as usize;
+        self.bytes.resize(have + take, 0);
+        self.file
+            .read_exact_at(&mut self.bytes[have..], self.at)
+            .map_err(|e| format!("cannot read it: {e}"))?;
+        self.hash.update(&self.bytes[have..]);
+        self.at += take as u64;
+        Ok(())
+    }
+
+    /// The next key's difference from the one before (a LEB128 varint).
+    fn next_difference(&mut self) -> Result<u64, String> {
+        if self.bytes.len() - self.used < VARINT_MAX as usize && self.at < self.end {
+            self.read_more()?;
+        }
+        let mut value = 0u64;
+        for (i, &b) in self.bytes[self.used..].iter().take(VARINT_MAX as usize).enumerate() {
+            let bits = (b & 0x7f) as u64;
+            if i == 9 && b > 1 {
+                break;
+            }
+            value |= bits << (7 * i);
+            if b & 0x80 == 0 {
+                self.used += i + 1;
+                return Ok(value);
+            }
+        }
+        Err("a key's difference is cut short or longer than a 64-bit number (truncated or altered)"
+            .into())
+    }
+
+    fn push_checked(&mut self, k: u64, block: &mut Vec<u64>) -> Result<(), String> {
+        if self.last.is_some_and(|l| l >= k) {
+            return Err("its keys are not strictly increasing".into());
+        }
+        self.last = Some(k);
+        block.push(k);
+        Ok(())
+    }
 }
 
 impl Source for RunReader {
@@ -183,21 +272,37 @@ impl Source for RunReader {
             return Ok(());
         }
         let take = self.left.min(self.block_keys as u64) as usize;
-        self.bytes.resize(take * 8, 0);
-        self.file
-            .read_exact_at(&mut self.bytes, self.at)
-            .map_err(|e| format!("cannot read it: {e}"))?;
-        self.hash.update(&self.bytes);
-        self.at += take as u64 * 8;
-        self.left -= take as u64;
-        for w in self.bytes.chunks_exact(8) {
-            let k = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-            if self.last.is_some_and(|l| l >= k) {
-                return Err("its keys are not strictly increasing".into());
+        match self.coding {
+            Coding::Raw => {
+                self.bytes.clear();
+                self.used = 0;
+                self.bytes.resize(take * 8, 0);
+                self.file
+                    .read_exact_at(&mut self.bytes, self.at)
+                    .map_err(|e| format!("cannot read it: {e}"))?;
+                self.hash.update(&self.bytes);
+                self.at += take as u64 * 8;
+                let words = std::mem::take(&mut self.bytes);
+                for w in words.chunks_exact(8) {
+                    self.push_checked(u64::from_le_bytes(w.try_into().expect("8 bytes")), block)?;
+                }
+                self.bytes = words;
+                self.used = self.bytes.len();
             }
-            self.last = Some(k);
-            block.push(k);
+            Coding::Delta => {
+                for _ in 0..take {
+                    let difference = self.next_difference()?;
+                    let k = match self.last {
+                        None => difference,
+                        Some(l) => l.checked_add(difference).ok_or_else(|| {
+                            "a key's difference passes the largest key (altered)".to_string()
+                        })?,
+                    };
+                    self.push_checked(k, block)?;
+                }
+            }
         }
+        self.left -= take as u64;
         Ok(())
     }
 }
@@ -231,53 +336,70 @@ struct RunWriter {
     hash: Sha256,
     buf: Vec<u8>,
     count: u64,
+    last: u64,
+    /// Bytes written to the file so far.
+    written: u64,
 }
 
 impl RunWriter {
     fn create(path: &Path, level: u32) -> std::io::Result<RunWriter> {
         files::check_destination(path)?;
         let tmp = files::Temporary::create(path)?;
-        let mut w =
-            RunWriter { tmp, hash: Sha256::new(), buf: Vec::with_capacity(1 << 20), count: 0 };
-        w.put(MAGIC)?;
-        w.put(&level.to_le_bytes())?;
-        w.put(&[0u8; 4])?;
+        let mut w = RunWriter {
+            tmp,
+            hash: Sha256::new(),
+            buf: Vec::with_capacity(1 << 20),
+            count: 0,
+            last: 0,
+            written: 0,
+        };
+        w.buf.extend_from_slice(MAGIC);
+        w.buf.extend_from_slice(&level.to_le_bytes());
+        w.buf.extend_from_slice(&[0u8; 4]);
         Ok(w)
     }
 
-    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.hash.update(bytes);
-        self.buf.extend_from_slice(bytes);
+    /// Hashes and writes what is buffered.
+    fn drain(&mut self) -> std::io::Result<()> {
+        self.hash.update(&self.buf);
+        let f = self.tmp.file().expect("open while writing");
+        f.write_all(&self.buf)?;
+        self.written += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Appends `k`, above every key before it.
+    #[inline]
+    fn key(&mut self, k: u64) -> std::io::Result<()> {
+        debug_assert!(self.count == 0 || k > self.last);
+        let mut difference = k - self.last;
+        while difference >= 0x80 {
+            self.buf.push(difference as u8 | 0x80);
+            difference >>= 7;
+        }
+        self.buf.push(difference as u8);
+        self.last = k;
+        self.count += 1;
         if self.buf.len() >= 1 << 20 {
             self.drain()?;
         }
         Ok(())
     }
 
-    fn drain(&mut self) -> std::io::Result<()> {
-        let f = self.tmp.file().expect("open while writing");
-        f.write_all(&self.buf)?;
-        self.buf.clear();
-        Ok(())
-    }
-
-    #[inline]
-    fn key(&mut self, k: u64) -> std::io::Result<()> {
-        self.count += 1;
-        self.put(&k.to_le_bytes())
-    }
-
     /// Ends the run (count, checksum), synced and renamed to `path`; the keys and bytes.
     fn finish(mut self, path: &Path) -> std::io::Result<(u64, u64)> {
         let count = self.count;
-        self.put(&count.to_le_bytes())?;
+        self.buf.extend_from_slice(&count.to_le_bytes());
+        self.drain()?;
         let digest: [u8; 32] = std::mem::take(&mut self.hash).finalize().into();
         self.buf.extend_from_slice(&digest);
-        self.drain()?;
         let f = self.tmp.file().expect("open while writing");
+        f.write_all(&self.buf)?;
+        self.written += self.buf.len() as u64;
         f.sync_all()?;
         self.tmp.rename_to(path)?;
-        Ok((count, run_bytes(count)))
+        Ok((count, self.written))
     }
 }
 
@@ -377,8 +499,8 @@ pub(crate) fn merge(
 
 impl Run {
     /// Merges the pending files of each level below `n` whose appended batches hold at least
-    /// the tuning's threshold and as many bytes as the level's run, so that the batches never
-    /// hold more than the run (and the threshold): merging costs at most twice what was
+    /// the tuning's threshold and as many keys as the level's run, so that the batches never
+    /// hold more keys than the run (and the threshold): merging costs at most twice what was
     /// appended, and the pending files hold at most about twice the distinct positions.
     pub(super) fn merge_pending(&mut self, n: u32, state: &mut State) -> Result<(), SpillError> {
         self.note_pending(state);
@@ -386,7 +508,9 @@ impl Run {
             .pending
             .iter()
             .filter(|&(&m, &len)| {
-                let run = state.merged.get(&m).map_or(0, |r| r.bytes);
+                // The run's keys as raw words, as the batches hold them: merges as often as when
+                // runs were raw, the run itself smaller.
+                let run = state.merged.get(&m).map_or(0, |r| r.keys * 8);
                 m < n && len > 0 && len >= run.max(self.tuning.pending_merge_bytes)
             })
             .map(|(&m, _)| m)
@@ -410,7 +534,7 @@ impl Run {
         let old = state.merged.get(&m).copied();
         let generation = old.map_or(1, |r| r.generation + 1);
         let out = run_path(&self.dir, m, generation);
-        let estimate = run_bytes(old.map_or(0, |r| r.keys) + appended_len / 8);
+        let estimate = merged_bytes_at_most(old.map_or(0, |r| r.bytes), appended_len / 8);
         self.check_disk(estimate, || {
             format!("level {m}'s pending positions merged into a run of at most {estimate} bytes")
         })?;

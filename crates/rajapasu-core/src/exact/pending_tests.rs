@@ -24,6 +24,39 @@ fn append_batches(path: &Path, batches: &[usize], range: u64, seed: &mut u64) ->
     all
 }
 
+/// A run's bytes written by hand (an independent writer of the format): `magic`, the level, four
+/// zero bytes, the key bytes as given, the count, the SHA-256 of all before.
+fn by_hand(magic: &[u8; 8], level: u32, keys: &[u8], count: u64) -> Vec<u8> {
+    let mut bytes = magic.to_vec();
+    bytes.extend(level.to_le_bytes());
+    bytes.extend([0u8; 4]);
+    bytes.extend_from_slice(keys);
+    bytes.extend(count.to_le_bytes());
+    let digest: [u8; 32] = Sha256::digest(&bytes).into();
+    bytes.extend(digest);
+    bytes
+}
+
+/// LEB128 of each key's difference from the one before, by the textbook loop.
+fn deltas(keys: &[u64]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    for &k in keys {
+        let mut d = k - last;
+        last = k;
+        loop {
+            let byte = (d & 0x7f) as u8;
+            d >>= 7;
+            if d == 0 {
+                out.push(byte);
+                break;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+    out
+}
+
 fn read_run(path: &Path, level: u32) -> Vec<u64> {
     let mut keys = Vec::new();
     let count = RunReader::open(path, level, 1000)
@@ -94,25 +127,39 @@ fn a_damaged_merged_run_is_refused_naming_it() {
         }
     };
     let name = "pending-004.00001.run";
-    // The last key raised by one: still in order, but not what was written.
+    // The last key raised by one (its varint's last byte): still in order, not what was written.
     let mut altered = original.clone();
-    let last = altered.len() - 48;
-    let key = u64::from_le_bytes(altered[last..last + 8].try_into().unwrap()) + 1;
-    altered[last..last + 8].copy_from_slice(&key.to_le_bytes());
+    let last = altered.len() - 41;
+    assert!(altered[last] < 0x7f);
+    altered[last] += 1;
     let e = refusal(&altered, 4);
     assert!(e.contains(name) && e.contains("SHA-256"), "{e}");
     let e = refusal(&original[..original.len() - 8], 4);
     assert!(e.contains(name) && e.contains("truncated"), "{e}");
     let e = refusal(&original, 5);
     assert!(e.contains(name) && e.contains("level 4, not 5"), "{e}");
-    // Two keys swapped, the checksum made to match: the order is checked too.
-    let mut swapped = original.clone();
-    let body = swapped.len() - 32;
-    swapped[16..32].rotate_left(8);
-    let digest: [u8; 32] = Sha256::digest(&swapped[..body]).into();
-    swapped[body..].copy_from_slice(&digest);
-    let e = refusal(&swapped, 4);
+    // Runs written by hand, their counts and checksums consistent: the keys are checked too.
+    for (payload, count, why) in [
+        (vec![5u8, 0], 2, "strictly increasing"),
+        (vec![0xff; 11], 2, "longer than a 64-bit number"),
+        (vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02], 1, "longer than"),
+        (vec![0x85], 1, "cut short"),
+        (vec![5, 6], 1, "bytes past its 1 keys"),
+        (
+            vec![0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x03],
+            2,
+            "passes the largest",
+        ),
+    ] {
+        let e = refusal(&by_hand(b"RJPPEND2", 4, &payload, count), 4);
+        assert!(e.contains(name) && e.contains(why), "{why}: {e}");
+    }
+    let mut raw: Vec<u8> = 9u64.to_le_bytes().to_vec();
+    raw.extend(7u64.to_le_bytes());
+    let e = refusal(&by_hand(b"RJPPEND1", 4, &raw, 2), 4);
     assert!(e.contains(name) && e.contains("strictly increasing"), "{e}");
+    let e = refusal(&by_hand(b"RJPPEND9", 4, &[1], 1), 4);
+    assert!(e.contains(name) && e.contains("RJPPEND2"), "{e}");
     // A batch file shorter than the state records.
     std::fs::write(&run, &original).unwrap();
     match merge(4, Some(&run), &appended, len + 8, &out, 0) {
@@ -121,6 +168,46 @@ fn a_damaged_merged_run_is_refused_naming_it() {
         }
         other => panic!("not refused: {other:?}"),
     }
+}
+
+#[test]
+fn a_run_is_delta_coded_and_one_of_the_earlier_raw_format_is_still_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    let appended = dir.path().join("pending-009.keys");
+    let mut seed = 11;
+    // Dense keys (as a level's are), some far apart, the largest key, and both sides' ranges.
+    let mut want = append_batches(&appended, &[20_000, 20_000], 60_000, &mut seed);
+    let mut far: Vec<u64> = vec![1 << 40, (1 << 63) + 17, u64::MAX];
+    far.sort_unstable();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&appended)
+        .unwrap()
+        .write_all(&far.iter().flat_map(|k| k.to_le_bytes()).collect::<Vec<u8>>())
+        .unwrap();
+    want.extend(&far);
+    let len = std::fs::metadata(&appended).unwrap().len();
+    let run = run_path(dir.path(), 9, 1);
+    let w = merge(9, None, &appended, len, &run, 1 << 20).unwrap();
+    let keys: Vec<u64> = want.iter().copied().collect();
+    // The file is the format as written by hand from the keys.
+    assert_eq!(
+        std::fs::read(&run).unwrap(),
+        by_hand(b"RJPPEND2", 9, &deltas(&keys), keys.len() as u64)
+    );
+    assert!(w.bytes < 16 + 40 + 2 * keys.len() as u64, "{} bytes for {} keys", w.bytes, keys.len());
+    assert!(w.bytes <= merged_bytes_at_most(0, len / 8));
+    // A raw run of the earlier format, merged with new batches: every key once, delta-coded.
+    let old: Vec<u64> = (0..5000u64).map(|i| i * 7 + 3).collect();
+    let raw = run_path(dir.path(), 9, 2);
+    let words: Vec<u8> = old.iter().flat_map(|k| k.to_le_bytes()).collect();
+    std::fs::write(&raw, by_hand(b"RJPPEND1", 9, &words, old.len() as u64)).unwrap();
+    assert_eq!(read_run(&raw, 9), old);
+    let merged = run_path(dir.path(), 9, 3);
+    let w = merge(9, Some(&raw), &appended, len, &merged, 1 << 20).unwrap();
+    let union: BTreeSet<u64> = want.iter().chain(&old).copied().collect();
+    assert_eq!(read_run(&merged, 9), union.iter().copied().collect::<Vec<_>>());
+    assert!(w.bytes <= merged_bytes_at_most(std::fs::metadata(&raw).unwrap().len(), len / 8));
 }
 
 #[test]
