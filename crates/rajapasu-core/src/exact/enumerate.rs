@@ -15,9 +15,11 @@ use rayon::prelude::*;
 
 use super::index::{Codec, Key, RankSet};
 use super::key_table::{capacity_for, intern_all, KeyTable, SLOT_BYTES};
-use super::prefetch::prefetch;
+pub(crate) use super::level_moves::FoundLevel;
+use super::level_moves::{Move, MovesByWave};
+use super::packed_board::{pack, unpack};
 use super::solve_error::{Progress, SolveError, Watch};
-use crate::engine::Position;
+use crate::engine::{Position, Side};
 
 /// Shards of a level's positions (a power of two; fixed, so numbers do not depend on threads).
 const SHARDS: usize = 8;
@@ -32,115 +34,33 @@ fn shard_of(key: u64) -> u8 {
     ((key ^ key >> 31).wrapping_mul(0xbf58_476d_1ce4_e5b9) >> (64 - SHARDS.trailing_zeros())) as u8
 }
 
-/// A recorded move: the child's number in its level, its level and the mover's net captures,
-/// packed into one word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Move(u64);
-
-impl Move {
-    fn new(number: u32, level: u8, gain: i8) -> Move {
-        Move(number as u64 | (level as u64) << 32 | (gain as u8 as u64) << 40)
-    }
-    /// The child's number in its level (as found).
-    pub(crate) fn number(self) -> usize {
-        self.0 as u32 as usize
-    }
-    pub(crate) fn level(self) -> usize {
-        (self.0 >> 32) as u8 as usize
-    }
-    pub(crate) fn gain(self) -> i32 {
-        (self.0 >> 40) as u8 as i8 as i32
-    }
-}
-
-/// One finished level: its positions in the solver's order, and the moves of each.
-#[derive(Default)]
-pub(crate) struct FoundLevel {
-    /// By side to move.
-    pub sets: [RankSet; 2],
-    /// The node (South's positions first, by rank; then North's) of each number.
-    pub node_of: Vec<u32>,
-    /// The number of each node.
-    pub number_of: Vec<u32>,
-    /// Where each node's moves are (its place in the order of expansion).
-    expanded_at: Vec<u32>,
-    /// Moves of the e-th position expanded: `moves[move_start[e]..move_start[e + 1]]`, in the
-    /// order of [`Position::legal_children`]. Empty when moves are not recorded.
-    move_start: Vec<u64>,
-    moves: Vec<Move>,
-    /// The value of each number for its side to move, once the level is solved.
-    pub values: Vec<i8>,
-}
-
-impl FoundLevel {
-    pub(crate) fn len(&self) -> usize {
-        self.number_of.len()
-    }
-
-    /// The moves of the position with node `x`.
-    #[inline]
-    pub(crate) fn moves_of_node(&self, x: usize) -> &[Move] {
-        let e = self.expanded_at[x] as usize;
-        &self.moves[self.move_start[e] as usize..self.move_start[e + 1] as usize]
-    }
-
-    /// Fetches into the cache where node `x`'s moves start, for a reader that will want them
-    /// soon (the solver reads nodes in order, the moves lie in the order expanded).
-    #[inline]
-    pub(crate) fn prefetch_start(&self, x: usize) {
-        if let Some(&e) = self.expanded_at.get(x) {
-            prefetch(&self.move_start[e as usize]);
-        }
-    }
-
-    /// Fetches node `x`'s moves into the cache (best after [`FoundLevel::prefetch_start`]).
-    #[inline]
-    pub(crate) fn prefetch_moves(&self, x: usize) {
-        if let Some(&e) = self.expanded_at.get(x) {
-            if let Some(mv) = self.moves.get(self.move_start[e as usize] as usize) {
-                prefetch(mv);
-            }
-        }
-    }
-
-    pub(crate) fn bytes(&self) -> u64 {
-        (self.sets[0].bytes() + self.sets[1].bytes()) as u64
-            + (self.node_of.capacity() + self.number_of.capacity() + self.expanded_at.capacity())
-                as u64
-                * 4
-            + self.move_start.capacity() as u64 * 8
-            + self.moves.capacity() as u64 * 8
-            + self.values.capacity() as u64
-    }
-
-    /// Forgets everything but the positions (for a caller that wants them alone).
-    pub(crate) fn keep_positions(&mut self) {
-        let sets = std::mem::take(&mut self.sets);
-        *self = FoundLevel { sets, ..FoundLevel::default() };
-    }
-
-    /// Keeps the values of a solved level by number (`node_values` by node), for the levels
-    /// above, and forgets its moves.
-    pub(crate) fn solved(&mut self, node_values: impl Fn(usize) -> i8) {
-        let mut values = vec![0i8; self.node_of.len()];
-        for (x, &number) in self.number_of.iter().enumerate() {
-            values[number as usize] = node_values(x);
-        }
-        *self = FoundLevel { values, ..FoundLevel::default() };
-    }
-}
-
 /// The positions of one shard of a level found so far (by the levels above, then by its own
 /// expansion): local numbers in the order found.
 type Shard = KeyTable;
 
+/// The boards of one shard of a level found so far, by local number ([`pack`]ed): a position
+/// is expanded from its board, not unranked from its key.
+type Boards = Vec<u128>;
+
+/// Bytes a packed board takes.
+const BOARD_BYTES: u64 = std::mem::size_of::<u128>() as u64;
+
+/// A position of the level in hand waiting to be expanded.
+#[derive(Clone, Copy)]
+struct Unexpanded {
+    board: u128,
+    number: u32,
+    side: u8,
+}
+
 /// The children of a chunk of positions: for each position its count, then for each child its
-/// level, key, the mover's net captures and the key's shard.
+/// level, key, packed board, the mover's net captures and the key's shard.
 #[derive(Default)]
 struct Children {
     counts: Vec<u8>,
     levels: Vec<u8>,
     keys: Vec<u64>,
+    boards: Vec<u128>,
     gains: Vec<i8>,
     shards: Vec<u8>,
     /// The children's indices grouped by shard (each group in increasing order): shard s's
@@ -156,6 +76,7 @@ impl Children {
             + self.gains.capacity()
             + self.shards.capacity()) as u64
             + self.keys.capacity() as u64 * 8
+            + self.boards.capacity() as u64 * BOARD_BYTES
             + self.by_shard.capacity() as u64 * 4
     }
 
@@ -183,22 +104,28 @@ impl Children {
         &self.by_shard[self.shard_start[s] as usize..self.shard_start[s + 1] as usize]
     }
 
-    /// Replaces these children with those of each position of `chunk` (numbers and keys of
-    /// level `n`), in the engine's order.
-    fn expand(&mut self, codec: &Codec, n: u32, chunk: &[(u32, u64)]) {
+    /// Replaces these children with those of each position of `chunk` (of level `n`), in the
+    /// engine's order.
+    fn expand(&mut self, codec: &Codec, n: u32, chunk: &[Unexpanded]) {
         self.counts.clear();
         self.levels.clear();
         self.keys.clear();
+        self.boards.clear();
         self.gains.clear();
         self.shards.clear();
-        for &(_, key) in chunk {
-            let pos = codec.position(n, Key::from_word(key));
+        for item in chunk {
+            let pos = unpack(&codec.template, item.board, item.side as usize);
             let mover = pos.turn();
             let mut count = 0u8;
             for (_, child, summary) in pos.legal_children() {
                 let key = codec.key(&child).word();
-                self.levels.push(child.on_board() as u8);
+                // Counters leave the board only as captures.
+                let level =
+                    n - summary.pussa - summary.fours[Side::South] - summary.fours[Side::North];
+                debug_assert_eq!(level, child.on_board());
+                self.levels.push(level as u8);
                 self.keys.push(key);
+                self.boards.push(pack(&child));
                 self.gains.push(summary.net_gain(mover) as i8);
                 self.shards.push(shard_of(key));
                 count += 1;
@@ -218,14 +145,19 @@ pub(crate) struct Bounds<'a> {
     pub watch: &'a mut Watch<'a>,
 }
 
-/// The enumeration's state: `found[s][n]` is shard s of level n.
+/// The enumeration's state: `found[s][n]` is shard s of level n, `boards[s][n]` its boards.
 struct Enumeration<'c> {
     codec: &'c Codec,
     found: Vec<Vec<Shard>>,
+    boards: Vec<Vec<Boards>>,
     record: bool,
     /// Buffers kept from wave to wave, so that their pages are not handed back to the system
-    /// and faulted in again: a wave's chunks' children, and each shard's lookups and numbers.
+    /// and faulted in again: the wave, its chunks' children, and each shard's lookups and
+    /// numbers.
+    wave: Vec<Unexpanded>,
     parts: Vec<Children>,
+    /// The moves of the level in hand (its blocks kept from level to level).
+    moves: MovesByWave,
     lookups: Vec<Vec<(u8, u64)>>,
     numbers: Vec<Vec<u32>>,
 }
@@ -240,29 +172,44 @@ pub(crate) fn enumerate(
 ) -> Result<Vec<FoundLevel>, SolveError> {
     let top = roots.iter().map(Position::on_board).max().unwrap_or(0) as usize;
     let found = (0..SHARDS).map(|_| (0..=top).map(|_| Shard::default()).collect()).collect();
+    let boards = (0..SHARDS).map(|_| (0..=top).map(|_| Boards::new()).collect()).collect();
     let mut e = Enumeration {
         codec,
         found,
+        boards,
         record,
+        wave: Vec::new(),
+        moves: MovesByWave::default(),
         parts: (0..WAVE / CHUNK).map(|_| Children::default()).collect(),
         lookups: vec![Vec::new(); SHARDS],
         numbers: vec![Vec::new(); SHARDS],
     };
     for r in roots {
         let key = codec.key(r).word();
-        e.found[shard_of(key) as usize][r.on_board() as usize].intern(key);
+        let (s, n) = (shard_of(key) as usize, r.on_board() as usize);
+        if e.found[s][n].intern(key) as usize == e.boards[s][n].len() {
+            e.boards[s][n].push(pack(r));
+        }
     }
     let mut levels: Vec<FoundLevel> = (0..=top).map(|_| FoundLevel::default()).collect();
     let mut done = 0u64;
     let mut finished_bytes = 0u64;
     for n in (0..=top).rev() {
-        let (level, expanded) = e.expand_level(n, done, finished_bytes, bounds)?;
-        // Renumbering holds a (key, number) pair of 16 bytes a position beside the level.
+        let expanded = e.expand_level(n, done, finished_bytes, bounds)?;
+        // Renumbering holds a (key, number) pair of 16 bytes a position beside the level, then
+        // the node and place expanded of each number (8 bytes), the moves by node and their
+        // starts beside the blocks.
         let found: u64 = e.found.iter().map(|levels| levels[n].len() as u64).sum();
-        let renumbering =
-            e.shard_bytes() + level.bytes() + expanded.capacity() as u64 * 4 + 16 * found;
+        let span =
+            e.found.iter().map(|levels| levels[n].len() as u64).max().unwrap_or(0) * SHARDS as u64;
+        let renumbering = e.shard_bytes()
+            + e.moves.bytes()
+            + expanded.capacity() as u64 * 4
+            + 16 * found
+            + 8 * span
+            + (e.moves.total() + found + 1) * 8;
         (bounds.memory)(finished_bytes + renumbering, n as u32, done + found)?;
-        levels[n] = e.number_level(n, level, &expanded);
+        levels[n] = e.number_level(n, &expanded);
 
         done += levels[n].len() as u64;
         finished_bytes += levels[n].bytes();
@@ -272,26 +219,24 @@ pub(crate) fn enumerate(
 
 impl Enumeration<'_> {
     /// Expands every position of level `n`, those found above and those it finds itself.
-    /// Returns the level's moves and the numbers in the order expanded.
+    /// Returns the numbers in the order expanded (the moves are in `self.moves`).
     fn expand_level(
         &mut self,
         n: usize,
         done: u64,
         finished_bytes: u64,
         bounds: &mut Bounds,
-    ) -> Result<(FoundLevel, Vec<u32>), SolveError> {
-        let mut level = FoundLevel {
-            move_start: if self.record { vec![0] } else { Vec::new() },
-            ..FoundLevel::default()
-        };
+    ) -> Result<Vec<u32>, SolveError> {
         let mut expanded: Vec<u32> = Vec::new();
         let mut cursor = [0usize; SHARDS];
         loop {
-            let wave = self.next_wave(n, &mut cursor);
+            self.next_wave(n, &mut cursor);
+            let wave = std::mem::take(&mut self.wave);
             if wave.is_empty() {
-                return Ok((level, expanded));
+                self.wave = wave;
+                return Ok(expanded);
             }
-            expanded.extend(wave.iter().map(|&(number, _)| number));
+            expanded.extend(wave.iter().map(|item| item.number));
             let codec = self.codec;
             let chunks = wave.len().div_ceil(CHUNK);
             self.parts[..chunks]
@@ -302,26 +247,26 @@ impl Enumeration<'_> {
             let mut parts = std::mem::take(&mut self.parts);
             let buffered: u64 = parts.iter().map(Children::bytes).sum::<u64>()
                 + self.lookups.iter().map(|l| l.capacity() as u64 * 16).sum::<u64>()
-                + wave.len() as u64 * 16;
+                + wave.capacity() as u64 * std::mem::size_of::<Unexpanded>() as u64
+                + self.moves.bytes();
+            let children: usize = parts[..chunks].iter().map(|part| part.keys.len()).sum();
+            let recording = if self.record { self.moves.growth(children, wave.len()) } else { 0 };
             // Checked before the maps grow, as if every child were new: the bound holds at the
             // peak, not only after it.
             let found_before =
                 done + self.found.iter().map(|levels| levels[n].len() as u64).sum::<u64>();
-            let growing = self.shard_bytes() + self.growth(&parts[..chunks]);
+            let growing = self.shard_bytes() + self.growth(&parts[..chunks]) + recording;
             (bounds.memory)(
-                finished_bytes
-                    + growing
-                    + level.bytes()
-                    + expanded.capacity() as u64 * 4
-                    + buffered,
+                finished_bytes + growing + expanded.capacity() as u64 * 4 + buffered,
                 n as u32,
                 found_before,
             )?;
             self.intern(&parts[..chunks]);
             if self.record {
-                record_moves(&parts[..chunks], &self.numbers, &mut level);
+                record_moves(&parts[..chunks], &self.numbers, &mut self.moves);
             }
             self.parts = std::mem::take(&mut parts);
+            self.wave = wave;
 
             let in_hand =
                 done + self.found.iter().map(|levels| levels[n].len() as u64).sum::<u64>();
@@ -331,7 +276,7 @@ impl Enumeration<'_> {
             (bounds.memory)(
                 finished_bytes
                     + self.shard_bytes()
-                    + level.bytes()
+                    + self.moves.bytes()
                     + expanded.capacity() as u64 * 4
                     + buffered,
                 n as u32,
@@ -351,7 +296,8 @@ impl Enumeration<'_> {
     }
 
     fn shard_bytes(&self) -> u64 {
-        self.found.iter().flat_map(|levels| levels.iter().map(Shard::bytes)).sum()
+        self.found.iter().flat_map(|levels| levels.iter().map(Shard::bytes)).sum::<u64>()
+            + self.boards.iter().flatten().map(|b| b.capacity() as u64 * BOARD_BYTES).sum::<u64>()
     }
 
     /// The most bytes that numbering `parts` can add: each shard's map and key list grown to
@@ -375,31 +321,40 @@ impl Enumeration<'_> {
             if needed > shard.key_capacity() {
                 bytes += needed.max(2 * shard.key_capacity()) as u64 * 8;
             }
+            let boards = &self.boards[i % SHARDS][i / SHARDS];
+            if needed > boards.capacity() {
+                bytes += needed.max(2 * boards.capacity()) as u64 * BOARD_BYTES;
+            }
             bytes += a as u64 * 4;
         }
         bytes
     }
 
-    /// The next positions of level `n` to expand, (number, key), up to a wave's worth taken
+    /// The next positions of level `n` to expand into `self.wave`, up to a wave's worth taken
     /// from the shards in turn.
-    fn next_wave(&self, n: usize, cursor: &mut [usize; SHARDS]) -> Vec<(u32, u64)> {
-        let mut wave = Vec::new();
+    fn next_wave(&mut self, n: usize, cursor: &mut [usize; SHARDS]) {
+        self.wave.clear();
         for (s, levels) in self.found.iter().enumerate() {
             let keys = levels[n].keys();
+            let boards = &self.boards[s][n];
             let end = keys.len().min(cursor[s] + WAVE / SHARDS);
-            wave.extend((cursor[s]..end).map(|local| ((local * SHARDS + s) as u32, keys[local])));
+            self.wave.extend((cursor[s]..end).map(|local| Unexpanded {
+                board: boards[local],
+                number: (local * SHARDS + s) as u32,
+                side: Key::from_word(keys[local]).side() as u8,
+            }));
             cursor[s] = end;
         }
-        wave
     }
 
     /// Numbers the children of a wave in their levels, each shard in parallel and in the
-    /// children's order, into each shard's `numbers` in that order.
+    /// children's order, into each shard's `numbers` in that order; keeps the boards of those
+    /// new.
     fn intern(&mut self, parts: &[Children]) {
-        (&mut self.found, &mut self.lookups, &mut self.numbers)
+        (&mut self.found, &mut self.boards, &mut self.lookups, &mut self.numbers)
             .into_par_iter()
             .enumerate()
-            .for_each(|(s, (levels, lookups, numbers))| {
+            .for_each(|(s, (levels, boards, lookups, numbers))| {
                 lookups.clear();
                 for part in parts {
                     lookups.extend(part.of_shard(s).iter().map(|&j| {
@@ -409,16 +364,32 @@ impl Enumeration<'_> {
                 }
                 numbers.clear();
                 intern_all(levels, lookups, numbers);
+                // A new key takes the next number of its level, so a child is new when its
+                // number is the count of boards kept so far.
+                let mut number = numbers.iter();
+                for part in parts {
+                    for &j in part.of_shard(s) {
+                        let level = &mut boards[part.levels[j as usize] as usize];
+                        if *number.next().expect("a number a child") as usize == level.len() {
+                            level.push(part.boards[j as usize]);
+                        }
+                    }
+                }
+                debug_assert!(levels.iter().zip(boards.iter()).all(|(t, b)| t.len() == b.len()));
             });
     }
 
     /// Renumbers a finished level in the solver's order: South to move first, each side by rank.
-    fn number_level(&mut self, n: usize, mut level: FoundLevel, expanded: &[u32]) -> FoundLevel {
+    fn number_level(&mut self, n: usize, expanded: &[u32]) -> FoundLevel {
+        let mut level = FoundLevel::default();
         let shards: Vec<Vec<u64>> = self
             .found
             .iter_mut()
             .map(|levels| std::mem::take(&mut levels[n]).into_keys())
             .collect();
+        for boards in &mut self.boards {
+            boards[n] = Boards::new();
+        }
         let span = shards.iter().map(Vec::len).max().unwrap_or(0) * SHARDS;
         let mut by_key: Vec<(u64, u32)> = Vec::with_capacity(shards.iter().map(Vec::len).sum());
         for (s, keys) in shards.iter().enumerate() {
@@ -443,25 +414,27 @@ impl Enumeration<'_> {
         ];
         drop(ranks);
         level.number_of = by_key.into_iter().map(|(_, number)| number).collect();
-        level.node_of = vec![u32::MAX; span];
-        for (x, &number) in level.number_of.iter().enumerate() {
-            level.node_of[number as usize] = x as u32;
-        }
+        level.span = span;
         if self.record {
+            let mut node_of = vec![u32::MAX; span];
+            for (x, &number) in level.number_of.iter().enumerate() {
+                node_of[number as usize] = x as u32;
+            }
             let mut at = vec![0u32; span];
             for (e, &number) in expanded.iter().enumerate() {
                 at[number as usize] = e as u32;
             }
-            level.expanded_at = level.number_of.iter().map(|&number| at[number as usize]).collect();
+            (level.move_start, level.moves) =
+                self.moves.take_in_node_order(n, &level.number_of, &at, &node_of);
         }
         level
     }
 }
 
 /// Records the moves of a wave's positions, in order, with their children's numbers (the
-/// parts in parallel, each into its own stretch of the level's moves, from where its children's
+/// parts in parallel, each into its own stretch of the wave's block, from where its children's
 /// numbers start in each shard's list).
-fn record_moves(parts: &[Children], numbers: &[Vec<u32>], level: &mut FoundLevel) {
+fn record_moves(parts: &[Children], numbers: &[Vec<u32>], moves: &mut MovesByWave) {
     let mut firsts = Vec::with_capacity(parts.len());
     let mut next = [0u32; SHARDS];
     for part in parts {
@@ -470,11 +443,10 @@ fn record_moves(parts: &[Children], numbers: &[Vec<u32>], level: &mut FoundLevel
             *first += part.of_shard(s).len() as u32;
         }
     }
-    let old = level.moves.len();
     let added: usize = parts.iter().map(|part| part.keys.len()).sum();
-    level.moves.resize(old + added, Move(0));
+    let (block, slots) = moves.next_block(added);
     let mut stretches = Vec::with_capacity(parts.len());
-    let mut rest = &mut level.moves[old..];
+    let mut rest = slots;
     for part in parts {
         let (stretch, tail) = rest.split_at_mut(part.keys.len());
         stretches.push(stretch);
@@ -488,11 +460,11 @@ fn record_moves(parts: &[Children], numbers: &[Vec<u32>], level: &mut FoundLevel
                 Move::new((local * SHARDS + s as usize) as u32, part.levels[j], part.gains[j]);
         }
     });
-    let mut at = old as u64;
+    let mut at = 0u32;
     for part in parts {
         for &count in &part.counts {
-            at += count as u64;
-            level.move_start.push(at);
+            moves.push(block, at, count);
+            at += count as u32;
         }
     }
 }

@@ -9,6 +9,7 @@ mod enumerate;
 mod index;
 mod key_table;
 mod level_files;
+mod level_moves;
 mod match_solver;
 mod match_spill;
 #[cfg(test)]
@@ -16,6 +17,7 @@ mod match_spill_tests;
 #[cfg(test)]
 mod match_tests;
 mod once_cache;
+mod packed_board;
 mod pending;
 pub(crate) mod perfect;
 mod prefetch;

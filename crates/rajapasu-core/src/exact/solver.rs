@@ -468,13 +468,9 @@ impl Solution {
         let south_count = self.levels[n].sets[0].len();
         let here = &found[n];
         for x in start..end {
-            here.prefetch_start(x + 16);
-            here.prefetch_moves(x + 8);
             if x + 4 < end {
                 for &mv in here.moves_of_node(x + 4) {
-                    if mv.level() == n {
-                        prefetch(&here.node_of[mv.number()]);
-                    } else {
+                    if mv.level() != n {
                         prefetch(&found[mv.level()].values[mv.number()]);
                     }
                 }
@@ -487,7 +483,8 @@ impl Solution {
             for &mv in moves {
                 let cl = mv.level();
                 if cl == n {
-                    scan.succ.push(here.node_of[mv.number()]);
+                    // A move within the level names the child's node.
+                    scan.succ.push(mv.number() as u32);
                     degree += 1;
                 } else {
                     let v = mv.gain() - found[cl].values[mv.number()] as i32;
