@@ -8,6 +8,9 @@ mod chain;
 mod enumerate;
 mod index;
 mod key_table;
+mod lean_level;
+#[cfg(test)]
+mod lean_level_tests;
 mod level_files;
 mod level_moves;
 mod match_solver;

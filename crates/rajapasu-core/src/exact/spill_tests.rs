@@ -148,12 +148,16 @@ fn a_memory_bound_too_small_for_the_round_makes_the_solver_spill() {
             "{extra:?}: {} > {bound}",
             spilled.peak_bytes()
         );
-        // What was kept on disk: every level's positions and values.
+        // What was kept on disk: every level's positions and values, no scratch file of moves.
         for n in 0..spilled.figures().len() {
             assert!(
                 sub.join(format!("level-{n:03}.pos")).is_file()
                     && sub.join(format!("level-{n:03}.val")).is_file()
             );
+        }
+        for entry in std::fs::read_dir(&sub).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            assert!(!name.contains("succ-"), "{extra:?}: {name} left in the directory");
         }
         assert_same(&memory, &spilled, &format!("{extra:?}"));
     }

@@ -7,7 +7,8 @@ use crate::files;
 
 /// Whether `name` is a temporary file of the tables directory's writers (see
 /// [`files::Temporary`]): `.NAME.tmp-…` for a match table (`match-HASH.json`), round values
-/// (`values-HASH-….bin`), or a spilled solve's level, moves, masks or state file.
+/// (`values-HASH-….bin`), or a spilled solve's level, moves, masks or state file, or a level's
+/// in-level moves while it is solved (`succ-NNN.mov`, scratch never renamed).
 fn is_table_temporary(name: &str) -> bool {
     let Some((target, _)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) else {
         return false;
@@ -19,6 +20,7 @@ fn is_table_temporary(name: &str) -> bool {
         || named("values-", &[".bin"])
         || named("level-", &[".pos", ".val"])
         || named("moves-", &[".mov"])
+        || named("succ-", &[".mov"])
         || named("masks-", &[".msk"])
         || named("run-", &[".keys"])
         || named("pending-", &[".run"])
@@ -58,6 +60,7 @@ mod tests {
             ".masks-S-007.msk.tmp-5",
             ".state.json.tmp-6",
             ".pending-030.00002.run.tmp-8",
+            ".succ-012.mov.tmp-9.mov",
         ];
         let kept = ["match-abc.json", ".notes.txt.tmp-7", "moves-007.mov", ".moves-007.mov"];
         for name in names.iter().chain(&kept) {
