@@ -5,8 +5,9 @@
 
 Joins the solve's own figures (each round's state.json under DIR/rounds/) with each level's run
 under `/usr/bin/time -v` (DIR/levels.log): positions, moves, buckets and rounds of expansion, the
-positions file's bytes a position, the pending files when the level was done, the solve's own
-seconds, and the run's wall clock, CPU seconds and peak RSS.
+positions file's bytes a position, the pending files (every lower level's) at their largest while
+the level was enumerated and when it was done, the merges made, the solve's own seconds, and the
+run's wall clock, CPU seconds and peak RSS.
 """
 import json
 import re
@@ -35,9 +36,9 @@ def runs(log: Path):
 
 def table(state: dict, timed: dict) -> str:
     rows = [
-        "| level | positions | quiet moves | exits | buckets | rounds | file B/pos | pending GB | "
-        "enumerate s | solve s | wall | CPU s | peak RSS MiB |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| level | positions | quiet moves | exits | buckets | rounds | file B/pos | pending GB, peak | "
+        "pending GB, done | merges | enumerate s | solve s | wall | CPU s | peak RSS MiB |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     pending = state.get("pending_figures", {})
     work = state.get("buckets", {})
@@ -45,12 +46,14 @@ def table(state: dict, timed: dict) -> str:
         f = state["levels"][key]
         positions = sum(f["positions"])
         buckets, rounds = work.get(key, ["", ""])
-        left = sum(p["bytes"] for lv, p in pending.items() if int(lv) < int(key))
+        held = pending.get(key, {})
         run = timed.get(int(key), {})
         per = f["positions_bytes"] / positions if positions else 0
         rows.append(
             f"| {key} | {positions} | {f['quiet_moves']} | {f['exits']} | {buckets} | "
-            f"{rounds} | {per:.2f} | {left / 1e9:.2f} | {f['enumerate_seconds']:.1f} | "
+            f"{rounds} | {per:.2f} | {held.get('peak_bytes', 0) / 1e9:.2f} | "
+            f"{held.get('bytes', 0) / 1e9:.2f} | {held.get('merges', 0)} | "
+            f"{f['enumerate_seconds']:.1f} | "
             f"{f['solve_seconds']:.1f} | {run.get('wall', '')} | "
             f"{run.get('cpu', 0):.0f} | {run.get('rss_mib', 0):.0f} |"
         )
