@@ -28,6 +28,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::bucket_state::{pending_refused as refused, Merged};
@@ -497,6 +498,35 @@ pub(crate) fn merge(
     Ok(Written { keys, bytes, working })
 }
 
+/// One level's merge: what it reads and where it writes.
+struct MergeJob {
+    level: u32,
+    appended: PathBuf,
+    appended_len: u64,
+    old: Option<Merged>,
+    generation: u32,
+    out: PathBuf,
+    /// The most bytes its run can take.
+    estimate: u64,
+}
+
+impl MergeJob {
+    fn new(dir: &Path, level: u32, state: &State) -> MergeJob {
+        let appended_len = state.pending[&level];
+        let old = state.merged.get(&level).copied();
+        let generation = old.map_or(1, |r| r.generation + 1);
+        MergeJob {
+            level,
+            appended: pending_path(dir, level),
+            appended_len,
+            old,
+            generation,
+            out: run_path(dir, level, generation),
+            estimate: merged_bytes_at_most(old.map_or(0, |r| r.bytes), appended_len / 8),
+        }
+    }
+}
+
 impl Run {
     /// Merges the pending files of each level below `n` whose appended batches hold at least
     /// the tuning's threshold and as many keys as the level's run, so that the batches never
@@ -515,8 +545,9 @@ impl Run {
             })
             .map(|(&m, _)| m)
             .collect();
-        for m in due {
-            self.merge_level(n, m, state)?;
+        // Two levels at a time, one a core: a merge is one thread's heap over its sources.
+        for levels in due.chunks(2) {
+            self.merge_levels(n, levels, state)?;
         }
         Ok(())
     }
@@ -528,40 +559,80 @@ impl Run {
         self.pending.bytes = bytes;
     }
 
-    fn merge_level(&mut self, n: u32, m: u32, state: &mut State) -> Result<(), SpillError> {
+    /// Merges the pending files of `levels` at once, each into its run of the next generation,
+    /// then records them in the state in order: a merge killed anywhere leaves each level with
+    /// its old files or its new run (a run no state names is removed by
+    /// [`Run::tidy_merged`]), so the merges together are as much a checkpoint as one.
+    fn merge_levels(
+        &mut self,
+        n: u32,
+        levels: &[u32],
+        state: &mut State,
+    ) -> Result<(), SpillError> {
         let clock = Instant::now();
-        let appended_len = state.pending[&m];
-        let old = state.merged.get(&m).copied();
-        let generation = old.map_or(1, |r| r.generation + 1);
-        let out = run_path(&self.dir, m, generation);
-        let estimate = merged_bytes_at_most(old.map_or(0, |r| r.bytes), appended_len / 8);
+        let jobs: Vec<MergeJob> =
+            levels.iter().map(|&m| MergeJob::new(&self.dir, m, state)).collect();
+        let estimate: u64 = jobs.iter().map(|j| j.estimate).sum();
         self.check_disk(estimate, || {
-            format!("level {m}'s pending positions merged into a run of at most {estimate} bytes")
+            let names: Vec<String> = levels.iter().map(u32::to_string).collect();
+            format!(
+                "the pending positions of levels {} merged into runs of at most {estimate} bytes",
+                names.join(", ")
+            )
         })?;
-        let old_path = old.map(|r| run_path(&self.dir, m, r.generation));
-        let appended = pending_path(&self.dir, m);
-        let memory = self.opts.max_memory / 8;
-        let written = merge(m, old_path.as_deref(), &appended, appended_len, &out, memory)
-            .map_err(|e| match e {
+        let memory = self.opts.max_memory / 8 / jobs.len() as u64;
+        let dir = &self.dir;
+        let written: Vec<Result<Written, MergeError>> = jobs
+            .par_iter()
+            .map(|j| {
+                let old_path = j.old.map(|r| run_path(dir, j.level, r.generation));
+                merge(j.level, old_path.as_deref(), &j.appended, j.appended_len, &j.out, memory)
+            })
+            .collect();
+        let mut working = 0;
+        let mut done = Vec::with_capacity(jobs.len());
+        for (j, w) in jobs.iter().zip(written) {
+            let w = w.map_err(|e| match e {
                 MergeError::Refused(why) => SpillError::BadFile(why),
-                MergeError::Write(e) => io_error(&out, e, self.disk, estimate),
+                MergeError::Write(e) => io_error(&j.out, e, self.disk, j.estimate),
             })?;
-        self.check_memory(written.working, n, 0, "enumerated")?;
-        self.disk += written.bytes;
+            working += w.working;
+            done.push(w);
+        }
+        self.check_memory(working, n, 0, "enumerated")?;
+        let seconds = clock.elapsed().as_secs_f64();
+        for (j, w) in jobs.iter().zip(done) {
+            self.record_merge(n, j, w, state)?;
+        }
+        self.pending.merge_seconds += seconds;
+        Ok(())
+    }
+
+    /// Records one finished merge in the state and removes the files it replaced.
+    fn record_merge(
+        &mut self,
+        n: u32,
+        j: &MergeJob,
+        w: Written,
+        state: &mut State,
+    ) -> Result<(), SpillError> {
+        self.disk += w.bytes;
         self.merges += 1;
         if self.tuning.stop_after_merges.is_some_and(|stop| self.merges >= stop) {
             return Err(SpillError::Interrupted { levels: self.finished, next: n });
         }
-        state.merged.insert(m, Merged { generation, keys: written.keys, bytes: written.bytes });
-        state.pending.remove(&m);
+        state
+            .merged
+            .insert(j.level, Merged { generation: j.generation, keys: w.keys, bytes: w.bytes });
+        state.pending.remove(&j.level);
         self.save_state(state)?;
-        for path in old_path.iter().chain([&appended]) {
+        let old_path = j.old.map(|r| run_path(&self.dir, j.level, r.generation));
+        for path in old_path.iter().chain([&j.appended]) {
             let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             remove_if_there(path)?;
             self.disk = self.disk.saturating_sub(len);
         }
         self.pending.merges += 1;
-        self.pending.merge_seconds += clock.elapsed().as_secs_f64();
         self.note_pending(state);
         Ok(())
     }

@@ -473,10 +473,11 @@ fn a_solve_killed_in_pending_merges_resumes_to_the_same_files() {
                 .filter(|n| n.ends_with(".run"))
                 .collect();
             let named = state_of(&parts)["merged"].as_object().unwrap().len();
-            assert_eq!(
-                runs_left.len(),
-                named + 1,
-                "{extra:?}: the killed merge's run {runs_left:?}"
+            // The killed merge's run, and that of the level merged beside it (two at a time)
+            // if it was to be recorded after.
+            assert!(
+                (named + 1..=named + 2).contains(&runs_left.len()),
+                "{extra:?}: {named} runs named; the killed merge's {runs_left:?}"
             );
             std::fs::write(parts.join(".pending-001.00009.run.tmp-killed"), b"half").unwrap();
         }
