@@ -179,7 +179,9 @@ fn the_committed_ladder_sample_is_what_the_code_writes_now() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    same_shape("ladder", &dir.path().join("ladder"));
+    // The ladder's datapackage.json is not committed (.gitignore): it lists the part files of
+    // 169 pairings' datasets (7 MB), which are regenerated with it, not committed.
+    same_shape_besides("ladder", &dir.path().join("ladder"), &["datapackage.json"]);
 }
 
 #[test]
