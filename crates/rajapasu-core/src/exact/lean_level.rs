@@ -34,32 +34,58 @@ const BIG_ENTRY_BYTES: u64 = 32;
 /// Bytes of the buffer the successor file is read through.
 const READ_BYTES: usize = 1 << 20;
 
+/// Counts by position, a byte each: a byte of [`BIG`] says the count (255 or more) is in a map,
+/// so that the few positions with many moves into them cost no more than the rest.
+struct ByteCounts {
+    bytes: Vec<u8>,
+    big: FxHashMap<u32, u64>,
+}
+
+impl ByteCounts {
+    fn new(m: usize) -> ByteCounts {
+        ByteCounts { bytes: vec![0; m], big: FxHashMap::default() }
+    }
+
+    /// Adds one to `t`'s count; the count before.
+    #[inline]
+    fn increment(&mut self, t: u32) -> u64 {
+        let c = &mut self.bytes[t as usize];
+        if *c == BIG {
+            let k = self.big.get_mut(&t).expect("a count of 255 is in the map");
+            *k += 1;
+            return *k - 1;
+        }
+        *c += 1;
+        if *c == BIG {
+            self.big.insert(t, BIG as u64);
+        }
+        *c as u64 - 1
+    }
+
+    fn get(&self, x: usize) -> u64 {
+        match self.bytes[x] {
+            BIG => self.big[&(x as u32)],
+            c => c as u64,
+        }
+    }
+}
+
 /// The in-degrees of a level's positions, counted as the successor lists are written.
 pub(crate) struct InDegrees {
-    counts: Vec<u8>,
-    /// The in-degrees of 255 or more.
-    big: FxHashMap<u32, u64>,
+    counts: ByteCounts,
     edges: u64,
 }
 
 impl InDegrees {
     pub(crate) fn new(m: usize) -> InDegrees {
-        InDegrees { counts: vec![0; m], big: FxHashMap::default(), edges: 0 }
+        InDegrees { counts: ByteCounts::new(m), edges: 0 }
     }
 
     /// Counts a move into `t`.
     #[inline]
     pub(crate) fn add(&mut self, t: u32) {
         self.edges += 1;
-        let c = &mut self.counts[t as usize];
-        match *c {
-            BIG => *self.big.get_mut(&t).expect("a count of 255 is in the map") += 1,
-            c1 if c1 == BIG - 1 => {
-                *c = BIG;
-                self.big.insert(t, BIG as u64);
-            }
-            _ => *c += 1,
-        }
+        self.counts.increment(t);
     }
 
     /// The in-level moves counted.
@@ -69,14 +95,16 @@ impl InDegrees {
 
     /// Positions of in-degree 255 or more.
     pub(crate) fn big(&self) -> usize {
-        self.big.len()
+        self.counts.big.len()
     }
 
     fn count(&self, x: usize) -> u64 {
-        match self.counts[x] {
-            BIG => self.big[&(x as u32)],
-            c => c as u64,
-        }
+        self.counts.get(x)
+    }
+
+    /// The count bytes of positions `range` ([`BIG`] for a count in the map).
+    fn bytes(&self, range: std::ops::Range<usize>) -> &[u8] {
+        &self.counts.bytes[range]
     }
 }
 
@@ -101,7 +129,7 @@ impl Preds {
         let m = degree.len();
         let mut block = Vec::with_capacity(m.div_ceil(BLOCK));
         let mut total = 0u64;
-        for (b, counts) in degrees.counts.chunks(BLOCK).enumerate() {
+        for (b, counts) in degrees.bytes(0..m).chunks(BLOCK).enumerate() {
             let big = counts.contains(&BIG);
             block.push(total | if big { BIG_BLOCK } else { 0 });
             total += if big {
@@ -111,7 +139,7 @@ impl Preds {
             };
         }
         let mut preds = Preds { degrees, block, preds: vec![0; total as usize] };
-        let mut fill = Filling { cursor: vec![0; m], big: FxHashMap::default(), x: 0, left: 0 };
+        let mut fill = Filling { cursor: ByteCounts::new(m), x: 0, left: 0 };
         let mut bad = None;
         for_each_u32(succ, |t| {
             if bad.is_none() {
@@ -136,7 +164,7 @@ impl Preds {
             + if big {
                 (from..x).map(|y| self.degrees.count(y)).sum::<u64>()
             } else {
-                self.degrees.counts[from..x].iter().map(|&c| c as u64).sum::<u64>()
+                self.degrees.bytes(from..x).iter().map(|&c| c as u64).sum::<u64>()
             }
     }
 
@@ -149,9 +177,8 @@ impl Preds {
 
 /// Where [`Preds::build`] is in the successor lists.
 struct Filling {
-    /// Predecessors placed so far of each position (those of 255 or more in `big`).
-    cursor: Vec<u8>,
-    big: FxHashMap<u32, u64>,
+    /// Predecessors placed so far of each position.
+    cursor: ByteCounts,
     /// The parent of the next successor read, and its successors still to read.
     x: usize,
     left: u8,
@@ -176,18 +203,7 @@ impl Filling {
         }
         let at = preds.start(t as usize);
         let count = preds.degrees.count(t as usize);
-        let c = &mut self.cursor[t as usize];
-        let k = if *c == BIG {
-            let k = self.big.get_mut(&t).expect("a cursor of 255 is in the map");
-            *k += 1;
-            *k - 1
-        } else {
-            *c += 1;
-            if *c == BIG {
-                self.big.insert(t, BIG as u64);
-            }
-            *c as u64 - 1
-        };
+        let k = self.cursor.increment(t);
         if k >= count {
             return Err(format!("more moves into position {t} than counted"));
         }

@@ -251,15 +251,16 @@ impl RunReader {
         Err("a key's difference is cut short or longer than a 64-bit number (truncated or altered)"
             .into())
     }
+}
 
-    fn push_checked(&mut self, k: u64, block: &mut Vec<u64>) -> Result<(), String> {
-        if self.last.is_some_and(|l| l >= k) {
-            return Err("its keys are not strictly increasing".into());
-        }
-        self.last = Some(k);
-        block.push(k);
-        Ok(())
+/// Pushes a run's next key `k` after `last`, refusing keys that do not strictly increase.
+fn push_increasing(last: &mut Option<u64>, k: u64, block: &mut Vec<u64>) -> Result<(), String> {
+    if last.is_some_and(|l| l >= k) {
+        return Err("its keys are not strictly increasing".into());
     }
+    *last = Some(k);
+    block.push(k);
+    Ok(())
 }
 
 impl Source for RunReader {
@@ -283,11 +284,10 @@ impl Source for RunReader {
                     .map_err(|e| format!("cannot read it: {e}"))?;
                 self.hash.update(&self.bytes);
                 self.at += take as u64 * 8;
-                let words = std::mem::take(&mut self.bytes);
-                for w in words.chunks_exact(8) {
-                    self.push_checked(u64::from_le_bytes(w.try_into().expect("8 bytes")), block)?;
+                for w in self.bytes.chunks_exact(8) {
+                    let k = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+                    push_increasing(&mut self.last, k, block)?;
                 }
-                self.bytes = words;
                 self.used = self.bytes.len();
             }
             Coding::Delta => {
@@ -299,7 +299,7 @@ impl Source for RunReader {
                             "a key's difference passes the largest key (altered)".to_string()
                         })?,
                     };
-                    self.push_checked(k, block)?;
+                    push_increasing(&mut self.last, k, block)?;
                 }
             }
         }
