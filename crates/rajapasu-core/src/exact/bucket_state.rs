@@ -65,6 +65,13 @@ pub(crate) struct Merged {
     pub bytes: u64,
 }
 
+/// A level's delta-coded batches appended since its last merge, as `state.json` records them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Appended {
+    pub bytes: u64,
+    pub keys: u64,
+}
+
 /// The pending files of the levels below, when a level was finished (for the figures).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PendingFigures {

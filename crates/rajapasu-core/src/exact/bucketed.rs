@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::bucket_state::{work_dir, Merged, PendingFigures, Work};
+use super::bucket_state::{work_dir, Appended, Merged, PendingFigures, Work};
 use super::index::{Codec, Key, RankSetShape};
 use super::level_files::{positions_path, write_keys, write_positions_streamed, KeysFile};
 use super::pending::{self, RunReader};
@@ -123,7 +123,7 @@ impl Run {
     /// Buckets for level `n`: enough for the level's estimate (what captures reached it, or
     /// twice the level above, whichever is more) at the planned bucket size.
     fn buckets_for(&self, n: u32, state: &State) -> u32 {
-        let pending = state.pending.get(&n).copied().unwrap_or(0) / 8
+        let pending = pending::appended_keys(state).get(&n).copied().unwrap_or(0)
             + state.merged.get(&n).map_or(0, |r| r.keys);
         let above = state.levels.get(&(n + 1)).map_or(0, LevelFigures::count);
         let estimate = pending.max(2 * above).max(1);
@@ -157,7 +157,8 @@ impl Run {
                 .map(|&(_, key)| Key::from_word(key).ordered())
                 .collect();
             out.add_in_level(&roots);
-            self.seed_from_pending(n, state.merged.get(&n).copied(), &mut out)?;
+            let (merged, batches) = (state.merged.get(&n).copied(), state.batches.get(&n).copied());
+            self.seed_from_pending(n, merged, batches, &mut out)?;
         } else {
             self.expand_runs(dir, work, &mut out, state, progress)?;
         }
@@ -168,17 +169,26 @@ impl Run {
     }
 
     /// Round 0's children from the level's pending files: its merged run and the batches
-    /// appended since.
+    /// appended since (delta-coded, and raw ones an earlier version appended).
     fn seed_from_pending(
         &mut self,
         n: u32,
         merged: Option<Merged>,
+        state_batches: Option<Appended>,
         out: &mut Children,
     ) -> Result<(), SpillError> {
         if let Some(run) = merged {
             let path = pending::run_path(&self.dir, n, run.generation);
             let reader = RunReader::open(&path, n, READ_CHUNK / 8).map_err(SpillError::BadFile)?;
             reader.for_each_block(&path, |keys| {
+                let keys: Vec<u64> = keys.iter().map(|&k| Key::from_word(k).ordered()).collect();
+                out.add_in_level(&keys);
+                out.flush_if_full(self)
+            })?;
+        }
+        if let Some(b) = state_batches {
+            let path = pending::batches_path(&self.dir, n);
+            pending::for_each_batch_key(&path, b.bytes, READ_CHUNK / 8, |keys| {
                 let keys: Vec<u64> = keys.iter().map(|&k| Key::from_word(k).ordered()).collect();
                 out.add_in_level(&keys);
                 out.flush_if_full(self)
@@ -387,6 +397,7 @@ impl Run {
         state.buckets.insert(n, (work.buckets, work.round + 1));
         state.next = n.checked_sub(1);
         state.pending.remove(&n);
+        state.batches.remove(&n);
         let merged = state.merged.remove(&n);
         state.work = None;
         self.note_pending(state);
@@ -400,11 +411,12 @@ impl Run {
         std::fs::remove_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
         self.disk = self.disk.saturating_sub(removed);
         self.checked.clear();
-        let pending = pending_path(&self.dir, n);
-        if pending.exists() {
-            self.disk =
-                self.disk.saturating_sub(std::fs::metadata(&pending).map(|m| m.len()).unwrap_or(0));
-            std::fs::remove_file(&pending).map_err(|e| io_error(&pending, e, 0, 0))?;
+        for pending in [pending_path(&self.dir, n), pending::batches_path(&self.dir, n)] {
+            if pending.exists() {
+                let len = std::fs::metadata(&pending).map(|m| m.len()).unwrap_or(0);
+                self.disk = self.disk.saturating_sub(len);
+                std::fs::remove_file(&pending).map_err(|e| io_error(&pending, e, 0, 0))?;
+            }
         }
         Ok(())
     }

@@ -2,11 +2,12 @@
 //! until the enumeration comes down to that level, merged so that their volume is bounded by the
 //! distinct positions the level receives, not by the captures.
 //!
-//! A lower level's pending positions are two files: `pending-NNN.keys`, the batches appended
-//! since the last merge (each batch sorted and deduplicated on its own, raw little-endian key
-//! words one after the other, its length recorded in `state.json` at each checkpoint), and
+//! A lower level's pending positions are two files: `pending-NNN.batches`, the batches appended
+//! since the last merge (each batch sorted and deduplicated on its own, delta-coded: see
+//! [`batches`]; its bytes and keys recorded in `state.json` at each checkpoint), and
 //! `pending-NNN.GGGGG.run`, the merged run of generation G: every key appended before, sorted
-//! and deduplicated. A merge reads the run and the batches together (an external merge of sorted
+//! and deduplicated. (Raw batches that earlier versions appended to `pending-NNN.keys`, 8 bytes a
+//! key, their length in the state's `pending`, are still read and merged.) A merge reads the run and the batches together (an external merge of sorted
 //! runs, a block of each in memory) into the run of the next generation, written under a
 //! temporary name, synced and renamed; `state.json` then records the new generation with no
 //! batches, and the old run and the batches are removed. A run killed anywhere in a merge finds
@@ -21,7 +22,7 @@
 //! writes the new one.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
@@ -31,9 +32,13 @@ use std::time::Instant;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::bucket_state::{pending_refused as refused, Merged};
+use super::bucket_state::{pending_refused as refused, Appended, Merged};
 use super::spill::{io_error, pending_path, Run, SpillError, State};
 use crate::files;
+
+mod batches;
+pub(crate) use batches::{batches_path, encode_batch, for_each_block as for_each_batch_key};
+use batches::{push_varint, read_varint, BatchReader};
 
 const MAGIC: &[u8; 8] = b"RJPPEND2";
 /// The earlier format: the keys as raw little-endian words.
@@ -236,20 +241,12 @@ impl RunReader {
         if self.bytes.len() - self.used < VARINT_MAX as usize && self.at < self.end {
             self.read_more()?;
         }
-        let mut value = 0u64;
-        for (i, &b) in self.bytes[self.used..].iter().take(VARINT_MAX as usize).enumerate() {
-            let bits = (b & 0x7f) as u64;
-            if i == 9 && b > 1 {
-                break;
-            }
-            value |= bits << (7 * i);
-            if b & 0x80 == 0 {
-                self.used += i + 1;
-                return Ok(value);
-            }
-        }
-        Err("a key's difference is cut short or longer than a 64-bit number (truncated or altered)"
-            .into())
+        let (value, len) = read_varint(&self.bytes[self.used..]).ok_or_else(|| {
+            "a key's difference is cut short or longer than a 64-bit number (truncated or altered)"
+                .to_string()
+        })?;
+        self.used += len;
+        Ok(value)
     }
 }
 
@@ -374,12 +371,7 @@ impl RunWriter {
     #[inline]
     fn key(&mut self, k: u64) -> std::io::Result<()> {
         debug_assert!(self.count == 0 || k > self.last);
-        let mut difference = k - self.last;
-        while difference >= 0x80 {
-            self.buf.push(difference as u8 | 0x80);
-            difference >>= 7;
-        }
-        self.buf.push(difference as u8);
+        push_varint(&mut self.buf, k - self.last);
         self.last = k;
         self.count += 1;
         if self.buf.len() >= 1 << 20 {
@@ -427,10 +419,26 @@ pub(crate) fn merge(
     old: Option<&Path>,
     appended: &Path,
     appended_len: u64,
+    batches: Option<(&Path, Appended)>,
     out: &Path,
     memory: u64,
 ) -> Result<Written, MergeError> {
     let refuse = |path: &Path, why: String| MergeError::Refused(refused(path, why));
+    let coded = match batches {
+        Some((path, recorded)) if recorded.bytes > 0 => {
+            let f = files::open_regular(path)
+                .map_err(|e| refuse(path, format!("cannot open it: {e}")))?;
+            let spans = batches::spans(&f, recorded.bytes).map_err(|why| refuse(path, why))?;
+            let keys = batches::keys_of(&spans);
+            if keys != recorded.keys {
+                let why =
+                    format!("its batches hold {keys} keys; the state records {}", recorded.keys);
+                return Err(refuse(path, why));
+            }
+            Some((f, path, spans))
+        }
+        _ => None,
+    };
     let file = if appended_len > 0 {
         let f = files::open_regular(appended)
             .map_err(|e| refuse(appended, format!("cannot open it: {e}")))?;
@@ -453,7 +461,9 @@ pub(crate) fn merge(
         None => Vec::new(),
     };
     starts.push(appended_len);
-    let count = starts.len() - 1 + usize::from(old.is_some());
+    let count = starts.len() - 1
+        + usize::from(old.is_some())
+        + coded.as_ref().map_or(0, |(_, _, spans)| spans.len());
     // A block's keys and its bytes as read: 16 bytes a key.
     let block_keys = (memory / 16 / count.max(1) as u64).clamp(1 << 10, 1 << 17) as usize;
     let mut sources: Vec<(Box<dyn Source + '_>, &Path)> = Vec::with_capacity(count);
@@ -465,6 +475,11 @@ pub(crate) fn merge(
         for w in starts.windows(2) {
             let batch = Batch { file: f, at: w[0], end: w[1], block_keys, bytes: Vec::new() };
             sources.push((Box::new(batch), appended));
+        }
+    }
+    if let Some((f, path, spans)) = &coded {
+        for &span in spans {
+            sources.push((Box::new(BatchReader::new(f, span, block_keys)), path));
         }
     }
     let mut writer = RunWriter::create(out, level).map_err(MergeError::Write)?;
@@ -503,6 +518,8 @@ struct MergeJob {
     level: u32,
     appended: PathBuf,
     appended_len: u64,
+    batches: PathBuf,
+    batches_recorded: Appended,
     old: Option<Merged>,
     generation: u32,
     out: PathBuf,
@@ -512,17 +529,21 @@ struct MergeJob {
 
 impl MergeJob {
     fn new(dir: &Path, level: u32, state: &State) -> MergeJob {
-        let appended_len = state.pending[&level];
+        let appended_len = state.pending.get(&level).copied().unwrap_or(0);
+        let batches = state.batches.get(&level).copied().unwrap_or_default();
         let old = state.merged.get(&level).copied();
         let generation = old.map_or(1, |r| r.generation + 1);
+        let added = appended_len / 8 + batches.keys;
         MergeJob {
             level,
             appended: pending_path(dir, level),
             appended_len,
+            batches: batches_path(dir, level),
+            batches_recorded: batches,
             old,
             generation,
             out: run_path(dir, level, generation),
-            estimate: merged_bytes_at_most(old.map_or(0, |r| r.bytes), appended_len / 8),
+            estimate: merged_bytes_at_most(old.map_or(0, |r| r.bytes), added),
         }
     }
 }
@@ -534,16 +555,15 @@ impl Run {
     /// appended, and the pending files hold at most about twice the distinct positions.
     pub(super) fn merge_pending(&mut self, n: u32, state: &mut State) -> Result<(), SpillError> {
         self.note_pending(state);
-        let due: Vec<u32> = state
-            .pending
-            .iter()
-            .filter(|&(&m, &len)| {
-                // The run's keys as raw words, as the batches hold them: merges as often as when
-                // runs were raw, the run itself smaller.
+        let due: Vec<u32> = appended_keys(state)
+            .into_iter()
+            .filter(|&(m, keys)| {
+                // Keys counted as raw words, as the batches once held them: merges as often as
+                // when runs and batches were raw, the files themselves smaller.
                 let run = state.merged.get(&m).map_or(0, |r| r.keys * 8);
-                m < n && len > 0 && len >= run.max(self.tuning.pending_merge_bytes)
+                m < n && keys > 0 && keys * 8 >= run.max(self.tuning.pending_merge_bytes)
             })
-            .map(|(&m, _)| m)
+            .map(|(m, _)| m)
             .collect();
         // Two levels at a time, one a core: a merge is one thread's heap over its sources.
         for levels in due.chunks(2) {
@@ -586,7 +606,9 @@ impl Run {
             .par_iter()
             .map(|j| {
                 let old_path = j.old.map(|r| run_path(dir, j.level, r.generation));
-                merge(j.level, old_path.as_deref(), &j.appended, j.appended_len, &j.out, memory)
+                let batches = Some((j.batches.as_path(), j.batches_recorded));
+                let old = old_path.as_deref();
+                merge(j.level, old, &j.appended, j.appended_len, batches, &j.out, memory)
             })
             .collect();
         let mut working = 0;
@@ -625,9 +647,10 @@ impl Run {
             .merged
             .insert(j.level, Merged { generation: j.generation, keys: w.keys, bytes: w.bytes });
         state.pending.remove(&j.level);
+        state.batches.remove(&j.level);
         self.save_state(state)?;
         let old_path = j.old.map(|r| run_path(&self.dir, j.level, r.generation));
-        for path in old_path.iter().chain([&j.appended]) {
+        for path in old_path.iter().chain([&j.appended, &j.batches]) {
             let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             remove_if_there(path)?;
             self.disk = self.disk.saturating_sub(len);
@@ -665,7 +688,19 @@ impl Run {
 
 /// Bytes of every pending file the state records.
 fn pending_bytes(state: &State) -> u64 {
-    state.pending.values().sum::<u64>() + state.merged.values().map(|r| r.bytes).sum::<u64>()
+    state.pending.values().sum::<u64>()
+        + state.batches.values().map(|b| b.bytes).sum::<u64>()
+        + state.merged.values().map(|r| r.bytes).sum::<u64>()
+}
+
+/// The keys appended to each level since its last merge (raw batches and delta-coded ones).
+pub(super) fn appended_keys(state: &State) -> BTreeMap<u32, u64> {
+    let mut keys: BTreeMap<u32, u64> =
+        state.pending.iter().map(|(&m, &len)| (m, len / 8)).collect();
+    for (&m, b) in &state.batches {
+        *keys.entry(m).or_default() += b.keys;
+    }
+    keys
 }
 
 pub(super) fn remove_if_there(path: &Path) -> Result<(), SpillError> {

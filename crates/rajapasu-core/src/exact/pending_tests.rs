@@ -79,7 +79,7 @@ fn a_merged_run_is_the_set_of_what_was_appended() {
     let mut want = append_batches(&appended, &[5000, 1, 3000, 0, 2500, 7], 20_000, &mut seed);
     let len = std::fs::metadata(&appended).unwrap().len();
     let first = run_path(dir.path(), 7, 1);
-    let w = merge(7, None, &appended, len, &first, 0).unwrap();
+    let w = merge(7, None, &appended, len, None, &first, 0).unwrap();
     let got = read_run(&first, 7);
     assert_eq!(got, want.iter().copied().collect::<Vec<_>>());
     assert_eq!((w.keys, w.bytes), (got.len() as u64, std::fs::metadata(&first).unwrap().len()));
@@ -90,11 +90,11 @@ fn a_merged_run_is_the_set_of_what_was_appended() {
     let len = std::fs::metadata(&appended).unwrap().len();
     append_batches(&appended, &[50], 1 << 40, &mut seed);
     let second = run_path(dir.path(), 7, 2);
-    merge(7, Some(&first), &appended, len, &second, 1 << 20).unwrap();
+    merge(7, Some(&first), &appended, len, None, &second, 1 << 20).unwrap();
     assert_eq!(read_run(&second, 7), want.iter().copied().collect::<Vec<_>>());
     // Nothing appended: the run is copied as it is.
     let third = run_path(dir.path(), 7, 3);
-    merge(7, Some(&second), &appended, 0, &third, 1 << 20).unwrap();
+    merge(7, Some(&second), &appended, 0, None, &third, 1 << 20).unwrap();
     assert_eq!(std::fs::read(&third).unwrap(), std::fs::read(&second).unwrap());
     // No temporary left behind.
     let names: Vec<String> = std::fs::read_dir(dir.path())
@@ -113,12 +113,12 @@ fn a_damaged_merged_run_is_refused_naming_it() {
     append_batches(&appended, &[3000, 3000], 10_000, &mut seed);
     let len = std::fs::metadata(&appended).unwrap().len();
     let run = run_path(dir.path(), 4, 1);
-    merge(4, None, &appended, len, &run, 0).unwrap();
+    merge(4, None, &appended, len, None, &run, 0).unwrap();
     let original = std::fs::read(&run).unwrap();
     let out = run_path(dir.path(), 4, 2);
     let refusal = |bytes: &[u8], level: u32| -> String {
         std::fs::write(&run, bytes).unwrap();
-        match merge(level, Some(&run), &appended, 0, &out, 0) {
+        match merge(level, Some(&run), &appended, 0, None, &out, 0) {
             Err(MergeError::Refused(why)) => {
                 assert!(!out.exists(), "a run written from a damaged one");
                 why
@@ -162,7 +162,7 @@ fn a_damaged_merged_run_is_refused_naming_it() {
     assert!(e.contains(name) && e.contains("RJPPEND2"), "{e}");
     // A batch file shorter than the state records.
     std::fs::write(&run, &original).unwrap();
-    match merge(4, Some(&run), &appended, len + 8, &out, 0) {
+    match merge(4, Some(&run), &appended, len + 8, None, &out, 0) {
         Err(MergeError::Refused(e)) => {
             assert!(e.contains("pending-004.keys") && e.contains("the state records"), "{e}")
         }
@@ -188,7 +188,7 @@ fn a_run_is_delta_coded_and_one_of_the_earlier_raw_format_is_still_merged() {
     want.extend(&far);
     let len = std::fs::metadata(&appended).unwrap().len();
     let run = run_path(dir.path(), 9, 1);
-    let w = merge(9, None, &appended, len, &run, 1 << 20).unwrap();
+    let w = merge(9, None, &appended, len, None, &run, 1 << 20).unwrap();
     let keys: Vec<u64> = want.iter().copied().collect();
     // The file is the format as written by hand from the keys.
     assert_eq!(
@@ -204,10 +204,104 @@ fn a_run_is_delta_coded_and_one_of_the_earlier_raw_format_is_still_merged() {
     std::fs::write(&raw, by_hand(b"RJPPEND1", 9, &words, old.len() as u64)).unwrap();
     assert_eq!(read_run(&raw, 9), old);
     let merged = run_path(dir.path(), 9, 3);
-    let w = merge(9, Some(&raw), &appended, len, &merged, 1 << 20).unwrap();
+    let w = merge(9, Some(&raw), &appended, len, None, &merged, 1 << 20).unwrap();
     let union: BTreeSet<u64> = want.iter().chain(&old).copied().collect();
     assert_eq!(read_run(&merged, 9), union.iter().copied().collect::<Vec<_>>());
     assert!(w.bytes <= merged_bytes_at_most(std::fs::metadata(&raw).unwrap().len(), len / 8));
+}
+
+/// Batches written with [`encode_batch`] to a batches file; every key, and the file's bytes.
+fn append_coded(path: &Path, batches: &[Vec<u64>]) -> (BTreeSet<u64>, Appended) {
+    let mut bytes = Vec::new();
+    for keys in batches {
+        encode_batch(keys, &mut bytes);
+    }
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
+    f.write_all(&bytes).unwrap();
+    let keys = batches.iter().map(|b| b.len() as u64).sum();
+    (batches.iter().flatten().copied().collect(), Appended { bytes: bytes.len() as u64, keys })
+}
+
+/// Sorted, deduplicated random keys below `range`.
+fn random_batch(len: usize, range: u64, seed: &mut u64) -> Vec<u64> {
+    let mut keys: Vec<u64> = (0..len).map(|_| rng(seed) % range).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+#[test]
+fn appended_batches_are_delta_coded_as_written_by_hand_and_merged_with_raw_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seed = 23;
+    let batches: Vec<Vec<u64>> = [4000, 1, 2500, 6000]
+        .iter()
+        .map(|&len| random_batch(len, 30_000, &mut seed))
+        .chain([vec![0, 1 << 40, u64::MAX]])
+        .collect();
+    let coded = batches_path(dir.path(), 6);
+    let (mut want, recorded) = append_coded(&coded, &batches);
+    // The file is the format written by hand: each batch's count and bytes, then its deltas.
+    let mut by_hand = Vec::new();
+    for keys in &batches {
+        let d = deltas(keys);
+        by_hand.extend((keys.len() as u64).to_le_bytes());
+        by_hand.extend((d.len() as u64).to_le_bytes());
+        by_hand.extend(d);
+    }
+    assert_eq!(std::fs::read(&coded).unwrap(), by_hand);
+    let keys = recorded.keys;
+    assert!(recorded.bytes < 3 * keys + 16 * 5 + 20, "{} bytes for {keys} keys", recorded.bytes);
+    // Merged with raw batches of an earlier version and a run: every key once. Bytes past the
+    // recorded length (a killed run's) are not read.
+    let raw = dir.path().join("pending-006.keys");
+    want.extend(append_batches(&raw, &[3000, 700], 50_000, &mut seed));
+    let raw_len = std::fs::metadata(&raw).unwrap().len();
+    append_coded(&coded, &[vec![1 << 50]]);
+    let first = run_path(dir.path(), 6, 1);
+    merge(6, None, &raw, raw_len, Some((coded.as_path(), recorded)), &first, 1 << 20).unwrap();
+    assert_eq!(read_run(&first, 6), want.iter().copied().collect::<Vec<_>>());
+    std::fs::remove_file(&coded).unwrap();
+    let (more, recorded) = append_coded(&coded, &[random_batch(3000, 80_000, &mut seed)]);
+    want.extend(more);
+    let second = run_path(dir.path(), 6, 2);
+    merge(6, Some(&first), &raw, 0, Some((coded.as_path(), recorded)), &second, 0).unwrap();
+    assert_eq!(read_run(&second, 6), want.iter().copied().collect::<Vec<_>>());
+}
+
+#[test]
+fn a_damaged_batches_file_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let coded = batches_path(dir.path(), 6);
+    let raw = dir.path().join("pending-006.keys");
+    let out = run_path(dir.path(), 6, 1);
+    let head = |count: u64, bytes: u64| -> Vec<u8> {
+        count.to_le_bytes().into_iter().chain(bytes.to_le_bytes()).collect()
+    };
+    let with =
+        |h: Vec<u8>, payload: &[u8]| -> Vec<u8> { h.into_iter().chain(payload.to_vec()).collect() };
+    let mut good = Vec::new();
+    encode_batch(&[3, 9], &mut good);
+    for (bytes, keys, why) in [
+        (head(1, 1)[..10].to_vec(), 1, "cut short in its head"),
+        (with(head(0, 1), &[5]), 1, "at least one key"),
+        (with(head(3, 2), &[5, 6]), 3, "at least one key"),
+        (with(head(1, 5), &[5]), 1, "passes the"),
+        (with(head(1, 1), &[0x85]), 1, "cut short or longer"),
+        (with(head(2, 2), &[5, 0]), 2, "strictly increasing"),
+        (with(head(1, 2), &[5, 6]), 1, "bytes past its 1 keys"),
+        (good.clone(), 3, "the state records 3"),
+    ] {
+        std::fs::write(&coded, &bytes).unwrap();
+        let recorded = Appended { bytes: bytes.len() as u64, keys };
+        match merge(6, None, &raw, 0, Some((coded.as_path(), recorded)), &out, 0) {
+            Err(MergeError::Refused(e)) => {
+                assert!(e.contains("pending-006.batches") && e.contains(why), "{why}: {e}");
+                assert!(!out.exists(), "{why}: a run written from a damaged batch");
+            }
+            other => panic!("{why}: not refused: {other:?}"),
+        }
+    }
 }
 
 #[test]

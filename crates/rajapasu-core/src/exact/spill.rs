@@ -4,8 +4,8 @@
 //!
 //! 1. Enumeration, from the highest level down, by buckets on disk ([`super::bucketed`]: delayed
 //!    duplicate detection, no set of the level in memory); the positions its captures reach in
-//!    lower levels are appended, sorted and deduplicated by batch, to that level's
-//!    `pending-NNN.keys` file, merged with the level's earlier batches into one sorted run once
+//!    lower levels are appended, sorted, deduplicated and delta-coded by batch, to that level's
+//!    `pending-NNN.batches` file, merged with the level's earlier batches into one sorted run once
 //!    they grow ([`super::pending`]), and read back when the enumeration comes down to it.
 //!    `state.json` records, after each round of a level's expansion, the length of each pending
 //!    file and each merged run, so that an interrupted run drops what it appended since and
@@ -23,11 +23,14 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::bucket_state::{pending_refused, work_dir, Merged, PendingFigures, Tuning, Work};
+use super::bucket_state::{
+    pending_refused, work_dir, Appended, Merged, PendingFigures, Tuning, Work,
+};
 use super::index::{Codec, Key, RankSetRef};
 use super::level_files::{
     packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile,
 };
+use super::pending::{batches_path, encode_batch};
 use super::setting::{Naming, Setting};
 use super::solver::{check_board_size, Progress, SolveError};
 use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
@@ -155,6 +158,10 @@ pub(super) struct State {
     /// Each lower level's merged run of pending positions ([`super::pending`]).
     #[serde(default)]
     pub(super) merged: BTreeMap<u32, Merged>,
+    /// Each lower level's delta-coded batches appended since its last merge; `pending` holds
+    /// the bytes of raw batches appended by earlier versions, still read.
+    #[serde(default)]
+    pub(super) batches: BTreeMap<u32, Appended>,
     /// The pending files while each level was enumerated.
     #[serde(default)]
     pub(super) pending_figures: BTreeMap<u32, PendingFigures>,
@@ -232,6 +239,7 @@ impl SpilledRound {
             work: None,
             buckets: BTreeMap::new(),
             merged: BTreeMap::new(),
+            batches: BTreeMap::new(),
             pending_figures: BTreeMap::new(),
         };
         let mut run = Run::new(dir, codec, opts, tuning, *template.rules(), open);
@@ -467,6 +475,25 @@ pub(super) fn pending_path(dir: &Path, level: u32) -> PathBuf {
     dir.join(format!("pending-{level:03}.keys"))
 }
 
+/// Cuts a pending file back to the `keep` bytes the state records (what a killed run appended
+/// since is dropped); refuses one shorter, or missing while `expected` and `keep` > 0.
+fn cut_back(path: &Path, keep: u64, expected: bool) -> Result<(), SpillError> {
+    if !path.exists() {
+        if keep > 0 && expected {
+            let why = format!("it is missing; the state records {keep} bytes");
+            return Err(SpillError::BadFile(pending_refused(path, why)));
+        }
+        return Ok(());
+    }
+    let f = OpenOptions::new().write(true).open(path).map_err(|e| io_error(path, e, 0, 0))?;
+    let len = f.metadata().map_err(|e| io_error(path, e, 0, 0))?.len();
+    if len < keep {
+        let why = format!("it holds {len} bytes; the state records {keep}");
+        return Err(SpillError::BadFile(pending_refused(path, why)));
+    }
+    f.set_len(keep).map_err(|e| io_error(path, e, 0, 0))
+}
+
 fn state_path(dir: &Path) -> PathBuf {
     dir.join("state.json")
 }
@@ -552,9 +579,10 @@ impl Run {
         let path = state_path(&self.dir);
         if !path.exists() {
             for n in 0..=fresh.next.unwrap_or(0) {
-                let p = pending_path(&self.dir, n);
-                if p.exists() {
-                    std::fs::remove_file(&p).map_err(|e| io_error(&p, e, 0, 0))?;
+                for p in [pending_path(&self.dir, n), batches_path(&self.dir, n)] {
+                    if p.exists() {
+                        std::fs::remove_file(&p).map_err(|e| io_error(&p, e, 0, 0))?;
+                    }
                 }
             }
             self.tidy_merged(&fresh)?;
@@ -575,25 +603,10 @@ impl Run {
             });
         }
         for n in 0..=state.next.unwrap_or(0) {
-            let p = pending_path(&self.dir, n);
-            let keep = state.pending.get(&n).copied().unwrap_or(0);
-            if p.exists() {
-                let f =
-                    OpenOptions::new().write(true).open(&p).map_err(|e| io_error(&p, e, 0, 0))?;
-                let len = f.metadata().map_err(|e| io_error(&p, e, 0, 0))?.len();
-                if len < keep {
-                    return Err(SpillError::BadFile(pending_refused(
-                        &p,
-                        format!("it holds {len} bytes; the state records {keep}"),
-                    )));
-                }
-                f.set_len(keep).map_err(|e| io_error(&p, e, 0, 0))?;
-            } else if keep > 0 && state.next.is_some() {
-                return Err(SpillError::BadFile(pending_refused(
-                    &p,
-                    format!("it is missing; the state records {keep} bytes"),
-                )));
-            }
+            let raw = state.pending.get(&n).copied().unwrap_or(0);
+            cut_back(&pending_path(&self.dir, n), raw, state.next.is_some())?;
+            let coded = state.batches.get(&n).map_or(0, |b| b.bytes);
+            cut_back(&batches_path(&self.dir, n), coded, state.next.is_some())?;
         }
         self.tidy_merged(&state)?;
         Ok(state)
@@ -606,8 +619,9 @@ impl Run {
             .map_err(|e| io_error(&path, e, self.disk, text.len() as u64))
     }
 
-    /// Appends each lower level's buffered keys, sorted and deduplicated, to its pending file
-    /// (synced, so that the state written after a level never records bytes not on disk).
+    /// Appends each lower level's buffered keys, sorted and deduplicated, to its batches file
+    /// as one delta-coded batch (synced, so that the state written after a level never records
+    /// bytes not on disk).
     pub(super) fn flush_pending(
         &mut self,
         out: &mut [Vec<u64>],
@@ -619,8 +633,9 @@ impl Run {
             }
             keys.sort_unstable();
             keys.dedup();
-            let path = pending_path(&self.dir, m as u32);
-            let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+            let path = batches_path(&self.dir, m as u32);
+            let mut bytes = Vec::with_capacity(keys.len() * 2 + 16);
+            encode_batch(keys, &mut bytes);
             let len = bytes.len() as u64;
             self.check_disk(len, || format!("{len} more bytes of level {m}'s pending positions"))?;
             let used = self.disk;
@@ -633,7 +648,9 @@ impl Run {
                 .and_then(|_| f.sync_data())
                 .map_err(|e| io_error(&path, e, used, len))?;
             self.disk += len;
-            *state.pending.entry(m as u32).or_default() += len;
+            let appended = state.batches.entry(m as u32).or_default();
+            appended.bytes += len;
+            appended.keys += keys.len() as u64;
             *keys = Vec::new();
         }
         Ok(())

@@ -534,3 +534,77 @@ fn a_damaged_pending_run_is_refused_naming_it() {
     let e = spill_tuned(&rs, dir.path(), split()).err().expect("refused").to_string();
     assert!(e.contains(&name) && e.contains("missing"), "{e}");
 }
+
+/// The keys of a delta-coded batches file, decoded by the textbook loop (an independent reader
+/// of the format): each batch's count and bytes, then LEB128 differences.
+fn decode_batches(bytes: &[u8]) -> Vec<u64> {
+    let (mut keys, mut at) = (Vec::new(), 0);
+    while at < bytes.len() {
+        let word = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap());
+        let (count, len) = (word(at), word(at + 8) as usize);
+        at += 16;
+        let (end, mut last, mut n) = (at + len, 0u64, 0);
+        while at < end {
+            let (mut value, mut shift) = (0u64, 0);
+            loop {
+                value |= ((bytes[at] & 0x7f) as u64) << shift;
+                shift += 7;
+                at += 1;
+                if bytes[at - 1] & 0x80 == 0 {
+                    break;
+                }
+            }
+            last = if n == 0 { value } else { last + value };
+            keys.push(last);
+            n += 1;
+        }
+        assert_eq!(n, count);
+    }
+    keys
+}
+
+/// A solve stopped with pending batches, those rewritten as the raw batches an earlier version
+/// appended (`pending-NNN.keys`, 8 bytes a key, the state's `pending` lengths): resumed, the same
+/// files as a solve never stopped.
+#[test]
+fn a_solve_left_with_raw_pending_batches_by_an_earlier_version_resumes_to_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let rs = roots(rules(4, 3, &["final_four=stays"]), (4, 4), &Side::ALL);
+    let whole = dir.path().join("whole");
+    spill_tuned(&rs, &whole, split()).unwrap();
+    let parts = dir.path().join("parts");
+    // A stop that leaves batches for several levels below (none merged away).
+    let (mut state, batches) = (20..2000)
+        .step_by(5)
+        .find_map(|after| {
+            let _ = std::fs::remove_dir_all(&parts);
+            let stop =
+                Tuning { stop_after_buckets: Some(after), pending_merge_bytes: 1 << 30, ..split() };
+            assert!(matches!(spill_tuned(&rs, &parts, stop), Err(SpillError::Interrupted { .. })));
+            let state = state_of(&parts);
+            let batches = state["batches"].as_object()?.clone();
+            let keys: u64 = batches.values().map(|b| b["keys"].as_u64().unwrap()).sum();
+            (batches.len() >= 3 && keys >= 500).then_some((state, batches))
+        })
+        .expect("a stop with pending batches for three levels");
+    let (mut keys, mut bytes) = (0, 0);
+    for (level, recorded) in &batches {
+        let level: u32 = level.parse().unwrap();
+        let path = parts.join(format!("pending-{level:03}.batches"));
+        let coded = std::fs::read(&path).unwrap();
+        assert_eq!(coded.len() as u64, recorded["bytes"].as_u64().unwrap());
+        let found = decode_batches(&coded);
+        assert_eq!(found.len() as u64, recorded["keys"].as_u64().unwrap());
+        (keys, bytes) = (keys + found.len(), bytes + coded.len());
+        let raw: Vec<u8> = found.iter().flat_map(|k| k.to_le_bytes()).collect();
+        std::fs::write(parts.join(format!("pending-{level:03}.keys")), &raw).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        state["pending"][level.to_string()] = raw.len().into();
+    }
+    assert!(bytes < 4 * keys, "{bytes} bytes for {keys} keys");
+    state.as_object_mut().unwrap().remove("batches");
+    std::fs::write(parts.join("state.json"), state.to_string()).unwrap();
+    let done = spill_tuned(&rs, &parts, split()).unwrap();
+    assert_same(&in_memory(&rs), &done, "resumed from raw batches");
+    assert_eq!(level_files(&parts), level_files(&whole));
+}
