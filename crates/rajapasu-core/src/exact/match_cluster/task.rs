@@ -127,9 +127,7 @@ impl ClusterSolve {
             let path = self.masks_file(k, ji, n, b, Some(r));
             write_bucket(&path, g, n, job.forcer, &win)?;
         }
-        std::fs::create_dir_all(self.iteration_dir(k))
-            .map_err(|e| io_error(&self.iteration_dir(k), "create the directory", e))?;
-        write_json(&marker, &changed)
+        write_scratch(&marker, |tmp| std::fs::write(tmp, format!("{changed}\n")))
     }
 
     /// Whether bucket b's files of round r of level n are all there and sound.
@@ -162,13 +160,22 @@ fn write_bucket(
     forcer: Side,
     masks: &[Mask],
 ) -> Result<(), MatchError> {
-    let dir = path.parent().expect("a bucket file is in a directory");
+    write_scratch(path, |tmp| write_masks(tmp, &g.id(n), forcer, masks).map(|_| ()))
+}
+
+/// Writes a file of a step (a bucket's masks, a task's marker) with `write` under a temporary
+/// name, then renames it: a task killed leaves no file or a whole one. Not synced, as the
+/// spilled solver's masks files are not: they are scratch, a file damaged by a crash of the
+/// machine fails its checksum when read, and its task is run again.
+pub(super) fn write_scratch(
+    path: &Path,
+    write: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> Result<(), MatchError> {
+    let dir = path.parent().expect("a step's file is in a directory");
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, "create the directory", e))?;
     let mut tmp = files::Temporary::create(path).map_err(|e| io_error(path, "create", e))?;
     tmp.close();
-    write_masks(tmp.path(), &g.id(n), forcer, masks).map_err(|e| io_error(path, "write", e))?;
-    std::fs::File::open(tmp.path())
-        .and_then(|f| f.sync_all())
-        .map_err(|e| io_error(path, "sync", e))?;
-    tmp.rename_to(path).map_err(|e| io_error(path, "rename into place", e))
+    write(tmp.path()).map_err(|e| io_error(path, "write", e))?;
+    // The temporary's own drop finds nothing left to remove.
+    std::fs::rename(tmp.path(), path).map_err(|e| io_error(path, "rename into place", e))
 }
