@@ -20,7 +20,8 @@ for tool in munged slurmctld slurmd sbatch srun sinfo squeue; do
   command -v "$tool" >/dev/null || missing="$missing $tool"
 done
 if [ -n "$missing" ] || [ "$(id -u)" != 0 ]; then
-  why="${missing:+missing:$missing}${missing:+; }$([ "$(id -u)" = 0 ] || echo 'not root')"
+  why="${missing:+missing:$missing}"
+  [ "$(id -u)" = 0 ] || why="${why:+$why; }not root"
   if [ "${CI:-}" = true ]; then
     echo "slurm_test: cannot run ($why): install slurm-wlm (apt-get install slurm-wlm) and run as root" >&2
     exit 1
