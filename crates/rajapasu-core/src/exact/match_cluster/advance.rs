@@ -94,12 +94,15 @@ impl ClusterSolve {
                 continue;
             }
             let m = level_len(g, n);
-            largest = (largest.0.max(m), largest.1.max(bucket_range(m, self.buckets, 0).len()));
+            largest.0 = largest.0.max(m);
             for b in 0..self.buckets {
                 let (round, fin) =
                     (self.masks_file(k, ji, n, b, Some(r)), self.masks_file(k, ji, n, b, None));
-                let path = if round.exists() || changed { round } else { fin };
+                // Renamed already only by a barrier that found no change (and then both are
+                // missing: the round's file is named).
+                let path = if !round.exists() && !changed && fin.exists() { fin } else { round };
                 let len = bucket_range(m, self.buckets, b).len();
+                largest.1 = largest.1.max(len);
                 self.open_masks(g, &path, n, job.forcer, len)?;
             }
         }

@@ -116,3 +116,74 @@ fn a_damaged_bucket_file_is_refused_naming_it_and_its_task_rewrites_it() {
     assert_eq!(std::fs::read(&path).unwrap(), good);
     assert_same(&table(r), &drive(&solve, 1), "after the damage");
 }
+
+/// A barrier killed while renaming a level's last round to its final masks (one bucket file
+/// renamed, the others not), run again, finishes the renaming; the solve ends at the same table.
+#[test]
+fn a_barrier_killed_while_renaming_a_level_continues_to_the_same_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = rules(3, 2, &["next_starter=round_winner"]);
+    let solve = ClusterSolve::plan(dir.path(), r, 3).unwrap();
+    let mut renamed = 0;
+    loop {
+        let step = solve.step().unwrap();
+        if step == Step::Done {
+            break;
+        }
+        for t in 0..solve.tasks(step) {
+            solve.task(t).unwrap();
+        }
+        if let Step::Level { iteration: k, level: n, round } = step {
+            let same = (0..3).all(|b| {
+                std::fs::read_to_string(solve.marker(k, n, round, b)).unwrap().trim() == "false"
+            });
+            let path = solve.masks_file(k, 0, n as usize, 1, Some(round));
+            if same && path.exists() {
+                std::fs::rename(&path, solve.masks_file(k, 0, n as usize, 1, None)).unwrap();
+                renamed += 1;
+            }
+        }
+        solve.advance().unwrap();
+    }
+    assert!(renamed > 10, "{renamed} levels interrupted");
+    assert_same(&table(r), &solve.table().unwrap(), "renaming interrupted");
+}
+
+/// A barrier killed after recording an iteration into the checkpoint and before saving the
+/// next step (its state as before), run again with its tasks, records nothing twice.
+#[test]
+fn a_barrier_killed_after_recording_an_iteration_records_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = rules(3, 2, &["final_four=stays"]);
+    let solve = ClusterSolve::plan(dir.path(), r, 2).unwrap();
+    let state = dir.path().join(STATE);
+    let mut replayed = 0;
+    loop {
+        let step = solve.step().unwrap();
+        if step == Step::Done {
+            break;
+        }
+        for t in 0..solve.tasks(step) {
+            solve.task(t).unwrap();
+        }
+        let before = std::fs::read(&state).unwrap();
+        let next = solve.advance().unwrap();
+        let iteration = |s: Step| match s {
+            Step::Level { iteration, .. } => Some(iteration),
+            _ => None,
+        };
+        if iteration(step).is_some()
+            && iteration(next).is_some()
+            && iteration(next) != iteration(step)
+        {
+            std::fs::write(&state, &before).unwrap();
+            for t in 0..solve.tasks(step) {
+                solve.task(t).unwrap();
+            }
+            assert_eq!(solve.advance().unwrap(), next, "the same next step");
+            replayed += 1;
+        }
+    }
+    assert!(replayed >= 2, "{replayed} iterations replayed");
+    assert_same(&table(r), &solve.table().unwrap(), "an iteration's barrier replayed");
+}
