@@ -20,6 +20,7 @@ mod serve;
 mod show;
 mod simulate;
 mod solve;
+mod solve_cluster;
 mod summarize;
 mod tournament;
 mod verify;
@@ -72,6 +73,8 @@ pub enum Command {
     Tournament(tournament::Args),
     /// Solve exactly: a round (R15) or, with --match, the match (R17); values and best moves.
     Solve(solve::Args),
+    /// Solve the match table (R17) as steps of tasks over a shared directory (a Slurm cluster).
+    SolveCluster(solve_cluster::Args),
     /// Analyse one position: every legal move's exact round value (R15) and match value (R17).
     Analyse(analyse::Args),
     /// Check a recorded game (or a bare move list) against every reading of the rules.
@@ -96,7 +99,9 @@ impl Command {
     /// How this command uses memory.
     pub fn memory_use(&self) -> MemoryUse {
         match self {
-            Command::Solve(_) | Command::Analyse(_) => MemoryUse::Bounded,
+            Command::Solve(_) | Command::SolveCluster(_) | Command::Analyse(_) => {
+                MemoryUse::Bounded
+            }
             #[cfg(feature = "cli")]
             Command::Serve(_) => MemoryUse::Bounded,
             _ => MemoryUse::Reused,
@@ -130,6 +135,7 @@ pub fn main(before_work: impl FnOnce(MemoryUse)) -> i32 {
         Command::Verify(a) => verify::run(a),
         Command::Tournament(a) => tournament::run(a),
         Command::Solve(a) => solve::run(a),
+        Command::SolveCluster(a) => solve_cluster::run(a),
         Command::Analyse(a) => analyse::run(a),
         Command::CheckRecord(a) => check_record::run(a),
         #[cfg(feature = "cli")]

@@ -25,6 +25,7 @@ mod serve_setup;
 mod show;
 mod simulate;
 mod solve;
+mod solve_cluster;
 mod solve_match_spill;
 mod spill_in_steps;
 mod summarize;

@@ -42,7 +42,7 @@ pub(crate) fn config_dir(dir: &Path, open: BySide<u8>) -> PathBuf {
 }
 
 /// What a spilled match solve may use and has used.
-struct Budget {
+pub(crate) struct Budget {
     opts: SpillOptions,
     /// Bytes in the solve's directories.
     disk: u64,
@@ -52,6 +52,11 @@ struct Budget {
 }
 
 impl Budget {
+    /// A budget of `opts` for a solve whose directories hold `disk` bytes.
+    pub(crate) fn new(opts: SpillOptions, disk: u64) -> Budget {
+        Budget { opts, disk, peak: 0, finished: 0 }
+    }
+
     fn check_memory(
         &mut self,
         working: u64,
@@ -88,12 +93,12 @@ impl Budget {
 }
 
 /// One configuration's round on disk: each level's positions and moves, mapped.
-struct DiskGraph {
+pub(crate) struct DiskGraph {
     dir: PathBuf,
-    rules: Ruleset,
+    pub(crate) rules: Ruleset,
     open: BySide<u8>,
     /// Levels 0..=top (counters on the board).
-    levels: Vec<(PositionsFile, MovesFile)>,
+    pub(crate) levels: Vec<(PositionsFile, MovesFile)>,
     /// The round's start with each side to move (South's first): its index in the top level.
     roots: [usize; 2],
 }
@@ -101,7 +106,7 @@ struct DiskGraph {
 impl DiskGraph {
     /// Enumerates the round of `open` pits into `dir` and writes its moves, continuing what
     /// is there.
-    fn build(
+    pub(crate) fn build(
         rules: Ruleset,
         open: BySide<u8>,
         dir: &Path,
@@ -160,20 +165,20 @@ impl DiskGraph {
         })
     }
 
-    fn id(&self, level: usize) -> LevelId {
+    pub(crate) fn id(&self, level: usize) -> LevelId {
         LevelId { rules: self.rules, open: self.open, level: level as u32 }
     }
 
-    fn positions(&self) -> u64 {
+    pub(crate) fn positions(&self) -> u64 {
         self.levels.iter().map(|(p, _)| p.counts().iter().sum::<u64>()).sum()
     }
 
-    fn moves(&self) -> u64 {
+    pub(crate) fn moves(&self) -> u64 {
         self.levels.iter().map(|(_, m)| m.count()).sum()
     }
 
     /// Bytes of the positions and moves files.
-    fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.levels.iter().map(|(p, m)| p.bytes() + m.bytes()).sum()
     }
 
@@ -193,20 +198,26 @@ impl DiskGraph {
             lower.push(self.write_level_masks(n, forcer, &masks, budget)?);
         }
         let win = self.level_masks(top, forcer, ends, &lower, budget)?;
+        Ok(self.openings(&|level, i| if level == top { win[i] } else { lower[level].get(i) }))
+    }
+
+    /// What the rounds loop needs of an attractor whose mask of position i of a level is
+    /// `mask(level, i)`: for each starter, the root's mask and its opening moves'.
+    pub(crate) fn openings(&self, mask: &dyn Fn(usize, usize) -> Mask) -> Openings {
+        let top = self.levels.len() - 1;
         let (degrees, moves) = (self.levels[top].1.degrees(), self.levels[top].1.moves());
-        Ok(self.roots.map(|root| {
+        self.roots.map(|root| {
             let from: usize = degrees[..root].iter().map(|&d| d as usize).sum();
             let openings = moves[from..from + degrees[root] as usize]
                 .iter()
                 .map(|&w| {
                     let mv = Move::decode(w);
-                    let (level, i) = (mv.level as usize, mv.index as usize);
-                    let mask = if level == top { win[i] } else { lower[level].get(i) };
-                    (Pit::new_unchecked(mv.pit as usize), mask, mv.gain)
+                    let m = mask(mv.level as usize, mv.index as usize);
+                    (Pit::new_unchecked(mv.pit as usize), m, mv.gain)
                 })
                 .collect();
-            (win[root], openings)
-        }))
+            (mask(top, root), openings)
+        })
     }
 
     fn write_level_masks(
@@ -433,7 +444,7 @@ impl MatchTable {
         let configs = configurations(&rules);
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
         let disk = configs.iter().map(|c| dir_bytes(&config_dir(dir, c.open))).sum();
-        let mut budget = Budget { opts, disk, peak: 0, finished: 0 };
+        let mut budget = Budget::new(opts, disk);
         let mut stats = MatchStats::default();
         let start = Instant::now();
         let mut graphs = Vec::with_capacity(configs.len());

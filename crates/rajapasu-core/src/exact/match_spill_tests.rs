@@ -20,7 +20,7 @@ fn spilled(r: Ruleset, dir: &Path, opts: SpillOptions) -> Result<MatchTable, Mat
 }
 
 /// The same value, rounds and best moves at every match state, and the same saved table.
-fn assert_same(memory: &MatchTable, disk: &MatchTable, what: &str) {
+pub(crate) fn assert_same(memory: &MatchTable, disk: &MatchTable, what: &str) {
     assert_eq!(disk.states(), memory.states(), "{what}");
     let (a, b) = (memory.to_checkpoint(), disk.to_checkpoint());
     assert_eq!((a.iterations, &a.wins, &a.child), (b.iterations, &b.wins, &b.child), "{what}");
@@ -34,7 +34,7 @@ fn assert_same(memory: &MatchTable, disk: &MatchTable, what: &str) {
     assert_eq!(&sa.graph_positions, &sb.graph_positions, "{what}");
 }
 
-const READINGS: [&[&str]; 6] = [
+pub(crate) const READINGS: [&[&str]; 6] = [
     &[],
     &["final_four=stays"],
     &["skip_origin=true"],

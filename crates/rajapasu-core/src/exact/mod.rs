@@ -13,6 +13,7 @@ mod lean_level;
 mod lean_level_tests;
 mod level_files;
 mod level_moves;
+mod match_cluster;
 mod match_solver;
 mod match_spill;
 #[cfg(test)]
@@ -47,6 +48,7 @@ pub use analysis::{
 };
 pub use chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
 pub use index::{Compositions, RankSet};
+pub use match_cluster::{ClusterFigures, ClusterSolve, Step as ClusterStep, MAX_BUCKETS};
 pub use match_solver::{
     open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats,
     MatchTable, MatchValue, MatchWatch, StateValue, NEVER,

@@ -108,7 +108,7 @@ pub(crate) struct Labelling {
 pub(crate) struct Config {
     pub open: BySide<u8>,
     pub on_board: u32,
-    labels: Vec<Labelling>,
+    pub(crate) labels: Vec<Labelling>,
     /// South's holdings of its match states.
     holdings: Vec<u32>,
 }
@@ -223,16 +223,8 @@ pub(crate) fn rounds_loop<E: From<MatchError>>(
     loop {
         let k = cp.iterations + 1;
         let updates = iteration(rules, configs, cp, &changed, k, stats, progress, attract)?;
-        for c in changed.iter_mut() {
-            c.fill(false);
-        }
-        let done = updates.is_empty();
-        for (fi, h, st) in updates {
-            cp.wins[fi][h as usize][st.index()] = k;
-            changed[fi][h as usize] = true;
-        }
-        cp.iterations = k;
-        cp.complete = done;
+        let done = apply_updates(cp, &updates, k);
+        changed = changed_by(cp);
         if done {
             stats.iterations = k;
             return Ok(());
@@ -257,8 +249,6 @@ fn iteration<E: From<MatchError>>(
     progress: &mut MatchWatch,
     attract: &mut dyn FnMut(usize, AttractorRequest) -> Result<[Option<Openings>; 2], E>,
 ) -> Result<Vec<(usize, u32, Side)>, E> {
-    let total = rules.total_counters();
-    let s = rules.seeds_per_pit as u32;
     let mut updates = Vec::new();
     for (gi, config) in configs.iter().enumerate() {
         let open = (config.open[Side::South], config.open[Side::North]);
@@ -270,38 +260,84 @@ fn iteration<E: From<MatchError>>(
             open,
             level: None,
         };
-        let n0 = config.on_board;
-        let kept_of = |h: u32| h - config.open[Side::South] as u32 * s;
-        for label in &config.labels {
+        for (li, label) in config.labels.iter().enumerate() {
             // Heard before each attractor: a labelling's attractors on a large graph take a while.
             heard(progress, at)?;
-            let (lo, hi) = reserve_span(label.states.iter().map(|&(h, _)| kept_of(h)), n0, total)
-                .expect("a labelling has states")
-                .into_inner();
-            let need = Side::ALL.map(|f| {
-                let fi = f.index();
-                changed[fi][lo as usize..=hi as usize].iter().any(|&c| c)
-                    && label
-                        .states
-                        .iter()
-                        .any(|&(h, st)| cp.wins[fi][h as usize][st.index()] == NEVER)
-            });
-            let request = Side::ALL.map(|f| {
-                let wins = &cp.wins[f.index()];
-                need[f.index()].then(|| {
-                    end_masks(rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k)
-                })
-            });
+            let request = label_request(rules, config, label, cp, changed, k);
             let found = attract(gi, request)?;
             for f in Side::ALL {
                 if let Some(openings) = &found[f.index()] {
                     stats.attractors += 1;
-                    record(cp, f, label, openings, k, &kept_of, &mut updates);
+                    record_label(rules, cp, config, li, f, openings, k, &mut updates);
                 }
             }
         }
     }
     Ok(updates)
+}
+
+/// Applies iteration k's `updates` (see [`iteration`]) to `cp`: whether the loop is done (the
+/// iteration added no state).
+pub(crate) fn apply_updates(
+    cp: &mut MatchCheckpoint,
+    updates: &[(usize, u32, Side)],
+    k: u32,
+) -> bool {
+    for &(fi, h, st) in updates {
+        cp.wins[fi][h as usize][st.index()] = k;
+    }
+    cp.iterations = k;
+    cp.complete = updates.is_empty();
+    cp.complete
+}
+
+/// Which holdings got a new value in `cp`'s last iteration, by side (all before the first):
+/// what the next iteration's attractors depend on.
+pub(crate) fn changed_by(cp: &MatchCheckpoint) -> [Vec<bool>; 2] {
+    let k = cp.iterations;
+    cp.wins.clone().map(|side| side.iter().map(|w| k == 0 || w.contains(&k)).collect())
+}
+
+/// The attractors iteration k asks of one labelling of `config`, from the loop's state `cp`
+/// and the holdings `changed` in the last iteration: for each forcer, the end labels, when
+/// its result may differ from the last iteration's and a state of the labelling is still open.
+pub(crate) fn label_request(
+    rules: &Ruleset,
+    config: &Config,
+    label: &Labelling,
+    cp: &MatchCheckpoint,
+    changed: &[Vec<bool>; 2],
+    k: u32,
+) -> AttractorRequest {
+    let (total, n0) = (rules.total_counters(), config.on_board);
+    let kept_of = |h: u32| h - config.open[Side::South] as u32 * rules.seeds_per_pit as u32;
+    let (lo, hi) = reserve_span(label.states.iter().map(|&(h, _)| kept_of(h)), n0, total)
+        .expect("a labelling has states")
+        .into_inner();
+    Side::ALL.map(|f| {
+        let fi = f.index();
+        let need = changed[fi][lo as usize..=hi as usize].iter().any(|&c| c)
+            && label.states.iter().any(|&(h, st)| cp.wins[fi][h as usize][st.index()] == NEVER);
+        let wins = &cp.wins[fi];
+        need.then(|| end_masks(rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k))
+    })
+}
+
+/// Records what the attractor of `forcer` over labelling `li` of `config` wins in iteration k
+/// ([`record`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn record_label(
+    rules: &Ruleset,
+    cp: &mut MatchCheckpoint,
+    config: &Config,
+    li: usize,
+    forcer: Side,
+    openings: &Openings,
+    k: u32,
+    updates: &mut Vec<(usize, u32, Side)>,
+) {
+    let kept_of = |h: u32| h - config.open[Side::South] as u32 * rules.seeds_per_pit as u32;
+    record(cp, forcer, &config.labels[li], openings, k, &kept_of, updates);
 }
 
 /// Records what one attractor of `forcer` wins for a labelling's states in iteration k: the
