@@ -160,6 +160,11 @@ struct Enumeration<'c> {
     moves: MovesByWave,
     lookups: Vec<Vec<(u8, u64)>>,
     numbers: Vec<Vec<u32>>,
+    /// Renumbering's buffers, kept from level to level: each position's (ordered key, number),
+    /// the ranks, the node of each number.
+    by_key: Vec<(u64, u32)>,
+    ranks: Vec<u64>,
+    node_of: Vec<u32>,
 }
 
 /// Enumerates every position reachable from `roots` (all of `codec`'s rules and open pits),
@@ -183,6 +188,9 @@ pub(crate) fn enumerate(
         parts: (0..WAVE / CHUNK).map(|_| Children::default()).collect(),
         lookups: vec![Vec::new(); SHARDS],
         numbers: vec![Vec::new(); SHARDS],
+        by_key: Vec::new(),
+        ranks: Vec::new(),
+        node_of: Vec::new(),
     };
     for r in roots {
         let key = codec.key(r).word();
@@ -195,21 +203,20 @@ pub(crate) fn enumerate(
     let mut done = 0u64;
     let mut finished_bytes = 0u64;
     for n in (0..=top).rev() {
-        let expanded = e.expand_level(n, done, finished_bytes, bounds)?;
-        // Renumbering holds a (key, number) pair of 16 bytes a position beside the level, then
-        // the node and place expanded of each number (8 bytes), the moves by node and their
-        // starts beside the blocks.
-        let found: u64 = e.found.iter().map(|levels| levels[n].len() as u64).sum();
-        let span =
-            e.found.iter().map(|levels| levels[n].len() as u64).max().unwrap_or(0) * SHARDS as u64;
+        e.expand_level(n, done, finished_bytes, bounds)?;
+        // Renumbering grows its buffers to a (key, number) pair of 16 bytes and a rank of 8 a
+        // position and a node of 4 a number, and makes the number, the moves' count and start
+        // of each node (13 bytes) and the moves by node, beside the blocks.
+        let found = e.found.iter().map(|levels| levels[n].len()).sum::<usize>();
+        let span = e.found.iter().map(|levels| levels[n].len()).max().unwrap_or(0) * SHARDS;
         let renumbering = e.shard_bytes()
             + e.moves.bytes()
-            + expanded.capacity() as u64 * 4
-            + 16 * found
-            + 8 * span
-            + (e.moves.total() + found + 1) * 8;
-        (bounds.memory)(finished_bytes + renumbering, n as u32, done + found)?;
-        levels[n] = e.number_level(n, &expanded);
+            + found.max(e.by_key.capacity()) as u64 * 16
+            + found.max(e.ranks.capacity()) as u64 * 8
+            + span.max(e.node_of.capacity()) as u64 * 4
+            + (e.moves.total() + 13 * found as u64 + 8);
+        (bounds.memory)(finished_bytes + renumbering, n as u32, done + found as u64)?;
+        levels[n] = e.number_level(n);
 
         done += levels[n].len() as u64;
         finished_bytes += levels[n].bytes();
@@ -218,25 +225,23 @@ pub(crate) fn enumerate(
 }
 
 impl Enumeration<'_> {
-    /// Expands every position of level `n`, those found above and those it finds itself.
-    /// Returns the numbers in the order expanded (the moves are in `self.moves`).
+    /// Expands every position of level `n`, those found above and those it finds itself (the
+    /// moves are in `self.moves`).
     fn expand_level(
         &mut self,
         n: usize,
         done: u64,
         finished_bytes: u64,
         bounds: &mut Bounds,
-    ) -> Result<Vec<u32>, SolveError> {
-        let mut expanded: Vec<u32> = Vec::new();
+    ) -> Result<(), SolveError> {
         let mut cursor = [0usize; SHARDS];
         loop {
             self.next_wave(n, &mut cursor);
             let wave = std::mem::take(&mut self.wave);
             if wave.is_empty() {
                 self.wave = wave;
-                return Ok(expanded);
+                return Ok(());
             }
-            expanded.extend(wave.iter().map(|item| item.number));
             let codec = self.codec;
             let chunks = wave.len().div_ceil(CHUNK);
             self.parts[..chunks]
@@ -250,20 +255,17 @@ impl Enumeration<'_> {
                 + wave.capacity() as u64 * std::mem::size_of::<Unexpanded>() as u64
                 + self.moves.bytes();
             let children: usize = parts[..chunks].iter().map(|part| part.keys.len()).sum();
-            let recording = if self.record { self.moves.growth(children, wave.len()) } else { 0 };
+            let numbers = wave.iter().map(|item| item.number as usize + 1).max().unwrap_or(0);
+            let recording = if self.record { self.moves.growth(children, numbers) } else { 0 };
             // Checked before the maps grow, as if every child were new: the bound holds at the
             // peak, not only after it.
             let found_before =
                 done + self.found.iter().map(|levels| levels[n].len() as u64).sum::<u64>();
             let growing = self.shard_bytes() + self.growth(&parts[..chunks]) + recording;
-            (bounds.memory)(
-                finished_bytes + growing + expanded.capacity() as u64 * 4 + buffered,
-                n as u32,
-                found_before,
-            )?;
+            (bounds.memory)(finished_bytes + growing + buffered, n as u32, found_before)?;
             self.intern(&parts[..chunks]);
             if self.record {
-                record_moves(&parts[..chunks], &self.numbers, &mut self.moves);
+                record_moves(&parts[..chunks], &wave, &self.numbers, &mut self.moves);
             }
             self.parts = std::mem::take(&mut parts);
             self.wave = wave;
@@ -274,11 +276,7 @@ impl Enumeration<'_> {
                 return Err(SolveError::PositionLimit { limit: bounds.max_positions });
             }
             (bounds.memory)(
-                finished_bytes
-                    + self.shard_bytes()
-                    + self.moves.bytes()
-                    + expanded.capacity() as u64 * 4
-                    + buffered,
+                finished_bytes + self.shard_bytes() + self.moves.bytes() + buffered,
                 n as u32,
                 in_hand,
             )?;
@@ -295,9 +293,13 @@ impl Enumeration<'_> {
         }
     }
 
+    /// The bytes of the levels found so far, and of the renumbering's buffers kept.
     fn shard_bytes(&self) -> u64 {
         self.found.iter().flat_map(|levels| levels.iter().map(Shard::bytes)).sum::<u64>()
             + self.boards.iter().flatten().map(|b| b.capacity() as u64 * BOARD_BYTES).sum::<u64>()
+            + self.by_key.capacity() as u64 * 16
+            + self.ranks.capacity() as u64 * 8
+            + self.node_of.capacity() as u64 * 4
     }
 
     /// The most bytes that numbering `parts` can add: each shard's map and key list grown to
@@ -380,7 +382,7 @@ impl Enumeration<'_> {
     }
 
     /// Renumbers a finished level in the solver's order: South to move first, each side by rank.
-    fn number_level(&mut self, n: usize, expanded: &[u32]) -> FoundLevel {
+    fn number_level(&mut self, n: usize) -> FoundLevel {
         let mut level = FoundLevel::default();
         let shards: Vec<Vec<u64>> = self
             .found
@@ -391,7 +393,8 @@ impl Enumeration<'_> {
             boards[n] = Boards::new();
         }
         let span = shards.iter().map(Vec::len).max().unwrap_or(0) * SHARDS;
-        let mut by_key: Vec<(u64, u32)> = Vec::with_capacity(shards.iter().map(Vec::len).sum());
+        let by_key = &mut self.by_key;
+        by_key.clear();
         for (s, keys) in shards.iter().enumerate() {
             by_key.extend(
                 keys.iter()
@@ -407,25 +410,25 @@ impl Enumeration<'_> {
             .count(n)
             .expect("ranks of a board of at most 127 counters fit 63 bits");
         let south_count = by_key.partition_point(|&(k, _)| k >> 63 == 0);
-        let ranks: Vec<u64> = by_key.iter().map(|&(k, _)| k & (u64::MAX >> 1)).collect();
+        self.ranks.clear();
+        self.ranks.par_extend(by_key.par_iter().map(|&(k, _)| k & (u64::MAX >> 1)));
         level.sets = [
-            RankSet::new(&ranks[..south_count], universe),
-            RankSet::new(&ranks[south_count..], universe),
+            RankSet::new(&self.ranks[..south_count], universe),
+            RankSet::new(&self.ranks[south_count..], universe),
         ];
-        drop(ranks);
-        level.number_of = by_key.into_iter().map(|(_, number)| number).collect();
+        level.number_of = by_key.par_iter().map(|&(_, number)| number).collect();
         level.span = span;
         if self.record {
-            let mut node_of = vec![u32::MAX; span];
-            for (x, &number) in level.number_of.iter().enumerate() {
-                node_of[number as usize] = x as u32;
+            // Numbers of other levels are left over, and never read: in-level moves name
+            // numbers of this level only.
+            if self.node_of.len() < span {
+                self.node_of.resize(span, 0);
             }
-            let mut at = vec![0u32; span];
-            for (e, &number) in expanded.iter().enumerate() {
-                at[number as usize] = e as u32;
+            for (x, &number) in level.number_of.iter().enumerate() {
+                self.node_of[number as usize] = x as u32;
             }
             (level.move_start, level.moves) =
-                self.moves.take_in_node_order(n, &level.number_of, &at, &node_of);
+                self.moves.take_in_node_order(n, &level.number_of, &self.node_of[..span]);
         }
         level
     }
@@ -434,7 +437,12 @@ impl Enumeration<'_> {
 /// Records the moves of a wave's positions, in order, with their children's numbers (the
 /// parts in parallel, each into its own stretch of the wave's block, from where its children's
 /// numbers start in each shard's list).
-fn record_moves(parts: &[Children], numbers: &[Vec<u32>], moves: &mut MovesByWave) {
+fn record_moves(
+    parts: &[Children],
+    wave: &[Unexpanded],
+    numbers: &[Vec<u32>],
+    moves: &mut MovesByWave,
+) {
     let mut firsts = Vec::with_capacity(parts.len());
     let mut next = [0u32; SHARDS];
     for part in parts {
@@ -461,9 +469,9 @@ fn record_moves(parts: &[Children], numbers: &[Vec<u32>], moves: &mut MovesByWav
         }
     });
     let mut at = 0u32;
-    for part in parts {
-        for &count in &part.counts {
-            moves.push(block, at, count);
+    for (part, chunk) in parts.iter().zip(wave.chunks(CHUNK)) {
+        for (&count, item) in part.counts.iter().zip(chunk) {
+            moves.push(item.number, block, at, count);
             at += count as u32;
         }
     }
