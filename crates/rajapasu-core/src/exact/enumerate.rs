@@ -17,7 +17,7 @@ use super::index::{Codec, Key, RankSet};
 use super::key_table::{capacity_for, intern_all, KeyTable, SLOT_BYTES};
 pub(crate) use super::level_moves::FoundLevel;
 use super::level_moves::{Move, MovesByWave};
-use super::packed_board::{pack, unpack};
+use super::packed_board::{pack, pack_words, unpack};
 use super::solve_error::{Progress, SolveError, Watch};
 use crate::engine::{Position, Side};
 
@@ -54,13 +54,14 @@ struct Unexpanded {
 }
 
 /// The children of a chunk of positions: for each position its count, then for each child its
-/// level, key, packed board, the mover's net captures and the key's shard.
+/// level, key, board (as words: packed only if the child is new), the mover's net captures and
+/// the key's shard.
 #[derive(Default)]
 struct Children {
     counts: Vec<u8>,
     levels: Vec<u8>,
     keys: Vec<u64>,
-    boards: Vec<u128>,
+    boards: Vec<[u64; 3]>,
     gains: Vec<i8>,
     shards: Vec<u8>,
     /// The children's indices grouped by shard (each group in increasing order): shard s's
@@ -76,7 +77,7 @@ impl Children {
             + self.gains.capacity()
             + self.shards.capacity()) as u64
             + self.keys.capacity() as u64 * 8
-            + self.boards.capacity() as u64 * BOARD_BYTES
+            + self.boards.capacity() as u64 * 24
             + self.by_shard.capacity() as u64 * 4
     }
 
@@ -125,7 +126,7 @@ impl Children {
                 debug_assert_eq!(level, child.on_board());
                 self.levels.push(level as u8);
                 self.keys.push(key);
-                self.boards.push(pack(&child));
+                self.boards.push(child.board_words());
                 self.gains.push(summary.net_gain(mover) as i8);
                 self.shards.push(shard_of(key));
                 count += 1;
@@ -373,7 +374,7 @@ impl Enumeration<'_> {
                     for &j in part.of_shard(s) {
                         let level = &mut boards[part.levels[j as usize] as usize];
                         if *number.next().expect("a number a child") as usize == level.len() {
-                            level.push(part.boards[j as usize]);
+                            level.push(pack_words(part.boards[j as usize]));
                         }
                     }
                 }
@@ -384,25 +385,18 @@ impl Enumeration<'_> {
     /// Renumbers a finished level in the solver's order: South to move first, each side by rank.
     fn number_level(&mut self, n: usize) -> FoundLevel {
         let mut level = FoundLevel::default();
-        let shards: Vec<Vec<u64>> = self
-            .found
-            .iter_mut()
-            .map(|levels| std::mem::take(&mut levels[n]).into_keys())
-            .collect();
-        for boards in &mut self.boards {
-            boards[n] = Boards::new();
-        }
-        let span = shards.iter().map(Vec::len).max().unwrap_or(0) * SHARDS;
+        let span = self.found.iter().map(|levels| levels[n].len()).max().unwrap_or(0) * SHARDS;
         let by_key = &mut self.by_key;
         by_key.clear();
-        for (s, keys) in shards.iter().enumerate() {
+        for (s, (levels, boards)) in self.found.iter_mut().zip(&mut self.boards).enumerate() {
+            let keys = std::mem::take(&mut levels[n]).into_keys();
             by_key.extend(
                 keys.iter()
                     .enumerate()
                     .map(|(local, &k)| (Key::from_word(k).ordered(), (local * SHARDS + s) as u32)),
             );
+            boards[n] = Boards::new();
         }
-        drop(shards);
         by_key.par_sort_unstable();
         let universe = self
             .codec
@@ -430,7 +424,20 @@ impl Enumeration<'_> {
             (level.move_start, level.moves) =
                 self.moves.take_in_node_order(n, &level.number_of, &self.node_of[..span]);
         }
+        self.shrink_buffers(level.len(), span);
         level
+    }
+
+    /// Lets go of the renumbering's buffers when they are more than twice what the level just
+    /// numbered needed: the lower levels are smaller and the finished levels' moves pile up.
+    fn shrink_buffers(&mut self, found: usize, span: usize) {
+        if self.by_key.capacity() > 2 * found {
+            self.by_key = Vec::new();
+            self.ranks = Vec::new();
+        }
+        if self.node_of.capacity() > 2 * span {
+            self.node_of = Vec::new();
+        }
     }
 }
 

@@ -218,6 +218,9 @@ impl MovesByWave {
                 }
             }
         });
+        // The blocks this level used are kept for the next; the rest are let go (the lower
+        // levels are smaller and the finished levels' moves pile up).
+        self.blocks.truncate(self.used);
         self.used = 0;
         (move_start, moves)
     }
