@@ -522,7 +522,7 @@ mod tests {
         use crate::engine::{BySide, Ruleset};
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         // The real board with every pit open, and boards with closed pits (fewer holdings).
-        for (p, holdings) in [(7u32, [49u32, 49]), (7, [20, 35]), (9, [4, 60]), (2, [1, 3])] {
+        for (p, holdings) in [(7u32, [49u32, 49]), (7, [21, 35]), (9, [14, 56]), (2, [7, 14])] {
             let mut rules = Ruleset::default();
             rules.set("pits_per_row", &p.to_string()).unwrap();
             let template =
