@@ -17,7 +17,7 @@ use super::index::{Codec, Key, RankSet};
 use super::key_table::{capacity_for, intern_all, KeyTable, SLOT_BYTES};
 pub(crate) use super::level_moves::FoundLevel;
 use super::level_moves::{Move, MovesByWave};
-use super::packed_board::{pack, unpack};
+use super::packed_board::{pack, pack_words, unpack};
 use super::solve_error::{Progress, SolveError, Watch};
 use crate::engine::{Position, Side};
 
@@ -54,13 +54,14 @@ struct Unexpanded {
 }
 
 /// The children of a chunk of positions: for each position its count, then for each child its
-/// level, key, packed board, the mover's net captures and the key's shard.
+/// level, key, board (as words: packed only if the child is new), the mover's net captures and
+/// the key's shard.
 #[derive(Default)]
 struct Children {
     counts: Vec<u8>,
     levels: Vec<u8>,
     keys: Vec<u64>,
-    boards: Vec<u128>,
+    boards: Vec<[u64; 3]>,
     gains: Vec<i8>,
     shards: Vec<u8>,
     /// The children's indices grouped by shard (each group in increasing order): shard s's
@@ -76,7 +77,7 @@ impl Children {
             + self.gains.capacity()
             + self.shards.capacity()) as u64
             + self.keys.capacity() as u64 * 8
-            + self.boards.capacity() as u64 * BOARD_BYTES
+            + self.boards.capacity() as u64 * 24
             + self.by_shard.capacity() as u64 * 4
     }
 
@@ -125,7 +126,7 @@ impl Children {
                 debug_assert_eq!(level, child.on_board());
                 self.levels.push(level as u8);
                 self.keys.push(key);
-                self.boards.push(pack(&child));
+                self.boards.push(child.board_words());
                 self.gains.push(summary.net_gain(mover) as i8);
                 self.shards.push(shard_of(key));
                 count += 1;
@@ -160,6 +161,11 @@ struct Enumeration<'c> {
     moves: MovesByWave,
     lookups: Vec<Vec<(u8, u64)>>,
     numbers: Vec<Vec<u32>>,
+    /// Renumbering's buffers, kept from level to level: each position's (ordered key, number),
+    /// the ranks, the node of each number.
+    by_key: Vec<(u64, u32)>,
+    ranks: Vec<u64>,
+    node_of: Vec<u32>,
 }
 
 /// Enumerates every position reachable from `roots` (all of `codec`'s rules and open pits),
@@ -183,6 +189,9 @@ pub(crate) fn enumerate(
         parts: (0..WAVE / CHUNK).map(|_| Children::default()).collect(),
         lookups: vec![Vec::new(); SHARDS],
         numbers: vec![Vec::new(); SHARDS],
+        by_key: Vec::new(),
+        ranks: Vec::new(),
+        node_of: Vec::new(),
     };
     for r in roots {
         let key = codec.key(r).word();
@@ -195,21 +204,20 @@ pub(crate) fn enumerate(
     let mut done = 0u64;
     let mut finished_bytes = 0u64;
     for n in (0..=top).rev() {
-        let expanded = e.expand_level(n, done, finished_bytes, bounds)?;
-        // Renumbering holds a (key, number) pair of 16 bytes a position beside the level, then
-        // the node and place expanded of each number (8 bytes), the moves by node and their
-        // starts beside the blocks.
-        let found: u64 = e.found.iter().map(|levels| levels[n].len() as u64).sum();
-        let span =
-            e.found.iter().map(|levels| levels[n].len() as u64).max().unwrap_or(0) * SHARDS as u64;
+        e.expand_level(n, done, finished_bytes, bounds)?;
+        // Renumbering grows its buffers to a (key, number) pair of 16 bytes and a rank of 8 a
+        // position and a node of 4 a number, and makes the number, the moves' count and start
+        // of each node (13 bytes) and the moves by node, beside the blocks.
+        let found = e.found.iter().map(|levels| levels[n].len()).sum::<usize>();
+        let span = e.found.iter().map(|levels| levels[n].len()).max().unwrap_or(0) * SHARDS;
         let renumbering = e.shard_bytes()
             + e.moves.bytes()
-            + expanded.capacity() as u64 * 4
-            + 16 * found
-            + 8 * span
-            + (e.moves.total() + found + 1) * 8;
-        (bounds.memory)(finished_bytes + renumbering, n as u32, done + found)?;
-        levels[n] = e.number_level(n, &expanded);
+            + found.max(e.by_key.capacity()) as u64 * 16
+            + found.max(e.ranks.capacity()) as u64 * 8
+            + span.max(e.node_of.capacity()) as u64 * 4
+            + (e.moves.total() + 13 * found as u64 + 8);
+        (bounds.memory)(finished_bytes + renumbering, n as u32, done + found as u64)?;
+        levels[n] = e.number_level(n);
 
         done += levels[n].len() as u64;
         finished_bytes += levels[n].bytes();
@@ -218,25 +226,23 @@ pub(crate) fn enumerate(
 }
 
 impl Enumeration<'_> {
-    /// Expands every position of level `n`, those found above and those it finds itself.
-    /// Returns the numbers in the order expanded (the moves are in `self.moves`).
+    /// Expands every position of level `n`, those found above and those it finds itself (the
+    /// moves are in `self.moves`).
     fn expand_level(
         &mut self,
         n: usize,
         done: u64,
         finished_bytes: u64,
         bounds: &mut Bounds,
-    ) -> Result<Vec<u32>, SolveError> {
-        let mut expanded: Vec<u32> = Vec::new();
+    ) -> Result<(), SolveError> {
         let mut cursor = [0usize; SHARDS];
         loop {
             self.next_wave(n, &mut cursor);
             let wave = std::mem::take(&mut self.wave);
             if wave.is_empty() {
                 self.wave = wave;
-                return Ok(expanded);
+                return Ok(());
             }
-            expanded.extend(wave.iter().map(|item| item.number));
             let codec = self.codec;
             let chunks = wave.len().div_ceil(CHUNK);
             self.parts[..chunks]
@@ -250,20 +256,17 @@ impl Enumeration<'_> {
                 + wave.capacity() as u64 * std::mem::size_of::<Unexpanded>() as u64
                 + self.moves.bytes();
             let children: usize = parts[..chunks].iter().map(|part| part.keys.len()).sum();
-            let recording = if self.record { self.moves.growth(children, wave.len()) } else { 0 };
+            let numbers = wave.iter().map(|item| item.number as usize + 1).max().unwrap_or(0);
+            let recording = if self.record { self.moves.growth(children, numbers) } else { 0 };
             // Checked before the maps grow, as if every child were new: the bound holds at the
             // peak, not only after it.
             let found_before =
                 done + self.found.iter().map(|levels| levels[n].len() as u64).sum::<u64>();
             let growing = self.shard_bytes() + self.growth(&parts[..chunks]) + recording;
-            (bounds.memory)(
-                finished_bytes + growing + expanded.capacity() as u64 * 4 + buffered,
-                n as u32,
-                found_before,
-            )?;
+            (bounds.memory)(finished_bytes + growing + buffered, n as u32, found_before)?;
             self.intern(&parts[..chunks]);
             if self.record {
-                record_moves(&parts[..chunks], &self.numbers, &mut self.moves);
+                record_moves(&parts[..chunks], &wave, &self.numbers, &mut self.moves);
             }
             self.parts = std::mem::take(&mut parts);
             self.wave = wave;
@@ -274,11 +277,7 @@ impl Enumeration<'_> {
                 return Err(SolveError::PositionLimit { limit: bounds.max_positions });
             }
             (bounds.memory)(
-                finished_bytes
-                    + self.shard_bytes()
-                    + self.moves.bytes()
-                    + expanded.capacity() as u64 * 4
-                    + buffered,
+                finished_bytes + self.shard_bytes() + self.moves.bytes() + buffered,
                 n as u32,
                 in_hand,
             )?;
@@ -295,9 +294,13 @@ impl Enumeration<'_> {
         }
     }
 
+    /// The bytes of the levels found so far, and of the renumbering's buffers kept.
     fn shard_bytes(&self) -> u64 {
         self.found.iter().flat_map(|levels| levels.iter().map(Shard::bytes)).sum::<u64>()
             + self.boards.iter().flatten().map(|b| b.capacity() as u64 * BOARD_BYTES).sum::<u64>()
+            + self.by_key.capacity() as u64 * 16
+            + self.ranks.capacity() as u64 * 8
+            + self.node_of.capacity() as u64 * 4
     }
 
     /// The most bytes that numbering `parts` can add: each shard's map and key list grown to
@@ -371,7 +374,7 @@ impl Enumeration<'_> {
                     for &j in part.of_shard(s) {
                         let level = &mut boards[part.levels[j as usize] as usize];
                         if *number.next().expect("a number a child") as usize == level.len() {
-                            level.push(part.boards[j as usize]);
+                            level.push(pack_words(part.boards[j as usize]));
                         }
                     }
                 }
@@ -380,26 +383,20 @@ impl Enumeration<'_> {
     }
 
     /// Renumbers a finished level in the solver's order: South to move first, each side by rank.
-    fn number_level(&mut self, n: usize, expanded: &[u32]) -> FoundLevel {
+    fn number_level(&mut self, n: usize) -> FoundLevel {
         let mut level = FoundLevel::default();
-        let shards: Vec<Vec<u64>> = self
-            .found
-            .iter_mut()
-            .map(|levels| std::mem::take(&mut levels[n]).into_keys())
-            .collect();
-        for boards in &mut self.boards {
-            boards[n] = Boards::new();
-        }
-        let span = shards.iter().map(Vec::len).max().unwrap_or(0) * SHARDS;
-        let mut by_key: Vec<(u64, u32)> = Vec::with_capacity(shards.iter().map(Vec::len).sum());
-        for (s, keys) in shards.iter().enumerate() {
+        let span = self.found.iter().map(|levels| levels[n].len()).max().unwrap_or(0) * SHARDS;
+        let by_key = &mut self.by_key;
+        by_key.clear();
+        for (s, (levels, boards)) in self.found.iter_mut().zip(&mut self.boards).enumerate() {
+            let keys = std::mem::take(&mut levels[n]).into_keys();
             by_key.extend(
                 keys.iter()
                     .enumerate()
                     .map(|(local, &k)| (Key::from_word(k).ordered(), (local * SHARDS + s) as u32)),
             );
+            boards[n] = Boards::new();
         }
-        drop(shards);
         by_key.par_sort_unstable();
         let universe = self
             .codec
@@ -407,34 +404,52 @@ impl Enumeration<'_> {
             .count(n)
             .expect("ranks of a board of at most 127 counters fit 63 bits");
         let south_count = by_key.partition_point(|&(k, _)| k >> 63 == 0);
-        let ranks: Vec<u64> = by_key.iter().map(|&(k, _)| k & (u64::MAX >> 1)).collect();
+        self.ranks.clear();
+        self.ranks.par_extend(by_key.par_iter().map(|&(k, _)| k & (u64::MAX >> 1)));
         level.sets = [
-            RankSet::new(&ranks[..south_count], universe),
-            RankSet::new(&ranks[south_count..], universe),
+            RankSet::new(&self.ranks[..south_count], universe),
+            RankSet::new(&self.ranks[south_count..], universe),
         ];
-        drop(ranks);
-        level.number_of = by_key.into_iter().map(|(_, number)| number).collect();
+        level.number_of = by_key.par_iter().map(|&(_, number)| number).collect();
         level.span = span;
         if self.record {
-            let mut node_of = vec![u32::MAX; span];
-            for (x, &number) in level.number_of.iter().enumerate() {
-                node_of[number as usize] = x as u32;
+            // Numbers of other levels are left over, and never read: in-level moves name
+            // numbers of this level only.
+            if self.node_of.len() < span {
+                self.node_of.resize(span, 0);
             }
-            let mut at = vec![0u32; span];
-            for (e, &number) in expanded.iter().enumerate() {
-                at[number as usize] = e as u32;
+            for (x, &number) in level.number_of.iter().enumerate() {
+                self.node_of[number as usize] = x as u32;
             }
             (level.move_start, level.moves) =
-                self.moves.take_in_node_order(n, &level.number_of, &at, &node_of);
+                self.moves.take_in_node_order(n, &level.number_of, &self.node_of[..span]);
         }
+        self.shrink_buffers(level.len(), span);
         level
+    }
+
+    /// Lets go of the renumbering's buffers when they are more than twice what the level just
+    /// numbered needed: the lower levels are smaller and the finished levels' moves pile up.
+    fn shrink_buffers(&mut self, found: usize, span: usize) {
+        if self.by_key.capacity() > 2 * found {
+            self.by_key = Vec::new();
+            self.ranks = Vec::new();
+        }
+        if self.node_of.capacity() > 2 * span {
+            self.node_of = Vec::new();
+        }
     }
 }
 
 /// Records the moves of a wave's positions, in order, with their children's numbers (the
 /// parts in parallel, each into its own stretch of the wave's block, from where its children's
 /// numbers start in each shard's list).
-fn record_moves(parts: &[Children], numbers: &[Vec<u32>], moves: &mut MovesByWave) {
+fn record_moves(
+    parts: &[Children],
+    wave: &[Unexpanded],
+    numbers: &[Vec<u32>],
+    moves: &mut MovesByWave,
+) {
     let mut firsts = Vec::with_capacity(parts.len());
     let mut next = [0u32; SHARDS];
     for part in parts {
@@ -461,9 +476,9 @@ fn record_moves(parts: &[Children], numbers: &[Vec<u32>], moves: &mut MovesByWav
         }
     });
     let mut at = 0u32;
-    for part in parts {
-        for &count in &part.counts {
-            moves.push(block, at, count);
+    for (part, chunk) in parts.iter().zip(wave.chunks(CHUNK)) {
+        for (&count, item) in part.counts.iter().zip(chunk) {
+            moves.push(item.number, block, at, count);
             at += count as u32;
         }
     }

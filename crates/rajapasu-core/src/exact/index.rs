@@ -421,7 +421,13 @@ pub(crate) struct Codec {
     /// Global indices of the open pits, in order.
     pub pits: Vec<usize>,
     pub comps: Compositions,
+    /// `steps[j][bar] = C(bar + j, j + 1)`: [`Compositions::rank`]'s terms laid out so that
+    /// ranking a child (57.5 million on the real board's round 1) indexes fixed-size rows.
+    steps: Box<[[u64; STEP_BARS]; 17]>,
 }
+
+/// Counters before a bar: at most 127 (the solver's bound).
+const STEP_BARS: usize = 128;
 
 impl Codec {
     pub fn new(template: Position) -> Codec {
@@ -431,17 +437,28 @@ impl Codec {
             .flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p)))
             .collect();
         let comps = Compositions::new(pits.len());
-        Codec { template, pits, comps }
+        let mut steps = Box::new([[0u64; STEP_BARS]; 17]);
+        for (j, row) in steps.iter_mut().enumerate().take(pits.len() - 1) {
+            for (bar, step) in row.iter_mut().enumerate() {
+                *step = comps.binom[bar + j][j + 1];
+            }
+        }
+        Codec { template, pits, comps, steps }
     }
 
     #[inline]
     pub fn key(&self, pos: &Position) -> Key {
+        // Compositions::rank, with the open pits' counts read in place.
         let board = pos.board();
-        let mut parts = [0u8; 18];
-        for (i, &g) in self.pits.iter().enumerate() {
-            parts[i] = board[g];
+        let k = self.pits.len();
+        let mut rank = 0;
+        let mut bar = 0usize;
+        for (row, &g) in self.steps.iter().zip(&self.pits[..k - 1]) {
+            bar += board[g] as usize;
+            debug_assert!(bar < STEP_BARS, "at most 127 counters");
+            rank += row[bar % STEP_BARS];
         }
-        Key::new(self.comps.rank(&parts[..self.pits.len()]), pos.turn().index())
+        Key::new(rank, pos.turn().index())
     }
 
     #[inline]
@@ -498,6 +515,39 @@ mod tests {
         }
         // The real board: 14 pits, 98 counters, fits 63 bits.
         assert!(Compositions::new(14).count(98).is_some());
+    }
+
+    #[test]
+    fn a_positions_key_is_the_rank_of_its_open_pits_counts() {
+        use crate::engine::{BySide, Ruleset};
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        // The real board with every pit open, and boards with closed pits (fewer holdings).
+        for (p, holdings) in [(7u32, [49u32, 49]), (7, [21, 35]), (9, [14, 56]), (2, [7, 14])] {
+            let mut rules = Ruleset::default();
+            rules.set("pits_per_row", &p.to_string()).unwrap();
+            let template =
+                Position::round_start(rules, BySide::new(holdings[0], holdings[1]), Side::South).0;
+            let codec = Codec::new(template);
+            let k = codec.pits.len();
+            for round in 0..500 {
+                // Up to 127 counters thrown into the open pits (all in the last one first).
+                let total = if round == 0 { 127 } else { (x >> 33) as usize % 128 };
+                let mut board = vec![0u8; template.rules().pits()];
+                for _ in 0..total {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let i = if round == 0 { k - 1 } else { (x % k as u64) as usize };
+                    board[codec.pits[i]] += 1;
+                }
+                let parts: Vec<u8> = codec.pits.iter().map(|&g| board[g]).collect();
+                let side = Side::from_index(round % 2);
+                let pos = template.with_board(&board, side);
+                let key = codec.key(&pos);
+                assert_eq!((key.rank(), key.side()), (codec.comps.rank(&parts), round % 2));
+                assert_eq!(codec.position(total as u32, key).board(), &board[..], "p={p}");
+            }
+        }
     }
 
     #[test]

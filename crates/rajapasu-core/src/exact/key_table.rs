@@ -10,19 +10,23 @@
 
 use super::prefetch::prefetch;
 
-/// A slot's key when it is empty (no key is all ones: a key is a rank below 2^62, shifted).
-const EMPTY: u64 = u64::MAX;
 /// Lookups prefetched ahead of the one in hand.
 const AHEAD: usize = 16;
 
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-struct Slot {
-    key: u64,
-    number: u32,
+/// A slot: the key's complement in the low word (never 0: a key is a rank below 2^62, shifted),
+/// its number in the high word; 0 when empty, so that a new table is allocated zeroed and its
+/// fresh pages are not written twice.
+type Slot = u128;
+
+#[inline]
+fn slot(key: u64, number: u32) -> Slot {
+    (number as u128) << 64 | !key as u128
 }
 
-const EMPTY_SLOT: Slot = Slot { key: EMPTY, number: 0 };
+#[inline]
+fn key_of(slot: Slot) -> u64 {
+    !(slot as u64)
+}
 
 /// Keys numbered 0, 1, 2, ... in the order first added; open addressing with linear probing,
 /// at most three quarters full.
@@ -79,22 +83,22 @@ impl KeyTable {
     /// The number of `key`, which is added if new.
     #[inline]
     pub(crate) fn intern(&mut self, key: u64) -> u32 {
-        debug_assert_ne!(key, EMPTY);
+        debug_assert_ne!(key, u64::MAX);
         if (self.keys.len() + 1) * 4 > self.slots.len() * 3 {
             self.grow();
         }
         let mask = self.slots.len() - 1;
         let mut i = home(key, mask);
         loop {
-            let slot = &mut self.slots[i];
-            if slot.key == key {
-                return slot.number;
-            }
-            if slot.key == EMPTY {
+            let found = &mut self.slots[i];
+            if *found == 0 {
                 let number = self.keys.len() as u32;
-                *slot = Slot { key, number };
+                *found = slot(key, number);
                 self.keys.push(key);
                 return number;
+            }
+            if key_of(*found) == key {
+                return (*found >> 64) as u32;
             }
             i = (i + 1) & mask;
         }
@@ -111,13 +115,13 @@ impl KeyTable {
     fn grow(&mut self) {
         let capacity = capacity_for(self.keys.len() + 1).max(self.slots.len() * 2);
         let mask = capacity - 1;
-        let mut slots = vec![EMPTY_SLOT; capacity];
+        let mut slots = vec![0 as Slot; capacity];
         for (number, &key) in self.keys.iter().enumerate() {
             let mut i = home(key, mask);
-            while slots[i].key != EMPTY {
+            while slots[i] != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = Slot { key, number: number as u32 };
+            slots[i] = slot(key, number as u32);
         }
         self.slots = slots;
     }

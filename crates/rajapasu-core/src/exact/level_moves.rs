@@ -10,6 +10,7 @@
 use rayon::prelude::*;
 
 use super::index::RankSet;
+use super::prefetch::prefetch;
 
 /// A recorded move: the child's number in its level, its level and the mover's net captures,
 /// packed into one word. Once its level is finished, a move within the level names the child's
@@ -96,32 +97,33 @@ pub(crate) struct MovesByWave {
     /// Blocks `..used` hold this level's waves; the rest are kept for reuse.
     blocks: Vec<Vec<Move>>,
     used: usize,
-    /// Of the e-th position expanded: its block << 32 | where its moves start there.
+    /// Of each number of the level in hand: its block << 40 | where its moves start there << 8
+    /// | its moves. Indexed by number, so that laying out a node's moves takes one lookup;
+    /// kept from level to level (every number of a level is written when it is expanded).
     at: Vec<u64>,
-    /// Of the e-th position expanded: its moves.
-    counts: Vec<u8>,
 }
 
 /// Nodes a parallel task lays out.
 const NODES: usize = 4096;
+/// Nodes ahead of the one in hand whose moves' place, then moves, are fetched into the cache.
+const AHEAD: usize = 8;
 
 impl MovesByWave {
     pub(crate) fn bytes(&self) -> u64 {
         self.blocks.iter().map(|b| b.capacity() as u64 * 8).sum::<u64>()
             + self.at.capacity() as u64 * 8
-            + self.counts.capacity() as u64
     }
 
-    /// The bytes [`MovesByWave::next_block`] may add for `len` moves and `positions` positions.
-    pub(crate) fn growth(&self, len: usize, positions: usize) -> u64 {
+    /// The bytes [`MovesByWave::next_block`] and [`MovesByWave::push`] may add for `len` moves
+    /// of positions numbered below `numbers`.
+    pub(crate) fn growth(&self, len: usize, numbers: usize) -> u64 {
         let block = match self.blocks.get(self.used) {
             Some(b) if b.capacity() >= len => 0,
             Some(b) => len.max(2 * b.capacity()) as u64 * 8,
             None => len as u64 * 8,
         };
-        let needed = self.at.len() + positions;
-        let at = if needed > self.at.capacity() {
-            needed.max(2 * self.at.capacity()) as u64 * 9
+        let at = if numbers > self.at.capacity() {
+            numbers.max(2 * self.at.capacity()) as u64 * 8
         } else {
             0
         };
@@ -145,33 +147,43 @@ impl MovesByWave {
         ((self.used - 1) as u32, block)
     }
 
-    /// Notes the next position expanded: `count` moves from `start` in block `block`.
+    /// Notes that the position numbered `number` has `count` moves from `start` in block
+    /// `block`.
     #[inline]
-    pub(crate) fn push(&mut self, block: u32, start: u32, count: u8) {
-        self.at.push((block as u64) << 32 | start as u64);
-        self.counts.push(count);
+    pub(crate) fn push(&mut self, number: u32, block: u32, start: u32, count: u8) {
+        let number = number as usize;
+        if number >= self.at.len() {
+            let len = (number + 1).max(2 * self.at.len());
+            self.at.resize(len, 0);
+        }
+        self.at[number] = (block as u64) << 40 | (start as u64) << 8 | count as u64;
     }
 
-    /// Lays out the level's moves by node: `number_of[x]` is node x's number, `expanded_at`
-    /// the place in the order of expansion of each number, `node_of` the node of each number
-    /// of the level (`level`), which in-level moves then name. Keeps the blocks for the next
-    /// level. Returns the moves' starts (one more than the nodes) and the moves.
+    /// Lays out the level's moves by node: `number_of[x]` is node x's number, `node_of` the
+    /// node of each number of the level (`level`), which in-level moves then name. Keeps the
+    /// blocks for the next level. Returns the moves' starts (one more than the nodes) and the
+    /// moves.
     pub(crate) fn take_in_node_order(
         &mut self,
         level: usize,
         number_of: &[u32],
-        expanded_at: &[u32],
         node_of: &[u32],
     ) -> (Vec<u64>, Vec<Move>) {
-        let e_of = |x: usize| expanded_at[number_of[x] as usize] as usize;
+        let at = &self.at;
+        let counts: Vec<u8> =
+            number_of.par_iter().map(|&number| at[number as usize] as u8).collect();
         let mut move_start = Vec::with_capacity(number_of.len() + 1);
-        let mut at = 0u64;
+        let mut total = 0u64;
         move_start.push(0);
-        for x in 0..number_of.len() {
-            at += self.counts[e_of(x)] as u64;
-            move_start.push(at);
+        for &count in &counts {
+            total += count as u64;
+            move_start.push(total);
         }
-        let mut moves = vec![Move(0); at as usize];
+        drop(counts);
+        // Written once in parallel first, so that the kernel clears its fresh pages on both
+        // cores.
+        let mut moves = Vec::with_capacity(total as usize);
+        moves.par_extend((0..total as usize).into_par_iter().map(|_| Move(0)));
         let mut stretches = Vec::with_capacity(number_of.len().div_ceil(NODES));
         let mut rest = &mut moves[..];
         for first in (0..number_of.len()).step_by(NODES) {
@@ -181,22 +193,35 @@ impl MovesByWave {
             stretches.push((first, last, stretch));
             rest = tail;
         }
-        let (blocks, at, counts) = (&self.blocks, &self.at, &self.counts);
+        let blocks = &self.blocks;
+        let place = |x: usize| {
+            let a = at[number_of[x] as usize];
+            ((a >> 40) as usize, (a >> 8) as u32 as usize, a as u8 as usize)
+        };
         stretches.into_par_iter().for_each(|(first, last, stretch)| {
             let mut out = 0;
             for x in first..last {
-                let e = e_of(x);
-                let (block, start) = ((at[e] >> 32) as usize, at[e] as u32 as usize);
-                for &mv in &blocks[block][start..start + counts[e] as usize] {
+                if x + 2 * AHEAD < last {
+                    prefetch(&at[number_of[x + 2 * AHEAD] as usize]);
+                }
+                if x + AHEAD < last {
+                    let (block, start, _) = place(x + AHEAD);
+                    if let Some(mv) = blocks[block].get(start) {
+                        prefetch(mv);
+                    }
+                }
+                let (block, start, count) = place(x);
+                for &mv in &blocks[block][start..start + count] {
                     stretch[out] =
                         if mv.level() == level { mv.with_number(node_of[mv.number()]) } else { mv };
                     out += 1;
                 }
             }
         });
+        // The blocks this level used are kept for the next; the rest are let go (the lower
+        // levels are smaller and the finished levels' moves pile up).
+        self.blocks.truncate(self.used);
         self.used = 0;
-        self.at.clear();
-        self.counts.clear();
         (move_start, moves)
     }
 }
@@ -221,23 +246,19 @@ mod tests {
             let (block, slots) = moves.next_block(len);
             let mut starts = Vec::new();
             let mut at = 0;
-            for (_, m) in wave {
+            for (number, m) in wave {
                 slots[at..at + m.len()].copy_from_slice(m);
-                starts.push((at as u32, m.len() as u8));
+                starts.push((*number, at as u32, m.len() as u8));
                 at += m.len();
             }
-            for (start, count) in starts {
-                moves.push(block, start, count);
+            for (number, start, count) in starts {
+                moves.push(number, block, start, count);
             }
         }
         assert_eq!(moves.total(), 6);
         let number_of = [3u32, 1, 0, 2];
         let node_of = [2u32, 1, 3, 0];
-        let mut expanded_at = [0u32; 4];
-        for (e, (number, _)) in expansion.iter().enumerate() {
-            expanded_at[*number as usize] = e as u32;
-        }
-        let (start, laid) = moves.take_in_node_order(5, &number_of, &expanded_at, &node_of);
+        let (start, laid) = moves.take_in_node_order(5, &number_of, &node_of);
         let mut expected_start = vec![0u64];
         let mut expected = Vec::new();
         for &number in &number_of {
@@ -258,5 +279,15 @@ mod tests {
         // The blocks are kept for the next level, empty.
         assert_eq!(moves.total(), 0);
         assert!(moves.bytes() >= 6 * 8);
+
+        // The next level (4) has two positions: the places noted for level 5's numbers 2 and 3
+        // are left over, and not read.
+        let (block, slots) = moves.next_block(1);
+        slots[0] = Move::new(1, 4, 3);
+        moves.push(1, block, 0, 1);
+        moves.push(0, block, 1, 0);
+        let (start, laid) = moves.take_in_node_order(4, &[1, 0], &[1, 0]);
+        assert_eq!(start, [0, 1, 1]);
+        assert_eq!(laid, [Move::new(0, 4, 3)], "number 1 is node 0");
     }
 }

@@ -33,7 +33,13 @@ fn spread(x: u64) -> u64 {
 #[inline]
 pub(crate) fn pack(pos: &Position) -> u128 {
     debug_assert!(pos.board().iter().all(|&n| n < 1 << BITS));
-    let [w0, w1, w2] = pos.board_words();
+    pack_words(pos.board_words())
+}
+
+/// [`pack`] of a board read as three words ([`Position::board_words`]): a child's board is
+/// kept so, and packed only if the child is new.
+#[inline]
+pub(crate) fn pack_words([w0, w1, w2]: [u64; 3]) -> u128 {
     debug_assert_eq!(w2 >> 16, 0, "at most 18 pits");
     squeeze(w0) as u128 | (squeeze(w1) as u128) << 56 | (squeeze(w2) as u128) << 112
 }
@@ -96,6 +102,7 @@ mod tests {
                 let pos = Position::from_setup(setup).unwrap();
                 let packed = pack(&pos);
                 assert_eq!(packed, plain_pack(&board), "p={p} {board:?}");
+                assert_eq!(pack_words(pos.board_words()), packed);
                 let back = unpack(&template, packed, round % 2);
                 assert_eq!(back.board(), &board[..], "p={p}");
                 assert_eq!(back.turn(), pos.turn());
