@@ -59,45 +59,56 @@ impl RoundGraph {
         }
         let end = |left: u32, mover: Side| labels[left as usize][mover.index()];
         let win = &mut from.win;
-        let mut stack = Vec::new();
+        let mut batch = Vec::with_capacity(BATCH);
         for n in 0..=self.on_board as usize {
             let valid = self.valid(n);
             let eval = |win: &[Mask], x: u32| self.eval(forcer, &end, win, n, valid, x);
+            // Evaluates a batch of marked nodes, ascending, the successors of the node a few
+            // ahead fetched while one is evaluated; a node that changes marks its predecessors.
+            let settle = |batch: &[u32], win: &mut [Mask], dirty: &mut [u64]| {
+                for (i, &x) in batch.iter().enumerate() {
+                    if let Some(&y) = batch.get(i + AHEAD) {
+                        self.prefetch_successors(win, y);
+                    }
+                    let v = eval(win, x);
+                    if v != win[x as usize] {
+                        debug_assert_eq!(v & win[x as usize], win[x as usize], "masks only grow");
+                        win[x as usize] = v;
+                        let preds = self.pred_start[x as usize] as usize
+                            ..self.pred_start[x as usize + 1] as usize;
+                        for &p in &self.preds[preds] {
+                            dirty[p as usize / 64] |= 1 << (p % 64);
+                        }
+                    }
+                }
+            };
+            // Passes over the level's marked nodes until none is left: a pass takes the marks
+            // ahead of it as it goes, those behind it (in-level moves) wait for the next pass.
             let nodes = self.level_nodes(n);
-            let mut scan = DirtyScan::new(&dirty, nodes.clone());
-            // The successors of the node a few ahead are fetched while this one is evaluated.
-            let mut ahead = scan.clone();
-            for _ in 0..AHEAD {
-                if let Some(y) = ahead.next() {
-                    self.prefetch_successors(win, y);
-                }
-            }
-            for x in scan.by_ref() {
-                if let Some(y) = ahead.next() {
-                    self.prefetch_successors(win, y);
-                }
-                let v = eval(win, x);
-                if v != win[x as usize] {
-                    debug_assert_eq!(v & win[x as usize], win[x as usize], "masks only grow");
-                    win[x as usize] = v;
-                    stack.push(x);
-                }
-            }
-            while let Some(y) = stack.pop() {
-                for &p in &self.preds
-                    [self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize]
-                {
-                    if p >= nodes.end {
-                        // A higher level: evaluated when its turn comes.
-                        dirty[p as usize / 64] |= 1 << (p % 64);
+            let words = nodes.start as usize / 64..(nodes.end as usize).div_ceil(64);
+            loop {
+                let mut taken = false;
+                for w in words.clone() {
+                    let word = dirty[w] & within(w, &nodes);
+                    if word == 0 {
                         continue;
                     }
-                    let v = eval(win, p);
-                    if v != win[p as usize] {
-                        debug_assert_eq!(v & win[p as usize], win[p as usize], "masks only grow");
-                        win[p as usize] = v;
-                        stack.push(p);
+                    dirty[w] &= !word;
+                    taken = true;
+                    let mut bits = word;
+                    while bits != 0 {
+                        batch.push((w * 64) as u32 + bits.trailing_zeros());
+                        bits &= bits - 1;
                     }
+                    if batch.len() >= BATCH {
+                        settle(&batch, win, &mut dirty);
+                        batch.clear();
+                    }
+                }
+                settle(&batch, win, &mut dirty);
+                batch.clear();
+                if !taken {
+                    break;
                 }
             }
         }
@@ -115,43 +126,18 @@ impl RoundGraph {
 /// Nodes looked ahead by the prefetch.
 const AHEAD: usize = 8;
 
-/// The nodes of a range whose bit is set in a bit set, ascending.
-#[derive(Clone)]
-struct DirtyScan<'a> {
-    bits: &'a [u64],
-    /// The word being scanned, the bits already taken or outside the range cleared.
-    word: u64,
-    at: usize,
-    range: std::ops::Range<u32>,
-}
+/// Nodes evaluated together, the prefetch running ahead within them.
+const BATCH: usize = 256;
 
-impl<'a> DirtyScan<'a> {
-    fn new(bits: &'a [u64], range: std::ops::Range<u32>) -> DirtyScan<'a> {
-        let at = range.start as usize / 64;
-        let word = if range.is_empty() { 0 } else { bits[at] & (!0u64 << (range.start % 64)) };
-        DirtyScan { bits, word, at, range }
+/// The bits of word `w` of a bit set over nodes that lie in `nodes`.
+fn within(w: usize, nodes: &std::ops::Range<u32>) -> u64 {
+    let (lo, hi) = (w as u64 * 64, w as u64 * 64 + 64);
+    let (start, end) = (nodes.start as u64, nodes.end as u64);
+    let from = start.saturating_sub(lo).min(64);
+    let to = end.saturating_sub(lo).min(64);
+    if from >= to || end <= lo || start >= hi {
+        return 0;
     }
-}
-
-impl Iterator for DirtyScan<'_> {
-    type Item = u32;
-
-    fn next(&mut self) -> Option<u32> {
-        loop {
-            if self.word != 0 {
-                let x = (self.at * 64) as u32 + self.word.trailing_zeros();
-                if x >= self.range.end {
-                    self.word = 0;
-                    return None;
-                }
-                self.word &= self.word - 1;
-                return Some(x);
-            }
-            self.at += 1;
-            if self.at * 64 >= self.range.end as usize {
-                return None;
-            }
-            self.word = self.bits[self.at];
-        }
-    }
+    let upper = if to == 64 { !0u64 } else { (1u64 << to) - 1 };
+    upper & (!0u64 << from)
 }
