@@ -205,8 +205,8 @@ fn distances(g: &ProductGraph, forcer: Side) -> Vec<u32> {
 
 fn check_against_product_graph(r: Ruleset) -> usize {
     let t = table(r);
-    // Without the memory to keep the attractors between iterations, they are recomputed each
-    // time: the same table.
+    // Without the memory to keep every attractor between iterations, those not kept are
+    // recomputed each time: the same table.
     let tight = SolveOptions { max_memory: t.stats().peak_bytes - 1, ..SolveOptions::default() };
     match MatchTable::solve(r, tight, None, None, &mut |_| {}, &mut |_| {}) {
         Ok(recomputed) => assert_eq!(recomputed.states(), t.states(), "{r:?}"),

@@ -34,10 +34,10 @@ pub(crate) fn dirty_bytes(nodes: u64) -> u64 {
 }
 
 impl RoundGraph {
-    /// The attractor of `forcer` towards the ends labelled `labels` (the least fixed point, as `RoundGraph::attract` computes it from nothing),
-    /// continued from `from`: an attractor of this graph and forcer for labels that are each a
-    /// subset of the new ones (or a fresh one). The same masks as `RoundGraph::attract` of the
-    /// new labels; `from` becomes it.
+    /// The attractor of `forcer` towards the ends labelled `labels` (the least fixed point, as
+    /// `RoundGraph::attract` computes it from nothing), continued from `from`: an attractor of
+    /// this graph and forcer for labels that are each a subset of the new ones (or a fresh one).
+    /// The same masks as `RoundGraph::attract` of the new labels; `from` becomes it.
     pub(crate) fn attract_from(&self, forcer: Side, labels: Vec<[Mask; 2]>, from: &mut Attractor) {
         debug_assert_eq!(from.win.len(), self.nodes());
         debug_assert!(from
@@ -45,18 +45,7 @@ impl RoundGraph {
             .iter()
             .zip(&labels)
             .all(|(o, n)| (0..2).all(|m| o[m] & !n[m] == 0)));
-        let mut dirty = vec![0u64; self.nodes().div_ceil(64)];
-        let old = |left: usize, m: usize| from.labels.get(left).map_or(0, |l| l[m]);
-        let mut level = 0;
-        for &x in &self.ends {
-            while x >= self.level_start[level + 1] {
-                level += 1;
-            }
-            let m = self.mover(level, x).index();
-            if labels[level][m] != old(level, m) {
-                dirty[x as usize / 64] |= 1 << (x % 64);
-            }
-        }
+        let mut dirty = self.relabelled_ends(&from.labels, &labels);
         let end = |left: u32, mover: Side| labels[left as usize][mover.index()];
         let win = &mut from.win;
         let mut batch = Vec::with_capacity(BATCH);
@@ -113,6 +102,23 @@ impl RoundGraph {
             }
         }
         from.labels = labels;
+    }
+
+    /// The set (a bit a node) of the round's ends whose label differs between `old` and `new`
+    /// (missing labels are empty).
+    fn relabelled_ends(&self, old: &[[Mask; 2]], new: &[[Mask; 2]]) -> Vec<u64> {
+        let mut marked = vec![0u64; self.nodes().div_ceil(64)];
+        let mut level = 0;
+        for &x in &self.ends {
+            while x >= self.level_start[level + 1] {
+                level += 1;
+            }
+            let m = self.mover(level, x).index();
+            if new[level][m] != old.get(level).map_or(0, |l| l[m]) {
+                marked[x as usize / 64] |= 1 << (x % 64);
+            }
+        }
+        marked
     }
 
     fn prefetch_successors(&self, win: &[Mask], x: u32) {
