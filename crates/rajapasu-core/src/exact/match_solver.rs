@@ -315,7 +315,9 @@ impl MatchTable {
         let graphs = build_graphs(rules, &configs, opts, &mut stats, progress)?;
         let start = Instant::now();
         // Each labelling's attractors are continued from the last iteration's where the memory
-        // bound leaves room to keep them, else computed afresh (the same masks either way).
+        // bound leaves room to keep them, else computed afresh (the same masks either way). The
+        // kept ones take at most what the solve needs without them, so keeping them at most
+        // doubles its memory, whatever the bound.
         let largest = graphs.iter().map(|g| g.nodes() as u64).max().unwrap_or(0);
         let base = stats.graph_bytes + kept::working_bytes(largest);
         stats.peak_bytes = stats.peak_bytes.max(base);
@@ -327,7 +329,7 @@ impl MatchTable {
             "solved",
         )
         .map_err(MatchError::Solve)?;
-        let room = opts.max_memory.saturating_sub(base).min(keep);
+        let room = opts.max_memory.saturating_sub(base).min(base).min(keep);
         let mut kept = kept::KeptAttractors::new(room);
         let solved = rounds_loop(
             &rules,

@@ -69,7 +69,7 @@ fn a_memory_bound_the_in_memory_solver_refuses_makes_the_match_solver_spill() {
     for extra in [&[][..], &["final_four=stays"], &["next_starter=round_winner"]] {
         let r = rules(4, 3, extra);
         let memory = table(r);
-        let bound = super::match_solver::least_memory(memory.stats()) / 3;
+        let bound = memory.stats().peak_bytes / 3;
         let refused = MatchTable::solve(
             r,
             SolveOptions { max_memory: bound, ..SolveOptions::default() },

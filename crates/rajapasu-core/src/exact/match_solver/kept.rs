@@ -1,8 +1,8 @@
 //! The attractors the in-memory rounds loop keeps from one iteration to the next, one per
 //! configuration, labelling and forcer: continued ([`RoundGraph::attract_from`]) from where the
 //! last iteration left them, they visit only what the new targets change. They are kept while
-//! they fit the room the solve's memory bound leaves; the others are computed afresh each time
-//! (the same masks, so the same table).
+//! they fit the room the solve's memory bound leaves, and at most what the solve needs without
+//! them; the others are computed afresh each time (the same masks, so the same table).
 
 use std::collections::HashMap;
 
