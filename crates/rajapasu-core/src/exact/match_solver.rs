@@ -7,12 +7,14 @@
 //! A_0 is the states where the opponent cannot open a pit, and a state is in A_k when f can
 //! force the round, from its start, to an end whose next match state is in A_{k-1}. That is
 //! a reachability game on the round's graph times South's reserve, solved as an attractor
-//! ([`RoundGraph::attract`]), so cycles inside a round are never progress. The loop stops
+//! ([`RoundGraph::attract_from`]), so cycles inside a round are never progress. The loop stops
 //! when an iteration adds no state: what neither side wins then is a draw (a match that
 //! never ends, R16/R17). One graph serves every state with the same open pits, since reserves
 //! change only the labels of the round's ends; under `next_starter = round_winner` the labels
 //! also depend on the round's kept reserve and starter (R11, R13), so each such state gets its
-//! own attractor over the same graph.
+//! own attractor over the same graph. A labelling's targets only grow from one iteration to the
+//! next, so its attractors are continued from the last iteration's (kept while the memory bound
+//! leaves room, `kept.rs`), visiting only what the new targets change.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -159,7 +161,8 @@ pub struct MatchStats {
     pub graph_bytes: u64,
     /// Round positions of each graph: (South's open pits, North's, positions).
     pub graph_positions: Vec<(u8, u8, u64)>,
-    /// Largest accounted memory (graphs plus one attractor's masks).
+    /// Largest accounted memory (graphs, the attractors kept between iterations and the two
+    /// computed at once).
     pub peak_bytes: u64,
     pub enumerate_seconds: f64,
     pub solve_seconds: f64,
@@ -246,6 +249,9 @@ pub struct MatchTable {
     stats: MatchStats,
 }
 
+mod kept;
+#[cfg(test)]
+pub(crate) use kept::least_memory;
 mod rounds_loop;
 pub use rounds_loop::*;
 
@@ -280,25 +286,41 @@ impl MatchTable {
         progress: &mut MatchWatch,
         checkpoint: &mut dyn FnMut(&MatchCheckpoint),
     ) -> Result<MatchTable, MatchError> {
+        let keep = u64::MAX;
+        Self::solve_keeping(rules, opts, resume, max_iterations, progress, checkpoint, keep)
+            .map(|(table, _)| table)
+    }
+
+    /// [`MatchTable::solve_watched`] keeping at most `keep` bytes of attractors between
+    /// iterations (as many as the memory bound leaves room for), and how many it kept.
+    pub(crate) fn solve_keeping(
+        rules: Ruleset,
+        opts: SolveOptions,
+        resume: Option<MatchCheckpoint>,
+        max_iterations: Option<u32>,
+        progress: &mut MatchWatch,
+        checkpoint: &mut dyn FnMut(&MatchCheckpoint),
+        keep: u64,
+    ) -> Result<(MatchTable, u64), MatchError> {
         let total = rules.total_counters();
         if total > super::MAX_COUNTERS {
             return Err(SolveError::TooManyCounters { counters: total }.into());
         }
         let mut cp = starting_point(rules, resume)?;
         if cp.complete {
-            return MatchTable::from_checkpoint(cp);
+            return Ok((MatchTable::from_checkpoint(cp)?, 0));
         }
         let configs = configurations(&rules);
         let mut stats = MatchStats::default();
         let graphs = build_graphs(rules, &configs, opts, &mut stats, progress)?;
         let start = Instant::now();
-        // Each iteration computes its attractors afresh, level by level from the round's ends
-        // (two at a time, one per side). Continuing the last iteration's instead (kept in memory,
-        // carrying the new targets up through the predecessors) was measured 10 to 20 times
-        // slower on the real board under next_starter = round_winner (an iteration of 9 to 13
-        // minutes against 30 s), and it needed the masks of every labelling kept.
+        // Each labelling's attractors are continued from the last iteration's where the memory
+        // bound leaves room to keep them, else computed afresh (the same masks either way). The
+        // kept ones take at most what the solve needs without them, so keeping them at most
+        // doubles its memory, whatever the bound.
         let largest = graphs.iter().map(|g| g.nodes() as u64).max().unwrap_or(0);
-        stats.peak_bytes = stats.peak_bytes.max(stats.graph_bytes + ATTRACTOR_BYTES * largest);
+        let base = stats.graph_bytes + kept::working_bytes(largest);
+        stats.peak_bytes = stats.peak_bytes.max(base);
         SolveError::within_memory(
             opts.max_memory,
             stats.peak_bytes,
@@ -307,7 +329,9 @@ impl MatchTable {
             "solved",
         )
         .map_err(MatchError::Solve)?;
-        rounds_loop(
+        let room = opts.max_memory.saturating_sub(base).min(base).min(keep);
+        let mut kept = kept::KeptAttractors::new(room);
+        let solved = rounds_loop(
             &rules,
             &configs,
             &mut cp,
@@ -315,10 +339,14 @@ impl MatchTable {
             max_iterations,
             progress,
             checkpoint,
-            &mut |gi, request| Ok::<_, MatchError>(attract_in_memory(&graphs[gi], request)),
-        )?;
+            &mut |step, request| {
+                Ok::<_, MatchError>(kept.attract(&graphs[step.config], step, request))
+            },
+        );
+        stats.peak_bytes = stats.peak_bytes.max(base + kept.held());
+        solved?;
         stats.solve_seconds = start.elapsed().as_secs_f64();
-        Ok(MatchTable::finish(rules, &configs, cp, stats, checkpoint))
+        Ok((MatchTable::finish(rules, &configs, cp, stats, checkpoint), kept.held()))
     }
 
     /// The complete table from the loop's last checkpoint, its figures completed; `checkpoint`
@@ -502,25 +530,4 @@ fn build_graphs(
     stats.graphs = graphs.len() as u64;
     stats.enumerate_seconds = start.elapsed().as_secs_f64();
     Ok(graphs)
-}
-
-/// The attractors a step of the rounds loop asks for, both sides at once (one per core), on a
-/// graph in memory.
-fn attract_in_memory(graph: &RoundGraph, request: AttractorRequest) -> [Option<Openings>; 2] {
-    let run = |f: Side| -> Option<Openings> {
-        let masks = request[f.index()].as_ref()?;
-        let win = graph.attract(f, &|left: u32, mover: Side| masks[left as usize][mover.index()]);
-        Some(Side::ALL.map(|st| {
-            let root = graph.root(st);
-            (
-                win[root as usize],
-                graph
-                    .moves_of(root)
-                    .map(|(pit, child, gain)| (pit, win[child as usize], gain))
-                    .collect(),
-            )
-        }))
-    };
-    let (a, b) = rayon::join(|| run(Side::South), || run(Side::North));
-    [a, b]
 }

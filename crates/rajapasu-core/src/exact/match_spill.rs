@@ -24,7 +24,7 @@ use super::level_files::{
 };
 use super::match_solver::{
     configurations, rounds_loop, starting_point, AttractorRequest, MatchCheckpoint, MatchError,
-    MatchProgress, MatchStats, MatchTable, Openings,
+    MatchProgress, MatchStats, MatchTable, Openings, Step,
 };
 use super::round_graph::{join, reserves, unit, Mask};
 use super::solver::SolveError;
@@ -183,7 +183,7 @@ impl DiskGraph {
     }
 
     /// The attractor of `forcer` towards the round's ends labelled by `ends` (by counters left,
-    /// by mover; [`super::round_graph::RoundGraph::attract`]), level by level: what the rounds
+    /// by mover; [`super::round_graph::RoundGraph::attract_from`]), level by level: what the rounds
     /// loop needs of it.
     fn attract(
         &self,
@@ -484,11 +484,12 @@ impl MatchTable {
             max_iterations,
             &mut watch,
             checkpoint,
-            &mut |gi, request: AttractorRequest| {
+            &mut |step: Step, request: AttractorRequest| {
                 let mut found = [None, None];
                 for f in Side::ALL {
                     if let Some(ends) = &request[f.index()] {
-                        found[f.index()] = Some(graphs[gi].attract(f, ends, &mut budget)?);
+                        found[f.index()] =
+                            Some(graphs[step.config].attract(f, ends, &mut budget)?);
                     }
                 }
                 Ok::<_, MatchError>(found)

@@ -3,6 +3,7 @@
 //! here with the engine alone: no round graph, no masks, no rounds loop.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use super::*;
 use crate::engine::{NextStarter, Pit, PitSet};
@@ -204,8 +205,8 @@ fn distances(g: &ProductGraph, forcer: Side) -> Vec<u32> {
 
 fn check_against_product_graph(r: Ruleset) -> usize {
     let t = table(r);
-    // Without the memory to keep the attractors between iterations, they are recomputed each
-    // time: the same table.
+    // Without the memory to keep every attractor between iterations, those not kept are
+    // recomputed each time: the same table.
     let tight = SolveOptions { max_memory: t.stats().peak_bytes - 1, ..SolveOptions::default() };
     match MatchTable::solve(r, tight, None, None, &mut |_| {}, &mut |_| {}) {
         Ok(recomputed) => assert_eq!(recomputed.states(), t.states(), "{r:?}"),
@@ -335,4 +336,55 @@ fn a_board_too_large_for_the_memory_allowance_is_an_error() {
     )
     .unwrap_err();
     assert!(matches!(e, MatchError::Solve(SolveError::MemoryLimit { .. })), "{e:?}");
+}
+
+/// The attractors kept between iterations (continued) where the memory bound leaves room, else
+/// computed afresh: none, some or all kept, the same table, within the bound.
+#[test]
+fn a_table_is_the_same_whether_its_attractors_are_kept_or_computed_afresh() {
+    for extra in [
+        &[][..],
+        &["next_starter=round_winner"],
+        &["final_four=stays"],
+        &["final_four=sower"],
+        &["skip_origin=true"],
+        &["pussa_chain=true"],
+        &["endless=stop"],
+    ] {
+        let r = rules(3, 3, extra);
+        let opts = SolveOptions { max_memory: 1 << 30, ..SolveOptions::default() };
+        let solve = |opts: SolveOptions, keep: u64| {
+            MatchTable::solve_keeping(
+                r,
+                opts,
+                None,
+                None,
+                &mut |_| ControlFlow::Continue(()),
+                &mut |_| {},
+                keep,
+            )
+            .unwrap()
+        };
+        let (all, kept_all) = solve(opts, u64::MAX);
+        assert!(kept_all > 0, "{extra:?}: nothing kept within 1 GiB");
+        let least = super::match_solver::least_memory(all.stats());
+        assert_eq!(all.stats().peak_bytes, least + kept_all, "{extra:?}");
+        // Keeping attractors at most doubles what the solve needs, whatever the bound.
+        assert!(kept_all <= least, "{extra:?}: {kept_all} bytes kept beside {least}");
+        // One byte too few for all: the bound, not `keep`, leaves some to be computed afresh.
+        let tight = SolveOptions { max_memory: all.stats().peak_bytes - 1, ..opts };
+        for (opts, keep, kept) in [
+            (opts, 0, 0..=0),
+            (opts, kept_all / 2, 1..=kept_all / 2),
+            (tight, u64::MAX, 1..=kept_all - 1),
+        ] {
+            let (t, held) = solve(opts, keep);
+            let at = format!("{extra:?} keeping {keep} within {}", opts.max_memory);
+            assert_eq!(t.to_checkpoint().wins, all.to_checkpoint().wins, "{at}");
+            assert_eq!(t.to_checkpoint().child, all.to_checkpoint().child, "{at}");
+            assert_eq!(t.states(), all.states(), "{at}");
+            assert!(kept.contains(&held), "{at}: {held} bytes kept");
+            assert!(t.stats().peak_bytes <= opts.max_memory, "{at}");
+        }
+    }
 }

@@ -14,6 +14,11 @@ use rayon::prelude::*;
 use super::solver::{Solution, SolveError, SolveOptions, Watch};
 use crate::engine::{BySide, Pit, Position, Ruleset, Side};
 
+mod warm;
+#[cfg(test)]
+mod warm_tests;
+pub(crate) use warm::{dirty_bytes, Attractor};
+
 /// Reserve masks: bit h is "South holds h counters off the board".
 pub(crate) type Mask = u128;
 
@@ -217,7 +222,9 @@ impl RoundGraph {
     /// is the mask of South's reserves at which an end with that many counters left on the
     /// board and that side unable to move is a target. The least fixed point, so play that cycles inside the
     /// round forever never reaches a target (R17: a round that never ends is a draw).
-    /// One mask per node.
+    /// One mask per node. (The match solver continues its attractors instead,
+    /// [`RoundGraph::attract_from`]; this is the tests' reference.)
+    #[cfg(test)]
     pub fn attract(&self, forcer: Side, end: &(dyn Fn(u32, Side) -> Mask + Sync)) -> Vec<Mask> {
         self.attract_observed(forcer, end, |_, _| {})
     }
@@ -226,6 +233,7 @@ impl RoundGraph {
     /// in the order they join: a forcer's bit always joins after the successor's bit that
     /// brought it, so the order is a progress measure (a perfect player converts a win by
     /// moving to a successor whose bit joined earlier).
+    #[cfg(test)]
     pub fn attract_observed(
         &self,
         forcer: Side,

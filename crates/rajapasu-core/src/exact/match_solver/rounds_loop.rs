@@ -130,6 +130,14 @@ impl Config {
 /// opening move, its pit, the mask after it and South's captures in it.
 pub(crate) type Openings = [(Mask, Vec<(Pit, Mask, u32)>); 2];
 
+/// Which attractors a step of the rounds loop asks for: a configuration's (its index) under one
+/// of its labellings (its index), the same from one iteration to the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Step {
+    pub config: usize,
+    pub labelling: usize,
+}
+
 /// The attractors one step of the rounds loop asks for: the configuration's index and, for each
 /// forcer (South's first), the labels of the round's ends (by counters left, by mover) when
 /// that side needs one.
@@ -203,8 +211,9 @@ pub(crate) fn starting_point(
 }
 
 /// The rounds loop (R17) over `configs`, from `cp`: iteration k asks `attract` for the attractors
-/// of the targets "won within k - 1" and records the states and opening moves they win, until
-/// an iteration adds no state. `checkpoint` hears every finished iteration; `max_iterations`
+/// of the targets "won within k - 1" (a [`Step`] names the configuration and labelling, whose
+/// targets only grow from one iteration to the next) and records the states and opening moves
+/// they win, until an iteration adds no state. `checkpoint` hears every finished iteration; `max_iterations`
 /// stops the loop ([`MatchError::Interrupted`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rounds_loop<E: From<MatchError>>(
@@ -215,7 +224,7 @@ pub(crate) fn rounds_loop<E: From<MatchError>>(
     max_iterations: Option<u32>,
     progress: &mut MatchWatch,
     checkpoint: &mut dyn FnMut(&MatchCheckpoint),
-    attract: &mut dyn FnMut(usize, AttractorRequest) -> Result<[Option<Openings>; 2], E>,
+    attract: &mut dyn FnMut(Step, AttractorRequest) -> Result<[Option<Openings>; 2], E>,
 ) -> Result<(), E> {
     let total = rules.total_counters();
     // Which holdings got a new value in the last iteration, by side (all, at the start).
@@ -247,7 +256,7 @@ fn iteration<E: From<MatchError>>(
     k: u32,
     stats: &mut MatchStats,
     progress: &mut MatchWatch,
-    attract: &mut dyn FnMut(usize, AttractorRequest) -> Result<[Option<Openings>; 2], E>,
+    attract: &mut dyn FnMut(Step, AttractorRequest) -> Result<[Option<Openings>; 2], E>,
 ) -> Result<Vec<(usize, u32, Side)>, E> {
     let mut updates = Vec::new();
     for (gi, config) in configs.iter().enumerate() {
@@ -264,7 +273,7 @@ fn iteration<E: From<MatchError>>(
             // Heard before each attractor: a labelling's attractors on a large graph take a while.
             heard(progress, at)?;
             let request = label_request(rules, config, label, cp, changed, k);
-            let found = attract(gi, request)?;
+            let found = attract(Step { config: gi, labelling: li }, request)?;
             for f in Side::ALL {
                 if let Some(openings) = &found[f.index()] {
                     stats.attractors += 1;
