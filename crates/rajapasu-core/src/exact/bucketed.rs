@@ -187,7 +187,7 @@ impl Run {
             })?;
         }
         if let Some(b) = state_batches {
-            let path = pending::batches_path(&self.dir, n);
+            let path = super::spill::batches_path(&self.dir, n);
             pending::for_each_batch_key(&path, b.bytes, READ_CHUNK / 8, |keys| {
                 let keys: Vec<u64> = keys.iter().map(|&k| Key::from_word(k).ordered()).collect();
                 out.add_in_level(&keys);
@@ -411,7 +411,7 @@ impl Run {
         std::fs::remove_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
         self.disk = self.disk.saturating_sub(removed);
         self.checked.clear();
-        for pending in [pending_path(&self.dir, n), pending::batches_path(&self.dir, n)] {
+        for pending in [pending_path(&self.dir, n), super::spill::batches_path(&self.dir, n)] {
             if pending.exists() {
                 let len = std::fs::metadata(&pending).map(|m| m.len()).unwrap_or(0);
                 self.disk = self.disk.saturating_sub(len);

@@ -27,7 +27,7 @@ use super::round_graph::{GraphBudget, Mask, RoundGraph, ATTRACTOR_BYTES};
 use super::setting::Naming;
 use super::solver::{SolveError, SolveOptions};
 use super::spill::SpillError;
-use crate::engine::{BySide, NextStarter, Pit, PitSet, Ruleset, Side};
+use crate::engine::{BySide, NextStarter, PitSet, Ruleset, Side};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MatchError {
@@ -252,6 +252,7 @@ pub struct MatchTable {
 mod kept;
 #[cfg(test)]
 pub(crate) use kept::least_memory;
+mod request;
 mod rounds_loop;
 pub use rounds_loop::*;
 

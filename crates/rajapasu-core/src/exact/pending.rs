@@ -23,7 +23,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -33,18 +33,18 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::bucket_state::{pending_refused as refused, Appended, Merged};
-use super::spill::{io_error, pending_path, Run, SpillError, State};
+use super::spill::{batches_path, io_error, pending_path, Run, SpillError, State};
 use crate::files;
 
 mod batches;
-pub(crate) use batches::{batches_path, encode_batch, for_each_block as for_each_batch_key};
-use batches::{push_varint, read_varint, BatchReader};
+mod coding;
+pub(crate) use batches::for_each_block as for_each_batch_key;
+use batches::{encode_batch, BatchReader};
+use coding::{push_increasing, push_varint, read_varint, Source, VARINT_MAX};
 
 const MAGIC: &[u8; 8] = b"RJPPEND2";
 /// The earlier format: the keys as raw little-endian words.
 const MAGIC_RAW: &[u8; 8] = b"RJPPEND1";
-/// The most bytes a LEB128 varint of a u64 takes.
-const VARINT_MAX: u64 = 10;
 
 const HEAD: u64 = 16;
 /// The count and the SHA-256.
@@ -69,12 +69,6 @@ pub(crate) fn parse_run_name(name: &str) -> Option<(u32, u32)> {
 /// key inserted between two others splits one difference in two, each no longer than it was.
 pub(crate) fn merged_bytes_at_most(old_bytes: u64, added: u64) -> u64 {
     old_bytes.max(HEAD + TAIL) + VARINT_MAX * added
-}
-
-/// Sorted keys from a file, a block at a time.
-trait Source {
-    /// The keys of the next block; empty when the source is exhausted.
-    fn fill(&mut self, block: &mut Vec<u64>) -> Result<(), String>;
 }
 
 /// One batch of the appended file: the words in `[start, end)` bytes.
@@ -248,16 +242,6 @@ impl RunReader {
         self.used += len;
         Ok(value)
     }
-}
-
-/// Pushes a run's next key `k` after `last`, refusing keys that do not strictly increase.
-fn push_increasing(last: &mut Option<u64>, k: u64, block: &mut Vec<u64>) -> Result<(), String> {
-    if last.is_some_and(|l| l >= k) {
-        return Err("its keys are not strictly increasing".into());
-    }
-    *last = Some(k);
-    block.push(k);
-    Ok(())
 }
 
 impl Source for RunReader {
@@ -549,6 +533,43 @@ impl MergeJob {
 }
 
 impl Run {
+    /// Appends each lower level's buffered keys, sorted and deduplicated, to its batches file
+    /// as one delta-coded batch (synced, so that the state written after a level never records
+    /// bytes not on disk).
+    pub(super) fn flush_pending(
+        &mut self,
+        out: &mut [Vec<u64>],
+        state: &mut State,
+    ) -> Result<(), SpillError> {
+        for (m, keys) in out.iter_mut().enumerate() {
+            if keys.is_empty() {
+                continue;
+            }
+            keys.sort_unstable();
+            keys.dedup();
+            let path = batches_path(&self.dir, m as u32);
+            let mut bytes = Vec::with_capacity(keys.len() * 2 + 16);
+            encode_batch(keys, &mut bytes);
+            let len = bytes.len() as u64;
+            self.check_disk(len, || format!("{len} more bytes of level {m}'s pending positions"))?;
+            let used = self.disk;
+            let mut f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| io_error(&path, e, used, len))?;
+            f.write_all(&bytes)
+                .and_then(|_| f.sync_data())
+                .map_err(|e| io_error(&path, e, used, len))?;
+            self.disk += len;
+            let appended = state.batches.entry(m as u32).or_default();
+            appended.bytes += len;
+            appended.keys += keys.len() as u64;
+            *keys = Vec::new();
+        }
+        Ok(())
+    }
+
     /// Merges the pending files of each level below `n` whose appended batches hold at least
     /// the tuning's threshold and as many keys as the level's run, so that the batches never
     /// hold more keys than the run (and the threshold): merging costs at most twice what was

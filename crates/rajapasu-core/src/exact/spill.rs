@@ -30,7 +30,6 @@ use super::index::{Codec, Key, RankSetRef};
 use super::level_files::{
     packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile,
 };
-use super::pending::{batches_path, encode_batch};
 use super::setting::{Naming, Setting};
 use super::solver::{check_board_size, Progress, SolveError};
 use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
@@ -475,6 +474,11 @@ pub(super) fn pending_path(dir: &Path, level: u32) -> PathBuf {
     dir.join(format!("pending-{level:03}.keys"))
 }
 
+/// A lower level's delta-coded batches appended since its last merge ([`super::pending`]).
+pub(super) fn batches_path(dir: &Path, level: u32) -> PathBuf {
+    dir.join(format!("pending-{level:03}.batches"))
+}
+
 /// Cuts a pending file back to the `keep` bytes the state records (what a killed run appended
 /// since is dropped); refuses one shorter, or missing while `expected` and `keep` > 0.
 fn cut_back(path: &Path, keep: u64, expected: bool) -> Result<(), SpillError> {
@@ -617,43 +621,6 @@ impl Run {
         let text = serde_json::to_string_pretty(state).expect("the state serializes");
         files::write_atomically(&path, |f| f.write_all(text.as_bytes()))
             .map_err(|e| io_error(&path, e, self.disk, text.len() as u64))
-    }
-
-    /// Appends each lower level's buffered keys, sorted and deduplicated, to its batches file
-    /// as one delta-coded batch (synced, so that the state written after a level never records
-    /// bytes not on disk).
-    pub(super) fn flush_pending(
-        &mut self,
-        out: &mut [Vec<u64>],
-        state: &mut State,
-    ) -> Result<(), SpillError> {
-        for (m, keys) in out.iter_mut().enumerate() {
-            if keys.is_empty() {
-                continue;
-            }
-            keys.sort_unstable();
-            keys.dedup();
-            let path = batches_path(&self.dir, m as u32);
-            let mut bytes = Vec::with_capacity(keys.len() * 2 + 16);
-            encode_batch(keys, &mut bytes);
-            let len = bytes.len() as u64;
-            self.check_disk(len, || format!("{len} more bytes of level {m}'s pending positions"))?;
-            let used = self.disk;
-            let mut f = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(|e| io_error(&path, e, used, len))?;
-            f.write_all(&bytes)
-                .and_then(|_| f.sync_data())
-                .map_err(|e| io_error(&path, e, used, len))?;
-            self.disk += len;
-            let appended = state.batches.entry(m as u32).or_default();
-            appended.bytes += len;
-            appended.keys += keys.len() as u64;
-            *keys = Vec::new();
-        }
-        Ok(())
     }
 
     fn write_values(

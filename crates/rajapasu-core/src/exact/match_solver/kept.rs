@@ -6,8 +6,11 @@
 
 use std::collections::HashMap;
 
-use super::*;
-use crate::exact::round_graph::{dirty_bytes, Attractor};
+use super::request::{AttractorRequest, Openings, Step};
+#[cfg(test)]
+use super::MatchStats;
+use crate::engine::Side;
+use crate::exact::round_graph::{dirty_bytes, Attractor, Mask, RoundGraph, ATTRACTOR_BYTES};
 
 /// Bytes a solve whose largest graph has `largest` nodes needs beyond its graphs and its kept
 /// attractors: two attractors computed afresh at once (one per side) and their dirty sets.

@@ -2,6 +2,7 @@
 //! match states reach (R12), how a round's end labels the next state (R11, R13), and the
 //! iterations that grow the sets of states each side wins within k rounds.
 
+pub(crate) use super::request::{AttractorRequest, Openings, Step};
 use super::*;
 
 /// The open pits of each side when South holds `south` (R12).
@@ -125,23 +126,6 @@ impl Config {
             .count() as u64
     }
 }
-
-/// For each starter (South's first): the attractor's mask at the round's start and, for each
-/// opening move, its pit, the mask after it and South's captures in it.
-pub(crate) type Openings = [(Mask, Vec<(Pit, Mask, u32)>); 2];
-
-/// Which attractors a step of the rounds loop asks for: a configuration's (its index) under one
-/// of its labellings (its index), the same from one iteration to the next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Step {
-    pub config: usize,
-    pub labelling: usize,
-}
-
-/// The attractors one step of the rounds loop asks for: the configuration's index and, for each
-/// forcer (South's first), the labels of the round's ends (by counters left, by mover) when
-/// that side needs one.
-pub(crate) type AttractorRequest = [Option<Vec<[Mask; 2]>>; 2];
 
 /// The open-pit configurations the match states reach (R12), ascending, each with its labellings
 /// (R11, R13).

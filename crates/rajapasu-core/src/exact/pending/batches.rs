@@ -7,45 +7,15 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::{push_increasing, refused, Source, VARINT_MAX};
+use super::coding::{push_increasing, push_varint, read_varint, Source, VARINT_MAX};
+use crate::exact::bucket_state::pending_refused as refused;
 use crate::exact::spill::SpillError;
 use crate::files;
 
 /// A batch's head: its key count and its bytes of keys.
 const BATCH_HEAD: u64 = 16;
-
-pub(crate) fn batches_path(dir: &Path, level: u32) -> PathBuf {
-    dir.join(format!("pending-{level:03}.batches"))
-}
-
-/// Appends the LEB128 varint of `value` to `out`.
-#[inline]
-pub(super) fn push_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push(value as u8 | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
-
-/// The LEB128 varint at the start of `bytes` and its length; None if it is cut short or longer
-/// than a 64-bit number.
-#[inline]
-pub(super) fn read_varint(bytes: &[u8]) -> Option<(u64, usize)> {
-    let mut value = 0u64;
-    for (i, &b) in bytes.iter().take(VARINT_MAX as usize).enumerate() {
-        if i == 9 && b > 1 {
-            return None;
-        }
-        value |= ((b & 0x7f) as u64) << (7 * i);
-        if b & 0x80 == 0 {
-            return Some((value, i + 1));
-        }
-    }
-    None
-}
 
 /// Appends `keys` (strictly increasing, at least one) to `out` as one batch.
 pub(crate) fn encode_batch(keys: &[u64], out: &mut Vec<u8>) {
