@@ -10,9 +10,9 @@
 
 use std::sync::Arc;
 
-use super::match_solver::MatchValue;
-use super::round_values::RoundValues;
-use super::solver::{Solution, SolveError, SolveOptions, TieBreak};
+use super::matches::match_solver::MatchValue;
+use super::matches::round_values::RoundValues;
+use super::round::solver::{Solution, SolveError, SolveOptions, TieBreak};
 use crate::engine::{Pit, PitSet, Position, Side};
 
 /// Moves of the line of perfect round play shown from a position.

@@ -2,72 +2,44 @@
 //! by retrograde analysis, and matches played by perfect round play. Depends on the engine only.
 
 mod analysis;
-mod bucket_state;
-mod bucketed;
-mod chain;
-mod enumerate;
+mod files;
 mod index;
-mod key_table;
-mod lean_level;
-#[cfg(test)]
-mod lean_level_tests;
-mod level_files;
-mod level_moves;
-mod match_cluster;
-mod match_solver;
-mod match_spill;
-#[cfg(test)]
-mod match_spill_tests;
-#[cfg(test)]
-mod match_tests;
+mod matches;
 mod once_cache;
-mod packed_board;
-mod pending;
 pub(crate) mod perfect;
 mod prefetch;
-mod round_graph;
-mod round_values;
+mod round;
 mod setting;
-mod solve_error;
-mod solver;
-mod spill;
-#[cfg(test)]
-mod spill_tests;
 mod store;
-mod table_check;
-mod tables;
-mod temporaries;
 #[cfg(test)]
 mod test_rules;
-#[cfg(test)]
-mod tests;
 
 pub use analysis::{
     analyse, round_solution, Analysis, AnalysisError, MatchOutlook, MoveAnalysis, RoundContext,
     RoundMatch, LINE_MOVES,
 };
-pub use chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
-pub use index::{Compositions, RankSet};
-pub use match_cluster::{ClusterFigures, ClusterSolve, Step as ClusterStep, MAX_BUCKETS};
-pub use match_solver::{
-    open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats,
-    MatchTable, MatchValue, MatchWatch, StateValue, NEVER,
-};
-pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
-pub use round_values::RoundValuesError;
-pub use setting::{Naming, Setting};
-pub use solver::{
-    check_board_size, Progress, SendWatch, Solution, SolveError, SolveOptions, SolveStats,
-    TieBreak, Watch, DEFAULT_MAX_MEMORY, MAX_COUNTERS,
-};
-pub use spill::{LevelFigures, SpillError, SpillOptions, SpilledRound};
-pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
-pub use tables::{
+pub use files::tables::{
     default_tables_dir, load_or_solve, load_or_solve_spilled, load_or_solve_watched,
     match_spill_dir, read_checkpoint, stamp_checkpoint, table_path, table_stored, tables_dir,
     write_checkpoint, NoTablesDir, Stamped, MAX_TABLE_BYTES, TABLES_ENV,
 };
-pub use temporaries::remove_stale_temporaries;
+pub use files::temporaries::remove_stale_temporaries;
+pub use index::{Compositions, RankSet};
+pub use matches::chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
+pub use matches::match_cluster::{ClusterFigures, ClusterSolve, Step as ClusterStep, MAX_BUCKETS};
+pub use matches::match_solver::{
+    open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats,
+    MatchTable, MatchValue, MatchWatch, StateValue, NEVER,
+};
+pub use matches::round_values::RoundValuesError;
+pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
+pub use round::solver::{
+    check_board_size, Progress, SendWatch, Solution, SolveError, SolveOptions, SolveStats,
+    TieBreak, Watch, DEFAULT_MAX_MEMORY, MAX_COUNTERS,
+};
+pub use round::spill::{LevelFigures, SpillError, SpillOptions, SpilledRound};
+pub use setting::{Naming, Setting};
+pub use store::{ExactStore, StoreCounts, StoreSettings, DEFAULT_CACHE_BYTES};
 
 use crate::engine::{BySide, Position, Ruleset, Side};
 

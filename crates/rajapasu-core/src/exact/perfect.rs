@@ -8,14 +8,14 @@
 //!
 //! Tables come from the [`ExactStore`] the player is seated with, shared by every player of the
 //! run: the match table of a ruleset, and per round the values of every position times South's
-//! reserve ([`super::round_values::RoundValues`]) or the round's R15 solution.
+//! reserve ([`super::matches::round_values::RoundValues`]) or the round's R15 solution.
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::match_solver::{Ending, MatchError};
-use super::solver::SolveOptions;
+use super::matches::match_solver::{Ending, MatchError};
+use super::round::solver::SolveOptions;
 use super::store::ExactStore;
 use crate::engine::{Game, NextStarter, Pit, PitSet, Position, Rng, Side};
 

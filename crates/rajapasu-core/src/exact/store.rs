@@ -15,12 +15,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::analysis::{RoundContext, RoundMatch};
-use super::match_solver::{reserve_span, Ending, MatchError, MatchProgress, MatchTable};
+use super::matches::match_solver::{reserve_span, Ending, MatchError, MatchProgress, MatchTable};
+use super::matches::round_graph::{GraphBudget, RoundGraph, ATTRACTOR_BYTES};
+use super::matches::round_values::{RoundValues, RoundValuesError};
 use super::once_cache::OnceCache;
-use super::round_graph::{GraphBudget, RoundGraph, ATTRACTOR_BYTES};
-use super::round_values::{RoundValues, RoundValuesError};
-use super::solver::{SendWatch, Solution, SolveError, SolveOptions, Watch};
-use super::spill::SpillOptions;
+use super::round::solver::{SendWatch, Solution, SolveError, SolveOptions, Watch};
+use super::round::spill::SpillOptions;
 use crate::engine::{BySide, NextStarter, Ruleset, Side};
 
 /// Default memory for the round tables kept in memory.

@@ -1,0 +1,16 @@
+//! Matches (R12-R14) under perfect play: the match value of every match state (R17), found by
+//! the rounds loop over each open-pit configuration's round graph, kept in memory
+//! (`match_solver`), on disk (`match_spill`) or split into tasks across machines
+//! (`match_cluster`); the values a perfect player reads in one round (`round_values`); and the
+//! chain of rounds under perfect round play (`chain`).
+
+pub(in crate::exact) mod chain;
+pub(in crate::exact) mod match_cluster;
+pub(in crate::exact) mod match_solver;
+pub(in crate::exact) mod match_spill;
+#[cfg(test)]
+pub(in crate::exact) mod match_spill_tests;
+#[cfg(test)]
+pub(in crate::exact) mod match_tests;
+pub(in crate::exact) mod round_graph;
+pub(in crate::exact) mod round_values;

@@ -1,0 +1,710 @@
+//! Retrograde analysis of a round (R15), level by level of counters on the board.
+//!
+//! 1. Enumeration, from the highest level down: the positions reachable from the roots, with
+//!    the engine's own move generation ([`Position::legal_children`]), so every switch and the
+//!    closed pits (R12) apply exactly as in play. A capture lowers the level; a move without one
+//!    stays in it. Each finished level is stored as two [`RankSet`]s (one per side to move).
+//! 2. Solving, from level 0 up: a move leaving the level is an *exit* whose value is known
+//!    (its net captures minus the lower position's value); moves inside the level change no
+//!    score and may cycle. In South's terms (South maximizes, North minimizes), a position is
+//!    worth at least t > 0 exactly when South can force reaching an exit worth at least t,
+//!    since endless play is worth 0 (R15): an attractor. All thresholds are done in one pass
+//!    over decreasing t with counters of the in-level moves not yet attracted (as for
+//!    tablebases); then the same for North; what neither side attracts is worth 0.
+//!
+//! Memory is accounted as it is allocated and checked against [`SolveOptions::max_memory`]:
+//! a board too large for it gives [`SolveError::MemoryLimit`], never a crash.
+
+use std::ops::ControlFlow;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
+use crate::exact::index::{Codec, Compositions, Key, RankSet};
+use crate::exact::prefetch::prefetch;
+use crate::exact::round::enumerate::{enumerate, Bounds, FoundLevel};
+pub use crate::exact::round::solve_error::{Progress, SendWatch, SolveError, Watch, MAX_COUNTERS};
+
+/// Default memory allowance of a solve.
+pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
+
+#[derive(Clone, Copy, Debug)]
+pub struct SolveOptions {
+    /// The most bytes the solver's tables and working arrays may take.
+    pub max_memory: u64,
+    /// Keep the order in which each position's value was settled (4 bytes a position), so
+    /// that [`Solution::choose`] can make progress towards a won outcome (R15 play).
+    pub keep_order: bool,
+    /// The most positions a solve may reach: a budget by count, so that whether a board is
+    /// solved never depends on the machine's speed.
+    pub max_positions: u64,
+}
+
+impl Default for SolveOptions {
+    fn default() -> SolveOptions {
+        SolveOptions { max_memory: DEFAULT_MAX_MEMORY, keep_order: false, max_positions: u64::MAX }
+    }
+}
+
+/// A watch that hears `progress` and never stops the solve.
+fn listening(progress: &mut dyn FnMut(Progress)) -> impl FnMut(Progress) -> ControlFlow<()> + '_ {
+    move |p| {
+        progress(p);
+        ControlFlow::Continue(())
+    }
+}
+
+/// Checks that boards of `counters` counters in `pits` open pits can be numbered by the solver
+/// (a [`Solution::solve`] of such a board fails at once with the same error).
+pub fn check_board_size(pits: usize, counters: u32) -> Result<(), SolveError> {
+    if counters > MAX_COUNTERS {
+        return Err(SolveError::TooManyCounters { counters });
+    }
+    match Compositions::new(pits).count(counters as usize) {
+        Some(_) => Ok(()),
+        None => Err(SolveError::TooManyArrangements { pits, counters }),
+    }
+}
+
+/// Figures of a solve.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SolveStats {
+    /// Distinct (board, side to move) reachable from the roots (R15), roots and ends included.
+    pub positions: u64,
+    /// Positions by counters on the board (index = level).
+    pub level_positions: Vec<u64>,
+    /// Moves that stay within their level (no capture).
+    pub quiet_moves: u64,
+    /// Moves that capture (leave their level), and round ends (no legal move).
+    pub exits: u64,
+    /// Bytes of the finished tables (position sets, values, settle order).
+    pub table_bytes: u64,
+    /// Largest accounted memory at any time.
+    pub peak_bytes: u64,
+    pub enumerate_seconds: f64,
+    pub solve_seconds: f64,
+}
+
+impl SolveStats {
+    pub fn seconds(&self) -> f64 {
+        self.enumerate_seconds + self.solve_seconds
+    }
+    /// Bytes of the finished tables per position.
+    pub fn bytes_per_position(&self) -> f64 {
+        self.table_bytes as f64 / self.positions.max(1) as f64
+    }
+    pub fn positions_per_second(&self) -> f64 {
+        self.positions as f64 / self.seconds().max(1e-9)
+    }
+}
+
+/// The positions of one level (counters on the board) and their values.
+#[derive(Default)]
+struct Level {
+    /// By side to move.
+    sets: [RankSet; 2],
+    /// Value for the side to move (R15), in set order.
+    values: [Vec<i8>; 2],
+    /// Order in which each value was settled within the level (u32::MAX: never, value 0).
+    order: [Vec<u32>; 2],
+}
+
+/// How to choose among equally good moves in [`Solution::choose`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TieBreak {
+    /// The lowest local pit (the mover's leftmost).
+    Lowest,
+    /// The highest local pit.
+    Highest,
+}
+
+impl TieBreak {
+    pub fn name(self) -> &'static str {
+        match self {
+            TieBreak::Lowest => "lowest",
+            TieBreak::Highest => "highest",
+        }
+    }
+}
+
+/// The exact values of every position reachable from some round positions (R15).
+pub struct Solution {
+    codec: Codec,
+    levels: Vec<Level>,
+    stats: SolveStats,
+}
+
+impl std::fmt::Debug for Solution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Solution").field("open", &self.open()).field("stats", &self.stats).finish()
+    }
+}
+
+/// Positions expanded per wave of the enumeration (bounds the children buffered at once).
+const WAVE: usize = 1 << 18;
+/// Positions per parallel task.
+const CHUNK: usize = 2048;
+
+impl Solution {
+    /// Solves every position reachable from `roots` (same rules, same open pits).
+    ///
+    /// ```
+    /// use rajapasu_core::engine::{BySide, Ruleset, Side};
+    /// use rajapasu_core::exact::{round_start, Solution, SolveOptions};
+    ///
+    /// // Round 1 of the board of 3 pits a row and 3 counters a pit, South starting.
+    /// let mut rules = Ruleset::default();
+    /// rules.set("pits_per_row", "3").unwrap();
+    /// rules.set("seeds_per_pit", "3").unwrap();
+    /// let start = round_start(rules, BySide::splat(3), Side::South);
+    /// let solution = Solution::solve(&[start], SolveOptions::default(), &mut |_progress| {}).unwrap();
+    ///
+    /// // docs/rules.md, "Solved values of small boards": the starter can guarantee 2 counters
+    /// // more than the opponent (R15), opening from local pit 0 or 1; 11 positions.
+    /// assert_eq!(solution.value(&start), Some(2));
+    /// let best: Vec<usize> = solution.best_moves(&start).iter().map(|pit| pit.index()).collect();
+    /// assert_eq!(best, [0, 1]);
+    /// assert_eq!(solution.stats().positions, 11);
+    /// ```
+    pub fn solve(
+        roots: &[Position],
+        opts: SolveOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Solution, SolveError> {
+        Solution::solve_watched(roots, opts, &mut listening(progress))
+    }
+
+    /// [`Solution::solve`], stopped with [`SolveError::Cancelled`] as soon as `watch` breaks
+    /// (it hears the progress after every wave of positions).
+    pub fn solve_watched(
+        roots: &[Position],
+        opts: SolveOptions,
+        watch: &mut Watch,
+    ) -> Result<Solution, SolveError> {
+        let (mut solution, found) =
+            Solution::enumerate_from(roots, opts, true, &|working, _| working, watch)?;
+        let start = Instant::now();
+        solution.solve_levels(found, opts, watch)?;
+        solution.stats.solve_seconds = start.elapsed().as_secs_f64();
+        solution.stats.table_bytes = solution.table_bytes();
+        Ok(solution)
+    }
+
+    /// Step 1 alone: the positions reachable from `roots`, without values (the round graph of
+    /// the match values, src/exact/matches/round_graph.rs, builds its own graph over them); `watch`
+    /// hears the enumeration and may stop it. `in_use(working bytes, positions found)` is what
+    /// the caller's whole solve holds then, checked against `opts.max_memory`.
+    pub(crate) fn enumerated_watched(
+        roots: &[Position],
+        opts: SolveOptions,
+        in_use: &dyn Fn(u64, u64) -> u64,
+        watch: &mut Watch,
+    ) -> Result<Solution, SolveError> {
+        Solution::enumerate_from(roots, opts, false, in_use, watch).map(|(solution, _)| solution)
+    }
+
+    /// The solution's positions without values, and the levels as found (with their moves
+    /// when `record` is set).
+    fn enumerate_from(
+        roots: &[Position],
+        opts: SolveOptions,
+        record: bool,
+        in_use: &dyn Fn(u64, u64) -> u64,
+        watch: &mut Watch,
+    ) -> Result<(Solution, Vec<FoundLevel>), SolveError> {
+        let template = roots[0];
+        if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
+            return Err(SolveError::MixedRoots);
+        }
+        let codec = Codec::new(template);
+        let top = roots.iter().map(Position::on_board).max().unwrap_or(0);
+        check_board_size(codec.pits.len(), top)?;
+        let mut solution = Solution {
+            codec,
+            levels: (0..=top).map(|_| Level::default()).collect(),
+            stats: SolveStats {
+                level_positions: vec![0; top as usize + 1],
+                ..SolveStats::default()
+            },
+        };
+        let start = Instant::now();
+        let found = solution.enumerate(roots, opts, record, in_use, watch)?;
+        solution.stats.enumerate_seconds = start.elapsed().as_secs_f64();
+        solution.stats.table_bytes = solution.table_bytes();
+        Ok((solution, found))
+    }
+
+    pub fn stats(&self) -> &SolveStats {
+        &self.stats
+    }
+
+    pub fn rules(&self) -> &Ruleset {
+        self.codec.template.rules()
+    }
+
+    pub fn open(&self) -> BySide<PitSet> {
+        self.codec.template.open()
+    }
+
+    fn table_bytes(&self) -> u64 {
+        self.levels
+            .iter()
+            .flat_map(|l| {
+                (0..2).map(move |s| l.sets[s].bytes() + l.values[s].len() + l.order[s].len() * 4)
+            })
+            .sum::<usize>() as u64
+    }
+
+    /// Slot of a position within its level and side, if reachable.
+    #[inline]
+    fn slot(&self, pos: &Position) -> Option<(u32, usize, usize)> {
+        let level = pos.on_board();
+        let key = self.codec.key(pos);
+        let side = key.side();
+        let l = self.levels.get(level as usize)?;
+        l.sets[side].index(key.rank()).map(|i| (level, side, i))
+    }
+
+    /// The value of a reachable position for its side to move (R15); None if the position is
+    /// not reachable from the roots (or has other rules or open pits).
+    pub fn value(&self, pos: &Position) -> Option<i32> {
+        self.slot_of(pos).map(|(level, side, i)| self.levels[level as usize].values[side][i] as i32)
+    }
+
+    /// Each legal move of a reachable position with its value for the mover: its captures
+    /// minus the opponent's, then minus the value of the position after it.
+    pub fn move_values(&self, pos: &Position) -> Vec<(Pit, i32)> {
+        let mover = pos.turn();
+        pos.legal_children()
+            .map(|(pit, child, summary)| {
+                let v =
+                    self.value(&child).expect("the children of a reachable position are reachable");
+                (pit, summary.net_gain(mover) - v)
+            })
+            .collect()
+    }
+
+    /// The moves that achieve the value (R15).
+    pub fn best_moves(&self, pos: &Position) -> PitSet {
+        let Some(value) = self.value(pos) else {
+            return PitSet::EMPTY;
+        };
+        let mut set = PitSet::EMPTY;
+        for (pit, v) in self.move_values(pos) {
+            if v == value {
+                set.insert(pit);
+            }
+        }
+        set
+    }
+
+    /// A best move that a perfect player makes: among the best moves, a player whose value is
+    /// positive plays only those that make progress towards the outcome (a capture, or an
+    /// in-level move to a position settled earlier), so that perfect play realizes the value
+    /// instead of cycling; the tie-break chooses among the rest. None when there is no legal move.
+    /// Needs a solve with [`SolveOptions::keep_order`].
+    pub fn choose(&self, pos: &Position, tie: TieBreak) -> Option<Pit> {
+        let (level, side, i) = self.slot(pos)?;
+        let l = &self.levels[level as usize];
+        assert!(
+            !l.order[side].is_empty() || l.values[side][i] == 0 || level == 0,
+            "choose needs a solve with keep_order"
+        );
+        let moves = self.progress_moves(pos);
+        match tie {
+            TieBreak::Lowest => moves.iter().next(),
+            TieBreak::Highest => moves.iter().last(),
+        }
+    }
+
+    /// Calls `f` with every reachable position and its value (for checks).
+    pub fn for_each(&self, mut f: impl FnMut(&Position, i32)) {
+        for (n, l) in self.levels.iter().enumerate() {
+            for side in 0..2 {
+                for (i, rank) in l.sets[side].iter().enumerate() {
+                    let pos = self.codec.position(n as u32, Key::new(rank, side));
+                    f(&pos, l.values[side][i] as i32);
+                }
+            }
+        }
+    }
+
+    fn check_memory(
+        &mut self,
+        opts: &SolveOptions,
+        working: u64,
+        level: u32,
+        found: u64,
+        phase: &'static str,
+    ) -> Result<(), SolveError> {
+        let needed = self.table_bytes() + working;
+        self.stats.peak_bytes = self.stats.peak_bytes.max(needed);
+        SolveError::within_memory(opts.max_memory, needed, found, level, phase)
+    }
+
+    /// Step 1: the reachable positions, level by level from the top ([`enumerate`]), their
+    /// moves recorded when `record` is set.
+    fn enumerate(
+        &mut self,
+        roots: &[Position],
+        opts: SolveOptions,
+        record: bool,
+        in_use: &dyn Fn(u64, u64) -> u64,
+        watch: &mut Watch,
+    ) -> Result<Vec<FoundLevel>, SolveError> {
+        let (limit, peak) = (opts.max_memory, &mut self.stats.peak_bytes);
+        let mut memory = |working: u64, counters: u32, positions: u64| {
+            let needed = in_use(working, positions);
+            *peak = (*peak).max(needed);
+            SolveError::within_memory(limit, needed, positions, counters, "enumerated")
+        };
+        let mut watch = |p: Progress| watch(p);
+        let mut bounds =
+            Bounds { max_positions: opts.max_positions, memory: &mut memory, watch: &mut watch };
+        let mut found = enumerate(&self.codec, roots, record, &mut bounds)?;
+        let mut positions = 0;
+        for (n, level) in found.iter_mut().enumerate() {
+            self.levels[n].sets = std::mem::take(&mut level.sets);
+            self.stats.level_positions[n] = level.len() as u64;
+            positions += level.len() as u64;
+            if !record {
+                level.keep_positions();
+            }
+        }
+        self.stats.positions = positions;
+        Ok(found)
+    }
+
+    /// Step 2: the values, level by level from the bottom, from the moves recorded in step 1.
+    fn solve_levels(
+        &mut self,
+        mut found: Vec<FoundLevel>,
+        opts: SolveOptions,
+        watch: &mut Watch,
+    ) -> Result<(), SolveError> {
+        let total = self.stats.positions;
+        let mut done = 0u64;
+        for n in 0..self.levels.len() {
+            let south_count = self.levels[n].sets[0].len();
+            let m = found[n].len();
+            let scan = self.scan_level(n, &found, &mut done, total, watch)?;
+            self.stats.quiet_moves += scan.succ.len() as u64;
+            self.stats.exits += scan.exits;
+            let LevelScan { exit, degree, succ, .. } = scan;
+            let recorded: u64 = found.iter().map(FoundLevel::bytes).sum();
+            let working =
+                level_working_bytes(m, succ.capacity(), succ.len(), opts.keep_order) + recorded;
+            self.check_memory(&opts, working, n as u32, total, "solved")?;
+            let (u, order) = level_values(n, south_count, &exit, &degree, succ, opts.keep_order);
+            let level = &mut self.levels[n];
+            for side in 0..2 {
+                let range = if side == 0 { 0..south_count } else { south_count..m };
+                let sign = if side == 0 { 1 } else { -1 };
+                level.values[side] = u[range.clone()].iter().map(|&x| (sign * x) as i8).collect();
+                if opts.keep_order {
+                    level.order[side] = order[range].to_vec();
+                }
+            }
+            found[n].solved(|x| if x < south_count { u[x] as i8 } else { -u[x] as i8 });
+        }
+        if watch(Progress { phase: "solving", level: self.levels.len() as u32 - 1, done, total })
+            .is_break()
+        {
+            return Err(SolveError::Cancelled);
+        }
+        Ok(())
+    }
+
+    /// The moves of every position of level `n`: the best exit of each in South's terms (the
+    /// max for South to move, the min for North), and the in-level successors, by node. Chunks
+    /// of nodes run in parallel and are joined in order.
+    fn scan_level(
+        &self,
+        n: usize,
+        found: &[FoundLevel],
+        done: &mut u64,
+        total: u64,
+        watch: &mut Watch,
+    ) -> Result<LevelScan, SolveError> {
+        let m = found[n].len();
+        let mut scan = LevelScan {
+            exit: Vec::with_capacity(m),
+            degree: Vec::with_capacity(m),
+            succ: Vec::new(),
+            exits: 0,
+        };
+        let mut start = 0;
+        while start < m {
+            let end = (start + WAVE).min(m);
+            let chunks: Vec<(usize, usize)> =
+                (start..end).step_by(CHUNK).map(|s| (s, (s + CHUNK).min(end))).collect();
+            let parts: Vec<LevelScan> =
+                chunks.par_iter().map(|&(s, e)| self.scan_nodes(n, found, s, e)).collect();
+            for part in parts {
+                scan.exit.extend_from_slice(&part.exit);
+                scan.degree.extend_from_slice(&part.degree);
+                scan.succ.extend_from_slice(&part.succ);
+                scan.exits += part.exits;
+            }
+            *done += (end - start) as u64;
+            if watch(Progress { phase: "solving", level: n as u32, done: *done, total }).is_break()
+            {
+                return Err(SolveError::Cancelled);
+            }
+            start = end;
+        }
+        Ok(scan)
+    }
+
+    /// [`Solution::scan_level`] for the nodes `start..end` of level `n`.
+    fn scan_nodes(&self, n: usize, found: &[FoundLevel], start: usize, end: usize) -> LevelScan {
+        let mut scan = LevelScan {
+            exit: Vec::with_capacity(end - start),
+            degree: Vec::with_capacity(end - start),
+            succ: Vec::new(),
+            exits: 0,
+        };
+        let south_count = self.levels[n].sets[0].len();
+        let here = &found[n];
+        for x in start..end {
+            if x + 4 < end {
+                for &mv in here.moves_of_node(x + 4) {
+                    if mv.level() != n {
+                        prefetch(&found[mv.level()].values[mv.number()]);
+                    }
+                }
+            }
+            let sign: i32 = if x < south_count { 1 } else { -1 };
+            // The mover's best exit, in the mover's terms.
+            let mut best: Option<i32> = None;
+            let mut degree = 0u8;
+            let moves = here.moves_of_node(x);
+            for &mv in moves {
+                let cl = mv.level();
+                if cl == n {
+                    // A move within the level names the child's node.
+                    scan.succ.push(mv.number() as u32);
+                    degree += 1;
+                } else {
+                    let v = mv.gain() - found[cl].values[mv.number()] as i32;
+                    best = Some(best.map_or(v, |b| b.max(v)));
+                    scan.exits += 1;
+                }
+            }
+            if moves.is_empty() {
+                // R10, R15: no legal move; the opponent collects what is on the board.
+                best = Some(-(n as i32));
+                scan.exits += 1;
+            }
+            scan.exit.push(match best {
+                Some(b) => (sign * b) as i16,
+                None if sign == 1 => i16::MIN,
+                None => i16::MAX,
+            });
+            scan.degree.push(degree);
+        }
+        scan
+    }
+}
+
+/// The working bytes of solving a level of `m` positions and `quiet` in-level moves (their
+/// buffer's capacity `succ_capacity`): the best exits, degrees, successors and predecessors,
+/// the values and their order.
+pub(crate) fn level_working_bytes(
+    m: usize,
+    succ_capacity: usize,
+    quiet: usize,
+    keep_order: bool,
+) -> u64 {
+    (m * 2 + m + succ_capacity * 4 + quiet * 4 + (m + 1) * 4) as u64
+        + m as u64 * (2 + 1 + if keep_order { 4 } else { 0 })
+}
+
+/// The values of one level in South's terms and the order in which they were settled, from
+/// each position's best exit in South's terms (`exit`; i16::MIN / MAX: none), its in-level
+/// degree and its in-level successors (positions 0..south_count have South to move).
+pub(crate) fn level_values(
+    n: usize,
+    south_count: usize,
+    exit: &[i16],
+    degree: &[u8],
+    succ: Vec<u32>,
+    keep_order: bool,
+) -> (Vec<i16>, Vec<u32>) {
+    let m = degree.len();
+    // Predecessors, CSR.
+    let mut pred_start = vec![0u32; m + 1];
+    for &t in &succ {
+        pred_start[t as usize + 1] += 1;
+    }
+    for i in 0..m {
+        pred_start[i + 1] += pred_start[i];
+    }
+    let mut fill = pred_start.clone();
+    let mut preds = vec![0u32; succ.len()];
+    let mut at = 0usize;
+    for (x, &d) in degree.iter().enumerate() {
+        for &t in &succ[at..at + d as usize] {
+            preds[fill[t as usize] as usize] = x as u32;
+            fill[t as usize] += 1;
+        }
+        at += d as usize;
+    }
+    drop(fill);
+    drop(succ);
+    let attractor = Attractor {
+        n: n as i32,
+        south_count,
+        exit,
+        degree,
+        pred_start: &pred_start,
+        preds: &preds,
+    };
+    attractor.run(keep_order)
+}
+
+/// The moves of one level (see [`Solution::scan_level`]).
+struct LevelScan {
+    exit: Vec<i16>,
+    degree: Vec<u8>,
+    succ: Vec<u32>,
+    exits: u64,
+}
+
+/// The in-level game of one level: nodes 0..south_count have South to move, the rest North.
+struct Attractor<'a> {
+    n: i32,
+    south_count: usize,
+    /// Best exit in South's terms (max for South nodes, min for North nodes; i16::MIN / MAX: none).
+    exit: &'a [i16],
+    degree: &'a [u8],
+    pred_start: &'a [u32],
+    preds: &'a [u32],
+}
+
+impl Attractor<'_> {
+    /// Values in South's terms, and the order in which they were settled.
+    fn run(&self, keep_order: bool) -> (Vec<i16>, Vec<u32>) {
+        let m = self.degree.len();
+        let mut u = vec![0i16; m];
+        let mut order = if keep_order { vec![u32::MAX; m] } else { Vec::new() };
+        let mut counter = 0u32;
+        for forcer in Side::ALL {
+            self.phase(forcer, &mut u, &mut order, &mut counter);
+        }
+        (u, order)
+    }
+
+    /// Settles the positions whose value is at least 1 for `forcer` (in `forcer`'s terms),
+    /// thresholds from n down to 1.
+    fn phase(&self, forcer: Side, u: &mut [i16], order: &mut [u32], counter: &mut u32) {
+        let m = self.degree.len();
+        let sign: i32 = if forcer == Side::South { 1 } else { -1 };
+        let is_forcer = |x: usize| (x < self.south_count) == (forcer == Side::South);
+        // The best exit of the forcer's nodes and the worst of the others, in the forcer's terms.
+        let exit_value = |x: usize| sign * self.exit[x] as i32;
+        let mut left: Vec<u8> =
+            (0..m).map(|x| if is_forcer(x) { 0 } else { self.degree[x] }).collect();
+        let mut bucket: Vec<Vec<u32>> = vec![Vec::new(); self.n as usize + 1];
+        for x in 0..m {
+            let f = exit_value(x);
+            if f >= 1 && (is_forcer(x) || self.degree[x] == 0) {
+                bucket[f as usize].push(x as u32);
+            }
+        }
+        let mut stack: Vec<u32> = Vec::new();
+        for t in (1..=self.n).rev() {
+            stack.append(&mut bucket[t as usize]);
+            while let Some(x) = stack.pop() {
+                let x = x as usize;
+                if u[x] != 0 {
+                    continue;
+                }
+                u[x] = (sign * t) as i16;
+                if !order.is_empty() {
+                    order[x] = *counter;
+                }
+                *counter += 1;
+                for &p in &self.preds[self.pred_start[x] as usize..self.pred_start[x + 1] as usize]
+                {
+                    let p = p as usize;
+                    if u[p] != 0 {
+                        continue;
+                    }
+                    if is_forcer(p) {
+                        stack.push(p as u32);
+                    } else {
+                        left[p] -= 1;
+                        if left[p] == 0 {
+                            let f = exit_value(p);
+                            if f >= t {
+                                stack.push(p as u32);
+                            } else if f >= 1 {
+                                bucket[f as usize].push(p as u32);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Access to the enumerated positions for the match solver (src/exact/matches/match_solver.rs): a
+/// position's slot is (counters on the board, side to move, index in the level's set).
+impl Solution {
+    /// Positions of level `n` with `side` to move.
+    pub(crate) fn level_len(&self, n: usize, side: usize) -> usize {
+        self.levels.get(n).map_or(0, |l| l.sets[side].len())
+    }
+
+    /// The most counters on the board (the roots' level).
+    pub(crate) fn top_level(&self) -> usize {
+        self.levels.len() - 1
+    }
+
+    /// The positions of level `n` with `side` to move, `start..end` in set order.
+    pub(crate) fn level_positions(
+        &self,
+        n: usize,
+        side: usize,
+        start: usize,
+        end: usize,
+    ) -> impl Iterator<Item = Position> + '_ {
+        self.levels[n].sets[side]
+            .range(start, end)
+            .map(move |rank| self.codec.position(n as u32, Key::new(rank, side)))
+    }
+
+    /// Every move that [`Solution::choose`] may make (before its tie-break): the best moves,
+    /// and with a positive value only those that make progress. Needs `keep_order`.
+    pub(crate) fn progress_moves(&self, pos: &Position) -> PitSet {
+        let Some((level, side, i)) = self.slot(pos) else { return PitSet::EMPTY };
+        let l = &self.levels[level as usize];
+        let value = l.values[side][i] as i32;
+        let order = l.order[side].get(i).copied().unwrap_or(u32::MAX);
+        let mut set = PitSet::EMPTY;
+        for (pit, child, summary) in pos.legal_children() {
+            let (cl, cs, ci) = self.slot(&child).expect("reachable");
+            let c = &self.levels[cl as usize];
+            if summary.net_gain(pos.turn()) - c.values[cs][ci] as i32 != value {
+                continue;
+            }
+            if value > 0 && cl == level && c.order[cs].get(ci).copied().unwrap_or(u32::MAX) >= order
+            {
+                continue;
+            }
+            set.insert(pit);
+        }
+        set
+    }
+
+    /// The slot of a reachable position (same rules and open pits), None otherwise.
+    pub(crate) fn slot_of(&self, pos: &Position) -> Option<(u32, usize, usize)> {
+        if pos.rules() != self.codec.template.rules() || pos.open() != self.codec.template.open() {
+            return None;
+        }
+        self.slot(pos)
+    }
+}

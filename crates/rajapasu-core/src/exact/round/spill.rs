@@ -1,0 +1,659 @@
+//! A round solved (R15) with its levels on disk: memory bounded by one bucket of a level while
+//! enumerating and by the largest level while solving, not by the round. The same two steps as
+//! [`crate::exact::round::solver`], each level a file ([`crate::exact::files::level_files`]) and a checkpoint:
+//!
+//! 1. Enumeration, from the highest level down, by buckets on disk ([`crate::exact::round::bucketed`]: delayed
+//!    duplicate detection, no set of the level in memory); the positions its captures reach in
+//!    lower levels are appended, sorted, deduplicated and delta-coded by batch, to that level's
+//!    `pending-NNN.batches` file, merged with the level's earlier batches into one sorted run once
+//!    they grow ([`crate::exact::files::pending`]), and read back when the enumeration comes down to it.
+//!    `state.json` records, after each round of a level's expansion, the length of each pending
+//!    file and each merged run, so that an interrupted run drops what it appended since and
+//!    redoes at most one round's expansion, one bucket or one merge.
+//! 2. Solving, from level 0 up: the level's best exits read from the lower levels' files,
+//!    mapped, its in-level moves written to a scratch file and read back as predecessors; the
+//!    values by the attractor of [`crate::exact::round::lean_level`], in about 4 bytes a position and 4 an
+//!    in-level move, the in-memory solver's values ([`crate::exact::round::solver::level_values`]).
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
+use crate::exact::files::bucket_state::{
+    pending_refused, work_dir, Appended, Merged, PendingFigures, Tuning, Work,
+};
+use crate::exact::files::level_files::{
+    packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile,
+};
+use crate::exact::index::{Codec, Key, RankSetRef};
+use crate::exact::round::solver::{check_board_size, Progress, SolveError};
+use crate::exact::setting::{Naming, Setting};
+use crate::files;
+
+mod level_solve;
+
+/// Positions expanded per wave.
+const WAVE: usize = 1 << 18;
+/// Positions per parallel task.
+const CHUNK: usize = 2048;
+
+#[derive(Clone, Copy, Debug)]
+pub struct SpillOptions {
+    /// The most bytes of working memory (the level in hand, its buffers); the lower levels'
+    /// files are mapped, not counted.
+    pub max_memory: u64,
+    /// The most bytes the solve's directory may hold.
+    pub max_disk: u64,
+    /// Stop after finishing this many levels in this run (each is kept; run again to continue).
+    pub max_levels: Option<u32>,
+}
+
+impl Default for SpillOptions {
+    fn default() -> SpillOptions {
+        SpillOptions {
+            max_memory: crate::exact::DEFAULT_MAX_MEMORY,
+            max_disk: u64::MAX,
+            max_levels: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpillError {
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    #[error("{0}")]
+    BadFile(String),
+    #[error("{path}: {message}")]
+    Io { path: PathBuf, message: String },
+    #[error(
+        "the disk is full writing {path} ({bytes} bytes): free at least that much, more for the levels still to come \
+         ({used} bytes of the solve are on disk), and run again: the finished levels are kept"
+    )]
+    DiskFull { path: PathBuf, bytes: u64, used: u64 },
+    #[error("{}", disk_limit(*.limit, *.needed, .what, &Setting::default_name))]
+    DiskLimit { limit: u64, needed: u64, what: String },
+    #[error(
+        "{dir} holds a solve of other roots or rules ({found}); use another directory or remove it"
+    )]
+    OtherSolve { dir: PathBuf, found: String },
+    #[error("stopped after {levels} levels as asked; run again to continue from level {next}")]
+    Interrupted { levels: u32, next: u32 },
+}
+
+impl SpillError {
+    /// The message, the setting at fault named by `name`.
+    pub fn describe(&self, name: Naming) -> String {
+        match self {
+            SpillError::Solve(e) => e.describe(name),
+            SpillError::DiskLimit { limit, needed, what } => {
+                disk_limit(*limit, *needed, what, name)
+            }
+            e => e.to_string(),
+        }
+    }
+}
+
+fn disk_limit(limit: u64, needed: u64, what: &str, name: Naming) -> String {
+    format!(
+        "the solve needs more disk than allowed ({} {limit} bytes): {needed} bytes with {what}; \
+         allow more and run again: the finished levels are kept",
+        name(Setting::MaxDisk)
+    )
+}
+
+pub(crate) fn io_error(path: &Path, e: std::io::Error, used: u64, bytes: u64) -> SpillError {
+    if e.kind() == std::io::ErrorKind::StorageFull {
+        SpillError::DiskFull { path: path.to_path_buf(), bytes, used }
+    } else {
+        SpillError::Io { path: path.to_path_buf(), message: e.to_string() }
+    }
+}
+
+/// The figures of one level.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LevelFigures {
+    pub level: u32,
+    /// Positions with South and with North to move.
+    pub positions: [u64; 2],
+    /// Moves within the level (no capture), and captures plus round ends.
+    pub quiet_moves: u64,
+    pub exits: u64,
+    /// Bytes of the level's positions file, and of its values file (0 before solving).
+    pub positions_bytes: u64,
+    pub values_bytes: u64,
+    /// The most working memory accounted while enumerating and while solving the level.
+    pub enumerate_peak_bytes: u64,
+    pub solve_peak_bytes: u64,
+    pub enumerate_seconds: f64,
+    pub solve_seconds: f64,
+}
+
+impl LevelFigures {
+    pub fn count(&self) -> u64 {
+        self.positions[0] + self.positions[1]
+    }
+}
+
+/// What the directory holds between runs.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub(in crate::exact) struct State {
+    rules: String,
+    open: [u8; 2],
+    pub(in crate::exact) roots: Vec<(u32, u64)>,
+    /// The next level to enumerate; None when all are.
+    pub(in crate::exact) next: Option<u32>,
+    /// Bytes of each lower level's pending file at the last checkpoint.
+    pub(in crate::exact) pending: BTreeMap<u32, u64>,
+    /// Figures of the levels enumerated (and solved) so far, by level.
+    pub(in crate::exact) levels: BTreeMap<u32, LevelFigures>,
+    /// The level being enumerated, where its last checkpoint left it.
+    #[serde(default)]
+    pub(in crate::exact) work: Option<Work>,
+    /// The buckets each enumerated level was split into, and its rounds of expansion.
+    #[serde(default)]
+    pub(in crate::exact) buckets: BTreeMap<u32, (u32, u32)>,
+    /// Each lower level's merged run of pending positions ([`crate::exact::files::pending`]).
+    #[serde(default)]
+    pub(in crate::exact) merged: BTreeMap<u32, Merged>,
+    /// Each lower level's delta-coded batches appended since its last merge; `pending` holds
+    /// the bytes of raw batches appended by earlier versions, still read.
+    #[serde(default)]
+    pub(in crate::exact) batches: BTreeMap<u32, Appended>,
+    /// The pending files while each level was enumerated.
+    #[serde(default)]
+    pub(in crate::exact) pending_figures: BTreeMap<u32, PendingFigures>,
+}
+
+/// A round whose levels are on disk, solved or only enumerated.
+pub struct SpilledRound {
+    dir: PathBuf,
+    codec: Codec,
+    rules: Ruleset,
+    open: BySide<u8>,
+    /// Levels 0..=top: positions, and values once solved.
+    levels: Vec<(PositionsFile, Option<ValuesFile>)>,
+    figures: Vec<LevelFigures>,
+    peak_bytes: u64,
+    /// Levels finished by this run so far (for [`SpillOptions::max_levels`]).
+    finished: u32,
+    /// The buckets and rounds of expansion of each level, by level.
+    splits: BTreeMap<u32, (u32, u32)>,
+}
+
+/// The positions and values of the levels below the one being solved, with the values'
+/// offsets (South's count) per level.
+struct Lower<'a> {
+    sets: Vec<[RankSetRef<'a>; 2]>,
+    values: Vec<&'a ValuesFile>,
+}
+
+impl SpilledRound {
+    /// Enumerates (step 1) into `dir`, continuing what is there: every level's positions file.
+    pub fn enumerate(
+        roots: &[Position],
+        dir: &Path,
+        opts: SpillOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<SpilledRound, SpillError> {
+        SpilledRound::enumerate_tuned(
+            roots,
+            dir,
+            opts,
+            Tuning::for_memory(opts.max_memory),
+            progress,
+        )
+    }
+
+    /// [`SpilledRound::enumerate`] with the levels split as `tuning` says.
+    pub(crate) fn enumerate_tuned(
+        roots: &[Position],
+        dir: &Path,
+        opts: SpillOptions,
+        tuning: Tuning,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<SpilledRound, SpillError> {
+        let template = *roots.first().ok_or(SolveError::MixedRoots)?;
+        if roots.iter().any(|r| r.rules() != template.rules() || r.open() != template.open()) {
+            return Err(SolveError::MixedRoots.into());
+        }
+        let codec = Codec::new(template);
+        let top = roots.iter().map(Position::on_board).max().unwrap_or(0);
+        check_board_size(codec.pits.len(), top)?;
+        let open = template.open().map(|s| s.len() as u8);
+        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
+        crate::exact::files::temporaries::remove_stale_temporaries(dir);
+        let mut roots_keys: Vec<(u32, u64)> =
+            roots.iter().map(|r| (r.on_board(), codec.key(r).word())).collect();
+        roots_keys.sort_unstable();
+        roots_keys.dedup();
+        let fresh = State {
+            rules: template.rules().to_json(),
+            open: [open[Side::South], open[Side::North]],
+            roots: roots_keys,
+            next: Some(top),
+            pending: BTreeMap::new(),
+            levels: BTreeMap::new(),
+            work: None,
+            buckets: BTreeMap::new(),
+            merged: BTreeMap::new(),
+            batches: BTreeMap::new(),
+            pending_figures: BTreeMap::new(),
+        };
+        let mut run = Run::new(dir, codec, opts, tuning, *template.rules(), open);
+        let mut state = run.load_state(fresh)?;
+        run.disk =
+            dir_bytes(dir) + state.work.as_ref().map_or(0, |w| dir_bytes(&work_dir(dir, w.level)));
+        while let Some(n) = state.next {
+            run.stop_if_asked(n)?;
+            run.enumerate_level(n, &mut state, progress)?;
+            run.finished += 1;
+        }
+        let mut levels = Vec::with_capacity(top as usize + 1);
+        let mut figures = Vec::with_capacity(top as usize + 1);
+        for n in 0..=top {
+            let id = run.id(n);
+            let file =
+                PositionsFile::open(&positions_path(dir, n), &id).map_err(SpillError::BadFile)?;
+            figures.push(state.levels.get(&n).cloned().unwrap_or_else(|| LevelFigures {
+                level: n,
+                positions: file.counts(),
+                quiet_moves: file.quiet,
+                exits: file.exits,
+                positions_bytes: file.bytes(),
+                ..LevelFigures::default()
+            }));
+            levels.push((file, None));
+        }
+        Ok(SpilledRound {
+            dir: dir.to_path_buf(),
+            codec: run.codec,
+            rules: run.rules,
+            open,
+            levels,
+            figures,
+            peak_bytes: run.peak,
+            finished: run.finished,
+            splits: state.buckets,
+        })
+    }
+
+    /// Enumerates and solves (steps 1 and 2) in `dir`, continuing what is there.
+    pub fn solve(
+        roots: &[Position],
+        dir: &Path,
+        opts: SpillOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<SpilledRound, SpillError> {
+        SpilledRound::solve_tuned(roots, dir, opts, Tuning::for_memory(opts.max_memory), progress)
+    }
+
+    /// [`SpilledRound::solve`] with the levels split as `tuning` says.
+    pub(crate) fn solve_tuned(
+        roots: &[Position],
+        dir: &Path,
+        opts: SpillOptions,
+        tuning: Tuning,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<SpilledRound, SpillError> {
+        let mut round = SpilledRound::enumerate_tuned(roots, dir, opts, tuning, progress)?;
+        round.solve_levels(opts, progress)?;
+        Ok(round)
+    }
+
+    fn solve_levels(
+        &mut self,
+        opts: SpillOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), SpillError> {
+        let mut run = Run::new(
+            &self.dir,
+            Codec::new(self.codec.template),
+            opts,
+            Tuning::for_memory(opts.max_memory),
+            self.rules,
+            self.open,
+        );
+        run.disk = dir_bytes(&self.dir);
+        run.peak = self.peak_bytes;
+        run.finished = self.finished;
+        let total: u64 = self.levels.iter().map(|(p, _)| p.counts().iter().sum::<u64>()).sum();
+        let mut done = 0u64;
+        for n in 0..self.levels.len() {
+            let id = run.id(n as u32);
+            let path = values_path(&self.dir, n as u32);
+            let count: u64 = self.levels[n].0.counts().iter().sum();
+            if path.exists() {
+                let values =
+                    ValuesFile::open(&path, &id, &self.levels[n].0).map_err(SpillError::BadFile)?;
+                self.figures[n].values_bytes = values.bytes();
+                self.levels[n].1 = Some(values);
+                done += count;
+                continue;
+            }
+            run.stop_if_asked(n as u32)?;
+            let start = Instant::now();
+            let (below, here) = self.levels.split_at(n);
+            let lower = Lower {
+                sets: below.iter().map(|(p, _)| [p.set(0), p.set(1)]).collect(),
+                values: below
+                    .iter()
+                    .map(|(_, v)| v.as_ref().expect("lower levels are solved first"))
+                    .collect(),
+            };
+            let (values, peak) =
+                run.solve_level(n as u32, &here[0].0, &lower, &mut done, total, progress)?;
+            let bytes = run.write_values(&path, &id, &here[0].0, &values)?;
+            let file =
+                ValuesFile::open(&path, &id, &self.levels[n].0).map_err(SpillError::BadFile)?;
+            self.levels[n].1 = Some(file);
+            let f = &mut self.figures[n];
+            f.values_bytes = bytes;
+            f.solve_peak_bytes = peak;
+            f.solve_seconds = start.elapsed().as_secs_f64();
+            run.finished += 1;
+            run.record_solved(n as u32, f)?;
+        }
+        self.peak_bytes = run.peak;
+        self.finished = run.finished;
+        Ok(())
+    }
+
+    /// The figures of each level 0..=top.
+    pub fn figures(&self) -> &[LevelFigures] {
+        &self.figures
+    }
+
+    /// The most working memory accounted in this run.
+    pub fn peak_bytes(&self) -> u64 {
+        self.peak_bytes
+    }
+
+    /// Bytes of the level files.
+    pub fn disk_bytes(&self) -> u64 {
+        self.levels.iter().map(|(p, v)| p.bytes() + v.as_ref().map_or(0, |v| v.bytes())).sum()
+    }
+
+    pub fn positions(&self) -> u64 {
+        self.levels.iter().map(|(p, _)| p.counts().iter().sum::<u64>()).sum()
+    }
+
+    /// The levels' positions files, 0..=top.
+    pub(crate) fn into_positions(self) -> Vec<PositionsFile> {
+        self.levels.into_iter().map(|(p, _)| p).collect()
+    }
+
+    /// The buckets each level enumerated was split into and its rounds of expansion, by level.
+    pub fn splits(&self) -> &BTreeMap<u32, (u32, u32)> {
+        &self.splits
+    }
+
+    /// Levels finished by this run.
+    pub(crate) fn levels_finished(&self) -> u32 {
+        self.finished
+    }
+
+    /// The level of a reachable position and its index there (South's positions first).
+    pub(crate) fn slot(&self, pos: &Position) -> Option<(usize, usize)> {
+        if pos.rules() != self.codec.template.rules() || pos.open() != self.codec.template.open() {
+            return None;
+        }
+        let level = pos.on_board() as usize;
+        let key = self.codec.key(pos);
+        let side = key.side();
+        let (file, _) = self.levels.get(level)?;
+        let i = file.set(side).index(key.rank())?;
+        Some((level, i + if side == 1 { file.counts()[0] as usize } else { 0 }))
+    }
+
+    /// The value of a reachable position for its side to move (R15); None if it is not
+    /// reachable or the round is not solved.
+    pub fn value(&self, pos: &Position) -> Option<i32> {
+        let (level, i) = self.slot(pos)?;
+        self.levels[level].1.as_ref().map(|v| v.get(i))
+    }
+
+    /// The moves that achieve the value (R15).
+    pub fn best_moves(&self, pos: &Position) -> PitSet {
+        let Some(value) = self.value(pos) else { return PitSet::EMPTY };
+        let mut set = PitSet::EMPTY;
+        for (pit, child, summary) in pos.legal_children() {
+            let v = self.value(&child).expect("the children of a reachable position are reachable");
+            if summary.net_gain(pos.turn()) - v == value {
+                set.insert(pit);
+            }
+        }
+        set
+    }
+
+    /// Calls `f` with every enumerated position and its value (None before solving).
+    pub fn for_each(&self, mut f: impl FnMut(&Position, Option<i32>)) {
+        for (n, (file, values)) in self.levels.iter().enumerate() {
+            let south = file.counts()[0] as usize;
+            for side in 0..2 {
+                for (i, rank) in file.set(side).range(0, file.set(side).len()).enumerate() {
+                    let pos = self.codec.position(n as u32, Key::new(rank, side));
+                    let at = i + if side == 1 { south } else { 0 };
+                    f(&pos, values.as_ref().map(|v| v.get(at)));
+                }
+            }
+        }
+    }
+
+    /// The directory of the level files.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// One run over a directory: what it may use and what it has used.
+pub(in crate::exact) struct Run {
+    pub(in crate::exact) dir: PathBuf,
+    pub(in crate::exact) codec: Codec,
+    pub(in crate::exact) opts: SpillOptions,
+    pub(in crate::exact) tuning: Tuning,
+    /// Bytes in the directory.
+    pub(in crate::exact) disk: u64,
+    peak: u64,
+    /// Levels finished in this run.
+    pub(in crate::exact) finished: u32,
+    /// Buckets merged in this run (for [`Tuning::stop_after_buckets`]).
+    pub(in crate::exact) buckets_merged: u64,
+    /// The level's runs whose checksums this run has checked.
+    pub(in crate::exact) checked: HashSet<PathBuf>,
+    /// Pending merges made in this run (for [`Tuning::stop_after_merges`]).
+    pub(in crate::exact) merges: u64,
+    /// The pending files while the level in hand is enumerated.
+    pub(in crate::exact) pending: PendingFigures,
+    rules: Ruleset,
+    open: BySide<u8>,
+}
+
+pub(in crate::exact) fn pending_path(dir: &Path, level: u32) -> PathBuf {
+    dir.join(format!("pending-{level:03}.keys"))
+}
+
+/// A lower level's delta-coded batches appended since its last merge ([`crate::exact::files::pending`]).
+pub(in crate::exact) fn batches_path(dir: &Path, level: u32) -> PathBuf {
+    dir.join(format!("pending-{level:03}.batches"))
+}
+
+/// Cuts a pending file back to the `keep` bytes the state records (what a killed run appended
+/// since is dropped); refuses one shorter, or missing while `expected` and `keep` > 0.
+fn cut_back(path: &Path, keep: u64, expected: bool) -> Result<(), SpillError> {
+    if !path.exists() {
+        if keep > 0 && expected {
+            let why = format!("it is missing; the state records {keep} bytes");
+            return Err(SpillError::BadFile(pending_refused(path, why)));
+        }
+        return Ok(());
+    }
+    let f = OpenOptions::new().write(true).open(path).map_err(|e| io_error(path, e, 0, 0))?;
+    let len = f.metadata().map_err(|e| io_error(path, e, 0, 0))?.len();
+    if len < keep {
+        let why = format!("it holds {len} bytes; the state records {keep}");
+        return Err(SpillError::BadFile(pending_refused(path, why)));
+    }
+    f.set_len(keep).map_err(|e| io_error(path, e, 0, 0))
+}
+
+fn state_path(dir: &Path) -> PathBuf {
+    dir.join("state.json")
+}
+
+pub(crate) fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+impl Run {
+    fn new(
+        dir: &Path,
+        codec: Codec,
+        opts: SpillOptions,
+        tuning: Tuning,
+        rules: Ruleset,
+        open: BySide<u8>,
+    ) -> Run {
+        Run {
+            dir: dir.to_path_buf(),
+            codec,
+            opts,
+            tuning,
+            disk: 0,
+            peak: 0,
+            finished: 0,
+            buckets_merged: 0,
+            checked: HashSet::new(),
+            merges: 0,
+            pending: PendingFigures::default(),
+            rules,
+            open,
+        }
+    }
+
+    pub(in crate::exact) fn id(&self, level: u32) -> LevelId {
+        LevelId { rules: self.rules, open: self.open, level }
+    }
+
+    fn stop_if_asked(&self, next: u32) -> Result<(), SpillError> {
+        match self.opts.max_levels {
+            Some(max) if self.finished >= max => {
+                Err(SpillError::Interrupted { levels: self.finished, next })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    pub(in crate::exact) fn check_memory(
+        &mut self,
+        working: u64,
+        level: u32,
+        found: u64,
+        phase: &'static str,
+    ) -> Result<u64, SpillError> {
+        self.peak = self.peak.max(working);
+        SolveError::within_memory(self.opts.max_memory, working, found, level, phase)?;
+        Ok(working)
+    }
+
+    pub(in crate::exact) fn check_disk(
+        &self,
+        bytes: u64,
+        what: impl FnOnce() -> String,
+    ) -> Result<(), SpillError> {
+        let needed = self.disk.saturating_add(bytes);
+        if needed > self.opts.max_disk {
+            return Err(SpillError::DiskLimit { limit: self.opts.max_disk, needed, what: what() });
+        }
+        Ok(())
+    }
+
+    /// The directory's state, or `fresh` for an empty directory; pending files cut back to
+    /// their lengths at the last finished level.
+    fn load_state(&self, fresh: State) -> Result<State, SpillError> {
+        let path = state_path(&self.dir);
+        if !path.exists() {
+            for n in 0..=fresh.next.unwrap_or(0) {
+                for p in [pending_path(&self.dir, n), batches_path(&self.dir, n)] {
+                    if p.exists() {
+                        std::fs::remove_file(&p).map_err(|e| io_error(&p, e, 0, 0))?;
+                    }
+                }
+            }
+            self.tidy_merged(&fresh)?;
+            self.save_state(&fresh)?;
+            return Ok(fresh);
+        }
+        let text =
+            files::read_regular_file(&path, 1 << 20).map_err(|e| io_error(&path, e, 0, 0))?;
+        let state: State = serde_json::from_str(&text).map_err(|e| {
+            SpillError::BadFile(crate::exact::files::level_files::refused(&path, e))
+        })?;
+        if state.rules != fresh.rules || state.open != fresh.open || state.roots != fresh.roots {
+            return Err(SpillError::OtherSolve {
+                dir: self.dir.clone(),
+                found: format!(
+                    "rules {}, open {:?}, roots {:?}",
+                    state.rules, state.open, state.roots
+                ),
+            });
+        }
+        for n in 0..=state.next.unwrap_or(0) {
+            let raw = state.pending.get(&n).copied().unwrap_or(0);
+            cut_back(&pending_path(&self.dir, n), raw, state.next.is_some())?;
+            let coded = state.batches.get(&n).map_or(0, |b| b.bytes);
+            cut_back(&batches_path(&self.dir, n), coded, state.next.is_some())?;
+        }
+        self.tidy_merged(&state)?;
+        Ok(state)
+    }
+
+    pub(in crate::exact) fn save_state(&self, state: &State) -> Result<(), SpillError> {
+        let path = state_path(&self.dir);
+        let text = serde_json::to_string_pretty(state).expect("the state serializes");
+        files::write_atomically(&path, |f| f.write_all(text.as_bytes()))
+            .map_err(|e| io_error(&path, e, self.disk, text.len() as u64))
+    }
+
+    fn write_values(
+        &mut self,
+        path: &Path,
+        id: &LevelId,
+        file: &PositionsFile,
+        values: &[i8],
+    ) -> Result<u64, SpillError> {
+        let estimate = packed_bytes(values.len(), id.level) as u64 + 4096;
+        self.check_disk(estimate, || {
+            format!("level {}'s values file of about {estimate} bytes", id.level)
+        })?;
+        let bytes = write_values(path, id, file.counts(), &file.digest, values)
+            .map_err(|e| io_error(path, e, self.disk, estimate))?;
+        self.disk += bytes;
+        Ok(bytes)
+    }
+
+    /// Records a solved level's figures in the state.
+    fn record_solved(&self, n: u32, figures: &LevelFigures) -> Result<(), SpillError> {
+        let path = state_path(&self.dir);
+        let text =
+            files::read_regular_file(&path, 1 << 20).map_err(|e| io_error(&path, e, 0, 0))?;
+        let mut state: State = serde_json::from_str(&text).map_err(|e| {
+            SpillError::BadFile(crate::exact::files::level_files::refused(&path, e))
+        })?;
+        state.levels.insert(n, figures.clone());
+        self.save_state(&state)
+    }
+}
