@@ -110,3 +110,66 @@ fn a_solve_in_steps_stops_when_asked_and_reports_a_failure() {
     assert_eq!(figures.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&figures.stderr).contains("not a tables directory"));
 }
+
+/// The value and best moves of a round start by the in-memory solver.
+fn in_memory_start(open: &str, starter: &str) -> (i64, Value) {
+    let out = ok(&[
+        &["solve", "--json", "--open", open, "--starter", starter][..],
+        &BOARD[..3],
+    ]
+    .concat());
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    (v["value"].as_i64().unwrap(), v["best_moves"].clone())
+}
+
+#[test]
+fn every_configuration_of_a_match_is_solved_in_steps_and_answers_as_the_in_memory_solver() {
+    let dir = tempfile::tempdir().unwrap();
+    let rounds = |args: &[&str]| {
+        Command::new("bash")
+            .arg(script("spill_rounds.sh"))
+            .arg(dir.path())
+            .args(args)
+            .env("RAJAPASU", env!("CARGO_BIN_EXE_rajapasu"))
+            .env("NICE", "0")
+            .output()
+            .expect("bash runs")
+    };
+    let bad = rounds(&["three"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("PITS must be the pits a row"));
+
+    // Stopped before the first configuration: nothing is solved, and the run says so by exit 0.
+    std::fs::write(dir.path().join("STOP"), "").unwrap();
+    assert!(rounds(&[&["3"][..], &BOARD[..3]].concat()).status.success());
+    assert_eq!(std::fs::read_dir(dir.path().join("answers")).unwrap().count(), 0);
+    std::fs::remove_file(dir.path().join("STOP")).unwrap();
+
+    let out = rounds(&[&["3"][..], &BOARD[..3]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path().join("answers"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let expected = ["1-3", "2-3", "3-1", "3-2", "3-3"].map(|o| format!("open-{o}.json"));
+    assert_eq!(names, expected, "a side opens every pit in each configuration (R12)");
+    for name in &names {
+        let answer: Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("answers").join(name)).unwrap())
+                .unwrap();
+        let open = name.trim_start_matches("open-").trim_end_matches(".json").replace('-', ",");
+        let starts = answer["starts"].as_array().unwrap();
+        assert_eq!(starts.len(), 2, "{name}: both starters");
+        for start in starts {
+            let starter = start["starter"].as_str().unwrap();
+            let (value, best) = in_memory_start(&open, starter);
+            assert_eq!(start["value"].as_i64().unwrap(), value, "{name} {starter}");
+            assert_eq!(start["best_moves"], best, "{name} {starter}");
+        }
+    }
+    // Run again: every answer is there, so nothing is solved again.
+    let before = std::fs::read_to_string(dir.path().join("levels.log")).unwrap();
+    assert!(rounds(&[&["3"][..], &BOARD[..3]].concat()).status.success());
+    assert_eq!(std::fs::read_to_string(dir.path().join("levels.log")).unwrap(), before);
+}
