@@ -45,6 +45,9 @@ run_step() {
 action=$1
 dir=$(realpath -m "$2")
 shift 2
+# The chain's jobs are named after its directory, so that `wait` sees only its own chain's jobs
+# when several solves share the cluster.
+chain=rjp-$(printf %s "$dir" | sha256sum | cut -c1-12)
 case "$action" in
   plan)
     "$BIN" solve-cluster plan "$dir" "$@"
@@ -65,21 +68,22 @@ case "$action" in
     ((n > 0)) || { echo "done: $(ls "$dir"/match-*.json)"; exit 0; }
     mkdir -p "$dir/logs"
     # shellcheck disable=SC2086
-    tasks=$(sbatch --parsable $SBATCH_ARGS --job-name=rjp-task --array="0-$((n - 1))" \
+    tasks=$(sbatch --parsable $SBATCH_ARGS --job-name="$chain-task" --array="0-$((n - 1))" \
       --output="$dir/logs/task-%A_%a.log" --wrap="'$BIN' solve-cluster task '$dir'")
     # shellcheck disable=SC2086
-    sbatch --parsable $SBATCH_ARGS --job-name=rjp-advance --dependency="afterok:${tasks%%;*}" \
+    sbatch --parsable $SBATCH_ARGS --job-name="$chain-advance" --dependency="afterok:${tasks%%;*}" \
       --kill-on-invalid-dep=yes --output="$dir/logs/advance-%j.log" \
       --wrap="'$BIN' solve-cluster advance '$dir' && BIN='$BIN' '$SELF' submit '$dir'" >/dev/null
     ;;
   wait)
-    # Waits for the table; fails when no job of the chain is left to write it (one failed).
+    # Waits for the table; fails when no job of this directory's chain is left to write it (one
+    # failed, or none was submitted).
     limit=${1:-3600}
     start=$SECONDS
     until [ "$("$BIN" solve-cluster next "$dir")" = 0 ]; do
-      if [ -z "$(squeue --noheader --name=rjp-task,rjp-advance --format=%i)" ]; then
+      if [ -z "$(squeue --noheader --name="$chain-task,$chain-advance" --format=%i)" ]; then
         sleep 2 # the barrier's next submission may be on its way
-        if [ -z "$(squeue --noheader --name=rjp-task,rjp-advance --format=%i)" ] &&
+        if [ -z "$(squeue --noheader --name="$chain-task,$chain-advance" --format=%i)" ] &&
           [ "$("$BIN" solve-cluster next "$dir")" != 0 ]; then
           echo "$0 wait: no job of the chain is left and the table is not written; logs in $dir/logs" >&2
           exit 1

@@ -150,6 +150,22 @@ dir="$W/array"
 scripts/slurm_match.sh plan "$dir" --buckets 2 $rules >/dev/null
 start=$SECONDS
 scripts/slurm_match.sh submit "$dir"
+# A plan whose chain was never submitted: `wait` on it does not take the running chain for its own.
+idle="$W/idle"
+# shellcheck disable=SC2086
+scripts/slurm_match.sh plan "$idle" --buckets 2 $rules >/dev/null
+if scripts/slurm_match.sh wait "$idle" 20 2>"$W/idle.err"; then
+  echo "slurm_test: wait on a directory without a chain succeeded" >&2
+  exit 1
+fi
+grep -q "no job of the chain is left" "$W/idle.err" || {
+  echo "slurm_test: wait on a directory without a chain: $(cat "$W/idle.err")" >&2
+  exit 1
+}
+[ -n "$(squeue --noheader --format=%i)" ] || {
+  echo "slurm_test: the chain ended before the idle wait was checked; nothing was shown" >&2
+  exit 1
+}
 scripts/slurm_match.sh wait "$dir" 600 >/dev/null
 # The last barrier job ends after writing the table.
 for _ in $(seq 30); do
