@@ -113,11 +113,8 @@ fn a_solve_in_steps_stops_when_asked_and_reports_a_failure() {
 
 /// The value and best moves of a round start by the in-memory solver.
 fn in_memory_start(open: &str, starter: &str) -> (i64, Value) {
-    let out = ok(&[
-        &["solve", "--json", "--open", open, "--starter", starter][..],
-        &BOARD[..3],
-    ]
-    .concat());
+    let out =
+        ok(&[&["solve", "--json", "--open", open, "--starter", starter][..], &BOARD[..3]].concat());
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     (v["value"].as_i64().unwrap(), v["best_moves"].clone())
 }
@@ -168,8 +165,61 @@ fn every_configuration_of_a_match_is_solved_in_steps_and_answers_as_the_in_memor
             assert_eq!(start["best_moves"], best, "{name} {starter}");
         }
     }
+    answers_table(dir.path());
     // Run again: every answer is there, so nothing is solved again.
     let before = std::fs::read_to_string(dir.path().join("levels.log")).unwrap();
     assert!(rounds(&[&["3"][..], &BOARD[..3]].concat()).status.success());
     assert_eq!(std::fs::read_to_string(dir.path().join("levels.log")).unwrap(), before);
+}
+
+/// scripts/spill_answers.py over the answers: a row a configuration and starter, mirrored
+/// configurations of the same value for the mirrored starter (the rules do not favour a side);
+/// a damaged answer refused naming its field.
+fn answers_table(dir: &Path) {
+    let out = tempfile::tempdir().unwrap();
+    let run = |dir: &Path| {
+        Command::new("python3")
+            .arg(script("spill_answers.py"))
+            .arg(dir)
+            .arg("--out")
+            .arg(out.path())
+            .output()
+            .expect("python3 runs")
+    };
+    let done = run(dir);
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let csv = std::fs::read_to_string(out.path().join("rounds.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 10, "5 configurations, 2 starters:\n{csv}");
+    let value = |s: &str, n: &str, starter: &str| {
+        let row = rows
+            .iter()
+            .find(|r| {
+                r[col("open_south")] == s
+                    && r[col("open_north")] == n
+                    && r[col("starter")] == starter
+            })
+            .unwrap_or_else(|| panic!("no row {s},{n} {starter}:\n{csv}"));
+        row[col("value")].parse::<i64>().unwrap()
+    };
+    for (s, n) in [("3", "3"), ("2", "3"), ("1", "3")] {
+        assert_eq!(value(s, n, "south"), value(n, s, "north"), "{s},{n} mirrored");
+        assert_eq!(value(s, n, "north"), value(n, s, "south"), "{s},{n} mirrored");
+    }
+    let md = std::fs::read_to_string(out.path().join("rounds.md")).unwrap();
+    assert_eq!(md.lines().count(), 12, "{md}");
+
+    let damaged = tempfile::tempdir().unwrap();
+    std::fs::create_dir(damaged.path().join("answers")).unwrap();
+    let text = std::fs::read_to_string(dir.join("answers/open-3-3.json")).unwrap();
+    let mut answer: Value = serde_json::from_str(&text).unwrap();
+    answer["starts"][0]["value"] = Value::from("ten");
+    std::fs::write(damaged.path().join("answers/open-3-3.json"), answer.to_string()).unwrap();
+    let refused = run(damaged.path());
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("open-3-3.json") && err.contains("'value'"), "{err}");
 }

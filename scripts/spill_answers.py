@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""The answers of scripts/spill_rounds.sh, a row per configuration and starter, as CSV and Markdown.
+
+    scripts/spill_answers.py DIR                  # DIR: the tables directory of spill_rounds.sh
+    scripts/spill_answers.py DIR --out OUT        # also OUT/rounds.csv and OUT/rounds.md
+
+Reads DIR/answers/open-S-N.json (each `rajapasu solve --spill --json`): for every open-pit
+configuration and starter, the round's value for the starter (R15, captures ahead at the round's
+end under perfect play), its outcome and best moves (local pits, 0 the leftmost), and the round's
+positions, moves, disk and solving seconds (the levels' own, summed). Prints the Markdown table;
+exits 2 naming the file and field when an answer is not what spill_rounds.sh writes.
+"""
+import csv
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+COLUMNS = [
+    "open_south", "open_north", "starter", "value", "outcome", "best_moves", "positions",
+    "quiet_moves", "exits", "levels", "disk_bytes", "enumerate_seconds", "solve_seconds",
+    "rules_hash",
+]
+
+
+class Bad(Exception):
+    pass
+
+
+def field(answer: dict, name: str, kind, path: Path):
+    value = answer.get(name)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise Bad(f"{path}: field '{name}' is {json.dumps(value)}, not {kind.__name__}")
+    return value
+
+
+def rows_of(path: Path):
+    """The rows of one answer file."""
+    match = re.fullmatch(r"open-(\d+)-(\d+)\.json", path.name)
+    if not match:
+        raise Bad(f"{path}: not an answer's name (open-S-N.json)")
+    try:
+        answer = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise Bad(f"{path}: not an answer's JSON: {e}")
+    if not isinstance(answer, dict):
+        raise Bad(f"{path}: not a JSON object")
+    open_ = field(answer, "open", list, path)
+    if open_ != [int(match.group(1)), int(match.group(2))]:
+        raise Bad(f"{path}: field 'open' is {open_}, not the name's")
+    levels = field(answer, "levels", list, path)
+    seconds = {"enumerate_seconds": 0.0, "solve_seconds": 0.0}
+    for level in levels:
+        for name in seconds:
+            seconds[name] += float(level.get(name, 0)) if isinstance(level, dict) else 0.0
+    starts = field(answer, "starts", list, path)
+    if not starts:
+        raise Bad(f"{path}: field 'starts' is empty: the round is not solved")
+    for start in starts:
+        if not isinstance(start, dict):
+            raise Bad(f"{path}: field 'starts' holds {json.dumps(start)}, not an object")
+        yield {
+            "open_south": open_[0],
+            "open_north": open_[1],
+            "starter": field(start, "starter", str, path),
+            "value": field(start, "value", int, path),
+            "outcome": field(start, "outcome", str, path),
+            "best_moves": " ".join(str(p) for p in field(start, "best_moves", list, path)),
+            "positions": field(answer, "positions", int, path),
+            "quiet_moves": field(answer, "quiet_moves", int, path),
+            "exits": field(answer, "exits", int, path),
+            "levels": len(levels),
+            "disk_bytes": field(answer, "disk_bytes", int, path),
+            "enumerate_seconds": round(seconds["enumerate_seconds"], 1),
+            "solve_seconds": round(seconds["solve_seconds"], 1),
+            "rules_hash": field(answer, "rules_hash", str, path),
+        }
+
+
+def markdown(rows) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for row in rows:
+        lines.append("| " + " | ".join(str(row[c]) for c in COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv) -> int:
+    if len(argv) not in (2, 4) or len(argv) == 4 and argv[2] != "--out":
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    answers = Path(argv[1]) / "answers"
+    if not answers.is_dir():
+        print(f"{answers}: no answers directory (scripts/spill_rounds.sh writes it)", file=sys.stderr)
+        return 2
+    try:
+        rows = [r for p in sorted(answers.glob("open-*.json")) for r in rows_of(p)]
+    except Bad as e:
+        print(e, file=sys.stderr)
+        return 2
+    rows.sort(key=lambda r: (-(r["open_south"] + r["open_north"]), -r["open_south"], r["starter"] != "south"))
+    table = markdown(rows)
+    print(table, end="")
+    if len(argv) == 4:
+        out = Path(argv[3])
+        out.mkdir(parents=True, exist_ok=True)
+        text = io.StringIO()
+        writer = csv.DictWriter(text, COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        for name, content in (("rounds.csv", text.getvalue()), ("rounds.md", table)):
+            temporary = out / f".{name}.tmp"
+            temporary.write_text(content)
+            temporary.replace(out / name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
