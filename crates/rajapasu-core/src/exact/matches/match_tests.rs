@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use crate::engine::{NextStarter, Pit, PitSet};
 use crate::exact::*;
 
-use crate::exact::test_rules::rules;
+use crate::exact::test_rules::{golden_rules, rules};
 
 pub(in crate::exact) fn table(r: Ruleset) -> MatchTable {
     MatchTable::solve(
@@ -30,17 +30,7 @@ fn golden_match_values_rounds_and_best_moves() {
     assert!(cases.len() >= 10);
     let mut kinds = std::collections::HashSet::new();
     for case in cases {
-        let extra: Vec<String> = case["rules"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), str::to_owned)))
-            .collect();
-        let r = rules(
-            case["pits_per_row"].as_u64().unwrap() as u8,
-            case["seeds_per_pit"].as_u64().unwrap() as u8,
-            &extra.iter().map(String::as_str).collect::<Vec<_>>(),
-        );
+        let r = golden_rules(&case);
         let h = case["holdings"].as_array().unwrap();
         let state = MatchState {
             holdings: BySide::new(h[0].as_u64().unwrap() as u32, h[1].as_u64().unwrap() as u32),

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::exact::files::bucket_state::Tuning;
 use crate::exact::*;
 
-use crate::exact::test_rules::rules;
+use crate::exact::test_rules::{golden_rules, rules};
 
 fn roots(r: Ruleset, open: (u8, u8), starters: &[Side]) -> Vec<Position> {
     starters.iter().map(|&s| round_start(r, BySide::new(open.0, open.1), s)).collect()
@@ -94,17 +94,7 @@ fn the_golden_values_come_out_of_the_spilled_solver() {
         serde_json::from_str(include_str!("../../../tests/data/golden/solve.json")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     for (i, case) in cases.iter().enumerate() {
-        let extra: Vec<String> = case["rules"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), str::to_owned)))
-            .collect();
-        let r = rules(
-            case["pits_per_row"].as_u64().unwrap() as u8,
-            case["seeds_per_pit"].as_u64().unwrap() as u8,
-            &extra.iter().map(String::as_str).collect::<Vec<_>>(),
-        );
+        let r = golden_rules(case);
         let open = case["open"].as_array().unwrap();
         let starter: Side = case["starter"].as_str().unwrap().parse().unwrap();
         let rs = roots(

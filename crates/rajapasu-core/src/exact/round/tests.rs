@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::engine::{PitSet, Setup};
 use crate::exact::*;
 
-use crate::exact::test_rules::rules;
+use crate::exact::test_rules::{golden_rules, rules};
 
 fn solve(roots: &[Position]) -> Solution {
     Solution::solve(
@@ -30,17 +30,7 @@ fn golden_values_best_moves_and_position_counts() {
     let cases: Vec<serde_json::Value> = serde_json::from_str(GOLDEN).unwrap();
     assert!(cases.len() >= 8);
     for case in cases {
-        let extra: Vec<String> = case["rules"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), str::to_owned)))
-            .collect();
-        let r = rules(
-            case["pits_per_row"].as_u64().unwrap() as u8,
-            case["seeds_per_pit"].as_u64().unwrap() as u8,
-            &extra.iter().map(String::as_str).collect::<Vec<_>>(),
-        );
+        let r = golden_rules(&case);
         let open = case["open"].as_array().unwrap();
         let starter: Side = case["starter"].as_str().unwrap().parse().unwrap();
         let (sol, root) = solve_round(
