@@ -6,6 +6,7 @@ mod bucket_state;
 mod bucketed;
 mod chain;
 mod enumerate;
+mod graph_moves;
 mod index;
 mod key_table;
 mod lean_level;
