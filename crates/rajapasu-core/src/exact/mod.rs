@@ -26,6 +26,7 @@ mod packed_board;
 mod pending;
 pub(crate) mod perfect;
 mod prefetch;
+mod range_masks;
 mod round_graph;
 mod round_values;
 mod setting;

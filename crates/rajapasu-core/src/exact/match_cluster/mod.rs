@@ -34,6 +34,7 @@ use super::match_solver::{
     MatchCheckpoint, MatchError, MatchStats, MatchTable,
 };
 use super::match_spill::{config_dir, Budget, DiskGraph};
+use super::range_masks::{range_masks, Around};
 use super::round_graph::Mask;
 use super::spill::SpillOptions;
 use super::tables::{read_checkpoint, table_path, write_checkpoint};
@@ -41,7 +42,7 @@ use crate::engine::{Ruleset, Side};
 use crate::files;
 
 mod bucket;
-use bucket::{bucket_masks, bucket_of, bucket_range, Around};
+use bucket::{bucket_of, bucket_range};
 
 /// The most buckets a level is split into.
 pub const MAX_BUCKETS: u32 = 4096;
