@@ -27,7 +27,10 @@ use crate::exact::matches::match_solver::{
     configurations, rounds_loop, starting_point, AttractorRequest, MatchCheckpoint, MatchError,
     MatchProgress, MatchStats, MatchTable, Openings, Step,
 };
-use crate::exact::matches::round_graph::{join, reserves, unit, Mask};
+use crate::exact::matches::range_masks::{
+    range_masks, Around, LevelMoves, RANGE_BYTES_PER_POSITION,
+};
+use crate::exact::matches::round_graph::{reserves, Mask};
 use crate::exact::round::solver::SolveError;
 use crate::exact::round::spill::{dir_bytes, io_error, SpillError, SpillOptions, SpilledRound};
 
@@ -240,10 +243,7 @@ impl DiskGraph {
         MasksFile::open(&path, &id, forcer, masks.len() as u64).map_err(SpillError::BadFile)
     }
 
-    /// Level n's masks: first from each position's end label or its exits (the lower levels'
-    /// masks, shifted by South's captures), its moves within the level counted as empty; then
-    /// the least fixed point over the moves within the level, each change carried to the
-    /// position's predecessors in the level.
+    /// Level n's masks ([`range_masks`] over the whole level, from zeros).
     fn level_masks(
         &self,
         n: usize,
@@ -252,99 +252,31 @@ impl DiskGraph {
         lower: &[MasksFile],
         budget: &mut Budget,
     ) -> Result<Vec<Mask>, SpillError> {
-        let (file, moves_file) = &self.levels[n];
-        let south = file.counts()[0] as usize;
-        let m = south + file.counts()[1] as usize;
-        let (degrees, moves) = (moves_file.degrees(), moves_file.moves());
-        // Two masks, an offset, a predecessors' offset and a stack slot a position; the level's
-        // moves; an in-level predecessor each quiet move.
-        let working = 45 * m as u64 + 8 * moves.len() as u64 + 4 * file.quiet;
+        let level = self.level_moves(n);
+        let m = level.degrees.len();
+        // The level's moves, its positions' working bytes, an in-level predecessor each quiet
+        // move.
+        let working = 8 * level.moves.len() as u64
+            + RANGE_BYTES_PER_POSITION * m as u64
+            + 4 * self.levels[n].0.quiet;
         budget.check_memory(working, n, m as u64, "solved")?;
-        let valid = reserves(self.rules.total_counters(), n);
-        let mut starts = Vec::with_capacity(m + 1);
-        starts.push(0u32);
-        for &d in degrees {
-            starts.push(starts.last().expect("a start") + d as u32);
-        }
-        let mover = |x: usize| if x < south { Side::South } else { Side::North };
-        let in_level = |w: u64| Move::decode(w).level as usize == n;
-        let base: Vec<Mask> = (0..m)
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .map(|x| {
-                let out = &moves[starts[x] as usize..starts[x + 1] as usize];
-                if out.is_empty() {
-                    return ends[n][mover(x).index()] & valid;
-                }
-                let forcer_moves = mover(x) == forcer;
-                let exits =
-                    out.iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize != n);
-                exits.fold(unit(forcer_moves), |acc, mv| {
-                    join(
-                        forcer_moves,
-                        acc,
-                        lower[mv.level as usize].get(mv.index as usize) >> mv.gain,
-                    )
-                })
-            })
-            .collect();
-        let eval = |win: &[Mask], x: usize| -> Mask {
-            let out = &moves[starts[x] as usize..starts[x + 1] as usize];
-            if out.is_empty() {
-                return base[x];
-            }
-            let forcer_moves = mover(x) == forcer;
-            let quiet = out.iter().filter(|&&w| in_level(w)).map(|&w| Move::decode(w));
-            quiet
-                .fold(base[x], |acc, mv| join(forcer_moves, acc, win[mv.index as usize] >> mv.gain))
-                & valid
-        };
-        let zeros = vec![0 as Mask; m];
-        let mut win: Vec<Mask> =
-            (0..m).into_par_iter().with_min_len(CHUNK).map(|x| eval(&zeros, x)).collect();
-        drop(zeros);
-        let (pred_start, preds) = in_level_predecessors(n, m, &starts, moves);
-        let mut stack: Vec<u32> = (0..m as u32).filter(|&x| win[x as usize] != 0).collect();
-        while let Some(y) = stack.pop() {
-            for &p in &preds[pred_start[y as usize] as usize..pred_start[y as usize + 1] as usize] {
-                let v = eval(&win, p as usize);
-                if v != win[p as usize] {
-                    win[p as usize] = v;
-                    stack.push(p);
-                }
-            }
-        }
-        Ok(win)
+        let lower_of = |l: usize, i: usize| lower[l].get(i);
+        let other = |_: usize| unreachable!("the range is the whole level");
+        let around = Around { lower: &lower_of, other: &other, prev: &[] };
+        Ok(range_masks(&level, forcer, ends, 0..m, &around).0)
     }
-}
 
-/// The predecessors within level n of each of its m positions, CSR.
-fn in_level_predecessors(
-    n: usize,
-    m: usize,
-    starts: &[u32],
-    moves: &[u64],
-) -> (Vec<u32>, Vec<u32>) {
-    let mut pred_start = vec![0u32; m + 1];
-    for mv in moves.iter().map(|&w| Move::decode(w)).filter(|mv| mv.level as usize == n) {
-        pred_start[mv.index as usize + 1] += 1;
-    }
-    for i in 0..m {
-        pred_start[i + 1] += pred_start[i];
-    }
-    let mut fill = pred_start.clone();
-    let mut preds = vec![0u32; pred_start[m] as usize];
-    for x in 0..m {
-        for mv in moves[starts[x] as usize..starts[x + 1] as usize]
-            .iter()
-            .map(|&w| Move::decode(w))
-            .filter(|mv| mv.level as usize == n)
-        {
-            preds[fill[mv.index as usize] as usize] = x as u32;
-            fill[mv.index as usize] += 1;
+    /// Level n as [`range_masks`] reads it.
+    pub(crate) fn level_moves(&self, n: usize) -> LevelMoves<'_> {
+        let (file, moves_file) = &self.levels[n];
+        LevelMoves {
+            n,
+            south: file.counts()[0] as usize,
+            valid: reserves(self.rules.total_counters(), n),
+            degrees: moves_file.degrees(),
+            moves: moves_file.moves(),
         }
     }
-    (pred_start, preds)
 }
 
 /// Finds and writes level n's moves (a checkpoint).

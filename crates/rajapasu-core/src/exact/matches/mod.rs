@@ -5,6 +5,7 @@
 //! chain of rounds under perfect round play (`chain`).
 
 pub(in crate::exact) mod chain;
+pub(in crate::exact) mod graph_moves;
 pub(in crate::exact) mod match_cluster;
 pub(in crate::exact) mod match_solver;
 pub(in crate::exact) mod match_spill;
@@ -12,5 +13,6 @@ pub(in crate::exact) mod match_spill;
 pub(in crate::exact) mod match_spill_tests;
 #[cfg(test)]
 pub(in crate::exact) mod match_tests;
+pub(in crate::exact) mod range_masks;
 pub(in crate::exact) mod round_graph;
 pub(in crate::exact) mod round_values;

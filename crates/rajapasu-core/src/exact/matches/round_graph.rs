@@ -12,8 +12,11 @@
 use rayon::prelude::*;
 
 use crate::engine::{BySide, Pit, Position, Ruleset, Side};
+use crate::exact::matches::graph_moves::{graph_moves, Layout};
 use crate::exact::round::solver::{Solution, SolveError, SolveOptions, Watch};
 
+#[cfg(test)]
+mod sown_tests;
 mod warm;
 #[cfg(test)]
 mod warm_tests;
@@ -21,11 +24,6 @@ pub(crate) use warm::{dirty_bytes, Attractor};
 
 /// Reserve masks: bit h is "South holds h counters off the board".
 pub(crate) type Mask = u128;
-
-/// The moves of a chunk of positions: degrees, successors, South's captures, local pits.
-type ChunkMoves = (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>);
-/// The moves of a graph: offsets by node, successors, South's captures, local pits.
-type GraphMoves = (Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>);
 
 /// Bytes a node takes beyond its graph while the match is solved: the attractors' masks, one
 /// per side at once.
@@ -48,9 +46,6 @@ impl GraphBudget {
         self.held + bytes + self.mask_bytes * nodes.max(self.reserved_nodes)
     }
 }
-
-/// Positions per parallel task when building the graph.
-const CHUNK: usize = 4096;
 
 pub(crate) struct RoundGraph {
     pub open: BySide<u8>,
@@ -106,20 +101,20 @@ impl RoundGraph {
             crate::exact::round_start(rules, open, Side::South),
             crate::exact::round_start(rules, open, Side::North),
         ];
-        let positions = Solution::enumerated_watched(
+        let (positions, found) = Solution::enumerated_with_moves(
             &roots,
             opts,
             &|working, found| budget.needed(working, found),
             watch,
         )?;
         let layout = Layout::of(&positions);
-        let nodes = *layout.level_start.last().expect("a level") as u64;
+        let nodes = layout.nodes() as u64;
         let held = positions.stats().table_bytes;
         let check = |arrays: u64, level: usize| {
             let needed = budget.needed(held + arrays, nodes);
             SolveError::within_memory(opts.max_memory, needed, nodes, level as u32, "enumerated")
         };
-        let (succ_start, succ, gain, pit) = successors(&positions, &layout, &check)?;
+        let (succ_start, succ, gain, pit) = graph_moves(found, &layout, &check)?;
         let ends: Vec<u32> = (0..nodes as u32)
             .filter(|&x| succ_start[x as usize] == succ_start[x as usize + 1])
             .collect();
@@ -385,112 +380,6 @@ impl RoundGraph {
         }
         layer
     }
-}
-
-/// Where each level's nodes are: by level ascending, South to move first within a level.
-struct Layout {
-    level_start: Vec<u32>,
-    south_end: Vec<u32>,
-}
-
-impl Layout {
-    fn of(positions: &Solution) -> Layout {
-        let top = positions.top_level();
-        let mut level_start = vec![0u32; top + 2];
-        let mut south_end = vec![0u32; top + 1];
-        for n in 0..=top {
-            let (s, nn) = (positions.level_len(n, 0), positions.level_len(n, 1));
-            south_end[n] = level_start[n] + s as u32;
-            level_start[n + 1] = level_start[n] + (s + nn) as u32;
-        }
-        Layout { level_start, south_end }
-    }
-
-    /// The node of a position's slot (level, side to move, index).
-    fn id(&self, (level, side, i): (u32, usize, usize)) -> u32 {
-        let l = level as usize;
-        (if side == 0 { self.level_start[l] } else { self.south_end[l] }) + i as u32
-    }
-}
-
-/// Every node's moves in the engine's order, CSR: offsets, successors, South's captures, local
-/// pits. `check(bytes, level)` hears the bytes the arrays would take before each level's moves
-/// are added (a growing array counted twice, as it is while it moves), and can refuse them.
-fn successors(
-    positions: &Solution,
-    layout: &Layout,
-    check: &dyn Fn(u64, usize) -> Result<(), SolveError>,
-) -> Result<GraphMoves, SolveError> {
-    let nodes = *layout.level_start.last().expect("a level") as usize;
-    let mut succ_start = Vec::with_capacity(nodes + 1);
-    succ_start.push(0u32);
-    let (mut succ, mut gain, mut pit) = (Vec::<u32>::new(), Vec::<u8>::new(), Vec::<u8>::new());
-    for n in 0..=positions.top_level() {
-        for side in 0..2 {
-            let len = positions.level_len(n, side);
-            let starts: Vec<usize> = (0..len).step_by(CHUNK).collect();
-            let parts: Vec<ChunkMoves> = starts
-                .par_iter()
-                .map(|&start| {
-                    chunk_moves(positions, layout, n, side, start..(start + CHUNK).min(len))
-                })
-                .collect();
-            let added: usize = parts.iter().map(|part| part.1.len()).sum();
-            let parts_bytes =
-                parts.iter().map(|part| part.0.len() + 6 * part.1.len()).sum::<usize>();
-            let capacity = grown(succ.capacity(), succ.len() + added);
-            let moving = if capacity > succ.capacity() { 6 * succ.capacity() } else { 0 };
-            check((4 * succ_start.capacity() + 6 * capacity + moving + parts_bytes) as u64, n)?;
-            for v in [&mut gain, &mut pit] {
-                v.reserve_exact(capacity - v.len());
-            }
-            succ.reserve_exact(capacity - succ.len());
-            for (degrees, s, g, p) in parts {
-                for d in degrees {
-                    succ_start.push(succ_start.last().expect("a start") + d as u32);
-                }
-                succ.extend_from_slice(&s);
-                gain.extend_from_slice(&g);
-                pit.extend_from_slice(&p);
-            }
-        }
-    }
-    Ok((succ_start, succ, gain, pit))
-}
-
-/// The capacity of a growing array that must hold `needed`: half as much again as it had, so
-/// that the copies stay linear in all, and never less than needed.
-fn grown(capacity: usize, needed: usize) -> usize {
-    if needed <= capacity {
-        capacity
-    } else {
-        needed.max(capacity + capacity / 2)
-    }
-}
-
-/// The moves of the positions `range` of level n and one side.
-fn chunk_moves(
-    positions: &Solution,
-    layout: &Layout,
-    n: usize,
-    side: usize,
-    range: std::ops::Range<usize>,
-) -> ChunkMoves {
-    let mut part = (Vec::with_capacity(range.len()), Vec::new(), Vec::new(), Vec::new());
-    for pos in positions.level_positions(n, side, range.start, range.end) {
-        let mover = pos.turn();
-        let mut degree = 0u8;
-        for (p, child, summary) in pos.legal_children() {
-            let slot =
-                positions.slot_of(&child).expect("children of enumerated positions are enumerated");
-            part.1.push(layout.id(slot));
-            part.2.push(summary.captured_by(Side::South, mover) as u8);
-            part.3.push(p.index() as u8);
-            degree += 1;
-        }
-        part.0.push(degree);
-    }
-    part
 }
 
 /// The predecessors of every node, CSR: offsets and predecessors.

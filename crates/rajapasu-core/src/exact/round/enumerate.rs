@@ -63,6 +63,7 @@ struct Children {
     keys: Vec<u64>,
     boards: Vec<[u64; 3]>,
     gains: Vec<i8>,
+    pits: Vec<u8>,
     shards: Vec<u8>,
     /// The children's indices grouped by shard (each group in increasing order): shard s's
     /// are `by_shard[shard_start[s]..shard_start[s + 1]]`.
@@ -75,6 +76,7 @@ impl Children {
         (self.counts.capacity()
             + self.levels.capacity()
             + self.gains.capacity()
+            + self.pits.capacity()
             + self.shards.capacity()) as u64
             + self.keys.capacity() as u64 * 8
             + self.boards.capacity() as u64 * 24
@@ -113,12 +115,13 @@ impl Children {
         self.keys.clear();
         self.boards.clear();
         self.gains.clear();
+        self.pits.clear();
         self.shards.clear();
         for item in chunk {
             let pos = unpack(&codec.template, item.board, item.side as usize);
             let mover = pos.turn();
             let mut count = 0u8;
-            for (_, child, summary) in pos.legal_children() {
+            for (pit, child, summary) in pos.legal_children() {
                 let key = codec.key(&child).word();
                 // Counters leave the board only as captures.
                 let level =
@@ -128,6 +131,7 @@ impl Children {
                 self.keys.push(key);
                 self.boards.push(child.board_words());
                 self.gains.push(summary.net_gain(mover) as i8);
+                self.pits.push(pit.index() as u8);
                 self.shards.push(shard_of(key));
                 count += 1;
             }
@@ -471,8 +475,8 @@ fn record_moves(
         for (j, &s) in part.shards.iter().enumerate() {
             let local = numbers[s as usize][next[s as usize] as usize] as usize;
             next[s as usize] += 1;
-            stretch[j] =
-                Move::new((local * SHARDS + s as usize) as u32, part.levels[j], part.gains[j]);
+            let number = (local * SHARDS + s as usize) as u32;
+            stretch[j] = Move::new(number, part.levels[j], part.gains[j], part.pits[j]);
         }
     });
     let mut at = 0u32;

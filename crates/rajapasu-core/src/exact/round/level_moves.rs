@@ -12,15 +12,15 @@ use rayon::prelude::*;
 use crate::exact::index::RankSet;
 use crate::exact::prefetch::prefetch;
 
-/// A recorded move: the child's number in its level, its level and the mover's net captures,
-/// packed into one word. Once its level is finished, a move within the level names the child's
+/// A recorded move: the child's number in its level, its level, the mover's net captures and
+/// the local pit played, packed into one word. Once its level is finished, a move within the level names the child's
 /// node instead (its place in the solver's order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Move(u64);
 
 impl Move {
-    pub(crate) fn new(number: u32, level: u8, gain: i8) -> Move {
-        Move(number as u64 | (level as u64) << 32 | (gain as u8 as u64) << 40)
+    pub(crate) fn new(number: u32, level: u8, gain: i8, pit: u8) -> Move {
+        Move(number as u64 | (level as u64) << 32 | (gain as u8 as u64) << 40 | (pit as u64) << 48)
     }
     /// The child's number in its level (as found), or its node when the child is in the
     /// mover's own level.
@@ -32,6 +32,10 @@ impl Move {
     }
     pub(crate) fn gain(self) -> i32 {
         (self.0 >> 40) as u8 as i8 as i32
+    }
+    /// The local pit played.
+    pub(crate) fn pit(self) -> u8 {
+        (self.0 >> 48) as u8
     }
     fn with_number(self, number: u32) -> Move {
         Move(self.0 & !(u32::MAX as u64) | number as u64)
@@ -236,10 +240,10 @@ mod tests {
         // waves; nodes in the order of numbers 3, 1, 0, 2.
         let mut moves = MovesByWave::default();
         let expansion: [(u32, Vec<Move>); 4] = [
-            (2, vec![Move::new(1, 5, 0), Move::new(7, 3, 2)]),
+            (2, vec![Move::new(1, 5, 0, 0), Move::new(7, 3, 2, 2)]),
             (0, vec![]),
-            (3, vec![Move::new(0, 4, -1), Move::new(3, 5, 0), Move::new(2, 5, 1)]),
-            (1, vec![Move::new(9, 2, 4)]),
+            (3, vec![Move::new(0, 4, -1, 1), Move::new(3, 5, 0, 2), Move::new(2, 5, 1, 6)]),
+            (1, vec![Move::new(9, 2, 4, 8)]),
         ];
         for wave in expansion.chunks(2) {
             let len = wave.iter().map(|(_, m)| m.len()).sum();
@@ -265,7 +269,7 @@ mod tests {
             let (_, m) = expansion.iter().find(|(k, _)| *k == number).unwrap();
             expected.extend(m.iter().map(|&mv| {
                 if mv.level() == 5 {
-                    Move::new(node_of[mv.number()], 5, mv.gain() as i8)
+                    Move::new(node_of[mv.number()], 5, mv.gain() as i8, mv.pit())
                 } else {
                     mv
                 }
@@ -274,8 +278,9 @@ mod tests {
         }
         assert_eq!(start, expected_start);
         assert_eq!(laid, expected);
-        assert_eq!(laid[0], Move::new(0, 4, -1));
-        assert_eq!(laid[1], Move::new(0, 5, 0), "number 3 is node 0");
+        assert_eq!(laid[0], Move::new(0, 4, -1, 1));
+        assert_eq!(laid[1], Move::new(0, 5, 0, 2), "number 3 is node 0");
+        assert_eq!((laid[1].pit(), laid[2].gain(), laid[2].pit()), (2, 1, 6));
         // The blocks are kept for the next level, empty.
         assert_eq!(moves.total(), 0);
         assert!(moves.bytes() >= 6 * 8);
@@ -283,11 +288,11 @@ mod tests {
         // The next level (4) has two positions: the places noted for level 5's numbers 2 and 3
         // are left over, and not read.
         let (block, slots) = moves.next_block(1);
-        slots[0] = Move::new(1, 4, 3);
+        slots[0] = Move::new(1, 4, 3, 0);
         moves.push(1, block, 0, 1);
         moves.push(0, block, 1, 0);
         let (start, laid) = moves.take_in_node_order(4, &[1, 0], &[1, 0]);
         assert_eq!(start, [0, 1, 1]);
-        assert_eq!(laid, [Move::new(0, 4, 3)], "number 1 is node 0");
+        assert_eq!(laid, [Move::new(0, 4, 3, 0)], "number 1 is node 0");
     }
 }

@@ -191,17 +191,18 @@ impl Solution {
         Ok(solution)
     }
 
-    /// Step 1 alone: the positions reachable from `roots`, without values (the round graph of
-    /// the match values, src/exact/matches/round_graph.rs, builds its own graph over them); `watch`
-    /// hears the enumeration and may stop it. `in_use(working bytes, positions found)` is what
-    /// the caller's whole solve holds then, checked against `opts.max_memory`.
-    pub(crate) fn enumerated_watched(
+    /// Step 1 alone: the positions reachable from `roots`, without values, and each level's
+    /// moves as recorded (the round graph of the match values, src/exact/matches/round_graph.rs, is
+    /// built from them); `watch` hears the enumeration and may stop it. `in_use(working bytes,
+    /// positions found)` is what the caller's whole solve holds then, checked against
+    /// `opts.max_memory`.
+    pub(crate) fn enumerated_with_moves(
         roots: &[Position],
         opts: SolveOptions,
         in_use: &dyn Fn(u64, u64) -> u64,
         watch: &mut Watch,
-    ) -> Result<Solution, SolveError> {
-        Solution::enumerate_from(roots, opts, false, in_use, watch).map(|(solution, _)| solution)
+    ) -> Result<(Solution, Vec<FoundLevel>), SolveError> {
+        Solution::enumerate_from(roots, opts, true, in_use, watch)
     }
 
     /// The solution's positions without values, and the levels as found (with their moves
@@ -651,7 +652,7 @@ impl Attractor<'_> {
     }
 }
 
-/// Access to the enumerated positions for the match solver (src/exact/matches/match_solver.rs): a
+/// Access to the enumerated positions for the match solver (src/exact/match_solver.rs): a
 /// position's slot is (counters on the board, side to move, index in the level's set).
 impl Solution {
     /// Positions of level `n` with `side` to move.
@@ -664,7 +665,9 @@ impl Solution {
         self.levels.len() - 1
     }
 
-    /// The positions of level `n` with `side` to move, `start..end` in set order.
+    /// The positions of level `n` with `side` to move, `start..end` in set order (the tests'
+    /// oracles sow them).
+    #[cfg(test)]
     pub(crate) fn level_positions(
         &self,
         n: usize,

@@ -36,12 +36,13 @@ use crate::exact::matches::match_solver::{
     MatchCheckpoint, MatchError, MatchStats, MatchTable,
 };
 use crate::exact::matches::match_spill::{config_dir, Budget, DiskGraph};
+use crate::exact::matches::range_masks::{range_masks, Around};
 use crate::exact::matches::round_graph::Mask;
 use crate::exact::round::spill::SpillOptions;
 use crate::files;
 
 mod bucket;
-use bucket::{bucket_masks, bucket_of, bucket_range, Around};
+use bucket::{bucket_of, bucket_range};
 
 /// The most buckets a level is split into.
 pub const MAX_BUCKETS: u32 = 4096;

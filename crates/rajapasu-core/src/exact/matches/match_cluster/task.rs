@@ -118,11 +118,11 @@ impl ClusterSolve {
                 0 => None,
                 _ => Some(self.level_masks(g, k, (ji, job), n, Some(r - 1))?),
             };
-            let prev = last.as_ref().map_or_else(|| vec![0; range.len()], |l| l.bucket(b));
+            let prev = last.as_ref().map_or_else(Vec::new, |l| l.bucket(b));
             let lower_of = |l: usize, i: usize| lower[l].get(i);
             let other = |i: usize| last.as_ref().map_or(0, |l| l.get(i));
             let around = Around { lower: &lower_of, other: &other, prev: &prev };
-            let (win, ch) = bucket_masks(g, n, job.forcer, &job.ends, range, &around);
+            let (win, ch) = range_masks(&g.level_moves(n), job.forcer, &job.ends, range, &around);
             changed |= ch;
             let path = self.masks_file(k, ji, n, b, Some(r));
             write_bucket(&path, g, n, job.forcer, &win)?;
