@@ -16,6 +16,7 @@
 //! next, so its attractors are continued from the last iteration's (kept while the memory bound
 //! leaves room, `kept.rs`), visiting only what the new targets change.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -237,6 +238,18 @@ impl MatchCheckpoint {
     }
 }
 
+/// A match solve asked for ([`MatchTable::solve_watched`]): the rules, the round solves'
+/// options, the checkpoint it continues from, the iterations it may run in all, and who hears
+/// its progress and its checkpoints.
+pub(crate) struct MatchRequest<'a> {
+    pub rules: Ruleset,
+    pub opts: SolveOptions,
+    pub resume: Option<MatchCheckpoint>,
+    pub max_iterations: Option<u32>,
+    pub progress: &'a mut MatchWatch<'a>,
+    pub checkpoint: &'a mut dyn FnMut(&MatchCheckpoint),
+}
+
 /// The match values of every match state of a board (R17).
 #[derive(Clone, Debug)]
 pub struct MatchTable {
@@ -287,29 +300,24 @@ impl MatchTable {
         progress: &mut MatchWatch,
         checkpoint: &mut dyn FnMut(&MatchCheckpoint),
     ) -> Result<MatchTable, MatchError> {
-        let keep = u64::MAX;
-        Self::solve_keeping(rules, opts, resume, max_iterations, progress, checkpoint, keep)
-            .map(|(table, _)| table)
+        let asked = MatchRequest { rules, opts, resume, max_iterations, progress, checkpoint };
+        Self::solve_keeping(asked, u64::MAX).map(|(table, _)| table)
     }
 
     /// [`MatchTable::solve_watched`] keeping at most `keep` bytes of attractors between
-    /// iterations (as many as the memory bound leaves room for), and how many it kept.
+    /// iterations (as many as the memory bound leaves room for), and what it kept.
     pub(crate) fn solve_keeping(
-        rules: Ruleset,
-        opts: SolveOptions,
-        resume: Option<MatchCheckpoint>,
-        max_iterations: Option<u32>,
-        progress: &mut MatchWatch,
-        checkpoint: &mut dyn FnMut(&MatchCheckpoint),
+        asked: MatchRequest,
         keep: u64,
-    ) -> Result<(MatchTable, u64), MatchError> {
+    ) -> Result<(MatchTable, kept::KeptFigures), MatchError> {
+        let MatchRequest { rules, opts, resume, max_iterations, progress, checkpoint } = asked;
         let total = rules.total_counters();
         if total > crate::exact::MAX_COUNTERS {
             return Err(SolveError::TooManyCounters { counters: total }.into());
         }
         let mut cp = starting_point(rules, resume)?;
         if cp.complete {
-            return Ok((MatchTable::from_checkpoint(cp)?, 0));
+            return Ok((MatchTable::from_checkpoint(cp)?, kept::KeptFigures::default()));
         }
         let configs = configurations(&rules);
         let mut stats = MatchStats::default();
@@ -331,7 +339,9 @@ impl MatchTable {
         )
         .map_err(MatchError::Solve)?;
         let room = opts.max_memory.saturating_sub(base).min(base).min(keep);
-        let mut kept = kept::KeptAttractors::new(room);
+        // Heard by the attractors (to continue) and after each iteration (to let go of those
+        // finished), one at a time.
+        let kept = RefCell::new(kept::KeptAttractors::new(room));
         let solved = rounds_loop(
             &rules,
             &configs,
@@ -339,15 +349,21 @@ impl MatchTable {
             &mut stats,
             max_iterations,
             progress,
-            checkpoint,
+            &mut |cp| {
+                let finished =
+                    |step: Step, f| configs[step.config].labels[step.labelling].all_won_by(f, cp);
+                kept.borrow_mut().release(finished);
+                checkpoint(cp)
+            },
             &mut |step, request| {
-                Ok::<_, MatchError>(kept.attract(&graphs[step.config], step, request))
+                Ok::<_, MatchError>(kept.borrow_mut().attract(&graphs[step.config], step, request))
             },
         );
-        stats.peak_bytes = stats.peak_bytes.max(base + kept.held());
+        let figures = kept.borrow().figures();
+        stats.peak_bytes = stats.peak_bytes.max(base + figures.peak);
         solved?;
         stats.solve_seconds = start.elapsed().as_secs_f64();
-        Ok((MatchTable::finish(rules, &configs, cp, stats, checkpoint), kept.held()))
+        Ok((MatchTable::finish(rules, &configs, cp, stats, checkpoint), figures))
     }
 
     /// The complete table from the loop's last checkpoint, its figures completed; `checkpoint`

@@ -2,7 +2,9 @@
 //! configuration, labelling and forcer: continued ([`RoundGraph::attract_from`]) from where the
 //! last iteration left them, they visit only what the new targets change. They are kept while
 //! they fit the room the solve's memory bound leaves, and at most what the solve needs without
-//! them; the others are computed afresh each time (the same masks, so the same table).
+//! them; the others are computed afresh each time (the same masks, so the same table). One is let
+//! go once no later iteration can ask for it (its forcer has won every state of its labelling),
+//! and its room serves others.
 
 use std::collections::HashMap;
 
@@ -32,32 +34,56 @@ pub(crate) fn least_memory(stats: &MatchStats) -> u64 {
 pub(super) struct KeptAttractors {
     room: u64,
     held: u64,
-    kept: HashMap<(Step, Side), Attractor>,
+    figures: KeptFigures,
+    /// Each attractor with its bytes.
+    kept: HashMap<(Step, Side), (Attractor, u64)>,
+}
+
+/// What the kept attractors took over a solve.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct KeptFigures {
+    /// The most bytes they held at once.
+    pub peak: u64,
+    /// How many were let go before the solve ended.
+    pub released: u64,
 }
 
 impl KeptAttractors {
     pub fn new(room: u64) -> KeptAttractors {
-        KeptAttractors { room, held: 0, kept: HashMap::new() }
+        KeptAttractors { room, held: 0, figures: KeptFigures::default(), kept: HashMap::new() }
     }
 
-    /// Bytes the kept attractors hold (they are never dropped before the solve ends, so this is
-    /// their peak too).
-    pub fn held(&self) -> u64 {
-        self.held
+    pub fn figures(&self) -> KeptFigures {
+        self.figures
     }
 
-    /// The attractor to continue for `step` and `forcer`, and whether it is to be kept after:
-    /// the kept one, else a fresh one, kept if it fits the room left.
-    fn take(&mut self, step: Step, forcer: Side, graph: &RoundGraph) -> (Attractor, bool) {
-        if let Some(a) = self.kept.remove(&(step, forcer)) {
-            return (a, true);
+    /// Lets go of the kept attractors that no later iteration asks for: those of which
+    /// `finished(step, forcer)` says so.
+    pub fn release(&mut self, finished: impl Fn(Step, Side) -> bool) {
+        let (held, figures) = (&mut self.held, &mut self.figures);
+        self.kept.retain(|&(step, forcer), (_, bytes)| {
+            let done = finished(step, forcer);
+            if done {
+                *held -= *bytes;
+                figures.released += 1;
+            }
+            !done
+        });
+    }
+
+    /// The attractor to continue for `step` and `forcer`, and whether it is to be kept after
+    /// (its bytes, or None): the kept one, else a fresh one, kept if it fits the room left.
+    fn take(&mut self, step: Step, forcer: Side, graph: &RoundGraph) -> (Attractor, Option<u64>) {
+        if let Some((a, bytes)) = self.kept.remove(&(step, forcer)) {
+            return (a, Some(bytes));
         }
         let bytes = Attractor::bytes(graph.nodes() as u64, graph.on_board());
         let keep = self.held + bytes <= self.room;
         if keep {
             self.held += bytes;
+            self.figures.peak = self.figures.peak.max(self.held);
         }
-        (Attractor::fresh(graph.nodes()), keep)
+        (Attractor::fresh(graph.nodes()), keep.then_some(bytes))
     }
 
     /// The attractors a step of the rounds loop asks for, both sides at once (one per core), on
@@ -78,23 +104,24 @@ impl KeptAttractors {
         };
         let found = rayon::join(|| run(Side::South, &mut a), || run(Side::North, &mut b));
         for (f, work) in [(Side::South, a), (Side::North, b)] {
-            if let Some(Work { attractor, keep: true, .. }) = work {
-                self.kept.insert((step, f), attractor);
+            if let Some(Work { attractor, keep: Some(bytes), .. }) = work {
+                self.kept.insert((step, f), (attractor, bytes));
             }
         }
         [found.0, found.1]
     }
 }
 
-/// One attractor asked for: its end labels, where it continues from, and whether it is kept.
+/// One attractor asked for: its end labels, where it continues from, and whether it is kept
+/// (its bytes).
 struct Work {
     labels: Vec<[Mask; 2]>,
     attractor: Attractor,
-    keep: bool,
+    keep: Option<u64>,
 }
 
 impl Work {
-    fn new(labels: Vec<[Mask; 2]>, (attractor, keep): (Attractor, bool)) -> Work {
+    fn new(labels: Vec<[Mask; 2]>, (attractor, keep): (Attractor, Option<u64>)) -> Work {
         Work { labels, attractor, keep }
     }
 }

@@ -104,6 +104,15 @@ pub(crate) struct Labelling {
     states: Vec<(u32, Side)>,
 }
 
+impl Labelling {
+    /// Whether `forcer` has won every state of this labelling in `cp`: no later iteration asks
+    /// for its attractor then ([`label_request`]), since a state won stays won.
+    pub(crate) fn all_won_by(&self, forcer: Side, cp: &MatchCheckpoint) -> bool {
+        let wins = &cp.wins[forcer.index()];
+        self.states.iter().all(|&(h, st)| wins[h as usize][st.index()] != NEVER)
+    }
+}
+
 /// One open-pit configuration of the rounds loop: its open pits, the counters on the board at
 /// its round's start and its labellings.
 pub(crate) struct Config {
@@ -309,8 +318,8 @@ pub(crate) fn label_request(
         .into_inner();
     Side::ALL.map(|f| {
         let fi = f.index();
-        let need = changed[fi][lo as usize..=hi as usize].iter().any(|&c| c)
-            && label.states.iter().any(|&(h, st)| cp.wins[fi][h as usize][st.index()] == NEVER);
+        let need =
+            changed[fi][lo as usize..=hi as usize].iter().any(|&c| c) && !label.all_won_by(f, cp);
         let wins = &cp.wins[fi];
         need.then(|| end_masks(rules, label.ending, n0, &|h, st| wins[h as usize][st.index()] < k))
     })
