@@ -6,6 +6,8 @@ mod bucket_state;
 mod bucketed;
 mod chain;
 mod enumerate;
+#[cfg(test)]
+mod enumerate_tests;
 mod index;
 mod key_table;
 mod lean_level;
@@ -25,6 +27,7 @@ mod packed_board;
 mod pending;
 pub(crate) mod perfect;
 mod prefetch;
+mod rank_bitmap;
 mod round_graph;
 mod round_values;
 mod setting;

@@ -22,7 +22,6 @@ use rayon::prelude::*;
 
 use super::enumerate::{enumerate, Bounds, FoundLevel};
 use super::index::{Codec, Compositions, Key, RankSet};
-use super::prefetch::prefetch;
 pub use super::solve_error::{Progress, SendWatch, SolveError, Watch, MAX_COUNTERS};
 use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
 
@@ -471,7 +470,7 @@ impl Solution {
             if x + 4 < end {
                 for &mv in here.moves_of_node(x + 4) {
                     if mv.level() != n {
-                        prefetch(&found[mv.level()].values[mv.number()]);
+                        found[mv.level()].prefetch_value(mv.number());
                     }
                 }
             }
@@ -487,7 +486,7 @@ impl Solution {
                     scan.succ.push(mv.number() as u32);
                     degree += 1;
                 } else {
-                    let v = mv.gain() - found[cl].values[mv.number()] as i32;
+                    let v = mv.gain() - found[cl].value(mv.number()) as i32;
                     best = Some(best.map_or(v, |b| b.max(v)));
                     scan.exits += 1;
                 }
