@@ -34,13 +34,12 @@ const WAVE: usize = 1 << 16;
 /// Positions per parallel task.
 const CHUNK: usize = 1024;
 /// The most bits (two a board: one a side) of a level numbered by a bitmap rather than hash
-/// maps: 64 MiB, the real board's levels up to 18 (412 million bits).
+/// maps: 64 MiB, the real board's levels up to 18 (412 million bits, 336,725 positions), a
+/// bit a board against a map's 30 to 50 bytes a position. The levels' sizes are not known
+/// when the choice must be made (a level's first child, often from a large capture near the
+/// top), so it is by the boards alone; the bitmaps' bytes then fall geometrically level by
+/// level below the largest, about twice its 64 MiB in all.
 pub(crate) const MAX_BITMAP_BITS: u64 = 1 << 29;
-/// A level is numbered by a bitmap if its bits are at most this many a position expected
-/// (the most positions of a level seen so far): where positions are that dense, setting a
-/// bit costs less time than a hash map's lookup, and the bitmap at most about three times a
-/// map's 30 to 50 bytes a position.
-const BITS_PER_POSITION: u64 = 1024;
 
 /// The shard of a key: a mix of its bits unlike the hash map's own (Fx) hash.
 #[inline]
@@ -165,11 +164,9 @@ struct Enumeration<'c> {
     codec: &'c Codec,
     found: Vec<Vec<Shard>>,
     boards: Vec<Vec<Boards>>,
-    /// Of each level that may be numbered by a bitmap, its bitmap, allocated when the level
-    /// is first reached if it pays ([`BITS_PER_POSITION`]); None for a level of hash maps.
+    /// Of each level numbered by a bitmap, its bitmap, allocated when the level is first
+    /// reached; None for a level of hash maps.
     bits: Vec<Option<LevelBits>>,
-    /// The most positions of a finished level.
-    largest: u64,
     record: bool,
     /// Buffers kept from wave to wave, so that their pages are not handed back to the system
     /// and faulted in again: the wave, its chunks' children, and each shard's lookups and
@@ -220,7 +217,6 @@ pub(crate) fn enumerate_with(
         found,
         boards,
         bits,
-        largest: 0,
         record,
         wave: Vec::new(),
         moves: MovesByWave::default(),
@@ -270,7 +266,6 @@ pub(crate) fn enumerate_with(
         levels[n] = e.number_level(n);
 
         done += levels[n].len() as u64;
-        e.largest = e.largest.max(levels[n].len() as u64);
         finished_bytes += levels[n].bytes();
     }
     Ok(levels)
@@ -409,24 +404,12 @@ impl Enumeration<'_> {
     /// Numbers the children of a wave in their levels, each shard in parallel and in the
     /// children's order, into each shard's `numbers` in that order; keeps the boards of those
     /// new.
-    /// Decides, for each level of `levels` reached for the first time, between a bitmap and
-    /// hash maps, and allocates the bitmap (its bytes then counted by [`Self::shard_bytes`]).
+    /// Allocates the bitmaps of the levels of `levels` reached for the first time (their
+    /// bytes then counted by [`Self::shard_bytes`]).
     fn open_reached(&mut self, levels: &[u8]) {
         for &level in levels {
-            let level = level as usize;
-            let Some(bits) = &self.bits[level] else { continue };
-            if bits.is_open() {
-                continue;
-            }
-            let above = (level + 1..self.bits.len())
-                .map(|m| self.found.iter().map(|l| l[m].len() as u64).sum::<u64>())
-                .max()
-                .unwrap_or(0)
-                .max(self.largest);
-            if 2 * bits.boards <= BITS_PER_POSITION * above.max(1) {
-                self.bits[level].as_mut().expect("a bitmap").open();
-            } else {
-                self.bits[level] = None;
+            if let Some(bits) = &mut self.bits[level as usize] {
+                bits.open();
             }
         }
     }

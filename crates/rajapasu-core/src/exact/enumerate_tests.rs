@@ -41,28 +41,38 @@ fn bitmaps_number_levels_as_hash_maps_do() {
             let total = p as u32 * s as u32;
             let root = Position::round_start(r, BySide::new(total, total), starter).0;
             let maps = levels(&[root], 0);
-            let bits = levels(&[root], MAX_BITMAP_BITS);
             assert!(maps.iter().all(|l| l.ids.is_none()));
-            let by_bits = bits.iter().filter(|l| l.ids.is_some()).count();
-            assert!(by_bits > 0, "{p}x{s}: some levels numbered by a bitmap");
-            assert_eq!(maps.len(), bits.len());
-            for (n, (a, b)) in maps.iter().zip(&bits).enumerate() {
-                assert_eq!(a.len(), b.len(), "{p}x{s} level {n}");
-                for side in 0..2 {
-                    assert!(a.sets[side].iter().eq(b.sets[side].iter()), "level {n} side {side}");
-                }
-                assert_eq!(a.move_start, b.move_start, "level {n}");
-                for x in 0..a.len() {
-                    for (ma, mb) in a.moves_of_node(x).iter().zip(b.moves_of_node(x)) {
-                        assert_eq!((ma.level(), ma.gain()), (mb.level(), mb.gain()));
-                        let l = ma.level();
-                        assert_eq!(
-                            child_node(&maps, n, ma.number(), l),
-                            child_node(&bits, n, mb.number(), l),
-                            "{p}x{s} level {n} node {x}: a move to level {l}"
-                        );
-                    }
-                }
+            // Every level by a bitmap, then the lower levels by bitmaps and the upper by maps.
+            for max_bits in [MAX_BITMAP_BITS, 1 << 12] {
+                let bits = levels(&[root], max_bits);
+                let by_bits = bits.iter().filter(|l| l.ids.is_some()).count();
+                assert!(by_bits > 0, "{p}x{s}: some levels numbered by a bitmap");
+                let all = max_bits == MAX_BITMAP_BITS;
+                assert_eq!(by_bits == bits.len(), all, "{p}x{s}: {by_bits} of {}", bits.len());
+                same_levels(&maps, &bits, &format!("{p}x{s} {starter:?} {max_bits}"));
+            }
+        }
+    }
+}
+
+/// Asserts that `bits` holds the positions and moves of `maps`.
+fn same_levels(maps: &[FoundLevel], bits: &[FoundLevel], board: &str) {
+    assert_eq!(maps.len(), bits.len());
+    for (n, (a, b)) in maps.iter().zip(bits).enumerate() {
+        assert_eq!(a.len(), b.len(), "{board} level {n}");
+        for side in 0..2 {
+            assert!(a.sets[side].iter().eq(b.sets[side].iter()), "level {n} side {side}");
+        }
+        assert_eq!(a.move_start, b.move_start, "level {n}");
+        for x in 0..a.len() {
+            for (ma, mb) in a.moves_of_node(x).iter().zip(b.moves_of_node(x)) {
+                assert_eq!((ma.level(), ma.gain()), (mb.level(), mb.gain()));
+                let l = ma.level();
+                assert_eq!(
+                    child_node(maps, n, ma.number(), l),
+                    child_node(bits, n, mb.number(), l),
+                    "{board} level {n} node {x}: a move to level {l}"
+                );
             }
         }
     }

@@ -89,12 +89,22 @@ impl FoundLevel {
         }
     }
 
-    /// Fetches into the cache what [`FoundLevel::value`] of `number` first reads.
+    /// Fetches into the cache what [`FoundLevel::value`] of `number` first reads: the value,
+    /// or the bitmap's line that finds it.
     #[inline]
-    pub(crate) fn prefetch_value(&self, number: usize) {
+    pub(crate) fn prefetch_place(&self, number: usize) {
         match &self.ids {
             Some(ids) => ids.prefetch(number as u64),
             None => prefetch(&self.values[number]),
+        }
+    }
+
+    /// Fetches into the cache the value of `number` in a level of a bitmap, once the bitmap's
+    /// line is there ([`FoundLevel::prefetch_place`]).
+    #[inline]
+    pub(crate) fn prefetch_value(&self, number: usize) {
+        if let Some(ids) = &self.ids {
+            prefetch(&self.values[ids.rank(number as u64)]);
         }
     }
 

@@ -13,8 +13,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::index::Key;
 use super::prefetch::prefetch;
 
-/// Words a block of the rank table covers (512 bits: one count a block).
+/// Words a block of the rank table covers (512 bits, a cache line: one count a block).
 const BLOCK_WORDS: usize = 8;
+
+/// Words `vec![0; words + BLOCK_WORDS - 1]` and where in it the bitmap starts: at a cache
+/// line, so that a rank reads one line of the bitmap.
+fn aligned_zeroed(words: usize) -> (Vec<u64>, usize) {
+    let v = vec![0u64; words + BLOCK_WORDS - 1];
+    let start = v.as_ptr().align_offset(BLOCK_WORDS * 8).min(BLOCK_WORDS - 1);
+    (v, start)
+}
 
 /// The id of `key` in a level of `boards` boards a side: South's ranks first, then North's.
 #[inline]
@@ -27,37 +35,30 @@ pub(crate) fn id_of(key: u64, boards: u64) -> u64 {
 pub(crate) struct LevelBits {
     pub boards: u64,
     words: Vec<u64>,
+    /// The bitmap is `words[start..]`.
+    start: usize,
 }
 
 impl LevelBits {
     pub(crate) fn new(boards: u64) -> LevelBits {
-        LevelBits { boards, words: Vec::new() }
-    }
-
-    /// Bytes the bitmap takes once allocated.
-    pub(crate) fn full_bytes(&self) -> u64 {
-        (2 * self.boards).div_ceil(64) * 8
+        LevelBits { boards, words: Vec::new(), start: 0 }
     }
 
     pub(crate) fn bytes(&self) -> u64 {
         self.words.capacity() as u64 * 8
     }
 
-    pub(crate) fn is_open(&self) -> bool {
-        !self.words.is_empty()
-    }
-
     /// Allocates the bitmap (zeroed: its pages are cleared as they are first touched).
     pub(crate) fn open(&mut self) {
         if self.words.is_empty() {
-            self.words = vec![0u64; self.full_bytes() as usize / 8];
+            (self.words, self.start) = aligned_zeroed((2 * self.boards).div_ceil(64) as usize);
         }
     }
 
     /// The bitmap, for threads that each set the bits of their own ids.
     pub(crate) fn shared(&mut self) -> SharedBits<'_> {
         const { assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>()) };
-        let words: &mut [u64] = &mut self.words;
+        let words: &mut [u64] = &mut self.words[self.start..];
         // SAFETY: `AtomicU64` has the size and bit validity of `u64` and (asserted above) its
         // alignment; the exclusive borrow lasts as long as the shared atomic view.
         let words = unsafe { &*(words as *mut [u64] as *const [AtomicU64]) };
@@ -66,7 +67,7 @@ impl LevelBits {
 
     /// The finished bitmap as a rank table.
     pub(crate) fn finish(self) -> RankBitmap {
-        RankBitmap::new(self.words, self.boards)
+        RankBitmap::new(self.words, self.start, self.boards)
     }
 }
 
@@ -95,24 +96,34 @@ impl SharedBits<'_> {
     }
 }
 
-/// A finished level's ids: a bitmap and, for each block of 512 bits, the ids set before it.
+/// A finished level's ids: a bitmap and, for each word, the ids set before it (a count a
+/// word rather than a block of words: the solver ranks every move's child, and a rank is
+/// then a popcount of one word).
 #[derive(Default)]
 pub(crate) struct RankBitmap {
     pub boards: u64,
+    /// The bitmap is `words[start..]`, from a cache line.
     words: Vec<u64>,
+    start: usize,
     before: Vec<u32>,
     len: usize,
 }
 
 impl RankBitmap {
-    pub(crate) fn new(words: Vec<u64>, boards: u64) -> RankBitmap {
-        let mut before = Vec::with_capacity(words.len().div_ceil(BLOCK_WORDS));
+    fn new(words: Vec<u64>, start: usize, boards: u64) -> RankBitmap {
+        let bits = words.get(start..).unwrap_or_default();
+        let mut before = Vec::with_capacity(bits.len());
         let mut count = 0u64;
-        for block in words.chunks(BLOCK_WORDS) {
+        for word in bits {
             before.push(u32::try_from(count).expect("a level's positions fit 32 bits"));
-            count += block.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+            count += word.count_ones() as u64;
         }
-        RankBitmap { boards, words, before, len: count as usize }
+        RankBitmap { boards, words, start, before, len: count as usize }
+    }
+
+    #[inline]
+    fn bits(&self) -> &[u64] {
+        &self.words[self.start..]
     }
 
     /// Ids set.
@@ -124,22 +135,20 @@ impl RankBitmap {
     #[inline]
     pub(crate) fn rank(&self, id: u64) -> usize {
         let w = (id / 64) as usize;
-        let first = w - w % BLOCK_WORDS;
-        let whole: u32 = self.words[first..w].iter().map(|x| x.count_ones()).sum();
-        let part = (self.words[w] & ((1u64 << (id % 64)) - 1)).count_ones();
-        (self.before[w / BLOCK_WORDS] + whole + part) as usize
+        let part = (self.bits()[w] & ((1u64 << (id % 64)) - 1)).count_ones();
+        (self.before[w] + part) as usize
     }
 
     #[inline]
     pub(crate) fn prefetch(&self, id: u64) {
         let w = (id / 64) as usize;
-        prefetch(&self.before[w / BLOCK_WORDS]);
-        prefetch(&self.words[w]);
+        prefetch(&self.before[w]);
+        prefetch(&self.bits()[w]);
     }
 
     /// The ids set, in increasing order.
     pub(crate) fn ids(&self) -> impl Iterator<Item = u64> + '_ {
-        self.words.iter().enumerate().flat_map(|(w, &word)| {
+        self.bits().iter().enumerate().flat_map(|(w, &word)| {
             let mut rest = word;
             std::iter::from_fn(move || {
                 (rest != 0).then(|| {

@@ -467,6 +467,14 @@ impl Solution {
         let south_count = self.levels[n].sets[0].len();
         let here = &found[n];
         for x in start..end {
+            // Two steps for a child in a level of a bitmap: its line, then its value.
+            if x + 8 < end {
+                for &mv in here.moves_of_node(x + 8) {
+                    if mv.level() != n {
+                        found[mv.level()].prefetch_place(mv.number());
+                    }
+                }
+            }
             if x + 4 < end {
                 for &mv in here.moves_of_node(x + 4) {
                     if mv.level() != n {
