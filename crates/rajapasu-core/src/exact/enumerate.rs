@@ -38,7 +38,7 @@ const CHUNK: usize = 1024;
 /// bit a board against a map's 30 to 50 bytes a position. The levels' sizes are not known
 /// when the choice must be made (a level's first child, often from a large capture near the
 /// top), so it is by the boards alone; the bitmaps' bytes then fall geometrically level by
-/// level below the largest, about twice its 64 MiB in all.
+/// level below the largest (with their counts, about four times its 64 MiB in all).
 pub(crate) const MAX_BITMAP_BITS: u64 = 1 << 29;
 
 /// The shard of a key: a mix of its bits unlike the hash map's own (Fx) hash.

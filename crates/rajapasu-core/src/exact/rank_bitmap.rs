@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::index::Key;
 use super::prefetch::prefetch;
 
-/// Words a block of the rank table covers (512 bits, a cache line: one count a block).
+/// Words of a cache line.
 const BLOCK_WORDS: usize = 8;
 
 /// Words `vec![0; words + BLOCK_WORDS - 1]` and where in it the bitmap starts: at a cache
