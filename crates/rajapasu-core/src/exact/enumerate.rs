@@ -40,6 +40,9 @@ const CHUNK: usize = 1024;
 /// top), so it is by the boards alone; the bitmaps' bytes then fall geometrically level by
 /// level below the largest (with their counts, about four times its 64 MiB in all).
 pub(crate) const MAX_BITMAP_BITS: u64 = 1 << 29;
+/// The fewest bits of a level numbered by a bitmap (32 KiB, the real board's levels from 8):
+/// below, the tables are small and fast, and a bitmap would outweigh a small board's solve.
+pub(crate) const MIN_BITMAP_BITS: u64 = 1 << 18;
 
 /// The shard of a key: a mix of its bits unlike the hash map's own (Fx) hash.
 #[inline]
@@ -192,23 +195,23 @@ pub(crate) fn enumerate(
     record: bool,
     bounds: &mut Bounds,
 ) -> Result<Vec<FoundLevel>, SolveError> {
-    enumerate_with(codec, roots, record, bounds, MAX_BITMAP_BITS)
+    enumerate_with(codec, roots, record, bounds, MIN_BITMAP_BITS..=MAX_BITMAP_BITS)
 }
 
-/// [`enumerate`], the levels of at most `max_bitmap_bits` ids numbered by a bitmap.
+/// [`enumerate`], the levels of `bitmap_bits` ids numbered by a bitmap.
 pub(crate) fn enumerate_with(
     codec: &Codec,
     roots: &[Position],
     record: bool,
     bounds: &mut Bounds,
-    max_bitmap_bits: u64,
+    bitmap_bits: std::ops::RangeInclusive<u64>,
 ) -> Result<Vec<FoundLevel>, SolveError> {
     let top = roots.iter().map(Position::on_board).max().unwrap_or(0) as usize;
     let found = (0..SHARDS).map(|_| (0..=top).map(|_| Shard::default()).collect()).collect();
     let boards = (0..SHARDS).map(|_| (0..=top).map(|_| Boards::new()).collect()).collect();
     let bits = (0..=top)
         .map(|n| {
-            let boards = codec.comps.count(n).filter(|&b| b <= max_bitmap_bits / 2);
+            let boards = codec.comps.count(n).filter(|&b| bitmap_bits.contains(&(2 * b)));
             boards.map(LevelBits::new)
         })
         .collect();

@@ -8,12 +8,12 @@ use super::solve_error::Progress;
 use super::test_rules::rules;
 use crate::engine::{BySide, Position, Side};
 
-fn levels(roots: &[Position], max_bitmap_bits: u64) -> Vec<FoundLevel> {
+fn levels(roots: &[Position], bitmap_bits: std::ops::RangeInclusive<u64>) -> Vec<FoundLevel> {
     let codec = Codec::new(roots[0]);
     let mut memory = |_: u64, _: u32, _: u64| Ok(());
     let mut watch = |_: Progress| std::ops::ControlFlow::Continue(());
     let mut bounds = Bounds { max_positions: u64::MAX, memory: &mut memory, watch: &mut watch };
-    enumerate_with(&codec, roots, true, &mut bounds, max_bitmap_bits).expect("enumerated")
+    enumerate_with(&codec, roots, true, &mut bounds, bitmap_bits).expect("enumerated")
 }
 
 /// The node a move's child has in its level (`levels`, the child's level finished).
@@ -40,11 +40,12 @@ fn bitmaps_number_levels_as_hash_maps_do() {
             let r = rules(p, s, extra);
             let total = p as u32 * s as u32;
             let root = Position::round_start(r, BySide::new(total, total), starter).0;
-            let maps = levels(&[root], 0);
+            // No level has u64::MAX bits: every level by hash maps.
+            let maps = levels(&[root], u64::MAX..=u64::MAX);
             assert!(maps.iter().all(|l| l.ids.is_none()));
             // Every level by a bitmap, then the lower levels by bitmaps and the upper by maps.
             for max_bits in [MAX_BITMAP_BITS, 1 << 12] {
-                let bits = levels(&[root], max_bits);
+                let bits = levels(&[root], 0..=max_bits);
                 let by_bits = bits.iter().filter(|l| l.ids.is_some()).count();
                 assert!(by_bits > 0, "{p}x{s}: some levels numbered by a bitmap");
                 let all = max_bits == MAX_BITMAP_BITS;
