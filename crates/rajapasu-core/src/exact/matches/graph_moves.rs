@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use crate::engine::Side;
 use crate::exact::round::level_moves::{FoundLevel, Move};
+use crate::exact::round::rank_bitmap::RankBitmap;
 use crate::exact::round::solve_error::SolveError;
 use crate::exact::round::solver::Solution;
 
@@ -66,13 +67,15 @@ pub(crate) fn graph_moves(
         (Vec::with_capacity(total), Vec::with_capacity(total), Vec::with_capacity(total));
     // Of each level converted so far, the node of each number (moves name their children of
     // lower levels by number).
-    let mut node_of: Vec<Vec<u32>> = Vec::with_capacity(found.len());
+    let mut node_of: Vec<NodeOf> = Vec::with_capacity(found.len());
     let mut node_of_bytes = 0u64;
     for (n, slot) in found.iter_mut().enumerate() {
-        let level = std::mem::take(slot);
-        node_of_bytes += 4 * level.span as u64;
+        let mut level = std::mem::take(slot);
+        let level_bytes = level.bytes();
+        let nodes = NodeOf::of(&mut level);
+        node_of_bytes += nodes.bytes();
         check(arrays + recorded + node_of_bytes, n)?;
-        node_of.push(nodes_by_number(&level));
+        node_of.push(nodes);
         let first = layout.level_start[n];
         debug_assert_eq!(first as usize + level.len(), layout.level_start[n + 1] as usize);
         let base = succ.len() as u32;
@@ -84,7 +87,7 @@ pub(crate) fn graph_moves(
             if cl == n {
                 first + mv.number() as u32
             } else {
-                layout.level_start[cl] + node_of[cl][mv.number()]
+                layout.level_start[cl] + node_of[cl].node(mv.number())
             }
         };
         succ.par_extend(level.moves.par_iter().map(|&mv| node(mv)));
@@ -92,19 +95,47 @@ pub(crate) fn graph_moves(
             south_captures(n, mv, if e < south_moves { Side::South } else { Side::North })
         }));
         pit.par_extend(level.moves.par_iter().map(|mv| mv.pit()));
-        recorded -= level.bytes();
+        recorded -= level_bytes;
     }
     debug_assert_eq!(succ.len(), total);
     Ok((succ_start, succ, gain, pit))
 }
 
-/// The node of each number of a level (numbers no position has are left 0, and never read).
-fn nodes_by_number(level: &FoundLevel) -> Vec<u32> {
-    let mut node_of = vec![0u32; level.span];
-    for (x, &number) in level.number_of.iter().enumerate() {
-        node_of[number as usize] = x as u32;
+/// How the moves of the levels above name a level's positions: by number, each number's node
+/// in a table, or, in a level numbered by a bitmap, by id, whose node is its rank there.
+enum NodeOf {
+    Numbers(Vec<u32>),
+    Ids(RankBitmap),
+}
+
+impl NodeOf {
+    /// Of a level about to be converted (its bitmap taken from it).
+    fn of(level: &mut FoundLevel) -> NodeOf {
+        if let Some(ids) = level.ids.take() {
+            return NodeOf::Ids(ids);
+        }
+        // Numbers no position has are left 0, and never read.
+        let mut node_of = vec![0u32; level.span];
+        for (x, &number) in level.number_of.iter().enumerate() {
+            node_of[number as usize] = x as u32;
+        }
+        NodeOf::Numbers(node_of)
     }
-    node_of
+
+    #[inline]
+    fn node(&self, number: usize) -> u32 {
+        match self {
+            NodeOf::Numbers(nodes) => nodes[number],
+            NodeOf::Ids(ids) => ids.rank(number as u64) as u32,
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        match self {
+            NodeOf::Numbers(nodes) => 4 * nodes.len() as u64,
+            NodeOf::Ids(ids) => ids.bytes(),
+        }
+    }
 }
 
 /// South's captures in a move of level n by `mover`: counters leave the board only as

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::engine::{BySide, Pit, Position, Ruleset, Side};
 use crate::exact::matches::graph_moves::{graph_moves, Layout};
+use crate::exact::round::enumerate::BITMAP_BITS;
 use crate::exact::round::solver::{Solution, SolveError, SolveOptions, Watch};
 
 #[cfg(test)]
@@ -97,6 +98,19 @@ impl RoundGraph {
         budget: GraphBudget,
         watch: &mut Watch,
     ) -> Result<RoundGraph, SolveError> {
+        RoundGraph::build_numbered(rules, open, opts, budget, watch, BITMAP_BITS)
+    }
+
+    /// [`RoundGraph::build_watched`], the levels of `bitmap_bits` ids numbered by a bitmap
+    /// (tests choose which).
+    pub(crate) fn build_numbered(
+        rules: Ruleset,
+        open: BySide<u8>,
+        opts: SolveOptions,
+        budget: GraphBudget,
+        watch: &mut Watch,
+        bitmap_bits: std::ops::RangeInclusive<u64>,
+    ) -> Result<RoundGraph, SolveError> {
         let roots = [
             crate::exact::round_start(rules, open, Side::South),
             crate::exact::round_start(rules, open, Side::North),
@@ -104,6 +118,7 @@ impl RoundGraph {
         let (positions, found) = Solution::enumerated_with_moves(
             &roots,
             opts,
+            bitmap_bits,
             &|working, found| budget.needed(working, found),
             watch,
         )?;

@@ -10,15 +10,21 @@
 //! its number there and the mover's net captures. When a level is finished its positions are
 //! renumbered in the order the solver keeps them (South to move first, each side by increasing
 //! rank: [`RankSet`]).
+//!
+//! A level of few enough boards ([`MAX_BITMAP_BITS`]) is numbered by a bitmap over its ids
+//! instead (rank_bitmap.rs): a child is found by setting its id's bit, a move names the child
+//! by its id, and the level's order is the ids' order, so the level needs no hash map and no
+//! sort. Its shards then list the keys found (to expand them), without a map.
 
 use rayon::prelude::*;
 
 use crate::engine::{Position, Side};
 use crate::exact::index::{Codec, Key, RankSet};
-use crate::exact::round::key_table::{capacity_for, intern_all, KeyTable, SLOT_BYTES};
+use crate::exact::round::key_table::{capacity_for, KeyTable, AHEAD, SLOT_BYTES};
 pub(crate) use crate::exact::round::level_moves::FoundLevel;
 use crate::exact::round::level_moves::{Move, MovesByWave};
 use crate::exact::round::packed_board::{pack, pack_words, unpack};
+use crate::exact::round::rank_bitmap::{id_of, LevelBits, RankBitmap, SharedBits};
 use crate::exact::round::solve_error::{Progress, SolveError, Watch};
 
 /// Shards of a level's positions (a power of two; fixed, so numbers do not depend on threads).
@@ -27,6 +33,18 @@ const SHARDS: usize = 8;
 const WAVE: usize = 1 << 16;
 /// Positions per parallel task.
 const CHUNK: usize = 1024;
+/// The most bits (two a board: one a side) of a level numbered by a bitmap rather than hash
+/// maps: 64 MiB, the real board's levels up to 18 (412 million bits, 336,725 positions), a
+/// bit a board against a map's 30 to 50 bytes a position. The levels' sizes are not known
+/// when the choice must be made (a level's first child, often from a large capture near the
+/// top), so it is by the boards alone; the bitmaps' bytes then fall geometrically level by
+/// level below the largest (with their counts, about four times its 64 MiB in all).
+pub(crate) const MAX_BITMAP_BITS: u64 = 1 << 29;
+/// The fewest bits of a level numbered by a bitmap (32 KiB, the real board's levels from 8):
+/// below, the tables are small and fast, and a bitmap would outweigh a small board's solve.
+pub(crate) const MIN_BITMAP_BITS: u64 = 1 << 18;
+/// The levels numbered by a bitmap: those of this many ids.
+pub(crate) const BITMAP_BITS: std::ops::RangeInclusive<u64> = MIN_BITMAP_BITS..=MAX_BITMAP_BITS;
 
 /// The shard of a key: a mix of its bits unlike the hash map's own (Fx) hash.
 #[inline]
@@ -155,6 +173,9 @@ struct Enumeration<'c> {
     codec: &'c Codec,
     found: Vec<Vec<Shard>>,
     boards: Vec<Vec<Boards>>,
+    /// Of each level numbered by a bitmap, its bitmap, allocated when the level is first
+    /// reached; None for a level of hash maps.
+    bits: Vec<Option<LevelBits>>,
     record: bool,
     /// Buffers kept from wave to wave, so that their pages are not handed back to the system
     /// and faulted in again: the wave, its chunks' children, and each shard's lookups and
@@ -173,20 +194,29 @@ struct Enumeration<'c> {
 }
 
 /// Enumerates every position reachable from `roots` (all of `codec`'s rules and open pits),
-/// recording the moves when `record` is set. Returns the levels, index = counters on the board.
-pub(crate) fn enumerate(
+/// recording the moves when `record` is set, the levels of `bitmap_bits` ids numbered by a
+/// bitmap ([`BITMAP_BITS`] but in tests). Returns the levels, index = counters on the board.
+pub(crate) fn enumerate_with(
     codec: &Codec,
     roots: &[Position],
     record: bool,
     bounds: &mut Bounds,
+    bitmap_bits: std::ops::RangeInclusive<u64>,
 ) -> Result<Vec<FoundLevel>, SolveError> {
     let top = roots.iter().map(Position::on_board).max().unwrap_or(0) as usize;
     let found = (0..SHARDS).map(|_| (0..=top).map(|_| Shard::default()).collect()).collect();
     let boards = (0..SHARDS).map(|_| (0..=top).map(|_| Boards::new()).collect()).collect();
+    let bits = (0..=top)
+        .map(|n| {
+            let boards = codec.comps.count(n).filter(|&b| bitmap_bits.contains(&(2 * b)));
+            boards.map(LevelBits::new)
+        })
+        .collect();
     let mut e = Enumeration {
         codec,
         found,
         boards,
+        bits,
         record,
         wave: Vec::new(),
         moves: MovesByWave::default(),
@@ -200,7 +230,19 @@ pub(crate) fn enumerate(
     for r in roots {
         let key = codec.key(r).word();
         let (s, n) = (shard_of(key) as usize, r.on_board() as usize);
-        if e.found[s][n].intern(key) as usize == e.boards[s][n].len() {
+        e.open_reached(&[n as u8]);
+        let new = match &mut e.bits[n] {
+            Some(bits) => {
+                let id = id_of(key, bits.boards);
+                let new = bits.shared().insert(id);
+                if new {
+                    e.found[s][n].push_key(key);
+                }
+                new
+            }
+            None => e.found[s][n].intern(key) as usize == e.boards[s][n].len(),
+        };
+        if new {
             e.boards[s][n].push(pack(r));
         }
     }
@@ -266,11 +308,15 @@ impl Enumeration<'_> {
             // peak, not only after it.
             let found_before =
                 done + self.found.iter().map(|levels| levels[n].len() as u64).sum::<u64>();
+            for part in &parts[..chunks] {
+                self.open_reached(&part.levels);
+            }
             let growing = self.shard_bytes() + self.growth(&parts[..chunks]) + recording;
             (bounds.memory)(finished_bytes + growing + buffered, n as u32, found_before)?;
             self.intern(&parts[..chunks]);
             if self.record {
-                record_moves(&parts[..chunks], &wave, &self.numbers, &mut self.moves);
+                let by_id: Vec<bool> = self.bits.iter().map(Option::is_some).collect();
+                record_moves(&parts[..chunks], &wave, &self.numbers, &by_id, &mut self.moves);
             }
             self.parts = std::mem::take(&mut parts);
             self.wave = wave;
@@ -305,6 +351,7 @@ impl Enumeration<'_> {
             + self.by_key.capacity() as u64 * 16
             + self.ranks.capacity() as u64 * 8
             + self.node_of.capacity() as u64 * 4
+            + self.bits.iter().flatten().map(LevelBits::bytes).sum::<u64>()
     }
 
     /// The most bytes that numbering `parts` can add: each shard's map and key list grown to
@@ -322,7 +369,7 @@ impl Enumeration<'_> {
         for (i, &a) in added.iter().enumerate().filter(|(_, &a)| a > 0) {
             let shard = &self.found[i % SHARDS][i / SHARDS];
             let needed = shard.len() + a;
-            if needed * 4 > shard.capacity() * 3 {
+            if self.bits[i / SHARDS].is_none() && needed * 4 > shard.capacity() * 3 {
                 bytes += capacity_for(needed).max(2 * shard.capacity()) as u64 * SLOT_BYTES;
             }
             if needed > shard.key_capacity() {
@@ -357,7 +404,19 @@ impl Enumeration<'_> {
     /// Numbers the children of a wave in their levels, each shard in parallel and in the
     /// children's order, into each shard's `numbers` in that order; keeps the boards of those
     /// new.
+    /// Allocates the bitmaps of the levels of `levels` reached for the first time (their
+    /// bytes then counted by [`Self::shard_bytes`]).
+    fn open_reached(&mut self, levels: &[u8]) {
+        for &level in levels {
+            if let Some(bits) = &mut self.bits[level as usize] {
+                bits.open();
+            }
+        }
+    }
+
     fn intern(&mut self, parts: &[Children]) {
+        let shared: Vec<Option<SharedBits>> =
+            self.bits.iter_mut().map(|b| b.as_mut().map(LevelBits::shared)).collect();
         (&mut self.found, &mut self.boards, &mut self.lookups, &mut self.numbers)
             .into_par_iter()
             .enumerate()
@@ -370,17 +429,16 @@ impl Enumeration<'_> {
                     }));
                 }
                 numbers.clear();
-                intern_all(levels, lookups, numbers);
-                // A new key takes the next number of its level, so a child is new when its
-                // number is the count of boards kept so far.
-                let mut number = numbers.iter();
-                for part in parts {
-                    for &j in part.of_shard(s) {
-                        let level = &mut boards[part.levels[j as usize] as usize];
-                        if *number.next().expect("a number a child") as usize == level.len() {
-                            level.push(pack_words(part.boards[j as usize]));
-                        }
+                let mut children = parts
+                    .iter()
+                    .flat_map(|part| part.of_shard(s).iter().map(|&j| part.boards[j as usize]));
+                let mut shard = ShardLevels { keys: levels, boards, bits: &shared };
+                for (i, &(level, key)) in lookups.iter().enumerate() {
+                    if let Some(&(ahead, next)) = lookups.get(i + AHEAD) {
+                        shard.prefetch(ahead as usize, next);
                     }
+                    let board = children.next().expect("a board a child");
+                    numbers.push(shard.number(level as usize, key, board));
                 }
                 debug_assert!(levels.iter().zip(boards.iter()).all(|(t, b)| t.len() == b.len()));
             });
@@ -388,6 +446,9 @@ impl Enumeration<'_> {
 
     /// Renumbers a finished level in the solver's order: South to move first, each side by rank.
     fn number_level(&mut self, n: usize) -> FoundLevel {
+        if let Some(bits) = self.bits[n].take() {
+            return self.number_by_bits(n, bits.finish());
+        }
         let mut level = FoundLevel::default();
         let span = self.found.iter().map(|levels| levels[n].len()).max().unwrap_or(0) * SHARDS;
         let by_key = &mut self.by_key;
@@ -425,9 +486,50 @@ impl Enumeration<'_> {
             for (x, &number) in level.number_of.iter().enumerate() {
                 self.node_of[number as usize] = x as u32;
             }
+            let node_of = &self.node_of[..span];
             (level.move_start, level.moves) =
-                self.moves.take_in_node_order(n, &level.number_of, &self.node_of[..span]);
+                self.moves.take_in_node_order(n, &level.number_of, |number| node_of[number]);
         }
+        self.shrink_buffers(level.len(), span);
+        level
+    }
+
+    /// Numbers a finished level of a bitmap in the order of its ids (the solver's order): a
+    /// node is the count of ids below its own, read from the bitmap without a sort.
+    fn number_by_bits(&mut self, n: usize, ids: RankBitmap) -> FoundLevel {
+        let mut level = FoundLevel::default();
+        let span = self.found.iter().map(|levels| levels[n].len()).max().unwrap_or(0) * SHARDS;
+        let boards = ids.boards;
+        self.ranks.clear();
+        self.ranks.extend(ids.ids());
+        let south_count = self.ranks.partition_point(|&id| id < boards);
+        for id in &mut self.ranks[south_count..] {
+            *id -= boards;
+        }
+        level.sets = [
+            RankSet::new(&self.ranks[..south_count], boards),
+            RankSet::new(&self.ranks[south_count..], boards),
+        ];
+        let nodes: Vec<Vec<u32>> =
+            self.found.par_iter().map(|levels| nodes_of(levels[n].keys(), &ids)).collect();
+        let mut number_of = vec![0u32; ids.len()];
+        for (s, nodes) in nodes.iter().enumerate() {
+            for (local, &x) in nodes.iter().enumerate() {
+                number_of[x as usize] = (local * SHARDS + s) as u32;
+            }
+        }
+        drop(nodes);
+        for (levels, boards) in self.found.iter_mut().zip(&mut self.boards) {
+            levels[n] = Shard::default();
+            boards[n] = Boards::new();
+        }
+        level.number_of = number_of;
+        level.span = span;
+        if self.record {
+            (level.move_start, level.moves) =
+                self.moves.take_in_node_order(n, &level.number_of, |id| ids.rank(id as u64) as u32);
+        }
+        level.ids = Some(ids);
         self.shrink_buffers(level.len(), span);
         level
     }
@@ -445,13 +547,72 @@ impl Enumeration<'_> {
     }
 }
 
+/// The nodes of `keys` in a finished level of a bitmap, each key's bits fetched [`AHEAD`]
+/// keys before.
+fn nodes_of(keys: &[u64], ids: &RankBitmap) -> Vec<u32> {
+    (0..keys.len())
+        .map(|i| {
+            if let Some(&next) = keys.get(i + AHEAD) {
+                ids.prefetch(id_of(next, ids.boards));
+            }
+            ids.rank(id_of(keys[i], ids.boards)) as u32
+        })
+        .collect()
+}
+
+/// One shard's levels while a wave's children are numbered: keys and boards by level, and
+/// the bitmaps of the levels numbered by one (shared by the shards; a key is set by its own
+/// shard only, so the numbers do not depend on the threads).
+struct ShardLevels<'a, 'b> {
+    keys: &'a mut [Shard],
+    boards: &'a mut [Boards],
+    bits: &'a [Option<SharedBits<'b>>],
+}
+
+impl ShardLevels<'_, '_> {
+    #[inline]
+    fn prefetch(&self, level: usize, key: u64) {
+        match &self.bits[level] {
+            Some(bits) => bits.prefetch(id_of(key, bits.boards)),
+            None => self.keys[level].prefetch(key),
+        }
+    }
+
+    /// The number of a child of `level` (its id in a level of a bitmap), keeping its key and
+    /// board if it is new.
+    #[inline]
+    fn number(&mut self, level: usize, key: u64, board: [u64; 3]) -> u32 {
+        let (number, new) = match &self.bits[level] {
+            Some(bits) => {
+                let id = id_of(key, bits.boards);
+                let new = bits.insert(id);
+                if new {
+                    self.keys[level].push_key(key);
+                }
+                (id as u32, new)
+            }
+            None => {
+                // A new key takes the next number of its level.
+                let number = self.keys[level].intern(key);
+                (number, number as usize == self.boards[level].len())
+            }
+        };
+        if new {
+            self.boards[level].push(pack_words(board));
+        }
+        number
+    }
+}
+
 /// Records the moves of a wave's positions, in order, with their children's numbers (the
 /// parts in parallel, each into its own stretch of the wave's block, from where its children's
-/// numbers start in each shard's list).
+/// numbers start in each shard's list); a child of a level numbered by a bitmap (`by_id`) is
+/// named by its id.
 fn record_moves(
     parts: &[Children],
     wave: &[Unexpanded],
     numbers: &[Vec<u32>],
+    by_id: &[bool],
     moves: &mut MovesByWave,
 ) {
     let mut firsts = Vec::with_capacity(parts.len());
@@ -473,10 +634,12 @@ fn record_moves(
     }
     parts.par_iter().zip(firsts).zip(stretches).for_each(|((part, mut next), stretch)| {
         for (j, &s) in part.shards.iter().enumerate() {
-            let local = numbers[s as usize][next[s as usize] as usize] as usize;
+            let local = numbers[s as usize][next[s as usize] as usize];
             next[s as usize] += 1;
-            let number = (local * SHARDS + s as usize) as u32;
-            stretch[j] = Move::new(number, part.levels[j], part.gains[j], part.pits[j]);
+            let level = part.levels[j];
+            let number =
+                if by_id[level as usize] { local } else { local * SHARDS as u32 + s as u32 };
+            stretch[j] = Move::new(number, level, part.gains[j], part.pits[j]);
         }
     });
     let mut at = 0u32;

@@ -11,7 +11,7 @@
 use crate::exact::prefetch::prefetch;
 
 /// Lookups prefetched ahead of the one in hand.
-const AHEAD: usize = 16;
+pub(crate) const AHEAD: usize = 16;
 
 /// A slot: the key's complement in the low word (never 0: a key is a rank below 2^62, shifted),
 /// its number in the high word; 0 when empty, so that a new table is allocated zeroed and its
@@ -104,6 +104,15 @@ impl KeyTable {
         }
     }
 
+    /// Numbers `key`, known to be new, without a slot: a list of keys for a level whose
+    /// duplicates another structure finds (rank_bitmap.rs).
+    #[inline]
+    pub(crate) fn push_key(&mut self, key: u64) -> u32 {
+        debug_assert!(self.slots.is_empty(), "a table either looks keys up or lists them");
+        self.keys.push(key);
+        (self.keys.len() - 1) as u32
+    }
+
     /// Where `key`'s search starts, fetched into the cache ahead of its lookup.
     #[inline]
     pub(crate) fn prefetch(&self, key: u64) {
@@ -124,17 +133,6 @@ impl KeyTable {
             slots[i] = slot(key, number as u32);
         }
         self.slots = slots;
-    }
-}
-
-/// Numbers a sequence of (table, key) lookups in order, each table's slot prefetched
-/// [`AHEAD`] lookups before it is needed; a lookup names its table by index.
-pub(crate) fn intern_all(tables: &mut [KeyTable], lookups: &[(u8, u64)], numbers: &mut Vec<u32>) {
-    for (i, &(t, key)) in lookups.iter().enumerate() {
-        if let Some(&(ahead, next)) = lookups.get(i + AHEAD) {
-            tables[ahead as usize].prefetch(next);
-        }
-        numbers.push(tables[t as usize].intern(key));
     }
 }
 
@@ -163,20 +161,6 @@ mod tests {
             assert_eq!(reference[key], number as u32);
         }
         assert!(table.capacity() * 3 >= table.len() * 4, "at most three quarters full");
-    }
-
-    #[test]
-    fn a_batch_numbers_as_single_lookups_do() {
-        let lookups: Vec<(u8, u64)> =
-            (0..10_000u64).map(|i| ((i % 3) as u8, (i * 7919) % 1_000)).collect();
-        let mut batch: Vec<KeyTable> = (0..3).map(|_| KeyTable::default()).collect();
-        let mut numbers = Vec::new();
-        intern_all(&mut batch, &lookups, &mut numbers);
-        let mut single: Vec<KeyTable> = (0..3).map(|_| KeyTable::default()).collect();
-        let expected: Vec<u32> =
-            lookups.iter().map(|&(t, key)| single[t as usize].intern(key)).collect();
-        assert_eq!(numbers, expected);
-        assert_eq!(batch[1].keys(), single[1].keys());
     }
 
     #[test]

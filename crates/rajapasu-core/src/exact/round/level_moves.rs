@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use crate::exact::index::RankSet;
 use crate::exact::prefetch::prefetch;
+use crate::exact::round::rank_bitmap::RankBitmap;
 
 /// A recorded move: the child's number in its level, its level, the mover's net captures and
 /// the local pit played, packed into one word. Once its level is finished, a move within the level names the child's
@@ -55,8 +56,12 @@ pub(crate) struct FoundLevel {
     /// `Position::legal_children`. Empty when moves are not recorded.
     pub move_start: Vec<u64>,
     pub moves: Vec<Move>,
-    /// The value of each number for its side to move, once the level is solved.
+    /// The value of each number for its side to move, once the level is solved (of each node
+    /// when the level is numbered by `ids`).
     pub values: Vec<i8>,
+    /// The ids of a level numbered by a bitmap ([`RankBitmap`]): a move into the level names
+    /// its child by id, whose node is its rank here.
+    pub ids: Option<RankBitmap>,
 }
 
 impl FoundLevel {
@@ -76,6 +81,35 @@ impl FoundLevel {
             + self.move_start.capacity() as u64 * 8
             + self.moves.capacity() as u64 * 8
             + self.values.capacity() as u64
+            + self.ids.as_ref().map_or(0, RankBitmap::bytes)
+    }
+
+    /// The value of the child a move from another level names by `number`, once solved.
+    #[inline]
+    pub(crate) fn value(&self, number: usize) -> i8 {
+        match &self.ids {
+            Some(ids) => self.values[ids.rank(number as u64)],
+            None => self.values[number],
+        }
+    }
+
+    /// Fetches into the cache what [`FoundLevel::value`] of `number` first reads: the value,
+    /// or the bitmap's line that finds it.
+    #[inline]
+    pub(crate) fn prefetch_place(&self, number: usize) {
+        match &self.ids {
+            Some(ids) => ids.prefetch(number as u64),
+            None => prefetch(&self.values[number]),
+        }
+    }
+
+    /// Fetches into the cache the value of `number` in a level of a bitmap, once the bitmap's
+    /// line is there ([`FoundLevel::prefetch_place`]).
+    #[inline]
+    pub(crate) fn prefetch_value(&self, number: usize) {
+        if let Some(ids) = &self.ids {
+            prefetch(&self.values[ids.rank(number as u64)]);
+        }
     }
 
     /// Forgets everything but the positions (for a caller that wants them alone).
@@ -87,11 +121,17 @@ impl FoundLevel {
     /// Keeps the values of a solved level by number (`node_values` by node), for the levels
     /// above, and forgets its moves.
     pub(crate) fn solved(&mut self, node_values: impl Fn(usize) -> i8) {
-        let mut values = vec![0i8; self.span];
-        for (x, &number) in self.number_of.iter().enumerate() {
-            values[number as usize] = node_values(x);
-        }
-        *self = FoundLevel { values, ..FoundLevel::default() };
+        let ids = self.ids.take();
+        let values = if ids.is_some() {
+            (0..self.len()).map(node_values).collect()
+        } else {
+            let mut values = vec![0i8; self.span];
+            for (x, &number) in self.number_of.iter().enumerate() {
+                values[number as usize] = node_values(x);
+            }
+            values
+        };
+        *self = FoundLevel { values, ids, ..FoundLevel::default() };
     }
 }
 
@@ -164,14 +204,14 @@ impl MovesByWave {
     }
 
     /// Lays out the level's moves by node: `number_of[x]` is node x's number, `node_of` the
-    /// node of each number of the level (`level`), which in-level moves then name. Keeps the
-    /// blocks for the next level. Returns the moves' starts (one more than the nodes) and the
-    /// moves.
+    /// node of the child an in-level move names (`level`), which the move then names instead.
+    /// Keeps the blocks for the next level. Returns the moves' starts (one more than the nodes)
+    /// and the moves.
     pub(crate) fn take_in_node_order(
         &mut self,
         level: usize,
         number_of: &[u32],
-        node_of: &[u32],
+        node_of: impl Fn(usize) -> u32 + Sync,
     ) -> (Vec<u64>, Vec<Move>) {
         let at = &self.at;
         let counts: Vec<u8> =
@@ -217,7 +257,7 @@ impl MovesByWave {
                 let (block, start, count) = place(x);
                 for &mv in &blocks[block][start..start + count] {
                     stretch[out] =
-                        if mv.level() == level { mv.with_number(node_of[mv.number()]) } else { mv };
+                        if mv.level() == level { mv.with_number(node_of(mv.number())) } else { mv };
                     out += 1;
                 }
             }
@@ -262,7 +302,7 @@ mod tests {
         assert_eq!(moves.total(), 6);
         let number_of = [3u32, 1, 0, 2];
         let node_of = [2u32, 1, 3, 0];
-        let (start, laid) = moves.take_in_node_order(5, &number_of, &node_of);
+        let (start, laid) = moves.take_in_node_order(5, &number_of, |n| node_of[n]);
         let mut expected_start = vec![0u64];
         let mut expected = Vec::new();
         for &number in &number_of {
@@ -291,7 +331,7 @@ mod tests {
         slots[0] = Move::new(1, 4, 3, 0);
         moves.push(1, block, 0, 1);
         moves.push(0, block, 1, 0);
-        let (start, laid) = moves.take_in_node_order(4, &[1, 0], &[1, 0]);
+        let (start, laid) = moves.take_in_node_order(4, &[1, 0], |n| [1, 0][n]);
         assert_eq!(start, [0, 1, 1]);
         assert_eq!(laid, [Move::new(0, 4, 3, 0)], "number 1 is node 0");
     }

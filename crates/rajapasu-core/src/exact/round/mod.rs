@@ -6,12 +6,15 @@
 
 pub(in crate::exact) mod bucketed;
 pub(in crate::exact) mod enumerate;
+#[cfg(test)]
+mod enumerate_tests;
 pub(in crate::exact) mod key_table;
 pub(in crate::exact) mod lean_level;
 #[cfg(test)]
 mod lean_level_tests;
 pub(in crate::exact) mod level_moves;
 pub(in crate::exact) mod packed_board;
+pub(in crate::exact) mod rank_bitmap;
 pub(in crate::exact) mod solve_error;
 pub(in crate::exact) mod solver;
 pub(in crate::exact) mod spill;

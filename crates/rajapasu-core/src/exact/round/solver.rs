@@ -15,15 +15,14 @@
 //! Memory is accounted as it is allocated and checked against [`SolveOptions::max_memory`]:
 //! a board too large for it gives [`SolveError::MemoryLimit`], never a crash.
 
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, RangeInclusive};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
 use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
 use crate::exact::index::{Codec, Compositions, Key, RankSet};
-use crate::exact::prefetch::prefetch;
-use crate::exact::round::enumerate::{enumerate, Bounds, FoundLevel};
+use crate::exact::round::enumerate::{enumerate_with, Bounds, FoundLevel, BITMAP_BITS};
 pub use crate::exact::round::solve_error::{Progress, SendWatch, SolveError, Watch, MAX_COUNTERS};
 
 /// Default memory allowance of a solve.
@@ -183,7 +182,7 @@ impl Solution {
         watch: &mut Watch,
     ) -> Result<Solution, SolveError> {
         let (mut solution, found) =
-            Solution::enumerate_from(roots, opts, true, &|working, _| working, watch)?;
+            Solution::enumerate_from(roots, opts, true, BITMAP_BITS, &|working, _| working, watch)?;
         let start = Instant::now();
         solution.solve_levels(found, opts, watch)?;
         solution.stats.solve_seconds = start.elapsed().as_secs_f64();
@@ -199,10 +198,11 @@ impl Solution {
     pub(crate) fn enumerated_with_moves(
         roots: &[Position],
         opts: SolveOptions,
+        bitmap_bits: RangeInclusive<u64>,
         in_use: &dyn Fn(u64, u64) -> u64,
         watch: &mut Watch,
     ) -> Result<(Solution, Vec<FoundLevel>), SolveError> {
-        Solution::enumerate_from(roots, opts, true, in_use, watch)
+        Solution::enumerate_from(roots, opts, true, bitmap_bits, in_use, watch)
     }
 
     /// The solution's positions without values, and the levels as found (with their moves
@@ -211,6 +211,7 @@ impl Solution {
         roots: &[Position],
         opts: SolveOptions,
         record: bool,
+        bitmap_bits: RangeInclusive<u64>,
         in_use: &dyn Fn(u64, u64) -> u64,
         watch: &mut Watch,
     ) -> Result<(Solution, Vec<FoundLevel>), SolveError> {
@@ -230,7 +231,7 @@ impl Solution {
             },
         };
         let start = Instant::now();
-        let found = solution.enumerate(roots, opts, record, in_use, watch)?;
+        let found = solution.enumerate(roots, opts, record, bitmap_bits, in_use, watch)?;
         solution.stats.enumerate_seconds = start.elapsed().as_secs_f64();
         solution.stats.table_bytes = solution.table_bytes();
         Ok((solution, found))
@@ -344,13 +345,14 @@ impl Solution {
         SolveError::within_memory(opts.max_memory, needed, found, level, phase)
     }
 
-    /// Step 1: the reachable positions, level by level from the top ([`enumerate`]), their
+    /// Step 1: the reachable positions, level by level from the top ([`enumerate_with`]), their
     /// moves recorded when `record` is set.
     fn enumerate(
         &mut self,
         roots: &[Position],
         opts: SolveOptions,
         record: bool,
+        bitmap_bits: RangeInclusive<u64>,
         in_use: &dyn Fn(u64, u64) -> u64,
         watch: &mut Watch,
     ) -> Result<Vec<FoundLevel>, SolveError> {
@@ -363,7 +365,7 @@ impl Solution {
         let mut watch = |p: Progress| watch(p);
         let mut bounds =
             Bounds { max_positions: opts.max_positions, memory: &mut memory, watch: &mut watch };
-        let mut found = enumerate(&self.codec, roots, record, &mut bounds)?;
+        let mut found = enumerate_with(&self.codec, roots, record, &mut bounds, bitmap_bits)?;
         let mut positions = 0;
         for (n, level) in found.iter_mut().enumerate() {
             self.levels[n].sets = std::mem::take(&mut level.sets);
@@ -469,10 +471,18 @@ impl Solution {
         let south_count = self.levels[n].sets[0].len();
         let here = &found[n];
         for x in start..end {
+            // Two steps for a child in a level of a bitmap: its line, then its value.
+            if x + 8 < end {
+                for &mv in here.moves_of_node(x + 8) {
+                    if mv.level() != n {
+                        found[mv.level()].prefetch_place(mv.number());
+                    }
+                }
+            }
             if x + 4 < end {
                 for &mv in here.moves_of_node(x + 4) {
                     if mv.level() != n {
-                        prefetch(&found[mv.level()].values[mv.number()]);
+                        found[mv.level()].prefetch_value(mv.number());
                     }
                 }
             }
@@ -488,7 +498,7 @@ impl Solution {
                     scan.succ.push(mv.number() as u32);
                     degree += 1;
                 } else {
-                    let v = mv.gain() - found[cl].values[mv.number()] as i32;
+                    let v = mv.gain() - found[cl].value(mv.number()) as i32;
                     best = Some(best.map_or(v, |b| b.max(v)));
                     scan.exits += 1;
                 }

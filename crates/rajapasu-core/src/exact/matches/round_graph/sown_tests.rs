@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::exact::matches::graph_moves::GraphMoves;
+use crate::exact::round::enumerate::BITMAP_BITS;
 use crate::exact::test_rules::rules;
 use crate::game_record::readings;
 
@@ -32,13 +33,28 @@ fn sown(positions: &Solution, layout: &Layout) -> GraphMoves {
 #[test]
 fn the_graph_from_recorded_moves_is_the_sown_one_on_small_boards_under_every_reading() {
     let (mut graphs, mut captures) = (0, [0u64; 2]);
+    // Levels numbered by hash maps (the small boards' own), by bitmaps, and by bitmaps in the
+    // levels of 64 ids or more only.
+    let numberings = [BITMAP_BITS, 0..=u64::MAX, 64..=u64::MAX];
     for (p, s) in [(2u8, 2u8), (3, 1), (3, 2), (3, 3), (4, 2)] {
         for r in readings(rules(p, s, &[])) {
-            for open in [BySide::new(p, p), BySide::new(p, 1), BySide::new(1, p - 1)] {
-                let graph = RoundGraph::build(r, open, SolveOptions::default()).unwrap();
+            for (k, open) in [BySide::new(p, p), BySide::new(p, 1), BySide::new(1, p - 1)]
+                .into_iter()
+                .enumerate()
+            {
+                let bits = numberings[k].clone();
+                let graph = RoundGraph::build_numbered(
+                    r,
+                    open,
+                    SolveOptions::default(),
+                    GraphBudget::default(),
+                    &mut |_| std::ops::ControlFlow::Continue(()),
+                    bits.clone(),
+                )
+                .unwrap();
                 let layout = Layout::of(&graph.positions);
                 let (succ_start, succ, gain, pit) = sown(&graph.positions, &layout);
-                let what = format!("{p}x{s} {r:?} open {open:?}");
+                let what = format!("{p}x{s} {r:?} open {open:?}, bitmaps {bits:?}");
                 assert_eq!(graph.level_start, layout.level_start, "{what}");
                 assert_eq!(graph.south_end, layout.south_end, "{what}");
                 assert_eq!(graph.succ_start, succ_start, "{what}: the offsets");

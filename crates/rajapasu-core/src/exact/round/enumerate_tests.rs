@@ -1,0 +1,80 @@
+//! The enumeration's levels numbered by bitmaps (rank_bitmap.rs) against the same levels
+//! numbered by hash maps: the same positions in the same order, the same moves to the same
+//! children.
+
+use crate::engine::{BySide, Position, Side};
+use crate::exact::index::Codec;
+use crate::exact::round::enumerate::{enumerate_with, Bounds, FoundLevel, MAX_BITMAP_BITS};
+use crate::exact::round::solve_error::Progress;
+use crate::exact::test_rules::rules;
+
+fn levels(roots: &[Position], bitmap_bits: std::ops::RangeInclusive<u64>) -> Vec<FoundLevel> {
+    let codec = Codec::new(roots[0]);
+    let mut memory = |_: u64, _: u32, _: u64| Ok(());
+    let mut watch = |_: Progress| std::ops::ControlFlow::Continue(());
+    let mut bounds = Bounds { max_positions: u64::MAX, memory: &mut memory, watch: &mut watch };
+    enumerate_with(&codec, roots, true, &mut bounds, bitmap_bits).expect("enumerated")
+}
+
+/// The node a move's child has in its level (`levels`, the child's level finished).
+fn child_node(levels: &[FoundLevel], from: usize, number: usize, level: usize) -> usize {
+    let found = &levels[level];
+    if level == from {
+        return number;
+    }
+    match &found.ids {
+        Some(ids) => {
+            assert_eq!(ids.len(), found.len());
+            ids.rank(number as u64)
+        }
+        None => found.number_of.iter().position(|&k| k as usize == number).expect("a number"),
+    }
+}
+
+#[test]
+fn bitmaps_number_levels_as_hash_maps_do() {
+    let boards =
+        [(3u8, 3u8, &[][..]), (4, 3, &["final_four=sower"]), (4, 4, &["skip_origin=true"])];
+    for (p, s, extra) in boards {
+        for starter in [Side::South, Side::North] {
+            let r = rules(p, s, extra);
+            let total = p as u32 * s as u32;
+            let root = Position::round_start(r, BySide::new(total, total), starter).0;
+            // No level has u64::MAX bits: every level by hash maps.
+            let maps = levels(&[root], u64::MAX..=u64::MAX);
+            assert!(maps.iter().all(|l| l.ids.is_none()));
+            // Every level by a bitmap, then the lower levels by bitmaps and the upper by maps.
+            for max_bits in [MAX_BITMAP_BITS, 1 << 12] {
+                let bits = levels(&[root], 0..=max_bits);
+                let by_bits = bits.iter().filter(|l| l.ids.is_some()).count();
+                assert!(by_bits > 0, "{p}x{s}: some levels numbered by a bitmap");
+                let all = max_bits == MAX_BITMAP_BITS;
+                assert_eq!(by_bits == bits.len(), all, "{p}x{s}: {by_bits} of {}", bits.len());
+                same_levels(&maps, &bits, &format!("{p}x{s} {starter:?} {max_bits}"));
+            }
+        }
+    }
+}
+
+/// Asserts that `bits` holds the positions and moves of `maps`.
+fn same_levels(maps: &[FoundLevel], bits: &[FoundLevel], board: &str) {
+    assert_eq!(maps.len(), bits.len());
+    for (n, (a, b)) in maps.iter().zip(bits).enumerate() {
+        assert_eq!(a.len(), b.len(), "{board} level {n}");
+        for side in 0..2 {
+            assert!(a.sets[side].iter().eq(b.sets[side].iter()), "level {n} side {side}");
+        }
+        assert_eq!(a.move_start, b.move_start, "level {n}");
+        for x in 0..a.len() {
+            for (ma, mb) in a.moves_of_node(x).iter().zip(b.moves_of_node(x)) {
+                assert_eq!((ma.level(), ma.gain()), (mb.level(), mb.gain()));
+                let l = ma.level();
+                assert_eq!(
+                    child_node(maps, n, ma.number(), l),
+                    child_node(bits, n, mb.number(), l),
+                    "{board} level {n} node {x}: a move to level {l}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! A dense level's positions as a bitmap over their ids (side x boards + rank): the
+//! enumeration's duplicate check for the levels whose boards are few enough
+//! (crates/rajapasu-core/src/exact/enumerate.rs), and, once the level is finished, the map from
+//! an id to its node (the number of ids below it), which is the solver's order of the level:
+//! South to move first, each side by rank.
+//!
+//! Setting a bit replaces a hash table's lookup (a miss on a table of hundreds of megabytes,
+//! and the pages of its slots cleared by the kernel), and numbering by a popcount replaces the
+//! renumbering's sort by rank.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::exact::index::Key;
+use crate::exact::prefetch::prefetch;
+
+/// Words of a cache line.
+const BLOCK_WORDS: usize = 8;
+
+/// Words `vec![0; words + BLOCK_WORDS - 1]` and where in it the bitmap starts: at a cache
+/// line, so that a rank reads one line of the bitmap.
+fn aligned_zeroed(words: usize) -> (Vec<u64>, usize) {
+    let v = vec![0u64; words + BLOCK_WORDS - 1];
+    let start = v.as_ptr().align_offset(BLOCK_WORDS * 8).min(BLOCK_WORDS - 1);
+    (v, start)
+}
+
+/// The id of `key` in a level of `boards` boards a side: South's ranks first, then North's.
+#[inline]
+pub(crate) fn id_of(key: u64, boards: u64) -> u64 {
+    let key = Key::from_word(key);
+    key.side() as u64 * boards + key.rank()
+}
+
+/// A level's bitmap while it is filled: one bit an id, allocated zeroed when first needed.
+pub(crate) struct LevelBits {
+    pub boards: u64,
+    words: Vec<u64>,
+    /// The bitmap is `words[start..]`.
+    start: usize,
+}
+
+impl LevelBits {
+    pub(crate) fn new(boards: u64) -> LevelBits {
+        LevelBits { boards, words: Vec::new(), start: 0 }
+    }
+
+    pub(crate) fn bytes(&self) -> u64 {
+        self.words.capacity() as u64 * 8
+    }
+
+    /// Allocates the bitmap (zeroed: its pages are cleared as they are first touched).
+    pub(crate) fn open(&mut self) {
+        if self.words.is_empty() {
+            (self.words, self.start) = aligned_zeroed((2 * self.boards).div_ceil(64) as usize);
+        }
+    }
+
+    /// The bitmap, for threads that each set the bits of their own ids.
+    pub(crate) fn shared(&mut self) -> SharedBits<'_> {
+        const { assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>()) };
+        let words: &mut [u64] = &mut self.words[self.start..];
+        // SAFETY: `AtomicU64` has the size and bit validity of `u64` and (asserted above) its
+        // alignment; the exclusive borrow lasts as long as the shared atomic view.
+        let words = unsafe { &*(words as *mut [u64] as *const [AtomicU64]) };
+        SharedBits { boards: self.boards, words }
+    }
+
+    /// The finished bitmap as a rank table.
+    pub(crate) fn finish(self) -> RankBitmap {
+        RankBitmap::new(self.words, self.start, self.boards)
+    }
+}
+
+/// A level's bitmap set from several threads.
+#[derive(Clone, Copy)]
+pub(crate) struct SharedBits<'a> {
+    pub boards: u64,
+    words: &'a [AtomicU64],
+}
+
+impl SharedBits<'_> {
+    /// Sets the bit of `id`; true if it was not set.
+    #[inline]
+    pub(crate) fn insert(&self, id: u64) -> bool {
+        let word = &self.words[(id / 64) as usize];
+        let bit = 1u64 << (id % 64);
+        // Most children are found again: a plain read spares them the locked write.
+        word.load(Ordering::Relaxed) & bit == 0 && word.fetch_or(bit, Ordering::Relaxed) & bit == 0
+    }
+
+    #[inline]
+    pub(crate) fn prefetch(&self, id: u64) {
+        if let Some(word) = self.words.get((id / 64) as usize) {
+            prefetch(word);
+        }
+    }
+}
+
+/// A finished level's ids: a bitmap and, for each word, the ids set before it (a count a
+/// word rather than a block of words: the solver ranks every move's child, and a rank is
+/// then a popcount of one word).
+#[derive(Default)]
+pub(crate) struct RankBitmap {
+    pub boards: u64,
+    /// The bitmap is `words[start..]`, from a cache line.
+    words: Vec<u64>,
+    start: usize,
+    before: Vec<u32>,
+    len: usize,
+}
+
+impl RankBitmap {
+    fn new(words: Vec<u64>, start: usize, boards: u64) -> RankBitmap {
+        let bits = words.get(start..).unwrap_or_default();
+        let mut before = Vec::with_capacity(bits.len());
+        let mut count = 0u64;
+        for word in bits {
+            before.push(u32::try_from(count).expect("a level's positions fit 32 bits"));
+            count += word.count_ones() as u64;
+        }
+        RankBitmap { boards, words, start, before, len: count as usize }
+    }
+
+    #[inline]
+    fn bits(&self) -> &[u64] {
+        &self.words[self.start..]
+    }
+
+    /// Ids set.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The ids set below `id` (the node of `id` when it is set).
+    #[inline]
+    pub(crate) fn rank(&self, id: u64) -> usize {
+        let w = (id / 64) as usize;
+        let part = (self.bits()[w] & ((1u64 << (id % 64)) - 1)).count_ones();
+        (self.before[w] + part) as usize
+    }
+
+    #[inline]
+    pub(crate) fn prefetch(&self, id: u64) {
+        let w = (id / 64) as usize;
+        prefetch(&self.before[w]);
+        prefetch(&self.bits()[w]);
+    }
+
+    /// The ids set, in increasing order.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.bits().iter().enumerate().flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = rest.trailing_zeros() as u64;
+                    rest &= rest - 1;
+                    w as u64 * 64 + bit
+                })
+            })
+        })
+    }
+
+    pub(crate) fn bytes(&self) -> u64 {
+        self.words.capacity() as u64 * 8 + self.before.capacity() as u64 * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn ranks_count_the_ids_below_as_a_plain_count_does() {
+        for (boards, wanted) in [(1u64, 1usize), (37, 20), (700, 5), (5_000, 4_000), (20_000, 900)]
+        {
+            let mut bits = LevelBits::new(boards);
+            bits.open();
+            let mut x = 0x9e37_79b9_7f4a_7c15 ^ boards;
+            let mut set = BTreeSet::new();
+            let shared = bits.shared();
+            for _ in 0..wanted {
+                let id = xorshift(&mut x) % (2 * boards);
+                assert_eq!(shared.insert(id), set.insert(id), "id {id} new once");
+            }
+            let table = bits.finish();
+            assert_eq!(table.len(), set.len());
+            assert_eq!(table.ids().collect::<Vec<_>>(), set.iter().copied().collect::<Vec<_>>());
+            for id in 0..2 * boards {
+                assert_eq!(table.rank(id), set.range(..id).count(), "rank of {id} of {boards}");
+            }
+        }
+    }
+
+    #[test]
+    fn ids_order_south_first_then_by_rank() {
+        let boards = 1_000;
+        let keys = [Key::new(999, 0), Key::new(0, 1), Key::new(3, 0), Key::new(999, 1)];
+        let ids: Vec<u64> = keys.iter().map(|k| id_of(k.word(), boards)).collect();
+        assert_eq!(ids, [999, 1_000, 3, 1_999]);
+        let ordered: Vec<u64> = keys.iter().map(|k| k.ordered()).collect();
+        for (i, j) in [(0usize, 1usize), (2, 0), (1, 3)] {
+            assert_eq!(ids[i] < ids[j], ordered[i] < ordered[j], "keys {i} and {j}");
+        }
+    }
+}
