@@ -130,7 +130,9 @@ impl ClusterSolve {
         write_scratch(&marker, |tmp| std::fs::write(tmp, format!("{changed}\n")))
     }
 
-    /// Whether bucket b's files of round r of level n are all there and sound.
+    /// Whether bucket b's files of round r of level n are all there and sound, under the
+    /// round's names or, once a barrier has made them the level's final masks (a round in
+    /// which no bucket changed) and was killed before it moved the solve on, under those.
     fn outputs_sound(
         &self,
         k: u32,
@@ -146,7 +148,8 @@ impl ClusterSolve {
                 return true;
             }
             let len = bucket_range(level_len(g, n), self.buckets, b).len();
-            let path = self.masks_file(k, ji, n, b, Some(r));
+            let round = self.masks_file(k, ji, n, b, Some(r));
+            let path = if round.exists() { round } else { self.masks_file(k, ji, n, b, None) };
             self.open_masks(g, &path, n, job.forcer, len).is_ok()
         })
     }
