@@ -187,3 +187,60 @@ fn group_runs(group: u32) -> bool {
         fields.len() > 2 && fields[2] == group.to_string() && fields[0] != "Z" && fields[0] != "X"
     })
 }
+
+#[test]
+fn solve_cluster_refuses_a_damaged_bucket_file_naming_it_and_its_task_writes_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = board(3, 2, &[]);
+    let one = one_machine(dir.path(), &rules);
+    let work = dir.path().join("cluster");
+    ok(&with(&["solve-cluster", "plan", s(&work), "--buckets", "3"], &rules));
+    steps_to_level(&work, 3);
+    for i in 0..3 {
+        ok(&["solve-cluster", "task", s(&work), &i.to_string()]);
+    }
+    let name = files(&work).into_iter().find(|f| f.ends_with("L003-b0001-r000.msk")).unwrap();
+    let path = work.join(&name);
+    let good = std::fs::read(&path).unwrap();
+    let mut bad = good.clone();
+    let at = bad.len() / 2;
+    bad[at] ^= 0x10;
+    std::fs::write(&path, &bad).unwrap();
+    let err = usage_error(&["solve-cluster", "advance", s(&work)], &[s(&path), "SHA-256"]);
+    assert!(!err.contains("panicked"), "{err}");
+    // The barrier stayed; the task sees its file unsound and writes it again.
+    ok(&["solve-cluster", "task", s(&work), "1"]);
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+    assert_same_table(&drive(&work, &[]), &one, "after the damage");
+}
+
+#[test]
+fn solve_cluster_bad_input_exits_2_naming_what() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("cluster");
+    usage_error(&["solve-cluster", "next", s(&work)], &["no cluster solve is planned", s(&work)]);
+    let rules = board(2, 2, &[]);
+    ok(&with(&["solve-cluster", "plan", s(&work), "--buckets", "2"], &rules));
+    usage_error(
+        &with(&["solve-cluster", "plan", s(&work), "--buckets", "3"], &rules),
+        &["plan.json", "another bucket count"],
+    );
+    usage_error(&["solve-cluster", "task", s(&work), "7"], &["task 7", "graphs"]);
+    let (code, _, err) = bin()
+        .args(["solve-cluster", "task", s(&work)])
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("SLURM_PROCID")
+        .output()
+        .map(|o| (o.status.code(), o.stdout, String::from_utf8_lossy(&o.stderr).into_owned()))
+        .unwrap();
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("SLURM_ARRAY_TASK_ID"), "{err}");
+    usage_error(
+        &["solve-cluster", "advance", s(&work)],
+        &["task 0 of step graphs has not finished"],
+    );
+    usage_error(
+        &["solve-cluster", "plan", s(&dir.path().join("x")), "--buckets", "0"],
+        &["--buckets"],
+    );
+}
