@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{BySide, NextStarter, PitSet, Ruleset, Side};
 use crate::exact::matches::round_graph::{GraphBudget, Mask, RoundGraph, ATTRACTOR_BYTES};
+use crate::exact::round::solve_error::peak_checked;
 use crate::exact::round::solver::{SolveError, SolveOptions};
 use crate::exact::round::spill::SpillError;
 use crate::exact::setting::Naming;
@@ -536,8 +537,13 @@ fn build_graphs(
             mask_bytes: ATTRACTOR_BYTES,
         };
         // The largest graphs take seconds: the watch is heard within each (and can stop it).
-        let g = RoundGraph::build_watched(rules, config.open, opts, budget, &mut |_| progress(at))?;
-        stats.peak_bytes = stats.peak_bytes.max(budget.needed(g.bytes(), g.nodes() as u64));
+        // The building holds more than the finished graph: its checks find its peak.
+        let (g, building) = peak_checked(|| {
+            RoundGraph::build_watched(rules, config.open, opts, budget, &mut |_| progress(at))
+        });
+        let g = g?;
+        let finished = budget.needed(g.bytes(), g.nodes() as u64);
+        stats.peak_bytes = stats.peak_bytes.max(building).max(finished);
         stats.graph_bytes += g.bytes();
         largest = largest.max(g.nodes() as u64);
         stats.positions += g.nodes() as u64;

@@ -383,3 +383,40 @@ fn a_table_is_the_same_whether_its_attractors_are_kept_or_computed_afresh() {
         }
     }
 }
+
+/// The reported peak covers every step, the graphs' building included: a solve given exactly
+/// that much memory succeeds, and one byte less is refused when no attractor is kept (nothing
+/// then gives way).
+#[test]
+fn a_solve_within_its_reported_peak_succeeds_and_a_byte_less_is_refused() {
+    for r in [rules(3, 3, &[]), rules(4, 3, &[]), rules(3, 4, &["skip_origin=true"])] {
+        let solve = |max_memory: u64, keep: u64| {
+            let asked = crate::exact::matches::match_solver::MatchRequest {
+                rules: r,
+                opts: SolveOptions { max_memory, ..SolveOptions::default() },
+                resume: None,
+                max_iterations: None,
+                progress: &mut |_| ControlFlow::Continue(()),
+                checkpoint: &mut |_| {},
+            };
+            MatchTable::solve_keeping(asked, keep).map(|(t, _)| t)
+        };
+        let whole = solve(1 << 30, u64::MAX).unwrap();
+        for keep in [u64::MAX, 0] {
+            let peak = solve(1 << 30, keep).unwrap().stats().peak_bytes;
+            let again = solve(peak, keep)
+                .unwrap_or_else(|e| panic!("{r:?} keeping {keep} within its peak {peak}: {e}"));
+            assert_eq!(again.states(), whole.states(), "{r:?} keeping {keep}");
+            // Within less room, fewer attractors may be kept.
+            assert!(again.stats().peak_bytes <= peak, "{r:?} keeping {keep}");
+            if keep == 0 {
+                let e = solve(peak - 1, keep).map(|_| ()).unwrap_err();
+                assert!(
+                    matches!(e, MatchError::Solve(SolveError::MemoryLimit { .. })),
+                    "{r:?} within {}: {e:?}",
+                    peak - 1
+                );
+            }
+        }
+    }
+}
