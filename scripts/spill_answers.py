@@ -8,7 +8,9 @@ Reads DIR/answers/open-S-N.json (each `rajapasu solve --spill --json`): for ever
 configuration and starter, the round's value for the starter (R15, captures ahead at the round's
 end under perfect play), its outcome and best moves (local pits, 0 the leftmost), and the round's
 positions, moves, disk and solving seconds (the levels' own, summed). Prints the Markdown table;
-exits 2 naming the file and field when an answer is not what spill_rounds.sh writes.
+exits 2 naming the file and field when an answer is not what spill_rounds.sh writes, when the
+answers are of different rules (their `rules_hash`), when there are none, or when OUT cannot be
+written.
 """
 import csv
 import io
@@ -51,9 +53,14 @@ def rows_of(path: Path):
         raise Bad(f"{path}: field 'open' is {open_}, not the name's")
     levels = field(answer, "levels", list, path)
     seconds = {"enumerate_seconds": 0.0, "solve_seconds": 0.0}
-    for level in levels:
+    for n, level in enumerate(levels):
+        if not isinstance(level, dict):
+            raise Bad(f"{path}: field 'levels' holds {json.dumps(level)} at {n}, not an object")
         for name in seconds:
-            seconds[name] += float(level.get(name, 0)) if isinstance(level, dict) else 0.0
+            value = level.get(name, 0)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise Bad(f"{path}: field 'levels[{n}].{name}' is {json.dumps(value)}, not a number")
+            seconds[name] += value
     starts = field(answer, "starts", list, path)
     if not starts:
         raise Bad(f"{path}: field 'starts' is empty: the round is not solved")
@@ -78,6 +85,18 @@ def rows_of(path: Path):
         }
 
 
+def same_rules(rows, answers: Path):
+    """Refuses answers of different rules: their rows do not belong in one table."""
+    first = {}
+    for row in rows:
+        name = f"open-{row['open_south']}-{row['open_north']}.json"
+        first.setdefault(row["rules_hash"], name)
+    if len(first) > 1:
+        (a, file_a), (b, file_b) = list(first.items())[:2]
+        raise Bad(f"{answers / file_a} has field 'rules_hash' {a} but {answers / file_b} has {b}:"
+                  " answers of different rules")
+
+
 def markdown(rows) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for row in rows:
@@ -95,24 +114,36 @@ def main(argv) -> int:
         return 2
     try:
         rows = [r for p in sorted(answers.glob("open-*.json")) for r in rows_of(p)]
+        same_rules(rows, answers)
     except Bad as e:
         print(e, file=sys.stderr)
+        return 2
+    if not rows:
+        print(f"no answers in {answers}", file=sys.stderr)
         return 2
     rows.sort(key=lambda r: (-(r["open_south"] + r["open_north"]), -r["open_south"], r["starter"] != "south"))
     table = markdown(rows)
     print(table, end="")
     if len(argv) == 4:
-        out = Path(argv[3])
-        out.mkdir(parents=True, exist_ok=True)
-        text = io.StringIO()
-        writer = csv.DictWriter(text, COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        for name, content in (("rounds.csv", text.getvalue()), ("rounds.md", table)):
-            temporary = out / f".{name}.tmp"
-            temporary.write_text(content)
-            temporary.replace(out / name)
+        try:
+            write_out(Path(argv[3]), rows, table)
+        except OSError as e:
+            print(f"{argv[3]}: cannot write the tables there: {e}", file=sys.stderr)
+            return 2
     return 0
+
+
+def write_out(out: Path, rows, table: str):
+    """OUT/rounds.csv and OUT/rounds.md, each written to a temporary name and renamed."""
+    out.mkdir(parents=True, exist_ok=True)
+    text = io.StringIO()
+    writer = csv.DictWriter(text, COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    for name, content in (("rounds.csv", text.getvalue()), ("rounds.md", table)):
+        temporary = out / f".{name}.tmp"
+        temporary.write_text(content)
+        temporary.replace(out / name)
 
 
 if __name__ == "__main__":

@@ -132,9 +132,18 @@ fn every_configuration_of_a_match_is_solved_in_steps_and_answers_as_the_in_memor
             .output()
             .expect("bash runs")
     };
-    let bad = rounds(&["three"]);
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("PITS must be the pits a row"));
+    for pits in ["three", "0", "10", "33"] {
+        let bad = rounds(&[pits]);
+        assert_eq!(bad.status.code(), Some(2), "PITS {pits}");
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(err.contains("PITS must be the pits a row") && err.contains(pits), "{err}");
+    }
+    for rule in [&["--rule", "pits_per_row=3"][..], &["--rule=pits_per_row=3"]] {
+        let bad = rounds(&[&["4"][..], rule].concat());
+        assert_eq!(bad.status.code(), Some(2), "{rule:?}");
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(err.contains("PITS 4 disagrees") && err.contains("pits_per_row=3"), "{err}");
+    }
 
     // Stopped before the first configuration: nothing is solved, and the run says so by exit 0.
     std::fs::write(dir.path().join("STOP"), "").unwrap();
@@ -147,6 +156,7 @@ fn every_configuration_of_a_match_is_solved_in_steps_and_answers_as_the_in_memor
     let mut names: Vec<String> = std::fs::read_dir(dir.path().join("answers"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "ARGS")
         .collect();
     names.sort();
     let expected = ["1-3", "2-3", "3-1", "3-2", "3-3"].map(|o| format!("open-{o}.json"));
@@ -166,10 +176,78 @@ fn every_configuration_of_a_match_is_solved_in_steps_and_answers_as_the_in_memor
         }
     }
     answers_table(dir.path());
-    // Run again: every answer is there, so nothing is solved again.
+    // Run again: every answer is there, so nothing is solved again, whatever the bounds.
     let before = std::fs::read_to_string(dir.path().join("levels.log")).unwrap();
-    assert!(rounds(&[&["3"][..], &BOARD[..3]].concat()).status.success());
+    let bounded = [&["3"][..], &BOARD[..3], &["--max-memory", "1G", "--max-disk=2G"]].concat();
+    let again = rounds(&bounded);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
     assert_eq!(std::fs::read_to_string(dir.path().join("levels.log")).unwrap(), before);
+    // Other rules: the answers there are not theirs.
+    let other = rounds(&[&["3"][..], &BOARD[..2], &["--rule=final_four=owner"]].concat());
+    assert_eq!(other.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(err.contains("final_four=stays") && err.contains("final_four=owner"), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("levels.log")).unwrap(), before);
+}
+
+/// A configuration that fails stops the run naming it and its output, and leaves no answer.
+#[test]
+fn a_failed_configuration_stops_the_rounds_naming_it() {
+    let board = ["--rule=pits_per_row=2", "--rule=seeds_per_pit=2"];
+    let rounds = |dir: &Path, rajapasu: &Path| {
+        Command::new("bash")
+            .arg(script("spill_rounds.sh"))
+            .arg(dir)
+            .arg("2")
+            .args(board)
+            .env("RAJAPASU", rajapasu)
+            .env("NICE", "0")
+            .output()
+            .expect("bash runs")
+    };
+    // Its levels: a bound no level fits in.
+    let dir = tempfile::tempdir().unwrap();
+    let real = Path::new(env!("CARGO_BIN_EXE_rajapasu"));
+    let levels = Command::new("bash")
+        .arg(script("spill_rounds.sh"))
+        .arg(dir.path())
+        .args(["2", "--max-memory", "1"])
+        .args(board)
+        .env("RAJAPASU", real)
+        .env("NICE", "0")
+        .output()
+        .expect("bash runs");
+    assert_ne!(levels.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&levels.stderr);
+    assert!(err.contains("configuration 2,2 failed") && err.contains("levels.log.last"), "{err}");
+    let last = std::fs::read_to_string(dir.path().join("levels.log.last")).unwrap();
+    assert!(last.contains("max-memory"), "{last}");
+
+    // Its answer: a binary that fails once asked for it, having written part of it.
+    let fake = dir.path().join("failing-rajapasu");
+    let wrapper = format!(
+        "#!/bin/sh\ncase \" $* \" in *\" --json \"*) echo '{{\"part'; echo broken >&2; \
+         exit 3;; esac\nexec '{}' \"$@\"\n",
+        real.display()
+    );
+    std::fs::write(&fake, wrapper).unwrap();
+    let answering = tempfile::tempdir().unwrap();
+    Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+    let out = rounds(answering.path(), &fake);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("configuration 2,2 failed") && err.contains("answering"), "{err}");
+    let last = std::fs::read_to_string(answering.path().join("levels.log.last")).unwrap();
+    assert!(last.contains("broken"), "{last}");
+    let left: Vec<_> = std::fs::read_dir(answering.path().join("answers"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["ARGS"], "no answer, nor a part of one");
+    // Run again with the binary that works: it answers every configuration.
+    let done = rounds(answering.path(), real);
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(answering.path().join("answers/open-1-2.json").exists());
 }
 
 /// scripts/spill_answers.py over the answers: a row a configuration and starter, mirrored
@@ -222,4 +300,51 @@ fn answers_table(dir: &Path) {
     assert_eq!(refused.status.code(), Some(2));
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("open-3-3.json") && err.contains("'value'"), "{err}");
+
+    // Each damage refused naming the file and the field.
+    let sound: Value = serde_json::from_str(&text).unwrap();
+    type Damage = fn(&mut Value);
+    let damages: [(&str, Damage); 4] = [
+        ("'levels' holds", |a| a["levels"][0] = Value::from(7)),
+        ("'levels[1].solve_seconds' is true", |a| {
+            a["levels"][1]["solve_seconds"] = Value::from(true)
+        }),
+        ("'levels[0].enumerate_seconds' is \"1.5\"", |a| {
+            a["levels"][0]["enumerate_seconds"] = Value::from("1.5")
+        }),
+        ("'rules_hash'", |a| a["rules_hash"] = Value::from("0123abcd")),
+    ];
+    for (said, damage) in damages {
+        let damaged = tempfile::tempdir().unwrap();
+        std::fs::create_dir(damaged.path().join("answers")).unwrap();
+        let mut answer = sound.clone();
+        damage(&mut answer);
+        std::fs::write(damaged.path().join("answers/open-3-3.json"), answer.to_string()).unwrap();
+        let other = std::fs::read(dir.join("answers/open-2-3.json")).unwrap();
+        std::fs::write(damaged.path().join("answers/open-2-3.json"), other).unwrap();
+        let refused = run(damaged.path());
+        assert_eq!(refused.status.code(), Some(2), "{said}");
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(err.contains("open-3-3.json") && err.contains(said), "{said}: {err}");
+    }
+
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::create_dir(empty.path().join("answers")).unwrap();
+    let none = run(empty.path());
+    assert_eq!(none.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(err.contains("no answers in") && err.contains("answers"), "{err}");
+
+    // OUT a file, not a directory: refused, saying so.
+    let blocked = out.path().join("rounds.csv");
+    let unwritable = Command::new("python3")
+        .arg(script("spill_answers.py"))
+        .arg(dir)
+        .arg("--out")
+        .arg(&blocked)
+        .output()
+        .expect("python3 runs");
+    assert_eq!(unwritable.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&unwritable.stderr);
+    assert!(err.contains("cannot write") && err.contains("rounds.csv"), "{err}");
 }
