@@ -78,11 +78,17 @@ impl Budget {
         less: u64,
         what: impl FnOnce() -> String,
     ) -> Result<(), SpillError> {
-        let needed = (self.disk + more).saturating_sub(less);
+        let needed = self.disk_with(more, less);
         if needed > self.opts.max_disk {
             return Err(SpillError::DiskLimit { limit: self.opts.max_disk, needed, what: what() });
         }
         Ok(())
+    }
+
+    /// The bytes on disk with `more` written in place of `less` (saturating: a bound of
+    /// u64::MAX is no bound, and no sum passes it).
+    fn disk_with(&self, more: u64, less: u64) -> u64 {
+        self.disk.saturating_add(more).saturating_sub(less)
     }
 
     fn stop_if_asked(&self, next: usize) -> Result<(), SpillError> {
@@ -138,9 +144,9 @@ impl DiskGraph {
             }
             other => other?,
         };
-        budget.finished += round.levels_finished();
+        budget.finished = budget.finished.saturating_add(round.levels_finished());
         budget.peak = budget.peak.max(round.peak_bytes());
-        budget.disk = elsewhere + dir_bytes(dir);
+        budget.disk = elsewhere.saturating_add(dir_bytes(dir));
         let roots = starts.map(|r| round.slot(&r).expect("the round's start is enumerated").1);
         let positions = round.into_positions();
         let codec = Codec::new(starts[0]);
@@ -239,7 +245,7 @@ impl DiskGraph {
         })?;
         let written = write_masks(&path, &id, forcer, masks)
             .map_err(|e| io_error(&path, e, budget.disk, bytes))?;
-        budget.disk = (budget.disk + written).saturating_sub(old);
+        budget.disk = budget.disk_with(written, old);
         MasksFile::open(&path, &id, forcer, masks.len() as u64).map_err(SpillError::BadFile)
     }
 
@@ -262,7 +268,7 @@ impl DiskGraph {
         budget.check_memory(working, n, m as u64, "solved")?;
         let lower_of = |l: usize, i: usize| lower[l].get(i);
         let other = |_: usize| unreachable!("the range is the whole level");
-        let around = Around { lower: &lower_of, other: &other, prev: &[] };
+        let around = Around { lower: &lower_of, other: &other, prev: None };
         Ok(range_masks(&level, forcer, ends, 0..m, &around).0)
     }
 
@@ -313,8 +319,8 @@ fn write_level_moves(
         .check_disk(estimate, 0, || format!("level {n}'s moves file of about {estimate} bytes"))?;
     let bytes = write_moves(path, id, file, &degrees, &moves)
         .map_err(|e| io_error(path, e, budget.disk, estimate))?;
-    budget.disk += bytes;
-    budget.finished += 1;
+    budget.disk = budget.disk_with(bytes, 0);
+    budget.finished = budget.finished.saturating_add(1);
     Ok(())
 }
 

@@ -34,8 +34,9 @@ pub(crate) struct Around<'a> {
     /// The mask of position i of the level, outside the range, as of the last round (never
     /// asked when the range is the whole level).
     pub other: &'a (dyn Fn(usize) -> Mask + Sync),
-    /// The range's own masks as of the last round; empty: all zeros (before the first).
-    pub prev: &'a [Mask],
+    /// The range's own masks as of the last round, one a position of the range; `None`: all
+    /// zeros (before the first).
+    pub prev: Option<&'a [Mask]>,
 }
 
 /// The bytes [`range_masks`] holds a position of its range beyond the moves: its base and
@@ -88,8 +89,11 @@ pub(crate) fn range_masks(
             })
         })
         .collect();
-    // A position's mask given the range's masks `mine` (empty: all zeros).
-    let eval = |mine: &[Mask], i: usize| -> Mask {
+    if let Some(prev) = around.prev {
+        assert_eq!(prev.len(), len, "the last round's masks of positions {range:?}");
+    }
+    // A position's mask given the range's masks `mine` (`None`: all zeros).
+    let eval = |mine: Option<&[Mask]>, i: usize| -> Mask {
         if out(i).is_empty() {
             return base[i];
         }
@@ -98,14 +102,14 @@ pub(crate) fn range_masks(
         quiet.fold(base[i], |acc, mv| {
             let j = mv.index as usize;
             let m = if range.contains(&j) {
-                mine.get(j - lo).copied().unwrap_or(0)
+                mine.map_or(0, |mine| mine[j - lo])
             } else {
                 (around.other)(j)
             };
             join(forcer_moves, acc, m >> mv.gain)
         }) & valid
     };
-    let prev = |i: usize| around.prev.get(i).copied().unwrap_or(0);
+    let prev = |i: usize| around.prev.map_or(0, |prev| prev[i]);
     let mut win: Vec<Mask> =
         (0..len).into_par_iter().with_min_len(CHUNK).map(|i| eval(around.prev, i)).collect();
     let (pred_start, preds) = range_predecessors(n, &range, &starts, moves);
@@ -113,7 +117,7 @@ pub(crate) fn range_masks(
         (0..len as u32).filter(|&i| win[i as usize] != prev(i as usize)).collect();
     while let Some(y) = stack.pop() {
         for &p in &preds[pred_start[y as usize] as usize..pred_start[y as usize + 1] as usize] {
-            let v = eval(&win, p as usize);
+            let v = eval(Some(&win), p as usize);
             if v != win[p as usize] {
                 win[p as usize] = v;
                 stack.push(p);

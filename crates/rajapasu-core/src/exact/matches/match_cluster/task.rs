@@ -118,10 +118,10 @@ impl ClusterSolve {
                 0 => None,
                 _ => Some(self.level_masks(g, k, (ji, job), n, Some(r - 1))?),
             };
-            let prev = last.as_ref().map_or_else(Vec::new, |l| l.bucket(b));
+            let prev = last.as_ref().map(|l| l.bucket(b));
             let lower_of = |l: usize, i: usize| lower[l].get(i);
             let other = |i: usize| last.as_ref().map_or(0, |l| l.get(i));
-            let around = Around { lower: &lower_of, other: &other, prev: &prev };
+            let around = Around { lower: &lower_of, other: &other, prev: prev.as_deref() };
             let (win, ch) = range_masks(&g.level_moves(n), job.forcer, &job.ends, range, &around);
             changed |= ch;
             let path = self.masks_file(k, ji, n, b, Some(r));
@@ -132,7 +132,8 @@ impl ClusterSolve {
 
     /// Whether bucket b's files of round r of level n are all there and sound, under the
     /// round's names or, once a barrier has made them the level's final masks (a round in
-    /// which no bucket changed) and was killed before it moved the solve on, under those.
+    /// which no bucket changed, as every bucket's marker says) and was killed before it moved
+    /// the solve on, under those.
     fn outputs_sound(
         &self,
         k: u32,
@@ -142,6 +143,7 @@ impl ClusterSolve {
         jobs: &[Job],
         graphs: &HashMap<usize, DiskGraph>,
     ) -> bool {
+        let finalised = self.round_unchanged(k, n as u32, r);
         jobs.iter().enumerate().all(|(ji, job)| {
             let g = &graphs[&job.config];
             if n >= g.levels.len() {
@@ -149,8 +151,21 @@ impl ClusterSolve {
             }
             let len = bucket_range(level_len(g, n), self.buckets, b).len();
             let round = self.masks_file(k, ji, n, b, Some(r));
-            let path = if round.exists() { round } else { self.masks_file(k, ji, n, b, None) };
+            let path = if !round.exists() && finalised {
+                self.masks_file(k, ji, n, b, None)
+            } else {
+                round
+            };
             self.open_masks(g, &path, n, job.forcer, len).is_ok()
+        })
+    }
+
+    /// Whether every bucket's marker of round r of level n is there and says it did not
+    /// change: only then does the barrier make the round's files the level's final masks.
+    fn round_unchanged(&self, k: u32, n: u32, r: u32) -> bool {
+        (0..self.buckets).all(|b| {
+            let marker = self.marker(k, n, r, b);
+            read_json::<bool>(&marker, "task marker").is_ok_and(|c| !c)
         })
     }
 }
