@@ -1,7 +1,14 @@
 //! What the exact solvers keep on disk: a spilled round's level files (positions, values,
 //! moves) and pending captures, the state of a level enumerated by buckets, the match tables and
 //! their checks, and the temporaries a killed writer leaves. Every file is written under a
-//! temporary name and renamed, and refused naming it when damaged.
+//! temporary name and renamed, bar two kinds appended in place ([`append_synced`]): a level's
+//! pending batches (`pending-NNN.batches`) and a bucketed level's children
+//! (`work-NNN/children-BBBBB.raw`). The solve's state records their lengths, and what a killed
+//! writer appended past them is cut off (the batches) or never read (the children). Every file
+//! is refused naming it when damaged.
+
+use std::io::Write;
+use std::path::Path;
 
 pub(in crate::exact) mod bucket_state;
 pub(in crate::exact) mod level_files;
@@ -9,3 +16,11 @@ pub(in crate::exact) mod pending;
 pub(in crate::exact) mod table_check;
 pub(in crate::exact) mod tables;
 pub(in crate::exact) mod temporaries;
+
+/// Appends `bytes` to the file at `path` (created if missing) and syncs them: the state that
+/// records the file's new length is written only once they are on disk.
+pub(in crate::exact) fn append_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    f.write_all(bytes)?;
+    f.sync_data()
+}

@@ -23,7 +23,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -553,14 +553,7 @@ impl Run {
             let len = bytes.len() as u64;
             self.check_disk(len, || format!("{len} more bytes of level {m}'s pending positions"))?;
             let used = self.disk;
-            let mut f = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(|e| io_error(&path, e, used, len))?;
-            f.write_all(&bytes)
-                .and_then(|_| f.sync_data())
-                .map_err(|e| io_error(&path, e, used, len))?;
+            super::append_synced(&path, &bytes).map_err(|e| io_error(&path, e, used, len))?;
             self.disk += len;
             let appended = state.batches.entry(m as u32).or_default();
             appended.bytes += len;

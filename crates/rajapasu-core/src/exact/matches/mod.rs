@@ -1,8 +1,9 @@
 //! Matches (R12-R14) under perfect play: the match value of every match state (R17), found by
-//! the rounds loop over each open-pit configuration's round graph, kept in memory
-//! (`match_solver`), on disk (`match_spill`) or split into tasks across machines
-//! (`match_cluster`); the values a perfect player reads in one round (`round_values`); and the
-//! chain of rounds under perfect round play (`chain`).
+//! the rounds loop over each open-pit configuration's round graph (`round_graph`, its moves
+//! converted from the enumeration's in `graph_moves`), kept in memory (`match_solver`), on disk
+//! (`match_spill`) or split into tasks across machines (`match_cluster`), the masks of a range
+//! of a level on disk computed by `range_masks`; the values a perfect player reads in one round
+//! (`round_values`); and the chain of rounds under perfect round play (`chain`).
 
 pub(in crate::exact) mod chain;
 pub(in crate::exact) mod graph_moves;

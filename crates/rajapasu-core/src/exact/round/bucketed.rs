@@ -20,13 +20,13 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::fs::OpenOptions;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::exact::files::append_synced;
 use crate::exact::files::bucket_state::{work_dir, Appended, Merged, PendingFigures, Work};
 use crate::exact::files::level_files::{
     positions_path, write_keys, write_positions_streamed, KeysFile,
@@ -488,14 +488,7 @@ impl Children {
             let len = bytes.len() as u64;
             run.check_disk(len, || format!("{len} more bytes of level {}'s children", self.level))?;
             let used = run.disk;
-            let mut f = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(|e| io_error(&path, e, used, len))?;
-            f.write_all(&bytes)
-                .and_then(|_| f.sync_data())
-                .map_err(|e| io_error(&path, e, used, len))?;
+            append_synced(&path, &bytes).map_err(|e| io_error(&path, e, used, len))?;
             run.disk += len;
             self.lengths[b] += len;
             *keys = Vec::new();

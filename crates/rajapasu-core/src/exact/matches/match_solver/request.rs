@@ -16,7 +16,7 @@ pub(crate) struct Step {
     pub labelling: usize,
 }
 
-/// The attractors one step of the rounds loop asks for: the configuration's index and, for each
-/// forcer (South's first), the labels of the round's ends (by counters left, by mover) when
-/// that side needs one.
+/// The attractors one step of the rounds loop asks for (its [`Step`] names the configuration):
+/// for each forcer (South's first), the labels of the round's ends (by counters left, by mover)
+/// when that side needs one.
 pub(crate) type AttractorRequest = [Option<Vec<[Mask; 2]>>; 2];

@@ -1,6 +1,5 @@
 //! The graph built from the enumeration's recorded moves against the oracle that sows every
-//! move of every position again (the construction it replaced), on small boards under every
-//! reading.
+//! move of every position again, on small boards under every reading.
 
 use super::*;
 use crate::exact::matches::graph_moves::GraphMoves;
