@@ -9,11 +9,7 @@ use crate::exact::files::level_files::{masks_path, write_masks, LevelId, MasksFi
 use crate::exact::matches::match_tests::table;
 use crate::exact::*;
 
-use crate::exact::test_rules::rules;
-
-fn unbounded() -> SpillOptions {
-    SpillOptions { max_memory: 1 << 30, max_disk: u64::MAX, max_levels: None }
-}
+use crate::exact::test_rules::{rules, unbounded, READINGS};
 
 fn spilled(r: Ruleset, dir: &Path, opts: SpillOptions) -> Result<MatchTable, MatchError> {
     MatchTable::solve_spilled(r, opts, dir, None, None, &mut |_| {}, &mut |_| {})
@@ -33,15 +29,6 @@ pub(crate) fn assert_same(memory: &MatchTable, disk: &MatchTable, what: &str) {
     );
     assert_eq!(&sa.graph_positions, &sb.graph_positions, "{what}");
 }
-
-pub(crate) const READINGS: [&[&str]; 6] = [
-    &[],
-    &["final_four=stays"],
-    &["skip_origin=true"],
-    &["pussa_chain=true"],
-    &["next_starter=round_winner"],
-    &["endless=stop"],
-];
 
 #[test]
 fn the_spilled_match_table_is_the_in_memory_one_on_small_boards_under_every_reading() {

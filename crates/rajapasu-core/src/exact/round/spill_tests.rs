@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::exact::files::bucket_state::Tuning;
 use crate::exact::*;
 
-use crate::exact::test_rules::{golden_rules, rules};
+use crate::exact::test_rules::{golden_rounds, rules, unbounded, READINGS};
 
 fn roots(r: Ruleset, open: (u8, u8), starters: &[Side]) -> Vec<Position> {
     starters.iter().map(|&s| round_start(r, BySide::new(open.0, open.1), s)).collect()
@@ -24,10 +24,6 @@ fn in_memory(roots: &[Position]) -> Solution {
 
 fn spill(roots: &[Position], dir: &Path, opts: SpillOptions) -> Result<SpilledRound, SpillError> {
     SpilledRound::solve(roots, dir, opts, &mut |_| {})
-}
-
-fn unbounded() -> SpillOptions {
-    SpillOptions { max_memory: 1 << 30, max_disk: u64::MAX, max_levels: None }
 }
 
 /// Every position of the in-memory solution has the same value and best moves in the spilled
@@ -52,15 +48,6 @@ fn assert_same(memory: &Solution, spilled: &SpilledRound, what: &str) {
     });
     assert_eq!(seen, count, "{what}");
 }
-
-const READINGS: [&[&str]; 6] = [
-    &[],
-    &["final_four=stays"],
-    &["skip_origin=true"],
-    &["pussa_chain=true"],
-    &["next_starter=round_winner"],
-    &["endless=stop"],
-];
 
 #[test]
 fn spilled_values_are_the_in_memory_values_on_every_small_board_and_reading() {
@@ -90,25 +77,15 @@ fn spilled_values_are_the_in_memory_values_on_every_small_board_and_reading() {
 
 #[test]
 fn the_golden_values_come_out_of_the_spilled_solver() {
-    let cases: Vec<serde_json::Value> =
-        serde_json::from_str(include_str!("../../../tests/data/golden/solve.json")).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    for (i, case) in cases.iter().enumerate() {
-        let r = golden_rules(case);
-        let open = case["open"].as_array().unwrap();
-        let starter: Side = case["starter"].as_str().unwrap().parse().unwrap();
-        let rs = roots(
-            r,
-            (open[0].as_u64().unwrap() as u8, open[1].as_u64().unwrap() as u8),
-            &[starter],
-        );
+    for (i, g) in golden_rounds().into_iter().enumerate() {
+        let rs = roots(g.rules, g.open, &[g.starter]);
         let spilled = spill(&rs, &dir.path().join(i.to_string()), unbounded()).unwrap();
         let best: Vec<u64> = spilled.best_moves(&rs[0]).iter().map(|p| p.index() as u64).collect();
-        let want: Vec<u64> =
-            case["best_moves"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
-        assert_eq!(spilled.value(&rs[0]), Some(case["value"].as_i64().unwrap() as i32), "{case}");
-        assert_eq!(best, want, "{case}");
-        assert_eq!(spilled.positions(), case["positions"].as_u64().unwrap(), "{case}");
+        let case = &g.case;
+        assert_eq!(spilled.value(&rs[0]), Some(g.value), "{case}");
+        assert_eq!(best, g.best_moves, "{case}");
+        assert_eq!(spilled.positions(), g.positions, "{case}");
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::engine::{PitSet, Setup};
 use crate::exact::*;
 
-use crate::exact::test_rules::{golden_rules, rules};
+use crate::exact::test_rules::{golden_rounds, rules};
 
 fn solve(roots: &[Position]) -> Solution {
     Solution::solve(
@@ -22,28 +22,18 @@ fn solve_round(r: Ruleset, open: (u8, u8), starter: Side) -> (Solution, Position
     (solve(&[root]), root)
 }
 
-/// The golden file (copied from the independent model's output).
-const GOLDEN: &str = include_str!("../../../tests/data/golden/solve.json");
-
+/// The golden file's cases (copied from the independent model's output).
 #[test]
 fn golden_values_best_moves_and_position_counts() {
-    let cases: Vec<serde_json::Value> = serde_json::from_str(GOLDEN).unwrap();
+    let cases = golden_rounds();
     assert!(cases.len() >= 8);
-    for case in cases {
-        let r = golden_rules(&case);
-        let open = case["open"].as_array().unwrap();
-        let starter: Side = case["starter"].as_str().unwrap().parse().unwrap();
-        let (sol, root) = solve_round(
-            r,
-            (open[0].as_u64().unwrap() as u8, open[1].as_u64().unwrap() as u8),
-            starter,
-        );
+    for g in cases {
+        let (sol, root) = solve_round(g.rules, g.open, g.starter);
         let best: Vec<u64> = sol.best_moves(&root).iter().map(|p| p.index() as u64).collect();
-        let want_best: Vec<u64> =
-            case["best_moves"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
-        assert_eq!(sol.value(&root), Some(case["value"].as_i64().unwrap() as i32), "{case}");
-        assert_eq!(best, want_best, "{case}");
-        assert_eq!(sol.stats().positions, case["positions"].as_u64().unwrap(), "{case}");
+        let case = &g.case;
+        assert_eq!(sol.value(&root), Some(g.value), "{case}");
+        assert_eq!(best, g.best_moves, "{case}");
+        assert_eq!(sol.stats().positions, g.positions, "{case}");
     }
 }
 

@@ -3,9 +3,10 @@
 //! same files after tasks run twice, killed, or given a damaged bucket file.
 
 use super::*;
-use crate::exact::matches::match_spill_tests::{assert_same, READINGS};
+use crate::exact::matches::match_spill_tests::assert_same;
 use crate::exact::matches::match_tests::table;
 use crate::exact::test_rules::rules;
+use crate::exact::test_rules::READINGS;
 
 /// Runs every step's tasks in turn, each task `repeat` times, to the end.
 fn drive(solve: &ClusterSolve, repeat: usize) -> MatchTable {
