@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::analysis::{RoundContext, RoundMatch};
 use super::matches::match_solver::{reserve_span, Ending, MatchError, MatchProgress, MatchTable};
 use super::matches::round_graph::{GraphBudget, RoundGraph, ATTRACTOR_BYTES};
-use super::matches::round_values::{RoundValues, RoundValuesError};
+use super::matches::round_values::{Reserves, RoundValues, RoundValuesError};
 use super::once_cache::OnceCache;
 use super::round::solver::{SendWatch, Solution, SolveError, SolveOptions, Watch};
 use super::round::spill::SpillOptions;
@@ -248,14 +248,15 @@ impl ExactStore {
         self.values.get_or_compute(&(rules, open, ending), || {
             let graph = self.round_graph(rules, open, ending, watch)?;
             let (lo, hi) = reserve_range(&rules, open, ending, &graph)?;
-            let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
+            let reserves = Reserves { lo, hi };
+            let cells = *RoundValues::level_cells(&graph, reserves).last().expect("levels");
             RoundValues::fits(cells, graph.nodes() as u64, open, self.settings.solve.max_memory)?;
             let mut values = RoundValues::load_or_compute(
                 &self.settings.tables,
                 graph,
                 table,
                 ending,
-                (lo, hi),
+                reserves,
                 watch,
             )?;
             let mut bytes = values.bytes();

@@ -30,6 +30,7 @@ use memmap2::Mmap;
 use sha2::{Digest, Sha256};
 
 use crate::engine::{BySide, Ruleset, Side};
+use crate::exact::files::hashing::Hashing;
 #[cfg(test)]
 use crate::exact::index::RankSet;
 use crate::exact::index::{LowsPacker, RankSetRef, RankSetShape};
@@ -41,12 +42,17 @@ const TRAILER: usize = 32;
 /// The longest rules JSON a header may carry.
 const MAX_RULES_JSON: usize = 1 << 16;
 
+/// A level's files are `level-NNN.pos` (its positions) and `level-NNN.val` (their values).
+pub(crate) const LEVEL_PREFIX: &str = "level-";
+pub(crate) const POSITIONS_EXTENSION: &str = ".pos";
+pub(crate) const VALUES_EXTENSION: &str = ".val";
+
 pub(crate) fn positions_path(dir: &Path, level: u32) -> PathBuf {
-    dir.join(format!("level-{level:03}.pos"))
+    dir.join(format!("{LEVEL_PREFIX}{level:03}{POSITIONS_EXTENSION}"))
 }
 
 pub(crate) fn values_path(dir: &Path, level: u32) -> PathBuf {
-    dir.join(format!("level-{level:03}.val"))
+    dir.join(format!("{LEVEL_PREFIX}{level:03}{VALUES_EXTENSION}"))
 }
 
 /// What a level's files belong to: a header must match it exactly.
@@ -149,7 +155,7 @@ fn write_positions_with(
     let mut size = 0u64;
     let mut digest = [0u8; 32];
     files::write_atomically(path, |f| {
-        let mut w = HashingWriter::new(f);
+        let mut w = Hashing::buffered(f);
         w.write_all(&head)?;
         body(&mut w, 0)?;
         body(&mut w, 1)?;
@@ -185,7 +191,7 @@ pub(crate) fn write_values(
     head.extend_from_slice(positions_digest);
     let mut size = 0;
     files::write_atomically(path, |f| {
-        let mut w = HashingWriter::new(f);
+        let mut w = Hashing::buffered(f);
         w.write_all(&head)?;
         w.write_all(&pack_values(values, id.level))?;
         size = w.finish()?.0;
@@ -200,31 +206,8 @@ fn pad8(bytes: &mut Vec<u8>) {
     }
 }
 
-struct HashingWriter<'a> {
-    inner: BufWriter<&'a mut std::fs::File>,
-    hash: Sha256,
-    size: u64,
-}
-
-impl<'a> HashingWriter<'a> {
-    fn new(f: &'a mut std::fs::File) -> HashingWriter<'a> {
-        HashingWriter { inner: BufWriter::with_capacity(1 << 20, f), hash: Sha256::new(), size: 0 }
-    }
-
-    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.hash.update(bytes);
-        self.size += bytes.len() as u64;
-        self.inner.write_all(bytes)
-    }
-
-    /// Appends the trailer; the file's size and digest.
-    fn finish(mut self) -> std::io::Result<(u64, [u8; 32])> {
-        let digest: [u8; 32] = self.hash.finalize().into();
-        self.inner.write_all(&digest)?;
-        self.inner.flush()?;
-        Ok((self.size + TRAILER as u64, digest))
-    }
-}
+/// A level file's writer: buffered, hashing what it writes for the trailer.
+type HashingWriter<'a> = Hashing<BufWriter<&'a mut std::fs::File>>;
 
 /// A reader of a header's fields that fails, never panics, on a short file.
 struct Fields<'a> {
@@ -548,7 +531,7 @@ pub(crate) fn write_keys(path: &Path, keys: &[u64]) -> std::io::Result<u64> {
     files::check_destination(path)?;
     let mut tmp = files::Temporary::create(path)?;
     let f = tmp.file().expect("a new temporary file is open");
-    let mut w = HashingWriter::new(f);
+    let mut w = Hashing::buffered(f);
     w.write_all(KEYS_MAGIC)?;
     w.write_all(&(keys.len() as u64).to_le_bytes())?;
     for chunk in keys.chunks(1 << 16) {

@@ -11,6 +11,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub(in crate::exact) mod bucket_state;
+pub(in crate::exact) mod hashing;
 pub(in crate::exact) mod level_files;
 pub(in crate::exact) mod pending;
 pub(in crate::exact) mod table_check;

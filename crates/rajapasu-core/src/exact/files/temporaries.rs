@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use crate::exact::files::level_files::{LEVEL_PREFIX, POSITIONS_EXTENSION, VALUES_EXTENSION};
+use crate::exact::matches::round_values::{ROUND_VALUES_EXTENSION, ROUND_VALUES_PREFIX};
 use crate::files;
 
 /// Whether `name` is a temporary file of the tables directory's writers (see
@@ -17,8 +19,8 @@ fn is_table_temporary(name: &str) -> bool {
         target.starts_with(prefix) && extensions.iter().any(|e| target.ends_with(e))
     };
     named("match-", &[".json"])
-        || named("values-", &[".bin"])
-        || named("level-", &[".pos", ".val"])
+        || named(ROUND_VALUES_PREFIX, &[ROUND_VALUES_EXTENSION])
+        || named(LEVEL_PREFIX, &[POSITIONS_EXTENSION, VALUES_EXTENSION])
         || named("moves-", &[".mov"])
         || named("succ-", &[".mov"])
         || named("masks-", &[".msk"])

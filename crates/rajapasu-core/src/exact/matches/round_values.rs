@@ -16,14 +16,13 @@
 //! the SHA-256 of all the bytes before it. Integers are little-endian.
 
 use std::collections::HashMap;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use sha2::{Digest, Sha256};
-
 use crate::engine::{BySide, PitSet, Ruleset, Side};
+use crate::exact::files::hashing::Hashing;
 use crate::exact::matches::match_solver::{end_masks, Ending, MatchTable};
 use crate::exact::matches::round_graph::{Mask, RoundGraph};
 use crate::exact::round::solver::{Progress, SendWatch, SolveError};
@@ -37,9 +36,7 @@ use crate::files;
 /// board has a cell for each reserve South can hold, `lo..=hi - n`.
 pub(crate) struct RoundValues {
     pub(crate) graph: Arc<RoundGraph>,
-    /// South's reserves covered: lo..=hi.
-    lo: u32,
-    hi: u32,
+    reserves: Reserves,
     /// The first cell of each level's nodes.
     level_cells: Vec<u64>,
     /// Per cell: 0 if neither side forces a win, else the rounds k (bits 0..7) and the side
@@ -87,10 +84,17 @@ fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
 const FAR: u8 = u8::MAX;
 const NORTH_BIT: u8 = 0x80;
 
+/// South's reserves off the board that a round's values cover: `lo..=hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reserves {
+    pub lo: u32,
+    pub hi: u32,
+}
+
 impl RoundValues {
     /// South's reserves of level n's cells: `lo..=hi - n`, since South holds at most its largest
     /// kept reserve plus what was captured, and `hi` is that reserve plus the round's counters.
-    fn width(lo: u32, hi: u32, n: usize) -> u64 {
+    fn width(Reserves { lo, hi }: Reserves, n: usize) -> u64 {
         match hi.checked_sub(n as u32) {
             Some(top) if top >= lo => (top - lo + 1) as u64,
             _ => 0,
@@ -101,22 +105,21 @@ impl RoundValues {
     fn node_cells(
         level_cells: &[u64],
         starts: &[u32],
-        lo: u32,
-        hi: u32,
+        reserves: Reserves,
         n: usize,
         x: u32,
     ) -> (u64, u64) {
-        let width = RoundValues::width(lo, hi, n);
+        let width = RoundValues::width(reserves, n);
         (level_cells[n] + (x - starts[n]) as u64 * width, width)
     }
 
     /// The first cell of each level (and the number of cells, last).
-    pub(crate) fn level_cells(graph: &RoundGraph, lo: u32, hi: u32) -> Vec<u64> {
+    pub(crate) fn level_cells(graph: &RoundGraph, reserves: Reserves) -> Vec<u64> {
         let starts = graph.level_starts();
         let mut cells = vec![0u64];
         for n in 0..starts.len() - 1 {
             let nodes = (starts[n + 1] - starts[n]) as u64;
-            cells.push(cells[n] + nodes * RoundValues::width(lo, hi, n));
+            cells.push(cells[n] + nodes * RoundValues::width(reserves, n));
         }
         cells
     }
@@ -130,10 +133,9 @@ impl RoundValues {
         graph: Arc<RoundGraph>,
         table: &MatchTable,
         ending: Ending,
-        lo: u32,
-        hi: u32,
+        reserves: Reserves,
     ) -> Result<RoundValues, RoundValuesError> {
-        RoundValues::compute_watched(graph, table, ending, (lo, hi), &mut |_| {
+        RoundValues::compute_watched(graph, table, ending, reserves, &mut |_| {
             std::ops::ControlFlow::Continue(())
         })
     }
@@ -145,11 +147,11 @@ impl RoundValues {
         graph: Arc<RoundGraph>,
         table: &MatchTable,
         ending: Ending,
-        (lo, hi): (u32, u32),
+        reserves: Reserves,
         watch: &mut SendWatch,
     ) -> Result<RoundValues, RoundValuesError> {
         let rules = *table.rules();
-        let level_cells = RoundValues::level_cells(&graph, lo, hi);
+        let level_cells = RoundValues::level_cells(&graph, reserves);
         let cells = *level_cells.last().expect("levels") as usize;
         let mut wins = vec![0u8; cells];
         let mut layer = vec![0u8; cells];
@@ -189,8 +191,8 @@ impl RoundValues {
                     &mut win,
                     |x, n, bits, depth| {
                         let (first, width) =
-                            RoundValues::node_cells(&level_cells, starts, lo, hi, n, x);
-                        let mut b = bits >> lo;
+                            RoundValues::node_cells(&level_cells, starts, reserves, n, x);
+                        let mut b = bits >> reserves.lo;
                         while b != 0 {
                             let i = b.trailing_zeros() as u64;
                             b &= b - 1;
@@ -203,7 +205,7 @@ impl RoundValues {
                                 .compare_exchange(0, tag(t), Ordering::Relaxed, Ordering::Relaxed)
                                 .is_err()
                             {
-                                conflict.get_or_insert((x, lo + i as u32));
+                                conflict.get_or_insert((x, reserves.lo + i as u32));
                                 continue;
                             }
                             if depth < FAR as u32 {
@@ -234,7 +236,7 @@ impl RoundValues {
         }
         far.extend(north_far);
         far.shrink_to_fit();
-        Ok(RoundValues { graph, lo, hi, level_cells, wins, layer, far })
+        Ok(RoundValues { graph, reserves, level_cells, wins, layer, far })
     }
 
     pub(crate) fn bytes(&self) -> u64 {
@@ -265,18 +267,17 @@ impl RoundValues {
         let (first, width) = RoundValues::node_cells(
             &self.level_cells,
             self.graph.level_starts(),
-            self.lo,
-            self.hi,
+            self.reserves,
             n,
             node,
         );
-        let i = south_reserve.checked_sub(self.lo)? as u64;
+        let i = south_reserve.checked_sub(self.reserves.lo)? as u64;
         (i < width).then_some(first + i)
     }
 
     /// Whether South's reserve is one of these values'.
     pub(crate) fn covers(&self, south_reserve: u32) -> bool {
-        (self.lo..=self.hi).contains(&south_reserve)
+        (self.reserves.lo..=self.reserves.hi).contains(&south_reserve)
     }
 
     /// (rounds within which f forces the win, layer) at a node and South reserve; None: never.
@@ -325,49 +326,27 @@ pub(crate) const SAVED_CELLS: u64 = 1 << 24;
 
 const MAGIC: &[u8; 8] = b"RJPVALS2";
 
+/// A round's values file is `values-HASH-SxN[-keptK-STARTER].bin`.
+pub(crate) const ROUND_VALUES_PREFIX: &str = "values-";
+pub(crate) const ROUND_VALUES_EXTENSION: &str = ".bin";
+
 /// The file of a round's values in the tables directory.
-pub(crate) fn values_path(
+pub(crate) fn round_values_path(
     dir: &Path,
     rules: &Ruleset,
     open: BySide<u8>,
     ending: Ending,
 ) -> PathBuf {
-    let (s, n) = (open[Side::South], open[Side::North]);
-    dir.join(match ending {
-        Ending::Collector => format!("values-{}-{s}x{n}.bin", rules.hash()),
-        Ending::RoundWinner { kept, starter } => {
-            format!("values-{}-{s}x{n}-kept{kept}-{starter}.bin", rules.hash())
-        }
-    })
+    let (s, n, hash) = (open[Side::South], open[Side::North], rules.hash());
+    let ending = match ending {
+        Ending::Collector => String::new(),
+        Ending::RoundWinner { kept, starter } => format!("-kept{kept}-{starter}"),
+    };
+    dir.join(format!("{ROUND_VALUES_PREFIX}{hash}-{s}x{n}{ending}{ROUND_VALUES_EXTENSION}"))
 }
 
 /// The values' trailer: the SHA-256 of every byte before it.
 const TRAILER: u64 = 32;
-
-/// A writer or reader that hashes the bytes passing through it.
-struct Hashing<T> {
-    inner: T,
-    hash: Sha256,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hash.update(&buf[..n]);
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-impl<R: Read> Read for Hashing<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.hash.update(&buf[..n]);
-        Ok(n)
-    }
-}
 
 /// The header: what the values are of (and of which match table), so that a file is never read
 /// for another round or table.
@@ -376,7 +355,7 @@ fn header(
     table: &str,
     rules: &Ruleset,
     ending: Ending,
-    (lo, hi): (u32, u32),
+    Reserves { lo, hi }: Reserves,
     cells: u64,
     far: u64,
 ) -> Vec<u8> {
@@ -415,14 +394,13 @@ impl RoundValues {
         let mut far: Vec<(u64, u32)> = self.far.iter().map(|(&c, &l)| (c, l)).collect();
         far.sort_unstable();
         files::write_atomically(path, |f| {
-            let mut w =
-                Hashing { inner: BufWriter::with_capacity(1 << 20, f), hash: Sha256::new() };
+            let mut w = Hashing::buffered(f);
             w.write_all(&header(
                 &self.graph,
                 table,
                 rules,
                 ending,
-                (self.lo, self.hi),
+                self.reserves,
                 self.wins.len() as u64,
                 far.len() as u64,
             ))?;
@@ -432,9 +410,7 @@ impl RoundValues {
                 w.write_all(&cell.to_le_bytes())?;
                 w.write_all(&layer.to_le_bytes())?;
             }
-            let digest = w.hash.finalize();
-            w.inner.write_all(&digest)?;
-            w.inner.flush()
+            w.finish().map(|_| ())
         })
     }
 
@@ -447,13 +423,13 @@ impl RoundValues {
         graph: Arc<RoundGraph>,
         table: &MatchTable,
         ending: Ending,
-        (lo, hi): (u32, u32),
+        reserves: Reserves,
         watch: &mut SendWatch,
     ) -> Result<RoundValues, RoundValuesError> {
         let rules = *table.rules();
         let open = graph.open;
-        let cells = *RoundValues::level_cells(&graph, lo, hi).last().expect("levels");
-        let path = values_path(dir, &rules, open, ending);
+        let cells = *RoundValues::level_cells(&graph, reserves).last().expect("levels");
+        let path = round_values_path(dir, &rules, open, ending);
         let saved = cells >= SAVED_CELLS;
         let digest = table.digest();
         if saved {
@@ -463,14 +439,13 @@ impl RoundValues {
                 graph.clone(),
                 &rules,
                 ending,
-                lo,
-                hi,
+                reserves,
                 table.max_rounds() + 1,
             )? {
                 return Ok(v);
             }
         }
-        let v = RoundValues::compute_watched(graph, table, ending, (lo, hi), watch)?;
+        let v = RoundValues::compute_watched(graph, table, ending, reserves, watch)?;
         if let Err(e) = saved.then(|| v.save(&path, &digest, &rules, ending)).transpose() {
             eprintln!(
                 "warning: {}: cannot save the round's values ({e}); going on with them in memory",
@@ -483,15 +458,13 @@ impl RoundValues {
     /// Reads the values of `graph` (under `ending`, reserves `lo..=hi`, rounds at most `top`,
     /// computed from the match table of digest `table`) from `path`: None if there is no file;
     /// an error naming the file and what is wrong if it is not exactly such values.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn load(
         path: &Path,
         table: &str,
         graph: Arc<RoundGraph>,
         rules: &Ruleset,
         ending: Ending,
-        lo: u32,
-        hi: u32,
+        reserves: Reserves,
         top: u32,
     ) -> Result<Option<RoundValues>, String> {
         let bad = |what: &str| {
@@ -502,13 +475,13 @@ impl RoundValues {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(bad(&format!("cannot read the round's values ({e})"))),
         };
-        let level_cells = RoundValues::level_cells(&graph, lo, hi);
+        let level_cells = RoundValues::level_cells(&graph, reserves);
         let cells = *level_cells.last().expect("levels");
         let len = file.metadata().map_err(|e| bad(&e.to_string()))?.len();
-        let mut r = Hashing { inner: BufReader::with_capacity(1 << 20, file), hash: Sha256::new() };
+        let mut r = Hashing::new(BufReader::with_capacity(1 << 20, file));
         let io = |e: std::io::Error| bad(&format!("cannot read the round's values ({e})"));
         // The far count is the one field the graph does not fix: its header is read first.
-        let probe = header(&graph, table, rules, ending, (lo, hi), cells, 0);
+        let probe = header(&graph, table, rules, ending, reserves, cells, 0);
         let mut got = vec![0u8; probe.len()];
         r.read_exact(&mut got).map_err(|_| bad("shorter than its header"))?;
         let far_at = probe.len() - 8;
@@ -540,9 +513,9 @@ impl RoundValues {
         let mut pairs = vec![0u8; 12 * far_len as usize];
         r.read_exact(&mut pairs).map_err(io)?;
         // The digest first: a damaged file is named as such, not by its first odd value.
-        let digest = r.hash.finalize();
+        let (digest, mut rest) = r.digest();
         let mut recorded = [0u8; TRAILER as usize];
-        r.inner.read_exact(&mut recorded).map_err(io)?;
+        rest.read_exact(&mut recorded).map_err(io)?;
         if recorded[..] != digest[..] {
             return Err(bad(
                 "its bytes do not match the SHA-256 it ends with (the file was changed or damaged)",
@@ -571,7 +544,7 @@ impl RoundValues {
                 return Err(bad(&format!("cell {c} holds {w}, layer {l}: not a value of a match won within 1..={top} rounds")));
             }
         }
-        Ok(Some(RoundValues { graph, lo, hi, level_cells, wins, layer, far }))
+        Ok(Some(RoundValues { graph, reserves, level_cells, wins, layer, far }))
     }
 }
 

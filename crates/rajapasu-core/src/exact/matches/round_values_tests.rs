@@ -2,6 +2,7 @@ use super::*;
 use crate::engine::NextStarter;
 use crate::exact::perfect::tests::isolated;
 use crate::exact::round::solver::SolveOptions;
+use sha2::{Digest, Sha256};
 
 use crate::exact::test_rules::rules;
 
@@ -88,7 +89,8 @@ fn compact_round_values_equal_the_first_method_and_every_decided_cell_has_a_move
             let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
             let (lo, hi) = (kept, (kept + graph.on_board()).min(r.total_counters()));
             let reference = reference_rounds(&graph, &table, ending, lo, hi);
-            let values = RoundValues::compute(graph.clone(), &table, ending, lo, hi).unwrap();
+            let values =
+                RoundValues::compute(graph.clone(), &table, ending, Reserves { lo, hi }).unwrap();
             let width = (hi - lo + 1) as usize;
             for x in 0..graph.nodes() as u32 {
                 let n = graph.level_of(x);
@@ -142,8 +144,7 @@ fn round_values_at_each_round_start_equal_the_match_table() {
                 graph.clone(),
                 &table,
                 ending,
-                kept,
-                (kept + graph.on_board()).min(r.total_counters()),
+                Reserves { lo: kept, hi: (kept + graph.on_board()).min(r.total_counters()) },
             )
             .unwrap();
             let root = graph.root(state.starter);
@@ -176,23 +177,23 @@ fn values_saved_and_loaded_are_equal_and_a_damaged_file_is_refused_by_name() {
     let digest = table.digest();
     let open = BySide::new(4, 4);
     let graph = Arc::new(RoundGraph::build(r, open, SolveOptions::default()).unwrap());
-    let (lo, hi) = (0, graph.on_board());
+    let reserves = Reserves { lo: 0, hi: graph.on_board() };
     let top = table.max_rounds() + 1;
     let mut values =
-        RoundValues::compute(graph.clone(), &table, Ending::Collector, lo, hi).unwrap();
+        RoundValues::compute(graph.clone(), &table, Ending::Collector, reserves).unwrap();
     // One deep layer, as the real board has, to carry the far entries through the file.
     let deep = values.wins.iter().position(|&w| w != 0).unwrap();
     values.layer[deep] = FAR;
     values.far.insert(deep as u64, 300);
-    let path = values_path(dir.path(), &r, open, Ending::Collector);
+    let path = round_values_path(dir.path(), &r, open, Ending::Collector);
     values.save(&path, &digest, &r, Ending::Collector).unwrap();
     let load = |table: &str| {
-        RoundValues::load(&path, table, graph.clone(), &r, Ending::Collector, lo, hi, top)
+        RoundValues::load(&path, table, graph.clone(), &r, Ending::Collector, reserves, top)
     };
     let loaded = load(&digest).unwrap().unwrap();
     assert!(loaded.wins == values.wins && loaded.layer == values.layer && loaded.far == values.far);
     let none = dir.path().join("none.bin");
-    assert!(RoundValues::load(&none, &digest, graph.clone(), &r, Ending::Collector, lo, hi, top)
+    assert!(RoundValues::load(&none, &digest, graph.clone(), &r, Ending::Collector, reserves, top)
         .unwrap()
         .is_none());
     let other = load(&"0".repeat(64)).err().unwrap();

@@ -71,7 +71,7 @@ pub(crate) fn write_moves(
     pad8(&mut head);
     let mut size = 0;
     files::write_atomically(path, |f| {
-        let mut w = HashingWriter::new(f);
+        let mut w = Hashing::buffered(f);
         w.write_all(&head)?;
         let mut d = degrees.to_vec();
         pad8(&mut d);
@@ -204,7 +204,7 @@ pub(crate) fn write_masks(
 ) -> std::io::Result<u64> {
     let head = masks_head(id, forcer, masks.len() as u64);
     let mut f = std::fs::File::create(path)?;
-    let mut w = HashingWriter::new(&mut f);
+    let mut w = Hashing::buffered(&mut f);
     w.write_all(&head)?;
     for chunk in masks.chunks(1 << 15) {
         let bytes: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
