@@ -4,9 +4,10 @@
 //!
 //! The values come from sources the caller builds and may keep: the round's R15 solution
 //! ([`round_solution`], or the store's) and the round's perfect-match values
-//! ([`super::ExactStore::round_match`], from the match table). A move's round value is what it captures net of the opponent's captures, minus
-//! the value of the position after it for the opponent; a move's match value is the value, for
-//! the mover, of the match position after it (that position and South's reserve then).
+//! ([`super::ExactStore::round_match`], from the match table). A move's round value is what it
+//! captures net of the opponent's captures, minus the value of the position after it for the
+//! opponent; a move's match value is the value, for the mover, of the match position after it (that
+//! position and South's reserve then).
 
 use std::sync::Arc;
 

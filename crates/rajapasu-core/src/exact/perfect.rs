@@ -319,7 +319,8 @@ pub(crate) mod tests {
                                     MatchValue::Loss,
                                     "{r:?} vs {opponent}: a draw became a loss"
                                 ),
-                                // A loss is held out: the opponent never wins sooner than the table says.
+                                // A loss is held out: the opponent never wins sooner than the table
+                                // says.
                                 MatchValue::Loss if v == MatchValue::Loss => {
                                     assert!(
                                         k.unwrap() + 1 >= rounds.unwrap(),

@@ -208,8 +208,8 @@ impl ExactStore {
         self.round_match_watched(table, open, context, &mut |_| ControlFlow::Continue(()))
     }
 
-    /// [`ExactStore::round_match`], `watch` hearing the work on the round's values (the graph
-    /// of its positions enumerated, then the attractors, see [`super::Progress`]) and able to stop it:
+    /// [`ExactStore::round_match`], `watch` hearing the work on the round's values (the graph of
+    /// its positions enumerated, then the attractors, see [`super::Progress`]) and able to stop it:
     /// the error is then [`RoundValuesError::Cancelled`], nothing is kept, and the next caller
     /// computes again.
     pub fn round_match_watched(

@@ -1,5 +1,5 @@
-//! What a level enumerated by buckets ([`crate::exact::round::bucketed`]) records between runs, and how its
-//! work is split.
+//! What a level enumerated by buckets ([`crate::exact::round::bucketed`]) records between runs, and
+//! how its work is split.
 
 use std::path::{Path, PathBuf};
 

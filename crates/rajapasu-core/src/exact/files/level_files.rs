@@ -1,18 +1,19 @@
-//! The files of a solve bounded by disk ([`crate::exact::round::spill`]): one file of positions and one of
-//! values per level (counters on the board), each a checkpoint, mapped into memory when read.
+//! The files of a solve bounded by disk ([`crate::exact::round::spill`]): one file of positions and
+//! one of values per level (counters on the board), each a checkpoint, mapped into memory when
+//! read.
 //!
 //! Both are untrusted input when read: the size must be exactly what the header implies, the
 //! header must name the rules, open pits and level expected, the file ends with the SHA-256 of
 //! every byte before it, and a set's parts are checked so that no lookup reads out of bounds.
 //! A file that fails is refused naming the file and what was wrong.
 //!
-//! A positions file, `level-NNN.pos`: `RJPLEVL1`; the rules' JSON (u32 length, text); the open
-//! pits of South and North (2 bytes); the level (u32); for each side to move (South, then
-//! North) its positions, the bits of a member below its bucket, the bucket table's entries and
-//! the words of packed low bits (u64, u32, u64, u64); the level's in-level moves and exits (u64
-//! each); zero bytes to a multiple of 8. Then for each side its bucket table (u32 each, padded
-//! with zeros to a multiple of 8 bytes) and its low bits (u64 words): a [`RankSet`] of the
-//! positions' composition ranks ([`crate::exact::index`]). Last the SHA-256 (32 bytes). Little-endian.
+//! A positions file, `level-NNN.pos`: `RJPLEVL1`; the rules' JSON (u32 length, text); the open pits
+//! of South and North (2 bytes); the level (u32); for each side to move (South, then North) its
+//! positions, the bits of a member below its bucket, the bucket table's entries and the words of
+//! packed low bits (u64, u32, u64, u64); the level's in-level moves and exits (u64 each); zero
+//! bytes to a multiple of 8. Then for each side its bucket table (u32 each, padded with zeros to a
+//! multiple of 8 bytes) and its low bits (u64 words): a [`RankSet`] of the positions' composition
+//! ranks ([`crate::exact::index`]). Last the SHA-256 (32 bytes). Little-endian.
 //!
 //! A values file, `level-NNN.val`: `RJPLVAL1`; the rules' JSON (u32 length, text); the open
 //! pits (2 bytes); the level (u32); the positions of each side (u64 each); the SHA-256 of the
@@ -518,9 +519,10 @@ mod packing_tests;
 mod match_files;
 pub(crate) use match_files::*;
 
-// A keys file, `run-IIII-BBBBB.keys` in a level's work directory ([`crate::exact::round::bucketed`]): one
-// bucket's new positions of one round of expansion, sorted: `RJPKEYS1`, the keys (u64, after the
-// count, u64), the SHA-256 of every byte before it. Written once under a temporary name.
+// A keys file, `run-IIII-BBBBB.keys` in a level's work directory
+// ([`crate::exact::round::bucketed`]): one bucket's new positions of one round of expansion,
+// sorted: `RJPKEYS1`, the keys (u64, after the count, u64), the SHA-256 of every byte before it.
+// Written once under a temporary name.
 
 const KEYS_MAGIC: &[u8; 8] = b"RJPKEYS1";
 

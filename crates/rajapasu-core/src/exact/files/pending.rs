@@ -1,18 +1,18 @@
-//! The captures of a solve bounded by disk ([`crate::exact::round::spill`]) that land in a lower level, kept
-//! until the enumeration comes down to that level, merged so that their volume is bounded by the
-//! distinct positions the level receives, not by the captures.
+//! The captures of a solve bounded by disk ([`crate::exact::round::spill`]) that land in a lower
+//! level, kept until the enumeration comes down to that level, merged so that their volume is
+//! bounded by the distinct positions the level receives, not by the captures.
 //!
 //! A lower level's pending positions are two files: `pending-NNN.batches`, the batches appended
 //! since the last merge (each batch sorted and deduplicated on its own, delta-coded: see
 //! [`batches`]; its bytes and keys recorded in `state.json` at each checkpoint), and
-//! `pending-NNN.GGGGG.run`, the merged run of generation G: every key appended before, sorted
-//! and deduplicated. (Raw batches that earlier versions appended to `pending-NNN.keys`, 8 bytes a
-//! key, their length in the state's `pending`, are still read and merged.) A merge reads the run and the batches together (an external merge of sorted
-//! runs, a block of each in memory) into the run of the next generation, written under a
-//! temporary name, synced and renamed; `state.json` then records the new generation with no
-//! batches, and the old run and the batches are removed. A run killed anywhere in a merge finds
-//! either the old generation and its batches (the new run, named by no state, is removed) or
-//! the new one (the old files are removed): the merge is a checkpoint.
+//! `pending-NNN.GGGGG.run`, the merged run of generation G: every key appended before, sorted and
+//! deduplicated. (Raw batches that earlier versions appended to `pending-NNN.keys`, 8 bytes a key,
+//! their length in the state's `pending`, are still read and merged.) A merge reads the run and the
+//! batches together (an external merge of sorted runs, a block of each in memory) into the run of
+//! the next generation, written under a temporary name, synced and renamed; `state.json` then
+//! records the new generation with no batches, and the old run and the batches are removed. A run
+//! killed anywhere in a merge finds either the old generation and its batches (the new run, named
+//! by no state, is removed) or the new one (the old files are removed): the merge is a checkpoint.
 //!
 //! A merged run, `pending-NNN.GGGGG.run`: `RJPPEND2`, the level (u32), four zero bytes; the keys,
 //! strictly increasing, each as the LEB128 varint of its difference from the key before (the

@@ -120,7 +120,8 @@ pub struct StateValue {
 /// What a match solve is doing, for a progress display.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatchProgress {
-    /// "enumerating" (round graphs built of `total`) or "solving" (graphs done in iteration `round`).
+    /// "enumerating" (round graphs built of `total`) or "solving" (graphs done in iteration
+    /// `round`).
     pub phase: &'static str,
     /// The k of the iteration (states won within k rounds); 0 while enumerating.
     pub round: u32,

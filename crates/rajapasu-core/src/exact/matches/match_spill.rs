@@ -2,14 +2,14 @@
 //! largest level of a round, not by the 13 or so rounds a match reaches.
 //!
 //! Each open-pit configuration's round is enumerated by the spilled round solver
-//! ([`SpilledRound::enumerate`]) into its own directory, `open-S-N/`, as positions files by
-//! level; then each level's moves are written once beside them (`moves-NNN.mov`, see
-//! [`crate::exact::files::level_files`]): successor by (level, index in the sorted level), South's captures
-//! and pit. Every finished level of both is a checkpoint. The rounds loop is the in-memory
-//! solver's own ([`crate::exact::matches::match_solver::rounds_loop`]); only its attractors differ: computed
-//! level by level from the bottom, a level's masks from its exits into the lower levels' masks
-//! files (mapped) and then its in-level fixed point in memory, written to `masks-F-NNN.msk` for
-//! the levels above. The least fixed point does not depend on the order in which positions
+//! ([`SpilledRound::enumerate`]) into its own directory, `open-S-N/`, as positions files by level;
+//! then each level's moves are written once beside them (`moves-NNN.mov`, see
+//! [`crate::exact::files::level_files`]): successor by (level, index in the sorted level), South's
+//! captures and pit. Every finished level of both is a checkpoint. The rounds loop is the in-memory
+//! solver's own ([`crate::exact::matches::match_solver::rounds_loop`]); only its attractors differ:
+//! computed level by level from the bottom, a level's masks from its exits into the lower levels'
+//! masks files (mapped) and then its in-level fixed point in memory, written to `masks-F-NNN.msk`
+//! for the levels above. The least fixed point does not depend on the order in which positions
 //! settle, so the masks, and the table, are the in-memory solver's.
 
 use std::path::{Path, PathBuf};
@@ -191,9 +191,9 @@ impl DiskGraph {
         self.levels.iter().map(|(p, m)| p.bytes() + m.bytes()).sum()
     }
 
-    /// The attractor of `forcer` towards the round's ends labelled by `ends` (by counters left,
-    /// by mover; [`crate::exact::matches::round_graph::RoundGraph::attract_from`]), level by level: what the rounds
-    /// loop needs of it.
+    /// The attractor of `forcer` towards the round's ends labelled by `ends` (by counters left, by
+    /// mover; [`crate::exact::matches::round_graph::RoundGraph::attract_from`]), level by level:
+    /// what the rounds loop needs of it.
     fn attract(
         &self,
         forcer: Side,

@@ -1,16 +1,16 @@
-//! One level of a solve bounded by disk ([`crate::exact::round::spill`]) enumerated by delayed duplicate
-//! detection (Korf): no set of the level's positions is ever held in memory.
+//! One level of a solve bounded by disk ([`crate::exact::round::spill`]) enumerated by delayed
+//! duplicate detection (Korf): no set of the level's positions is ever held in memory.
 //!
 //! The level's keys are split into buckets by a hash of the key. The level is found in rounds:
 //! round 0 takes the roots and what captures from above reached (the level's pending file); each
-//! later round expands the positions the round before found. A round appends every in-level
-//! child to its bucket's children file (unsorted, with repeats), and every capture's child to its
-//! level's pending file. Then each bucket on its own: its children sorted, repeats dropped, and
-//! the positions of the bucket's earlier rounds removed; what is left is the round's new
-//! positions of the bucket, a sorted keys file (`run-RRRR-BBBBB.keys`). A level is found when a
-//! round finds nothing new; its runs, disjoint and each sorted, are merged into the level's
-//! positions file ([`crate::exact::files::level_files::write_positions_streamed`]). So the memory a level needs
-//! is one bucket's children, whatever the level's size.
+//! later round expands the positions the round before found. A round appends every in-level child
+//! to its bucket's children file (unsorted, with repeats), and every capture's child to its level's
+//! pending file. Then each bucket on its own: its children sorted, repeats dropped, and the
+//! positions of the bucket's earlier rounds removed; what is left is the round's new positions of
+//! the bucket, a sorted keys file (`run-RRRR-BBBBB.keys`). A level is found when a round finds
+//! nothing new; its runs, disjoint and each sorted, are merged into the level's positions file
+//! ([`crate::exact::files::level_files::write_positions_streamed`]). So the memory a level needs is
+//! one bucket's children, whatever the level's size.
 //!
 //! Keys in runs are in the positions file's order (South to move first, each side by rank).
 //! Every round and every bucket is a checkpoint: `state.json` records the round and, once its

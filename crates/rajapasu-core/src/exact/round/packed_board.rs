@@ -1,6 +1,6 @@
 //! A board in 128 bits, carried beside a position's key through the enumeration
-//! (crates/rajapasu-core/src/exact/round/enumerate.rs) so that expanding the position rebuilds it from
-//! the board rather than by unranking its key (a search over binomials, a tenth of the
+//! (crates/rajapasu-core/src/exact/round/enumerate.rs) so that expanding the position rebuilds it
+//! from the board rather than by unranking its key (a search over binomials, a tenth of the
 //! enumeration's time on the real board).
 //!
 //! The board's at most 18 pits (global order, R2) hold at most 127 counters each (the solver's

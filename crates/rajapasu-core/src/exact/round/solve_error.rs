@@ -131,7 +131,8 @@ pub type SendWatch<'a> = dyn FnMut(Progress) -> ControlFlow<()> + Send + 'a;
 /// What a solve is doing, for a progress display.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
-    /// "enumerating" (positions found so far, total unknown) or "solving" (positions solved of `total`).
+    /// "enumerating" (positions found so far, total unknown) or "solving" (positions solved of
+    /// `total`).
     pub phase: &'static str,
     /// Counters on the board at the level being worked on.
     pub level: u32,

@@ -1,5 +1,6 @@
-//! The files of a match solve bounded by disk ([`crate::exact::matches::match_spill`]), beside a round's
-//! positions files, in the same frame (header naming rules, open pits and level; SHA-256 trailer):
+//! The files of a match solve bounded by disk ([`crate::exact::matches::match_spill`]), beside a
+//! round's positions files, in the same frame (header naming rules, open pits and level; SHA-256
+//! trailer):
 //!
 //! A moves file, `moves-NNN.mov`: `RJPLMOV1`; the identity; the positions of each side (u64 each),
 //! the level's moves (u64); the SHA-256 of the level's positions file (32 bytes); zero bytes to a

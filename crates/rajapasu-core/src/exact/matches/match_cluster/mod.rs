@@ -1,7 +1,8 @@
-//! The match solve (R17) split into tasks over files in a shared directory, for a cluster (a
-//! Slurm job array, or the tasks of one job step) or a local driver: the spilled solver's round
-//! graphs, moves and masks files ([`crate::exact::matches::match_spill`]) and its rounds loop's iterations
-//! ([`crate::exact::matches::match_solver::rounds_loop`]), with each level's attractor split into buckets.
+//! The match solve (R17) split into tasks over files in a shared directory, for a cluster (a Slurm
+//! job array, or the tasks of one job step) or a local driver: the spilled solver's round graphs,
+//! moves and masks files ([`crate::exact::matches::match_spill`]) and its rounds loop's iterations
+//! ([`crate::exact::matches::match_solver::rounds_loop`]), with each level's attractor split into
+//! buckets.
 //!
 //! The solve is a chain of steps; each step is a set of independent tasks, then a barrier
 //! ([`ClusterSolve::advance`]) that checks their files and decides the next step:

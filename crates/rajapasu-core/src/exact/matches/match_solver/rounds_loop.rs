@@ -205,9 +205,9 @@ pub(crate) fn starting_point(
 
 /// The rounds loop (R17) over `configs`, from `cp`: iteration k asks `attract` for the attractors
 /// of the targets "won within k - 1" (a [`Step`] names the configuration and labelling, whose
-/// targets only grow from one iteration to the next) and records the states and opening moves
-/// they win, until an iteration adds no state. `checkpoint` hears every finished iteration; `max_iterations`
-/// stops the loop ([`MatchError::Interrupted`]).
+/// targets only grow from one iteration to the next) and records the states and opening moves they
+/// win, until an iteration adds no state. `checkpoint` hears every finished iteration;
+/// `max_iterations` stops the loop ([`MatchError::Interrupted`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rounds_loop<E: From<MatchError>>(
     rules: &Ruleset,
