@@ -162,14 +162,17 @@ grep -q "no job of the chain is left" "$W/idle.err" || {
   echo "slurm_test: wait on a directory without a chain: $(cat "$W/idle.err")" >&2
   exit 1
 }
-[ -n "$(squeue --noheader --format=%i)" ] || {
+# The chain's jobs, named as slurm_match.sh names them (other jobs may share the cluster).
+chain=rjp-$(printf %s "$(realpath -m "$dir")" | sha256sum | cut -c1-12)
+chain_jobs() { squeue --noheader --name="$chain-task,$chain-advance" --format=%i; }
+[ -n "$(chain_jobs)" ] || {
   echo "slurm_test: the chain ended before the idle wait was checked; nothing was shown" >&2
   exit 1
 }
 scripts/slurm_match.sh wait "$dir" 600 >/dev/null
 # The last barrier job ends after writing the table.
 for _ in $(seq 30); do
-  [ -z "$(squeue --noheader --format=%i)" ] && break
+  [ -z "$(chain_jobs)" ] && break
   sleep 0.5
 done
 echo "slurm_test: array: $((SECONDS - start)) s"
