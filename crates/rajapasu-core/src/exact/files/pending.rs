@@ -407,44 +407,8 @@ pub(crate) fn merge(
     out: &Path,
     memory: u64,
 ) -> Result<Written, MergeError> {
-    let refuse = |path: &Path, why: String| MergeError::Refused(refused(path, why));
-    let coded = match batches {
-        Some((path, recorded)) if recorded.bytes > 0 => {
-            let f = files::open_regular(path)
-                .map_err(|e| refuse(path, format!("cannot open it: {e}")))?;
-            let spans = batches::spans(&f, recorded.bytes).map_err(|why| refuse(path, why))?;
-            let keys = batches::keys_of(&spans);
-            if keys != recorded.keys {
-                let why =
-                    format!("its batches hold {keys} keys; the state records {}", recorded.keys);
-                return Err(refuse(path, why));
-            }
-            Some((f, path, spans))
-        }
-        _ => None,
-    };
-    let file = if appended_len > 0 {
-        let f = files::open_regular(appended)
-            .map_err(|e| refuse(appended, format!("cannot open it: {e}")))?;
-        let len = f.metadata().map_err(|e| refuse(appended, e.to_string()))?.len();
-        if len < appended_len || !appended_len.is_multiple_of(8) {
-            return Err(refuse(
-                appended,
-                format!(
-                    "it holds {len} bytes; the state records {appended_len}, a whole number of keys"
-                ),
-            ));
-        }
-        Some(f)
-    } else {
-        None
-    };
-    let mut starts = match &file {
-        Some(f) => batch_starts(f, appended_len)
-            .map_err(|e| refuse(appended, format!("cannot read it: {e}")))?,
-        None => Vec::new(),
-    };
-    starts.push(appended_len);
+    let coded = open_batches(batches)?;
+    let (file, starts) = open_appended(appended, appended_len)?;
     let count = starts.len() - 1
         + usize::from(old.is_some())
         + coded.as_ref().map_or(0, |(_, _, spans)| spans.len());
@@ -466,6 +430,69 @@ pub(crate) fn merge(
             sources.push((Box::new(BatchReader::new(f, span, block_keys)), path));
         }
     }
+    let (keys, bytes) = merge_sources(&mut sources, out, level)?;
+    let working = (sources.len() * block_keys * 16 + (1 << 20)) as u64;
+    Ok(Written { keys, bytes, working })
+}
+
+fn refuse(path: &Path, why: String) -> MergeError {
+    MergeError::Refused(refused(path, why))
+}
+
+/// A delta-coded batches file, open, with its path and its batches.
+type CodedBatches<'a> = (File, &'a Path, Vec<batches::Span>);
+
+/// The delta-coded batches file, opened, and its batches, if the state records any: refused
+/// when it holds other than the keys the state records.
+fn open_batches(
+    batches: Option<(&Path, Appended)>,
+) -> Result<Option<CodedBatches<'_>>, MergeError> {
+    let Some((path, recorded)) = batches.filter(|(_, recorded)| recorded.bytes > 0) else {
+        return Ok(None);
+    };
+    let f = files::open_regular(path).map_err(|e| refuse(path, format!("cannot open it: {e}")))?;
+    let spans = batches::spans(&f, recorded.bytes).map_err(|why| refuse(path, why))?;
+    let keys = batches::keys_of(&spans);
+    if keys != recorded.keys {
+        let why = format!("its batches hold {keys} keys; the state records {}", recorded.keys);
+        return Err(refuse(path, why));
+    }
+    Ok(Some((f, path, spans)))
+}
+
+/// The raw appended file, opened if the state records bytes of it, and where each of its
+/// batches starts (its recorded length last).
+fn open_appended(
+    appended: &Path,
+    appended_len: u64,
+) -> Result<(Option<File>, Vec<u64>), MergeError> {
+    let mut starts = Vec::new();
+    let mut file = None;
+    if appended_len > 0 {
+        let f = files::open_regular(appended)
+            .map_err(|e| refuse(appended, format!("cannot open it: {e}")))?;
+        let len = f.metadata().map_err(|e| refuse(appended, e.to_string()))?.len();
+        if len < appended_len || !appended_len.is_multiple_of(8) {
+            let why = format!(
+                "it holds {len} bytes; the state records {appended_len}, a whole number of keys"
+            );
+            return Err(refuse(appended, why));
+        }
+        starts = batch_starts(&f, appended_len)
+            .map_err(|e| refuse(appended, format!("cannot read it: {e}")))?;
+        file = Some(f);
+    }
+    starts.push(appended_len);
+    Ok((file, starts))
+}
+
+/// Merges the sorted `sources` into the run at `out`, every key once: a block of each in
+/// memory, the smallest next key taken from a heap. The run's keys and bytes.
+fn merge_sources(
+    sources: &mut [(Box<dyn Source + '_>, &Path)],
+    out: &Path,
+    level: u32,
+) -> Result<(u64, u64), MergeError> {
     let mut writer = RunWriter::create(out, level).map_err(MergeError::Write)?;
     let mut blocks: Vec<(Vec<u64>, usize)> = vec![(Vec::new(), 0); sources.len()];
     let mut heap = BinaryHeap::with_capacity(sources.len());
@@ -492,9 +519,7 @@ pub(crate) fn merge(
             heap.push(Reverse((next, i)));
         }
     }
-    let (keys, bytes) = writer.finish(out).map_err(MergeError::Write)?;
-    let working = (sources.len() * block_keys * 16 + (1 << 20)) as u64;
-    Ok(Written { keys, bytes, working })
+    writer.finish(out).map_err(MergeError::Write)
 }
 
 /// One level's merge: what it reads and where it writes.

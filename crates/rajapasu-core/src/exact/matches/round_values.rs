@@ -91,6 +91,54 @@ pub(crate) struct Reserves {
     pub hi: u32,
 }
 
+/// The cells both sides' attractors write at once (disjoint: at most one side forces a win at a
+/// cell), through atomics.
+struct SharedCells<'a> {
+    level_cells: &'a [u64],
+    starts: &'a [u32],
+    reserves: Reserves,
+    wins: &'a [AtomicU8],
+    layer: &'a [AtomicU8],
+}
+
+/// What one side's attractor found beside its cells: the layers too deep for a byte, and a
+/// cell the other side won already (a table that is not a solution).
+#[derive(Default)]
+struct SideFound {
+    far: HashMap<u64, u32>,
+    conflict: Option<(u32, u32)>,
+}
+
+impl SharedCells<'_> {
+    /// Marks won, with `tag`, the cells of node x of level n whose South reserves are the bits
+    /// of `bits`, at layer `depth` of the attractor.
+    fn mark(&self, found: &mut SideFound, (x, n): (u32, usize), bits: Mask, depth: u32, tag: u8) {
+        let (first, width) =
+            RoundValues::node_cells(self.level_cells, self.starts, self.reserves, n, x);
+        let mut b = bits >> self.reserves.lo;
+        while b != 0 {
+            let i = b.trailing_zeros() as u64;
+            b &= b - 1;
+            if i >= width {
+                break;
+            }
+            let cell = first + i;
+            let c = cell as usize;
+            if self.wins[c].compare_exchange(0, tag, Ordering::Relaxed, Ordering::Relaxed).is_err()
+            {
+                found.conflict.get_or_insert((x, self.reserves.lo + i as u32));
+                continue;
+            }
+            if depth < FAR as u32 {
+                self.layer[c].store(depth as u8, Ordering::Relaxed);
+            } else {
+                self.layer[c].store(FAR, Ordering::Relaxed);
+                found.far.insert(cell, depth);
+            }
+        }
+    }
+}
+
 impl RoundValues {
     /// South's reserves of level n's cells: `lo..=hi - n`, since South holds at most its largest
     /// kept reserve plus what was captured, and `hi` is that reserve plus the round's counters.
@@ -176,11 +224,18 @@ impl RoundValues {
             }
             stopped.load(Ordering::SeqCst)
         };
-        let side = |f: Side| -> (HashMap<u64, u32>, Option<(u32, u32)>) {
+        let cells = SharedCells {
+            level_cells: &level_cells,
+            starts,
+            reserves,
+            wins: shared_wins,
+            layer: shared_layer,
+        };
+        let side = |f: Side| -> SideFound {
             let tag = t_tag(f);
             let wins_of = table.wins_of(f);
             let mut win = vec![0 as Mask; graph.nodes()];
-            let (mut far, mut conflict) = (HashMap::new(), None);
+            let mut found = SideFound::default();
             for t in 1..=top {
                 let masks = end_masks(&rules, ending, graph.on_board(), &|h, st| {
                     wins_of[h as usize][st.index()] < t
@@ -189,42 +244,17 @@ impl RoundValues {
                     f,
                     &|left, mover| masks[left as usize][mover.index()],
                     &mut win,
-                    |x, n, bits, depth| {
-                        let (first, width) =
-                            RoundValues::node_cells(&level_cells, starts, reserves, n, x);
-                        let mut b = bits >> reserves.lo;
-                        while b != 0 {
-                            let i = b.trailing_zeros() as u64;
-                            b &= b - 1;
-                            if i >= width {
-                                break;
-                            }
-                            let cell = first + i;
-                            let c = cell as usize;
-                            if shared_wins[c]
-                                .compare_exchange(0, tag(t), Ordering::Relaxed, Ordering::Relaxed)
-                                .is_err()
-                            {
-                                conflict.get_or_insert((x, reserves.lo + i as u32));
-                                continue;
-                            }
-                            if depth < FAR as u32 {
-                                shared_layer[c].store(depth as u8, Ordering::Relaxed);
-                            } else {
-                                shared_layer[c].store(FAR, Ordering::Relaxed);
-                                far.insert(cell, depth);
-                            }
-                        }
-                    },
+                    |x, n, bits, depth| cells.mark(&mut found, (x, n), bits, depth, tag(t)),
                 );
                 if stepped(t) {
                     break;
                 }
             }
-            (far, conflict)
+            found
         };
-        let ((mut far, south_conflict), (north_far, north_conflict)) =
-            rayon::join(|| side(Side::South), || side(Side::North));
+        let (south, north) = rayon::join(|| side(Side::South), || side(Side::North));
+        let (mut far, south_conflict) = (south.far, south.conflict);
+        let (north_far, north_conflict) = (north.far, north.conflict);
         if stopped.load(Ordering::SeqCst) {
             return Err(RoundValuesError::Cancelled);
         }
@@ -521,31 +551,47 @@ impl RoundValues {
                 "its bytes do not match the SHA-256 it ends with (the file was changed or damaged)",
             ));
         }
-        let mut far = HashMap::with_capacity(far_len as usize);
-        for pair in pairs.chunks_exact(12) {
-            let cell = u64::from_le_bytes(pair[..8].try_into().expect("8 bytes"));
-            let l = u32::from_le_bytes(pair[8..].try_into().expect("4 bytes"));
-            if cell >= cells
-                || layer[cell as usize] != FAR
-                || l < FAR as u32
-                || far.insert(cell, l).is_some()
-            {
-                return Err(bad(&format!(
-                    "a deep layer entry ({cell}, {l}) that is not one of a cell marked deep"
-                )));
-            }
-        }
-        for (c, (&w, &l)) in wins.iter().zip(&layer).enumerate() {
-            let rounds = (w & !NORTH_BIT) as u32;
-            if (w == 0 && l != 0)
-                || (w != 0 && !(1..=top).contains(&rounds))
-                || (l == FAR && !far.contains_key(&(c as u64)))
-            {
-                return Err(bad(&format!("cell {c} holds {w}, layer {l}: not a value of a match won within 1..={top} rounds")));
-            }
-        }
+        let far = far_layers(&pairs, &wins, &layer, top).map_err(|why| bad(&why))?;
         Ok(Some(RoundValues { graph, reserves, level_cells, wins, layer, far }))
     }
+}
+
+/// The deep layers of a values file's far entries (12 bytes each: cell, layer), checked against
+/// its cells' wins and layers: each entry a cell marked deep, each cell a value of a match won
+/// within `1..=top` rounds (or none). Why not, when not.
+fn far_layers(
+    pairs: &[u8],
+    wins: &[u8],
+    layer: &[u8],
+    top: u32,
+) -> Result<HashMap<u64, u32>, String> {
+    let cells = wins.len() as u64;
+    let mut far = HashMap::with_capacity(pairs.len() / 12);
+    for pair in pairs.chunks_exact(12) {
+        let cell = u64::from_le_bytes(pair[..8].try_into().expect("8 bytes"));
+        let l = u32::from_le_bytes(pair[8..].try_into().expect("4 bytes"));
+        if cell >= cells
+            || layer[cell as usize] != FAR
+            || l < FAR as u32
+            || far.insert(cell, l).is_some()
+        {
+            return Err(format!(
+                "a deep layer entry ({cell}, {l}) that is not one of a cell marked deep"
+            ));
+        }
+    }
+    for (c, (&w, &l)) in wins.iter().zip(layer).enumerate() {
+        let rounds = (w & !NORTH_BIT) as u32;
+        if (w == 0 && l != 0)
+            || (w != 0 && !(1..=top).contains(&rounds))
+            || (l == FAR && !far.contains_key(&(c as u64)))
+        {
+            return Err(format!(
+                "cell {c} holds {w}, layer {l}: not a value of a match won within 1..={top} rounds"
+            ));
+        }
+    }
+    Ok(far)
 }
 
 #[cfg(test)]

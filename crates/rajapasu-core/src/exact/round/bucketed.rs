@@ -327,32 +327,8 @@ impl Run {
         state: &mut State,
         clock: Instant,
     ) -> Result<(), SpillError> {
-        let mut runs = Vec::new();
-        for r in 0..=work.round {
-            for b in 0..work.buckets as usize {
-                let run = self.open_run(&run_path(dir, r, b))?;
-                if !run.keys().is_empty() {
-                    runs.push(run);
-                }
-            }
-        }
-        let universe = self.codec.comps.count(n as usize).expect("checked by check_board_size");
-        let south: usize = runs
-            .iter()
-            .map(|r| r.keys().partition_point(|&k| Key::from_ordered(k).side() == 0))
-            .sum();
-        let total: usize = runs.iter().map(|r| r.keys().len()).sum();
-        let mut shapes =
-            [RankSetShape::new(south, universe), RankSetShape::new(total - south, universe)];
-        for run in &runs {
-            for &k in run.keys() {
-                let key = Key::from_ordered(k);
-                shapes[key.side()].count(key.rank());
-            }
-        }
-        for s in &mut shapes {
-            s.finish_counts();
-        }
+        let runs = self.level_runs(dir, &work)?;
+        let (south, total, shapes) = level_shapes(&self.codec, n, &runs);
         let working =
             shapes.iter().map(|s| s.bucket.len() as u64 * 4).sum::<u64>() + runs.len() as u64 * 64;
         work.peak = work.peak.max(self.check_memory(working, n, total as u64, "enumerated")?);
@@ -396,6 +372,32 @@ impl Run {
                 ..LevelFigures::default()
             },
         );
+        self.close_level(n, dir, &work, state)
+    }
+
+    /// Every non-empty run of the level's rounds, opened.
+    fn level_runs(&mut self, dir: &Path, work: &Work) -> Result<Vec<KeysFile>, SpillError> {
+        let mut runs = Vec::new();
+        for r in 0..=work.round {
+            for b in 0..work.buckets as usize {
+                let run = self.open_run(&run_path(dir, r, b))?;
+                if !run.keys().is_empty() {
+                    runs.push(run);
+                }
+            }
+        }
+        Ok(runs)
+    }
+
+    /// Records level n as found in the state (saved: a checkpoint), then removes what it no
+    /// longer needs: its merged pending run, its work directory and its pending files.
+    fn close_level(
+        &mut self,
+        n: u32,
+        dir: &Path,
+        work: &Work,
+        state: &mut State,
+    ) -> Result<(), SpillError> {
         state.buckets.insert(n, (work.buckets, work.round + 1));
         state.next = n.checked_sub(1);
         state.pending.remove(&n);
@@ -424,6 +426,27 @@ impl Run {
         }
         Ok(())
     }
+}
+
+/// The positions of level n in `runs`: South's to move, all, and the two sides' rank sets'
+/// shapes (their buckets counted).
+fn level_shapes(codec: &Codec, n: u32, runs: &[KeysFile]) -> (usize, usize, [RankSetShape; 2]) {
+    let universe = codec.comps.count(n as usize).expect("checked by check_board_size");
+    let south: usize =
+        runs.iter().map(|r| r.keys().partition_point(|&k| Key::from_ordered(k).side() == 0)).sum();
+    let total: usize = runs.iter().map(|r| r.keys().len()).sum();
+    let mut shapes =
+        [RankSetShape::new(south, universe), RankSetShape::new(total - south, universe)];
+    for run in runs {
+        for &k in run.keys() {
+            let key = Key::from_ordered(k);
+            shapes[key.side()].count(key.rank());
+        }
+    }
+    for s in &mut shapes {
+        s.finish_counts();
+    }
+    (south, total, shapes)
 }
 
 /// The in-level children of a round, buffered by bucket and appended to the buckets' files.
