@@ -101,12 +101,12 @@ impl Closure {
             let mut exit_wins = false;
             same.clear();
             for (_, child, summary) in pos.legal_children() {
-                let cv = value(&child);
                 if child.on_board() == level {
-                    if south_value(&child, cv) == v {
+                    if south_value(&child, value(&child)) == v {
                         same.push(codec.key(&child).word());
                     }
-                } else if is_forcer && summary.net_gain(pos.turn()) - cv == v.abs() {
+                } else if is_forcer && summary.net_gain(pos.turn()) - value(&child) == v.abs() {
+                    // Only the forcer's exits matter: the other side's give no layer 0.
                     exit_wins = true;
                 }
             }
