@@ -9,11 +9,12 @@ use std::collections::HashMap;
 use crate::engine::{Position, Side};
 use crate::exact::index::{Codec, Key};
 
-/// Bytes a position of the closure takes: its key, its entry in the index, its layer, the
-/// start of its moves and of its predecessors, its count of moves not yet settled.
-pub(crate) const CLOSURE_POSITION_BYTES: u64 = 8 + 24 + 4 + 4 + 4 + 2;
-/// Bytes a move of the closure takes: as a successor and as a predecessor.
-pub(crate) const CLOSURE_MOVE_BYTES: u64 = 8;
+/// Bytes a position of the closure takes: its key, its entry in the index, its flags, and
+/// while the layers are computed its layer, the starts of its successors and predecessors (and
+/// their fill cursor), its count of successors not yet settled.
+pub(crate) const CLOSURE_POSITION_BYTES: u64 = 8 + 24 + 2 + 4 * 5;
+/// Bytes a move of the closure takes: as a successor, as a predecessor, in the queue.
+pub(crate) const CLOSURE_MOVE_BYTES: u64 = 12;
 
 /// The closure would need more than its allowance of bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
