@@ -262,7 +262,7 @@ pub(crate) fn solve_json(
     let max_memory = parse_size(max_memory).map_err(|e| usage(format!("max_memory: {e}")))?;
     let opts = rajapasu::exact::SolveOptions {
         max_memory,
-        keep_order: false,
+        keep_layers: false,
         max_positions: max_positions.unwrap_or(u64::MAX),
     };
     let solved =
@@ -314,7 +314,7 @@ pub(crate) fn solve_match_json(
         .map_err(field_error)?;
     let opts = rajapasu::exact::SolveOptions {
         max_memory,
-        keep_order: false,
+        keep_layers: false,
         max_positions: max_positions.unwrap_or(u64::MAX),
     };
     let tables =

@@ -40,6 +40,7 @@ impl BadInput for SpillError {
                 | SpillError::BadFile(_)
                 | SpillError::OtherSolve { .. }
                 | SpillError::DiskLimit { .. }
+                | SpillError::ClosureLimit { .. }
         )
     }
 }

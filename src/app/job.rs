@@ -222,7 +222,7 @@ mod tests {
             ..Default::default()
         });
         let plain = other.round_match(&table, open, None).unwrap();
-        let opts = crate::exact::SolveOptions { keep_order: true, ..Default::default() };
+        let opts = crate::exact::SolveOptions { keep_layers: true, ..Default::default() };
         let solution = store.round_solution(rules, open, opts).unwrap();
         for starter in crate::engine::Side::ALL {
             let start = crate::exact::round_start(rules, open, starter);

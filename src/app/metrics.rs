@@ -297,7 +297,7 @@ mod tests {
             seed: 1,
             exact: None,
         };
-        let exact = SolveOptions { max_memory: 1 << 20, keep_order: false, max_positions: 1000 };
+        let exact = SolveOptions { max_memory: 1 << 20, keep_layers: false, max_positions: 1000 };
         for (request, field) in [
             (MetricsRequest { resamples: MAX_RESAMPLES + 1, ..good.clone() }, "resamples"),
             (

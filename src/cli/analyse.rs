@@ -108,7 +108,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let max_memory = args.max_memory.bytes();
     let opts = SolveOptions {
         max_memory,
-        keep_order: true,
+        keep_layers: true,
         max_positions: args.max_positions.unwrap_or(u64::MAX),
     };
     let bar = super::progress::positions_bar("analyse", args.quiet);

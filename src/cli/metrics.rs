@@ -41,7 +41,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let solve = SolveOptions {
         max_memory: args.max_memory.bytes(),
-        keep_order: false,
+        keep_layers: false,
         max_positions: args.max_positions,
     };
     let job = MetricsRequest {

@@ -66,7 +66,7 @@ impl App {
     pub fn new(config: &Config) -> App {
         let solve = SolveOptions {
             max_memory: config.max_memory,
-            keep_order: true,
+            keep_layers: true,
             max_positions: config.max_positions,
         };
         let store = ExactStore::new(StoreSettings {

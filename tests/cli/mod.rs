@@ -9,6 +9,7 @@ mod external;
 mod imports;
 mod metrics;
 mod output;
+mod perfect_match_spill;
 mod perft;
 mod played;
 mod plot;

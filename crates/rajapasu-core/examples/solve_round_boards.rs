@@ -30,7 +30,7 @@ fn main() -> ExitCode {
         let root = round_start(r, BySide::new(p, p), Side::South);
         let start = Instant::now();
         let opts =
-            SolveOptions { max_memory: 8 << 30, keep_order: false, ..SolveOptions::default() };
+            SolveOptions { max_memory: 8 << 30, keep_layers: false, ..SolveOptions::default() };
         let sol = match Solution::solve(&[root], opts, &mut |_| {}) {
             Ok(sol) => sol,
             Err(e) => {

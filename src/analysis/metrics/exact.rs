@@ -199,7 +199,7 @@ mod tests {
 
     fn opts() -> ExactOptions {
         let solve =
-            SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: 50_000_000 };
+            SolveOptions { max_memory: 1 << 30, keep_layers: false, max_positions: 50_000_000 };
         ExactOptions { solve, store: super::super::tests::isolated_tables() }
     }
 

@@ -1,15 +1,20 @@
 //! The perfect-match job (`solve --perfect-match`): a match from round 1 with every round
 //! played perfectly (R15), once with ties broken by the lowest local pit and once by the
-//! highest, the rounds solved once for both.
+//! highest, the rounds solved once for both: in memory, or with their levels on disk in the
+//! tables directory (`--spill`), each where `solve --spill --starter both` puts it.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use serde_json::json;
 
 use crate::engine::{BySide, Ruleset, Side};
 use crate::exact::{
-    perfect_match, ChainOutcome, PerfectMatch, Solution, SolveError, SolveOptions, TieBreak,
+    perfect_match, ChainOutcome, PerfectMatch, Progress, Solution, SolveError, SolveOptions,
+    SpillError, SpillOptions, SpilledRounds, TieBreak,
 };
+
+use super::spill::spill_dir;
 
 /// The two matches (lowest, then highest tie-break) of `rules` with `first` starting round 1,
 /// each played when it is asked for.
@@ -22,6 +27,22 @@ pub fn play(
     [TieBreak::Lowest, TieBreak::Highest]
         .into_iter()
         .map(move |tie| perfect_match(rules, first, tie, opts, &mut solved))
+}
+
+/// The two matches (lowest, then highest tie-break) of `rules` with `first` starting round 1,
+/// every round reached solved with its levels on disk under `tables` (both starters, the files
+/// already there reused) within `opts`, whose memory also bounds each choice of a move;
+/// `progress` hears each round's solve by its open pits.
+pub fn play_spilled(
+    rules: Ruleset,
+    first: Side,
+    opts: SpillOptions,
+    tables: &Path,
+    progress: &mut dyn FnMut(BySide<u8>, Progress),
+) -> Result<Vec<PerfectMatch>, SpillError> {
+    let dir_of = |open| spill_dir(tables, &rules, open, &Side::ALL);
+    let mut rounds = SpilledRounds::new(rules, opts, &dir_of, progress);
+    [TieBreak::Lowest, TieBreak::Highest].into_iter().map(|tie| rounds.play(first, tie)).collect()
 }
 
 /// How a match of perfectly played rounds ended, in words.
@@ -93,6 +114,29 @@ mod tests {
             json["matches"][0]["rounds"].as_array().map(Vec::len),
             Some(matches[0].rounds.len())
         );
+    }
+
+    /// The matches over spilled rounds are the in-memory ones, and a second play reads the
+    /// rounds' files the first wrote (where `solve --spill --starter both` puts them).
+    #[test]
+    fn spilled_matches_are_the_in_memory_ones_and_reuse_the_rounds_files() {
+        let rules = crate::app::solve::board(3, 3);
+        let dir = tempfile::tempdir().unwrap();
+        let opts = SpillOptions { max_memory: 1 << 28, max_disk: u64::MAX, max_levels: None };
+        let memory: Vec<PerfectMatch> =
+            play(rules, Side::South, SolveOptions::default()).collect::<Result<_, _>>().unwrap();
+        let mut solved = 0;
+        let spilled =
+            play_spilled(rules, Side::South, opts, dir.path(), &mut |_, _| solved += 1).unwrap();
+        assert_eq!(spilled, memory);
+        assert!(solved > 0);
+        let round_1 = spill_dir(dir.path(), &rules, BySide::splat(3), &Side::ALL);
+        assert!(round_1.join("state.json").exists(), "{}", round_1.display());
+        let mut again = 0;
+        let replayed =
+            play_spilled(rules, Side::South, opts, dir.path(), &mut |_, _| again += 1).unwrap();
+        assert_eq!(replayed, memory);
+        assert!(again < solved, "{again} progress reports replaying, {solved} solving");
     }
 
     #[test]

@@ -39,6 +39,8 @@ pub struct Args {
     pub(super) study: bool,
     /// Play a match from round 1 (--starter first) with every round played perfectly (R15),
     /// ties broken by the lowest and then by the highest local pit: each round and the outcome.
+    /// With --spill: each round reached solved with its levels on disk in --tables (both
+    /// starters, as --spill --starter both; the rounds solved there are reused).
     #[arg(long, conflicts_with_all = ["all_starts", "study", "open"])]
     pub(super) perfect_match: bool,
     /// Solve the match (R17): the perfect-match value (win, draw or loss for the starter) of a
@@ -67,18 +69,18 @@ pub struct Args {
     /// directory (--tables, under rounds/): memory bounded by the largest level and --max-memory
     /// rather than by the round; every finished level is kept, and a rerun continues from them.
     /// With --match: the match table's round graphs so (under matches/, removed once the table
-    /// is saved).
-    #[arg(long, conflicts_with_all = ["all_starts", "study", "perfect_match"])]
+    /// is saved). With --perfect-match: every round the matches reach so.
+    #[arg(long, conflicts_with_all = ["all_starts", "study"])]
     pub(super) spill: bool,
     /// With --spill: only enumerate (the counting pass): positions, moves and bytes by level.
-    #[arg(long, requires = "spill", conflicts_with = "match_")]
+    #[arg(long, requires = "spill", conflicts_with_all = ["match_", "perfect_match"])]
     pub(super) count_only: bool,
     /// With --spill: the most disk the level files may take, e.g. 60G; a solve that needs more
     /// stops with what it needs, and continues when run again with more.
     #[arg(long, value_name = "SIZE", requires = "spill")]
     pub(super) max_disk: Option<Size>,
     /// With --spill: stop after finishing N levels in this run (they are kept; run again to continue).
-    #[arg(long, value_name = "N", requires = "spill", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", requires = "spill", conflicts_with = "perfect_match", value_parser = clap::value_parser!(u32).range(1..))]
     pub(super) max_levels: Option<u32>,
     /// Output directory of --all-starts, --study or --match --all-states.
     #[arg(long, value_name = "DIR")]
@@ -112,7 +114,8 @@ pub(super) enum Mode {
     Spill,
     /// Every round start of the board (`--all-starts`).
     AllStarts,
-    /// A match of perfectly played rounds, with either tie-break (`--perfect-match`).
+    /// A match of perfectly played rounds, with either tie-break (`--perfect-match`; the
+    /// rounds on disk with `--spill`).
     PerfectMatch,
     /// One match state (`--match`; its table's round graphs on disk with `--spill`).
     Match,

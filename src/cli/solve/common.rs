@@ -129,7 +129,7 @@ pub(super) fn spill_options(args: &Args) -> Result<SpillOptions, CliError> {
 pub(super) fn options(args: &Args) -> SolveOptions {
     SolveOptions {
         max_memory: args.max_memory.bytes(),
-        keep_order: false,
+        keep_layers: false,
         max_positions: args.max_positions.unwrap_or(u64::MAX),
     }
 }

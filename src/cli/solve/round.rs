@@ -7,13 +7,15 @@ use super::common::{
     start_label, SolveBar,
 };
 use crate::app::solve::all_starts::{starts_json, StartsError, StartsEvent, StartsRequest};
-use crate::app::solve::perfect_match::{describe_chain, matches_json};
+use crate::app::solve::perfect_match::{describe_chain, matches_json, play_spilled};
 use crate::app::solve::round::{outcome, round_open, solved_json};
+use crate::app::solve::spill::spill_options;
 use crate::cli::output::Output;
 use crate::cli::CliError;
 use crate::engine::{BySide, Ruleset, Side};
-use crate::exact::SolveOptions;
+use crate::exact::{PerfectMatch, SolveOptions};
 use crate::process::peak_rss;
+use crate::size::Size;
 
 use super::args::Mode;
 
@@ -92,7 +94,7 @@ pub(super) fn run(
 }
 
 /// `--perfect-match`: both tie-breaks' matches, each printed as it is played (the job:
-/// `app::solve::perfect_match`).
+/// `app::solve::perfect_match`); with `--spill` the rounds on disk, printed once both are played.
 pub(super) fn perfect_matches(
     args: &Args,
     rules: Ruleset,
@@ -101,34 +103,29 @@ pub(super) fn perfect_matches(
     let first: Side = args.starter.parse().map_err(CliError::usage)?;
     let mut out = Output::lines();
     let mut all = Vec::new();
-    for m in crate::app::solve::perfect_match::play(rules, first, opts) {
-        let m = m.map_err(solve_error)?;
-        if !args.json {
-            out.line(format_args!(
-                "ties broken by the {} local pit; {first} starts round 1",
-                m.tie.name()
-            ))?;
-            out.line(format_args!(
-                "round starter open(S,N) holdings(S,N) value captured(S,N) moves"
-            ))?;
-            for r in &m.rounds {
-                out.line(format_args!(
-                    "{} {} {},{} {},{} {:+} {},{} {}",
-                    r.round,
-                    r.starter,
-                    r.open[Side::South],
-                    r.open[Side::North],
-                    r.holdings[Side::South],
-                    r.holdings[Side::North],
-                    r.value,
-                    r.captured[Side::South],
-                    r.captured[Side::North],
-                    r.moves
-                ))?;
-            }
-            out.line(format_args!("outcome: {}\n", describe_chain(m.outcome, first)))?;
+    if args.spill {
+        let tables = crate::cli::tables_dir(args.tables.as_deref())?;
+        let spill_opts =
+            spill_options(args.max_memory.bytes(), args.max_disk.map(Size::bytes), None)?;
+        let bar = SolveBar::new(
+            &format!(
+                "solve --perfect-match --spill {}x{}",
+                rules.pits_per_row, rules.seeds_per_pit
+            ),
+            args.quiet || args.json,
+        );
+        let played = play_spilled(rules, first, spill_opts, &tables, &mut |_, p| bar.update(p));
+        bar.bar.finish_and_clear();
+        for m in played.map_err(|e| CliError::of(&e, e.describe(&crate::cli::setting)))? {
+            print_match(args, &mut out, &m, first)?;
+            all.push(m);
         }
-        all.push(m);
+    } else {
+        for m in crate::app::solve::perfect_match::play(rules, first, opts) {
+            let m = m.map_err(solve_error)?;
+            print_match(args, &mut out, &m, first)?;
+            all.push(m);
+        }
     }
     if args.json {
         out.line(format_args!("{}", matches_json(&rules, &all)))?;
@@ -140,6 +137,39 @@ pub(super) fn perfect_matches(
         ))?;
     }
     out.finish()
+}
+
+/// One match's rounds and outcome as text (nothing with `--json`: the matches come at the end).
+fn print_match(
+    args: &Args,
+    out: &mut Output,
+    m: &PerfectMatch,
+    first: Side,
+) -> Result<(), CliError> {
+    if args.json {
+        return Ok(());
+    }
+    out.line(format_args!(
+        "ties broken by the {} local pit; {first} starts round 1",
+        m.tie.name()
+    ))?;
+    out.line(format_args!("round starter open(S,N) holdings(S,N) value captured(S,N) moves"))?;
+    for r in &m.rounds {
+        out.line(format_args!(
+            "{} {} {},{} {},{} {:+} {},{} {}",
+            r.round,
+            r.starter,
+            r.open[Side::South],
+            r.open[Side::North],
+            r.holdings[Side::South],
+            r.holdings[Side::North],
+            r.value,
+            r.captured[Side::South],
+            r.captured[Side::North],
+            r.moves
+        ))?;
+    }
+    out.line(format_args!("outcome: {}\n", describe_chain(m.outcome, first)))
 }
 
 /// `--all-starts`: every start solved (the job: `app::solve::all_starts`), each printed as it is solved.

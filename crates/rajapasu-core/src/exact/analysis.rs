@@ -67,7 +67,7 @@ pub fn round_solution(
     opts: SolveOptions,
     progress: &mut dyn FnMut(super::Progress),
 ) -> Result<Solution, SolveError> {
-    let opts = SolveOptions { keep_order: true, ..opts };
+    let opts = SolveOptions { keep_layers: true, ..opts };
     let open = pos.open().map(|set| set.len() as u8);
     let rules = *pos.rules();
     let roots = [

@@ -25,7 +25,10 @@ pub use files::tables::{
 };
 pub use files::temporaries::remove_stale_temporaries;
 pub use index::{Compositions, RankSet};
-pub use matches::chain::{perfect_match, ChainOutcome, PerfectMatch, RoundRecord};
+pub use matches::chain::{
+    perfect_match, play_chain, ChainOutcome, ChainRound, ChainRounds, PerfectMatch, RoundRecord,
+};
+pub use matches::chain_spill::{SpilledChainRound, SpilledRounds};
 pub use matches::match_cluster::{ClusterFigures, ClusterSolve, Step as ClusterStep, MAX_BUCKETS};
 pub use matches::match_solver::{
     open_pits, state_holdings, MatchCheckpoint, MatchError, MatchProgress, MatchState, MatchStats,

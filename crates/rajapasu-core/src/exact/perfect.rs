@@ -128,7 +128,7 @@ impl PerfectPlayer {
             |kind: PerfectKind, e: String| PerfectError::Table { kind: kind.name(), error: e };
         match self.kind {
             PerfectKind::Round => {
-                let opts = SolveOptions { keep_order: true, ..self.store.settings().solve };
+                let opts = SolveOptions { keep_layers: true, ..self.store.settings().solve };
                 let stop = self.stop.clone();
                 let solution = self
                     .store
@@ -365,7 +365,7 @@ pub(crate) mod tests {
                 ];
                 Solution::solve(
                     &roots,
-                    SolveOptions { keep_order: true, ..SolveOptions::default() },
+                    SolveOptions { keep_layers: true, ..SolveOptions::default() },
                     &mut |_| {},
                 )
                 .unwrap()

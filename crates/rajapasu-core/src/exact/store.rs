@@ -48,7 +48,7 @@ impl Default for StoreSettings {
             // Empty when no directory can be named: the first use is then an error saying so.
             tables: super::default_tables_dir().unwrap_or_default(),
             cache_bytes: DEFAULT_CACHE_BYTES,
-            solve: SolveOptions { max_memory: 6 << 30, keep_order: true, max_positions: u64::MAX },
+            solve: SolveOptions { max_memory: 6 << 30, keep_layers: true, max_positions: u64::MAX },
             spill: None,
         }
     }
@@ -121,7 +121,7 @@ impl ExactStore {
     ) -> Result<(Arc<MatchTable>, bool), MatchError> {
         let mut found = true;
         let table = self.tables.get_or_compute(&rules, || -> Result<_, MatchError> {
-            let opts = SolveOptions { keep_order: false, ..self.settings.solve };
+            let opts = SolveOptions { keep_layers: false, ..self.settings.solve };
             if self.settings.tables.as_os_str().is_empty() {
                 super::default_tables_dir().map_err(|e| MatchError::Invalid(e.to_string()))?;
             }
@@ -148,7 +148,7 @@ impl ExactStore {
         watch: &mut super::MatchWatch,
     ) -> Result<Arc<MatchTable>, MatchError> {
         self.tables.get_or_compute(&rules, || -> Result<_, MatchError> {
-            let opts = SolveOptions { keep_order: false, ..self.settings.solve };
+            let opts = SolveOptions { keep_layers: false, ..self.settings.solve };
             if self.settings.tables.as_os_str().is_empty() {
                 super::default_tables_dir().map_err(|e| MatchError::Invalid(e.to_string()))?;
             }
@@ -179,12 +179,12 @@ impl ExactStore {
         opts: SolveOptions,
         watch: &mut Watch,
     ) -> Result<Arc<Solution>, SolveError> {
-        if !opts.keep_order {
+        if !opts.keep_layers {
             if let Some(solution) = self.rounds.cached(&(rules, open, true)) {
                 return Ok(solution);
             }
         }
-        self.rounds.get_or_compute(&(rules, open, opts.keep_order), || {
+        self.rounds.get_or_compute(&(rules, open, opts.keep_layers), || {
             let roots = [
                 super::round_start(rules, open, Side::South),
                 super::round_start(rules, open, Side::North),
@@ -278,7 +278,7 @@ impl ExactStore {
         ending: Ending,
         watch: &mut SendWatch,
     ) -> Result<Arc<RoundGraph>, RoundValuesError> {
-        let solve = SolveOptions { keep_order: false, ..self.settings.solve };
+        let solve = SolveOptions { keep_layers: false, ..self.settings.solve };
         // The values' attractors run with the graph in memory, one per side at once.
         let budget = GraphBudget { mask_bytes: ATTRACTOR_BYTES, ..GraphBudget::default() };
         let mut build = || {
@@ -341,7 +341,7 @@ mod tests {
     }
 
     fn ordered() -> SolveOptions {
-        SolveOptions { keep_order: true, ..SolveOptions::default() }
+        SolveOptions { keep_layers: true, ..SolveOptions::default() }
     }
 
     fn rules(pits: u8, seeds: u8) -> Ruleset {
@@ -363,7 +363,7 @@ mod tests {
         assert_eq!(store.counts().round_solutions, 1);
         assert!(solutions.iter().all(|s| Arc::ptr_eq(s, &solutions[0])));
         // Without the order, the solution kept with it serves.
-        let unordered = SolveOptions { keep_order: false, ..ordered() };
+        let unordered = SolveOptions { keep_layers: false, ..ordered() };
         assert!(Arc::ptr_eq(
             &store.round_solution(rules(3, 3), open, unordered).unwrap(),
             &solutions[0]

@@ -87,7 +87,7 @@ impl PerfectPlayRequest {
     pub fn solve_options(&self) -> SolveOptions {
         SolveOptions {
             max_memory: self.max_memory,
-            keep_order: false,
+            keep_layers: false,
             max_positions: self.max_positions.unwrap_or(STUDY_MAX_POSITIONS),
         }
     }

@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::engine::{BySide, Game, Outcome, Side};
+use crate::engine::{BySide, Game, Outcome, Pit, Position, Ruleset, Side};
 use crate::exact::round::solver::{Solution, SolveError, SolveOptions, TieBreak};
 use crate::exact::round_start;
 
@@ -60,41 +60,91 @@ pub struct PerfectMatch {
     pub outcome: ChainOutcome,
 }
 
+/// A solved round as the chain plays it: the values, and a perfect player's move.
+pub trait ChainRound {
+    type Error;
+    /// The value of a reachable position for its side to move (R15).
+    fn round_value(&self, pos: &Position) -> Option<i32>;
+    /// The move a perfect player makes ([`Solution::choose`]); None when there is no legal move.
+    fn choose_move(&self, pos: &Position, tie: TieBreak) -> Result<Option<Pit>, Self::Error>;
+}
+
+impl ChainRound for Solution {
+    type Error = SolveError;
+    fn round_value(&self, pos: &Position) -> Option<i32> {
+        self.value(pos)
+    }
+    fn choose_move(&self, pos: &Position, tie: TieBreak) -> Result<Option<Pit>, SolveError> {
+        Ok(self.choose(pos, tie))
+    }
+}
+
+/// The rounds of a chain, each solved (both starters as roots) when the chain first reaches
+/// its open pits.
+pub trait ChainRounds {
+    type Round: ChainRound;
+    fn round(
+        &mut self,
+        open: BySide<u8>,
+    ) -> Result<&Self::Round, <Self::Round as ChainRound>::Error>;
+}
+
+/// Rounds solved in memory, kept in a cache by open pits.
+struct MemoryRounds<'a> {
+    rules: Ruleset,
+    opts: SolveOptions,
+    cache: &'a mut HashMap<BySide<u8>, Solution>,
+}
+
+impl ChainRounds for MemoryRounds<'_> {
+    type Round = Solution;
+    fn round(&mut self, open: BySide<u8>) -> Result<&Solution, SolveError> {
+        if let std::collections::hash_map::Entry::Vacant(e) = self.cache.entry(open) {
+            let roots = [
+                round_start(self.rules, open, Side::South),
+                round_start(self.rules, open, Side::North),
+            ];
+            e.insert(Solution::solve(&roots, self.opts, &mut |_| {})?);
+        }
+        Ok(&self.cache[&open])
+    }
+}
+
 /// Plays a match from round 1 (`first` to start) with both players choosing by
 /// [`Solution::choose`] and `tie`, each round solved within `opts`. `cache` holds the solved rounds by open pits (both starters
 /// as roots), reused between calls.
 pub fn perfect_match(
-    rules: crate::engine::Ruleset,
+    rules: Ruleset,
     first: Side,
     tie: TieBreak,
     opts: SolveOptions,
     cache: &mut HashMap<BySide<u8>, Solution>,
 ) -> Result<PerfectMatch, SolveError> {
+    let opts = SolveOptions { keep_layers: true, ..opts };
+    play_chain(rules, first, tie, &mut MemoryRounds { rules, opts, cache })
+}
+
+/// Plays a match from round 1 (`first` to start), each round's moves chosen by `rounds` with
+/// `tie`.
+pub fn play_chain<R: ChainRounds>(
+    rules: Ruleset,
+    first: Side,
+    tie: TieBreak,
+    rounds: &mut R,
+) -> Result<PerfectMatch, <R::Round as ChainRound>::Error> {
     let mut game = Game::new(rules, first);
-    let mut rounds = Vec::new();
+    let mut records = Vec::new();
     let mut starts: HashMap<(u32, Side), u32> = HashMap::new();
-    let opts = SolveOptions { keep_order: true, ..opts };
+    let done = |rounds, outcome| PerfectMatch { first, tie, rounds, outcome };
     loop {
         let rs = *game.round_start();
         let holdings = game.holdings();
         if let Some(&from) = starts.get(&(holdings[Side::South], rs.starter)) {
-            return Ok(PerfectMatch {
-                first,
-                tie,
-                rounds,
-                outcome: ChainOutcome::Cycle { from, to: rs.round },
-            });
+            return Ok(done(records, ChainOutcome::Cycle { from, to: rs.round }));
         }
         starts.insert((holdings[Side::South], rs.starter), rs.round);
-        if let std::collections::hash_map::Entry::Vacant(e) = cache.entry(rs.open) {
-            let roots = [
-                round_start(rules, rs.open, Side::South),
-                round_start(rules, rs.open, Side::North),
-            ];
-            e.insert(Solution::solve(&roots, opts, &mut |_| {})?);
-        }
-        let solution = &cache[&rs.open];
-        let value = solution.value(&rs.position).expect("the round's start is a root");
+        let round = rounds.round(rs.open)?;
+        let value = round.round_value(&rs.position).expect("the round's start is a root");
         let mut record = RoundRecord {
             round: rs.round,
             starter: rs.starter,
@@ -111,16 +161,12 @@ pub fn perfect_match(
             }
             let pos = *game.position();
             if !seen.insert((pos.board().to_vec(), pos.turn())) {
-                rounds.push(record);
-                return Ok(PerfectMatch {
-                    first,
-                    tie,
-                    rounds,
-                    outcome: ChainOutcome::EndlessRound { round: rs.round },
-                });
+                records.push(record);
+                return Ok(done(records, ChainOutcome::EndlessRound { round: rs.round }));
             }
-            let pit =
-                solution.choose(&pos, tie).expect("a position with a legal move has a best move");
+            let pit = round
+                .choose_move(&pos, tie)?
+                .expect("a position with a legal move has a best move");
             let (_, end) = game.play(pit.index()).expect("a best move is legal");
             record.moves += 1;
             if let Some(end) = end {
@@ -128,14 +174,10 @@ pub fn perfect_match(
             }
         };
         record.captured = end.captured;
-        rounds.push(record);
+        records.push(record);
         match end.outcome {
-            Some(Outcome::Won(side)) => {
-                return Ok(PerfectMatch { first, tie, rounds, outcome: ChainOutcome::Won(side) })
-            }
-            Some(Outcome::Unfinished) => {
-                return Ok(PerfectMatch { first, tie, rounds, outcome: ChainOutcome::Unfinished })
-            }
+            Some(Outcome::Won(side)) => return Ok(done(records, ChainOutcome::Won(side))),
+            Some(Outcome::Unfinished) => return Ok(done(records, ChainOutcome::Unfinished)),
             None => {}
         }
     }

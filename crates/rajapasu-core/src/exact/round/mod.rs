@@ -9,6 +9,9 @@ pub(in crate::exact) mod enumerate;
 #[cfg(test)]
 mod enumerate_tests;
 pub(in crate::exact) mod key_table;
+pub(in crate::exact) mod layers;
+#[cfg(test)]
+mod layers_tests;
 pub(in crate::exact) mod lean_level;
 #[cfg(test)]
 mod lean_level_tests;

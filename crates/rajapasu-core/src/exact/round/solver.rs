@@ -32,9 +32,10 @@ pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
 pub struct SolveOptions {
     /// The most bytes the solver's tables and working arrays may take.
     pub max_memory: u64,
-    /// Keep the order in which each position's value was settled (4 bytes a position), so
-    /// that [`Solution::choose`] can make progress towards a won outcome (R15 play).
-    pub keep_order: bool,
+    /// Keep each position's layer (4 bytes a position), its distance to the outcome it forces
+    /// (see [`Solution::layer`]), so that [`Solution::choose`] can make progress towards a won
+    /// outcome (R15 play).
+    pub keep_layers: bool,
     /// The most positions a solve may reach: a budget by count, so that whether a board is
     /// solved never depends on the machine's speed.
     pub max_positions: u64,
@@ -42,7 +43,7 @@ pub struct SolveOptions {
 
 impl Default for SolveOptions {
     fn default() -> SolveOptions {
-        SolveOptions { max_memory: DEFAULT_MAX_MEMORY, keep_order: false, max_positions: u64::MAX }
+        SolveOptions { max_memory: DEFAULT_MAX_MEMORY, keep_layers: false, max_positions: u64::MAX }
     }
 }
 
@@ -77,7 +78,7 @@ pub struct SolveStats {
     pub quiet_moves: u64,
     /// Moves that capture (leave their level), and round ends (no legal move).
     pub exits: u64,
-    /// Bytes of the finished tables (position sets, values, settle order).
+    /// Bytes of the finished tables (position sets, values, layers).
     pub table_bytes: u64,
     /// Largest accounted memory at any time.
     pub peak_bytes: u64,
@@ -105,8 +106,8 @@ struct Level {
     sets: [RankSet; 2],
     /// Value for the side to move (R15), in set order.
     values: [Vec<i8>; 2],
-    /// Order in which each value was settled within the level (u32::MAX: never, value 0).
-    order: [Vec<u32>; 2],
+    /// The layer of each position (u32::MAX: value 0), in set order; empty unless kept.
+    layers: [Vec<u32>; 2],
 }
 
 /// How to choose among equally good moves in [`Solution::choose`].
@@ -123,6 +124,14 @@ impl TieBreak {
         match self {
             TieBreak::Lowest => "lowest",
             TieBreak::Highest => "highest",
+        }
+    }
+
+    /// The move of `moves` this tie-break chooses; None when there is none.
+    pub fn pick(self, moves: PitSet) -> Option<Pit> {
+        match self {
+            TieBreak::Lowest => moves.iter().next(),
+            TieBreak::Highest => moves.iter().last(),
         }
     }
 }
@@ -253,7 +262,7 @@ impl Solution {
         self.levels
             .iter()
             .flat_map(|l| {
-                (0..2).map(move |s| l.sets[s].bytes() + l.values[s].len() + l.order[s].len() * 4)
+                (0..2).map(move |s| l.sets[s].bytes() + l.values[s].len() + l.layers[s].len() * 4)
             })
             .sum::<usize>() as u64
     }
@@ -272,6 +281,20 @@ impl Solution {
     /// not reachable from the roots (or has other rules or open pits).
     pub fn value(&self, pos: &Position) -> Option<i32> {
         self.slot_of(pos).map(|(level, side, i)| self.levels[level as usize].values[side][i] as i32)
+    }
+
+    /// The layer of a reachable position of nonzero value, with [`SolveOptions::keep_layers`]:
+    /// how far the side the value favours (the forcer, value t > 0 for it) is from realizing
+    /// it. Only in-level moves to positions of the same value (in South's terms) count: with
+    /// the forcer to move, 0 when its best exit (a capture, or the round's end) is worth t,
+    /// else 1 + the least layer of those successors; with the other side to move, 1 + the
+    /// greatest, or 0 when there is none. The least such numbers: the layers of a
+    /// breadth-first attractor, defined by the values and the moves alone (so any solver of
+    /// the round can compute them). None for a value of 0, an unreachable position, or layers
+    /// not kept.
+    pub fn layer(&self, pos: &Position) -> Option<u32> {
+        let (level, side, i) = self.slot_of(pos)?;
+        self.levels[level as usize].layers[side].get(i).copied().filter(|&l| l != u32::MAX)
     }
 
     /// Each legal move of a reachable position with its value for the mover: its captures
@@ -303,21 +326,17 @@ impl Solution {
 
     /// A best move that a perfect player makes: among the best moves, a player whose value is
     /// positive plays only those that make progress towards the outcome (a capture, or an
-    /// in-level move to a position settled earlier), so that perfect play realizes the value
-    /// instead of cycling; the tie-break chooses among the rest. None when there is no legal move.
-    /// Needs a solve with [`SolveOptions::keep_order`].
+    /// in-level move to a position of the same value and a lower [`Solution::layer`]), so that
+    /// perfect play realizes the value instead of cycling; the tie-break chooses among the rest.
+    /// None when there is no legal move. Needs a solve with [`SolveOptions::keep_layers`].
     pub fn choose(&self, pos: &Position, tie: TieBreak) -> Option<Pit> {
         let (level, side, i) = self.slot(pos)?;
         let l = &self.levels[level as usize];
         assert!(
-            !l.order[side].is_empty() || l.values[side][i] == 0 || level == 0,
-            "choose needs a solve with keep_order"
+            !l.layers[side].is_empty() || l.values[side][i] == 0 || level == 0,
+            "choose needs a solve with keep_layers"
         );
-        let moves = self.progress_moves(pos);
-        match tie {
-            TieBreak::Lowest => moves.iter().next(),
-            TieBreak::Highest => moves.iter().last(),
-        }
+        tie.pick(self.progress_moves(pos))
     }
 
     /// Calls `f` with every reachable position and its value (for checks).
@@ -397,16 +416,16 @@ impl Solution {
             let LevelScan { exit, degree, succ, .. } = scan;
             let recorded: u64 = found.iter().map(FoundLevel::bytes).sum();
             let working =
-                level_working_bytes(m, succ.capacity(), succ.len(), opts.keep_order) + recorded;
+                level_working_bytes(m, succ.capacity(), succ.len(), opts.keep_layers) + recorded;
             self.check_memory(&opts, working, n as u32, total, "solved")?;
-            let (u, order) = level_values(n, south_count, &exit, &degree, succ, opts.keep_order);
+            let (u, layers) = level_values(n, south_count, &exit, &degree, succ, opts.keep_layers);
             let level = &mut self.levels[n];
             for side in 0..2 {
                 let range = if side == 0 { 0..south_count } else { south_count..m };
                 let sign = if side == 0 { 1 } else { -1 };
                 level.values[side] = u[range.clone()].iter().map(|&x| (sign * x) as i8).collect();
-                if opts.keep_order {
-                    level.order[side] = order[range].to_vec();
+                if opts.keep_layers {
+                    level.layers[side] = layers[range].to_vec();
                 }
             }
             found[n].solved(|x| if x < south_count { u[x] as i8 } else { -u[x] as i8 });
@@ -521,18 +540,18 @@ impl Solution {
 
 /// The working bytes of solving a level of `m` positions and `quiet` in-level moves (their
 /// buffer's capacity `succ_capacity`): the best exits, degrees, successors and predecessors,
-/// the values and their order.
+/// the values and their layers.
 pub(crate) fn level_working_bytes(
     m: usize,
     succ_capacity: usize,
     quiet: usize,
-    keep_order: bool,
+    keep_layers: bool,
 ) -> u64 {
     (m * 2 + m + succ_capacity * 4 + quiet * 4 + (m + 1) * 4) as u64
-        + m as u64 * (2 + 1 + if keep_order { 4 } else { 0 })
+        + m as u64 * (2 + 1 + if keep_layers { 4 } else { 0 })
 }
 
-/// The values of one level in South's terms and the order in which they were settled, from
+/// The values of one level in South's terms and their layers (empty unless `keep_layers`), from
 /// each position's best exit in South's terms (`exit`; i16::MIN / MAX: none), its in-level
 /// degree and its in-level successors (positions 0..south_count have South to move).
 pub(crate) fn level_values(
@@ -541,7 +560,7 @@ pub(crate) fn level_values(
     exit: &[i16],
     degree: &[u8],
     succ: Vec<u32>,
-    keep_order: bool,
+    keep_layers: bool,
 ) -> (Vec<i16>, Vec<u32>) {
     let m = degree.len();
     // Predecessors, CSR.
@@ -572,7 +591,7 @@ pub(crate) fn level_values(
         pred_start: &pred_start,
         preds: &preds,
     };
-    attractor.run(keep_order)
+    attractor.run(keep_layers)
 }
 
 /// The moves of one level (see [`Solution::scan_level`]).
@@ -595,21 +614,22 @@ struct Attractor<'a> {
 }
 
 impl Attractor<'_> {
-    /// Values in South's terms, and the order in which they were settled.
-    fn run(&self, keep_order: bool) -> (Vec<i16>, Vec<u32>) {
+    /// Values in South's terms, and the layers (empty unless `keep_layers`).
+    fn run(&self, keep_layers: bool) -> (Vec<i16>, Vec<u32>) {
         let m = self.degree.len();
         let mut u = vec![0i16; m];
-        let mut order = if keep_order { vec![u32::MAX; m] } else { Vec::new() };
-        let mut counter = 0u32;
+        let mut layers = if keep_layers { vec![u32::MAX; m] } else { Vec::new() };
         for forcer in Side::ALL {
-            self.phase(forcer, &mut u, &mut order, &mut counter);
+            self.phase(forcer, &mut u, &mut layers);
         }
-        (u, order)
+        (u, layers)
     }
 
     /// Settles the positions whose value is at least 1 for `forcer` (in `forcer`'s terms),
-    /// thresholds from n down to 1.
-    fn phase(&self, forcer: Side, u: &mut [i16], order: &mut [u32], counter: &mut u32) {
+    /// thresholds from n down to 1, each breadth-first so that a position is settled at its
+    /// layer ([`Solution::layer`]): a forcer's first settled successor has the least layer,
+    /// an opponent's last the greatest.
+    fn phase(&self, forcer: Side, u: &mut [i16], layers: &mut [u32]) {
         let m = self.degree.len();
         let sign: i32 = if forcer == Side::South { 1 } else { -1 };
         let is_forcer = |x: usize| (x < self.south_count) == (forcer == Side::South);
@@ -624,39 +644,47 @@ impl Attractor<'_> {
                 bucket[f as usize].push(x as u32);
             }
         }
-        let mut stack: Vec<u32> = Vec::new();
+        // The positions of the layer in hand, and of the next.
+        let mut now: Vec<u32> = Vec::new();
+        let mut next: Vec<u32> = Vec::new();
         for t in (1..=self.n).rev() {
-            stack.append(&mut bucket[t as usize]);
-            while let Some(x) = stack.pop() {
-                let x = x as usize;
-                if u[x] != 0 {
-                    continue;
-                }
-                u[x] = (sign * t) as i16;
-                if !order.is_empty() {
-                    order[x] = *counter;
-                }
-                *counter += 1;
-                for &p in &self.preds[self.pred_start[x] as usize..self.pred_start[x + 1] as usize]
-                {
-                    let p = p as usize;
-                    if u[p] != 0 {
+            now.append(&mut bucket[t as usize]);
+            let mut layer = 0u32;
+            while !now.is_empty() {
+                for &x in &now {
+                    let x = x as usize;
+                    if u[x] != 0 {
                         continue;
                     }
-                    if is_forcer(p) {
-                        stack.push(p as u32);
-                    } else {
-                        left[p] -= 1;
-                        if left[p] == 0 {
-                            let f = exit_value(p);
-                            if f >= t {
-                                stack.push(p as u32);
-                            } else if f >= 1 {
-                                bucket[f as usize].push(p as u32);
+                    u[x] = (sign * t) as i16;
+                    if !layers.is_empty() {
+                        layers[x] = layer;
+                    }
+                    let preds =
+                        &self.preds[self.pred_start[x] as usize..self.pred_start[x + 1] as usize];
+                    for &p in preds {
+                        let p = p as usize;
+                        if u[p] != 0 {
+                            continue;
+                        }
+                        if is_forcer(p) {
+                            next.push(p as u32);
+                        } else {
+                            left[p] -= 1;
+                            if left[p] == 0 {
+                                let f = exit_value(p);
+                                if f >= t {
+                                    next.push(p as u32);
+                                } else if f >= 1 {
+                                    bucket[f as usize].push(p as u32);
+                                }
                             }
                         }
                     }
                 }
+                now.clear();
+                std::mem::swap(&mut now, &mut next);
+                layer += 1;
             }
         }
     }
@@ -691,12 +719,12 @@ impl Solution {
     }
 
     /// Every move that [`Solution::choose`] may make (before its tie-break): the best moves,
-    /// and with a positive value only those that make progress. Needs `keep_order`.
+    /// and with a positive value only those that make progress. Needs `keep_layers`.
     pub(crate) fn progress_moves(&self, pos: &Position) -> PitSet {
         let Some((level, side, i)) = self.slot(pos) else { return PitSet::EMPTY };
         let l = &self.levels[level as usize];
         let value = l.values[side][i] as i32;
-        let order = l.order[side].get(i).copied().unwrap_or(u32::MAX);
+        let layer = l.layers[side].get(i).copied().unwrap_or(u32::MAX);
         let mut set = PitSet::EMPTY;
         for (pit, child, summary) in pos.legal_children() {
             let (cl, cs, ci) = self.slot(&child).expect("reachable");
@@ -704,7 +732,9 @@ impl Solution {
             if summary.net_gain(pos.turn()) - c.values[cs][ci] as i32 != value {
                 continue;
             }
-            if value > 0 && cl == level && c.order[cs].get(ci).copied().unwrap_or(u32::MAX) >= order
+            if value > 0
+                && cl == level
+                && c.layers[cs].get(ci).copied().unwrap_or(u32::MAX) >= layer
             {
                 continue;
             }

@@ -35,6 +35,7 @@ use crate::exact::round::solver::{check_board_size, Progress, SolveError};
 use crate::exact::setting::{Naming, Setting};
 use crate::files;
 
+mod choose;
 mod level_solve;
 
 /// Positions expanded per wave.
@@ -84,6 +85,8 @@ pub enum SpillError {
     OtherSolve { dir: PathBuf, found: String },
     #[error("stopped after {levels} levels as asked; run again to continue from level {next}")]
     Interrupted { levels: u32, next: u32 },
+    #[error("{}", closure_limit(*.limit, *.needed, *.positions, *.level, &Setting::default_name))]
+    ClosureLimit { limit: u64, needed: u64, positions: u64, level: u32 },
 }
 
 impl SpillError {
@@ -93,6 +96,9 @@ impl SpillError {
             SpillError::Solve(e) => e.describe(name),
             SpillError::DiskLimit { limit, needed, what } => {
                 disk_limit(*limit, *needed, what, name)
+            }
+            SpillError::ClosureLimit { limit, needed, positions, level } => {
+                closure_limit(*limit, *needed, *positions, *level, name)
             }
             e => e.to_string(),
         }
@@ -104,6 +110,15 @@ fn disk_limit(limit: u64, needed: u64, what: &str, name: Naming) -> String {
         "the solve needs more disk than allowed ({} {limit} bytes): {needed} bytes with {what}; \
          allow more and run again: the finished levels are kept",
         name(Setting::MaxDisk)
+    )
+}
+
+fn closure_limit(limit: u64, needed: u64, positions: u64, level: u32, name: Naming) -> String {
+    format!(
+        "choosing a perfect player's progressing move needs more memory than allowed ({} {limit} bytes): \
+         the positions of the same value its in-level moves lead to (level {level}) reach {positions} \
+         and {needed} bytes; allow more memory",
+        name(Setting::MaxMemory)
     )
 }
 

@@ -16,7 +16,7 @@ fn roots(r: Ruleset, open: (u8, u8), starters: &[Side]) -> Vec<Position> {
 fn in_memory(roots: &[Position]) -> Solution {
     Solution::solve(
         roots,
-        SolveOptions { max_memory: 1 << 30, keep_order: false, max_positions: u64::MAX },
+        SolveOptions { max_memory: 1 << 30, keep_layers: false, max_positions: u64::MAX },
         &mut |_| {},
     )
     .unwrap()
@@ -101,7 +101,7 @@ fn a_memory_bound_too_small_for_the_round_makes_the_solver_spill() {
         let bound = memory.stats().peak_bytes * 3 / 4;
         let refused = Solution::solve(
             &rs,
-            SolveOptions { max_memory: bound, keep_order: false, max_positions: u64::MAX },
+            SolveOptions { max_memory: bound, keep_layers: false, max_positions: u64::MAX },
             &mut |_| {},
         );
         assert!(

@@ -11,7 +11,7 @@ use crate::exact::test_rules::{golden_rounds, rules};
 fn solve(roots: &[Position]) -> Solution {
     Solution::solve(
         roots,
-        SolveOptions { max_memory: 1 << 30, keep_order: true, max_positions: u64::MAX },
+        SolveOptions { max_memory: 1 << 30, keep_layers: true, max_positions: u64::MAX },
         &mut |_| {},
     )
     .unwrap()
@@ -237,7 +237,7 @@ fn memory_limit_is_an_error_naming_the_limit() {
     let root = round_start(rules(5, 4, &[]), BySide::new(5, 5), Side::South);
     let e = Solution::solve(
         &[root],
-        SolveOptions { max_memory: 200_000, keep_order: false, max_positions: u64::MAX },
+        SolveOptions { max_memory: 200_000, keep_layers: false, max_positions: u64::MAX },
         &mut |_| {},
     )
     .unwrap_err();
