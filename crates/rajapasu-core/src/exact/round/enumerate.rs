@@ -16,6 +16,8 @@
 //! by its id, and the level's order is the ids' order, so the level needs no hash map and no
 //! sort. Its shards then list the keys found (to expand them), without a map.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
 use crate::engine::{Position, Side};
@@ -24,7 +26,7 @@ use crate::exact::round::key_table::{capacity_for, KeyTable, AHEAD, SLOT_BYTES};
 pub(crate) use crate::exact::round::level_moves::FoundLevel;
 use crate::exact::round::level_moves::{Move, MovesByWave};
 use crate::exact::round::packed_board::{pack, pack_words, unpack};
-use crate::exact::round::rank_bitmap::{id_of, LevelBits, RankBitmap, SharedBits};
+use crate::exact::round::rank_bitmap::{id_of, shared_u32s, LevelBits, RankBitmap, SharedBits};
 use crate::exact::round::solve_error::{Progress, SolveError, Watch};
 
 /// Shards of a level's positions (a power of two; fixed, so numbers do not depend on threads).
@@ -87,6 +89,9 @@ struct Children {
     /// are `by_shard[shard_start[s]..shard_start[s + 1]]`.
     by_shard: Vec<u32>,
     shard_start: [u32; SHARDS + 1],
+    /// The children of each level and shard: `tally[level * SHARDS + shard]` (counted here, on
+    /// both cores, rather than child by child on the main thread for the memory bound).
+    tally: Vec<u32>,
 }
 
 impl Children {
@@ -99,6 +104,7 @@ impl Children {
             + self.keys.capacity() as u64 * 8
             + self.boards.capacity() as u64 * 24
             + self.by_shard.capacity() as u64 * 4
+            + self.tally.capacity() as u64 * 4
     }
 
     /// Groups the children by shard (a counting sort, stable).
@@ -135,6 +141,8 @@ impl Children {
         self.gains.clear();
         self.pits.clear();
         self.shards.clear();
+        self.tally.clear();
+        self.tally.resize((n as usize + 1) * SHARDS, 0);
         for item in chunk {
             let pos = unpack(&codec.template, item.board, item.side as usize);
             let mover = pos.turn();
@@ -150,7 +158,9 @@ impl Children {
                 self.boards.push(child.board_words());
                 self.gains.push(summary.net_gain(mover) as i8);
                 self.pits.push(pit.index() as u8);
-                self.shards.push(shard_of(key));
+                let shard = shard_of(key);
+                self.shards.push(shard);
+                self.tally[level as usize * SHARDS + shard as usize] += 1;
                 count += 1;
             }
             self.counts.push(count);
@@ -308,10 +318,13 @@ impl Enumeration<'_> {
             // peak, not only after it.
             let found_before =
                 done + self.found.iter().map(|levels| levels[n].len() as u64).sum::<u64>();
-            for part in &parts[..chunks] {
-                self.open_reached(&part.levels);
-            }
-            let growing = self.shard_bytes() + self.growth(&parts[..chunks]) + recording;
+            let added = tally(&parts[..chunks], n);
+            let reached: Vec<u8> = (0..=n)
+                .filter(|&level| added[level * SHARDS..][..SHARDS].iter().any(|&a| a > 0))
+                .map(|level| level as u8)
+                .collect();
+            self.open_reached(&reached);
+            let growing = self.shard_bytes() + self.growth(&added) + recording;
             (bounds.memory)(finished_bytes + growing + buffered, n as u32, found_before)?;
             self.intern(&parts[..chunks]);
             if self.record {
@@ -354,17 +367,10 @@ impl Enumeration<'_> {
             + self.bits.iter().flatten().map(LevelBits::bytes).sum::<u64>()
     }
 
-    /// The most bytes that numbering `parts` can add: each shard's map and key list grown to
-    /// hold all its children as new positions (a map's old table held while it moves), and the
-    /// children's numbers.
-    fn growth(&self, parts: &[Children]) -> u64 {
-        let levels = self.found[0].len();
-        let mut added = vec![0usize; levels * SHARDS];
-        for part in parts {
-            for (&level, &shard) in part.levels.iter().zip(&part.shards) {
-                added[level as usize * SHARDS + shard as usize] += 1;
-            }
-        }
+    /// The most bytes that numbering children can add, `added[level * SHARDS + shard]` of
+    /// each ([`tally`]): each shard's map and key list grown to hold all its children as new
+    /// positions (a map's old table held while it moves), and the children's numbers.
+    fn growth(&self, added: &[usize]) -> u64 {
         let mut bytes = 0u64;
         for (i, &a) in added.iter().enumerate().filter(|(_, &a)| a > 0) {
             let shard = &self.found[i % SHARDS][i / SHARDS];
@@ -451,17 +457,32 @@ impl Enumeration<'_> {
         }
         let mut level = FoundLevel::default();
         let span = self.found.iter().map(|levels| levels[n].len()).max().unwrap_or(0) * SHARDS;
+        let keys: Vec<Vec<u64>> = self
+            .found
+            .iter_mut()
+            .zip(&mut self.boards)
+            .map(|(levels, boards)| {
+                boards[n] = Boards::new();
+                std::mem::take(&mut levels[n]).into_keys()
+            })
+            .collect();
         let by_key = &mut self.by_key;
         by_key.clear();
-        for (s, (levels, boards)) in self.found.iter_mut().zip(&mut self.boards).enumerate() {
-            let keys = std::mem::take(&mut levels[n]).into_keys();
-            by_key.extend(
-                keys.iter()
-                    .enumerate()
-                    .map(|(local, &k)| (Key::from_word(k).ordered(), (local * SHARDS + s) as u32)),
-            );
-            boards[n] = Boards::new();
+        by_key.resize(keys.iter().map(Vec::len).sum(), (0, 0));
+        // Each shard's pairs written on both cores, in the shards' order.
+        let mut stretches = Vec::with_capacity(SHARDS);
+        let mut rest = &mut by_key[..];
+        for shard_keys in &keys {
+            let (stretch, tail) = rest.split_at_mut(shard_keys.len());
+            stretches.push(stretch);
+            rest = tail;
         }
+        stretches.into_par_iter().zip(&keys).enumerate().for_each(|(s, (stretch, shard_keys))| {
+            for (local, (pair, &k)) in stretch.iter_mut().zip(shard_keys).enumerate() {
+                *pair = (Key::from_word(k).ordered(), (local * SHARDS + s) as u32);
+            }
+        });
+        drop(keys);
         by_key.par_sort_unstable();
         let universe = self
             .codec
@@ -471,10 +492,7 @@ impl Enumeration<'_> {
         let south_count = by_key.partition_point(|&(k, _)| k >> 63 == 0);
         self.ranks.clear();
         self.ranks.par_extend(by_key.par_iter().map(|&(k, _)| k & (u64::MAX >> 1)));
-        level.sets = [
-            RankSet::new(&self.ranks[..south_count], universe),
-            RankSet::new(&self.ranks[south_count..], universe),
-        ];
+        level.sets = rank_sets(&self.ranks, south_count, universe);
         level.number_of = by_key.par_iter().map(|&(_, number)| number).collect();
         level.span = span;
         if self.record {
@@ -483,9 +501,10 @@ impl Enumeration<'_> {
             if self.node_of.len() < span {
                 self.node_of.resize(span, 0);
             }
-            for (x, &number) in level.number_of.iter().enumerate() {
-                self.node_of[number as usize] = x as u32;
-            }
+            let shared = shared_u32s(&mut self.node_of);
+            level.number_of.par_iter().enumerate().for_each(|(x, &number)| {
+                shared[number as usize].store(x as u32, Ordering::Relaxed);
+            });
             let node_of = &self.node_of[..span];
             (level.move_start, level.moves) =
                 self.moves.take_in_node_order(n, &level.number_of, |number| node_of[number]);
@@ -500,25 +519,15 @@ impl Enumeration<'_> {
         let mut level = FoundLevel::default();
         let span = self.found.iter().map(|levels| levels[n].len()).max().unwrap_or(0) * SHARDS;
         let boards = ids.boards;
-        self.ranks.clear();
-        self.ranks.extend(ids.ids());
+        ids.ids_into(&mut self.ranks);
         let south_count = self.ranks.partition_point(|&id| id < boards);
-        for id in &mut self.ranks[south_count..] {
-            *id -= boards;
-        }
-        level.sets = [
-            RankSet::new(&self.ranks[..south_count], boards),
-            RankSet::new(&self.ranks[south_count..], boards),
-        ];
-        let nodes: Vec<Vec<u32>> =
-            self.found.par_iter().map(|levels| nodes_of(levels[n].keys(), &ids)).collect();
+        self.ranks[south_count..].par_iter_mut().for_each(|id| *id -= boards);
+        level.sets = rank_sets(&self.ranks, south_count, boards);
         let mut number_of = vec![0u32; ids.len()];
-        for (s, nodes) in nodes.iter().enumerate() {
-            for (local, &x) in nodes.iter().enumerate() {
-                number_of[x as usize] = (local * SHARDS + s) as u32;
-            }
-        }
-        drop(nodes);
+        let shared = shared_u32s(&mut number_of);
+        self.found.par_iter().enumerate().for_each(|(s, levels)| {
+            number_by_node(levels[n].keys(), s, &ids, shared);
+        });
         for (levels, boards) in self.found.iter_mut().zip(&mut self.boards) {
             levels[n] = Shard::default();
             boards[n] = Boards::new();
@@ -547,17 +556,35 @@ impl Enumeration<'_> {
     }
 }
 
-/// The nodes of `keys` in a finished level of a bitmap, each key's bits fetched [`AHEAD`]
-/// keys before.
-fn nodes_of(keys: &[u64], ids: &RankBitmap) -> Vec<u32> {
-    (0..keys.len())
-        .map(|i| {
-            if let Some(&next) = keys.get(i + AHEAD) {
-                ids.prefetch(id_of(next, ids.boards));
-            }
-            ids.rank(id_of(keys[i], ids.boards)) as u32
-        })
-        .collect()
+/// The children of `parts` (of level `n`) by level and shard: `[level * SHARDS + shard]`.
+fn tally(parts: &[Children], n: usize) -> Vec<usize> {
+    let mut added = vec![0usize; (n + 1) * SHARDS];
+    for part in parts {
+        for (a, &t) in added.iter_mut().zip(&part.tally) {
+            *a += t as usize;
+        }
+    }
+    added
+}
+
+/// Writes the number of each key of shard `s` (`keys`, by local number) in a finished level
+/// of a bitmap at its node, each key's bits fetched [`AHEAD`] keys before.
+fn number_by_node(keys: &[u64], s: usize, ids: &RankBitmap, number_of: &[AtomicU32]) {
+    for (local, &key) in keys.iter().enumerate() {
+        if let Some(&next) = keys.get(local + AHEAD) {
+            ids.prefetch(id_of(next, ids.boards));
+        }
+        let x = ids.rank(id_of(key, ids.boards));
+        number_of[x].store((local * SHARDS + s) as u32, Ordering::Relaxed);
+    }
+}
+
+/// A level's two sets (South to move: `ranks[..south_count]`), made on both cores.
+fn rank_sets(ranks: &[u64], south_count: usize, universe: u64) -> [RankSet; 2] {
+    let (south, north) = ranks.split_at(south_count);
+    let (south, north) =
+        rayon::join(|| RankSet::new(south, universe), || RankSet::new(north, universe));
+    [south, north]
 }
 
 /// One shard's levels while a wave's children are numbered: keys and boards by level, and

@@ -179,13 +179,14 @@ impl MovesByWave {
         self.blocks[..self.used].iter().map(|b| b.len() as u64).sum()
     }
 
-    /// A new wave's block of `len` moves, to be written in place, and the block's index.
+    /// A new wave's block of `len` moves, to be written in place (every move of it: a kept
+    /// block's old moves are not cleared first), and the block's index.
     pub(crate) fn next_block(&mut self, len: usize) -> (u32, &mut [Move]) {
         if self.used == self.blocks.len() {
             self.blocks.push(Vec::new());
         }
         let block = &mut self.blocks[self.used];
-        block.clear();
+        block.truncate(len);
         block.resize(len, Move(0));
         self.used += 1;
         ((self.used - 1) as u32, block)
@@ -214,16 +215,8 @@ impl MovesByWave {
         node_of: impl Fn(usize) -> u32 + Sync,
     ) -> (Vec<u64>, Vec<Move>) {
         let at = &self.at;
-        let counts: Vec<u8> =
-            number_of.par_iter().map(|&number| at[number as usize] as u8).collect();
-        let mut move_start = Vec::with_capacity(number_of.len() + 1);
-        let mut total = 0u64;
-        move_start.push(0);
-        for &count in &counts {
-            total += count as u64;
-            move_start.push(total);
-        }
-        drop(counts);
+        let move_start = move_starts(number_of, |number| at[number as usize] as u8 as u64);
+        let total = *move_start.last().expect("a start past the last node");
         // Written once in parallel first, so that the kernel clears its fresh pages on both
         // cores.
         let mut moves = Vec::with_capacity(total as usize);
@@ -268,6 +261,33 @@ impl MovesByWave {
         self.used = 0;
         (move_start, moves)
     }
+}
+
+/// Where each node's moves start, `count(number_of[x])` moves a node, and one past the last:
+/// the counts summed a stretch of nodes at a time, then the starts written, on both cores.
+fn move_starts(number_of: &[u32], count: impl Fn(u32) -> u64 + Sync) -> Vec<u64> {
+    let sums: Vec<u64> =
+        number_of.par_chunks(NODES).map(|nodes| nodes.iter().map(|&n| count(n)).sum()).collect();
+    let mut firsts = Vec::with_capacity(sums.len());
+    let mut total = 0u64;
+    for sum in sums {
+        firsts.push(total);
+        total += sum;
+    }
+    let mut move_start = vec![0u64; number_of.len() + 1];
+    move_start[number_of.len()] = total;
+    move_start[..number_of.len()]
+        .par_chunks_mut(NODES)
+        .zip(number_of.par_chunks(NODES))
+        .zip(firsts)
+        .for_each(|((starts, nodes), first)| {
+            let mut at = first;
+            for (start, &n) in starts.iter_mut().zip(nodes) {
+                *start = at;
+                at += count(n);
+            }
+        });
+    move_start
 }
 
 #[cfg(test)]

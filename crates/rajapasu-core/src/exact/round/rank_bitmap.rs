@@ -8,13 +8,26 @@
 //! and the pages of its slots cleared by the kernel), and numbering by a popcount replaces the
 //! renumbering's sort by rank.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rayon::prelude::*;
 
 use crate::exact::index::Key;
 use crate::exact::prefetch::prefetch;
 
 /// Words of a cache line.
 const BLOCK_WORDS: usize = 8;
+/// Words of the bitmap a parallel task counts or lists.
+const TASK_WORDS: usize = 1 << 14;
+
+/// `values` for threads that each write their own elements (a permutation's scatter), so
+/// that what is written does not depend on the threads.
+pub(crate) fn shared_u32s(values: &mut [u32]) -> &[AtomicU32] {
+    const { assert!(std::mem::align_of::<AtomicU32>() == std::mem::align_of::<u32>()) };
+    // SAFETY: `AtomicU32` has the size and bit validity of `u32` and (asserted above) its
+    // alignment; the exclusive borrow lasts as long as the shared atomic view.
+    unsafe { &*(values as *mut [u32] as *const [AtomicU32]) }
+}
 
 /// Words `vec![0; words + BLOCK_WORDS - 1]` and where in it the bitmap starts: at a cache
 /// line, so that a rank reads one line of the bitmap.
@@ -110,14 +123,31 @@ pub(crate) struct RankBitmap {
 }
 
 impl RankBitmap {
+    /// The counts a word are made on both cores (a task's words counted, then its counts
+    /// written from the tasks before), so that their fresh pages are cleared on both.
     fn new(words: Vec<u64>, start: usize, boards: u64) -> RankBitmap {
         let bits = words.get(start..).unwrap_or_default();
-        let mut before = Vec::with_capacity(bits.len());
+        let sums: Vec<u64> = bits
+            .par_chunks(TASK_WORDS)
+            .map(|task| task.iter().map(|w| w.count_ones() as u64).sum())
+            .collect();
+        let mut firsts = Vec::with_capacity(sums.len());
         let mut count = 0u64;
-        for word in bits {
-            before.push(u32::try_from(count).expect("a level's positions fit 32 bits"));
-            count += word.count_ones() as u64;
+        for sum in sums {
+            firsts.push(count);
+            count += sum;
         }
+        u32::try_from(count).expect("a level's positions fit 32 bits");
+        let mut before = vec![0u32; bits.len()];
+        before.par_chunks_mut(TASK_WORDS).zip(bits.par_chunks(TASK_WORDS)).zip(firsts).for_each(
+            |((out, task), first)| {
+                let mut count = first as u32;
+                for (o, word) in out.iter_mut().zip(task) {
+                    *o = count;
+                    count += word.count_ones();
+                }
+            },
+        );
         RankBitmap { boards, words, start, before, len: count as usize }
     }
 
@@ -147,6 +177,7 @@ impl RankBitmap {
     }
 
     /// The ids set, in increasing order.
+    #[cfg(test)]
     pub(crate) fn ids(&self) -> impl Iterator<Item = u64> + '_ {
         self.bits().iter().enumerate().flat_map(|(w, &word)| {
             let mut rest = word;
@@ -158,6 +189,26 @@ impl RankBitmap {
                 })
             })
         })
+    }
+
+    /// Replaces `out` with the ids set, in increasing order, listed on both cores.
+    pub(crate) fn ids_into(&self, out: &mut Vec<u64>) {
+        out.clear();
+        out.par_extend(self.bits().par_chunks(TASK_WORDS).enumerate().flat_map_iter(
+            |(task, words)| {
+                let first = (task * TASK_WORDS) as u64 * 64;
+                words.iter().enumerate().flat_map(move |(w, &word)| {
+                    let mut rest = word;
+                    std::iter::from_fn(move || {
+                        (rest != 0).then(|| {
+                            let bit = rest.trailing_zeros() as u64;
+                            rest &= rest - 1;
+                            first + w as u64 * 64 + bit
+                        })
+                    })
+                })
+            },
+        ));
     }
 
     pub(crate) fn bytes(&self) -> u64 {
@@ -193,9 +244,41 @@ mod tests {
             let table = bits.finish();
             assert_eq!(table.len(), set.len());
             assert_eq!(table.ids().collect::<Vec<_>>(), set.iter().copied().collect::<Vec<_>>());
+            let mut listed = vec![7u64];
+            table.ids_into(&mut listed);
+            assert_eq!(listed, set.iter().copied().collect::<Vec<_>>(), "ids listed in parallel");
             for id in 0..2 * boards {
                 assert_eq!(table.rank(id), set.range(..id).count(), "rank of {id} of {boards}");
             }
+        }
+    }
+
+    #[test]
+    fn counts_and_ids_spanning_several_tasks_match_a_sorted_list() {
+        // Three tasks' words and more, ids dense in places and sparse in others.
+        let boards = 2 * TASK_WORDS as u64 * 64;
+        let mut bits = LevelBits::new(boards);
+        bits.open();
+        let shared = bits.shared();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut set = BTreeSet::new();
+        for i in 0..300_000u64 {
+            let id = if i % 3 == 0 { i % 70_000 } else { xorshift(&mut x) % (2 * boards) };
+            shared.insert(id);
+            set.insert(id);
+        }
+        let table = bits.finish();
+        let sorted: Vec<u64> = set.iter().copied().collect();
+        let mut listed = Vec::new();
+        table.ids_into(&mut listed);
+        assert_eq!(listed, sorted);
+        assert_eq!(table.len(), sorted.len());
+        for _ in 0..20_000 {
+            let id = xorshift(&mut x) % (2 * boards);
+            assert_eq!(table.rank(id), sorted.partition_point(|&s| s < id), "rank of {id}");
+        }
+        for (node, &id) in sorted.iter().enumerate().step_by(97) {
+            assert_eq!(table.rank(id), node, "node of {id}");
         }
     }
 

@@ -440,7 +440,9 @@ impl Solution {
 
     /// The moves of every position of level `n`: the best exit of each in South's terms (the
     /// max for South to move, the min for North), and the in-level successors, by node. Chunks
-    /// of nodes run in parallel and are joined in order.
+    /// of nodes run in parallel, writing their exits and degrees in place; their successors are
+    /// joined in order once the level is scanned, on both cores (no array grown and copied on
+    /// one).
     fn scan_level(
         &self,
         n: usize,
@@ -450,45 +452,48 @@ impl Solution {
         watch: &mut Watch,
     ) -> Result<LevelScan, SolveError> {
         let m = found[n].len();
-        let mut scan = LevelScan {
-            exit: Vec::with_capacity(m),
-            degree: Vec::with_capacity(m),
-            succ: Vec::new(),
-            exits: 0,
-        };
-        let mut start = 0;
-        while start < m {
-            let end = (start + WAVE).min(m);
-            let chunks: Vec<(usize, usize)> =
-                (start..end).step_by(CHUNK).map(|s| (s, (s + CHUNK).min(end))).collect();
-            let parts: Vec<LevelScan> =
-                chunks.par_iter().map(|&(s, e)| self.scan_nodes(n, found, s, e)).collect();
-            for part in parts {
-                scan.exit.extend_from_slice(&part.exit);
-                scan.degree.extend_from_slice(&part.degree);
-                scan.succ.extend_from_slice(&part.succ);
-                scan.exits += part.exits;
+        let mut exit = vec![0i16; m];
+        let mut degree = vec![0u8; m];
+        let mut succs: Vec<Vec<u32>> = Vec::new();
+        let mut exits = 0u64;
+        let waves = exit.chunks_mut(WAVE).zip(degree.chunks_mut(WAVE));
+        for (first, (exit, degree)) in (0..m).step_by(WAVE).zip(waves) {
+            let parts: Vec<(Vec<u32>, u64)> = exit
+                .par_chunks_mut(CHUNK)
+                .zip(degree.par_chunks_mut(CHUNK))
+                .enumerate()
+                .map(|(i, (exit, degree))| {
+                    self.scan_nodes(n, found, first + i * CHUNK, exit, degree)
+                })
+                .collect();
+            for (succ, part_exits) in parts {
+                succs.push(succ);
+                exits += part_exits;
             }
-            *done += (end - start) as u64;
+            *done += exit.len() as u64;
             if watch(Progress { phase: "solving", level: n as u32, done: *done, total }).is_break()
             {
                 return Err(SolveError::Cancelled);
             }
-            start = end;
         }
-        Ok(scan)
+        Ok(LevelScan { exit, degree, succ: concat(succs), exits })
     }
 
-    /// [`Solution::scan_level`] for the nodes `start..end` of level `n`.
-    fn scan_nodes(&self, n: usize, found: &[FoundLevel], start: usize, end: usize) -> LevelScan {
-        let mut scan = LevelScan {
-            exit: Vec::with_capacity(end - start),
-            degree: Vec::with_capacity(end - start),
-            succ: Vec::new(),
-            exits: 0,
-        };
+    /// [`Solution::scan_level`] for the nodes from `start` of level `n`, one an element of
+    /// `exit` and `degree`: their in-level successors and their exits counted.
+    fn scan_nodes(
+        &self,
+        n: usize,
+        found: &[FoundLevel],
+        start: usize,
+        exit: &mut [i16],
+        degree: &mut [u8],
+    ) -> (Vec<u32>, u64) {
+        let mut succ = Vec::new();
+        let mut exits = 0u64;
         let south_count = self.levels[n].sets[0].len();
         let here = &found[n];
+        let end = start + exit.len();
         for x in start..end {
             // Two steps for a child in a level of a bitmap: its line, then its value.
             if x + 8 < end {
@@ -508,34 +513,48 @@ impl Solution {
             let sign: i32 = if x < south_count { 1 } else { -1 };
             // The mover's best exit, in the mover's terms.
             let mut best: Option<i32> = None;
-            let mut degree = 0u8;
+            let mut in_level = 0u8;
             let moves = here.moves_of_node(x);
             for &mv in moves {
                 let cl = mv.level();
                 if cl == n {
                     // A move within the level names the child's node.
-                    scan.succ.push(mv.number() as u32);
-                    degree += 1;
+                    succ.push(mv.number() as u32);
+                    in_level += 1;
                 } else {
                     let v = mv.gain() - found[cl].value(mv.number()) as i32;
                     best = Some(best.map_or(v, |b| b.max(v)));
-                    scan.exits += 1;
+                    exits += 1;
                 }
             }
             if moves.is_empty() {
                 // R10, R15: no legal move; the opponent collects what is on the board.
                 best = Some(-(n as i32));
-                scan.exits += 1;
+                exits += 1;
             }
-            scan.exit.push(match best {
+            exit[x - start] = match best {
                 Some(b) => (sign * b) as i16,
                 None if sign == 1 => i16::MIN,
                 None => i16::MAX,
-            });
-            scan.degree.push(degree);
+            };
+            degree[x - start] = in_level;
         }
-        scan
+        (succ, exits)
     }
+}
+
+/// The parts joined in order, each copied in parallel into its place.
+fn concat(parts: Vec<Vec<u32>>) -> Vec<u32> {
+    let mut joined = vec![0u32; parts.iter().map(Vec::len).sum()];
+    let mut places = Vec::with_capacity(parts.len());
+    let mut rest = &mut joined[..];
+    for part in &parts {
+        let (place, tail) = rest.split_at_mut(part.len());
+        places.push(place);
+        rest = tail;
+    }
+    places.into_par_iter().zip(&parts).for_each(|(place, part)| place.copy_from_slice(part));
+    joined
 }
 
 /// The working bytes of solving a level of `m` positions and `quiet` in-level moves (their
