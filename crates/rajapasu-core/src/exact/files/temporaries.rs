@@ -4,8 +4,12 @@
 use std::path::Path;
 
 use crate::exact::files::level_files::{LEVEL_PREFIX, POSITIONS_EXTENSION, VALUES_EXTENSION};
-use crate::exact::matches::round_values::{ROUND_VALUES_EXTENSION, ROUND_VALUES_PREFIX};
 use crate::files;
+
+/// A round's values file is `values-HASH-SxN[-keptK-STARTER].bin` (named here, beside the
+/// temporaries' names, so that the files below the solvers import nothing from them).
+pub(crate) const ROUND_VALUES_PREFIX: &str = "values-";
+pub(crate) const ROUND_VALUES_EXTENSION: &str = ".bin";
 
 /// Whether `name` is a temporary file of the tables directory's writers (see
 /// [`files::Temporary`]): `.NAME.tmp-…` for a match table (`match-HASH.json`), round values

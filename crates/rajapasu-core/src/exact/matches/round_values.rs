@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::engine::{BySide, PitSet, Ruleset, Side};
 use crate::exact::files::hashing::Hashing;
+use crate::exact::files::temporaries::{ROUND_VALUES_EXTENSION, ROUND_VALUES_PREFIX};
 use crate::exact::matches::match_solver::{end_masks, Ending, MatchTable};
 use crate::exact::matches::round_graph::{Mask, RoundGraph};
 use crate::exact::round::solver::{Progress, SendWatch, SolveError};
@@ -355,10 +356,6 @@ impl RoundValues {
 pub(crate) const SAVED_CELLS: u64 = 1 << 24;
 
 const MAGIC: &[u8; 8] = b"RJPVALS2";
-
-/// A round's values file is `values-HASH-SxN[-keptK-STARTER].bin`.
-pub(crate) const ROUND_VALUES_PREFIX: &str = "values-";
-pub(crate) const ROUND_VALUES_EXTENSION: &str = ".bin";
 
 /// The file of a round's values in the tables directory.
 pub(crate) fn round_values_path(
