@@ -16,6 +16,18 @@ pub(crate) const READINGS: [&[&str]; 6] = [
     &["endless=stop"],
 ];
 
+/// Every reading, `final_four=sower` included (its positions are the default's, its values
+/// not): for what depends on the values, such as the layers and the chains of rounds.
+pub(crate) const ALL_READINGS: [&[&str]; 7] = [
+    &[],
+    &["final_four=stays"],
+    &["final_four=sower"],
+    &["skip_origin=true"],
+    &["pussa_chain=true"],
+    &["endless=stop"],
+    &["next_starter=round_winner"],
+];
+
 /// Bounds the tests' boards never meet.
 pub(crate) fn unbounded() -> SpillOptions {
     SpillOptions { max_memory: 1 << 30, max_disk: u64::MAX, max_levels: None }

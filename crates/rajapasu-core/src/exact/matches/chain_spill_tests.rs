@@ -4,18 +4,8 @@
 
 use std::collections::HashMap;
 
-use crate::exact::test_rules::rules;
+use crate::exact::test_rules::{rules, ALL_READINGS as READINGS};
 use crate::exact::*;
-
-const READINGS: [&[&str]; 7] = [
-    &[],
-    &["final_four=stays"],
-    &["final_four=sower"],
-    &["skip_origin=true"],
-    &["pussa_chain=true"],
-    &["endless=stop"],
-    &["next_starter=round_winner"],
-];
 
 #[test]
 fn the_spilled_chain_is_the_in_memory_chain_on_small_boards_under_every_reading() {

@@ -5,19 +5,8 @@
 use std::collections::HashMap;
 
 use crate::exact::round::layers::south_value;
-use crate::exact::test_rules::rules;
+use crate::exact::test_rules::{rules, ALL_READINGS as READINGS};
 use crate::exact::*;
-
-/// Every reading the layers' tests solve under.
-const READINGS: [&[&str]; 7] = [
-    &[],
-    &["final_four=stays"],
-    &["final_four=sower"],
-    &["skip_origin=true"],
-    &["pussa_chain=true"],
-    &["endless=stop"],
-    &["next_starter=round_winner"],
-];
 
 fn solve(r: Ruleset, open: (u8, u8)) -> Solution {
     let roots = Side::ALL.map(|s| round_start(r, BySide::new(open.0, open.1), s));
