@@ -26,7 +26,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{BySide, NextStarter, PitSet, Ruleset, Side};
 use crate::exact::matches::round_graph::{GraphBudget, Mask, RoundGraph, ATTRACTOR_BYTES};
-use crate::exact::round::solve_error::peak_checked;
 use crate::exact::round::solver::{SolveError, SolveOptions};
 use crate::exact::round::spill::SpillError;
 use crate::exact::setting::Naming;
@@ -538,13 +537,8 @@ fn build_graphs(
             mask_bytes: ATTRACTOR_BYTES,
         };
         // The largest graphs take seconds: the watch is heard within each (and can stop it).
-        // The building holds more than the finished graph: its checks find its peak.
-        let (g, building) = peak_checked(|| {
-            RoundGraph::build_watched(rules, config.open, opts, budget, &mut |_| progress(at))
-        });
-        let g = g?;
-        let finished = budget.needed(g.bytes(), g.nodes() as u64);
-        stats.peak_bytes = stats.peak_bytes.max(building).max(finished);
+        let g = RoundGraph::build_watched(rules, config.open, opts, budget, &mut |_| progress(at))?;
+        stats.peak_bytes = stats.peak_bytes.max(budget.needed(g.bytes(), g.nodes() as u64));
         stats.graph_bytes += g.bytes();
         largest = largest.max(g.nodes() as u64);
         stats.positions += g.nodes() as u64;

@@ -1,30 +1,12 @@
 //! What every solver of rounds shares with its callers: why a solve failed, what it is doing,
 //! and the watch that hears it and may stop it.
 
-use std::cell::Cell;
 use std::ops::ControlFlow;
 
 use crate::exact::setting::{Naming, Setting};
 
 /// The most counters a solvable board may hold: values are stored in one signed byte.
 pub const MAX_COUNTERS: u32 = 127;
-
-thread_local! {
-    /// The most bytes a memory check passed on this thread while [`peak_checked`] runs.
-    static CHECKED_PEAK: Cell<Option<u64>> = const { Cell::new(None) };
-}
-
-/// Runs `f` and returns, with its result, the most bytes any memory check on this thread
-/// passed meanwhile: the peak of a step whose checks are made by code that does not report
-/// its own (a round graph's building holds more than the finished graph).
-pub(crate) fn peak_checked<T>(f: impl FnOnce() -> T) -> (T, u64) {
-    let outer = CHECKED_PEAK.with(|peak| peak.replace(Some(0)));
-    let out = f();
-    let inner = CHECKED_PEAK.with(Cell::get).unwrap_or(0);
-    // A step run within another is part of its peak too.
-    CHECKED_PEAK.with(|peak| peak.set(outer.map(|o| o.max(inner))));
-    (out, inner)
-}
 
 /// Why a solve failed. The limits' messages name the setting through a [`Naming`]
 /// ([`SolveError::describe`]); `Display` names it by its field.
@@ -67,7 +49,6 @@ impl SolveError {
         if needed > limit {
             return Err(SolveError::MemoryLimit { limit, needed, positions, counters, phase });
         }
-        CHECKED_PEAK.with(|peak| peak.set(peak.get().map(|p| p.max(needed))));
         Ok(())
     }
 
