@@ -7,8 +7,10 @@
 Reads DIR/answers/open-S-N.json (each `rajapasu solve --spill --json`): for every open-pit
 configuration and starter, the round's value for the starter (R15, captures ahead at the round's
 end under perfect play), its outcome and best moves (local pits, 0 the leftmost), and the round's
-positions, moves, disk and solving seconds (the levels' own, summed). Prints the Markdown table;
-exits 2 naming the file and field when an answer is not what spill_rounds.sh writes, when the
+positions, moves, disk and solving seconds (the levels' own, summed). With --out, the rows
+already in OUT/rounds.csv of configurations DIR has no answer for are kept (answered by an earlier
+run or on another machine), and each answer is copied to OUT/answers/, so that OUT keeps the
+answers whatever becomes of DIR. Prints the Markdown table; exits 2 naming the file and field when an answer is not what spill_rounds.sh writes, when the
 answers are of different rules (their `rules_hash`), when there are none, or when OUT cannot be
 written.
 """
@@ -85,15 +87,44 @@ def rows_of(path: Path):
         }
 
 
+INTEGERS = {"open_south", "open_north", "value", "positions", "quiet_moves", "exits", "levels",
+            "disk_bytes"}
+DECIMALS = {"enumerate_seconds", "solve_seconds"}
+
+
+def kept_rows(csv_path: Path, answered):
+    """The rows of an earlier OUT/rounds.csv whose configuration has no answer in DIR."""
+    if not csv_path.exists():
+        return []
+    try:
+        reader = csv.DictReader(io.StringIO(csv_path.read_text()))
+        if reader.fieldnames != COLUMNS:
+            raise Bad(f"{csv_path}: its header is {reader.fieldnames}, not {COLUMNS}")
+        rows = []
+        for n, row in enumerate(reader, start=2):
+            for name in INTEGERS | DECIMALS:
+                kind = int if name in INTEGERS else float
+                try:
+                    row[name] = kind(row[name])
+                except (TypeError, ValueError):
+                    raise Bad(f"{csv_path}: line {n}, field '{name}' is {row[name]!r}, not {kind.__name__}")
+            if (row["open_south"], row["open_north"]) not in answered:
+                row["source"] = csv_path
+                rows.append(row)
+        return rows
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise Bad(f"{csv_path}: not a table of answers: {e}")
+
+
 def same_rules(rows, answers: Path):
     """Refuses answers of different rules: their rows do not belong in one table."""
     first = {}
     for row in rows:
-        name = f"open-{row['open_south']}-{row['open_north']}.json"
+        name = row.get("source") or answers / f"open-{row['open_south']}-{row['open_north']}.json"
         first.setdefault(row["rules_hash"], name)
     if len(first) > 1:
         (a, file_a), (b, file_b) = list(first.items())[:2]
-        raise Bad(f"{answers / file_a} has field 'rules_hash' {a} but {answers / file_b} has {b}:"
+        raise Bad(f"{file_a} has field 'rules_hash' {a} but {file_b} has {b}:"
                   " answers of different rules")
 
 
@@ -112,8 +143,13 @@ def main(argv) -> int:
     if not answers.is_dir():
         print(f"{answers}: no answers directory (scripts/spill_rounds.sh writes it)", file=sys.stderr)
         return 2
+    out = Path(argv[3]) if len(argv) == 4 else None
     try:
-        rows = [r for p in sorted(answers.glob("open-*.json")) for r in rows_of(p)]
+        files = sorted(answers.glob("open-*.json"))
+        rows = [r for p in files for r in rows_of(p)]
+        if out is not None and rows:
+            answered = {(r["open_south"], r["open_north"]) for r in rows}
+            rows += kept_rows(out / "rounds.csv", answered)
         same_rules(rows, answers)
     except Bad as e:
         print(e, file=sys.stderr)
@@ -124,20 +160,27 @@ def main(argv) -> int:
     rows.sort(key=lambda r: (-(r["open_south"] + r["open_north"]), -r["open_south"], r["starter"] != "south"))
     table = markdown(rows)
     print(table, end="")
-    if len(argv) == 4:
+    if out is not None:
         try:
-            write_out(Path(argv[3]), rows, table)
+            write_out(out, rows, table, files)
         except OSError as e:
             print(f"{argv[3]}: cannot write the tables there: {e}", file=sys.stderr)
             return 2
     return 0
 
 
-def write_out(out: Path, rows, table: str):
-    """OUT/rounds.csv and OUT/rounds.md, each written to a temporary name and renamed."""
+def write_out(out: Path, rows, table: str, files):
+    """OUT/rounds.csv, OUT/rounds.md and OUT/answers/, each written to a temporary name and renamed."""
     out.mkdir(parents=True, exist_ok=True)
+    (out / "answers").mkdir(exist_ok=True)
+    for path in files:
+        copy = out / "answers" / path.name
+        if path.resolve() != copy.resolve():
+            temporary = copy.with_name(f".{path.name}.tmp")
+            temporary.write_bytes(path.read_bytes())
+            temporary.replace(copy)
     text = io.StringIO()
-    writer = csv.DictWriter(text, COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(text, COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
     for name, content in (("rounds.csv", text.getvalue()), ("rounds.md", table)):

@@ -16,9 +16,11 @@
 # levels stay in DIR: the directory holds their sum (the real board's `stays`: the full round
 # about 24 GB, plus the others). A failed configuration stops the run, naming it; its solve's
 # output is in DIR/levels.log.last.
-# RAJAPASU=/path/to/rajapasu uses that binary; NICE sets the niceness (default 19).
+# SKIP="S,N ..." leaves those configurations out (answered by another run or machine; see
+# spill_answers.py, which keeps their rows). RAJAPASU=/path/to/rajapasu uses that binary; NICE
+# sets the niceness (default 19).
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n 2,19p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,21p "$0" >&2; exit 2; }
 dir=$1
 pits=$2
 shift 2
@@ -62,9 +64,17 @@ configurations=("$pits,$pits")
 for ((k = pits - 1; k >= 1; k--)); do
   configurations+=("$k,$pits" "$pits,$k")
 done
+for skipped in ${SKIP:-}; do
+  case " ${configurations[*]} " in
+    *" $skipped "*) ;;
+    *) echo "SKIP names '$skipped', not a configuration of $pits pits a row (S,N: ${configurations[*]})" >&2
+      exit 2 ;;
+  esac
+done
 for open in "${configurations[@]}"; do
   answer=$dir/answers/open-${open/,/-}.json
   [ -e "$answer" ] && continue
+  case " ${SKIP:-} " in *" $open "*) continue ;; esac
   [ -e "$dir/STOP" ] && exit 0
   if [ ! -e "$dir/answers/ARGS" ]; then
     printf '%s\n' "$args" >"$dir/answers/ARGS.tmp"

@@ -151,6 +151,27 @@ fn every_configuration_of_a_match_is_solved_in_steps_and_answers_as_the_in_memor
     assert_eq!(std::fs::read_dir(dir.path().join("answers")).unwrap().count(), 0);
     std::fs::remove_file(dir.path().join("STOP")).unwrap();
 
+    // SKIP leaves out what another run answers; a name that is no configuration is refused.
+    let skipping = |skip: &str| {
+        Command::new("bash")
+            .arg(script("spill_rounds.sh"))
+            .arg(dir.path())
+            .args([&["3"][..], &BOARD[..3]].concat())
+            .env("RAJAPASU", env!("CARGO_BIN_EXE_rajapasu"))
+            .env("NICE", "0")
+            .env("SKIP", skip)
+            .output()
+            .expect("bash runs")
+    };
+    let bad = skipping("3,3 4,3");
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("SKIP names '4,3'") && err.contains("3,3 2,3 3,2 1,3 3,1"), "{err}");
+    let skipped = skipping("3,3 1,3 3,1 3,2");
+    assert!(skipped.status.success(), "{}", String::from_utf8_lossy(&skipped.stderr));
+    let answered = |name: &str| dir.path().join("answers").join(name).exists();
+    assert!(answered("open-2-3.json") && !answered("open-3-3.json") && !answered("open-1-3.json"));
+
     let out = rounds(&[&["3"][..], &BOARD[..3]].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut names: Vec<String> = std::fs::read_dir(dir.path().join("answers"))
@@ -250,6 +271,44 @@ fn a_failed_configuration_stops_the_rounds_naming_it() {
     assert!(answering.path().join("answers/open-1-2.json").exists());
 }
 
+/// spill_answers.py into an OUT that has rows: those of configurations DIR does not answer are
+/// kept as they were, those DIR answers are its own; kept rows of other rules are refused.
+fn kept_rows(dir: &Path, out: &Path, csv: &str) {
+    let run = |dir: &Path| {
+        Command::new("python3")
+            .arg(script("spill_answers.py"))
+            .arg(dir)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .expect("python3 runs")
+    };
+    let partial = tempfile::tempdir().unwrap();
+    std::fs::create_dir(partial.path().join("answers")).unwrap();
+    let answer = std::fs::read(dir.join("answers/open-3-3.json")).unwrap();
+    std::fs::write(partial.path().join("answers/open-3-3.json"), &answer).unwrap();
+    let done = run(partial.path());
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert_eq!(std::fs::read_to_string(out.join("rounds.csv")).unwrap(), csv);
+
+    let hash = csv.lines().nth(1).unwrap().rsplit(',').next().unwrap();
+    let other_rules = csv.replace(hash, "0123abcd0123");
+    std::fs::write(out.join("rounds.csv"), &other_rules).unwrap();
+    let refused = run(partial.path());
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("rounds.csv") && err.contains("'rules_hash'"), "{err}");
+    let mut lines: Vec<&str> = csv.lines().collect();
+    let damaged = lines[3].replacen(',', ",x", 1);
+    lines[3] = &damaged;
+    std::fs::write(out.join("rounds.csv"), lines.join("\n") + "\n").unwrap();
+    let refused = run(partial.path());
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("rounds.csv: line 4, field 'open_north'"), "{err}");
+    std::fs::write(out.join("rounds.csv"), csv).unwrap();
+}
+
 /// scripts/spill_answers.py over the answers: a row a configuration and starter, mirrored
 /// configurations of the same value for the mirrored starter (the rules do not favour a side);
 /// a damaged answer refused naming its field.
@@ -289,6 +348,9 @@ fn answers_table(dir: &Path) {
     }
     let md = std::fs::read_to_string(out.path().join("rounds.md")).unwrap();
     assert_eq!(md.lines().count(), 12, "{md}");
+    let copied = std::fs::read(out.path().join("answers/open-2-3.json")).unwrap();
+    assert_eq!(copied, std::fs::read(dir.join("answers/open-2-3.json")).unwrap());
+    kept_rows(dir, out.path(), &csv);
 
     let damaged = tempfile::tempdir().unwrap();
     std::fs::create_dir(damaged.path().join("answers")).unwrap();
