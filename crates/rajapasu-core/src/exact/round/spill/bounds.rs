@@ -1,10 +1,109 @@
-//! What a solve on disk may use and has used: the memory and disk bounds of its
-//! [`SpillOptions`], their checks and the figures their errors give, and the levels it may
-//! finish in one run. A round's run ([`crate::exact::round::spill`]) and a match solve with its
-//! round graphs on disk (`matches::match_spill`) share it.
+//! What a solve on disk may use ([`SpillOptions`]: its memory and disk bounds, the levels it may
+//! finish in one run), why it fails ([`SpillError`], with the figures of the bound it met), and
+//! what it has used, checked against the bounds ([`SpillBounds`]). A round's run
+//! ([`crate::exact::round::spill`]) and a match solve with its round graphs on disk
+//! (`matches::match_spill`) share them.
 
+use std::path::{Path, PathBuf};
+
+use crate::exact::files::Refused;
 use crate::exact::round::solver::SolveError;
-use crate::exact::round::spill::{SpillError, SpillOptions};
+use crate::exact::setting::{Naming, Setting};
+
+#[derive(Clone, Copy, Debug)]
+pub struct SpillOptions {
+    /// The most bytes of working memory (the level in hand, its buffers); the lower levels'
+    /// files are mapped, not counted.
+    pub max_memory: u64,
+    /// The most bytes the solve's directory may hold.
+    pub max_disk: u64,
+    /// Stop after finishing this many levels in this run (each is kept; run again to continue).
+    pub max_levels: Option<u32>,
+}
+
+impl Default for SpillOptions {
+    fn default() -> SpillOptions {
+        SpillOptions {
+            max_memory: crate::exact::DEFAULT_MAX_MEMORY,
+            max_disk: u64::MAX,
+            max_levels: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpillError {
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    #[error("{0}")]
+    BadFile(String),
+    #[error("{path}: {message}")]
+    Io { path: PathBuf, message: String },
+    #[error(
+        "the disk is full writing {path} ({bytes} bytes): free at least that much, more for the levels still to come \
+         ({used} bytes of the solve are on disk), and run again: the finished levels are kept"
+    )]
+    DiskFull { path: PathBuf, bytes: u64, used: u64 },
+    #[error("{}", disk_limit(*.limit, *.needed, .what, &Setting::default_name))]
+    DiskLimit { limit: u64, needed: u64, what: String },
+    #[error(
+        "{dir} holds a solve of other roots or rules ({found}); use another directory or remove it"
+    )]
+    OtherSolve { dir: PathBuf, found: String },
+    #[error("stopped after {levels} levels as asked; run again to continue from level {next}")]
+    Interrupted { levels: u32, next: u32 },
+    #[error("{}", closure_limit(*.limit, *.needed, *.positions, *.level, &Setting::default_name))]
+    ClosureLimit { limit: u64, needed: u64, positions: u64, level: u32 },
+}
+
+impl SpillError {
+    /// The message, the setting at fault named by `name`.
+    pub fn describe(&self, name: Naming) -> String {
+        match self {
+            SpillError::Solve(e) => e.describe(name),
+            SpillError::DiskLimit { limit, needed, what } => {
+                disk_limit(*limit, *needed, what, name)
+            }
+            SpillError::ClosureLimit { limit, needed, positions, level } => {
+                closure_limit(*limit, *needed, *positions, *level, name)
+            }
+            e => e.to_string(),
+        }
+    }
+}
+
+fn disk_limit(limit: u64, needed: u64, what: &str, name: Naming) -> String {
+    format!(
+        "the solve needs more disk than allowed ({} {limit} bytes): {needed} bytes with {what}; \
+         allow more and run again: the finished levels are kept",
+        name(Setting::MaxDisk)
+    )
+}
+
+fn closure_limit(limit: u64, needed: u64, positions: u64, level: u32, name: Naming) -> String {
+    format!(
+        "choosing a perfect player's progressing move needs more memory than allowed ({} {limit} bytes): \
+         the positions of the same value its in-level moves lead to (level {level}) reach {positions} \
+         and {needed} bytes; allow more memory",
+        name(Setting::MaxMemory)
+    )
+}
+
+impl From<Refused> for SpillError {
+    fn from(refused: Refused) -> SpillError {
+        SpillError::BadFile(refused.0)
+    }
+}
+
+pub(crate) fn io_error(path: &Path, e: std::io::Error, used: u64, bytes: u64) -> SpillError {
+    if e.kind() == std::io::ErrorKind::StorageFull {
+        SpillError::DiskFull { path: path.to_path_buf(), bytes, used }
+    } else {
+        SpillError::Io { path: path.to_path_buf(), message: e.to_string() }
+    }
+}
+
+/// What a solve on disk has used, against the bounds of its options.
 
 pub(in crate::exact) struct SpillBounds {
     pub(in crate::exact) opts: SpillOptions,
