@@ -104,7 +104,6 @@ pub(crate) fn io_error(path: &Path, e: std::io::Error, used: u64, bytes: u64) ->
 }
 
 /// What a solve on disk has used, against the bounds of its options.
-
 pub(in crate::exact) struct SpillBounds {
     pub(in crate::exact) opts: SpillOptions,
     /// Bytes in the solve's directories.
