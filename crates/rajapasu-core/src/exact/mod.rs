@@ -18,11 +18,6 @@ pub use analysis::{
     analyse, round_solution, Analysis, AnalysisError, MatchOutlook, MoveAnalysis, RoundContext,
     RoundMatch, LINE_MOVES,
 };
-pub use files::tables::{
-    default_tables_dir, load_or_solve, load_or_solve_spilled, load_or_solve_watched,
-    match_spill_dir, read_checkpoint, stamp_checkpoint, table_path, table_stored, tables_dir,
-    write_checkpoint, NoTablesDir, Stamped, MAX_TABLE_BYTES, TABLES_ENV,
-};
 pub use files::temporaries::remove_stale_temporaries;
 pub use index::{Compositions, RankSet};
 pub use matches::chain::{
@@ -35,6 +30,11 @@ pub use matches::match_solver::{
     MatchTable, MatchValue, MatchWatch, StateValue, NEVER,
 };
 pub use matches::round_values::RoundValuesError;
+pub use matches::tables::{
+    default_tables_dir, load_or_solve, load_or_solve_spilled, load_or_solve_watched,
+    match_spill_dir, read_checkpoint, stamp_checkpoint, table_path, table_stored, tables_dir,
+    write_checkpoint, NoTablesDir, Stamped, MAX_TABLE_BYTES, TABLES_ENV,
+};
 pub use perfect::{PerfectError, PerfectKind, PerfectPlayer};
 pub use round::solver::{
     check_board_size, Progress, SendWatch, Solution, SolveError, SolveOptions, SolveStats,

@@ -61,7 +61,7 @@ fn read_run(path: &Path, level: u32) -> Vec<u64> {
     let mut keys = Vec::new();
     let count = RunReader::open(path, level, 1000)
         .unwrap()
-        .for_each_block(path, |block| {
+        .for_each_block(path, |block| -> Result<(), Refused> {
             keys.extend_from_slice(block);
             Ok(())
         })

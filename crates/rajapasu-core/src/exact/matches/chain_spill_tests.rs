@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::exact::test_rules::{rules, ALL_READINGS as READINGS};
+use crate::exact::test_rules::{rules, ALL_READINGS};
 use crate::exact::*;
 
 #[test]
@@ -12,7 +12,7 @@ fn the_spilled_chain_is_the_in_memory_chain_on_small_boards_under_every_reading(
     let dir = tempfile::tempdir().unwrap();
     let opts = SpillOptions { max_memory: 1 << 30, max_disk: u64::MAX, max_levels: None };
     let mut moves = 0;
-    for (i, extra) in READINGS.iter().enumerate() {
+    for (i, extra) in ALL_READINGS.iter().enumerate() {
         for (p, s) in [(3u8, 2u8), (3, 3), (4, 3), (5, 3)] {
             let r = rules(p, s, extra);
             let what = format!("{p}x{s} {extra:?}");

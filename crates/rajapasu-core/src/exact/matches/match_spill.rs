@@ -32,6 +32,7 @@ use crate::exact::matches::range_masks::{
 };
 use crate::exact::matches::round_graph::{reserves, Mask};
 use crate::exact::round::solver::SolveError;
+use crate::exact::round::spill::bounds::SpillBounds;
 use crate::exact::round::spill::{dir_bytes, io_error, SpillError, SpillOptions, SpilledRound};
 
 /// Positions per parallel task.
@@ -42,63 +43,6 @@ const WAVE: usize = 1 << 18;
 /// The directory of one configuration's round within a spilled match solve.
 pub(crate) fn config_dir(dir: &Path, open: BySide<u8>) -> PathBuf {
     dir.join(format!("open-{}-{}", open[Side::South], open[Side::North]))
-}
-
-/// What a spilled match solve may use and has used.
-pub(crate) struct Budget {
-    opts: SpillOptions,
-    /// Bytes in the solve's directories.
-    disk: u64,
-    peak: u64,
-    /// Levels finished in this run (enumerated, or their moves written), for `max_levels`.
-    finished: u32,
-}
-
-impl Budget {
-    /// A budget of `opts` for a solve whose directories hold `disk` bytes.
-    pub(crate) fn new(opts: SpillOptions, disk: u64) -> Budget {
-        Budget { opts, disk, peak: 0, finished: 0 }
-    }
-
-    fn check_memory(
-        &mut self,
-        working: u64,
-        level: usize,
-        found: u64,
-        phase: &'static str,
-    ) -> Result<(), SpillError> {
-        self.peak = self.peak.max(working);
-        Ok(SolveError::within_memory(self.opts.max_memory, working, found, level as u32, phase)?)
-    }
-
-    /// Checks that `more` bytes (replacing `less`) fit the disk bound.
-    fn check_disk(
-        &self,
-        more: u64,
-        less: u64,
-        what: impl FnOnce() -> String,
-    ) -> Result<(), SpillError> {
-        let needed = self.disk_with(more, less);
-        if needed > self.opts.max_disk {
-            return Err(SpillError::DiskLimit { limit: self.opts.max_disk, needed, what: what() });
-        }
-        Ok(())
-    }
-
-    /// The bytes on disk with `more` written in place of `less` (saturating: a bound of
-    /// u64::MAX is no bound, and no sum passes it).
-    fn disk_with(&self, more: u64, less: u64) -> u64 {
-        self.disk.saturating_add(more).saturating_sub(less)
-    }
-
-    fn stop_if_asked(&self, next: usize) -> Result<(), SpillError> {
-        match self.opts.max_levels {
-            Some(max) if self.finished >= max => {
-                Err(SpillError::Interrupted { levels: self.finished, next: next as u32 })
-            }
-            _ => Ok(()),
-        }
-    }
 }
 
 /// One configuration's round on disk: each level's positions and moves, mapped.
@@ -119,23 +63,23 @@ impl DiskGraph {
         rules: Ruleset,
         open: BySide<u8>,
         dir: &Path,
-        budget: &mut Budget,
+        bounds: &mut SpillBounds,
         progress: &mut dyn FnMut(u32),
     ) -> Result<DiskGraph, SpillError> {
         let starts = Side::ALL.map(|st| crate::exact::round_start(rules, open, st));
         let before = dir_bytes(dir);
-        let elsewhere = budget.disk.saturating_sub(before);
+        let elsewhere = bounds.disk.saturating_sub(before);
         let opts = SpillOptions {
-            max_disk: budget.opts.max_disk.saturating_sub(elsewhere),
-            max_levels: budget.opts.max_levels.map(|m| m.saturating_sub(budget.finished)),
-            ..budget.opts
+            max_disk: bounds.opts.max_disk.saturating_sub(elsewhere),
+            max_levels: bounds.opts.max_levels.map(|m| m.saturating_sub(bounds.finished)),
+            ..bounds.opts
         };
         let round = match SpilledRound::enumerate(&starts, dir, opts, &mut |p| progress(p.level)) {
             Err(SpillError::Interrupted { levels, next }) => {
-                return Err(SpillError::Interrupted { levels: budget.finished + levels, next });
+                return Err(SpillError::Interrupted { levels: bounds.finished + levels, next });
             }
             Err(SpillError::DiskLimit { needed, what, .. }) => {
-                let (limit, needed) = (budget.opts.max_disk, needed + elsewhere);
+                let (limit, needed) = (bounds.opts.max_disk, needed + elsewhere);
                 return Err(SpillError::DiskLimit {
                     limit,
                     needed,
@@ -144,9 +88,9 @@ impl DiskGraph {
             }
             other => other?,
         };
-        budget.finished = budget.finished.saturating_add(round.levels_finished());
-        budget.peak = budget.peak.max(round.peak_bytes());
-        budget.disk = elsewhere.saturating_add(dir_bytes(dir));
+        bounds.finished = bounds.finished.saturating_add(round.levels_finished());
+        bounds.peak = bounds.peak.max(round.peak_bytes());
+        bounds.disk = elsewhere.saturating_add(dir_bytes(dir));
         let roots = starts.map(|r| round.slot(&r).expect("the round's start is enumerated").1);
         let positions = round.into_positions();
         let codec = Codec::new(starts[0]);
@@ -156,9 +100,9 @@ impl DiskGraph {
             let id = LevelId { rules, open, level: n as u32 };
             let path = moves_path(dir, n as u32);
             if !path.exists() {
-                budget.stop_if_asked(n)?;
+                bounds.stop_if_asked(n as u32)?;
                 progress(n as u32);
-                write_level_moves(&codec, &positions, n, &id, &path, budget)?;
+                write_level_moves(&codec, &positions, n, &id, &path, bounds)?;
             }
             moves.push(
                 MovesFile::open(&path, &id, &positions[n], &counts).map_err(SpillError::BadFile)?,
@@ -198,15 +142,15 @@ impl DiskGraph {
         &self,
         forcer: Side,
         ends: &[[Mask; 2]],
-        budget: &mut Budget,
+        bounds: &mut SpillBounds,
     ) -> Result<Openings, SpillError> {
         let top = self.levels.len() - 1;
         let mut lower: Vec<MasksFile> = Vec::with_capacity(top);
         for n in 0..top {
-            let masks = self.level_masks(n, forcer, ends, &lower, budget)?;
-            lower.push(self.write_level_masks(n, forcer, &masks, budget)?);
+            let masks = self.level_masks(n, forcer, ends, &lower, bounds)?;
+            lower.push(self.write_level_masks(n, forcer, &masks, bounds)?);
         }
-        let win = self.level_masks(top, forcer, ends, &lower, budget)?;
+        let win = self.level_masks(top, forcer, ends, &lower, bounds)?;
         Ok(self.openings(&|level, i| if level == top { win[i] } else { lower[level].get(i) }))
     }
 
@@ -234,18 +178,18 @@ impl DiskGraph {
         n: usize,
         forcer: Side,
         masks: &[Mask],
-        budget: &mut Budget,
+        bounds: &mut SpillBounds,
     ) -> Result<MasksFile, SpillError> {
         let id = self.id(n);
         let path = masks_path(&self.dir, forcer, n as u32);
         let bytes = masks_bytes(&id, masks.len() as u64);
         let old = std::fs::metadata(&path).map_or(0, |m| m.len());
-        budget.check_disk(bytes, old, || {
+        bounds.check_disk_replacing(bytes, old, || {
             format!("level {n}'s masks of {} bytes for open pits {:?}", bytes, self.open.0)
         })?;
         let written = write_masks(&path, &id, forcer, masks)
-            .map_err(|e| io_error(&path, e, budget.disk, bytes))?;
-        budget.disk = budget.disk_with(written, old);
+            .map_err(|e| io_error(&path, e, bounds.disk, bytes))?;
+        bounds.disk = bounds.disk_with(written, old);
         MasksFile::open(&path, &id, forcer, masks.len() as u64).map_err(SpillError::BadFile)
     }
 
@@ -256,7 +200,7 @@ impl DiskGraph {
         forcer: Side,
         ends: &[[Mask; 2]],
         lower: &[MasksFile],
-        budget: &mut Budget,
+        bounds: &mut SpillBounds,
     ) -> Result<Vec<Mask>, SpillError> {
         let level = self.level_moves(n);
         let m = level.degrees.len();
@@ -265,7 +209,7 @@ impl DiskGraph {
         let working = 8 * level.moves.len() as u64
             + RANGE_BYTES_PER_POSITION * m as u64
             + 4 * self.levels[n].0.quiet;
-        budget.check_memory(working, n, m as u64, "solved")?;
+        bounds.check_memory(working, n as u32, m as u64, "solved")?;
         let lower_of = |l: usize, i: usize| lower[l].get(i);
         let other = |_: usize| unreachable!("the range is the whole level");
         let around = Around { lower: &lower_of, other: &other, prev: None };
@@ -292,12 +236,12 @@ fn write_level_moves(
     n: usize,
     id: &LevelId,
     path: &Path,
-    budget: &mut Budget,
+    bounds: &mut SpillBounds,
 ) -> Result<(), SpillError> {
     let file = &positions[n];
     let m = file.counts()[0] + file.counts()[1];
     let most = file.quiet + file.exits;
-    budget.check_memory(m + 8 * most, n, m, "enumerated")?;
+    bounds.check_memory(m + 8 * most, n as u32, m, "enumerated")?;
     let (mut degrees, mut moves) =
         (Vec::with_capacity(m as usize), Vec::with_capacity(most as usize));
     for side in 0..2 {
@@ -315,12 +259,11 @@ fn write_level_moves(
         }
     }
     let estimate = m + 8 * moves.len() as u64 + 4096;
-    budget
-        .check_disk(estimate, 0, || format!("level {n}'s moves file of about {estimate} bytes"))?;
+    bounds.check_disk(estimate, || format!("level {n}'s moves file of about {estimate} bytes"))?;
     let bytes = write_moves(path, id, file, &degrees, &moves)
-        .map_err(|e| io_error(path, e, budget.disk, estimate))?;
-    budget.disk = budget.disk_with(bytes, 0);
-    budget.finished = budget.finished.saturating_add(1);
+        .map_err(|e| io_error(path, e, bounds.disk, estimate))?;
+    bounds.disk = bounds.disk_with(bytes, 0);
+    bounds.finished = bounds.finished.saturating_add(1);
     Ok(())
 }
 
@@ -382,7 +325,7 @@ impl MatchTable {
         let configs = configurations(&rules);
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
         let disk = configs.iter().map(|c| dir_bytes(&config_dir(dir, c.open))).sum();
-        let mut budget = Budget::new(opts, disk);
+        let mut bounds = SpillBounds::new(opts, disk);
         let mut stats = MatchStats::default();
         let start = Instant::now();
         let mut graphs = Vec::with_capacity(configs.len());
@@ -399,7 +342,7 @@ impl MatchTable {
                 })
             };
             let g =
-                DiskGraph::build(rules, c.open, &config_dir(dir, c.open), &mut budget, &mut heard)?;
+                DiskGraph::build(rules, c.open, &config_dir(dir, c.open), &mut bounds, &mut heard)?;
             stats.positions += g.positions();
             stats.moves += g.moves();
             stats.graph_bytes += g.bytes();
@@ -427,13 +370,13 @@ impl MatchTable {
                 for f in Side::ALL {
                     if let Some(ends) = &request[f.index()] {
                         found[f.index()] =
-                            Some(graphs[step.config].attract(f, ends, &mut budget)?);
+                            Some(graphs[step.config].attract(f, ends, &mut bounds)?);
                     }
                 }
                 Ok::<_, MatchError>(found)
             },
         )?;
-        stats.peak_bytes = budget.peak;
+        stats.peak_bytes = bounds.peak;
         stats.solve_seconds = start.elapsed().as_secs_f64();
         Ok(MatchTable::finish(rules, &configs, cp, stats, checkpoint))
     }

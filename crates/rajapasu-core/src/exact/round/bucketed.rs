@@ -31,10 +31,13 @@ use crate::exact::files::bucket_state::{work_dir, Appended, Merged, PendingFigur
 use crate::exact::files::level_files::{
     positions_path, write_keys, write_positions_streamed, KeysFile,
 };
-use crate::exact::files::pending::{self, RunReader};
+use crate::exact::files::pending::{
+    batches_path, for_each_batch_key, pending_path, run_path as merged_run_path, RunReader,
+};
 use crate::exact::index::{Codec, Key, RankSetShape};
 use crate::exact::round::solver::Progress;
-use crate::exact::round::spill::{io_error, pending_path, LevelFigures, Run, SpillError, State};
+use crate::exact::round::spill::pending::{appended_keys, remove_if_there};
+use crate::exact::round::spill::{io_error, LevelFigures, Run, SpillError, State};
 use crate::files;
 
 /// Positions per parallel task.
@@ -125,7 +128,7 @@ impl Run {
     /// Buckets for level `n`: enough for the level's estimate (what captures reached it, or
     /// twice the level above, whichever is more) at the planned bucket size.
     fn buckets_for(&self, n: u32, state: &State) -> u32 {
-        let pending = pending::appended_keys(state).get(&n).copied().unwrap_or(0)
+        let pending = appended_keys(state).get(&n).copied().unwrap_or(0)
             + state.merged.get(&n).map_or(0, |r| r.keys);
         let above = state.levels.get(&(n + 1)).map_or(0, LevelFigures::count);
         let estimate = pending.max(2 * above).max(1);
@@ -150,7 +153,7 @@ impl Run {
                 std::fs::remove_file(&p).map_err(|e| io_error(&p, e, 0, 0))?;
             }
         }
-        let mut out = Children::new(dir, work.buckets, n, self.opts.max_memory);
+        let mut out = Children::new(dir, work.buckets, n, self.bounds.opts.max_memory);
         if work.round == 0 {
             let roots: Vec<u64> = state
                 .roots
@@ -180,7 +183,7 @@ impl Run {
         out: &mut Children,
     ) -> Result<(), SpillError> {
         if let Some(run) = merged {
-            let path = pending::run_path(&self.dir, n, run.generation);
+            let path = merged_run_path(&self.dir, n, run.generation);
             let reader = RunReader::open(&path, n, READ_CHUNK / 8).map_err(SpillError::BadFile)?;
             reader.for_each_block(&path, |keys| {
                 let keys: Vec<u64> = keys.iter().map(|&k| Key::from_word(k).ordered()).collect();
@@ -189,8 +192,8 @@ impl Run {
             })?;
         }
         if let Some(b) = state_batches {
-            let path = crate::exact::round::spill::batches_path(&self.dir, n);
-            pending::for_each_batch_key(&path, b.bytes, READ_CHUNK / 8, |keys| {
+            let path = batches_path(&self.dir, n);
+            for_each_batch_key(&path, b.bytes, READ_CHUNK / 8, |keys| {
                 let keys: Vec<u64> = keys.iter().map(|&k| Key::from_word(k).ordered()).collect();
                 out.add_in_level(&keys);
                 out.flush_if_full(self)
@@ -228,9 +231,9 @@ impl Run {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(), SpillError> {
         let n = work.level;
-        let wave = (self.opts.max_memory / 64 / 36).clamp(1 << 8, 1 << 18) as usize;
+        let wave = (self.bounds.opts.max_memory / 64 / 36).clamp(1 << 8, 1 << 18) as usize;
         let mut lower: Vec<Vec<u64>> = vec![Vec::new(); n as usize];
-        let flush_keys = (self.opts.max_memory / 64 / 8).clamp(1 << 8, 1 << 26) as usize;
+        let flush_keys = (self.bounds.opts.max_memory / 64 / 8).clamp(1 << 8, 1 << 26) as usize;
         for b in 0..work.buckets as usize {
             let run = self.open_run(&run_path(dir, work.round - 1, b))?;
             for keys in run.keys().chunks(wave) {
@@ -253,7 +256,7 @@ impl Run {
                 let working = out.bytes()
                     + lower.iter().map(|v| v.capacity() as u64 * 8).sum::<u64>()
                     + keys.len() as u64 * 36;
-                out.peak = out.peak.max(self.check_memory(working, n, 0, "enumerated")?);
+                out.peak = out.peak.max(self.bounds.check_memory(working, n, 0, "enumerated")?);
                 if buffered >= flush_keys {
                     self.flush_pending(&mut lower, state)?;
                 }
@@ -276,7 +279,7 @@ impl Run {
             }
             let mut keys = read_children(&children_path(dir, b), length)?;
             let working = keys.capacity() as u64 * 8;
-            work.peak = work.peak.max(self.check_memory(
+            work.peak = work.peak.max(self.bounds.check_memory(
                 working,
                 work.level,
                 keys.len() as u64,
@@ -291,17 +294,20 @@ impl Run {
                 subtract(&mut keys, self.open_run(&run_path(dir, r, b))?.keys());
             }
             let estimate = keys.len() as u64 * 8 + 64;
-            self.check_disk(estimate, || {
+            self.bounds.check_disk(estimate, || {
                 format!("a bucket of level {} of about {estimate} bytes", work.level)
             })?;
-            let bytes =
-                write_keys(&path, &keys).map_err(|e| io_error(&path, e, self.disk, estimate))?;
-            self.disk += bytes;
+            let bytes = write_keys(&path, &keys)
+                .map_err(|e| io_error(&path, e, self.bounds.disk, estimate))?;
+            self.bounds.disk += bytes;
             self.checked.insert(path);
             new += keys.len() as u64;
             self.buckets_merged += 1;
             if self.tuning.stop_after_buckets.is_some_and(|stop| self.buckets_merged >= stop) {
-                return Err(SpillError::Interrupted { levels: self.finished, next: work.level });
+                return Err(SpillError::Interrupted {
+                    levels: self.bounds.finished,
+                    next: work.level,
+                });
             }
         }
         Ok(new)
@@ -331,10 +337,11 @@ impl Run {
         let (south, total, shapes) = level_shapes(&self.codec, n, &runs);
         let working =
             shapes.iter().map(|s| s.bucket.len() as u64 * 4).sum::<u64>() + runs.len() as u64 * 64;
-        work.peak = work.peak.max(self.check_memory(working, n, total as u64, "enumerated")?);
+        work.peak =
+            work.peak.max(self.bounds.check_memory(working, n, total as u64, "enumerated")?);
         let path = positions_path(&self.dir, n);
         let estimate = total as u64 * 8 + 4096;
-        self.check_disk(estimate, || {
+        self.bounds.check_disk(estimate, || {
             format!("level {n}'s positions file of at most {estimate} bytes")
         })?;
         let keys: Vec<&[u64]> = runs.iter().map(|r| r.keys()).collect();
@@ -356,8 +363,8 @@ impl Run {
                 Ok(())
             },
         )
-        .map_err(|e| io_error(&path, e, self.disk, estimate))?;
-        self.disk += bytes;
+        .map_err(|e| io_error(&path, e, self.bounds.disk, estimate))?;
+        self.bounds.disk += bytes;
         drop(runs);
         state.levels.insert(
             n,
@@ -408,19 +415,17 @@ impl Run {
         state.pending_figures.insert(n, self.pending);
         self.save_state(state)?;
         if let Some(run) = merged {
-            pending::remove_if_there(&pending::run_path(&self.dir, n, run.generation))?;
-            self.disk = self.disk.saturating_sub(run.bytes);
+            remove_if_there(&merged_run_path(&self.dir, n, run.generation))?;
+            self.bounds.disk = self.bounds.disk.saturating_sub(run.bytes);
         }
         let removed = crate::exact::round::spill::dir_bytes(dir);
         std::fs::remove_dir_all(dir).map_err(|e| io_error(dir, e, 0, 0))?;
-        self.disk = self.disk.saturating_sub(removed);
+        self.bounds.disk = self.bounds.disk.saturating_sub(removed);
         self.checked.clear();
-        for pending in
-            [pending_path(&self.dir, n), crate::exact::round::spill::batches_path(&self.dir, n)]
-        {
+        for pending in [pending_path(&self.dir, n), batches_path(&self.dir, n)] {
             if pending.exists() {
                 let len = std::fs::metadata(&pending).map(|m| m.len()).unwrap_or(0);
-                self.disk = self.disk.saturating_sub(len);
+                self.bounds.disk = self.bounds.disk.saturating_sub(len);
                 std::fs::remove_file(&pending).map_err(|e| io_error(&pending, e, 0, 0))?;
             }
         }
@@ -493,7 +498,8 @@ impl Children {
     }
 
     fn flush_if_full(&mut self, run: &mut Run) -> Result<(), SpillError> {
-        self.peak = self.peak.max(run.check_memory(self.bytes(), self.level, 0, "enumerated")?);
+        self.peak =
+            self.peak.max(run.bounds.check_memory(self.bytes(), self.level, 0, "enumerated")?);
         if self.buffered >= self.limit {
             self.append(run)?;
         }
@@ -509,10 +515,12 @@ impl Children {
             let path = children_path(&self.dir, b);
             let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
             let len = bytes.len() as u64;
-            run.check_disk(len, || format!("{len} more bytes of level {}'s children", self.level))?;
-            let used = run.disk;
+            run.bounds.check_disk(len, || {
+                format!("{len} more bytes of level {}'s children", self.level)
+            })?;
+            let used = run.bounds.disk;
             append_synced(&path, &bytes).map_err(|e| io_error(&path, e, used, len))?;
-            run.disk += len;
+            run.bounds.disk += len;
             self.lengths[b] += len;
             *keys = Vec::new();
         }
@@ -522,7 +530,8 @@ impl Children {
 
     /// The last buffers appended; the bytes of each bucket's file.
     fn flush(&mut self, run: &mut Run) -> Result<Vec<u64>, SpillError> {
-        self.peak = self.peak.max(run.check_memory(self.bytes(), self.level, 0, "enumerated")?);
+        self.peak =
+            self.peak.max(run.bounds.check_memory(self.bytes(), self.level, 0, "enumerated")?);
         self.append(run)?;
         Ok(self.lengths.clone())
     }

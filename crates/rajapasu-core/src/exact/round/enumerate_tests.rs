@@ -1,6 +1,8 @@
 //! The enumeration's levels numbered by bitmaps (rank_bitmap.rs) against the same levels
-//! numbered by hash maps: the same positions in the same order, the same moves to the same
-//! children.
+//! numbered by hash maps: the same positions in the same order, the same moves (pit, gain,
+//! level) to the same children.
+
+use std::collections::HashMap;
 
 use crate::engine::{BySide, Position, Side};
 use crate::exact::index::Codec;
@@ -16,8 +18,30 @@ fn levels(roots: &[Position], bitmap_bits: std::ops::RangeInclusive<u64>) -> Vec
     enumerate_with(&codec, roots, true, &mut bounds, bitmap_bits).expect("enumerated")
 }
 
-/// The node a move's child has in its level (`levels`, the child's level finished).
-fn child_node(levels: &[FoundLevel], from: usize, number: usize, level: usize) -> usize {
+/// The node of each number of each level numbered by a hash map (none for a level numbered
+/// by a bitmap, whose ids are ranked instead).
+fn nodes_by_number(levels: &[FoundLevel]) -> Vec<HashMap<usize, usize>> {
+    let by_number = |found: &FoundLevel| -> HashMap<usize, usize> {
+        if found.ids.is_some() {
+            return HashMap::new();
+        }
+        let nodes: HashMap<usize, usize> =
+            found.number_of.iter().enumerate().map(|(x, &k)| (k as usize, x)).collect();
+        assert_eq!(nodes.len(), found.len(), "each node has its own number");
+        nodes
+    };
+    levels.iter().map(by_number).collect()
+}
+
+/// The node a move's child has in its level (`levels`, the child's level finished; `nodes`,
+/// their [`nodes_by_number`]).
+fn child_node(
+    levels: &[FoundLevel],
+    nodes: &[HashMap<usize, usize>],
+    from: usize,
+    number: usize,
+    level: usize,
+) -> usize {
     let found = &levels[level];
     if level == from {
         return number;
@@ -27,7 +51,7 @@ fn child_node(levels: &[FoundLevel], from: usize, number: usize, level: usize) -
             assert_eq!(ids.len(), found.len());
             ids.rank(number as u64)
         }
-        None => found.number_of.iter().position(|&k| k as usize == number).expect("a number"),
+        None => *nodes[level].get(&number).expect("a number"),
     }
 }
 
@@ -59,6 +83,7 @@ fn bitmaps_number_levels_as_hash_maps_do() {
 /// Asserts that `bits` holds the positions and moves of `maps`.
 fn same_levels(maps: &[FoundLevel], bits: &[FoundLevel], board: &str) {
     assert_eq!(maps.len(), bits.len());
+    let (maps_nodes, bits_nodes) = (nodes_by_number(maps), nodes_by_number(bits));
     for (n, (a, b)) in maps.iter().zip(bits).enumerate() {
         assert_eq!(a.len(), b.len(), "{board} level {n}");
         for side in 0..2 {
@@ -67,11 +92,15 @@ fn same_levels(maps: &[FoundLevel], bits: &[FoundLevel], board: &str) {
         assert_eq!(a.move_start, b.move_start, "level {n}");
         for x in 0..a.len() {
             for (ma, mb) in a.moves_of_node(x).iter().zip(b.moves_of_node(x)) {
-                assert_eq!((ma.level(), ma.gain()), (mb.level(), mb.gain()));
-                let l = ma.level();
+                let (pit, gain, l) = (ma.pit(), ma.gain(), ma.level());
                 assert_eq!(
-                    child_node(maps, n, ma.number(), l),
-                    child_node(bits, n, mb.number(), l),
+                    (pit, gain, l),
+                    (mb.pit(), mb.gain(), mb.level()),
+                    "{board} level {n} node {x}"
+                );
+                assert_eq!(
+                    child_node(maps, &maps_nodes, n, ma.number(), l),
+                    child_node(bits, &bits_nodes, n, mb.number(), l),
                     "{board} level {n} node {x}: a move to level {l}"
                 );
             }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::exact::round::layers::south_value;
-use crate::exact::test_rules::{rules, ALL_READINGS as READINGS};
+use crate::exact::test_rules::{rules, ALL_READINGS};
 use crate::exact::*;
 
 fn solve(r: Ruleset, open: (u8, u8)) -> Solution {
@@ -77,7 +77,7 @@ fn layers_by_definition(sol: &Solution) -> (Vec<Position>, Vec<Option<u32>>) {
 #[test]
 fn the_solvers_layers_are_the_least_fixed_point_of_their_definition() {
     let mut deep = 0;
-    for extra in READINGS {
+    for extra in ALL_READINGS {
         for (p, s, open) in [(3u8, 2u8, (3u8, 3u8)), (3, 3, (3, 3)), (4, 2, (4, 4)), (4, 2, (3, 4))]
         {
             let what = format!("{p}x{s} open {open:?} {extra:?}");
@@ -99,7 +99,7 @@ fn the_solvers_layers_are_the_least_fixed_point_of_their_definition() {
 fn the_spilled_rounds_layers_around_each_position_are_the_in_memory_layers() {
     let dir = tempfile::tempdir().unwrap();
     let opts = SpillOptions { max_memory: 1 << 30, max_disk: u64::MAX, max_levels: None };
-    for extra in READINGS {
+    for extra in ALL_READINGS {
         for (p, s, open) in [(3u8, 3u8, (3u8, 3u8)), (4, 2, (4, 4))] {
             let what = format!("{p}x{s} open {open:?} {extra:?}");
             let r = rules(p, s, extra);

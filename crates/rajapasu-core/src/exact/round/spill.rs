@@ -30,105 +30,24 @@ use crate::exact::files::bucket_state::{
 use crate::exact::files::level_files::{
     packed_bytes, positions_path, values_path, write_values, LevelId, PositionsFile, ValuesFile,
 };
+use crate::exact::files::pending::{batches_path, pending_path};
 use crate::exact::index::{Codec, Key, RankSetRef};
 use crate::exact::round::solver::{check_board_size, Progress, SolveError};
-use crate::exact::setting::{Naming, Setting};
+use crate::exact::round::spill::bounds::SpillBounds;
 use crate::files;
 
+pub(crate) use crate::exact::round::spill::bounds::io_error;
+pub use crate::exact::round::spill::bounds::{SpillError, SpillOptions};
+
+pub(in crate::exact) mod bounds;
 mod choose;
 mod level_solve;
+pub(in crate::exact) mod pending;
 
 /// Positions expanded per wave.
 const WAVE: usize = 1 << 18;
 /// Positions per parallel task.
 const CHUNK: usize = 2048;
-
-#[derive(Clone, Copy, Debug)]
-pub struct SpillOptions {
-    /// The most bytes of working memory (the level in hand, its buffers); the lower levels'
-    /// files are mapped, not counted.
-    pub max_memory: u64,
-    /// The most bytes the solve's directory may hold.
-    pub max_disk: u64,
-    /// Stop after finishing this many levels in this run (each is kept; run again to continue).
-    pub max_levels: Option<u32>,
-}
-
-impl Default for SpillOptions {
-    fn default() -> SpillOptions {
-        SpillOptions {
-            max_memory: crate::exact::DEFAULT_MAX_MEMORY,
-            max_disk: u64::MAX,
-            max_levels: None,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SpillError {
-    #[error(transparent)]
-    Solve(#[from] SolveError),
-    #[error("{0}")]
-    BadFile(String),
-    #[error("{path}: {message}")]
-    Io { path: PathBuf, message: String },
-    #[error(
-        "the disk is full writing {path} ({bytes} bytes): free at least that much, more for the levels still to come \
-         ({used} bytes of the solve are on disk), and run again: the finished levels are kept"
-    )]
-    DiskFull { path: PathBuf, bytes: u64, used: u64 },
-    #[error("{}", disk_limit(*.limit, *.needed, .what, &Setting::default_name))]
-    DiskLimit { limit: u64, needed: u64, what: String },
-    #[error(
-        "{dir} holds a solve of other roots or rules ({found}); use another directory or remove it"
-    )]
-    OtherSolve { dir: PathBuf, found: String },
-    #[error("stopped after {levels} levels as asked; run again to continue from level {next}")]
-    Interrupted { levels: u32, next: u32 },
-    #[error("{}", closure_limit(*.limit, *.needed, *.positions, *.level, &Setting::default_name))]
-    ClosureLimit { limit: u64, needed: u64, positions: u64, level: u32 },
-}
-
-impl SpillError {
-    /// The message, the setting at fault named by `name`.
-    pub fn describe(&self, name: Naming) -> String {
-        match self {
-            SpillError::Solve(e) => e.describe(name),
-            SpillError::DiskLimit { limit, needed, what } => {
-                disk_limit(*limit, *needed, what, name)
-            }
-            SpillError::ClosureLimit { limit, needed, positions, level } => {
-                closure_limit(*limit, *needed, *positions, *level, name)
-            }
-            e => e.to_string(),
-        }
-    }
-}
-
-fn disk_limit(limit: u64, needed: u64, what: &str, name: Naming) -> String {
-    format!(
-        "the solve needs more disk than allowed ({} {limit} bytes): {needed} bytes with {what}; \
-         allow more and run again: the finished levels are kept",
-        name(Setting::MaxDisk)
-    )
-}
-
-fn closure_limit(limit: u64, needed: u64, positions: u64, level: u32, name: Naming) -> String {
-    format!(
-        "choosing a perfect player's progressing move needs more memory than allowed ({} {limit} bytes): \
-         the positions of the same value its in-level moves lead to (level {level}) reach {positions} \
-         and {needed} bytes; allow more memory",
-        name(Setting::MaxMemory)
-    )
-}
-
-pub(crate) fn io_error(path: &Path, e: std::io::Error, used: u64, bytes: u64) -> SpillError {
-    if e.kind() == std::io::ErrorKind::StorageFull {
-        SpillError::DiskFull { path: path.to_path_buf(), bytes, used }
-    } else {
-        SpillError::Io { path: path.to_path_buf(), message: e.to_string() }
-    }
-}
 
 /// The figures of one level.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -262,12 +181,12 @@ impl SpilledRound {
         };
         let mut run = Run::new(dir, codec, opts, tuning, *template.rules(), open);
         let mut state = run.load_state(fresh)?;
-        run.disk =
+        run.bounds.disk =
             dir_bytes(dir) + state.work.as_ref().map_or(0, |w| dir_bytes(&work_dir(dir, w.level)));
         while let Some(n) = state.next {
-            run.stop_if_asked(n)?;
+            run.bounds.stop_if_asked(n)?;
             run.enumerate_level(n, &mut state, progress)?;
-            run.finished += 1;
+            run.bounds.finished += 1;
         }
         let mut levels = Vec::with_capacity(top as usize + 1);
         let mut figures = Vec::with_capacity(top as usize + 1);
@@ -292,8 +211,8 @@ impl SpilledRound {
             open,
             levels,
             figures,
-            peak_bytes: run.peak,
-            finished: run.finished,
+            peak_bytes: run.bounds.peak,
+            finished: run.bounds.finished,
             splits: state.buckets,
         })
     }
@@ -334,9 +253,9 @@ impl SpilledRound {
             self.rules,
             self.open,
         );
-        run.disk = dir_bytes(&self.dir);
-        run.peak = self.peak_bytes;
-        run.finished = self.finished;
+        run.bounds.disk = dir_bytes(&self.dir);
+        run.bounds.peak = self.peak_bytes;
+        run.bounds.finished = self.finished;
         let total: u64 = self.levels.iter().map(|(p, _)| p.counts().iter().sum::<u64>()).sum();
         let mut done = 0u64;
         for n in 0..self.levels.len() {
@@ -351,7 +270,7 @@ impl SpilledRound {
                 done += count;
                 continue;
             }
-            run.stop_if_asked(n as u32)?;
+            run.bounds.stop_if_asked(n as u32)?;
             let start = Instant::now();
             let (below, here) = self.levels.split_at(n);
             let lower = Lower {
@@ -371,11 +290,11 @@ impl SpilledRound {
             f.values_bytes = bytes;
             f.solve_peak_bytes = peak;
             f.solve_seconds = start.elapsed().as_secs_f64();
-            run.finished += 1;
+            run.bounds.finished += 1;
             run.record_solved(n as u32, f)?;
         }
-        self.peak_bytes = run.peak;
-        self.finished = run.finished;
+        self.peak_bytes = run.bounds.peak;
+        self.finished = run.bounds.finished;
         Ok(())
     }
 
@@ -470,13 +389,9 @@ impl SpilledRound {
 pub(in crate::exact) struct Run {
     pub(in crate::exact) dir: PathBuf,
     pub(in crate::exact) codec: Codec,
-    pub(in crate::exact) opts: SpillOptions,
     pub(in crate::exact) tuning: Tuning,
-    /// Bytes in the directory.
-    pub(in crate::exact) disk: u64,
-    peak: u64,
-    /// Levels finished in this run.
-    pub(in crate::exact) finished: u32,
+    /// What the run may use and has used: memory, the directory's bytes, levels finished.
+    pub(in crate::exact) bounds: SpillBounds,
     /// Buckets merged in this run (for [`Tuning::stop_after_buckets`]).
     pub(in crate::exact) buckets_merged: u64,
     /// The level's runs whose checksums this run has checked.
@@ -487,15 +402,6 @@ pub(in crate::exact) struct Run {
     pub(in crate::exact) pending: PendingFigures,
     rules: Ruleset,
     open: BySide<u8>,
-}
-
-pub(in crate::exact) fn pending_path(dir: &Path, level: u32) -> PathBuf {
-    dir.join(format!("pending-{level:03}.keys"))
-}
-
-/// A lower level's delta-coded batches appended since its last merge ([`crate::exact::files::pending`]).
-pub(in crate::exact) fn batches_path(dir: &Path, level: u32) -> PathBuf {
-    dir.join(format!("pending-{level:03}.batches"))
 }
 
 /// Cuts a pending file back to the `keep` bytes the state records (what a killed run appended
@@ -545,11 +451,8 @@ impl Run {
         Run {
             dir: dir.to_path_buf(),
             codec,
-            opts,
             tuning,
-            disk: 0,
-            peak: 0,
-            finished: 0,
+            bounds: SpillBounds::new(opts, 0),
             buckets_merged: 0,
             checked: HashSet::new(),
             merges: 0,
@@ -561,39 +464,6 @@ impl Run {
 
     pub(in crate::exact) fn id(&self, level: u32) -> LevelId {
         LevelId { rules: self.rules, open: self.open, level }
-    }
-
-    fn stop_if_asked(&self, next: u32) -> Result<(), SpillError> {
-        match self.opts.max_levels {
-            Some(max) if self.finished >= max => {
-                Err(SpillError::Interrupted { levels: self.finished, next })
-            }
-            _ => Ok(()),
-        }
-    }
-
-    pub(in crate::exact) fn check_memory(
-        &mut self,
-        working: u64,
-        level: u32,
-        found: u64,
-        phase: &'static str,
-    ) -> Result<u64, SpillError> {
-        self.peak = self.peak.max(working);
-        SolveError::within_memory(self.opts.max_memory, working, found, level, phase)?;
-        Ok(working)
-    }
-
-    pub(in crate::exact) fn check_disk(
-        &self,
-        bytes: u64,
-        what: impl FnOnce() -> String,
-    ) -> Result<(), SpillError> {
-        let needed = self.disk.saturating_add(bytes);
-        if needed > self.opts.max_disk {
-            return Err(SpillError::DiskLimit { limit: self.opts.max_disk, needed, what: what() });
-        }
-        Ok(())
     }
 
     /// The directory's state, or `fresh` for an empty directory; pending files cut back to
@@ -640,7 +510,7 @@ impl Run {
         let path = state_path(&self.dir);
         let text = serde_json::to_string_pretty(state).expect("the state serializes");
         files::write_atomically(&path, |f| f.write_all(text.as_bytes()))
-            .map_err(|e| io_error(&path, e, self.disk, text.len() as u64))
+            .map_err(|e| io_error(&path, e, self.bounds.disk, text.len() as u64))
     }
 
     fn write_values(
@@ -651,12 +521,12 @@ impl Run {
         values: &[i8],
     ) -> Result<u64, SpillError> {
         let estimate = packed_bytes(values.len(), id.level) as u64 + 4096;
-        self.check_disk(estimate, || {
+        self.bounds.check_disk(estimate, || {
             format!("level {}'s values file of about {estimate} bytes", id.level)
         })?;
         let bytes = write_values(path, id, file.counts(), &file.digest, values)
-            .map_err(|e| io_error(path, e, self.disk, estimate))?;
-        self.disk += bytes;
+            .map_err(|e| io_error(path, e, self.bounds.disk, estimate))?;
+        self.bounds.disk += bytes;
         Ok(bytes)
     }
 

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::coding::{push_increasing, push_varint, read_varint, Source, VARINT_MAX};
 use crate::exact::files::bucket_state::pending_refused as refused;
-use crate::exact::round::spill::SpillError;
+use crate::exact::files::Refused;
 use crate::files;
 
 /// A batch's head: its key count and its bytes of keys.
@@ -157,13 +157,13 @@ impl Source for BatchReader<'_> {
 
 /// Every key of the first `len` bytes of the batches file at `path`, a block at a time, to
 /// `each`; a damaged file is refused naming it.
-pub(crate) fn for_each_block(
+pub(crate) fn for_each_block<E: From<Refused>>(
     path: &Path,
     len: u64,
     block_keys: usize,
-    mut each: impl FnMut(&[u64]) -> Result<(), SpillError>,
-) -> Result<(), SpillError> {
-    let bad = |why: String| SpillError::BadFile(refused(path, why));
+    mut each: impl FnMut(&[u64]) -> Result<(), E>,
+) -> Result<(), E> {
+    let bad = |why: String| Refused(refused(path, why));
     let file = files::open_regular(path).map_err(|e| bad(format!("cannot open it: {e}")))?;
     let mut block = Vec::new();
     for span in spans(&file, len).map_err(bad)? {

@@ -31,14 +31,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{Ruleset, Side};
 use crate::exact::files::level_files::{write_masks, MasksFile};
-use crate::exact::files::tables::{read_checkpoint, table_path, write_checkpoint};
 use crate::exact::matches::match_solver::{
     apply_updates, changed_by, configurations, label_request, record_label, starting_point, Config,
     MatchCheckpoint, MatchError, MatchStats, MatchTable,
 };
-use crate::exact::matches::match_spill::{config_dir, Budget, DiskGraph};
+use crate::exact::matches::match_spill::{config_dir, DiskGraph};
 use crate::exact::matches::range_masks::{range_masks, Around};
 use crate::exact::matches::round_graph::Mask;
+use crate::exact::matches::tables::{read_checkpoint, table_path, write_checkpoint};
+use crate::exact::round::spill::bounds::SpillBounds;
 use crate::exact::round::spill::SpillOptions;
 use crate::files;
 
@@ -268,9 +269,9 @@ impl ClusterSolve {
 
     /// The round graph of a configuration, enumerated (or continued) in its directory.
     fn graph(&self, config: usize) -> Result<DiskGraph, MatchError> {
-        let mut budget = Budget::new(SpillOptions::default(), 0);
+        let mut bounds = SpillBounds::new(SpillOptions::default(), 0);
         let open = self.configs[config].open;
-        Ok(DiskGraph::build(self.rules, open, &self.graph_dir(config), &mut budget, &mut |_| {})?)
+        Ok(DiskGraph::build(self.rules, open, &self.graph_dir(config), &mut bounds, &mut |_| {})?)
     }
 
     /// The attractors iteration `cp.iterations + 1` asks, in the rounds loop's order.

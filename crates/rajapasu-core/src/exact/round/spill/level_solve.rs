@@ -52,23 +52,23 @@ impl Run {
         let m = south_count + file.counts()[1] as usize;
         let path = self.dir.join(format!("succ-{n:03}.mov"));
         let bytes = file.quiet * 4;
-        self.check_disk(bytes, || format!("level {n}'s {bytes} bytes of in-level moves"))?;
+        self.bounds.check_disk(bytes, || format!("level {n}'s {bytes} bytes of in-level moves"))?;
         let mut tmp = files::Temporary::create(&path).map_err(|e| io_error(&path, e, 0, 0))?;
         let scanned = self.scan_level(n, file, lower, &mut tmp, (done, total), progress);
         let (exit, mut left, degrees, mut peak) = scanned.map_err(|e| match e {
             ScanError::Spill(e) => e,
-            ScanError::Io(e) => io_error(tmp.path(), e, self.disk, bytes),
+            ScanError::Io(e) => io_error(tmp.path(), e, self.bounds.disk, bytes),
         })?;
         let (edges, big) = (degrees.edges(), degrees.big());
-        self.disk += edges * 4;
+        self.bounds.disk += edges * 4;
         let working = solve_bytes(m, edges, big);
-        peak = self.check_memory(working, n, *done, "solved")?.max(peak);
+        peak = self.bounds.check_memory(working, n, *done, "solved")?.max(peak);
         let read =
             files::open_regular(tmp.path()).and_then(|mut f| Preds::build(degrees, &left, &mut f));
         let preds =
             read.map_err(|e| SpillError::BadFile(format!("{}: {e}", tmp.path().display())))?;
         drop(tmp);
-        self.disk -= edges * 4;
+        self.bounds.disk -= edges * 4;
         let mut u = lean_values(n, south_count, &exit, &mut left, &preds, stack_entries(m));
         for v in &mut u[south_count..] {
             *v = -*v;
@@ -91,7 +91,7 @@ impl Run {
         let m = sets[0].len() + sets[1].len();
         // The wave's ranks and its chunks' results, with at most a move a pit.
         let wave = (WAVE.min(m) * (8 + 2 + 4 * self.rules.pits_per_row as usize)) as u64;
-        let peak = self.check_memory(scan_bytes(m) + wave, n, *done, "solved")?;
+        let peak = self.bounds.check_memory(scan_bytes(m) + wave, n, *done, "solved")?;
         let (mut exit, mut degree) = (Vec::with_capacity(m), Vec::with_capacity(m));
         let mut degrees = InDegrees::new(m);
         let out = tmp.file().expect("a new temporary file is open");

@@ -164,10 +164,10 @@ fn check_moves(
 mod tests {
     use super::*;
     use crate::engine::Ruleset;
-    use crate::exact::files::tables::{
+    use crate::exact::matches::match_solver::MatchTable;
+    use crate::exact::matches::tables::{
         read_checkpoint, stamp_checkpoint, write_checkpoint, Stamped,
     };
-    use crate::exact::matches::match_solver::MatchTable;
     use crate::exact::round::solver::SolveOptions;
 
     fn solved(extra: &[&str]) -> MatchCheckpoint {
