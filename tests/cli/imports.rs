@@ -97,6 +97,10 @@ impl<'ast> Visit<'ast> for Paths {
         syn::visit::visit_path(self, path);
     }
 
+    /// `pub(in crate::exact)` names the module an item is visible in: it restricts, it does
+    /// not depend.
+    fn visit_vis_restricted(&mut self, _: &'ast syn::VisRestricted) {}
+
     /// A macro's arguments, when they read as expressions (`format!`, `assert!`, `matches!`'s
     /// first, `vec!`), are code too.
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
@@ -485,32 +489,35 @@ fn the_import_check_finds_a_circle_through_code_re_exports_and_macros_but_not_te
 /// The floors of the crates' files, lowest first (docs/architecture.md): a file may name the
 /// files of its own floor and of the floors below, never those of a floor above. Each is a path
 /// prefix, its floor and its name; the longest prefix that matches a file decides. The core
-/// crate's floors come first, up to [`CORE_TOP`]: the engine, then the exact solvers, the replay
-/// page and recorded games (each over the engine alone), then the players (which offer the
-/// exact solvers' perfect players), then the simulation.
+/// crate's floors come first, up to [`CORE_TOP`]: the engine, then the exact solvers' file
+/// formats and the combinatorial index beneath them, then the exact solvers (round and match),
+/// the replay page and recorded games, then the players (which offer the exact solvers' perfect
+/// players), then the simulation.
 const FLOORS: &[(&str, u32, &str)] = &[
     ("crates/rajapasu-core/src/files.rs", 0, "files"),
     ("crates/rajapasu-core/src/engine/", 1, "engine"),
-    ("crates/rajapasu-core/src/exact/", 2, "exact"),
-    ("crates/rajapasu-core/src/show/", 2, "show"),
-    ("crates/rajapasu-core/src/game_record.rs", 2, "game_record"),
-    ("crates/rajapasu-core/src/agents/", 3, "agents"),
-    ("crates/rajapasu-core/src/sim/", 4, "sim"),
-    ("crates/rajapasu-core/src/lib.rs", 5, "the core crate's root"),
-    ("src/process.rs", 6, "the leaves"),
-    ("src/size.rs", 6, "the leaves"),
-    ("src/io/", 6, "io"),
-    ("src/analysis/", 7, "analysis"),
-    ("src/ratings/", 8, "ratings"),
-    ("src/plot/", 9, "plot"),
-    ("src/app/", 10, "app"),
-    ("src/cli/", 11, "cli"),
-    ("src/server/", 11, "server"),
-    ("src/lib.rs", 12, "the crate's root"),
+    ("crates/rajapasu-core/src/exact/index.rs", 2, "exact's files"),
+    ("crates/rajapasu-core/src/exact/files/", 2, "exact's files"),
+    ("crates/rajapasu-core/src/exact/", 3, "exact"),
+    ("crates/rajapasu-core/src/show/", 3, "show"),
+    ("crates/rajapasu-core/src/game_record.rs", 3, "game_record"),
+    ("crates/rajapasu-core/src/agents/", 4, "agents"),
+    ("crates/rajapasu-core/src/sim/", 5, "sim"),
+    ("crates/rajapasu-core/src/lib.rs", 6, "the core crate's root"),
+    ("src/process.rs", 7, "the leaves"),
+    ("src/size.rs", 7, "the leaves"),
+    ("src/io/", 7, "io"),
+    ("src/analysis/", 8, "analysis"),
+    ("src/ratings/", 9, "ratings"),
+    ("src/plot/", 10, "plot"),
+    ("src/app/", 11, "app"),
+    ("src/cli/", 12, "cli"),
+    ("src/server/", 12, "server"),
+    ("src/lib.rs", 13, "the crate's root"),
 ];
 
 /// The highest floor of the core crate in [`FLOORS`].
-const CORE_TOP: u32 = 5;
+const CORE_TOP: u32 = 6;
 
 /// The root crate's name, which no file of the core crate may name.
 const ROOT_CRATE: &str = "rajapasu";
@@ -650,6 +657,39 @@ fn the_core_crates_floors_run_engine_exact_agents_sim() {
             "crates/rajapasu-core/src/exact/mod.rs (exact) imports crates/rajapasu-core/src/agents/mod.rs (agents), a higher floor: crate::agents::Agent",
             "crates/rajapasu-core/src/show/mod.rs (the core crate) names the crate above it: rajapasu::io::Dataset",
         ],
+        "{found:?}"
+    );
+}
+
+/// Within `exact`, the file formats (and the index they rank by) lie beneath the round and match
+/// solvers: a solver may name them, a file format may not name a solver.
+#[test]
+fn exacts_files_lie_beneath_its_solvers() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join("crates/rajapasu-core/src").join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "pub mod engine;\npub mod exact;\n");
+    write("engine/mod.rs", "pub struct Position;\n");
+    write("exact/mod.rs", "mod files;\nmod index;\nmod round;\n");
+    write("exact/index.rs", "pub struct Rank(crate::engine::Position);\n");
+    write(
+        "exact/files/mod.rs",
+        "pub struct LevelFile(pub(in crate::exact) crate::exact::index::Rank);\n",
+    );
+    write("exact/round/mod.rs", "pub struct Solver(crate::exact::files::LevelFile);\n");
+    let read = || Crate::read(dir.path(), "crates/rajapasu-core/src/lib.rs");
+    assert_eq!(floor_breaches(&read(), FLOORS, CORE_TOP, ROOT_CRATE), Vec::<String>::new());
+    write(
+        "exact/files/mod.rs",
+        "pub struct LevelFile(crate::exact::index::Rank);\nfn f(_: crate::exact::round::Solver) {}\n",
+    );
+    let found = floor_breaches(&read(), FLOORS, CORE_TOP, ROOT_CRATE);
+    assert_eq!(
+        found,
+        ["crates/rajapasu-core/src/exact/files/mod.rs (exact's files) imports crates/rajapasu-core/src/exact/round/mod.rs (exact), a higher floor: crate::exact::round::Solver"],
         "{found:?}"
     );
 }
