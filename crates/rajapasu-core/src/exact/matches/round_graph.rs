@@ -145,7 +145,7 @@ impl RoundGraph {
             |r: &Position| layout.id(positions.slot_of(r).expect("the roots are enumerated"));
         let roots = BySide::new(slot(&roots[0]), slot(&roots[1]));
         let on_board = positions.top_level() as u32;
-        let mut graph = RoundGraph {
+        let graph = RoundGraph {
             open,
             positions,
             layout,
@@ -159,16 +159,16 @@ impl RoundGraph {
             roots,
             on_board,
             total: rules.total_counters(),
-            build_peak: 0,
+            build_peak: peak.get(),
         };
-        // The finished graph is counted too, should it hold more than its last check heard.
-        graph.build_peak = peak.get().max(budget.needed(graph.bytes(), nodes));
+        // The last check counted the predecessors' running copy too: the finished graph holds less.
+        debug_assert!(budget.needed(graph.bytes(), nodes) <= graph.build_peak);
         Ok(graph)
     }
 
     /// The most bytes the solve held while the graph was built, as its [`GraphBudget`] counts
-    /// them (the finished graph's included): each amount was checked against the memory bound,
-    /// so a build within exactly this much succeeds, and within a byte less fails.
+    /// them (more than the finished graph holds): the largest amount its checks passed, so a
+    /// build within exactly this much succeeds, and within a byte less fails.
     pub fn build_peak(&self) -> u64 {
         self.build_peak
     }

@@ -60,6 +60,8 @@ fn the_graph_from_recorded_moves_is_the_sown_one_on_small_boards_under_every_rea
                 assert_eq!(graph.succ, succ, "{what}: the successors");
                 assert_eq!(graph.gain, gain, "{what}: South's captures");
                 assert_eq!(graph.pit, pit, "{what}: the pits");
+                // The building's peak, which the match solve reports, covers the finished graph.
+                assert!(graph.bytes() <= graph.build_peak(), "{what}: {}", graph.build_peak());
                 for x in 0..graph.nodes() as u32 {
                     let mover = graph.mover_of(x).index();
                     captures[mover] += graph.moves_of(x).filter(|&(_, _, g)| g > 0).count() as u64;
