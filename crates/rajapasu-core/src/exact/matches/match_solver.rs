@@ -538,7 +538,8 @@ fn build_graphs(
         };
         // The largest graphs take seconds: the watch is heard within each (and can stop it).
         let g = RoundGraph::build_watched(rules, config.open, opts, budget, &mut |_| progress(at))?;
-        stats.peak_bytes = stats.peak_bytes.max(budget.needed(g.bytes(), g.nodes() as u64));
+        // The building holds more than the finished graph: its peak, as its checks heard it.
+        stats.peak_bytes = stats.peak_bytes.max(g.build_peak());
         stats.graph_bytes += g.bytes();
         largest = largest.max(g.nodes() as u64);
         stats.positions += g.nodes() as u64;

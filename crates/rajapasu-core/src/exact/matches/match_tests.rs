@@ -383,3 +383,58 @@ fn a_table_is_the_same_whether_its_attractors_are_kept_or_computed_afresh() {
         }
     }
 }
+
+/// A solve of `r` within `max_memory`, keeping at most `keep` bytes of attractors between
+/// iterations, on a pool of `threads` rayon threads.
+fn solve_on(
+    r: Ruleset,
+    max_memory: u64,
+    keep: u64,
+    threads: usize,
+) -> Result<MatchTable, MatchError> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| {
+        let asked = crate::exact::matches::match_solver::MatchRequest {
+            rules: r,
+            opts: SolveOptions { max_memory, ..SolveOptions::default() },
+            resume: None,
+            max_iterations: None,
+            progress: &mut |_| ControlFlow::Continue(()),
+            checkpoint: &mut |_| {},
+        };
+        MatchTable::solve_keeping(asked, keep).map(|(t, _)| t)
+    })
+}
+
+/// The reported peak covers every step, the round graphs' building included, and is the same
+/// whichever threads run the solve: a solve given exactly that much memory succeeds, and one
+/// byte less is refused when no attractor is kept (nothing then gives way).
+#[test]
+fn a_solve_within_its_reported_peak_succeeds_and_a_byte_less_is_refused() {
+    let mut refused_building = 0;
+    for r in [rules(3, 3, &[]), rules(4, 3, &[]), rules(3, 4, &["skip_origin=true"])] {
+        let whole = solve_on(r, 1 << 30, u64::MAX, 2).unwrap();
+        for keep in [u64::MAX, 0] {
+            let peak = solve_on(r, 1 << 30, keep, 2).unwrap().stats().peak_bytes;
+            let alone = solve_on(r, 1 << 30, keep, 1).unwrap().stats().peak_bytes;
+            assert_eq!(alone, peak, "{r:?} keeping {keep}: one thread's peak and two's");
+            // The least a solve needs beyond its kept attractors: the building is part of it.
+            assert!(peak >= crate::exact::matches::match_solver::least_memory(whole.stats()));
+            let again = solve_on(r, peak, keep, 2)
+                .unwrap_or_else(|e| panic!("{r:?} keeping {keep} within its peak {peak}: {e}"));
+            assert_eq!(again.states(), whole.states(), "{r:?} keeping {keep}");
+            assert_eq!(again.stats().peak_bytes, peak, "{r:?} keeping {keep}");
+            if keep == 0 {
+                match solve_on(r, peak - 1, keep, 2).map(|_| ()).unwrap_err() {
+                    MatchError::Solve(SolveError::MemoryLimit { needed, phase, .. }) => {
+                        assert_eq!(needed, peak, "{r:?}: the refused step is the peak's");
+                        refused_building += (phase == "enumerated") as u32;
+                    }
+                    e => panic!("{r:?} within {}: {e:?}", peak - 1),
+                }
+            }
+        }
+    }
+    // The round graphs' building is the peak of some solve: the reported peak includes it.
+    assert!(refused_building > 0, "no solve's peak was its building");
+}

@@ -52,10 +52,9 @@ pub(crate) struct RoundGraph {
     pub open: BySide<u8>,
     /// The positions and their slots (values not computed).
     positions: Solution,
-    /// Nodes of level n are `level_start[n]..level_start[n + 1]`.
-    level_start: Vec<u32>,
-    /// Within level n, nodes below `south_end[n]` have South to move.
-    south_end: Vec<u32>,
+    /// Nodes of level n are `level_start[n]..level_start[n + 1]`; within it, nodes below
+    /// `south_end[n]` have South to move.
+    layout: Layout,
     /// Moves of node x are `succ_start[x]..succ_start[x + 1]`, in the engine's move order.
     succ_start: Vec<u32>,
     succ: Vec<u32>,
@@ -73,6 +72,8 @@ pub(crate) struct RoundGraph {
     /// Counters on the board at the round's start, and in the whole game.
     on_board: u32,
     total: u32,
+    /// The most bytes the solve held, by its budget, while the graph was built.
+    build_peak: u64,
 }
 
 impl RoundGraph {
@@ -115,22 +116,25 @@ impl RoundGraph {
             crate::exact::round_start(rules, open, Side::South),
             crate::exact::round_start(rules, open, Side::North),
         ];
-        let (positions, found) = Solution::enumerated_with_moves(
-            &roots,
-            opts,
-            bitmap_bits,
-            &|working, found| budget.needed(working, found),
-            watch,
-        )?;
-        let layout = Layout::of(&positions);
+        // Every check below, the enumeration's included, runs on this thread in an order fixed
+        // by the inputs: their largest is the same whatever runs the build.
+        let peak = std::cell::Cell::new(0u64);
+        let needed = |bytes: u64, nodes: u64| {
+            let needed = budget.needed(bytes, nodes);
+            peak.set(peak.get().max(needed));
+            needed
+        };
+        let (positions, found) =
+            Solution::enumerated_with_moves(&roots, opts, bitmap_bits, &needed, watch)?;
+        let layout = Layout::of(&positions)?;
         let nodes = layout.nodes() as u64;
-        let held = positions.stats().table_bytes;
+        let held = positions.stats().table_bytes + layout.bytes();
         let check = |arrays: u64, level: usize| {
-            let needed = budget.needed(held + arrays, nodes);
+            let needed = needed(held + arrays, nodes);
             SolveError::within_memory(opts.max_memory, needed, nodes, level as u32, "enumerated")
         };
         let (succ_start, succ, gain, pit) = graph_moves(found, &layout, &check)?;
-        let ends: Vec<u32> = (0..nodes as u32)
+        let ends: Vec<u32> = (0..layout.nodes() as u32)
             .filter(|&x| succ_start[x as usize] == succ_start[x as usize + 1])
             .collect();
         let moves_bytes = 4 * succ_start.capacity() + 6 * succ.capacity() + 4 * ends.capacity();
@@ -141,12 +145,10 @@ impl RoundGraph {
             |r: &Position| layout.id(positions.slot_of(r).expect("the roots are enumerated"));
         let roots = BySide::new(slot(&roots[0]), slot(&roots[1]));
         let on_board = positions.top_level() as u32;
-        let Layout { level_start, south_end } = layout;
-        Ok(RoundGraph {
+        let graph = RoundGraph {
             open,
             positions,
-            level_start,
-            south_end,
+            layout,
             succ_start,
             succ,
             gain,
@@ -157,7 +159,18 @@ impl RoundGraph {
             roots,
             on_board,
             total: rules.total_counters(),
-        })
+            build_peak: peak.get(),
+        };
+        // The last check counted the predecessors' running copy too: the finished graph holds less.
+        debug_assert!(budget.needed(graph.bytes(), nodes) <= graph.build_peak);
+        Ok(graph)
+    }
+
+    /// The most bytes the solve held while the graph was built, as its [`GraphBudget`] counts
+    /// them (more than the finished graph holds): the largest amount its checks passed, so a
+    /// build within exactly this much succeeds, and within a byte less fails.
+    pub fn build_peak(&self) -> u64 {
+        self.build_peak
     }
 
     pub fn nodes(&self) -> usize {
@@ -180,10 +193,8 @@ impl RoundGraph {
     /// Bytes the graph holds (the position sets included).
     pub fn bytes(&self) -> u64 {
         (self.positions.stats().table_bytes as usize
-            + 4 * (self.level_start.len()
-                + self.south_end.len()
-                + self.succ_start.len()
-                + self.succ.len())
+            + self.layout.bytes() as usize
+            + 4 * (self.succ_start.len() + self.succ.len())
             + self.gain.len()
             + self.pit.len()
             + 4 * (self.pred_start.len() + self.preds.len() + self.ends.len())) as u64
@@ -191,9 +202,7 @@ impl RoundGraph {
 
     /// The node of a position of this round, None if it is not reachable from the start.
     pub fn node(&self, pos: &Position) -> Option<u32> {
-        let (level, side, i) = self.positions.slot_of(pos)?;
-        let l = level as usize;
-        Some((if side == 0 { self.level_start[l] } else { self.south_end[l] }) + i as u32)
+        self.positions.slot_of(pos).map(|slot| self.layout.id(slot))
     }
 
     /// The moves of node x: (local pit, successor, South's captures).
@@ -206,7 +215,7 @@ impl RoundGraph {
 
     /// Levels (counters on the board) 0..=on_board.
     fn level_nodes(&self, n: usize) -> std::ops::Range<u32> {
-        self.level_start[n]..self.level_start[n + 1]
+        self.layout.level_start[n]..self.layout.level_start[n + 1]
     }
 
     /// The side to move at node x.
@@ -216,7 +225,7 @@ impl RoundGraph {
     }
 
     fn mover(&self, n: usize, x: u32) -> Side {
-        if x < self.south_end[n] {
+        if x < self.layout.south_end[n] {
             Side::South
         } else {
             Side::North
@@ -263,7 +272,7 @@ impl RoundGraph {
                     stack.push(x);
                 }
             }
-            let level_end = self.level_start[n + 1];
+            let level_end = self.layout.level_start[n + 1];
             while let Some(y) = stack.pop() {
                 for &p in &self.preds
                     [self.pred_start[y as usize] as usize..self.pred_start[y as usize + 1] as usize]
@@ -313,12 +322,12 @@ impl RoundGraph {
 
     /// The level (counters on the board) of node x.
     pub fn level_of(&self, x: u32) -> usize {
-        self.level_start.partition_point(|&s| s <= x) - 1
+        self.layout.level_start.partition_point(|&s| s <= x) - 1
     }
 
     /// The first node of each level 0..=on_board, and the end of the last.
     pub fn level_starts(&self) -> &[u32] {
-        &self.level_start
+        &self.layout.level_start
     }
 
     /// Drops the predecessor lists, which only the attractors use: a graph kept for play needs

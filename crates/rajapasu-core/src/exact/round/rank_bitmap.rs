@@ -126,7 +126,11 @@ impl RankBitmap {
     /// The counts a word are made on both cores (a task's words counted, then its counts
     /// written from the tasks before), so that their fresh pages are cleared on both.
     fn new(words: Vec<u64>, start: usize, boards: u64) -> RankBitmap {
+        // The bitmap's own words, not the alignment's spare ones after them: how many those are
+        // depends on the address the allocator gave, and the counts' bytes must not.
+        let bitmap_words = (2 * boards).div_ceil(64) as usize;
         let bits = words.get(start..).unwrap_or_default();
+        let bits = &bits[..bitmap_words.min(bits.len())];
         let sums: Vec<u64> = bits
             .par_chunks(TASK_WORDS)
             .map(|task| task.iter().map(|w| w.count_ones() as u64).sum())
@@ -153,7 +157,7 @@ impl RankBitmap {
 
     #[inline]
     fn bits(&self) -> &[u64] {
-        &self.words[self.start..]
+        &self.words[self.start..][..self.before.len()]
     }
 
     /// Ids set.
@@ -250,6 +254,29 @@ mod tests {
             for id in 0..2 * boards {
                 assert_eq!(table.rank(id), set.range(..id).count(), "rank of {id} of {boards}");
             }
+        }
+    }
+
+    /// A rank table's bytes are the same wherever the allocator put its bitmap: a solve's
+    /// memory figures must not depend on the addresses it was given.
+    #[test]
+    fn a_rank_tables_bytes_and_ranks_do_not_depend_on_where_its_bitmap_starts() {
+        let boards = 1_000u64;
+        let words = (2 * boards).div_ceil(64) as usize;
+        let tables: Vec<RankBitmap> = (0..BLOCK_WORDS)
+            .map(|start| {
+                let mut v = vec![0u64; words + BLOCK_WORDS - 1];
+                for id in (0..2 * boards).step_by(7) {
+                    v[start + (id / 64) as usize] |= 1 << (id % 64);
+                }
+                RankBitmap::new(v, start, boards)
+            })
+            .collect();
+        for t in &tables {
+            assert_eq!(t.bytes(), tables[0].bytes(), "bytes starting at word {}", t.start);
+            assert_eq!(t.len(), (2 * boards).div_ceil(7) as usize);
+            assert_eq!(t.rank(2 * boards - 1), tables[0].rank(2 * boards - 1));
+            assert_eq!(t.ids().collect::<Vec<_>>(), tables[0].ids().collect::<Vec<_>>());
         }
     }
 

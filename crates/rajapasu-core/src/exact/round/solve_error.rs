@@ -32,6 +32,13 @@ pub enum SolveError {
         pits: usize,
         counters: u32,
     },
+    /// A round graph of the match solver names its nodes and moves in 32 bits: `count` of
+    /// `what` ("nodes" or "moves") are more than it can name (`limit`).
+    IndexLimit {
+        what: &'static str,
+        count: u64,
+        limit: u64,
+    },
     /// Whoever watched the solve stopped it ([`Solution::solve_watched`]).
     Cancelled,
 }
@@ -81,6 +88,10 @@ impl SolveError {
             SolveError::MixedRoots => "the roots of one solve must share rules and open pits (R12)".to_string(),
             SolveError::TooManyArrangements { pits, counters } => format!(
                 "a board of {pits} open pits and {counters} counters has more than 2^63 arrangements, more than the solver can number; \
+                 solve a smaller board (fewer pits a row, counters a pit or open pits)"
+            ),
+            SolveError::IndexLimit { what, count, limit } => format!(
+                "the round graph has {count} {what}, more than the {limit} its 32-bit indices can name; \
                  solve a smaller board (fewer pits a row, counters a pit or open pits)"
             ),
             SolveError::Cancelled => "the solve was cancelled".to_string(),

@@ -110,7 +110,7 @@ impl RoundGraph {
         let mut marked = vec![0u64; self.nodes().div_ceil(64)];
         let mut level = 0;
         for &x in &self.ends {
-            while x >= self.level_start[level + 1] {
+            while x >= self.layout.level_start[level + 1] {
                 level += 1;
             }
             let m = self.mover(level, x).index();
