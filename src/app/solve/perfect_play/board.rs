@@ -43,7 +43,8 @@ pub(super) fn board(
             SolveError::PositionLimit { .. }
             | SolveError::MemoryLimit { .. }
             | SolveError::TooManyCounters { .. }
-            | SolveError::TooManyArrangements { .. },
+            | SolveError::TooManyArrangements { .. }
+            | SolveError::LevelTooLarge { .. },
         ) => None,
         Err(e) => return Err(PerfectPlayError::Solve(e)),
     };

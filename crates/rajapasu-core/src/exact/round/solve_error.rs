@@ -32,6 +32,12 @@ pub enum SolveError {
         pits: usize,
         counters: u32,
     },
+    /// A level holds more positions than the solver numbers (a position's number is a `u32`).
+    LevelTooLarge {
+        counters: u32,
+        positions: u64,
+        limit: u64,
+    },
     /// Whoever watched the solve stopped it ([`Solution::solve_watched`]).
     Cancelled,
 }
@@ -82,6 +88,10 @@ impl SolveError {
             SolveError::TooManyArrangements { pits, counters } => format!(
                 "a board of {pits} open pits and {counters} counters has more than 2^63 arrangements, more than the solver can number; \
                  solve a smaller board (fewer pits a row, counters a pit or open pits)"
+            ),
+            SolveError::LevelTooLarge { counters, positions, limit } => format!(
+                "the level of {counters} counters on the board would hold {positions} positions, more than the {limit} \
+                 the solver numbers in memory; solve a smaller board"
             ),
             SolveError::Cancelled => "the solve was cancelled".to_string(),
         }
