@@ -22,13 +22,20 @@ fn main() {
 /// so, for the same CPU time). MIMALLOC_PURGE_DELAY overrides either (`set_default` yields to
 /// it).
 ///
+/// One round solved in memory keeps its freed pages: its levels' tables and arrays are freed
+/// and built again at other sizes within seconds, and with purging at once every such page
+/// was faulted in again (the real board's round 1: 300,000 page faults; kept, 1,500, the large
+/// arrays on huge pages, and about 1 s less of CPU time of 13, for 1.36-1.41 GiB resident
+/// against 1.15-1.16 GiB; the accounted peak, what is allocated, 1.10 GiB either way:
+/// docs/performance.md).
+///
 /// Setting it after the arguments are parsed is in time: mimalloc reads its options from the
 /// environment when the process loads, and reads the purge delay again at every free that
 /// may purge, so only the few pages that parsing freed were scheduled under its default.
 fn set_purge_delay(memory: rajapasu::cli::MemoryUse) {
     let delay = match memory {
         rajapasu::cli::MemoryUse::Bounded => 0,
-        rajapasu::cli::MemoryUse::Reused => -1,
+        rajapasu::cli::MemoryUse::Reused | rajapasu::cli::MemoryUse::OneRound => -1,
     };
     // SAFETY: sets an option of the allocator (a plain store); no other thread exists yet.
     unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, delay) };

@@ -16,6 +16,12 @@ use args::Mode;
 
 use super::CliError;
 
+/// Whether the command solves one round start in memory (no `--spill`, match or study): the
+/// binary keeps that solve's freed pages (src/main.rs).
+pub(super) fn one_round_in_memory(args: &Args) -> bool {
+    args.mode() == Mode::Round
+}
+
 pub fn run(args: Args) -> Result<(), CliError> {
     let rules = args.rules.ruleset()?;
     let opts = common::options(&args);

@@ -44,7 +44,8 @@ pub(super) fn board(
             | SolveError::MemoryLimit { .. }
             | SolveError::TooManyCounters { .. }
             | SolveError::TooManyArrangements { .. }
-            | SolveError::IndexLimit { .. },
+            | SolveError::IndexLimit { .. }
+            | SolveError::LevelTooLarge { .. },
         ) => None,
         Err(e) => return Err(PerfectPlayError::Solve(e)),
     };

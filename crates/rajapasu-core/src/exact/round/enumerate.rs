@@ -47,6 +47,23 @@ pub(crate) const MAX_BITMAP_BITS: u64 = 1 << 29;
 pub(crate) const MIN_BITMAP_BITS: u64 = 1 << 18;
 /// The levels numbered by a bitmap: those of this many ids.
 pub(crate) const BITMAP_BITS: std::ops::RangeInclusive<u64> = MIN_BITMAP_BITS..=MAX_BITMAP_BITS;
+/// The most positions a level may hold: a position's number (`local x SHARDS + shard`, or its
+/// id in a level of a bitmap) is a `u32`.
+const MAX_LEVEL_POSITIONS: u64 = u32::MAX as u64 + 1;
+
+/// Whether level `n`'s positions are numbered by a bitmap: its ids (two a board) within
+/// `bitmap_bits`, and within the numbers a move holds.
+pub(crate) fn by_bitmap(
+    codec: &Codec,
+    n: usize,
+    bitmap_bits: &std::ops::RangeInclusive<u64>,
+) -> Option<u64> {
+    codec.comps.count(n).filter(|&boards| {
+        boards
+            .checked_mul(2)
+            .is_some_and(|ids| ids <= MAX_LEVEL_POSITIONS && bitmap_bits.contains(&ids))
+    })
+}
 
 /// The shard of a key: a mix of its bits unlike the hash map's own (Fx) hash.
 #[inline]
@@ -216,12 +233,7 @@ pub(crate) fn enumerate_with(
     let top = roots.iter().map(Position::on_board).max().unwrap_or(0) as usize;
     let found = (0..SHARDS).map(|_| (0..=top).map(|_| Shard::default()).collect()).collect();
     let boards = (0..SHARDS).map(|_| (0..=top).map(|_| Boards::new()).collect()).collect();
-    let bits = (0..=top)
-        .map(|n| {
-            let boards = codec.comps.count(n).filter(|&b| bitmap_bits.contains(&(2 * b)));
-            boards.map(LevelBits::new)
-        })
-        .collect();
+    let bits = (0..=top).map(|n| by_bitmap(codec, n, &bitmap_bits).map(LevelBits::new)).collect();
     let mut e = Enumeration {
         codec,
         found,
@@ -240,6 +252,8 @@ pub(crate) fn enumerate_with(
     for r in roots {
         let key = codec.key(r).word();
         let (s, n) = (shard_of(key) as usize, r.on_board() as usize);
+        let found = e.found.iter().flatten().map(|shard| shard.len() as u64).sum::<u64>();
+        (bounds.memory)(e.shard_bytes() + e.opening_bytes(&[n as u8]), n as u32, found)?;
         e.open_reached(&[n as u8]);
         let new = match &mut e.bits[n] {
             Some(bits) => {
@@ -323,9 +337,11 @@ impl Enumeration<'_> {
                 .filter(|&level| added[level * SHARDS..][..SHARDS].iter().any(|&a| a > 0))
                 .map(|level| level as u8)
                 .collect();
-            self.open_reached(&reached);
-            let growing = self.shard_bytes() + self.growth(&added) + recording;
+            self.check_numbers(&added)?;
+            let growing =
+                self.shard_bytes() + self.opening_bytes(&reached) + self.growth(&added) + recording;
             (bounds.memory)(finished_bytes + growing + buffered, n as u32, found_before)?;
+            self.open_reached(&reached);
             self.intern(&parts[..chunks]);
             if self.record {
                 let by_id: Vec<bool> = self.bits.iter().map(Option::is_some).collect();
@@ -407,9 +423,32 @@ impl Enumeration<'_> {
         }
     }
 
-    /// Numbers the children of a wave in their levels, each shard in parallel and in the
-    /// children's order, into each shard's `numbers` in that order; keeps the boards of those
-    /// new.
+    /// Bytes the bitmaps of the levels of `levels` reached for the first time would take.
+    fn opening_bytes(&self, levels: &[u8]) -> u64 {
+        levels
+            .iter()
+            .filter_map(|&level| self.bits[level as usize].as_ref())
+            .map(LevelBits::opening_bytes)
+            .sum()
+    }
+
+    /// Fails if numbering the children `added[level * SHARDS + shard]` ([`tally`]) as new
+    /// positions could give a number beyond a `u32` (a level of a bitmap's ids fit one).
+    fn check_numbers(&self, added: &[usize]) -> Result<(), SolveError> {
+        for (i, &a) in added.iter().enumerate().filter(|(_, &a)| a > 0) {
+            let (shard, level) = (i % SHARDS, i / SHARDS);
+            let local = (self.found[shard][level].len() + a) as u64;
+            if self.bits[level].is_none() && local * SHARDS as u64 > MAX_LEVEL_POSITIONS {
+                return Err(SolveError::LevelTooLarge {
+                    counters: level as u32,
+                    positions: local * SHARDS as u64,
+                    limit: MAX_LEVEL_POSITIONS,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Allocates the bitmaps of the levels of `levels` reached for the first time (their
     /// bytes then counted by [`Self::shard_bytes`]).
     fn open_reached(&mut self, levels: &[u8]) {
@@ -420,6 +459,9 @@ impl Enumeration<'_> {
         }
     }
 
+    /// Numbers the children of a wave in their levels, each shard in parallel and in the
+    /// children's order, into each shard's `numbers` in that order; keeps the boards of those
+    /// new.
     fn intern(&mut self, parts: &[Children]) {
         let shared: Vec<Option<SharedBits>> =
             self.bits.iter_mut().map(|b| b.as_mut().map(LevelBits::shared)).collect();
@@ -616,6 +658,7 @@ impl ShardLevels<'_, '_> {
                 if new {
                     self.keys[level].push_key(key);
                 }
+                // Ids fit a u32: `by_bitmap`.
                 (id as u32, new)
             }
             None => {

@@ -6,8 +6,10 @@ use std::collections::HashMap;
 
 use crate::engine::{BySide, Position, Side};
 use crate::exact::index::Codec;
-use crate::exact::round::enumerate::{enumerate_with, Bounds, FoundLevel, MAX_BITMAP_BITS};
-use crate::exact::round::solve_error::Progress;
+use crate::exact::round::enumerate::{
+    by_bitmap, enumerate_with, Bounds, FoundLevel, MAX_BITMAP_BITS,
+};
+use crate::exact::round::solve_error::{Progress, SolveError};
 use crate::exact::test_rules::rules;
 
 fn levels(roots: &[Position], bitmap_bits: std::ops::RangeInclusive<u64>) -> Vec<FoundLevel> {
@@ -106,4 +108,55 @@ fn same_levels(maps: &[FoundLevel], bits: &[FoundLevel], board: &str) {
             }
         }
     }
+}
+
+#[test]
+fn a_bitmap_is_counted_in_the_memory_bound_before_it_is_allocated() {
+    let r = rules(4, 4, &[]);
+    let root = Position::round_start(r, BySide::new(16, 16), Side::South).0;
+    let codec = Codec::new(root);
+    let top = root.on_board() as usize;
+    let boards = codec.comps.count(top).expect("a 4x4 board's ranks fit");
+    let bitmap_bytes = (2 * boards).div_ceil(64) * 8;
+    let mut checks: Vec<(u64, u32, u64)> = Vec::new();
+    let mut memory = |needed: u64, level: u32, positions: u64| {
+        checks.push((needed, level, positions));
+        if needed >= bitmap_bytes {
+            Err(SolveError::MemoryLimit {
+                limit: bitmap_bytes - 1,
+                needed,
+                positions,
+                counters: level,
+                phase: "enumerating",
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let mut watch = |_: Progress| std::ops::ControlFlow::Continue(());
+    let mut bounds = Bounds { max_positions: u64::MAX, memory: &mut memory, watch: &mut watch };
+    let refused = enumerate_with(&codec, &[root], true, &mut bounds, 0..=MAX_BITMAP_BITS);
+    assert!(
+        matches!(refused, Err(SolveError::MemoryLimit { positions: 0, .. })),
+        "{:?}",
+        refused.err()
+    );
+    // One check, before the root was numbered: its level's bitmap was never allocated.
+    assert_eq!(checks.len(), 1);
+    assert_eq!((checks[0].1, checks[0].2), (top as u32, 0));
+}
+
+#[test]
+fn a_level_is_numbered_by_a_bitmap_only_if_its_ids_fit_a_move() {
+    let r = rules(7, 7, &[]);
+    let root = Position::round_start(r, BySide::new(49, 49), Side::South).0;
+    let codec = Codec::new(root);
+    let mut large = 0;
+    for n in 0..=98 {
+        let Some(boards) = codec.comps.count(n) else { continue };
+        let fits = 2 * boards as u128 <= u32::MAX as u128 + 1;
+        large += usize::from(!fits);
+        assert_eq!(by_bitmap(&codec, n, &(0..=u64::MAX)).is_some(), fits, "level {n}");
+    }
+    assert!(large > 0, "some levels of the real board have more ids than a u32 holds");
 }

@@ -61,6 +61,15 @@ impl LevelBits {
         self.words.capacity() as u64 * 8
     }
 
+    /// Bytes [`Self::open`] would allocate: the bitmap's, if not yet allocated.
+    pub(crate) fn opening_bytes(&self) -> u64 {
+        if self.words.is_empty() {
+            ((2 * self.boards).div_ceil(64) + BLOCK_WORDS as u64 - 1) * 8
+        } else {
+            0
+        }
+    }
+
     /// Allocates the bitmap (zeroed: its pages are cleared as they are first touched).
     pub(crate) fn open(&mut self) {
         if self.words.is_empty() {

@@ -39,6 +39,12 @@ pub enum SolveError {
         count: u64,
         limit: u64,
     },
+    /// A level holds more positions than the solver numbers (a position's number is a `u32`).
+    LevelTooLarge {
+        counters: u32,
+        positions: u64,
+        limit: u64,
+    },
     /// Whoever watched the solve stopped it ([`Solution::solve_watched`]).
     Cancelled,
 }
@@ -93,6 +99,10 @@ impl SolveError {
             SolveError::IndexLimit { what, count, limit } => format!(
                 "the round graph has {count} {what}, more than the {limit} its 32-bit indices can name; \
                  solve a smaller board (fewer pits a row, counters a pit or open pits)"
+            ),
+            SolveError::LevelTooLarge { counters, positions, limit } => format!(
+                "the level of {counters} counters on the board would hold {positions} positions, more than the {limit} \
+                 the solver numbers in memory; solve a smaller board"
             ),
             SolveError::Cancelled => "the solve was cancelled".to_string(),
         }
