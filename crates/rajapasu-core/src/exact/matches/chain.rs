@@ -3,6 +3,7 @@
 //! ends when a player cannot open a pit (R14), or it cycles: a round start recurs, or a round
 //! itself never ends (a position recurs under the chosen moves, endless play worth 0).
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use crate::engine::{BySide, Game, Outcome, Pit, Position, Ruleset, Side};
@@ -63,18 +64,19 @@ pub struct PerfectMatch {
 /// A solved round as the chain plays it: the values, and a perfect player's move.
 pub trait ChainRound {
     type Error;
-    /// The value of a reachable position for its side to move (R15).
-    fn round_value(&self, pos: &Position) -> Option<i32>;
-    /// The move a perfect player makes ([`Solution::choose`]); None when there is no legal move.
-    fn choose_move(&self, pos: &Position, tie: TieBreak) -> Result<Option<Pit>, Self::Error>;
+    /// The value of a position of the round's play (a root) for its side to move (R15).
+    fn round_value(&self, pos: &Position) -> Result<i32, Self::Error>;
+    /// The move a perfect player makes ([`Solution::choose`]); None when there is no legal
+    /// move. `&mut`: a round may keep what one choice computed for the next.
+    fn choose_move(&mut self, pos: &Position, tie: TieBreak) -> Result<Option<Pit>, Self::Error>;
 }
 
 impl ChainRound for Solution {
     type Error = SolveError;
-    fn round_value(&self, pos: &Position) -> Option<i32> {
-        self.value(pos)
+    fn round_value(&self, pos: &Position) -> Result<i32, SolveError> {
+        Ok(self.value(pos).expect("the round's start is a root"))
     }
-    fn choose_move(&self, pos: &Position, tie: TieBreak) -> Result<Option<Pit>, SolveError> {
+    fn choose_move(&mut self, pos: &Position, tie: TieBreak) -> Result<Option<Pit>, SolveError> {
         Ok(self.choose(pos, tie))
     }
 }
@@ -86,7 +88,7 @@ pub trait ChainRounds {
     fn round(
         &mut self,
         open: BySide<u8>,
-    ) -> Result<&Self::Round, <Self::Round as ChainRound>::Error>;
+    ) -> Result<&mut Self::Round, <Self::Round as ChainRound>::Error>;
 }
 
 /// Rounds solved in memory, kept in a cache by open pits.
@@ -98,15 +100,17 @@ struct MemoryRounds<'a> {
 
 impl ChainRounds for MemoryRounds<'_> {
     type Round = Solution;
-    fn round(&mut self, open: BySide<u8>) -> Result<&Solution, SolveError> {
-        if let std::collections::hash_map::Entry::Vacant(e) = self.cache.entry(open) {
-            let roots = [
-                round_start(self.rules, open, Side::South),
-                round_start(self.rules, open, Side::North),
-            ];
-            e.insert(Solution::solve(&roots, self.opts, &mut |_| {})?);
+    fn round(&mut self, open: BySide<u8>) -> Result<&mut Solution, SolveError> {
+        match self.cache.entry(open) {
+            Entry::Occupied(e) => Ok(e.into_mut()),
+            Entry::Vacant(e) => {
+                let roots = [
+                    round_start(self.rules, open, Side::South),
+                    round_start(self.rules, open, Side::North),
+                ];
+                Ok(e.insert(Solution::solve(&roots, self.opts, &mut |_| {})?))
+            }
         }
-        Ok(&self.cache[&open])
     }
 }
 
@@ -144,7 +148,7 @@ pub fn play_chain<R: ChainRounds>(
         }
         starts.insert((holdings[Side::South], rs.starter), rs.round);
         let round = rounds.round(rs.open)?;
-        let value = round.round_value(&rs.position).expect("the round's start is a root");
+        let value = round.round_value(&rs.position)?;
         let mut record = RoundRecord {
             round: rs.round,
             starter: rs.starter,

@@ -7,23 +7,26 @@ use std::path::PathBuf;
 
 use crate::engine::{BySide, Pit, Position, Ruleset, Side};
 use crate::exact::matches::chain::{play_chain, ChainRound, ChainRounds, PerfectMatch};
+use crate::exact::round::layers::LayersCache;
 use crate::exact::round::solver::{Progress, TieBreak};
 use crate::exact::round::spill::{SpillError, SpillOptions, SpilledRound};
 use crate::exact::round_start;
 
-/// A spilled round with the memory its perfect player's choices may take.
+/// A spilled round with the memory its perfect player's choices may take, and the layers
+/// its last choice computed (play stays in a closure for many moves of a level).
 pub struct SpilledChainRound {
     round: SpilledRound,
     max_bytes: u64,
+    layers: LayersCache,
 }
 
 impl ChainRound for SpilledChainRound {
     type Error = SpillError;
-    fn round_value(&self, pos: &Position) -> Option<i32> {
-        self.round.value(pos)
+    fn round_value(&self, pos: &Position) -> Result<i32, SpillError> {
+        self.round.reached_value(pos)
     }
-    fn choose_move(&self, pos: &Position, tie: TieBreak) -> Result<Option<Pit>, SpillError> {
-        self.round.choose(pos, tie, self.max_bytes)
+    fn choose_move(&mut self, pos: &Position, tie: TieBreak) -> Result<Option<Pit>, SpillError> {
+        self.round.choose_cached(pos, tie, self.max_bytes, &mut self.layers)
     }
 }
 
@@ -47,6 +50,12 @@ impl<'a> SpilledRounds<'a> {
         SpilledRounds { rules, opts, dir_of, progress, rounds: HashMap::new() }
     }
 
+    /// The layers' closures the choices computed, and how many times they reused the last.
+    #[cfg(test)]
+    pub(crate) fn closures(&self) -> (u64, u64) {
+        self.rounds.values().map(|r| r.layers.counts()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
     /// Plays a match from round 1 ([`play_chain`]) over these rounds.
     pub fn play(&mut self, first: Side, tie: TieBreak) -> Result<PerfectMatch, SpillError> {
         play_chain(self.rules, first, tie, self)
@@ -55,7 +64,7 @@ impl<'a> SpilledRounds<'a> {
 
 impl ChainRounds for SpilledRounds<'_> {
     type Round = SpilledChainRound;
-    fn round(&mut self, open: BySide<u8>) -> Result<&SpilledChainRound, SpillError> {
+    fn round(&mut self, open: BySide<u8>) -> Result<&mut SpilledChainRound, SpillError> {
         if !self.rounds.contains_key(&open) {
             let roots = Side::ALL.map(|s| round_start(self.rules, open, s));
             let progress = &mut *self.progress;
@@ -63,8 +72,9 @@ impl ChainRounds for SpilledRounds<'_> {
                 progress(open, p)
             })?;
             let max_bytes = self.opts.max_memory;
-            self.rounds.insert(open, SpilledChainRound { round, max_bytes });
+            let layers = LayersCache::default();
+            self.rounds.insert(open, SpilledChainRound { round, max_bytes, layers });
         }
-        Ok(&self.rounds[&open])
+        Ok(self.rounds.get_mut(&open).expect("inserted just above"))
     }
 }

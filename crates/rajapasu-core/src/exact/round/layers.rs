@@ -2,11 +2,12 @@
 //! values alone: for a solver that keeps no layers (the spilled round), the forward closure of
 //! the position under the moves that count for a layer (in-level, to the same value), then the
 //! layers on that local graph by a breadth-first pass from its layer-0 positions, as the
-//! in-memory attractor settles them.
+//! in-memory attractor settles them. And the choice both solvers' perfect players make with
+//! the layers ([`progress_moves`]).
 
 use std::collections::HashMap;
 
-use crate::engine::{Position, Side};
+use crate::engine::{PitSet, Position, Side};
 use crate::exact::index::{Codec, Key};
 
 /// Bytes a position of the closure takes: its key, its entry in the index, its flags, and
@@ -21,6 +22,60 @@ pub(crate) const CLOSURE_MOVE_BYTES: u64 = 12;
 pub(crate) struct ClosureTooLarge {
     pub positions: u64,
     pub needed: u64,
+}
+
+/// Why the layers around a position could not be computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClosureError {
+    TooLarge(ClosureTooLarge),
+    /// A position of the closure has no value: the values read are not the round's.
+    NoValue(Position),
+}
+
+impl From<ClosureTooLarge> for ClosureError {
+    fn from(e: ClosureTooLarge) -> ClosureError {
+        ClosureError::TooLarge(e)
+    }
+}
+
+/// The moves a perfect player may make at `pos`, whose value for its side to move is
+/// `value`, before the tie-break: the best moves (R15), and with a positive value only those
+/// that make progress: its exits achieving the value, or if there is none its in-level best
+/// moves to the least layer (those one layer below the position's, by the layer's
+/// definition). `value_of` gives a child's value for its side to move; `layers` gives the
+/// layer of each in-level best child (None: no layer, not progress), asked for only when the
+/// layers decide, since a solver without stored layers computes them then.
+pub(crate) fn progress_moves<E, L: Fn(&Position) -> Option<u32>>(
+    pos: &Position,
+    value: i32,
+    mut value_of: impl FnMut(&Position) -> Result<i32, E>,
+    layers: impl FnOnce() -> Result<L, E>,
+) -> Result<PitSet, E> {
+    let level = pos.on_board();
+    let (mut exits, mut quiet) = (PitSet::EMPTY, Vec::new());
+    for (pit, child, summary) in pos.legal_children() {
+        if summary.net_gain(pos.turn()) - value_of(&child)? != value {
+            continue;
+        }
+        if child.on_board() == level {
+            quiet.push((pit, child));
+        } else {
+            exits.insert(pit);
+        }
+    }
+    if value <= 0 {
+        quiet.iter().for_each(|&(pit, _)| exits.insert(pit));
+        return Ok(exits);
+    }
+    if !exits.is_empty() || quiet.is_empty() {
+        return Ok(exits);
+    }
+    let layer_of = layers()?;
+    let layered: Vec<_> = quiet.iter().filter_map(|(pit, c)| Some((*pit, layer_of(c)?))).collect();
+    let least = layered.iter().map(|&(_, layer)| layer).min();
+    let mut set = PitSet::EMPTY;
+    layered.iter().filter(|&&(_, l)| Some(l) == least).for_each(|&(pit, _)| set.insert(pit));
+    Ok(set)
 }
 
 /// A position's value in South's terms, from the value for its side to move.
@@ -40,27 +95,73 @@ pub(crate) struct LocalLayers {
 }
 
 impl LocalLayers {
-    /// The layer of a position of the closure (same level as the root), by its codec key.
+    /// The layer of a position of the closure (same level as the root), by its codec key;
+    /// None outside the closure or where no layer settles (values that are not the round's).
     pub(crate) fn layer(&self, codec: &Codec, pos: &Position) -> Option<u32> {
-        self.index.get(&codec.key(pos).word()).map(|&i| self.layers[i as usize])
+        let i = *self.index.get(&codec.key(pos).word())?;
+        Some(self.layers[i as usize]).filter(|&l| l != u32::MAX)
+    }
+
+    /// Whether `pos` (same level as the root) is in the closure: its own closure is then part
+    /// of this one, and so are its layers.
+    pub(crate) fn holds(&self, codec: &Codec, pos: &Position) -> bool {
+        self.index.contains_key(&codec.key(pos).word())
     }
 
     /// The closure of `root` under the moves that count and the layers of its positions;
     /// `value` gives each position's value for its side to move. Err when the closure's
-    /// bytes would exceed `max_bytes`. None when the root's value is 0 (no layer).
+    /// bytes would exceed `max_bytes` or a position has no value. None when the root's value
+    /// is 0 (no layer).
     pub(crate) fn around(
         codec: &Codec,
-        value: &dyn Fn(&Position) -> i32,
+        value: &dyn Fn(&Position) -> Option<i32>,
         root: &Position,
         max_bytes: u64,
-    ) -> Result<Option<LocalLayers>, ClosureTooLarge> {
-        let v = south_value(root, value(root));
+    ) -> Result<Option<LocalLayers>, ClosureError> {
+        let v = south_value(root, value(root).ok_or(ClosureError::NoValue(*root))?);
         if v == 0 {
             return Ok(None);
         }
         let graph = Closure::explore(codec, value, root, v, max_bytes)?;
         let layers = graph.layers();
         Ok(Some(LocalLayers { index: graph.index, layers }))
+    }
+}
+
+/// The layers last computed around a position, kept for the next choice: a position of the
+/// same level within that closure has its own closure inside it, so its layers are there.
+#[derive(Default)]
+pub(crate) struct LayersCache {
+    last: Option<(u32, LocalLayers)>,
+    computed: u64,
+    reused: u64,
+}
+
+impl LayersCache {
+    /// How many closures were computed, and how many times the last one was reused.
+    #[cfg(test)]
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (self.computed, self.reused)
+    }
+
+    /// The layers around `pos`: the last ones if they hold it, else `compute`d (the last ones
+    /// dropped first, so that one closure at a time takes memory).
+    pub(crate) fn around<E>(
+        &mut self,
+        codec: &Codec,
+        pos: &Position,
+        compute: impl FnOnce() -> Result<LocalLayers, E>,
+    ) -> Result<&LocalLayers, E> {
+        let level = pos.on_board();
+        match &self.last {
+            Some((l, layers)) if *l == level && layers.holds(codec, pos) => self.reused += 1,
+            _ => {
+                self.last = None;
+                self.last = Some((level, compute()?));
+                self.computed += 1;
+            }
+        }
+        Ok(self.last.as_ref().map(|(_, layers)| layers).expect("kept or computed just above"))
     }
 }
 
@@ -78,11 +179,11 @@ struct Closure {
 impl Closure {
     fn explore(
         codec: &Codec,
-        value: &dyn Fn(&Position) -> i32,
+        value: &dyn Fn(&Position) -> Option<i32>,
         root: &Position,
         v: i32,
         max_bytes: u64,
-    ) -> Result<Closure, ClosureTooLarge> {
+    ) -> Result<Closure, ClosureError> {
         let level = root.on_board();
         let forcer_side = if v > 0 { Side::South } else { Side::North };
         let mut g = Closure {
@@ -102,11 +203,12 @@ impl Closure {
             let mut exit_wins = false;
             same.clear();
             for (_, child, summary) in pos.legal_children() {
+                let child_value = || value(&child).ok_or(ClosureError::NoValue(child));
                 if child.on_board() == level {
-                    if south_value(&child, value(&child)) == v {
+                    if south_value(&child, child_value()?) == v {
                         same.push(codec.key(&child).word());
                     }
-                } else if is_forcer && summary.net_gain(pos.turn()) - value(&child) == v.abs() {
+                } else if is_forcer && summary.net_gain(pos.turn()) - child_value()? == v.abs() {
                     // Only the forcer's exits matter: the other side's give no layer 0.
                     exit_wins = true;
                 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::exact::round::layers::south_value;
+use crate::exact::round::layers::{south_value, LayersCache};
 use crate::exact::test_rules::{rules, ALL_READINGS};
 use crate::exact::*;
 
@@ -99,6 +99,7 @@ fn the_solvers_layers_are_the_least_fixed_point_of_their_definition() {
 fn the_spilled_rounds_layers_around_each_position_are_the_in_memory_layers() {
     let dir = tempfile::tempdir().unwrap();
     let opts = SpillOptions { max_memory: 1 << 30, max_disk: u64::MAX, max_levels: None };
+    let (mut computed, mut reused) = (0, 0);
     for extra in ALL_READINGS {
         for (p, s, open) in [(3u8, 3u8, (3u8, 3u8)), (4, 2, (4, 4))] {
             let what = format!("{p}x{s} open {open:?} {extra:?}");
@@ -108,6 +109,7 @@ fn the_spilled_rounds_layers_around_each_position_are_the_in_memory_layers() {
             let at = dir.path().join(what.replace(|c: char| !c.is_alphanumeric(), "_"));
             let spilled = SpilledRound::solve(&roots, &at, opts, &mut |_| {}).unwrap();
             let mut checked = 0;
+            let mut cache = LayersCache::default();
             memory.for_each(|pos, v| {
                 if v != 0 {
                     assert_eq!(
@@ -122,10 +124,21 @@ fn the_spilled_rounds_layers_around_each_position_are_the_in_memory_layers() {
                     memory.progress_moves(pos),
                     "{what}: {pos:?}"
                 );
+                // Through one cache, each level's positions in set order: many lie in the
+                // closure of a position before them, whose layers they reuse.
+                assert_eq!(
+                    spilled.progress_moves_cached(pos, 1 << 30, &mut cache).unwrap(),
+                    memory.progress_moves(pos),
+                    "{what}: {pos:?} (layers kept)"
+                );
             });
             assert!(checked > 0, "{what}");
+            let (c, r) = cache.counts();
+            (computed, reused) = (computed + c, reused + r);
         }
     }
+    // Some positions lay in the closure of one before them: the kept layers were used.
+    assert!(computed > 0 && reused > 0, "{computed} closures computed, {reused} reused");
 }
 
 #[test]

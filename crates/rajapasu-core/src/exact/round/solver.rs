@@ -15,6 +15,7 @@
 //! Memory is accounted as it is allocated and checked against [`SolveOptions::max_memory`]:
 //! a board too large for it gives [`SolveError::MemoryLimit`], never a crash.
 
+use std::convert::Infallible;
 use std::ops::{ControlFlow, RangeInclusive};
 use std::time::Instant;
 
@@ -23,6 +24,7 @@ use rayon::prelude::*;
 use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
 use crate::exact::index::{Codec, Compositions, Key, RankSet};
 use crate::exact::round::enumerate::{enumerate_with, Bounds, FoundLevel, BITMAP_BITS};
+use crate::exact::round::layers::progress_moves;
 pub use crate::exact::round::solve_error::{Progress, SendWatch, SolveError, Watch, MAX_COUNTERS};
 
 /// Default memory allowance of a solve.
@@ -738,27 +740,17 @@ impl Solution {
     }
 
     /// Every move that [`Solution::choose`] may make (before its tie-break): the best moves,
-    /// and with a positive value only those that make progress. Needs `keep_layers`.
+    /// and with a positive value only those that make progress ([`progress_moves`]). Needs
+    /// `keep_layers`.
     pub(crate) fn progress_moves(&self, pos: &Position) -> PitSet {
         let Some((level, side, i)) = self.slot(pos) else { return PitSet::EMPTY };
-        let l = &self.levels[level as usize];
-        let value = l.values[side][i] as i32;
-        let layer = l.layers[side].get(i).copied().unwrap_or(u32::MAX);
-        let mut set = PitSet::EMPTY;
-        for (pit, child, summary) in pos.legal_children() {
-            let (cl, cs, ci) = self.slot(&child).expect("reachable");
-            let c = &self.levels[cl as usize];
-            if summary.net_gain(pos.turn()) - c.values[cs][ci] as i32 != value {
-                continue;
-            }
-            if value > 0
-                && cl == level
-                && c.layers[cs].get(ci).copied().unwrap_or(u32::MAX) >= layer
-            {
-                continue;
-            }
-            set.insert(pit);
-        }
+        let value = self.levels[level as usize].values[side][i] as i32;
+        let value_of = |child: &Position| {
+            let (cl, cs, ci) =
+                self.slot(child).expect("the children of a reachable position are reachable");
+            Ok::<i32, Infallible>(self.levels[cl as usize].values[cs][ci] as i32)
+        };
+        let Ok(set) = progress_moves(pos, value, value_of, || Ok(|c: &Position| self.layer(c)));
         set
     }
 

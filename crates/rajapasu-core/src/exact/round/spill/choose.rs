@@ -1,9 +1,12 @@
 //! A perfect player's move in a spilled round ([`crate::exact::Solution::choose`] of the
 //! in-memory round): the layers are not stored, so a mover with a positive value and no exit
 //! achieving it computes them around its position ([`LocalLayers`]), within a memory bound.
+//! The level files are untrusted: values that are missing or that contradict each other are
+//! a [`SpillError::BadFile`] naming the file and the level, never a panic.
 
 use crate::engine::{Pit, PitSet, Position};
-use crate::exact::round::layers::LocalLayers;
+use crate::exact::files::level_files::{positions_path, values_path};
+use crate::exact::round::layers::{progress_moves, ClosureError, LayersCache, LocalLayers};
 use crate::exact::round::solver::TieBreak;
 
 use super::{SpillError, SpilledRound};
@@ -11,48 +14,84 @@ use super::{SpillError, SpilledRound};
 impl SpilledRound {
     /// The moves a perfect player may make, before the tie-break: the best moves, and with a
     /// positive value only those that make progress (an exit achieving the value, or else an
-    /// in-level move to the least layer); the layers' closure may take `max_bytes`.
+    /// in-level move to the least layer); the layers' closure may take `max_bytes`. Empty for
+    /// a position the files do not hold.
     pub fn progress_moves(&self, pos: &Position, max_bytes: u64) -> Result<PitSet, SpillError> {
+        self.progress_moves_cached(pos, max_bytes, &mut LayersCache::default())
+    }
+
+    /// [`SpilledRound::progress_moves`] with the layers taken from `cache` where it holds
+    /// them (a cache of this round only).
+    pub(crate) fn progress_moves_cached(
+        &self,
+        pos: &Position,
+        max_bytes: u64,
+        cache: &mut LayersCache,
+    ) -> Result<PitSet, SpillError> {
         let Some(value) = self.value(pos) else { return Ok(PitSet::EMPTY) };
-        let level = pos.on_board();
-        let (mut exits, mut quiet) = (PitSet::EMPTY, Vec::new());
-        for (pit, child, summary) in pos.legal_children() {
-            let v = self.value(&child).expect("the children of a reachable position are reachable");
-            if summary.net_gain(pos.turn()) - v != value {
-                continue;
-            }
-            if child.on_board() == level {
-                quiet.push((pit, child));
-            } else {
-                exits.insert(pit);
-            }
-        }
-        if value <= 0 {
-            quiet.iter().for_each(|&(pit, _)| exits.insert(pit));
-            return Ok(exits);
-        }
-        if !exits.is_empty() || quiet.is_empty() {
-            return Ok(exits);
-        }
-        let layers = self.layers_around(pos, max_bytes)?;
-        let layer_of = |c: &Position| {
-            layers.layer(&self.codec, c).expect("a move that counts stays in the closure")
+        let value_of =
+            |child: &Position| self.value(child).ok_or_else(|| self.not_held(child, pos));
+        let layers = move || {
+            // The cache moved in: the layers borrowed from it outlive this call.
+            let cache = cache;
+            let layers = cache.around(&self.codec, pos, || self.layers_around(pos, max_bytes))?;
+            Ok(move |c: &Position| layers.layer(&self.codec, c))
         };
-        let least = quiet.iter().map(|(_, c)| layer_of(c)).min().expect("some in-level move");
-        let mut set = PitSet::EMPTY;
-        quiet.iter().filter(|(_, c)| layer_of(c) == least).for_each(|&(pit, _)| set.insert(pit));
+        let set = progress_moves(pos, value, value_of, layers)?;
+        if set.is_empty() && pos.has_legal_move() {
+            return Err(SpillError::BadFile(format!(
+                "{}: a position of level {} worth {value} has no move achieving it by the values \
+                 of its level and those below: the level files are damaged or not this solve's; \
+                 remove them",
+                values_path(&self.dir, pos.on_board()).display(),
+                pos.on_board()
+            )));
+        }
         Ok(set)
     }
 
     /// The move a perfect player makes ([`SpilledRound::progress_moves`], then `tie`); None
-    /// when there is no legal move.
+    /// when there is no legal move. A position with a legal move that the files do not hold
+    /// is an error.
     pub fn choose(
         &self,
         pos: &Position,
         tie: TieBreak,
         max_bytes: u64,
     ) -> Result<Option<Pit>, SpillError> {
-        Ok(tie.pick(self.progress_moves(pos, max_bytes)?))
+        self.choose_cached(pos, tie, max_bytes, &mut LayersCache::default())
+    }
+
+    /// [`SpilledRound::choose`] with the layers taken from `cache` where it holds them (a
+    /// cache of this round only).
+    pub(crate) fn choose_cached(
+        &self,
+        pos: &Position,
+        tie: TieBreak,
+        max_bytes: u64,
+        cache: &mut LayersCache,
+    ) -> Result<Option<Pit>, SpillError> {
+        if self.value(pos).is_none() && pos.has_legal_move() {
+            return Err(self.not_held(pos, pos));
+        }
+        Ok(tie.pick(self.progress_moves_cached(pos, max_bytes, cache)?))
+    }
+
+    /// The value of a position the round's play reaches (such as a root), or an error naming
+    /// the level file that should hold it.
+    pub fn reached_value(&self, pos: &Position) -> Result<i32, SpillError> {
+        self.value(pos).ok_or_else(|| self.not_held(pos, pos))
+    }
+
+    /// The files do not hold `missing`, reached in play from `from`.
+    fn not_held(&self, missing: &Position, from: &Position) -> SpillError {
+        SpillError::BadFile(format!(
+            "{} holds no value of a position of level {} that play reaches from level {}: the \
+             level files are damaged or not this solve's; remove them",
+            positions_path(&self.dir, missing.on_board()).display(),
+            missing.on_board(),
+            from.on_board()
+        ))
     }
 
     /// The layers of the positions around `pos` (value nonzero), from the level files' values.
@@ -61,14 +100,15 @@ impl SpilledRound {
         pos: &Position,
         max_bytes: u64,
     ) -> Result<LocalLayers, SpillError> {
-        let value = |p: &Position| self.value(p).expect("the positions around are reachable");
-        match LocalLayers::around(&self.codec, &value, pos, max_bytes) {
+        match LocalLayers::around(&self.codec, &|p| self.value(p), pos, max_bytes) {
             Ok(Some(layers)) => Ok(layers),
             Ok(None) => Err(SpillError::BadFile(format!(
-                "{}: no layers around a position of value 0",
-                self.dir.display()
+                "{}: no layers around a position of level {} of value 0",
+                self.dir.display(),
+                pos.on_board()
             ))),
-            Err(e) => Err(SpillError::ClosureLimit {
+            Err(ClosureError::NoValue(missing)) => Err(self.not_held(&missing, pos)),
+            Err(ClosureError::TooLarge(e)) => Err(SpillError::ClosureLimit {
                 limit: max_bytes,
                 needed: e.needed,
                 positions: e.positions,
@@ -84,3 +124,7 @@ impl SpilledRound {
         Ok(layers.layer(&self.codec, pos).expect("the root is in its closure"))
     }
 }
+
+#[cfg(test)]
+#[path = "choose_tests.rs"]
+mod tests;
