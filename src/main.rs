@@ -35,7 +35,7 @@ fn main() {
 fn set_purge_delay(memory: rajapasu::cli::MemoryUse) {
     let delay = match memory {
         rajapasu::cli::MemoryUse::Bounded => 0,
-        rajapasu::cli::MemoryUse::Reused | rajapasu::cli::MemoryUse::OneRound => -1,
+        rajapasu::cli::MemoryUse::Reused => -1,
     };
     // SAFETY: sets an option of the allocator (a plain store); no other thread exists yet.
     unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, delay) };

@@ -90,13 +90,10 @@ pub enum MemoryUse {
     /// Bounded by `--max-memory` (solve, analyse, serve): large tables freed and others of other
     /// sizes built, so freed memory must go back to the system at once to stay within the bound.
     Bounded,
-    /// One round start solved in memory (`solve` without `--spill`, a match or a study): its
-    /// levels' arrays grow, are freed and are built again at other sizes within seconds, so
-    /// freed pages are cheaper kept than handed back and faulted in again; what is allocated
-    /// stays within `--max-memory` (the accounted peak), the resident set somewhat above it.
-    OneRound,
-    /// Anything else: buffers freed and allocated again at the same sizes (a run's batches),
-    /// cheaper kept than handed back and faulted in again.
+    /// Buffers freed and allocated again within seconds, cheaper kept than handed back and
+    /// faulted in again: a run's batches, and the levels' arrays of one round start solved in
+    /// memory (`solve` without `--spill`, a match or a study; what it allocates stays within
+    /// `--max-memory`, its resident set somewhat above).
     Reused,
 }
 
@@ -104,7 +101,7 @@ impl Command {
     /// How this command uses memory.
     pub fn memory_use(&self) -> MemoryUse {
         match self {
-            Command::Solve(a) if solve::one_round_in_memory(a) => MemoryUse::OneRound,
+            Command::Solve(a) if solve::one_round_in_memory(a) => MemoryUse::Reused,
             Command::Solve(_) | Command::SolveCluster(_) | Command::Analyse(_) => {
                 MemoryUse::Bounded
             }
