@@ -1,5 +1,6 @@
 mod analyse;
 mod bench;
+mod chain_bounds;
 mod check_record;
 mod destinations;
 mod docs;

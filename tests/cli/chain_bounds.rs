@@ -1,0 +1,155 @@
+//! scripts/chain_bounds.py (what a match under perfect round play can come to, from the
+//! rounds' values alone) against the match the engine plays (`solve --perfect-match`): every
+//! round the match plays is a round start the script reaches, with the same open pits, value,
+//! captures and holdings after, and the match's outcome is one the script allows.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn chain_bounds(csv: &Path, args: &[&str]) -> Output {
+    Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/chain_bounds.py"))
+        .arg(csv)
+        .args(args)
+        .output()
+        .expect("python3 runs")
+}
+
+/// The rounds.csv columns the script reads, for every configuration of a match on `rules`
+/// (a side opens all its pits whenever the other does not, R12), from the in-memory solver.
+fn rounds_csv(rules: &[&str], pits: u32) -> String {
+    let mut csv = String::from("open_south,open_north,starter,value\n");
+    let mut configurations: Vec<(u32, u32)> =
+        (1..=pits).flat_map(|k| [(pits, k), (k, pits)]).collect();
+    configurations.dedup();
+    for (south, north) in configurations {
+        for starter in ["south", "north"] {
+            let open = format!("{south},{north}");
+            let args = [&["solve", "--json", "--open", &open, "--starter", starter][..], rules];
+            let v: Value = serde_json::from_str(ok(&args.concat()).trim()).unwrap();
+            csv += &format!("{open},{starter},{}\n", v["value"]);
+        }
+    }
+    csv
+}
+
+/// Checks each match of `solve --perfect-match --json` on `rules` against the script's round
+/// starts; returns the outcomes the script allows and those the matches came to.
+fn check_board(rules: &[&str], pits: u32, seeds: u32, first: &str) -> (Vec<String>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rounds.csv");
+    std::fs::write(&csv, rounds_csv(rules, pits)).unwrap();
+    let (p, s) = (pits.to_string(), seeds.to_string());
+    let out = chain_bounds(&csv, &["--pits", &p, "--seeds", &s, "--first", first, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bounds: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let starts = bounds["round_starts"].as_array().unwrap();
+    let find = |holdings: &Value, starter: &str| {
+        starts.iter().find(|r| &r["holdings"] == holdings && r["starter"] == starter)
+    };
+    let args = [&["solve", "--perfect-match", "--json", "--starter", first][..], rules].concat();
+    let played: Value = serde_json::from_str(ok(&args).trim()).unwrap();
+    let mut outcomes = Vec::new();
+    for m in played["matches"].as_array().unwrap() {
+        let rounds = m["rounds"].as_array().unwrap();
+        for (i, round) in rounds.iter().enumerate() {
+            let starter = round["starter"].as_str().unwrap();
+            let reached = find(&round["holdings"], starter)
+                .unwrap_or_else(|| panic!("{rules:?}: round {round} not reached by the script"));
+            for field in ["open", "value", "captured"] {
+                assert_eq!(reached[field], round[field], "{rules:?} {field} of {round}");
+            }
+            if let Some(next) = rounds.get(i + 1) {
+                assert_eq!(reached["next_holdings"], next["holdings"], "{rules:?} after {round}");
+            }
+        }
+        let outcome = m["outcome"].as_str().unwrap().to_string();
+        if outcome == "first" || outcome == "second" {
+            let last = rounds.last().unwrap();
+            let after = &find(&last["holdings"], last["starter"].as_str().unwrap()).unwrap()
+                ["next_holdings"];
+            let end = starts.iter().find(|r| &r["holdings"] == after && r.get("winner").is_some());
+            let winner = end.unwrap_or_else(|| panic!("{rules:?}: no end at {after}"))["winner"]
+                .as_str()
+                .unwrap();
+            assert_eq!(winner == first, outcome == "first", "{rules:?}");
+        }
+        outcomes.push(outcome);
+    }
+    let allowed: Vec<String> = bounds["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap().to_string())
+        .collect();
+    for outcome in &outcomes {
+        assert!(
+            outcome == "endless_round" || allowed.contains(outcome),
+            "{rules:?}: the match came to {outcome}; the script allows {allowed:?}"
+        );
+    }
+    (allowed, outcomes)
+}
+
+#[test]
+fn the_rounds_values_bound_the_match_the_engine_plays() {
+    let board = |reading: &'static str, pits: u32, seeds: u32| {
+        let p = format!("--rule=pits_per_row={pits}");
+        let s = format!("--rule=seeds_per_pit={seeds}");
+        (vec![p, s, format!("--rule={reading}")], pits, seeds)
+    };
+    let mut seen = Vec::new();
+    for (rules, pits, seeds) in [
+        board("final_four=stays", 2, 3),
+        board("final_four=stays", 3, 4),
+        board("final_four=stays", 4, 3),
+        board("final_four=owner", 3, 3),
+        board("final_four=sower", 3, 2),
+        board("skip_origin=true", 4, 3),
+    ] {
+        let rules: Vec<&str> = rules.iter().map(String::as_str).collect();
+        for first in ["south", "north"] {
+            let (allowed, outcomes) = check_board(&rules, pits, seeds, first);
+            seen.extend(outcomes);
+            seen.extend(allowed.into_iter().map(|o| format!("allowed {o}")));
+        }
+    }
+    // The boards show each kind: matches won by either player and cycling, and values that
+    // leave the outcome to who collects the remainders.
+    for kind in ["first", "second", "cycle", "allowed first", "allowed second", "allowed cycle"] {
+        assert!(seen.iter().any(|o| o == kind), "no board came to {kind}: {seen:?}");
+    }
+}
+
+#[test]
+fn a_missing_or_bad_row_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rounds.csv");
+    let refused = |text: &str, args: &[&str]| {
+        std::fs::write(&csv, text).unwrap();
+        let out = chain_bounds(&csv, args);
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let head = "open_south,open_north,starter,value\n";
+    // South 4 ahead on 2x3: holdings 8,4 open 2,1 (R12), which has no row.
+    let err = refused(&format!("{head}2,2,south,4\n"), &["--pits", "2", "--seeds", "3"]);
+    assert!(err.contains("no row for open 2,1 with") && err.contains("holdings 8,4"), "{err}");
+    let err = refused(&format!("{head}2,2,south,3\n2,2,north,x\n"), &["--pits", "2"]);
+    assert!(err.contains("line 3: field 'value' is 'x'"), "{err}");
+    let err = refused(&format!("{head}2,2,east,3\n"), &["--pits", "2"]);
+    assert!(err.contains("line 2: field 'starter' is 'east'"), "{err}");
+    let err = refused(&format!("{head}8,2,south,3\n"), &["--pits", "7"]);
+    assert!(err.contains("field 'open_south' is 8; allowed 1 to 7"), "{err}");
+    let err = refused(&format!("{head}2,2,south,3\n2,2,south,5\n"), &["--pits", "2"]);
+    assert!(err.contains("has two values, 3 and 5"), "{err}");
+    // A value that cannot split the counters on the board: 12 on a 2x3 board's 2,2 start.
+    let err = refused(&format!("{head}2,2,south,5\n"), &["--pits", "2", "--seeds", "3"]);
+    assert!(err.contains("value 5 cannot split the 12 counters"), "{err}");
+    let err = refused(head, &["--pits", "10"]);
+    assert!(err.contains("--pits is 10; allowed 2 to 9"), "{err}");
+}
