@@ -1,6 +1,7 @@
 //! `rajapasu solve --perfect-match --spill`: the matches of perfectly played rounds with every
 //! round solved with its levels on disk are the in-memory matches, and a choice of a move that
-//! needs more memory than allowed is refused naming --max-memory.
+//! needs more memory than allowed is refused naming --max-memory. Damaged level files are
+//! refused naming the file, by it and by `solve --spill`.
 
 use std::path::Path;
 
@@ -116,4 +117,23 @@ fn level_files_that_pass_their_checks_but_contradict_the_play_are_refused_naming
     let file = top[0].display().to_string();
     assert!(err.contains(&file) && err.contains("level 24 worth 24"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn best_moves_of_a_spilled_solve_over_contradicting_level_files_are_refused_naming_the_file() {
+    let tables = tempfile::tempdir().unwrap();
+    let mut a = vec!["solve", "--spill", "--json", "--quiet", "--tables", s(tables.path())];
+    a.extend_from_slice(&BOARD);
+    let v: Value = serde_json::from_str(ok(&a).trim()).unwrap();
+    assert!(v["starts"][0]["best_moves"].as_array().is_some_and(|b| !b.is_empty()), "{v}");
+    // The start, the top level's one position, worth all 24 counters: none of its moves (all
+    // captures, to levels of their true values) achieves that.
+    let top = level_files(tables.path(), "level-024.val");
+    assert_eq!(top.len(), 1, "{top:?}");
+    rewrite_values(&top[0], 24);
+    let (code, out, err) = run(&a);
+    assert_eq!(code, 2, "{out}{err}");
+    let file = top[0].display().to_string();
+    assert!(err.contains(&file) && err.contains("level 24 worth 24"), "{err}");
+    assert!(!err.contains("panicked") && out.is_empty(), "{out}{err}");
 }

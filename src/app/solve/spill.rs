@@ -160,12 +160,16 @@ pub fn run(job: &SpillJob, progress: &mut dyn FnMut(Progress)) -> Result<SpillSo
     let starts = if job.count_only {
         Vec::new()
     } else {
-        let start = |r: &crate::engine::Position| SpillStart {
-            starter: r.turn(),
-            value: round.value(r).expect("the roots are solved"),
-            best_moves: round.best_moves(r),
+        // The level files are untrusted: a root or a child they lack, or values that contradict
+        // each other, are an error naming the file.
+        let start = |r: &crate::engine::Position| -> Result<SpillStart, SpillError> {
+            Ok(SpillStart {
+                starter: r.turn(),
+                value: round.reached_value(r)?,
+                best_moves: round.best_moves(r)?,
+            })
         };
-        roots.iter().map(start).collect()
+        roots.iter().map(start).collect::<Result<_, _>>()?
     };
     Ok(SpillSolved {
         open,

@@ -44,8 +44,7 @@ pub(super) fn board(
             | SolveError::MemoryLimit { .. }
             | SolveError::TooManyCounters { .. }
             | SolveError::TooManyArrangements { .. }
-            | SolveError::IndexLimit { .. }
-            | SolveError::LevelTooLarge { .. },
+            | SolveError::IndexLimit { .. },
         ) => None,
         Err(e) => return Err(PerfectPlayError::Solve(e)),
     };

@@ -63,7 +63,11 @@ impl Layout {
 /// A count of a graph's nodes or moves (`what`) as the 32-bit index that names them; Err
 /// naming the limit when it is more than that can hold.
 pub(crate) fn graph_index(count: u64, what: &'static str) -> Result<u32, SolveError> {
-    u32::try_from(count).map_err(|_| SolveError::IndexLimit { what, count, limit: u32::MAX as u64 })
+    u32::try_from(count).map_err(|_| SolveError::IndexLimit {
+        what: what.to_string(),
+        count,
+        limit: u32::MAX as u64,
+    })
 }
 
 /// Every node's moves in the engine's order, CSR: offsets, successors, South's captures, local
@@ -218,7 +222,8 @@ mod tests {
         let max = u32::MAX as u64;
         assert_eq!(graph_index(max, "moves"), Ok(u32::MAX));
         let e = graph_index(max + 1, "moves").unwrap_err();
-        assert_eq!(e, SolveError::IndexLimit { what: "moves", count: max + 1, limit: max });
+        let what = "moves".to_string();
+        assert_eq!(e, SolveError::IndexLimit { what, count: max + 1, limit: max });
         assert!(e.to_string().contains(&format!("more than the {max}")), "{e}");
         // The nodes of a layout: its levels' sum, each side's end included.
         let layout = Layout::of_levels([(max - 1, 0), (0, 1)].into_iter()).unwrap();
@@ -226,7 +231,7 @@ mod tests {
         for lens in [[(max, 1), (0, 0)], [(max, 0), (1, 0)], [(1, 0), (max, 0)]] {
             let e = Layout::of_levels(lens.into_iter()).map(|_| ()).unwrap_err();
             assert!(
-                matches!(e, SolveError::IndexLimit { what: "nodes", count, .. } if count == max + 1),
+                matches!(&e, SolveError::IndexLimit { what, count, .. } if what == "nodes" && *count == max + 1),
                 "{lens:?}: {e:?}"
             );
         }

@@ -249,10 +249,10 @@ pub(crate) fn enumerate_with(
         ranks: Vec::new(),
         node_of: Vec::new(),
     };
+    let mut found = 0u64;
     for r in roots {
         let key = codec.key(r).word();
         let (s, n) = (shard_of(key) as usize, r.on_board() as usize);
-        let found = e.found.iter().flatten().map(|shard| shard.len() as u64).sum::<u64>();
         (bounds.memory)(e.shard_bytes() + e.opening_bytes(&[n as u8]), n as u32, found)?;
         e.open_reached(&[n as u8]);
         let new = match &mut e.bits[n] {
@@ -268,6 +268,7 @@ pub(crate) fn enumerate_with(
         };
         if new {
             e.boards[s][n].push(pack(r));
+            found += 1;
         }
     }
     let mut levels: Vec<FoundLevel> = (0..=top).map(|_| FoundLevel::default()).collect();
@@ -439,9 +440,9 @@ impl Enumeration<'_> {
             let (shard, level) = (i % SHARDS, i / SHARDS);
             let local = (self.found[shard][level].len() + a) as u64;
             if self.bits[level].is_none() && local * SHARDS as u64 > MAX_LEVEL_POSITIONS {
-                return Err(SolveError::LevelTooLarge {
-                    counters: level as u32,
-                    positions: local * SHARDS as u64,
+                return Err(SolveError::IndexLimit {
+                    what: format!("positions of level {level}"),
+                    count: local * SHARDS as u64,
                     limit: MAX_LEVEL_POSITIONS,
                 });
             }

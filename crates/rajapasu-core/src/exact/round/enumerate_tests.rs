@@ -160,3 +160,22 @@ fn a_level_is_numbered_by_a_bitmap_only_if_its_ids_fit_a_move() {
     }
     assert!(large > 0, "some levels of the real board have more ids than a u32 holds");
 }
+
+#[test]
+fn the_roots_checks_count_the_roots_numbered_before_them() {
+    let r = rules(3, 3, &[]);
+    let [south, north] =
+        [Side::South, Side::North].map(|s| Position::round_start(r, BySide::new(9, 9), s).0);
+    let mut positions: Vec<u64> = Vec::new();
+    let mut memory = |_: u64, _: u32, found: u64| {
+        positions.push(found);
+        Ok(())
+    };
+    let mut watch = |_: Progress| std::ops::ControlFlow::Continue(());
+    let mut bounds = Bounds { max_positions: u64::MAX, memory: &mut memory, watch: &mut watch };
+    let codec = Codec::new(south);
+    let roots = [south, north, south, north];
+    enumerate_with(&codec, &roots, false, &mut bounds, 0..=MAX_BITMAP_BITS).expect("enumerated");
+    // A root met again is not numbered again.
+    assert_eq!(positions[..4], [0, 1, 2, 2]);
+}

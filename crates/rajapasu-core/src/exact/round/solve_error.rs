@@ -32,17 +32,12 @@ pub enum SolveError {
         pits: usize,
         counters: u32,
     },
-    /// A round graph of the match solver names its nodes and moves in 32 bits: `count` of
-    /// `what` ("nodes" or "moves") are more than it can name (`limit`).
+    /// The solver names things in 32 bits: `count` of `what` are more than it can name
+    /// (`limit`). `what` is the nodes or moves of a round graph of the match solver ("nodes",
+    /// "moves"), or the positions of a level of the enumeration ("positions of level 57").
     IndexLimit {
-        what: &'static str,
+        what: String,
         count: u64,
-        limit: u64,
-    },
-    /// A level holds more positions than the solver numbers (a position's number is a `u32`).
-    LevelTooLarge {
-        counters: u32,
-        positions: u64,
         limit: u64,
     },
     /// Whoever watched the solve stopped it ([`Solution::solve_watched`]).
@@ -97,12 +92,8 @@ impl SolveError {
                  solve a smaller board (fewer pits a row, counters a pit or open pits)"
             ),
             SolveError::IndexLimit { what, count, limit } => format!(
-                "the round graph has {count} {what}, more than the {limit} its 32-bit indices can name; \
+                "the solve would name {count} {what}, more than the {limit} its 32-bit indices can name; \
                  solve a smaller board (fewer pits a row, counters a pit or open pits)"
-            ),
-            SolveError::LevelTooLarge { counters, positions, limit } => format!(
-                "the level of {counters} counters on the board would hold {positions} positions, more than the {limit} \
-                 the solver numbers in memory; solve a smaller board"
             ),
             SolveError::Cancelled => "the solve was cancelled".to_string(),
         }
@@ -141,4 +132,22 @@ pub struct Progress {
     pub done: u64,
     /// Positions to solve (0 while enumerating).
     pub total: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SolveError;
+
+    #[test]
+    fn a_level_past_32_bits_names_the_level_the_count_and_the_limit() {
+        let limit = u32::MAX as u64 + 1;
+        let e = SolveError::IndexLimit {
+            what: "positions of level 57".to_string(),
+            count: limit + 64,
+            limit,
+        };
+        let text = e.to_string();
+        let want = format!("{} positions of level 57, more than the {limit}", limit + 64);
+        assert!(text.contains(&want) && text.contains("smaller board"), "{text}");
+    }
 }

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{BySide, PitSet, Position, Ruleset, Side};
+use crate::engine::{BySide, Position, Ruleset, Side};
 use crate::exact::files::bucket_state::{
     pending_refused, work_dir, Appended, Merged, PendingFigures, Tuning, Work,
 };
@@ -350,19 +350,6 @@ impl SpilledRound {
     pub fn value(&self, pos: &Position) -> Option<i32> {
         let (level, i) = self.slot(pos)?;
         self.levels[level].1.as_ref().map(|v| v.get(i))
-    }
-
-    /// The moves that achieve the value (R15).
-    pub fn best_moves(&self, pos: &Position) -> PitSet {
-        let Some(value) = self.value(pos) else { return PitSet::EMPTY };
-        let mut set = PitSet::EMPTY;
-        for (pit, child, summary) in pos.legal_children() {
-            let v = self.value(&child).expect("the children of a reachable position are reachable");
-            if summary.net_gain(pos.turn()) - v == value {
-                set.insert(pit);
-            }
-        }
-        set
     }
 
     /// Calls `f` with every enumerated position and its value (None before solving).

@@ -1,6 +1,7 @@
-//! A perfect player's move in a spilled round ([`crate::exact::Solution::choose`] of the
-//! in-memory round): the layers are not stored, so a mover with a positive value and no exit
-//! achieving it computes them around its position ([`LocalLayers`]), within a memory bound.
+//! The best moves and a perfect player's move in a spilled round ([`crate::exact::Solution`]'s
+//! `best_moves` and `choose` of the in-memory round): the layers are not stored, so a mover
+//! with a positive value and no exit achieving it computes them around its position
+//! ([`LocalLayers`]), within a memory bound.
 //! The level files are untrusted: values that are missing or that contradict each other are
 //! a [`SpillError::BadFile`] naming the file and the level, never a panic.
 
@@ -29,6 +30,18 @@ impl SpilledRound {
         cache: &mut LayersCache,
     ) -> Result<PitSet, SpillError> {
         let Some(value) = self.value(pos) else { return Ok(PitSet::EMPTY) };
+        self.progress_moves_of(pos, value, max_bytes, cache)
+    }
+
+    /// [`SpilledRound::progress_moves_cached`] of a position whose value (`value`) the caller
+    /// has read: each lookup is a search in the level's file.
+    fn progress_moves_of(
+        &self,
+        pos: &Position,
+        value: i32,
+        max_bytes: u64,
+        cache: &mut LayersCache,
+    ) -> Result<PitSet, SpillError> {
         let value_of =
             |child: &Position| self.value(child).ok_or_else(|| self.not_held(child, pos));
         let layers = move || {
@@ -39,13 +52,7 @@ impl SpilledRound {
         };
         let set = progress_moves(pos, value, value_of, layers)?;
         if set.is_empty() && pos.has_legal_move() {
-            return Err(SpillError::BadFile(format!(
-                "{}: a position of level {} worth {value} has no move achieving it by the values \
-                 of its level and those below: the level files are damaged or not this solve's; \
-                 remove them",
-                values_path(&self.dir, pos.on_board()).display(),
-                pos.on_board()
-            )));
+            return Err(self.no_move_achieves(pos, value));
         }
         Ok(set)
     }
@@ -71,10 +78,41 @@ impl SpilledRound {
         max_bytes: u64,
         cache: &mut LayersCache,
     ) -> Result<Option<Pit>, SpillError> {
-        if self.value(pos).is_none() && pos.has_legal_move() {
-            return Err(self.not_held(pos, pos));
+        match self.value(pos) {
+            Some(value) => Ok(tie.pick(self.progress_moves_of(pos, value, max_bytes, cache)?)),
+            None if pos.has_legal_move() => Err(self.not_held(pos, pos)),
+            None => Ok(None),
         }
-        Ok(tie.pick(self.progress_moves_cached(pos, max_bytes, cache)?))
+    }
+
+    /// Each legal move of a position the files hold with its value for the mover: its
+    /// captures minus the opponent's, then minus the value of the position after it. A child
+    /// the files do not hold is an error naming its file.
+    pub fn move_values(&self, pos: &Position) -> Result<Vec<(Pit, i32)>, SpillError> {
+        let mover = pos.turn();
+        pos.legal_children()
+            .map(|(pit, child, summary)| {
+                let after = self.value(&child).ok_or_else(|| self.not_held(&child, pos))?;
+                Ok((pit, summary.net_gain(mover) - after))
+            })
+            .collect()
+    }
+
+    /// The moves that achieve the value (R15); empty for a position the files do not hold or
+    /// one without a legal move. A child the files do not hold, or a value no move achieves,
+    /// is an error naming the file.
+    pub fn best_moves(&self, pos: &Position) -> Result<PitSet, SpillError> {
+        let Some(value) = self.value(pos) else { return Ok(PitSet::EMPTY) };
+        let mut set = PitSet::EMPTY;
+        for (pit, v) in self.move_values(pos)? {
+            if v == value {
+                set.insert(pit);
+            }
+        }
+        if set.is_empty() && pos.has_legal_move() {
+            return Err(self.no_move_achieves(pos, value));
+        }
+        Ok(set)
     }
 
     /// The value of a position the round's play reaches (such as a root), or an error naming
@@ -91,6 +129,17 @@ impl SpilledRound {
             positions_path(&self.dir, missing.on_board()).display(),
             missing.on_board(),
             from.on_board()
+        ))
+    }
+
+    /// No move of `pos`, worth `value` by the files, achieves that value.
+    fn no_move_achieves(&self, pos: &Position, value: i32) -> SpillError {
+        SpillError::BadFile(format!(
+            "{}: a position of level {} worth {value} has no move achieving it by the values \
+             of its level and those below: the level files are damaged or not this solve's; \
+             remove them",
+            values_path(&self.dir, pos.on_board()).display(),
+            pos.on_board()
         ))
     }
 

@@ -1,6 +1,6 @@
 //! Level files that pass their checks but do not hold the round's values (rewritten with a
-//! valid header and checksum): a perfect player's choice is an error naming the file and the
-//! level, never a panic, and so is the chain of rounds over them.
+//! valid header and checksum): a perfect player's choice, and the best moves, are an error
+//! naming the file and the level, never a panic, and so is the chain of rounds over them.
 
 use std::path::Path;
 
@@ -74,6 +74,7 @@ fn values_no_move_achieves_are_an_error_naming_the_values_file_and_the_level() {
     let text = bad_file(spilled.choose(&root, TieBreak::Lowest, 1 << 30));
     let file = values_path(dir.path(), top).display().to_string();
     assert!(text.contains(&file) && text.contains(&format!("level {top} worth {top}")), "{text}");
+    assert_eq!(bad_file(spilled.best_moves(&root)), text);
     // The chain over the same files stops with that error.
     let dir_of = |_| dir.path().to_path_buf();
     let mut progress = |_, _| {};
@@ -95,6 +96,11 @@ fn a_position_missing_from_the_level_files_is_an_error_naming_its_file_and_level
         }
     });
     let (from, missing) = found.expect("a capture from the top level");
+    let values = spilled.move_values(&from).unwrap();
+    assert_eq!(values.len(), from.legal_children().count());
+    let best = spilled.best_moves(&from).unwrap();
+    let value = spilled.value(&from).unwrap();
+    assert!(!best.is_empty() && values.iter().all(|&(p, v)| best.contains(p) == (v == value)));
     drop(spilled);
     let level = missing.on_board();
     let codec = Codec::new(root);
@@ -105,6 +111,8 @@ fn a_position_missing_from_the_level_files_is_an_error_naming_its_file_and_level
     let file = positions_path(dir.path(), level).display().to_string();
     let levels = format!("level {level} that play reaches from level {}", from.on_board());
     assert!(text.contains(&file) && text.contains(&levels), "{text}");
+    assert_eq!(bad_file(spilled.best_moves(&from)), text);
+    assert_eq!(bad_file(spilled.move_values(&from)), text);
     // A position reached in play that the files do not hold is the same error.
     let text = bad_file(spilled.choose(&missing, TieBreak::Lowest, 1 << 30));
     assert!(text.contains(&file), "{text}");
