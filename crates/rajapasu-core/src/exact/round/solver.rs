@@ -568,8 +568,9 @@ pub(crate) fn level_working_bytes(
     quiet: usize,
     keep_layers: bool,
 ) -> u64 {
+    // The two forcers' values, counts left and layers are held at once (`Attractor::run`).
     (m * 2 + m + succ_capacity * 4 + quiet * 4 + (m + 1) * 4) as u64
-        + m as u64 * (2 + 1 + if keep_layers { 4 } else { 0 })
+        + 2 * m as u64 * (2 + 1 + if keep_layers { 4 } else { 0 })
 }
 
 /// The values of one level in South's terms and their layers (empty unless `keep_layers`), from
@@ -635,13 +636,25 @@ struct Attractor<'a> {
 }
 
 impl Attractor<'_> {
-    /// Values in South's terms, and the layers (empty unless `keep_layers`).
+    /// Values in South's terms, and the layers (empty unless `keep_layers`). The two forcers
+    /// settle disjoint positions (a position South forces 1 or more from is not one North does),
+    /// so each runs alone on its own arrays, on both cores, and North's are laid over South's.
     fn run(&self, keep_layers: bool) -> (Vec<i16>, Vec<u32>) {
-        let m = self.degree.len();
-        let mut u = vec![0i16; m];
-        let mut layers = if keep_layers { vec![u32::MAX; m] } else { Vec::new() };
-        for forcer in Side::ALL {
+        let alone = |forcer| {
+            let m = self.degree.len();
+            let mut u = vec![0i16; m];
+            let mut layers = if keep_layers { vec![u32::MAX; m] } else { Vec::new() };
             self.phase(forcer, &mut u, &mut layers);
+            (u, layers)
+        };
+        let ((mut u, mut layers), (north, north_layers)) =
+            rayon::join(|| alone(Side::South), || alone(Side::North));
+        for (x, &v) in north.iter().enumerate().filter(|(_, &v)| v != 0) {
+            debug_assert_eq!(u[x], 0, "position {x} settled by both forcers");
+            u[x] = v;
+            if keep_layers {
+                layers[x] = north_layers[x];
+            }
         }
         (u, layers)
     }
