@@ -163,10 +163,11 @@ pub fn run(job: &SpillJob, progress: &mut dyn FnMut(Progress)) -> Result<SpillSo
         // The level files are untrusted: a root or a child they lack, or values that contradict
         // each other, are an error naming the file.
         let start = |r: &crate::engine::Position| -> Result<SpillStart, SpillError> {
+            let value = round.reached_value(r)?;
             Ok(SpillStart {
                 starter: r.turn(),
-                value: round.reached_value(r)?,
-                best_moves: round.best_moves(r)?,
+                value,
+                best_moves: round.moves_achieving(r, value)?,
             })
         };
         roots.iter().map(start).collect::<Result<_, _>>()?

@@ -38,6 +38,12 @@ impl Compositions {
         (c < 1 << 63).then_some(c)
     }
 
+    /// C(a, b): a rank's term for a bar at `a` (b ≤ 17).
+    #[inline]
+    pub(crate) fn term(&self, a: usize, b: usize) -> u64 {
+        self.binom[a][b]
+    }
+
     /// The rank of `parts` (k counts summing to n) among the compositions of n.
     #[inline]
     pub fn rank(&self, parts: &[u8]) -> u64 {

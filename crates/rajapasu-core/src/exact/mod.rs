@@ -13,6 +13,7 @@ mod setting;
 mod store;
 #[cfg(test)]
 mod test_rules;
+mod unranker;
 
 pub use analysis::{
     analyse, round_solution, Analysis, AnalysisError, MatchOutlook, MoveAnalysis, RoundContext,

@@ -277,8 +277,9 @@ fn chunk_moves(
 ) -> (Vec<u8>, Vec<u64>) {
     let (mut degrees, mut moves) =
         (Vec::with_capacity(ranks.len()), Vec::with_capacity(ranks.len() * 4));
+    let mut unranker = codec.unranker(n);
     for &rank in ranks {
-        let pos = codec.position(n, Key::new(rank, side));
+        let pos = unranker.position(Key::new(rank, side));
         let mut d = 0u8;
         for (pit, child, summary) in pos.legal_children() {
             let key = codec.key(&child);

@@ -543,9 +543,10 @@ fn expand_chunk(codec: &Codec, n: u32, chunk: &[u64]) -> (Vec<u8>, Vec<Key>, u64
     let (mut levels, mut keys) =
         (Vec::with_capacity(chunk.len() * 4), Vec::with_capacity(chunk.len() * 4));
     let (mut quiet, mut exits) = (0u64, 0u64);
+    let mut unranker = codec.unranker(n);
     for &order in chunk {
         let mut any = false;
-        for (_, child, _) in codec.position(n, Key::from_ordered(order)).legal_children() {
+        for (_, child, _) in unranker.position(Key::from_ordered(order)).legal_children() {
             any = true;
             let m = child.on_board();
             if m == n {

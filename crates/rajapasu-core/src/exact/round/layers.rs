@@ -38,6 +38,22 @@ impl From<ClosureTooLarge> for ClosureError {
     }
 }
 
+/// The best moves (R15) at `pos`, whose value for its side to move is `value`: those whose
+/// net captures less the child's value (`value_of`, for its side to move) achieve it.
+pub(crate) fn best_moves<E>(
+    pos: &Position,
+    value: i32,
+    mut value_of: impl FnMut(&Position) -> Result<i32, E>,
+) -> Result<PitSet, E> {
+    let mut set = PitSet::EMPTY;
+    for (pit, child, summary) in pos.legal_children() {
+        if summary.net_gain(pos.turn()) - value_of(&child)? == value {
+            set.insert(pit);
+        }
+    }
+    Ok(set)
+}
+
 /// The moves a perfect player may make at `pos`, whose value for its side to move is
 /// `value`, before the tie-break: the best moves (R15), and with a positive value only those
 /// that make progress: its exits achieving the value, or if there is none its in-level best

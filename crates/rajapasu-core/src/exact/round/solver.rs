@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use crate::engine::{BySide, Pit, PitSet, Position, Ruleset, Side};
 use crate::exact::index::{Codec, Compositions, Key, RankSet};
 use crate::exact::round::enumerate::{enumerate_with, Bounds, FoundLevel, BITMAP_BITS};
-use crate::exact::round::layers::progress_moves;
+use crate::exact::round::layers::{best_moves, progress_moves};
 pub use crate::exact::round::solve_error::{Progress, SendWatch, SolveError, Watch, MAX_COUNTERS};
 
 /// Default memory allowance of a solve.
@@ -317,12 +317,12 @@ impl Solution {
         let Some(value) = self.value(pos) else {
             return PitSet::EMPTY;
         };
-        let mut set = PitSet::EMPTY;
-        for (pit, v) in self.move_values(pos) {
-            if v == value {
-                set.insert(pit);
-            }
-        }
+        let value_of = |child: &Position| {
+            Ok::<i32, Infallible>(
+                self.value(child).expect("the children of a reachable position are reachable"),
+            )
+        };
+        let Ok(set) = best_moves(pos, value, value_of);
         set
     }
 
@@ -344,9 +344,10 @@ impl Solution {
     /// Calls `f` with every reachable position and its value (for checks).
     pub fn for_each(&self, mut f: impl FnMut(&Position, i32)) {
         for (n, l) in self.levels.iter().enumerate() {
+            let mut unranker = self.codec.unranker(n as u32);
             for side in 0..2 {
                 for (i, rank) in l.sets[side].iter().enumerate() {
-                    let pos = self.codec.position(n as u32, Key::new(rank, side));
+                    let pos = unranker.position(Key::new(rank, side));
                     f(&pos, l.values[side][i] as i32);
                 }
             }

@@ -356,9 +356,10 @@ impl SpilledRound {
     pub fn for_each(&self, mut f: impl FnMut(&Position, Option<i32>)) {
         for (n, (file, values)) in self.levels.iter().enumerate() {
             let south = file.counts()[0] as usize;
+            let mut unranker = self.codec.unranker(n as u32);
             for side in 0..2 {
                 for (i, rank) in file.set(side).range(0, file.set(side).len()).enumerate() {
-                    let pos = self.codec.position(n as u32, Key::new(rank, side));
+                    let pos = unranker.position(Key::new(rank, side));
                     let at = i + if side == 1 { south } else { 0 };
                     f(&pos, values.as_ref().map(|v| v.get(at)));
                 }

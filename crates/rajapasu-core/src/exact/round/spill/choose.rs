@@ -7,7 +7,9 @@
 
 use crate::engine::{Pit, PitSet, Position};
 use crate::exact::files::level_files::{positions_path, values_path};
-use crate::exact::round::layers::{progress_moves, ClosureError, LayersCache, LocalLayers};
+use crate::exact::round::layers::{
+    best_moves, progress_moves, ClosureError, LayersCache, LocalLayers,
+};
 use crate::exact::round::solver::TieBreak;
 
 use super::{SpillError, SpilledRound};
@@ -103,12 +105,15 @@ impl SpilledRound {
     /// is an error naming the file.
     pub fn best_moves(&self, pos: &Position) -> Result<PitSet, SpillError> {
         let Some(value) = self.value(pos) else { return Ok(PitSet::EMPTY) };
-        let mut set = PitSet::EMPTY;
-        for (pit, v) in self.move_values(pos)? {
-            if v == value {
-                set.insert(pit);
-            }
-        }
+        self.moves_achieving(pos, value)
+    }
+
+    /// The moves of `pos` that achieve `value`, its value ([`SpilledRound::reached_value`]):
+    /// [`SpilledRound::best_moves`] without reading the value again.
+    pub fn moves_achieving(&self, pos: &Position, value: i32) -> Result<PitSet, SpillError> {
+        let value_of =
+            |child: &Position| self.value(child).ok_or_else(|| self.not_held(child, pos));
+        let set = best_moves(pos, value, value_of)?;
         if set.is_empty() && pos.has_legal_move() {
             return Err(self.no_move_achieves(pos, value));
         }

@@ -136,8 +136,9 @@ impl Run {
         let mover = Side::from_index(side);
         let sign: i32 = if side == 0 { 1 } else { -1 };
         let south_count = sets[0].len();
+        let mut unranker = self.codec.unranker(n);
         for &rank in ranks {
-            let pos = self.codec.position(n, Key::new(rank, side));
+            let pos = unranker.position(Key::new(rank, side));
             let mut best: Option<i32> = None;
             let mut any = false;
             let mut d = 0u8;
