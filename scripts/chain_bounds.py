@@ -3,6 +3,7 @@
 
     scripts/chain_bounds.py ROUNDS_CSV                     # the real board (7 pits, 7 counters)
     scripts/chain_bounds.py ROUNDS_CSV --pits 3 --seeds 3 --first north --json
+    scripts/chain_bounds.py ROUNDS_CSV --next-starter round_winner
 
 `rajapasu solve --perfect-match` plays every round with best moves (R15) and needs every level
 of every round it reaches. Its rounds' values say much of the match without them: a round
@@ -15,6 +16,12 @@ the first, and reports the match outcomes some sequence of starters leads to: `f
 round start that can recur: the match need not end). Under perfect round play the match
 (`solve --perfect-match`, either tie-break) follows one of these paths, provided each of its
 rounds ends (a round whose play recurs forever ends the chain as an endless round).
+
+With --next-starter round_winner (R13) the round's winner starts the next round (R11: the
+starter when the value is positive, the other player when it is negative, the same starter
+after a tied round), so the values decide every round's starter: the script follows the one
+path the match takes and its single outcome is the match's under perfect round play. A round's
+value does not depend on `next_starter` (R15 values one round), so the same CSV serves both.
 
 ROUNDS_CSV is the rounds.csv of scripts/spill_answers.py, or any CSV with the columns
 open_south, open_north, starter (south or north) and value (for the starter). Prints a
@@ -71,8 +78,9 @@ def opened(holdings, pits, seeds):
 
 
 class Chain:
-    def __init__(self, values, pits, seeds, path):
+    def __init__(self, values, pits, seeds, path, next_starter):
         self.values, self.pits, self.seeds, self.path = values, pits, seeds, path
+        self.next_starter = next_starter
         self.total = 2 * pits * seeds
 
     def winner(self, south):
@@ -104,12 +112,21 @@ class Chain:
         }
 
 
+def next_starters(chain, played):
+    """Who may start the round after `played` (R13): either player when the collector starts
+    (who collects is not in the values), the round's winner (R11) otherwise."""
+    if chain.next_starter == "collector":
+        return list(SIDES)
+    starter, value = played["starter"], played["value"]
+    return [starter if value >= 0 else SIDES[1 - SIDES.index(starter)]]
+
+
 def successors(chain, played):
-    """The round starts after a round: either player starts, unless the match is over."""
+    """The round starts after a round, unless the match is over."""
     if "winner" in played:
         return []
     south = played["next_holdings"][0]
-    return [(south, "")] if chain.winner(south) else [(south, s) for s in SIDES]
+    return [(south, "")] if chain.winner(south) else [(south, s) for s in next_starters(chain, played)]
 
 
 def explore(chain, first):
@@ -151,7 +168,11 @@ def explore(chain, first):
     return [states[s] for s in sorted(order, key=lambda s: (-s[0], s[1]))], sorted(outcomes)
 
 
-def verdict(outcomes):
+def verdict(outcomes, next_starter):
+    if next_starter == "round_winner":
+        return {"first": "the first player wins the match", "second":
+                "the second player wins the match",
+                "cycle": "the match cycles, a draw (R17)"}[outcomes[0]]
     if outcomes == ["second"]:
         return "the second player wins, whoever collects each round's remainder"
     if outcomes == ["first"]:
@@ -163,8 +184,10 @@ def verdict(outcomes):
     return f"by who collects each remainder: {said}"
 
 
-def markdown(rows, outcomes, first):
-    out = [f"round 1: {first} starts; each later round started by either player (R13)", "",
+def markdown(rows, outcomes, first, next_starter):
+    later = ("either player" if next_starter == "collector"
+             else "the round's winner (next_starter = round_winner)")
+    out = [f"round 1: {first} starts; each later round started by {later} (R13)", "",
            "| holdings S,N | starter | open S,N | value | captured S,N | holdings after | "
            "can recur |", "|---|---|---|---:|---|---|---|"]
     for r in rows:
@@ -175,7 +198,8 @@ def markdown(rows, outcomes, first):
         out.append("| {} | {} | {},{} | {:+d} | {},{} | {},{} | {} |".format(
             h, r["starter"], *r["open"], r["value"], *r["captured"], *r["next_holdings"],
             "yes" if r.get("on_cycle") else ""))
-    out += ["", f"outcomes: {', '.join(outcomes)}: {verdict(outcomes)}, if every round ends"]
+    out += ["", f"outcomes: {', '.join(outcomes)}: {verdict(outcomes, next_starter)}, "
+            "if every round ends"]
     return "\n".join(out)
 
 
@@ -185,6 +209,8 @@ def main(argv):
     p.add_argument("--pits", type=int, default=7, help="pits a row (2 to 9)")
     p.add_argument("--seeds", type=int, default=7, help="counters a pit (1 to 12)")
     p.add_argument("--first", default="south", help="round 1's starter: south or north")
+    p.add_argument("--next-starter", default="collector",
+                   help="R13: collector (either player may start) or round_winner")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:
@@ -194,17 +220,20 @@ def main(argv):
             raise Bad(f"--seeds is {args.seeds}; allowed 1 to 12")
         if args.first not in SIDES:
             raise Bad(f"--first is {args.first!r}; allowed south, north")
+        if args.next_starter not in ("collector", "round_winner"):
+            raise Bad(f"--next-starter is {args.next_starter!r}; allowed collector, round_winner")
         chain = Chain(read_values(args.rounds_csv, args.pits), args.pits, args.seeds,
-                      args.rounds_csv)
+                      args.rounds_csv, args.next_starter)
         rows, outcomes = explore(chain, args.first)
     except Bad as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"first": args.first, "outcomes": outcomes, "verdict": verdict(outcomes),
+        print(json.dumps({"first": args.first, "next_starter": args.next_starter,
+                          "outcomes": outcomes, "verdict": verdict(outcomes, args.next_starter),
                           "round_starts": rows}, sort_keys=True))
     else:
-        print(markdown(rows, outcomes, args.first))
+        print(markdown(rows, outcomes, args.first, args.next_starter))
     return 0
 
 

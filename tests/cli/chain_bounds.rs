@@ -37,21 +37,33 @@ fn rounds_csv(rules: &[&str], pits: u32) -> String {
     csv
 }
 
-/// Checks each match of `solve --perfect-match --json` on `rules` against the script's round
-/// starts; returns the outcomes the script allows and those the matches came to.
-fn check_board(rules: &[&str], pits: u32, seeds: u32, first: &str) -> (Vec<String>, Vec<String>) {
+/// Checks each match of `solve --perfect-match --json` on `rules` (and `next_starter`, R13)
+/// against the script's round starts; returns the outcomes the script allows and those the
+/// matches came to. The rounds' values are solved under `rules` alone (the default
+/// `next_starter`): a round's value does not depend on who starts the next.
+fn check_board(
+    rules: &[&str],
+    (pits, seeds): (u32, u32),
+    first: &str,
+    next_starter: &str,
+) -> (Vec<String>, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("rounds.csv");
     std::fs::write(&csv, rounds_csv(rules, pits)).unwrap();
     let (p, s) = (pits.to_string(), seeds.to_string());
-    let out = chain_bounds(&csv, &["--pits", &p, "--seeds", &s, "--first", first, "--json"]);
+    let out = chain_bounds(
+        &csv,
+        &["--pits", &p, "--seeds", &s, "--first", first, "--next-starter", next_starter, "--json"],
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bounds: Value = serde_json::from_slice(&out.stdout).unwrap();
     let starts = bounds["round_starts"].as_array().unwrap();
     let find = |holdings: &Value, starter: &str| {
         starts.iter().find(|r| &r["holdings"] == holdings && r["starter"] == starter)
     };
-    let args = [&["solve", "--perfect-match", "--json", "--starter", first][..], rules].concat();
+    let next = format!("--rule=next_starter={next_starter}");
+    let args =
+        [&["solve", "--perfect-match", "--json", "--starter", first, &next][..], rules].concat();
     let played: Value = serde_json::from_str(ok(&args).trim()).unwrap();
     let mut outcomes = Vec::new();
     for m in played["matches"].as_array().unwrap() {
@@ -113,7 +125,7 @@ fn the_rounds_values_bound_the_match_the_engine_plays() {
     ] {
         let rules: Vec<&str> = rules.iter().map(String::as_str).collect();
         for first in ["south", "north"] {
-            let (allowed, outcomes) = check_board(&rules, pits, seeds, first);
+            let (allowed, outcomes) = check_board(&rules, (pits, seeds), first, "collector");
             seen.extend(outcomes);
             seen.extend(allowed.into_iter().map(|o| format!("allowed {o}")));
         }
@@ -121,6 +133,39 @@ fn the_rounds_values_bound_the_match_the_engine_plays() {
     // The boards show each kind: matches won by either player and cycling, and values that
     // leave the outcome to who collects the remainders.
     for kind in ["first", "second", "cycle", "allowed first", "allowed second", "allowed cycle"] {
+        assert!(seen.iter().any(|o| o == kind), "no board came to {kind}: {seen:?}");
+    }
+}
+
+#[test]
+fn under_round_winner_the_rounds_values_give_the_match_the_engine_plays() {
+    let mut seen = Vec::new();
+    for (reading, pits, seeds) in [
+        ("final_four=stays", 2, 3),
+        ("final_four=stays", 3, 4),
+        ("final_four=stays", 4, 3),
+        ("final_four=owner", 3, 3),
+        ("final_four=sower", 3, 2),
+        ("skip_origin=true", 4, 3),
+        ("final_four=owner", 3, 2),
+    ] {
+        let rules = [
+            format!("--rule=pits_per_row={pits}"),
+            format!("--rule=seeds_per_pit={seeds}"),
+            format!("--rule={reading}"),
+        ];
+        let rules: Vec<&str> = rules.iter().map(String::as_str).collect();
+        for first in ["south", "north"] {
+            let (allowed, outcomes) = check_board(&rules, (pits, seeds), first, "round_winner");
+            // The winners decide every starter: one path, one outcome, the matches' own.
+            assert_eq!(allowed.len(), 1, "{rules:?} {first}: {allowed:?}");
+            for outcome in outcomes.iter().filter(|o| *o != "endless_round") {
+                assert_eq!(outcome, &allowed[0], "{rules:?} {first}");
+            }
+            seen.extend(outcomes);
+        }
+    }
+    for kind in ["first", "second", "cycle"] {
         assert!(seen.iter().any(|o| o == kind), "no board came to {kind}: {seen:?}");
     }
 }
@@ -152,4 +197,6 @@ fn a_missing_or_bad_row_is_refused_naming_it() {
     assert!(err.contains("value 5 cannot split the 12 counters"), "{err}");
     let err = refused(head, &["--pits", "10"]);
     assert!(err.contains("--pits is 10; allowed 2 to 9"), "{err}");
+    let err = refused(head, &["--next-starter", "loser"]);
+    assert!(err.contains("--next-starter is 'loser'; allowed collector, round_winner"), "{err}");
 }
