@@ -12,21 +12,25 @@ use crate::engine::{Position, Side};
 #[derive(Clone, Debug)]
 pub struct Compositions {
     k: usize,
-    /// binom[a][b] = C(a, b) for a ≤ MAX_A, b < 18, saturating at u64::MAX.
-    binom: Vec<[u64; 18]>,
+    /// `binom[b][a]` = C(a, b) for b < 18, saturating at u64::MAX: a row per term's lower
+    /// index, so that ranking (57.5 million children on the real board's round 1) and the
+    /// searches of unranking read one contiguous row a bar.
+    binom: Box<[[u64; BINOM_ROW]; 18]>,
 }
 
-const MAX_A: usize = 127 + 18;
+/// Entries of a row of binomials: a bar is below 127 + 18, and a power of two lets a masked
+/// index go unchecked.
+const BINOM_ROW: usize = 256;
 
 impl Compositions {
     pub fn new(k: usize) -> Compositions {
         assert!((1..=18).contains(&k), "1..=18 open pits");
-        let mut binom = vec![[0u64; 18]; MAX_A + 1];
-        for a in 0..=MAX_A {
-            binom[a][0] = 1;
+        let mut binom = Box::new([[0u64; BINOM_ROW]; 18]);
+        for a in 0..BINOM_ROW {
+            binom[0][a] = 1;
             for b in 1..18.min(a + 1) {
-                binom[a][b] =
-                    binom[a - 1][b - 1].saturating_add(if b < a { binom[a - 1][b] } else { 0 });
+                let below = if b < a { binom[b][a - 1] } else { 0 };
+                binom[b][a] = binom[b - 1][a - 1].saturating_add(below);
             }
         }
         Compositions { k, binom }
@@ -34,46 +38,82 @@ impl Compositions {
 
     /// Number of compositions of n into k parts, None if it does not fit 63 bits.
     pub fn count(&self, n: usize) -> Option<u64> {
-        let c = self.binom[n + self.k - 1][self.k - 1];
+        let c = self.binom[self.k - 1][n + self.k - 1];
         (c < 1 << 63).then_some(c)
     }
 
     /// C(a, b): a rank's term for a bar at `a` (b ≤ 17).
     #[inline]
     pub(crate) fn term(&self, a: usize, b: usize) -> u64 {
-        self.binom[a][b]
+        self.binom[b][a % BINOM_ROW]
     }
 
     /// The rank of `parts` (k counts summing to n) among the compositions of n.
     #[inline]
     pub fn rank(&self, parts: &[u8]) -> u64 {
         debug_assert_eq!(parts.len(), self.k);
+        self.rank_of(parts[..self.k - 1].iter().copied())
+    }
+
+    /// The rank of a composition from its first k - 1 parts (the last is what is left).
+    #[inline]
+    fn rank_of(&self, parts: impl Iterator<Item = u8>) -> u64 {
         let mut rank = 0;
         let mut bar = 0usize;
-        for (j, &c) in parts[..self.k - 1].iter().enumerate() {
+        for (j, (c, row)) in parts.zip(&self.binom[1..]).enumerate() {
             bar += c as usize;
-            rank += self.binom[bar + j][j + 1];
+            debug_assert!(bar + j < BINOM_ROW, "at most 127 counters");
+            rank += row[(bar + j) % BINOM_ROW];
         }
         rank
     }
 
     /// The composition of n with rank `rank`, into `parts` (k counts).
     #[inline]
-    pub fn unrank(&self, n: usize, mut rank: u64, parts: &mut [u8]) {
+    pub fn unrank(&self, n: usize, rank: u64, parts: &mut [u8]) {
         debug_assert_eq!(parts.len(), self.k);
-        // Bars b_j (j = k-2 .. 0), each the largest b below the previous with C(b, j+1) ≤ rank.
-        let mut upper = n + self.k - 1;
-        for j in (0..self.k - 1).rev() {
-            let mut b = upper - 1;
-            while self.binom[b][j + 1] > rank {
-                b -= 1;
-            }
-            rank -= self.binom[b][j + 1];
-            parts[j + 1] = (upper - b - 1) as u8;
-            upper = b;
-        }
-        parts[0] = upper as u8;
+        let (mut bars, mut lefts) = ([0u8; 18], [0u64; 18]);
+        let top = n + self.k - 1;
+        self.search_bars(self.k - 1, rank, top, &mut bars, &mut lefts);
+        parts_of_bars(&bars[..self.k - 1], top, parts);
     }
+
+    /// Chooses the bars j = `below` - 1 down to 0 for what is left of a rank, `left`, under
+    /// the bar `upper`: each the largest below the one above whose term C(bar, j + 1) fits.
+    /// `lefts[j]` keeps what bar j was chosen from.
+    #[inline]
+    pub(crate) fn search_bars(
+        &self,
+        below: usize,
+        mut left: u64,
+        mut upper: usize,
+        bars: &mut [u8; 18],
+        lefts: &mut [u64; 18],
+    ) {
+        for j in (0..below).rev() {
+            let row = &self.binom[j + 1];
+            let mut bar = upper - 1;
+            while row[bar % BINOM_ROW] > left {
+                bar -= 1;
+            }
+            bars[j] = bar as u8;
+            lefts[j] = left;
+            left -= row[bar % BINOM_ROW];
+            upper = bar;
+        }
+    }
+}
+
+/// The parts of a composition from its bars (`bars[j]` the bar of term j, the highest last)
+/// under the top bar `top` (n + k - 1).
+#[inline]
+pub(crate) fn parts_of_bars(bars: &[u8], top: usize, parts: &mut [u8]) {
+    let mut upper = top;
+    for (j, &bar) in bars.iter().enumerate().rev() {
+        parts[j + 1] = (upper - bar as usize - 1) as u8;
+        upper = bar as usize;
+    }
+    parts[0] = upper as u8;
 }
 
 /// A sorted set of distinct ranks below a universe size, about `log2(universe/len) + 2` bits
@@ -427,13 +467,7 @@ pub(crate) struct Codec {
     /// Global indices of the open pits, in order.
     pub pits: Vec<usize>,
     pub comps: Compositions,
-    /// `steps[j][bar] = C(bar + j, j + 1)`: [`Compositions::rank`]'s terms laid out so that
-    /// ranking a child (57.5 million on the real board's round 1) indexes fixed-size rows.
-    steps: Box<[[u64; STEP_BARS]; 17]>,
 }
-
-/// Counters before a bar: at most 127 (the solver's bound).
-const STEP_BARS: usize = 128;
 
 impl Codec {
     pub fn new(template: Position) -> Codec {
@@ -443,13 +477,7 @@ impl Codec {
             .flat_map(|&s| template.open()[s].iter().map(move |pit| pit.global(s, p)))
             .collect();
         let comps = Compositions::new(pits.len());
-        let mut steps = Box::new([[0u64; STEP_BARS]; 17]);
-        for (j, row) in steps.iter_mut().enumerate().take(pits.len() - 1) {
-            for (bar, step) in row.iter_mut().enumerate() {
-                *step = comps.binom[bar + j][j + 1];
-            }
-        }
-        Codec { template, pits, comps, steps }
+        Codec { template, pits, comps }
     }
 
     #[inline]
@@ -457,27 +485,15 @@ impl Codec {
         // Compositions::rank, with the open pits' counts read in place.
         let board = pos.board();
         let k = self.pits.len();
-        let mut rank = 0;
-        let mut bar = 0usize;
-        for (row, &g) in self.steps.iter().zip(&self.pits[..k - 1]) {
-            bar += board[g] as usize;
-            debug_assert!(bar < STEP_BARS, "at most 127 counters");
-            rank += row[bar % STEP_BARS];
-        }
+        let rank = self.comps.rank_of(self.pits[..k - 1].iter().map(|&g| board[g]));
         Key::new(rank, pos.turn().index())
     }
 
+    /// The position of `key` in level `level` (one key: an [`Codec::unranker`] is faster for
+    /// many in ascending order).
     #[inline]
     pub fn position(&self, level: u32, key: Key) -> Position {
-        let mut parts = [0u8; 18];
-        let k = self.pits.len();
-        self.comps.unrank(level as usize, key.rank(), &mut parts[..k]);
-        let mut board = [0u8; 18];
-        for (i, &g) in self.pits.iter().enumerate() {
-            board[g] = parts[i];
-        }
-        self.template
-            .with_board(&board[..self.template.rules().pits()], Side::from_index(key.side()))
+        self.unranker(level).position(key)
     }
 }
 

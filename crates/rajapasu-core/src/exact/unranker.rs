@@ -5,10 +5,10 @@
 //! spilled level's enumeration when measured).
 
 use crate::engine::{Position, Side};
-use crate::exact::index::{Codec, Key};
+use crate::exact::index::{parts_of_bars, Codec, Key};
 
-/// Turns keys of one level into positions, as [`Codec::position`] does; fastest when each key's
-/// rank is at least the last one's on the same side (any order is answered correctly).
+/// Turns keys of one level into positions ([`Codec::position`] is one key's); fastest when each
+/// key's rank is at least the last one's on the same side (any order is answered correctly).
 pub(crate) struct Unranker<'c> {
     codec: &'c Codec,
     level: usize,
@@ -29,7 +29,7 @@ impl Codec {
 }
 
 impl Unranker<'_> {
-    /// The position of `key` in this level: [`Codec::position`]'s.
+    /// The position of `key` in this level.
     #[inline]
     pub(crate) fn position(&mut self, key: Key) -> Position {
         let (side, rank) = (key.side(), key.rank());
@@ -40,14 +40,12 @@ impl Unranker<'_> {
             _ => self.search_from(k.saturating_sub(1), rank, top),
         }
         self.last = Some((side, rank));
+        let mut parts = [0u8; 18];
+        parts_of_bars(&self.bars[..k.saturating_sub(1)], top, &mut parts[..k]);
         let mut board = [0u8; 18];
-        let mut upper = top;
-        for j in (0..k.saturating_sub(1)).rev() {
-            let bar = self.bars[j] as usize;
-            board[self.codec.pits[j + 1]] = (upper - bar - 1) as u8;
-            upper = bar;
+        for (&g, &part) in self.codec.pits.iter().zip(&parts) {
+            board[g] = part;
         }
-        board[self.codec.pits[0]] = upper as u8;
         let template = &self.codec.template;
         template.with_board(&board[..template.rules().pits()], Side::from_index(side))
     }
@@ -78,20 +76,10 @@ impl Unranker<'_> {
         }
     }
 
-    /// Chooses the bars below `below` afresh for what is left, `left`, under the bar `upper`
-    /// (as [`Compositions::unrank`]: each the largest whose term fits).
-    fn search_from(&mut self, below: usize, mut left: u64, mut upper: usize) {
-        let comps = &self.codec.comps;
-        for j in (0..below).rev() {
-            let mut bar = upper - 1;
-            while comps.term(bar, j + 1) > left {
-                bar -= 1;
-            }
-            self.bars[j] = bar as u8;
-            self.left[j] = left;
-            left -= comps.term(bar, j + 1);
-            upper = bar;
-        }
+    /// Chooses the bars below `below` afresh for what is left, `left`, under the bar `upper`.
+    #[inline]
+    fn search_from(&mut self, below: usize, left: u64, upper: usize) {
+        self.codec.comps.search_bars(below, left, upper, &mut self.bars, &mut self.left);
     }
 }
 
@@ -107,7 +95,9 @@ mod tests {
         Codec::new(Position::round_start(rules, start, Side::South).0)
     }
 
-    /// Every key of the ranks given, in their order and each side's, equals `Codec::position`.
+    /// Every key of the ranks given, in their order and each side's, is the position whose
+    /// rank (`Codec::key`, written apart from unranking) is the key, in the level asked for, and
+    /// the one a fresh search gives (`Codec::position`).
     fn check(codec: &Codec, level: u32, ranks: &[u64]) {
         for side in 0..2 {
             let mut unranker = codec.unranker(level);
@@ -116,6 +106,7 @@ mod tests {
                 let (got, want) = (unranker.position(key), codec.position(level, key));
                 assert_eq!(got, want, "level {level} rank {rank} side {side}");
                 assert_eq!(codec.key(&got), key);
+                assert_eq!(got.on_board(), level);
             }
         }
     }

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::engine::{PitSet, Position, Side};
+use crate::engine::{Pit, PitSet, Position, Side};
 use crate::exact::index::{Codec, Key};
 
 /// Bytes a position of the closure takes: its key, its entry in the index, its flags, and
@@ -43,15 +43,27 @@ impl From<ClosureTooLarge> for ClosureError {
 pub(crate) fn best_moves<E>(
     pos: &Position,
     value: i32,
-    mut value_of: impl FnMut(&Position) -> Result<i32, E>,
+    value_of: impl FnMut(&Position) -> Result<i32, E>,
 ) -> Result<PitSet, E> {
     let mut set = PitSet::EMPTY;
+    for_each_best_child(pos, value, value_of, |pit, _| set.insert(pit))?;
+    Ok(set)
+}
+
+/// Calls `visit` with each best move (R15) of `pos` and the position after it: [`best_moves`]
+/// with the children kept, so that a caller need not sow them again.
+fn for_each_best_child<E>(
+    pos: &Position,
+    value: i32,
+    mut value_of: impl FnMut(&Position) -> Result<i32, E>,
+    mut visit: impl FnMut(Pit, &Position),
+) -> Result<(), E> {
     for (pit, child, summary) in pos.legal_children() {
         if summary.net_gain(pos.turn()) - value_of(&child)? == value {
-            set.insert(pit);
+            visit(pit, &child);
         }
     }
-    Ok(set)
+    Ok(())
 }
 
 /// The moves a perfect player may make at `pos`, whose value for its side to move is
@@ -64,21 +76,18 @@ pub(crate) fn best_moves<E>(
 pub(crate) fn progress_moves<E, L: Fn(&Position) -> Option<u32>>(
     pos: &Position,
     value: i32,
-    mut value_of: impl FnMut(&Position) -> Result<i32, E>,
+    value_of: impl FnMut(&Position) -> Result<i32, E>,
     layers: impl FnOnce() -> Result<L, E>,
 ) -> Result<PitSet, E> {
     let level = pos.on_board();
     let (mut exits, mut quiet) = (PitSet::EMPTY, Vec::new());
-    for (pit, child, summary) in pos.legal_children() {
-        if summary.net_gain(pos.turn()) - value_of(&child)? != value {
-            continue;
-        }
+    for_each_best_child(pos, value, value_of, |pit, child| {
         if child.on_board() == level {
-            quiet.push((pit, child));
+            quiet.push((pit, *child));
         } else {
             exits.insert(pit);
         }
-    }
+    })?;
     if value <= 0 {
         quiet.iter().for_each(|&(pit, _)| exits.insert(pit));
         return Ok(exits);
