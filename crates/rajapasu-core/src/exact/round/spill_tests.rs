@@ -199,6 +199,13 @@ fn a_truncated_or_altered_level_file_is_refused_naming_it() {
         let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
         assert!(e.contains("level-005.pos") && e.contains("SHA-256"), "{e}");
     }
+    // Two files damaged: their checksums are read on both cores, and the lower level named.
+    let higher = dir.path().join("level-007.pos");
+    let kept = std::fs::read(&higher).unwrap();
+    std::fs::write(&higher, &kept[..kept.len() - 1]).unwrap();
+    let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
+    assert!(e.contains("level-005.pos") && !e.contains("level-007"), "{e}");
+    std::fs::write(&higher, kept).unwrap();
     std::fs::write(&pos, &original.0).unwrap();
     // One value altered.
     let mut altered = original.1.clone();
@@ -207,6 +214,12 @@ fn a_truncated_or_altered_level_file_is_refused_naming_it() {
     std::fs::write(&val, &altered).unwrap();
     let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
     assert!(e.contains("level-004.val") && e.contains("altered"), "{e}");
+    let higher = dir.path().join("level-006.val");
+    let kept = std::fs::read(&higher).unwrap();
+    std::fs::write(&higher, &kept[..kept.len() - 1]).unwrap();
+    let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
+    assert!(e.contains("level-004.val") && !e.contains("level-006"), "{e}");
+    std::fs::write(&higher, kept).unwrap();
     // A level's values next to another level's positions: the header names the level.
     std::fs::write(&val, std::fs::read(dir.path().join("level-003.val")).unwrap()).unwrap();
     let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
