@@ -111,6 +111,49 @@ fn a_solve_in_steps_stops_when_asked_and_reports_a_failure() {
     assert!(String::from_utf8_lossy(&figures.stderr).contains("not a tables directory"));
 }
 
+/// GROUP_NICE nices the session's autogroup (in a session of its own, by setsid, so that the
+/// tests' own session is left as it is) and says so in the log; a bad value is refused.
+#[test]
+fn group_nice_sets_the_autogroup_of_the_scripts_session() {
+    let run = |dir: &Path, nice: &str| {
+        Command::new("setsid")
+            .args(["--wait", "bash"])
+            .arg(script("spill_in_steps.sh"))
+            .arg(dir)
+            .args(BOARD)
+            .arg("--count-only")
+            .env("RAJAPASU", env!("CARGO_BIN_EXE_rajapasu"))
+            .env("NICE", "0")
+            .env("GROUP_NICE", nice)
+            .output()
+            .expect("setsid runs")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), "17");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(dir.path().join("levels.log")).unwrap();
+    let first = log.lines().next().unwrap_or_default();
+    if Path::new("/proc/self/autogroup").exists() {
+        assert!(first.starts_with("== ") && first.ends_with(" nice 17"), "{first}");
+        assert!(first.contains(" autogroup /autogroup-"), "{first}");
+    } else {
+        assert!(first.contains("GROUP_NICE ignored"), "{first}");
+    }
+    // The line is no run's: the figures still come one a level.
+    assert_eq!(log.matches("levels as asked").count(), 18, "{log}");
+    for bad in ["20", "-21", "low", "1.5"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run(dir.path(), bad);
+        assert_eq!(out.status.code(), Some(2), "GROUP_NICE {bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("GROUP_NICE is '{bad}'")) && err.contains("-20 to 19"),
+            "{err}"
+        );
+        assert!(!dir.path().join("rounds").exists(), "nothing solved with GROUP_NICE {bad}");
+    }
+}
+
 /// The value and best moves of a round start by the in-memory solver.
 fn in_memory_start(open: &str, starter: &str) -> (i64, Value) {
     let out =
