@@ -252,17 +252,28 @@ pub(crate) fn scan_bytes(m: usize) -> u64 {
 /// The working bytes of a level of `m` positions, `edges` in-level moves and `big` in-degrees
 /// of 255 or more while its predecessors are built ([`Preds::build`]: the cursors and the read
 /// buffer on top of the scan's) and while it is solved ([`lean_values`]: the values and the
-/// stack instead); the larger of the two.
-pub(crate) fn solve_bytes(m: usize, edges: u64, big: usize) -> u64 {
+/// stack instead, one of each a forcer when `both_at_once`); the larger of the two.
+pub(crate) fn solve_bytes(m: usize, edges: u64, big: usize, both_at_once: bool) -> u64 {
     let index = m.div_ceil(BLOCK) as u64 * 8 + edges * 4 + big as u64 * BIG_ENTRY_BYTES;
     let build = m as u64 + big as u64 * BIG_ENTRY_BYTES + READ_BYTES as u64;
-    let solve = m as u64 + stack_entries(m) as u64 * 4;
+    let solve = (m as u64 + stack_entries(m) as u64 * 4) * if both_at_once { 2 } else { 1 };
     scan_bytes(m) + index + build.max(solve)
+}
+
+/// Whether a level's two forcers run at once under a memory bound of `max_memory` bytes
+/// ([`lean_values`]): where their second values and stack fit it.
+pub(crate) fn forcers_at_once(m: usize, edges: u64, big: usize, max_memory: u64) -> bool {
+    solve_bytes(m, edges, big, true) <= max_memory
 }
 
 /// The values in South's terms of a level of `n` counters (positions 0..south_count have South
 /// to move) from the best exits in South's terms and the in-level degrees (counted down in
 /// place) and predecessors: the values of [`crate::exact::round::solver::level_values`].
+///
+/// The two forcers settle disjoint positions (a position South forces 1 or more from is not
+/// one North does) and count down disjoint halves of `left` (each the other side's), so with
+/// `both_at_once` each runs on its own core with its own values and stack (one more byte a
+/// position, [`solve_bytes`]), North's laid over South's; else one after the other.
 pub(crate) fn lean_values(
     n: u32,
     south_count: usize,
@@ -270,23 +281,42 @@ pub(crate) fn lean_values(
     left: &mut [u8],
     preds: &Preds,
     stack: usize,
+    both_at_once: bool,
 ) -> Vec<i8> {
-    let m = exit.len();
-    let mut a = LeanAttractor {
-        n: n as i32,
-        south_count,
-        exit,
-        left,
-        preds,
-        u: vec![0; m],
-        stack: Vec::with_capacity(stack),
-        cap: stack.max(1),
-        overflowed: false,
-        south_forces: true,
+    let (south_left, north_left) = left.split_at_mut(south_count);
+    let forcer = |south: bool, left: &mut [u8], u: Vec<i8>| {
+        // South forces: North's positions' counts are the ones counted down, and vice versa.
+        let base = if south { south_count } else { 0 };
+        let mut a = LeanAttractor {
+            n: n as i32,
+            south_count,
+            exit,
+            left,
+            left_base: base,
+            preds,
+            u,
+            stack: Vec::with_capacity(stack),
+            cap: stack.max(1),
+            overflowed: false,
+            south_forces: south,
+        };
+        a.phase(south);
+        a.u
     };
-    a.phase(true);
-    a.phase(false);
-    a.u
+    let m = exit.len();
+    if !both_at_once {
+        let u = forcer(true, north_left, vec![0; m]);
+        return forcer(false, south_left, u);
+    }
+    let (mut u, north) = rayon::join(
+        || forcer(true, north_left, vec![0; m]),
+        || forcer(false, south_left, vec![0; m]),
+    );
+    for (x, &v) in north.iter().enumerate().filter(|(_, &v)| v != 0) {
+        debug_assert_eq!(u[x], 0, "position {x} settled by both forcers");
+        u[x] = v;
+    }
+    u
 }
 
 struct LeanAttractor<'a> {
@@ -294,8 +324,10 @@ struct LeanAttractor<'a> {
     south_count: usize,
     exit: &'a [i8],
     /// In-level moves of a non-forcer not yet attracted (the degree before its phase: a side's
-    /// counts are touched only in the phase the other side forces).
+    /// counts are touched only in the phase the other side forces), from position `left_base`
+    /// on: only the non-forcer's positions.
     left: &'a mut [u8],
+    left_base: usize,
     preds: &'a Preds,
     /// Values in South's terms (0: not attracted; [`PENDING`]).
     u: Vec<i8>,
@@ -311,6 +343,12 @@ impl LeanAttractor<'_> {
     #[inline]
     fn is_forcer(&self, x: usize) -> bool {
         (x < self.south_count) == self.south_forces
+    }
+
+    /// The in-level moves left of `x`, a non-forcer's position.
+    #[inline]
+    fn left_of(&self, x: usize) -> u8 {
+        self.left[x - self.left_base]
     }
 
     /// Settles the positions worth at least 1 to the forcer (South when `south`), thresholds
@@ -337,7 +375,7 @@ impl LeanAttractor<'_> {
                 }
                 for (k, &e) in chunk.iter().enumerate() {
                     let x = c * 64 + k;
-                    if e == value && self.u[x] == 0 && (self.is_forcer(x) || self.left[x] == 0) {
+                    if e == value && self.u[x] == 0 && (self.is_forcer(x) || self.left_of(x) == 0) {
                         self.attract(x, value);
                         self.drain(t, sign, value);
                     }
@@ -382,10 +420,11 @@ impl LeanAttractor<'_> {
                 if self.is_forcer(p) {
                     self.attract(p, value);
                 } else {
-                    self.left[p] -= 1;
+                    let left = &mut self.left[p - self.left_base];
+                    *left -= 1;
                     let e = self.exit[p];
                     // No exit: a non-forcer's value is that of its in-level moves.
-                    if self.left[p] == 0 && (e == NO_EXIT || sign * e as i32 >= t) {
+                    if *left == 0 && (e == NO_EXIT || sign * e as i32 >= t) {
                         self.attract(p, value);
                     }
                 }

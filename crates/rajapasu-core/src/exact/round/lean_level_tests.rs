@@ -2,7 +2,9 @@
 //! ([`crate::exact::round::solver::level_values`]) on random in-level graphs.
 
 use crate::engine::Rng;
-use crate::exact::round::lean_level::{lean_values, InDegrees, Preds, NO_EXIT};
+use crate::exact::round::lean_level::{
+    forcers_at_once, lean_values, solve_bytes, InDegrees, Preds, NO_EXIT,
+};
 use crate::exact::round::solver::level_values;
 
 /// A random in-level game: exits in South's terms (None: no exit), degrees, successors.
@@ -53,7 +55,7 @@ fn reference(g: &Graph) -> Vec<i16> {
     level_values(g.n as usize, g.south_count, &exit, &g.degree, g.succ.clone(), false).0
 }
 
-fn lean(g: &Graph, stack: usize) -> Vec<i8> {
+fn lean(g: &Graph, stack: usize, both_at_once: bool) -> Vec<i8> {
     let m = g.degree.len();
     let mut degrees = InDegrees::new(m);
     for &t in &g.succ {
@@ -64,7 +66,7 @@ fn lean(g: &Graph, stack: usize) -> Vec<i8> {
     let preds = Preds::build(degrees, &g.degree, &mut &bytes[..]).unwrap();
     let exit: Vec<i8> = g.exit.iter().map(|e| e.unwrap_or(NO_EXIT)).collect();
     let mut left = g.degree.clone();
-    lean_values(g.n, g.south_count, &exit, &mut left, &preds, stack)
+    lean_values(g.n, g.south_count, &exit, &mut left, &preds, stack, both_at_once)
 }
 
 #[test]
@@ -75,8 +77,11 @@ fn the_lean_attractor_gives_the_in_memory_values_on_random_level_graphs() {
         let g = random_graph(&mut rng);
         let expected = reference(&g);
         for stack in [1, 3, 1 << 12] {
-            let got: Vec<i16> = lean(&g, stack).iter().map(|&v| v as i16).collect();
-            assert_eq!(got, expected, "seed {seed}, stack {stack}");
+            for both_at_once in [false, true] {
+                let got: Vec<i16> =
+                    lean(&g, stack, both_at_once).iter().map(|&v| v as i16).collect();
+                assert_eq!(got, expected, "seed {seed}, stack {stack}, at once {both_at_once}");
+            }
         }
         let mut counts = vec![0u32; g.degree.len()];
         g.succ.iter().for_each(|&t| counts[t as usize] += 1);
@@ -123,4 +128,20 @@ fn the_predecessors_are_the_parents_in_order_and_a_wrong_move_count_is_refused()
     long.push(0);
     let long = build(&long).err().expect("an extra move is refused");
     assert!(long.to_string().contains("more moves"), "{long}");
+}
+
+/// The forcers run at once only where their second values and stack fit the bound; one after
+/// the other the level needs a position's byte and the stack less, down to the predecessors'
+/// build (the larger of the two steps) on a small level.
+#[test]
+fn the_forcers_run_at_once_only_within_the_memory_bound() {
+    // The real board's `stays` level 26: 1.2 billion positions, as many in-level moves.
+    let (m, edges, big) = (1_206_828_340usize, 1_237_686_870u64, 3);
+    let (alone, both) = (solve_bytes(m, edges, big, false), solve_bytes(m, edges, big, true));
+    assert_eq!(both - alone, m as u64 + (1 << 24) * 4, "a value byte and a stack more");
+    assert!(forcers_at_once(m, edges, big, both));
+    assert!(!forcers_at_once(m, edges, big, both - 1));
+    assert!(alone <= both - 1, "one after the other fits where both do not");
+    // A small level: the build's read buffer outweighs the solve either way.
+    assert_eq!(solve_bytes(1000, 2000, 0, true), solve_bytes(1000, 2000, 0, false));
 }

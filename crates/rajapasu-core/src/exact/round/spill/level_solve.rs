@@ -11,7 +11,7 @@ use crate::engine::Side;
 use crate::exact::files::level_files::PositionsFile;
 use crate::exact::index::{Key, RankSetRef};
 use crate::exact::round::lean_level::{
-    lean_values, scan_bytes, solve_bytes, stack_entries, InDegrees, Preds, NO_EXIT,
+    forcers_at_once, lean_values, scan_bytes, solve_bytes, stack_entries, InDegrees, Preds, NO_EXIT,
 };
 use crate::exact::round::solver::Progress;
 use crate::files;
@@ -61,7 +61,8 @@ impl Run {
         })?;
         let (edges, big) = (degrees.edges(), degrees.big());
         self.bounds.disk += edges * 4;
-        let working = solve_bytes(m, edges, big);
+        let both_at_once = forcers_at_once(m, edges, big, self.bounds.opts.max_memory);
+        let working = solve_bytes(m, edges, big, both_at_once);
         peak = self.bounds.check_memory(working, n, *done, "solved")?.max(peak);
         let read =
             files::open_regular(tmp.path()).and_then(|mut f| Preds::build(degrees, &left, &mut f));
@@ -69,7 +70,8 @@ impl Run {
             read.map_err(|e| SpillError::BadFile(format!("{}: {e}", tmp.path().display())))?;
         drop(tmp);
         self.bounds.disk -= edges * 4;
-        let mut u = lean_values(n, south_count, &exit, &mut left, &preds, stack_entries(m));
+        let stack = stack_entries(m);
+        let mut u = lean_values(n, south_count, &exit, &mut left, &preds, stack, both_at_once);
         for v in &mut u[south_count..] {
             *v = -*v;
         }
