@@ -9,7 +9,8 @@
 //!   ([`Preds::build`]), so that successors and predecessors are never in memory at once: a
 //!   one-byte in-degree a position (the few of 255 or more aside) and a u64 offset a block of
 //!   [`BLOCK`] positions instead of a u32 offset a position,
-//! - a one-byte value a position and a stack of bounded size,
+//! - a one-byte value a position and a stack of bounded size (two of each while both forcers
+//!   run at once, where the memory bound allows: [`forcers_at_once`]),
 //!
 //! and no buckets of positions by exit value: each threshold scans the level for the positions
 //! it starts from (see [`LeanAttractor::phase`]). About 4 bytes a position and 4 an in-level move.
