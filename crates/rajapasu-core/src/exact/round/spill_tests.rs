@@ -200,12 +200,16 @@ fn a_truncated_or_altered_level_file_is_refused_naming_it() {
         assert!(e.contains("level-005.pos") && e.contains("SHA-256"), "{e}");
     }
     // Two files damaged: their checksums are read on both cores, and the lower level named.
-    let higher = dir.path().join("level-007.pos");
-    let kept = std::fs::read(&higher).unwrap();
-    std::fs::write(&higher, &kept[..kept.len() - 1]).unwrap();
-    let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
-    assert!(e.contains("level-005.pos") && !e.contains("level-007"), "{e}");
-    std::fs::write(&higher, kept).unwrap();
+    let also_damaged = |higher: &str, named: &str| {
+        let higher = dir.path().join(higher);
+        let kept = std::fs::read(&higher).unwrap();
+        std::fs::write(&higher, &kept[..kept.len() - 1]).unwrap();
+        let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
+        let name = higher.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(e.contains(named) && !e.contains(&name), "{e}");
+        std::fs::write(&higher, kept).unwrap();
+    };
+    also_damaged("level-007.pos", "level-005.pos");
     std::fs::write(&pos, &original.0).unwrap();
     // One value altered.
     let mut altered = original.1.clone();
@@ -214,12 +218,7 @@ fn a_truncated_or_altered_level_file_is_refused_naming_it() {
     std::fs::write(&val, &altered).unwrap();
     let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
     assert!(e.contains("level-004.val") && e.contains("altered"), "{e}");
-    let higher = dir.path().join("level-006.val");
-    let kept = std::fs::read(&higher).unwrap();
-    std::fs::write(&higher, &kept[..kept.len() - 1]).unwrap();
-    let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
-    assert!(e.contains("level-004.val") && !e.contains("level-006"), "{e}");
-    std::fs::write(&higher, kept).unwrap();
+    also_damaged("level-006.val", "level-004.val");
     // A level's values next to another level's positions: the header names the level.
     std::fs::write(&val, std::fs::read(dir.path().join("level-003.val")).unwrap()).unwrap();
     let e = spill(&rs, dir.path(), unbounded()).err().expect("refused").to_string();
