@@ -301,7 +301,7 @@ pub(crate) fn lean_values(
             overflowed: false,
             south_forces: south,
         };
-        a.phase(south);
+        a.phase();
         a.u
     };
     let m = exit.len();
@@ -362,8 +362,8 @@ impl LeanAttractor<'_> {
     /// while settling a threshold), where an exit f >= s makes it attracted at once and
     /// f = t < s puts it into bucket t, the one this scan finds it in. The order of settling
     /// differs; the values, the least fixed point of each threshold, do not.
-    fn phase(&mut self, south: bool) {
-        self.south_forces = south;
+    fn phase(&mut self) {
+        let south = self.south_forces;
         let sign = if south { 1 } else { -1 };
         let exit = self.exit;
         let m = exit.len();

@@ -193,10 +193,9 @@ impl SpilledRound {
         let mut figures = Vec::with_capacity(top as usize + 1);
         // Each file's checksum is read whole (about 14 GB for `stays`): on both cores, the
         // first damaged file in level order named.
-        let files: Vec<_> = (0..=top)
-            .into_par_iter()
-            .map(|n| PositionsFile::open(&positions_path(dir, n), &run.id(n)))
-            .collect();
+        let files = by_level(top as usize + 1, |n| {
+            PositionsFile::open(&positions_path(dir, n), &run.id(n))
+        });
         for (n, file) in (0..=top).zip(files) {
             let file = file.map_err(SpillError::BadFile)?;
             figures.push(state.levels.get(&n).cloned().unwrap_or_else(|| LevelFigures {
@@ -248,14 +247,11 @@ impl SpilledRound {
     /// The values files of the levels already solved, opened (and their checksums read) on
     /// both cores: by level, None where a level has none.
     fn open_solved(&self, run: &Run) -> Vec<Option<Result<ValuesFile, String>>> {
-        (0..self.levels.len())
-            .into_par_iter()
-            .map(|n| {
-                let path = values_path(&self.dir, n as u32);
-                let positions = &self.levels[n].0;
-                path.exists().then(|| ValuesFile::open(&path, &run.id(n as u32), positions))
-            })
-            .collect()
+        by_level(self.levels.len(), |n| {
+            let path = values_path(&self.dir, n);
+            let positions = &self.levels[n as usize].0;
+            path.exists().then(|| ValuesFile::open(&path, &run.id(n), positions))
+        })
     }
 
     fn solve_levels(
@@ -547,4 +543,10 @@ impl Run {
         state.levels.insert(n, figures.clone());
         self.save_state(&state)
     }
+}
+
+/// `open` of levels 0..levels on both cores, in level order (so that the first error a caller
+/// meets is the lowest level's): a level file is read whole for its checksum when opened.
+fn by_level<T: Send>(levels: usize, open: impl Fn(u32) -> T + Sync) -> Vec<T> {
+    (0..levels as u32).into_par_iter().map(&open).collect()
 }
