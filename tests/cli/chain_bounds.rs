@@ -57,26 +57,40 @@ fn check_board(
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bounds: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let starts = bounds["round_starts"].as_array().unwrap();
-    let find = |holdings: &Value, starter: &str| {
-        starts.iter().find(|r| &r["holdings"] == holdings && r["starter"] == starter)
-    };
     let next = format!("--rule=next_starter={next_starter}");
     let args =
         [&["solve", "--perfect-match", "--json", "--starter", first, &next][..], rules].concat();
     let played: Value = serde_json::from_str(ok(&args).trim()).unwrap();
+    check_played(&format!("{rules:?}"), &bounds, &played, first)
+}
+
+/// Checks each match of `played` (`solve --perfect-match --json`, `first` starting round 1)
+/// against the script's round starts (`bounds`, its `--json`): every round reached with the
+/// same open pits, value, captures and holdings after, and a won match ended there by R14.
+/// Returns the outcomes the script allows and those the matches came to.
+fn check_played(
+    label: &str,
+    bounds: &Value,
+    played: &Value,
+    first: &str,
+) -> (Vec<String>, Vec<String>) {
+    let starts = bounds["round_starts"].as_array().unwrap();
+    let find = |holdings: &Value, starter: &str| {
+        starts.iter().find(|r| &r["holdings"] == holdings && r["starter"] == starter)
+    };
     let mut outcomes = Vec::new();
     for m in played["matches"].as_array().unwrap() {
+        assert_eq!(m["first"], first, "{label}");
         let rounds = m["rounds"].as_array().unwrap();
         for (i, round) in rounds.iter().enumerate() {
             let starter = round["starter"].as_str().unwrap();
             let reached = find(&round["holdings"], starter)
-                .unwrap_or_else(|| panic!("{rules:?}: round {round} not reached by the script"));
+                .unwrap_or_else(|| panic!("{label}: round {round} not reached by the script"));
             for field in ["open", "value", "captured"] {
-                assert_eq!(reached[field], round[field], "{rules:?} {field} of {round}");
+                assert_eq!(reached[field], round[field], "{label} {field} of {round}");
             }
             if let Some(next) = rounds.get(i + 1) {
-                assert_eq!(reached["next_holdings"], next["holdings"], "{rules:?} after {round}");
+                assert_eq!(reached["next_holdings"], next["holdings"], "{label} after {round}");
             }
         }
         let outcome = m["outcome"].as_str().unwrap().to_string();
@@ -85,10 +99,10 @@ fn check_board(
             let after = &find(&last["holdings"], last["starter"].as_str().unwrap()).unwrap()
                 ["next_holdings"];
             let end = starts.iter().find(|r| &r["holdings"] == after && r.get("winner").is_some());
-            let winner = end.unwrap_or_else(|| panic!("{rules:?}: no end at {after}"))["winner"]
+            let winner = end.unwrap_or_else(|| panic!("{label}: no end at {after}"))["winner"]
                 .as_str()
                 .unwrap();
-            assert_eq!(winner == first, outcome == "first", "{rules:?}");
+            assert_eq!(winner == first, outcome == "first", "{label}");
         }
         outcomes.push(outcome);
     }
@@ -101,7 +115,7 @@ fn check_board(
     for outcome in &outcomes {
         assert!(
             outcome == "endless_round" || allowed.contains(outcome),
-            "{rules:?}: the match came to {outcome}; the script allows {allowed:?}"
+            "{label}: the match came to {outcome}; the script allows {allowed:?}"
         );
     }
     (allowed, outcomes)
@@ -168,6 +182,34 @@ fn under_round_winner_the_rounds_values_give_the_match_the_engine_plays() {
     for kind in ["first", "second", "cycle"] {
         assert!(seen.iter().any(|o| o == kind), "no board came to {kind}: {seen:?}");
     }
+}
+
+/// The published `final_four = stays` match under perfect round play (`solve --perfect-match
+/// --spill` over the rounds solved on disk) against the script run on the published rounds'
+/// values: each round a start the values reach, the holdings carried as R10-R12 say, the
+/// winner left as R14 says, both tie-breaks.
+#[test]
+fn the_published_stays_match_is_one_the_published_rounds_values_give() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/match_solution/final_four-stays");
+    let out = chain_bounds(&dir.join("rounds.csv"), &["--first", "south", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bounds: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = std::fs::read_to_string(dir.join("perfect_match.json")).unwrap();
+    let played: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(played["rules"]["final_four"], "stays");
+    // The match's rounds read the same rules' tables as the rounds' values.
+    let rounds = std::fs::read_to_string(dir.join("rounds.csv")).unwrap();
+    let hash = played["rules_hash"].as_str().unwrap();
+    assert!(rounds.lines().skip(1).all(|row| row.ends_with(&format!(",{hash}"))), "{hash}");
+    let (_, outcomes) = check_played("published stays", &bounds, &played, "south");
+    let breaks: Vec<&str> = played["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["tie_break"].as_str().unwrap())
+        .collect();
+    assert_eq!(breaks, ["lowest", "highest"]);
+    assert!(outcomes.iter().all(|o| o == "first" || o == "second"), "{outcomes:?}");
 }
 
 #[test]
