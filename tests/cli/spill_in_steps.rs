@@ -74,7 +74,9 @@ fn a_solve_in_steps_counts_then_solves_to_the_files_of_one_run() {
         assert!(last.contains(&line), "lacks {line:?}:\n{last}");
     }
 
-    // The figures by level: one row a level, its positions those of the solve.
+    // The figures by level: one row a level, its positions those of the solve, with the run
+    // that enumerated it (the counting runs, from the top down) and the run that solved it
+    // (from level 0 up): a run taken for its neighbour's level would leave an end row short.
     let out = Command::new("python3")
         .arg(script("spill_figures.py"))
         .arg(stepped.path())
@@ -84,8 +86,15 @@ fn a_solve_in_steps_counts_then_solves_to_the_files_of_one_run() {
     let text = String::from_utf8_lossy(&out.stdout);
     let levels = whole["level_positions"].as_array().unwrap();
     for (level, positions) in levels.iter().enumerate() {
-        let row = format!("| {level} | {} |", positions.as_u64().unwrap());
-        assert!(text.contains(&row), "lacks {row:?}:\n{text}");
+        let head = format!("| {level} | {} |", positions.as_u64().unwrap());
+        let row = text.lines().find(|l| l.starts_with(&head));
+        let row = row.unwrap_or_else(|| panic!("lacks {head:?}:\n{text}"));
+        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+        for run in &cells[cells.len() - 2..] {
+            let figures: Vec<&str> = run.split(", ").collect();
+            assert_eq!(figures.len(), 3, "level {level}'s runs: {row}");
+            assert!(figures[0].contains(':') && figures[2].parse::<f64>().unwrap() > 0.0, "{row}");
+        }
     }
 }
 
