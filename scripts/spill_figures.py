@@ -112,7 +112,7 @@ def main() -> int:
     for path in states:
         state = json.loads(path.read_text())
         keys = round_key(path, state)
-        # The last run of a level counts (a level killed and run again).
+        # The last run of a level counts (a round solved again in the same directory).
         timed = {(phase, level): run for key, phase, level, run in logged if key in keys}
         total = sum(sum(f["positions"]) for f in state.get("levels", {}).values())
         print(f"## {path.parent.name}: {len(state.get('levels', {}))} levels, {total:,} positions\n")

@@ -82,6 +82,9 @@ fn check_played(
     for m in played["matches"].as_array().unwrap() {
         assert_eq!(m["first"], first, "{label}");
         let rounds = m["rounds"].as_array().unwrap();
+        // Round 1 is the match's start: the counters split evenly.
+        assert_eq!(rounds[0]["holdings"][0], rounds[0]["holdings"][1], "{label}");
+        assert_eq!(rounds[0]["starter"], first, "{label}");
         for (i, round) in rounds.iter().enumerate() {
             let starter = round["starter"].as_str().unwrap();
             let reached = find(&round["holdings"], starter)
